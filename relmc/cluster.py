@@ -1,0 +1,174 @@
+"""Cluster shape: how many exposure units of each kind a cluster of N GPUs has.
+
+A failure category's rate is per *unit-hour*; the cluster-level rate at size N is
+``rate * units(N, unit)``. The units and their defaults follow the Llama 3 405B cluster
+(Llama 3 paper §3.3.1, ``reference/facts.md`` §1.3):
+
+============  ======================================================================
+unit          count at N GPUs (defaults)
+============  ======================================================================
+``gpu``       N
+``node``      ceil(N / 8): eight GPUs and two CPUs per Grand Teton server
+``rack``      ceil(nodes / 2): two servers (16 GPUs) per rack
+``switch``    one top-of-rack switch per rack, so the same count as ``rack``
+``link``      N * links_per_gpu: one 400 Gbps RoCE NIC link per GPU
+``pod``       ceil(N / 3072): 192 racks of 16 GPUs form a pod with full bisection
+``job``       1, whatever N: causes that do not grow with size (e.g. a software bug
+              that crashes the whole job once it is hit)
+============  ======================================================================
+
+Which unit each Llama 3 root-cause category scales with is a modelling choice; the default
+mapping is :data:`LLAMA3_DEFAULT_UNITS`, documented entry by entry, and every public function
+that uses it accepts an override.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "UNITS",
+    "ClusterShape",
+    "LLAMA3_DEFAULT_UNITS",
+    "units",
+    "units_table",
+    "resolve_units",
+]
+
+UNITS: tuple[str, ...] = ("gpu", "node", "rack", "switch", "link", "pod", "job")
+
+
+@dataclass(frozen=True)
+class ClusterShape:
+    """How GPUs are packed into nodes, racks and pods.
+
+    Parameters
+    ----------
+    gpus_per_node : int
+        GPUs in one server (Llama 3: 8).
+    nodes_per_rack : int
+        Servers under one top-of-rack switch (Llama 3: 2).
+    gpus_per_pod : int
+        GPUs in one full-bisection pod (Llama 3: 3,072).
+    links_per_gpu : float
+        Network links per GPU (Llama 3: one 400 Gbps NIC per GPU).
+    """
+
+    gpus_per_node: int = 8
+    nodes_per_rack: int = 2
+    gpus_per_pod: int = 3072
+    links_per_gpu: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("gpus_per_node", "nodes_per_rack", "gpus_per_pod"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        lpg = self.links_per_gpu
+        if isinstance(lpg, bool) or not isinstance(lpg, int | float) or not (0 < lpg < math.inf):
+            raise ValueError(f"links_per_gpu must be a finite number > 0, got {lpg!r}")
+
+
+def _check_n_gpus(n_gpus: int) -> int:
+    if isinstance(n_gpus, bool) or not isinstance(n_gpus, int | np.integer) or n_gpus < 1:
+        raise ValueError(f"n_gpus must be an integer >= 1, got {n_gpus!r}")
+    return int(n_gpus)
+
+
+def units(n_gpus: int, unit: str, shape: ClusterShape | None = None) -> float:
+    """Return how many exposure units of kind ``unit`` a cluster of ``n_gpus`` GPUs has.
+
+    Parameters
+    ----------
+    n_gpus : int
+        Number of GPUs, >= 1.
+    unit : str
+        One of :data:`UNITS`.
+    shape : ClusterShape, optional
+        Packing of GPUs; the Llama 3 defaults when omitted.
+
+    Returns
+    -------
+    float
+        The unit count (a float because ``link`` may be fractional per GPU).
+    """
+    n = _check_n_gpus(n_gpus)
+    shape = ClusterShape() if shape is None else shape
+    if unit == "gpu":
+        return float(n)
+    nodes = math.ceil(n / shape.gpus_per_node)
+    if unit == "node":
+        return float(nodes)
+    if unit in ("rack", "switch"):
+        return float(math.ceil(nodes / shape.nodes_per_rack))
+    if unit == "link":
+        return float(n * shape.links_per_gpu)
+    if unit == "pod":
+        return float(math.ceil(n / shape.gpus_per_pod))
+    if unit == "job":
+        return 1.0
+    raise ValueError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
+
+
+def units_table(n_gpus, shape: ClusterShape | None = None) -> dict[str, np.ndarray]:
+    """Return ``{unit: counts}`` for every unit at each size in ``n_gpus`` (scalar or 1-d)."""
+    sizes = np.atleast_1d(np.asarray(n_gpus))
+    return {u: np.array([units(int(n), u, shape) for n in sizes]) for u in UNITS}
+
+
+# Default unit for each Llama 3 Table 5 root-cause category, and why.
+# GPU faults are per GPU (each GPU is an independent chance of failure); host components are
+# per server; a network switch or cable fault takes out the rack under its ToR switch, so it
+# scales with racks; software bugs and NCCL watchdog timeouts are treated as per-GPU because a
+# collective job with more ranks exercises more code paths and more links per step (the
+# alternative, "job", makes their rate size-independent and is a one-line override).
+LLAMA3_DEFAULT_UNITS: dict[str, str] = {
+    "Faulty GPU": "gpu",
+    "GPU HBM3 Memory": "gpu",
+    "Software Bug": "gpu",
+    "Network Switch/Cable": "rack",
+    "Host Maintenance": "node",
+    "GPU SRAM Memory": "gpu",
+    "GPU System Processor": "gpu",
+    "NIC": "node",
+    "NCCL Watchdog Timeouts": "gpu",
+    "Silent Data Corruption": "gpu",
+    "GPU Thermal Interface + Sensor": "gpu",
+    "SSD": "node",
+    "Power Supply": "node",
+    "Server Chassis": "node",
+    "IO Expansion Board": "node",
+    "Dependency": "job",
+    "CPU": "node",
+    "System Memory": "node",
+}
+
+
+def resolve_units(
+    categories, defaults: Mapping[str, str], overrides: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Return the unit of each category: ``overrides`` first, then ``defaults``.
+
+    Raises
+    ------
+    ValueError
+        If an override names an unknown category or unit, or a category has no unit.
+    """
+    categories = list(categories)
+    overrides = dict(overrides or {})
+    unknown = sorted(set(overrides) - set(categories))
+    if unknown:
+        raise ValueError(f"units: unknown categories {unknown}; known: {categories}")
+    out = {}
+    for c in categories:
+        u = overrides.get(c, defaults.get(c))
+        if u is None:
+            raise ValueError(f"units: category {c!r} has no unit; give one of {', '.join(UNITS)}")
+        if u not in UNITS:
+            raise ValueError(f"units[{c!r}] must be one of {', '.join(UNITS)}; got {u!r}")
+        out[c] = u
+    return out

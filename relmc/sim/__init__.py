@@ -1,0 +1,79 @@
+r"""Simulation of one synchronous training job's timeline: the contract.
+
+This docstring is the single statement of the process that both the numba kernel
+(:mod:`relmc.sim._kernels`) and the slow event-by-event oracle (:mod:`relmc.sim.reference`)
+implement. Times are in hours. The lowered inputs are a :class:`~relmc.sim.inputs.KernelInputs`.
+
+Job and checkpoints
+-------------------
+The job needs ``W`` hours of compute. Starting from durable progress ``p`` it computes in
+*segments*: ``n = ceil((W - p) / tau)`` segments, all ``tau`` long except the last, which holds
+the remainder ``r = W - p - (n - 1) tau``. Every segment ends with a *blocking snapshot* of
+``delta`` hours; the snapshot's progress becomes *durable* ``persist`` hours after the snapshot
+ends (background persist; compute goes on meanwhile; ``0 <= persist <= tau``). The job is
+finished when the final segment's snapshot is durable, so the final ``persist`` is waited for.
+Progress counts in compute hours; each segment is laid out ``[compute s_k][snapshot delta]``.
+
+Interruptions
+-------------
+Categories ``c`` have cluster-level rates ``Lambda_c`` (per hour, already scaled by the units
+of a cluster of N GPUs); planned maintenance has rate ``maint_rate``. All are exponential and
+independent. Events are drawn only while the job is *exposed*: computing, snapshotting,
+waiting for the final persist, or restarting. The clock of failures is paused during
+detection, node swap, spare wait, maintenance downtime and the maintenance checkpoint.
+
+Unexpected failure of category ``c`` while running
+    Progress falls back to the last durable checkpoint; the compute done since then is
+    ``rework``. Then recovery of ``c`` (below), then a restart.
+Planned maintenance while running
+    The job first takes a fresh checkpoint of the progress reached so far: ``delta`` blocking
+    plus ``persist`` waited for (both ``checkpoint`` time, no events during it), which makes that
+    progress durable and loses no work; then ``maint_hours`` of downtime (``maintenance``),
+    then a restart. A planned event that arrives during the final persist wait is deferred past
+    the end of the job and does not count.
+Recovery of category ``c``
+    ``detect_hours[c]`` of ``detection`` (a crash is seen at once, a hang when a watchdog
+    times out). If ``swap[c]`` the failed node is replaced: with unlimited spares
+    (``n_spares < 0``) that costs ``swap_hours`` (``node_swap``). With a finite pool the failed
+    node goes to repair (exponential, mean ``repair_hours``) at the end of detection; if more
+    than ``n_spares`` nodes are then in repair, the job waits (``spare_wait``) until the
+    earliest repair completes, then swaps (``swap_hours``). Restart-only categories skip this.
+Restart
+    ``restart_hours`` (job start-up plus checkpoint load), exposed to events. A failure during
+    a restart counts as an interruption of its category and leads to its recovery and a new
+    restart; planned maintenance during a restart costs ``maint_hours`` and a new restart.
+
+Wall cap and outputs
+--------------------
+A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with
+``finished = False``; compute since the last durable checkpoint then counts as rework. Per
+trial the outputs are ``wall_hours``, ``finished``, ``progress_hours`` (durable compute at the
+end, ``W`` when finished), ``interruptions[c]``, ``maintenance_events`` and ``lost_hours`` by
+cause, in the order of :data:`CAUSES`. Exactly, up to rounding::
+
+    wall_hours == progress_hours + sum(lost_hours)
+
+ETTR is ``progress_hours / wall_hours`` (``W / wall_hours`` for a finished trial).
+
+Cost is O(number of events) per trial: between two events whole segments are advanced
+arithmetically, never one by one, and nothing depends on the number of GPUs.
+"""
+
+CAUSES: tuple[str, ...] = (
+    "rework",
+    "checkpoint",
+    "detection",
+    "node_swap",
+    "spare_wait",
+    "restart",
+    "maintenance",
+)
+"""Names of the ``lost_hours`` causes, in kernel order.
+
+They line up with common badput vocabularies: ``rework`` is "wasted progress from
+disruption", ``checkpoint`` is "checkpoint save" (blocking snapshots and waited-for
+persists), ``restart`` is "program start-up + checkpoint restore", ``detection`` is time a
+crashed or hung job sits before the failure is noticed.
+"""
+
+__all__ = ["CAUSES"]
