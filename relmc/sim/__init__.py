@@ -46,7 +46,9 @@ Restart
 Wall cap and outputs
 --------------------
 A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with
-``finished = False``; compute since the last durable checkpoint then counts as rework. Per
+``finished = False``; compute since the last durable checkpoint then counts as rework. A
+trial that reaches ``max_events`` events (failures, planned events) stops the same way at the
+moment it reaches it, so no scenario loops for long however high its event rate. Per
 trial the outputs are ``wall_hours``, ``finished``, ``progress_hours`` (durable compute at the
 end, ``W`` when finished), ``interruptions[c]``, ``maintenance_events`` and ``lost_hours`` by
 cause, in the order of :data:`CAUSES`. Exactly, up to rounding::

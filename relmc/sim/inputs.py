@@ -35,6 +35,8 @@ class KernelInputs:
         Mean (exponential) repair time of a failed node, used when ``n_spares >= 0``.
     cap_hours : float
         Wall-clock cap of a trial.
+    max_events : int
+        A trial also stops unfinished after this many events.
     """
 
     cat_rate: np.ndarray
@@ -52,6 +54,7 @@ class KernelInputs:
     n_spares: int
     repair_hours: float
     cap_hours: float
+    max_events: int = 1_000_000
 
     @property
     def n_trials(self) -> int:

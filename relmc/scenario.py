@@ -1,0 +1,578 @@
+"""Scenarios: frozen dataclasses that hold every parameter of a projection.
+
+A :class:`Scenario` is a :class:`Cluster` (size and shape), a :class:`FailureModel` (failure
+categories with their rates, scaling units, detection latency and recovery kind, plus planned
+maintenance), a :class:`Job` (compute hours needed) and a :class:`Policy` (checkpointing,
+restart, spares, wall cap). Validation lives here: every bad field raises a ``ValueError`` that
+names the field and its allowed range, when the object is built. Scenarios round-trip through a
+plain, TOML-friendly dict (:meth:`Scenario.to_dict`, :meth:`Scenario.from_dict`), and any field
+can be replaced by a dotted path (:func:`replace_path`), which is how sweeps name their axes.
+
+Times are in hours, rates in events per unit-hour (per GPU-hour for unit ``gpu``, per
+node-hour for ``node``, per hour for ``job``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from relmc.cluster import UNITS, ClusterShape, units
+
+__all__ = [
+    "Category",
+    "Cluster",
+    "FailureModel",
+    "Job",
+    "Policy",
+    "Scenario",
+    "replace_path",
+    "LLAMA3_HANG_CATEGORIES",
+    "LLAMA3_RESTART_GROUPS",
+    "NCCL_DEFAULT_TIMEOUT_HOURS",
+]
+
+RECOVERY_KINDS = ("restart", "swap")
+
+# PyTorch's default NCCL collective timeout (torch.distributed.init_process_group) is 10 minutes:
+# a job that hangs rather than crashes is seen only when this watchdog fires.
+NCCL_DEFAULT_TIMEOUT_HOURS = 10.0 / 60.0
+
+# Llama 3 categories that show up as hangs rather than crashes (a stalled collective or a dead
+# link leaves ranks waiting until the watchdog fires). Everything else is treated as a crash,
+# seen at once. A modelling default, overridable per category.
+LLAMA3_HANG_CATEGORIES = ("NCCL Watchdog Timeouts", "Network Switch/Cable")
+
+# Llama 3 root-cause groups that need only a restart; all other groups (GPU, Host, Network,
+# Unplanned Maintenance) take a host out of the job, so recovery swaps in a spare node.
+LLAMA3_RESTART_GROUPS = ("Dependency", "Unknown")
+
+
+def _fail(name: str, allowed: str, value: Any) -> ValueError:
+    return ValueError(f"{name} must be {allowed}; got {value!r}")
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
+def _check_real(name: str, value: Any, *, lo: float = 0.0, lo_open: bool = False) -> float:
+    """Validate a finite real ``>= lo`` (``> lo`` when ``lo_open``) and return it as float."""
+    allowed = f"a finite number {'>' if lo_open else '>='} {lo:g}"
+    if not _is_real(value):
+        raise _fail(name, allowed, value)
+    v = float(value)
+    if not math.isfinite(v) or v < lo or (lo_open and v == lo):
+        raise _fail(name, allowed, value)
+    return v
+
+
+def _check_int(name: str, value: Any, *, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
+        raise _fail(name, f"an integer >= {lo}", value)
+    return int(value)
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Cluster size and shape (see :mod:`relmc.cluster` for how units are counted).
+
+    Parameters
+    ----------
+    n_gpus : int
+        GPUs used by the job, 1 to 10**8.
+    gpus_per_node, nodes_per_rack, gpus_per_pod : int
+        Packing of GPUs into servers, racks and pods (Llama 3: 8, 2, 3,072).
+    links_per_gpu : float
+        Network links per GPU (Llama 3: 1).
+    """
+
+    n_gpus: int = 16_384
+    gpus_per_node: int = 8
+    nodes_per_rack: int = 2
+    gpus_per_pod: int = 3072
+    links_per_gpu: float = 1.0
+
+    def __post_init__(self) -> None:
+        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1)
+        if n > 10**8:
+            raise _fail("cluster.n_gpus", "an integer in [1, 1e8]", self.n_gpus)
+        _set(self, "n_gpus", n)
+        for name in ("gpus_per_node", "nodes_per_rack", "gpus_per_pod"):
+            _set(self, name, _check_int(f"cluster.{name}", getattr(self, name), lo=1))
+        lpg = _check_real("cluster.links_per_gpu", self.links_per_gpu, lo=0.0, lo_open=True)
+        _set(self, "links_per_gpu", lpg)
+
+    @property
+    def shape(self) -> ClusterShape:
+        """The packing as a :class:`relmc.cluster.ClusterShape`."""
+        return ClusterShape(
+            self.gpus_per_node, self.nodes_per_rack, self.gpus_per_pod, self.links_per_gpu
+        )
+
+    def units(self, unit: str) -> float:
+        """Return the number of exposure units of kind ``unit`` in this cluster."""
+        return units(self.n_gpus, unit, self.shape)
+
+
+@dataclass(frozen=True)
+class Category:
+    """One failure category.
+
+    Parameters
+    ----------
+    name : str
+        Category name, e.g. ``"GPU HBM3 Memory"``.
+    rate : float
+        Events per unit-hour (>= 0). Replaced by posterior draws when ``simulate`` gets them.
+    unit : str
+        Exposure unit the rate scales with, one of :data:`relmc.cluster.UNITS`.
+    detection_hours : float
+        Time from the failure until it is noticed (0 for a crash; a watchdog timeout for a hang).
+    recovery : {"restart", "swap"}
+        ``"swap"`` when the failed host must be replaced by a spare node before restarting.
+    group : str
+        Root-cause group, informational (e.g. ``"GPU"``).
+    """
+
+    name: str
+    rate: float = 0.0
+    unit: str = "gpu"
+    detection_hours: float = 0.0
+    recovery: str = "restart"
+    group: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise _fail("category.name", "a non-empty string", self.name)
+        where = f"failures.categories[{self.name!r}]"
+        _set(self, "rate", _check_real(f"{where}.rate", self.rate))
+        if self.unit not in UNITS:
+            raise _fail(f"{where}.unit", f"one of {', '.join(UNITS)}", self.unit)
+        _set(self, "detection_hours", _check_real(f"{where}.detection_hours", self.detection_hours))
+        if self.recovery not in RECOVERY_KINDS:
+            raise _fail(f"{where}.recovery", "'restart' or 'swap'", self.recovery)
+        if not isinstance(self.group, str):
+            raise _fail(f"{where}.group", "a string", self.group)
+
+
+@dataclass(frozen=True)
+class FailureModel:
+    """Failure categories plus planned maintenance.
+
+    Parameters
+    ----------
+    categories : tuple of Category
+        At least one, with unique names.
+    maintenance_rate : float
+        Planned interruptions per hour (job level, independent of size), >= 0.
+    maintenance_hours : float
+        Downtime of one planned interruption beyond the restart, >= 0.
+    """
+
+    categories: tuple[Category, ...] = ()
+    maintenance_rate: float = 0.0
+    maintenance_hours: float = 0.0
+
+    def __post_init__(self) -> None:
+        cats = tuple(c if isinstance(c, Category) else Category(**dict(c)) for c in self.categories)
+        if not cats:
+            raise _fail("failures.categories", "a non-empty list of categories", self.categories)
+        names = [c.name for c in cats]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise _fail("failures.categories", "categories with unique names", dup)
+        _set(self, "categories", cats)
+        _set(
+            self,
+            "maintenance_rate",
+            _check_real("failures.maintenance_rate", self.maintenance_rate),
+        )
+        _set(
+            self,
+            "maintenance_hours",
+            _check_real("failures.maintenance_hours", self.maintenance_hours),
+        )
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Category names, in order."""
+        return tuple(c.name for c in self.categories)
+
+    def category(self, name: str) -> Category:
+        """Return the category called ``name``."""
+        for c in self.categories:
+            if c.name == name:
+                return c
+        raise ValueError(f"failures.categories: no category {name!r}; known: {list(self.names)}")
+
+    def cluster_rates(self, cluster: Cluster) -> np.ndarray:
+        """Return each category's cluster-level rate (per hour) at ``cluster``'s size."""
+        return np.array([c.rate * cluster.units(c.unit) for c in self.categories])
+
+    def with_rates(self, rates: Mapping[str, float]) -> FailureModel:
+        """Return a copy with the named categories' rates replaced."""
+        unknown = sorted(set(rates) - set(self.names))
+        if unknown:
+            raise ValueError(f"rates: unknown categories {unknown}; known: {list(self.names)}")
+        cats = tuple(
+            dataclasses.replace(c, rate=rates[c.name]) if c.name in rates else c
+            for c in self.categories
+        )
+        return dataclasses.replace(self, categories=cats)
+
+    @classmethod
+    def from_counts(
+        cls,
+        data,
+        *,
+        detection_hours: Mapping[str, float] | None = None,
+        recovery: Mapping[str, str] | None = None,
+        planned: bool = True,
+    ) -> FailureModel:
+        """Build a point-estimate failure model (rate = count / exposure) from observations.
+
+        Parameters
+        ----------
+        data : xarray.Dataset
+            Observations as returned by :func:`relmc.load_dataset` / :func:`relmc.load_counts`.
+        detection_hours, recovery : mapping, optional
+            Per-category overrides of the defaults (see :meth:`from_categories`).
+        planned : bool
+            Include planned maintenance at the observed rate when the data carries
+            ``planned_count`` (Llama 3: 47 in 54 days).
+        """
+        names = [str(c) for c in data["category"].values]
+        rate = np.asarray(data["count"].values, float) / np.asarray(data["exposure"].values, float)
+        unit = [str(u) for u in data["unit"].values]
+        group = [str(g) for g in data["group"].values] if "group" in data else [""] * len(names)
+        maint = 0.0
+        if planned and "planned_count" in data:
+            maint = float(data["planned_count"]) / float(data.attrs["duration_hours"])
+        return cls.from_categories(
+            names,
+            rate,
+            unit,
+            group,
+            detection_hours=detection_hours,
+            recovery=recovery,
+            maintenance_rate=maint,
+        )
+
+    @classmethod
+    def from_posterior(cls, idata, **kwargs) -> FailureModel:
+        """Build a failure model whose categories match a fitted posterior.
+
+        Rates are set to the posterior mean (used only for ``"young"``/``"daly"`` interval
+        choices and when ``simulate`` is not given the posterior itself). ``kwargs`` go to
+        :meth:`from_categories`.
+        """
+        rate = idata.posterior["rate"]
+        names = [str(c) for c in rate["category"].values]
+        group = [str(g) for g in rate["group"].values] if "group" in rate.coords else None
+        mean = rate.mean(("chain", "draw")).values
+        return cls.from_categories(
+            names, mean, [str(u) for u in rate["unit"].values], group or [""] * len(names), **kwargs
+        )
+
+    @classmethod
+    def from_categories(
+        cls,
+        names,
+        rates,
+        unit,
+        group,
+        *,
+        detection_hours: Mapping[str, float] | None = None,
+        recovery: Mapping[str, str] | None = None,
+        maintenance_rate: float = 0.0,
+        maintenance_hours: float = 0.0,
+    ) -> FailureModel:
+        """Build categories with relmc's default detection latency and recovery kind.
+
+        Defaults: categories in :data:`LLAMA3_HANG_CATEGORIES` are detected after
+        :data:`NCCL_DEFAULT_TIMEOUT_HOURS` (PyTorch's default NCCL watchdog), all others at once;
+        groups in :data:`LLAMA3_RESTART_GROUPS` need only a restart, all others a node swap.
+        Both are modelling choices, overridable per category.
+        """
+        detection_hours = dict(detection_hours or {})
+        recovery = dict(recovery or {})
+        for label, mapping in (("detection_hours", detection_hours), ("recovery", recovery)):
+            unknown = sorted(set(mapping) - set(names))
+            if unknown:
+                raise ValueError(f"{label}: unknown categories {unknown}; known: {list(names)}")
+        cats = []
+        for n, r, u, g in zip(names, rates, unit, group, strict=True):
+            det = NCCL_DEFAULT_TIMEOUT_HOURS if n in LLAMA3_HANG_CATEGORIES else 0.0
+            rec = "restart" if g in LLAMA3_RESTART_GROUPS or g == "" else "swap"
+            cats.append(
+                Category(
+                    name=n,
+                    rate=float(r),
+                    unit=u,
+                    group=g,
+                    detection_hours=detection_hours.get(n, det),
+                    recovery=recovery.get(n, rec),
+                )
+            )
+        return cls(
+            tuple(cats), maintenance_rate=maintenance_rate, maintenance_hours=maintenance_hours
+        )
+
+    @classmethod
+    def llama3(cls, **kwargs) -> FailureModel:
+        """Point rates from Llama 3 Table 5 (count / exposure) with relmc's defaults."""
+        from relmc.datasets import load_dataset
+
+        return cls.from_counts(load_dataset("llama3-405b"), **kwargs)
+
+
+@dataclass(frozen=True)
+class Job:
+    """The training job.
+
+    Parameters
+    ----------
+    compute_hours : float
+        Hours of failure-free compute the job needs at full size (``W``), > 0.
+        Default: 54 days, the Llama 3 405B observation window.
+    """
+
+    compute_hours: float = 54.0 * 24.0
+
+    def __post_init__(self) -> None:
+        _set(
+            self,
+            "compute_hours",
+            _check_real("job.compute_hours", self.compute_hours, lo_open=True),
+        )
+
+
+INTERVAL_RULES = ("young", "daly")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Operational choices: checkpointing, restart, spares and the wall-clock cap.
+
+    Defaults (30-minute checkpoints with 1-minute blocking snapshots, 10-minute restarts) are
+    a reference configuration, not measurements: Llama 3 publishes no checkpoint or restart
+    times, and Meta's RSC paper quotes restart overheads of 5-20 minutes.
+
+    Parameters
+    ----------
+    checkpoint_interval : float or {"young", "daly"}
+        Compute hours between checkpoints (> 0), or a rule evaluated at the scenario's mean
+        time between unexpected interruptions.
+    checkpoint_hours : float
+        Blocking snapshot time per checkpoint (``delta``), >= 0.
+    persist_hours : float
+        Background persist time after a snapshot before it is durable, in [0, interval].
+    restart_hours : float
+        Job start-up plus checkpoint load after any interruption (``R``), >= 0.
+    swap_hours : float
+        Time to swap a spare node into the job after a hardware failure, >= 0.
+    n_spares : int or None
+        Spare nodes in the pool; ``None`` for an unlimited pool.
+    repair_hours : float
+        Mean repair time of a failed node (exponential), > 0; used with a finite pool.
+        The default of 72 h is an assumption, to be set from your own repair logs.
+    wall_cap_factor : float
+        A trial stops unfinished once its wall clock passes ``wall_cap_factor * compute_hours``;
+        >= 1.
+    max_events : int
+        A trial also stops unfinished after this many events (a guard for scenarios whose
+        event rate is so high that even the cap is far away), >= 1.
+    """
+
+    checkpoint_interval: float | str = 0.5
+    checkpoint_hours: float = 1.0 / 60.0
+    persist_hours: float = 0.0
+    restart_hours: float = 10.0 / 60.0
+    swap_hours: float = 0.0
+    n_spares: int | None = None
+    repair_hours: float = 72.0
+    wall_cap_factor: float = 20.0
+    max_events: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        ci = self.checkpoint_interval
+        if isinstance(ci, str):
+            if ci not in INTERVAL_RULES:
+                raise _fail("policy.checkpoint_interval", "a number > 0 or 'young'/'daly'", ci)
+        else:
+            ci = _check_real("policy.checkpoint_interval", ci, lo_open=True)
+            _set(self, "checkpoint_interval", ci)
+        for name in ("checkpoint_hours", "persist_hours", "restart_hours", "swap_hours"):
+            _set(self, name, _check_real(f"policy.{name}", getattr(self, name)))
+        if not isinstance(ci, str) and self.persist_hours > ci:
+            raise _fail(
+                "policy.persist_hours", f"in [0, checkpoint_interval={ci:g}]", self.persist_hours
+            )
+        if self.n_spares is not None:
+            _set(self, "n_spares", _check_int("policy.n_spares", self.n_spares, lo=0))
+        _set(
+            self,
+            "repair_hours",
+            _check_real("policy.repair_hours", self.repair_hours, lo_open=True),
+        )
+        _set(
+            self,
+            "wall_cap_factor",
+            _check_real("policy.wall_cap_factor", self.wall_cap_factor, lo=1.0),
+        )
+        _set(self, "max_events", _check_int("policy.max_events", self.max_events, lo=1))
+
+    def interval(self, mtbf_hours: float) -> float:
+        """Return the checkpoint interval in hours, applying a named rule at ``mtbf_hours``."""
+        ci = self.checkpoint_interval
+        if not isinstance(ci, str):
+            return float(ci)
+        from relmc import analytic
+
+        if not math.isfinite(mtbf_hours):
+            raise ValueError(
+                f"policy.checkpoint_interval={ci!r} needs a finite MTBF; the failure rates are 0"
+            )
+        if self.checkpoint_hours == 0:
+            raise ValueError(
+                f"policy.checkpoint_interval={ci!r} needs policy.checkpoint_hours > 0 "
+                "(with free checkpoints the optimal interval is 0)"
+            )
+        rule = analytic.young_interval if ci == "young" else analytic.daly_interval
+        tau = float(rule(self.checkpoint_hours, mtbf_hours))
+        if self.persist_hours > tau:
+            raise _fail(
+                "policy.persist_hours", f"in [0, checkpoint_interval={tau:g}]", self.persist_hours
+            )
+        return tau
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything a projection needs: cluster, failure model, job and policy."""
+
+    cluster: Cluster = field(default_factory=Cluster)
+    failures: FailureModel | None = None
+    job: Job = field(default_factory=Job)
+    policy: Policy = field(default_factory=Policy)
+
+    def __post_init__(self) -> None:
+        for name, cls in (("cluster", Cluster), ("job", Job), ("policy", Policy)):
+            value = getattr(self, name)
+            if isinstance(value, Mapping):
+                value = _from_mapping(cls, value, name)
+                _set(self, name, value)
+            if not isinstance(value, cls):
+                raise _fail(name, f"a {cls.__name__}", value)
+        f = self.failures
+        if f is None:
+            f = FailureModel.llama3()
+        elif isinstance(f, Mapping):
+            f = _failures_from_mapping(f)
+        if not isinstance(f, FailureModel):
+            raise _fail("failures", "a FailureModel", f)
+        _set(self, "failures", f)
+
+    @classmethod
+    def default(cls, **kwargs) -> Scenario:
+        """Llama 3 point rates on 16,384 GPUs with the default policy (fields overridable)."""
+        return cls(**kwargs)
+
+    def mtbf_hours(self) -> float:
+        """Mean time between unexpected interruptions (hours) at the scenario's point rates."""
+        total = float(self.failures.cluster_rates(self.cluster).sum())
+        return math.inf if total == 0 else 1.0 / total
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a plain, TOML-friendly nested dict (``None`` fields are left out)."""
+        return _drop_none(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
+        """Build (and validate) a scenario from :meth:`to_dict`'s layout; missing = default."""
+        if not isinstance(d, Mapping):
+            raise _fail("scenario", "a mapping", d)
+        unknown = sorted(set(d) - {f.name for f in dataclasses.fields(cls)})
+        if unknown:
+            raise ValueError(
+                f"scenario: unknown sections {unknown}; known: cluster, failures, job, policy"
+            )
+        return cls(**dict(d))
+
+
+def _drop_none(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _drop_none(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list | tuple):
+        return [_drop_none(v) for v in obj]
+    return obj
+
+
+def _from_mapping(cls, d: Mapping[str, Any], where: str):
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown fields {unknown}; known: {sorted(known)}")
+    return cls(**dict(d))
+
+
+def _failures_from_mapping(d: Mapping[str, Any]) -> FailureModel:
+    d = dict(d)
+    cats = d.get("categories", ())
+    if not isinstance(cats, list | tuple):
+        raise _fail("failures.categories", "a list of category tables", cats)
+    d["categories"] = tuple(
+        c if isinstance(c, Category) else _from_mapping(Category, c, "failures.categories[]")
+        for c in cats
+    )
+    return _from_mapping(FailureModel, d, "failures")
+
+
+def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
+    """Return a copy of ``scenario`` with the field at dotted ``path`` set to ``value``.
+
+    Paths are ``section.field`` (``"cluster.n_gpus"``, ``"policy.restart_hours"``,
+    ``"failures.maintenance_rate"``) or ``failures.categories.NAME.field`` where ``NAME`` is a
+    category name (it may contain dots) or ``*`` for every category
+    (``"failures.categories.*.detection_hours"``). The result is validated.
+    """
+    if not isinstance(path, str) or "." not in path:
+        raise ValueError(f"path must be 'section.field'; got {path!r}")
+    section, rest = path.split(".", 1)
+    if section in ("cluster", "job", "policy"):
+        obj = getattr(scenario, section)
+        if rest not in {f.name for f in dataclasses.fields(obj)}:
+            raise ValueError(
+                f"unknown field {path!r}; known: "
+                f"{[f'{section}.{f.name}' for f in dataclasses.fields(obj)]}"
+            )
+        return dataclasses.replace(scenario, **{section: dataclasses.replace(obj, **{rest: value})})
+    if section == "failures":
+        fm = scenario.failures
+        if rest.startswith("categories."):
+            name, _, fld = rest[len("categories.") :].rpartition(".")
+            if fld not in {f.name for f in dataclasses.fields(Category)} or fld == "name":
+                raise ValueError(
+                    f"unknown field {path!r}: category fields are rate, unit, "
+                    "detection_hours, recovery, group"
+                )
+            if name != "*":
+                fm.category(name)  # raises for an unknown name
+            cats = tuple(
+                dataclasses.replace(c, **{fld: value}) if name in ("*", c.name) else c
+                for c in fm.categories
+            )
+            return dataclasses.replace(scenario, failures=dataclasses.replace(fm, categories=cats))
+        if rest in ("maintenance_rate", "maintenance_hours"):
+            return dataclasses.replace(scenario, failures=dataclasses.replace(fm, **{rest: value}))
+    raise ValueError(f"unknown field {path!r}; sections are cluster, failures, job, policy")

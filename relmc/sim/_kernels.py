@@ -1,0 +1,310 @@
+"""numba kernels for the training-timeline simulation (the contract is in :mod:`relmc.sim`).
+
+Arrays, scalars and a ``numpy.random.Generator`` in; output arrays filled in place. No Python
+objects, no I/O, no validation (that is done by :mod:`relmc.sim.simulate`). One call simulates
+one block of trials with one Generator, and releases the GIL, so blocks run on threads.
+
+Cost per trial is O(events): inside a run, the position of the next event among the
+checkpoint segments is found arithmetically.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from relmc._jit import jit
+
+# lost_hours columns, in relmc.sim.CAUSES order
+REWORK, CHECKPOINT, DETECTION, NODE_SWAP, SPARE_WAIT, RESTART, MAINTENANCE = range(7)
+N_CAUSES = 7
+
+_SEG_RTOL = 1e-9  # relative tolerance so float noise never makes an empty last segment
+
+
+@jit
+def _segments(remaining, tau):
+    """Return (n_seg, r): segments left and the compute length of the last one."""
+    n_seg = math.ceil(remaining / tau - _SEG_RTOL)
+    if n_seg < 1:
+        n_seg = 1
+    r = remaining - (n_seg - 1) * tau
+    return n_seg, r
+
+
+@jit
+def _run_position(e, tau, delta, persist, n_seg, r):
+    """State of a run ``e`` hours after it started.
+
+    Returns ``(computed, durable, ckpt, in_final_wait)``: compute hours done in this run,
+    compute hours of it that are durable, checkpoint hours spent, and whether the run is
+    waiting for its final persist. ``computed + ckpt == e``.
+    """
+    seg = tau + delta
+    k = int(e // seg)
+    if k > n_seg - 1:
+        k = n_seg - 1
+    x = e - k * seg
+    s_k = tau if k < n_seg - 1 else r
+    if x < s_k:
+        computed = k * tau + x
+        ckpt = k * delta
+    else:
+        computed = k * tau + s_k
+        ckpt = k * delta + (x - s_k)
+    # snapshot j ends at (j + 1) * seg and is durable `persist` later (persist <= tau)
+    if k == 0:
+        d = 0
+    elif x >= persist:
+        d = k
+    else:
+        d = k - 1
+    in_final_wait = k == n_seg - 1 and x >= s_k + delta
+    return computed, d * tau, ckpt, in_final_wait
+
+
+@jit
+def _heap_push(heap, n, value):
+    i = n
+    heap[i] = value
+    while i > 0:
+        parent = (i - 1) // 2
+        if heap[parent] <= heap[i]:
+            break
+        heap[parent], heap[i] = heap[i], heap[parent]
+        i = parent
+    return n + 1
+
+
+@jit
+def _heap_pop(heap, n):
+    top = heap[0]
+    n -= 1
+    heap[0] = heap[n]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            break
+        child = left
+        if left + 1 < n and heap[left + 1] < heap[left]:
+            child = left + 1
+        if heap[i] <= heap[child]:
+            break
+        heap[i], heap[child] = heap[child], heap[i]
+        i = child
+    return top, n
+
+
+@jit
+def _pick(rng, cum, n_cat, fail_rate, rate):
+    """Return the category index of an event, or -1 for planned maintenance."""
+    u = rng.random() * rate
+    if u >= fail_rate:
+        return -1
+    for c in range(n_cat):
+        if u < cum[c]:
+            return c
+    return n_cat - 1  # u rounded onto the last edge
+
+
+@jit
+def simulate_block(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+):
+    """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim)."""
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    cum = np.empty(n_cat)
+    heap = np.empty(max(n_spares, 0) + 1)
+    done_tol = work_hours * 1e-12
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        fail_rate = 0.0
+        for c in range(n_cat):
+            fail_rate += cat_rate[d, c]
+            cum[c] = fail_rate
+        rate = fail_rate + maint_rate
+        inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+        for j in range(N_CAUSES):
+            lost[i, j] = 0.0
+        for c in range(n_cat):
+            interruptions[i, c] = 0
+        maint_events[i] = 0
+        t = 0.0
+        p = 0.0
+        n_heap = 0
+        events = 0
+        done = False
+        capped = False
+        need_restart = False  # the next phase: a restart (True) or a run (False)
+        while not (done or capped):
+            if events >= max_events:
+                capped = True
+                break
+            if need_restart:
+                e = rng.exponential(inv_rate) if rate > 0.0 else np.inf
+                if e >= restart_hours:
+                    if t + restart_hours > cap_hours:
+                        lost[i, RESTART] += cap_hours - t
+                        t = cap_hours
+                        capped = True
+                        break
+                    lost[i, RESTART] += restart_hours
+                    t += restart_hours
+                    need_restart = False
+                    continue
+                if t + e > cap_hours:
+                    lost[i, RESTART] += cap_hours - t
+                    t = cap_hours
+                    capped = True
+                    break
+                lost[i, RESTART] += e
+                t += e
+                events += 1
+                c = _pick(rng, cum, n_cat, fail_rate, rate)
+                if c < 0:
+                    maint_events[i] += 1
+                    dt = maint_hours
+                    cause = MAINTENANCE
+                    if t + dt > cap_hours:
+                        lost[i, cause] += cap_hours - t
+                        t = cap_hours
+                        capped = True
+                        break
+                    lost[i, cause] += dt
+                    t += dt
+                    continue
+                interruptions[i, c] += 1
+            else:
+                # ---- a run from durable progress p ----
+                n_seg, r = _segments(work_hours - p, tau)
+                d_run = (n_seg - 1) * (tau + delta) + r + delta + persist
+                e = 0.0
+                c = -2  # -2: no event before the end of the run
+                while True:
+                    step = rng.exponential(inv_rate) if rate > 0.0 else np.inf
+                    e += step
+                    if e >= d_run:
+                        break
+                    c = _pick(rng, cum, n_cat, fail_rate, rate)
+                    if c >= 0:
+                        break
+                    computed, durable, ckpt, in_final = _run_position(
+                        e, tau, delta, persist, n_seg, r
+                    )
+                    if not in_final:
+                        break
+                    c = -2  # planned event during the final persist: deferred past the end
+                if t + min(e, d_run) > cap_hours:
+                    computed, durable, ckpt, in_final = _run_position(
+                        cap_hours - t, tau, delta, persist, n_seg, r
+                    )
+                    lost[i, REWORK] += computed - durable
+                    lost[i, CHECKPOINT] += ckpt
+                    p += durable
+                    t = cap_hours
+                    capped = True
+                    break
+                if c == -2:
+                    lost[i, CHECKPOINT] += n_seg * delta + persist
+                    t += d_run
+                    p = work_hours
+                    done = True
+                    break
+                events += 1
+                computed, durable, ckpt, in_final = _run_position(e, tau, delta, persist, n_seg, r)
+                t += e
+                lost[i, CHECKPOINT] += ckpt
+                if c < 0:
+                    # planned: a fresh checkpoint of the progress reached, then downtime
+                    maint_events[i] += 1
+                    dt = delta + persist
+                    if t + dt > cap_hours:
+                        lost[i, REWORK] += computed - durable
+                        lost[i, CHECKPOINT] += cap_hours - t
+                        p += durable
+                        t = cap_hours
+                        capped = True
+                        break
+                    lost[i, CHECKPOINT] += dt
+                    t += dt
+                    p += computed
+                    if p >= work_hours - done_tol:
+                        p = work_hours
+                        done = True
+                        break
+                    dt = maint_hours
+                    if t + dt > cap_hours:
+                        lost[i, MAINTENANCE] += cap_hours - t
+                        t = cap_hours
+                        capped = True
+                        break
+                    lost[i, MAINTENANCE] += dt
+                    t += dt
+                    need_restart = True
+                    continue
+                interruptions[i, c] += 1
+                lost[i, REWORK] += computed - durable
+                p += durable
+            # ---- recovery of category c, then a restart ----
+            dt = detect_hours[c]
+            if t + dt > cap_hours:
+                lost[i, DETECTION] += cap_hours - t
+                t = cap_hours
+                capped = True
+                break
+            lost[i, DETECTION] += dt
+            t += dt
+            if swap[c]:
+                if n_spares >= 0:
+                    while n_heap > 0 and heap[0] <= t:
+                        _, n_heap = _heap_pop(heap, n_heap)
+                    n_heap = _heap_push(heap, n_heap, t + rng.exponential(repair_hours))
+                    if n_heap > n_spares:
+                        ready, n_heap = _heap_pop(heap, n_heap)
+                        if ready > t:
+                            if ready > cap_hours:
+                                lost[i, SPARE_WAIT] += cap_hours - t
+                                t = cap_hours
+                                capped = True
+                                break
+                            lost[i, SPARE_WAIT] += ready - t
+                            t = ready
+                dt = swap_hours
+                if t + dt > cap_hours:
+                    lost[i, NODE_SWAP] += cap_hours - t
+                    t = cap_hours
+                    capped = True
+                    break
+                lost[i, NODE_SWAP] += dt
+                t += dt
+            need_restart = True
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
