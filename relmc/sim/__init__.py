@@ -29,8 +29,9 @@ Planned maintenance while running
     The job first takes a fresh checkpoint of the progress reached so far: ``delta`` blocking
     plus ``persist`` waited for (both ``checkpoint`` time, no events during it), which makes that
     progress durable and loses no work; then ``maint_hours`` of downtime (``maintenance``),
-    then a restart. A planned event that arrives during the final persist wait is deferred past
-    the end of the job and does not count.
+    then a restart. A planned event that arrives after the job's last compute (during the
+    final snapshot or the final persist wait) is deferred past the end of the job and does not
+    count.
 Recovery of category ``c``
     ``detect_hours[c]`` of ``detection`` (a crash is seen at once, a hang when a watchdog
     times out). If ``swap[c]`` the failed node is replaced: with unlimited spares
@@ -47,8 +48,9 @@ Wall cap and outputs
 --------------------
 A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with
 ``finished = False``; compute since the last durable checkpoint then counts as rework. A
-trial that reaches ``max_events`` events (failures, planned events) stops the same way at the
-moment it reaches it, so no scenario loops for long however high its event rate. Per
+trial also stops unfinished at the moment of its ``max_events``-th event (failures and
+planned events; the event is counted, no recovery follows), so no scenario loops for long
+however high its event rate. Per
 trial the outputs are ``wall_hours``, ``finished``, ``progress_hours`` (durable compute at the
 end, ``W`` when finished), ``interruptions[c]``, ``maintenance_events`` and ``lost_hours`` by
 cause, in the order of :data:`CAUSES`. Exactly, up to rounding::

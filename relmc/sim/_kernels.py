@@ -37,9 +37,9 @@ def _segments(remaining, tau):
 def _run_position(e, tau, delta, persist, n_seg, r):
     """State of a run ``e`` hours after it started.
 
-    Returns ``(computed, durable, ckpt, in_final_wait)``: compute hours done in this run,
-    compute hours of it that are durable, checkpoint hours spent, and whether the run is
-    waiting for its final persist. ``computed + ckpt == e``.
+    Returns ``(computed, durable, ckpt, in_final)``: compute hours done in this run,
+    compute hours of it that are durable, checkpoint hours spent, and whether the job's last
+    compute is done (final snapshot or persist under way). ``computed + ckpt == e``.
     """
     seg = tau + delta
     k = int(e // seg)
@@ -60,7 +60,8 @@ def _run_position(e, tau, delta, persist, n_seg, r):
         d = k
     else:
         d = k - 1
-    in_final_wait = k == n_seg - 1 and x >= s_k + delta
+    # the job's last compute is done: only its final snapshot and persist remain
+    in_final_wait = k == n_seg - 1 and x >= s_k
     return computed, d * tau, ckpt, in_final_wait
 
 
@@ -141,7 +142,6 @@ def simulate_block(
     n_cat = cat_rate.shape[1]
     cum = np.empty(n_cat)
     heap = np.empty(max(n_spares, 0) + 1)
-    done_tol = work_hours * 1e-12
     for i in range(n_trials):
         d = draw_of_trial[i]
         fail_rate = 0.0
@@ -163,9 +163,6 @@ def simulate_block(
         capped = False
         need_restart = False  # the next phase: a restart (True) or a run (False)
         while not (done or capped):
-            if events >= max_events:
-                capped = True
-                break
             if need_restart:
                 e = rng.exponential(inv_rate) if rate > 0.0 else np.inf
                 if e >= restart_hours:
@@ -187,6 +184,13 @@ def simulate_block(
                 t += e
                 events += 1
                 c = _pick(rng, cum, n_cat, fail_rate, rate)
+                if events >= max_events:  # counted, then the trial stops at this event
+                    if c < 0:
+                        maint_events[i] += 1
+                    else:
+                        interruptions[i, c] += 1
+                    capped = True
+                    break
                 if c < 0:
                     maint_events[i] += 1
                     dt = maint_hours
@@ -219,7 +223,7 @@ def simulate_block(
                     )
                     if not in_final:
                         break
-                    c = -2  # planned event during the final persist: deferred past the end
+                    c = -2  # planned event after the last compute: deferred past the end
                 if t + min(e, d_run) > cap_hours:
                     computed, durable, ckpt, in_final = _run_position(
                         cap_hours - t, tau, delta, persist, n_seg, r
@@ -240,6 +244,15 @@ def simulate_block(
                 computed, durable, ckpt, in_final = _run_position(e, tau, delta, persist, n_seg, r)
                 t += e
                 lost[i, CHECKPOINT] += ckpt
+                if events >= max_events:  # counted, then the trial stops at this event
+                    if c < 0:
+                        maint_events[i] += 1
+                    else:
+                        interruptions[i, c] += 1
+                    lost[i, REWORK] += computed - durable
+                    p += durable
+                    capped = True
+                    break
                 if c < 0:
                     # planned: a fresh checkpoint of the progress reached, then downtime
                     maint_events[i] += 1
@@ -254,10 +267,6 @@ def simulate_block(
                     lost[i, CHECKPOINT] += dt
                     t += dt
                     p += computed
-                    if p >= work_hours - done_tol:
-                        p = work_hours
-                        done = True
-                        break
                     dt = maint_hours
                     if t + dt > cap_hours:
                         lost[i, MAINTENANCE] += cap_hours - t

@@ -9,8 +9,9 @@ superposed-rate kernel:
   an exposed interval fires; only the clock that fired is redrawn (from the firing time);
 * while the job is not exposed (detection, node swap, spare wait, maintenance downtime, the
   maintenance checkpoint) the clocks are *paused*: every pending clock is shifted later by the
-  paused time. Clocks are never redrawn on a pause. During the final persist wait only the
-  maintenance clock is paused (planned events there are deferred past the end of the job);
+  paused time. Clocks are never redrawn on a pause. During the final snapshot and the final
+  persist wait only the maintenance clock is paused (planned events there are deferred past
+  the end of the job);
 * every segment (compute, then snapshot) is stepped through one at a time, with a list of the
   snapshots whose background persist is still in flight;
 * a finite spare pool keeps an explicit list of the absolute completion times of the nodes in
@@ -27,16 +28,15 @@ Resolutions of points the contract leaves open (the kernel must agree):
   unexpected failure at ``t`` falls back to the last snapshot durable at or before ``t``.
 * Rework is compute hours only: the blocking snapshot time of a segment lost to a failure
   stays ``checkpoint``; the elapsed part of an interrupted restart stays ``restart``.
-* Planned maintenance during a snapshot abandons it (its elapsed time is ``checkpoint``) and
-  takes the fresh ``delta + persist`` checkpoint of the segment's progress. If that progress
-  is ``W`` (maintenance during the final snapshot), the job is finished at the end of the fresh
-  checkpoint: no downtime and no restart follow, but the event counts in
-  ``maintenance_events``.
+* Planned maintenance during a (non-final) snapshot abandons it (its elapsed time is
+  ``checkpoint``) and takes the fresh ``delta + persist`` checkpoint of the segment's progress.
 * Maintenance during a restart counts in ``maintenance_events``; it costs the elapsed restart
   (``restart``), ``maint_hours`` and a full new restart, with no checkpoint.
-* A planned event during the final persist wait: the maintenance clock is paused there (by
-  memorylessness the same as discarding the event), so it neither counts nor costs anything,
-  even if a failure later in that wait sends the job back to computing.
+* A planned event after the last compute (final snapshot or final persist wait): the
+  maintenance clock is paused there (by memorylessness the same as discarding the event), so
+  it neither counts nor costs anything, even if a failure later in that snapshot or wait sends
+  the job back to computing. The final snapshot is the one that follows the compute reaching
+  ``W``, after any restart; it is exposed to failures.
 * Repairs run on the wall clock. At the end of detection, repairs completed at or before that
   time leave the list, then the new repair is added; if more than ``n_spares`` nodes are then
   in repair the job waits for the earliest completion in the list (possibly the new node's).
@@ -44,6 +44,10 @@ Resolutions of points the contract leaves open (the kernel must agree):
   part charged to its cause; progress is what is durable at the cap (background persists
   complete during a maintenance checkpoint, since the job is still alive), and compute beyond it
   is rework. A trial that ends exactly at the cap is finished.
+* ``max_events``: the event that brings failures plus counted planned events to
+  ``max_events`` is counted, then the trial stops unfinished at that event's time (no
+  recovery, no maintenance checkpoint); compute since the last durable checkpoint is rework.
+  A planned event deferred past the end of the job (final persist wait) is not an event.
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ _MAINT = -1  # event id of planned maintenance; categories are 0..n_categories-1
 
 
 class _Stop(Exception):
-    """Raised when the wall cap is reached; unwinds to the trial loop."""
+    """Raised at the wall cap or the ``max_events``-th event; unwinds to the trial loop."""
 
 
 class _Trial:
@@ -76,6 +80,7 @@ class _Trial:
         self.rng = rng
         self.rates = [float(r) for r in rates]
         self.cap = float(inputs.cap_hours)
+        self.max_events = int(inputs.max_events)
         self.t = 0.0
         self.p = 0.0  # durable progress, compute hours
         self.lost = [0.0] * len(CAUSES)
@@ -177,10 +182,16 @@ class _Trial:
                 self.pause(earliest - now, _SPARE_WAIT)
         self.pause(float(x.swap_hours), _NODE_SWAP)
 
+    def check_events(self) -> None:
+        """Stop unfinished, at this moment, once ``max_events`` events have happened."""
+        if sum(self.interruptions) + self.maintenance_events >= self.max_events:
+            raise _Stop
+
     def failure(self, c: int, computed: float) -> None:
         """Unexpected failure of category ``c`` with ``computed`` progress reached."""
         self.interruptions[c] += 1
         self.fall_back(computed)
+        self.check_events()
         self.recover(c)
 
     # ---- phases ---------------------------------------------------------------------
@@ -194,6 +205,7 @@ class _Trial:
                 return
             if event == _MAINT:
                 self.maintenance_events += 1
+                self.check_events()
                 self.pause(float(x.maint_hours), _MAINTENANCE)
             else:
                 self.failure(event, self.p)
@@ -203,13 +215,14 @@ class _Trial:
         x = self.x
         self.maintenance_events += 1
         try:
+            self.check_events()
             self.pause(float(x.delta) + float(x.persist), _CHECKPOINT)
         except _Stop:
             self.fall_back(computed)
             raise
         self.p = computed
         self.pending = []
-        if self.done():
+        if self.done():  # unreachable but for float noise: the event came before compute ended
             return True
         self.pause(float(x.maint_hours), _MAINTENANCE)
         return False
@@ -258,9 +271,9 @@ class _Trial:
                     return self.maintenance(computed)
                 self.failure(event, computed)
                 return False
-            # blocking snapshot
+            # blocking snapshot; planned events after the last compute are deferred
             try:
-                event, _ = self.expose(delta, _CHECKPOINT)
+                event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last)
             except _Stop:
                 self.fall_back(end_prog)
                 raise

@@ -115,8 +115,10 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
     mtbf = math.inf if mean_rate == 0 else 1.0 / mean_rate
     tau = pol.interval(mtbf)
     if pol.persist_hours > tau:
-        raise ValueError(f"policy.persist_hours must be in [0, checkpoint_interval={tau:g}]; "
-                         f"got {pol.persist_hours!r}")  # fmt: skip
+        raise ValueError(
+            f"policy.persist_hours must be in [0, checkpoint_interval={tau:g}]; "
+            f"got {pol.persist_hours!r}"
+        )
     w = scenario.job.compute_hours
     inputs = KernelInputs(
         cat_rate=np.ascontiguousarray(cat_rate, dtype=np.float64),
@@ -140,8 +142,13 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
     return inputs, labels
 
 
-def run_kernel(inputs: KernelInputs, root: np.random.SeedSequence, *, n_threads: int = 1,
-               progress: bool = False) -> dict[str, np.ndarray]:  # fmt: skip
+def run_kernel(
+    inputs: KernelInputs,
+    root: np.random.SeedSequence,
+    *,
+    n_threads: int = 1,
+    progress: bool = False,
+) -> dict[str, np.ndarray]:
     """Run the kernel over fixed blocks of trials; each block gets its own child seed."""
     n, n_cat = inputs.n_trials, inputs.n_categories
     out = {
@@ -153,19 +160,39 @@ def run_kernel(inputs: KernelInputs, root: np.random.SeedSequence, *, n_threads:
         "events": np.empty(n, dtype=np.int32),
         "lost_hours": np.empty((n, len(CAUSES))),
     }
-    order = ("wall_hours", "finished", "progress_hours", "interruptions",
-             "maintenance_events", "events", "lost_hours")  # fmt: skip
+    order = (
+        "wall_hours",
+        "finished",
+        "progress_hours",
+        "interruptions",
+        "maintenance_events",
+        "events",
+        "lost_hours",
+    )
 
     def block(b: int) -> None:
         s = slice(b * BLOCK_SIZE, min(n, (b + 1) * BLOCK_SIZE))
         rng = np.random.Generator(np.random.PCG64(_block_seed(root, b)))
         simulate_block(
-            rng, inputs.cat_rate, inputs.draw_of_trial[s], inputs.detect_hours, inputs.swap,
-            inputs.maint_rate, inputs.maint_hours, inputs.work_hours, inputs.tau, inputs.delta,
-            inputs.persist, inputs.restart_hours, inputs.swap_hours, inputs.n_spares,
-            inputs.repair_hours, inputs.cap_hours, inputs.max_events,
+            rng,
+            inputs.cat_rate,
+            inputs.draw_of_trial[s],
+            inputs.detect_hours,
+            inputs.swap,
+            inputs.maint_rate,
+            inputs.maint_hours,
+            inputs.work_hours,
+            inputs.tau,
+            inputs.delta,
+            inputs.persist,
+            inputs.restart_hours,
+            inputs.swap_hours,
+            inputs.n_spares,
+            inputs.repair_hours,
+            inputs.cap_hours,
+            inputs.max_events,
             *(out[k][s] for k in order),
-        )  # fmt: skip
+        )
 
     n_blocks = -(-n // BLOCK_SIZE)
     bar = None
@@ -282,7 +309,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
                 out["lost_hours"],
                 {**hours, "long_name": "wall-clock hours lost, by cause"},
             ),
-        },  # fmt: skip
+        },
         coords={
             "trial": trial,
             "category": list(fm.names),

@@ -1,0 +1,634 @@
+"""Observed failure counts and their exposures, as validated :class:`xarray.Dataset` objects.
+
+Every dataset, bundled or the user's own, has the same schema, which the models rely on:
+
+=================  ============  ==================================================================
+name               dims, dtype   meaning
+=================  ============  ==================================================================
+``category``       (category)    coordinate: category names (str)
+``count``          (category)    observed interruptions or failures (int64, >= 0)
+``exposure``       (category)    exposure in unit-hours of that category's unit (float64, > 0);
+                   float64       attrs ``units``. For cluster data it is
+                                 ``relmc.cluster.units(n_gpus, unit) * duration_hours``, so
+                                 ``count / exposure`` is a rate per unit-hour (per GPU-hour for
+                                 unit ``gpu``, per node-hour for ``node``, per hour for ``job``)
+``unit``           (category)    exposure unit, one of :data:`relmc.cluster.UNITS` for cluster
+                   str           data (``"pump"`` for the pumps data set)
+``group``          (category)    root-cause group (Llama 3 Table 5's "Category" column); ``""``
+                   str           when there is none
+``planned_count``  0-d int64     optional; planned interruptions kept apart from ``count``
+=================  ============  ==================================================================
+
+``attrs`` (all str, int or float, so a dataset round-trips through ``to_netcdf``): ``name``,
+``title``, ``source``, ``arxiv``, ``where``, ``checked`` (how each number was checked: [P] read in
+the primary text, [S] seen only in secondary sources, [D] derived by arithmetic; the marks of
+``reference/facts.md``), ``n_gpus``, ``gpus_per_node``, ``duration_hours`` (0 where not
+applicable), ``exposure_assumption``, ``rate_units`` and ``notes``.
+
+The bundled numbers live in ``relmc/data/*.csv`` (each with a ``#`` provenance header) and their
+descriptions in ``relmc/data/datasets.toml``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import numbers
+import os
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from relmc import cluster
+
+__all__ = ["list_datasets", "load_dataset", "load_counts"]
+
+_HOURS_PER_DAY = 24.0
+# Mean Gregorian month (365.25 / 12 days), used to turn "11 months of data" into hours.
+_HOURS_PER_MONTH = 365.25 / 12.0 * _HOURS_PER_DAY
+_NODE_DAYS_PER_RATE_UNIT = 1000.0  # RSC rates are published per 1000 node-days
+
+_REQUIRED = ("category", "count", "exposure", "unit")
+_OPTIONAL = ("group",)
+
+
+# --------------------------------------------------------------------------------------------
+# reading and validating rows
+
+
+class _Row:
+    """One data row: its 1-based data-row number, file line (0 if none) and raw fields."""
+
+    __slots__ = ("number", "line", "fields")
+
+    def __init__(self, number: int, line: int, fields: dict[str, Any]) -> None:
+        self.number = number
+        self.line = line
+        self.fields = fields
+
+    def where(self, category: str | None = None) -> str:
+        parts = [f"line {self.line}"] if self.line else []
+        if category:
+            parts.append(f"category {category!r}")
+        return f"row {self.number}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _read_csv_text(text: str, origin: str) -> tuple[list[str], list[_Row]]:
+    """Parse CSV text, skipping blank lines and lines whose first non-blank character is ``#``."""
+    header: list[str] | None = None
+    rows: list[_Row] = []
+    for lineno, line in enumerate(io.StringIO(text), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        values = next(csv.reader([line]))
+        if header is None:
+            header = [v.strip().lower() for v in values]
+            continue
+        row = _Row(len(rows) + 1, lineno, {})
+        if len(values) != len(header):
+            raise ValueError(
+                f"{origin}: {row.where()} has {len(values)} fields but the header has "
+                f"{len(header)} ({', '.join(header)})"
+            )
+        row.fields = dict(zip(header, values, strict=True))
+        rows.append(row)
+    if header is None:
+        raise ValueError(f"{origin}: empty file: no header and no data rows")
+    return header, rows
+
+
+def _read_columns(columns: Mapping[str, Any], origin: str) -> tuple[list[str], list[_Row]]:
+    """Turn a mapping of column name -> sequence of values into rows."""
+    header = [str(k).strip().lower() for k in columns]
+    lists = [list(np.asarray(v, dtype=object).ravel()) for v in columns.values()]
+    lengths = {len(v) for v in lists}
+    if len(lengths) > 1:
+        sizes = ", ".join(f"{h}: {len(v)}" for h, v in zip(header, lists, strict=True))
+        raise ValueError(f"{origin}: columns have different lengths ({sizes})")
+    n = lengths.pop() if lengths else 0
+    rows = [_Row(i + 1, 0, {h: v[i] for h, v in zip(header, lists, strict=True)}) for i in range(n)]
+    return header, rows
+
+
+def _is_missing(value: Any) -> bool:
+    """Return True for None, blank strings, NaN and pandas missing-value markers."""
+    if isinstance(value, str):
+        return value.strip() == ""
+    missing = pd.isna(value)
+    return bool(missing) if np.ndim(missing) == 0 else False
+
+
+def _as_text(value: Any) -> str:
+    return "" if _is_missing(value) else str(value).strip()
+
+
+def _number(value: Any, field: str, where: str, origin: str) -> float | int:
+    """Return ``value`` as an int or float; ValueError naming the field and row if it is not."""
+    if isinstance(value, bool | np.bool_):
+        raise ValueError(f"{origin}: {where}: field {field!r} is not a number; got {value!r}")
+    if _is_missing(value):
+        raise ValueError(f"{origin}: {where}: field {field!r} is empty")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            return float(text)
+        except ValueError:
+            pass
+    raise ValueError(f"{origin}: {where}: field {field!r} is not a number; got {value!r}")
+
+
+def _count(value: Any, where: str, origin: str) -> int:
+    x = _number(value, "count", where, origin)
+    if isinstance(x, float):
+        if not math.isfinite(x) or not x.is_integer():
+            raise ValueError(
+                f"{origin}: {where}: field 'count' must be a whole number >= 0; got {value!r}"
+            )
+        x = int(x)
+    if x < 0:
+        raise ValueError(f"{origin}: {where}: field 'count' must be >= 0; got {value!r}")
+    return x
+
+
+def _exposure(value: Any, where: str, origin: str) -> float:
+    x = float(_number(value, "exposure", where, origin))
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError(
+            f"{origin}: {where}: field 'exposure' must be a finite number > 0 (unit-hours); "
+            f"got {value!r}"
+        )
+    return x
+
+
+def _category(row: _Row, seen: dict[str, int], origin: str) -> str:
+    name = _as_text(row.fields.get("category"))
+    if not name:
+        raise ValueError(f"{origin}: {row.where()}: field 'category' is empty")
+    if name in seen:
+        raise ValueError(
+            f"{origin}: {row.where(name)}: field 'category' duplicates row {seen[name]}"
+        )
+    seen[name] = row.number
+    return name
+
+
+# --------------------------------------------------------------------------------------------
+# building the Dataset
+
+
+def _build(
+    categories: list[str],
+    count: list[int],
+    exposure: list[float],
+    unit: list[str],
+    group: list[str],
+    attrs: dict[str, Any],
+    exposure_units: str = "unit-hours",
+) -> xr.Dataset:
+    """Assemble the schema described in the module docstring."""
+    ds = xr.Dataset(
+        {
+            "count": ("category", np.asarray(count, dtype=np.int64)),
+            "exposure": ("category", np.asarray(exposure, dtype=np.float64)),
+            "unit": ("category", np.asarray(unit, dtype=str)),
+            "group": ("category", np.asarray(group, dtype=str)),
+        },
+        coords={"category": np.asarray(categories, dtype=str)},
+        attrs=attrs,
+    )
+    ds["count"].attrs = {"long_name": "observed interruptions or failures", "units": "events"}
+    ds["exposure"].attrs = {
+        "long_name": "exposure: units of the category's `unit` times hours observed",
+        "units": exposure_units,
+    }
+    ds["unit"].attrs = {"long_name": "exposure unit the category's rate is per"}
+    ds["group"].attrs = {"long_name": "root-cause group ('' when none)"}
+    return ds
+
+
+def _cluster_exposure(
+    categories: list[str],
+    unit_of: Mapping[str, str],
+    n_gpus: int,
+    duration_hours: float,
+    shape: cluster.ClusterShape,
+    fraction: float = 1.0,
+) -> list[float]:
+    return [
+        cluster.units(n_gpus, unit_of[c], shape) * duration_hours * fraction for c in categories
+    ]
+
+
+def _metadata() -> dict[str, dict[str, Any]]:
+    with resources.files("relmc").joinpath("data", "datasets.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+def _bundled_csv(filename: str) -> tuple[list[str], list[_Row]]:
+    text = resources.files("relmc").joinpath("data", filename).read_text(encoding="utf-8")
+    return _read_csv_text(text, f"relmc/data/{filename}")
+
+
+def _common_attrs(name: str, meta: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "title": meta["title"],
+        "source": meta["source"],
+        "arxiv": meta["arxiv"],
+        "where": meta["where"],
+        "checked": meta["checked"],
+    }
+
+
+def _llama3(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None) -> xr.Dataset:
+    origin = f"relmc/data/{meta['file']}"
+    _, rows = _bundled_csv(meta["file"])
+    seen: dict[str, int] = {}
+    categories = [_category(r, seen, origin) for r in rows]
+    counts = [_count(r.fields["count"], r.where(), origin) for r in rows]
+    groups = [_as_text(r.fields["group"]) for r in rows]
+    if sum(counts) != meta["unexpected_total"]:  # guards the bundled file against edits
+        raise ValueError(f"{origin}: counts sum to {sum(counts)}, not {meta['unexpected_total']}")
+    unit_of = cluster.resolve_units(categories, cluster.LLAMA3_DEFAULT_UNITS, units)
+    n_gpus = int(meta["n_gpus"])
+    shape = cluster.ClusterShape(gpus_per_node=int(meta["gpus_per_node"]))
+    hours = float(meta["duration_days"]) * _HOURS_PER_DAY
+    attrs = _common_attrs(name, meta) | {
+        "n_gpus": n_gpus,
+        "gpus_per_node": shape.gpus_per_node,
+        "duration_hours": hours,
+        "exposure_assumption": meta["exposure_assumption"],
+        "rate_units": meta["rate_units"],
+        "notes": meta["notes"],
+    }
+    ds = _build(
+        categories,
+        counts,
+        _cluster_exposure(categories, unit_of, n_gpus, hours, shape),
+        [unit_of[c] for c in categories],
+        groups,
+        attrs,
+    )
+    ds["planned_count"] = ((), np.int64(meta["planned_count"]))
+    ds["planned_count"].attrs = {
+        "long_name": "planned interruptions in the same window, not included in count",
+        "units": "events",
+        "description": (
+            "Automated maintenance (e.g. firmware and Linux kernel upgrades) or operator-"
+            "initiated operations (configuration or dataset updates), Llama 3 Section 3.3.4 "
+            "[P]: 466 interruptions = 47 planned + 419 unexpected. No per-category breakdown "
+            "is published; the paper says such maintenance caused at least one training "
+            "interruption daily."
+        ),
+    }
+    return ds
+
+
+def _pumps(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None) -> xr.Dataset:
+    if units:
+        raise ValueError(
+            f"units: the {name!r} dataset has the fixed unit 'pump' (1000 pump-hours) and "
+            f"takes no override; got {dict(units)!r}"
+        )
+    origin = f"relmc/data/{meta['file']}"
+    _, rows = _bundled_csv(meta["file"])
+    categories = [f"pump{_count(r.fields['pump'], r.where(), origin):02d}" for r in rows]
+    counts = [_count(r.fields["x"], r.where(), origin) for r in rows]
+    exposure = [_exposure(r.fields["t"], r.where(), origin) for r in rows]
+    attrs = _common_attrs(name, meta) | {
+        "n_gpus": int(meta["n_gpus"]),
+        "gpus_per_node": int(meta["gpus_per_node"]),
+        "duration_hours": float(meta["duration_hours"]),
+        "exposure_assumption": meta["exposure_assumption"],
+        "rate_units": meta["rate_units"],
+        "notes": meta["notes"],
+    }
+    n = len(categories)
+    return _build(categories, counts, exposure, ["pump"] * n, [""] * n, attrs, "1000 pump-hours")
+
+
+def _rsc_rows() -> dict[str, dict[str, float | int]]:
+    origin = "relmc/data/rsc.csv"
+    _, rows = _bundled_csv("rsc.csv")
+    out: dict[str, dict[str, float | int]] = {}
+    for r in rows:
+        f = r.fields
+        out[_as_text(f["name"])] = {
+            "n_gpus": _count(f["n_gpus"], r.where(), origin),
+            "gpus_per_node": _count(f["gpus_per_node"], r.where(), origin),
+            "utilization": float(_number(f["utilization"], "utilization", r.where(), origin)),
+            "months": float(_number(f["months"], "months", r.where(), origin)),
+            "rate": float(_number(f["failures_per_1000_node_days"], "rate", r.where(), origin)),
+        }
+    return out
+
+
+def _rsc(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None) -> xr.Dataset:
+    table = _rsc_rows()
+    p = table[name]
+    n_gpus = int(p["n_gpus"])
+    shape = cluster.ClusterShape(gpus_per_node=int(p["gpus_per_node"]))
+    hours = p["months"] * _HOURS_PER_MONTH
+    util = p["utilization"]
+    nodes = cluster.units(n_gpus, "node", shape)
+    node_days = nodes * hours * util / _HOURS_PER_DAY
+    count = round(p["rate"] / _NODE_DAYS_PER_RATE_UNIT * node_days)  # [D] pseudo-count
+    categories = ["all"]
+    unit_of = cluster.resolve_units(categories, {"all": "node"}, units)
+    utilised_gpu_hours = sum(
+        q["n_gpus"] * q["months"] * _HOURS_PER_MONTH * q["utilization"] for q in table.values()
+    )
+    assumption = (
+        f"{meta['exposure_assumption_static']} Assumed exposure [D]: every node of the cluster "
+        f"({n_gpus:,} GPUs / {shape.gpus_per_node} = {nodes:,.0f} nodes) for {p['months']:g} "
+        f"months ({p['months']:g} x {_HOURS_PER_MONTH:g} h = {hours:,.1f} h, a mean Gregorian "
+        f"month of 365.25/12 days) at the published average cluster utilisation "
+        f"{util:.0%}: {nodes:,.0f} x {hours:,.1f} h x {util:g} = {node_days * 24:,.0f} "
+        f"node-hours ({node_days:,.1f} node-days). Derived count [D] = round({p['rate']:.2f} "
+        f"per 1000 node-days x {node_days:,.1f} node-days) = {count}. For another unit "
+        f"(load_dataset(..., units={{'all': unit}})) the exposure is "
+        f"relmc.cluster.units({n_gpus}, unit) x {hours:.1f} h x {util:g} and the count is kept."
+    )
+    notes = (
+        f"{meta['notes']} Sanity check [D]: RSC-1 and RSC-2 together at the assumed exposures "
+        f"give {utilised_gpu_hours / 1e6:.0f} million utilised GPU-hours, consistent with the "
+        f"abstract's 'over 150 million A100 GPU hours' [P]."
+    )
+    attrs = _common_attrs(name, meta) | {
+        "n_gpus": n_gpus,
+        "gpus_per_node": shape.gpus_per_node,
+        "duration_hours": hours,
+        "exposure_assumption": assumption,
+        "rate_units": meta["rate_units"],
+        "notes": notes,
+        "utilization": util,
+        "published_rate_per_1000_node_days": p["rate"],
+    }
+    return _build(
+        categories,
+        [count],
+        _cluster_exposure(categories, unit_of, n_gpus, hours, shape, util),
+        [unit_of["all"]],
+        [""],
+        attrs,
+    )
+
+
+_BUILDERS = {"llama3-405b": _llama3, "pumps": _pumps, "rsc-1": _rsc, "rsc-2": _rsc}
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+
+
+def list_datasets() -> list[str]:
+    """Return the names of the bundled datasets, for :func:`load_dataset`.
+
+    Returns
+    -------
+    list of str
+        ``["llama3-405b", "pumps", "rsc-1", "rsc-2"]``. Each loaded dataset's ``attrs["title"]``
+        describes it in one line.
+    """
+    return list(_BUILDERS)
+
+
+def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dataset:
+    """Load a bundled dataset of observed failure counts and exposures.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list_datasets`:
+
+        ``"llama3-405b"``
+            Llama 3 405B pre-training (arXiv:2407.21783), Table 5: the 419 unexpected
+            interruptions in 18 root-cause categories over 54 days (1,296 h) on 16,384 H100
+            GPUs, 8 per node, plus the 47 planned interruptions as ``planned_count``. Exposure
+            assumes all 16,384 GPUs for all 54 days, so ``count / exposure`` is a lower bound
+            on each rate. The counts are used; Table 5's printed 30.1% for Faulty GPU disagrees
+            with 148/419 = 35.3% (see ``attrs["notes"]``).
+        ``"pumps"``
+            The 10 BUGS pumps (``pump01`` .. ``pump10`` = BUGS index 1..10), unit ``"pump"``,
+            exposure in the published thousands of hours (``attrs["rate_units"]`` is
+            "events per 1000 pump-hours"), because the BUGS prior is scale-dependent.
+        ``"rsc-1"``, ``"rsc-2"``
+            Meta's RSC clusters (arXiv:2410.21680; 16k and 8k A100 GPUs, 8 per node): one
+            category ``"all"``, unit ``node``. Only rates are published (6.50 and 2.34 failures
+            per 1000 node-days, seen in secondary sources), so the exposure is an assumption
+            (all nodes x 11 months x the published 83% / 85% utilisation, in node-hours) and the
+            count is derived as rate x exposure, rounded. The width of any posterior fitted to
+            these datasets therefore reflects that assumed exposure, not an observed count;
+            read ``attrs["exposure_assumption"]`` before using it.
+    units : mapping of str to str, optional
+        Overrides of the default category -> exposure-unit mapping (for Llama 3
+        :data:`relmc.cluster.LLAMA3_DEFAULT_UNITS`; for RSC ``{"all": "node"}``). ``exposure``
+        is recomputed as ``relmc.cluster.units(n_gpus, unit) * duration_hours`` (times the
+        utilisation for RSC); counts are unchanged. Units are :data:`relmc.cluster.UNITS`.
+        The pumps dataset takes no override.
+
+    Returns
+    -------
+    xarray.Dataset
+        The schema of the module docstring: ``count`` (events), ``exposure`` (unit-hours,
+        or 1000 pump-hours), ``unit`` and ``group`` along ``category``; provenance in ``attrs``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown, or ``units`` names an unknown category or unit.
+
+    Notes
+    -----
+    Fleets from ``reference/facts.md`` section 3 that are *not* bundled, and why:
+
+    - OPT-175B: "at least 35 manual restarts" and "70+ automatic restarts" are a lower bound
+      and an authors' estimate, seen only in secondary quotes, and the job's up-time (52-59%,
+      Lockwood's derivation) leaves its exposure uncertain.
+    - MegaScale: "over 100 automatic recoveries" is secondary-only, with no run length beyond
+      "multi-week", so there is no exposure.
+    - ByteRobust: the failure counts are platform-wide over 778,135 jobs on a >200,000-GPU
+      platform whose GPU-hours are not published (secondary only); the 9,600-GPU job has only an
+      ETTR.
+    - Crusoe H200: only percentage shares are published; ~205 failures in 4 months is
+      Lockwood's inference.
+    - Lablup B200: 10 GPU failures on 504 GPUs, but the abstract does not say whether they fall
+      in the 55-day telemetry or the 73-day log window, so the exposure is ambiguous.
+    - NVIDIA 6K-GPU run, BLOOM, Acme, Philly: counts not retrieved. NCSA Delta: ratios only.
+      Gemini, DGX Cloud: goodput/downtime claims, no counts. Databricks: an assumed AFR, not data.
+    """
+    if name not in _BUILDERS:
+        raise ValueError(f"name must be one of {', '.join(_BUILDERS)}; got {name!r}")
+    return _BUILDERS[name](name, _metadata()[name], units)
+
+
+def load_counts(
+    path_or_dataframe: str | os.PathLike[str] | Mapping[str, Any] | Any,
+    *,
+    n_gpus: int | None = None,
+    duration_hours: float | None = None,
+    shape: cluster.ClusterShape | None = None,
+    name: str = "",
+    title: str = "",
+    notes: str = "",
+) -> xr.Dataset:
+    """Load and validate a user's own failure counts.
+
+    Parameters
+    ----------
+    path_or_dataframe : str, path, pandas.DataFrame or mapping
+        A CSV file, a DataFrame or a mapping of column name -> values, with columns
+        ``category``, ``count``, ``exposure``, ``unit`` and optionally ``group`` (other columns
+        are ignored; names are case-insensitive). ``count`` is a whole number of events >= 0;
+        ``exposure`` is the unit-hours of that row's ``unit`` (e.g. GPU-hours for ``gpu``,
+        hours for ``job``), finite and > 0; ``unit`` is one of :data:`relmc.cluster.UNITS`.
+        In a CSV, blank lines and lines starting with ``#`` are ignored.
+    n_gpus : int, optional
+        Cluster size the counts were observed on (GPUs), recorded in ``attrs``. With
+        ``duration_hours``, it lets the ``exposure`` column be omitted: exposure is then
+        ``relmc.cluster.units(n_gpus, unit, shape) * duration_hours``.
+    duration_hours : float, optional
+        Observation window (hours), recorded in ``attrs``; see ``n_gpus``.
+    shape : relmc.cluster.ClusterShape, optional
+        GPU packing used to compute exposure from ``n_gpus``; Llama 3 defaults (8 GPUs per node).
+    name, title, notes : str, optional
+        Recorded in ``attrs`` (``name`` defaults to the file's stem, or "user").
+
+    Returns
+    -------
+    xarray.Dataset
+        The schema of the module docstring, in the input's row order; ``attrs`` describe the
+        input. ``n_gpus``, ``gpus_per_node`` and ``duration_hours`` are 0 when not given.
+
+    Raises
+    ------
+    ValueError
+        Before anything is returned, naming the field and the 1-based data row (and the file
+        line and category where known): a missing column, no data rows, a non-numeric value, a
+        negative or fractional count, an exposure that is not finite and > 0, a unit not in
+        :data:`relmc.cluster.UNITS`, an empty or duplicate category; or bad ``n_gpus`` /
+        ``duration_hours``.
+    """
+    src = path_or_dataframe
+    if isinstance(src, str | os.PathLike):
+        path = Path(src)
+        origin = str(path)
+        header, rows = _read_csv_text(path.read_text(encoding="utf-8-sig"), origin)
+        default_name = path.stem
+    elif isinstance(src, Mapping):
+        origin = "columns"
+        header, rows = _read_columns(src, origin)
+        default_name = "user"
+    elif hasattr(src, "columns") and hasattr(src, "to_dict"):
+        origin = "DataFrame"
+        if "category" not in [str(c).strip().lower() for c in src.columns] and (
+            getattr(src.index, "name", None) == "category"
+        ):
+            src = src.reset_index()
+        header, rows = _read_columns({c: src[c].tolist() for c in src.columns}, origin)
+        default_name = "user"
+    else:
+        raise ValueError(
+            "path_or_dataframe must be a CSV path, a pandas DataFrame or a mapping of columns; "
+            f"got {type(src).__name__}"
+        )
+
+    if n_gpus is not None:
+        if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
+            raise ValueError(f"n_gpus must be an integer >= 1; got {n_gpus!r}")
+        n_gpus = int(n_gpus)
+    if duration_hours is not None:
+        if isinstance(duration_hours, bool) or not isinstance(duration_hours, numbers.Real):
+            raise ValueError(f"duration_hours must be a number > 0; got {duration_hours!r}")
+        duration_hours = float(duration_hours)
+        if not (0 < duration_hours < math.inf):
+            raise ValueError(f"duration_hours must be finite and > 0; got {duration_hours!r}")
+    shape = cluster.ClusterShape() if shape is None else shape
+    compute_exposure = (
+        "exposure" not in header and n_gpus is not None and duration_hours is not None
+    )
+    needed = [c for c in _REQUIRED if not (c == "exposure" and compute_exposure)]
+    if len(set(header)) != len(header):
+        dups = sorted({h for h in header if header.count(h) > 1})
+        raise ValueError(f"{origin}: header: duplicate column(s) {dups}")
+    missing = [c for c in needed if c not in header]
+    if missing:
+        hint = (
+            " (or give both n_gpus and duration_hours to compute exposure)"
+            if missing == ["exposure"]
+            else ""
+        )
+        raise ValueError(
+            f"{origin}: header: missing column(s) {missing}{hint}; need "
+            f"{', '.join(_REQUIRED)} (and optionally {', '.join(_OPTIONAL)}); got {header}"
+        )
+    if not rows:
+        raise ValueError(f"{origin}: no data rows (only a header and comments)")
+
+    categories: list[str] = []
+    counts: list[int] = []
+    exposure: list[float] = []
+    unit: list[str] = []
+    group: list[str] = []
+    seen: dict[str, int] = {}
+    for row in rows:
+        cat = _category(row, seen, origin)
+        where = row.where(cat)
+        u = _as_text(row.fields["unit"]).lower()
+        if u not in cluster.UNITS:
+            raise ValueError(
+                f"{origin}: {where}: field 'unit' must be one of {', '.join(cluster.UNITS)}; "
+                f"got {row.fields['unit']!r}"
+            )
+        counts.append(_count(row.fields["count"], where, origin))
+        if compute_exposure:
+            exposure.append(cluster.units(n_gpus, u, shape) * duration_hours)
+        else:
+            exposure.append(_exposure(row.fields["exposure"], where, origin))
+        categories.append(cat)
+        unit.append(u)
+        group.append(_as_text(row.fields.get("group")))
+
+    if compute_exposure:
+        assumption = (
+            f"No exposure column: exposure = relmc.cluster.units({n_gpus}, unit) x "
+            f"{duration_hours:g} h (all GPUs in service for the whole window, "
+            f"{shape.gpus_per_node} GPUs per node)."
+        )
+    else:
+        assumption = "As given in the input's exposure column (unit-hours of each row's unit)."
+    attrs = {
+        "name": name or default_name,
+        "title": title or f"user counts from {origin}",
+        "source": origin,
+        "arxiv": "",
+        "where": "",
+        "checked": (
+            "Not checked against any publication: user-supplied counts and exposures, "
+            "validated for form only (whole counts >= 0, finite exposure > 0, known units, "
+            "unique categories)."
+        ),
+        "n_gpus": int(n_gpus or 0),
+        "gpus_per_node": shape.gpus_per_node if n_gpus is not None else 0,
+        "duration_hours": float(duration_hours or 0.0),
+        "exposure_assumption": assumption,
+        "rate_units": "events per unit-hour",
+        "notes": notes,
+    }
+    return _build(categories, counts, exposure, unit, group, attrs)

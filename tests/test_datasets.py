@@ -1,0 +1,380 @@
+"""Tests for relmc.datasets: bundled data against published values, schema, and input checks.
+
+Expected values are the published numbers of reference/facts.md (sections 1, 2, 5), typed here
+as the test oracle; the loader reads them from relmc/data/, so the two must agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import relmc
+from relmc import cluster
+from relmc.datasets import list_datasets, load_counts, load_dataset
+
+NAMES = ["llama3-405b", "pumps", "rsc-1", "rsc-2"]
+LLAMA3_HOURS = 54 * 24  # 54-day window, Llama 3 section 3.3.4 [P]
+LLAMA3_GPUS = 16384
+
+
+def check_schema(ds: xr.Dataset) -> None:
+    assert set(ds.dims) == {"category"}
+    assert ds["category"].dtype.kind == "U"
+    assert ds["count"].dtype == np.int64 and ds["count"].dims == ("category",)
+    assert ds["exposure"].dtype == np.float64 and ds["exposure"].dims == ("category",)
+    assert ds["unit"].dtype.kind == "U" and ds["group"].dtype.kind == "U"
+    assert (ds["count"] >= 0).all() and (ds["exposure"] > 0).all()
+    assert np.isfinite(ds["exposure"]).all()
+    assert "units" in ds["exposure"].attrs
+    assert len(set(ds["category"].values.tolist())) == ds.sizes["category"]
+    for key in ("name", "title", "source", "arxiv", "where", "checked", "notes"):
+        assert isinstance(ds.attrs[key], str)
+    for key in ("rate_units", "exposure_assumption"):
+        assert isinstance(ds.attrs[key], str) and ds.attrs[key]
+    assert isinstance(ds.attrs["n_gpus"], int) and isinstance(ds.attrs["gpus_per_node"], int)
+    assert isinstance(ds.attrs["duration_hours"], float)
+    for value in ds.attrs.values():
+        assert isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+# ---------------------------------------------------------------------------------------------
+# bundled datasets
+
+
+def test_list_datasets_names_and_lazy_reexport():
+    assert list_datasets() == NAMES
+    assert relmc.list_datasets() == NAMES
+    assert relmc.load_dataset is load_dataset and relmc.load_counts is load_counts
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_schema_and_name(name):
+    ds = load_dataset(name)
+    check_schema(ds)
+    assert ds.attrs["name"] == name
+    assert ds.attrs["notes"]
+    assert "[P]" in ds.attrs["checked"] or "[S]" in ds.attrs["checked"]
+
+
+def test_unknown_dataset_rejected():
+    with pytest.raises(ValueError, match="llama3-405b.*'nope'"):
+        load_dataset("nope")
+
+
+def test_llama3_table5_totals():
+    ds = load_dataset("llama3-405b")
+    assert ds.sizes["category"] == 18
+    assert int(ds["count"].sum()) == 419  # section 3.3.4: 419 unexpected [P]
+    assert int(ds["planned_count"]) == 47  # section 3.3.4: 47 planned [P]
+    assert ds["planned_count"].dtype == np.int64 and ds["planned_count"].dims == ()
+    assert int(ds["count"].sel(category="Faulty GPU")) == 148
+    assert int(ds["count"].sel(category="GPU HBM3 Memory")) == 72
+    # category subtotals by count, facts.md section 1.1 [D]
+    by_group = ds["count"].groupby(ds["group"]).sum().to_series().to_dict()
+    assert by_group == {
+        "GPU": 268,
+        "Dependency": 56,
+        "Network": 35,
+        "Unplanned Maintenance": 32,
+        "Host": 21,
+        "Unknown": 7,
+    }
+    assert ds.attrs["n_gpus"] == LLAMA3_GPUS
+    assert ds.attrs["gpus_per_node"] == 8
+    assert ds.attrs["duration_hours"] == LLAMA3_HOURS
+    assert "30.1%" in ds.attrs["notes"] and "35.3%" in ds.attrs["notes"]
+    assert "lower bound" in ds.attrs["exposure_assumption"]
+
+
+def test_llama3_exposure_arithmetic():
+    ds = load_dataset("llama3-405b")
+    assert ds["unit"].to_series().to_dict() == cluster.LLAMA3_DEFAULT_UNITS
+    for cat, unit in cluster.LLAMA3_DEFAULT_UNITS.items():
+        expected = cluster.units(LLAMA3_GPUS, unit) * LLAMA3_HOURS
+        assert float(ds["exposure"].sel(category=cat)) == expected
+    assert float(ds["exposure"].sel(category="GPU HBM3 Memory")) == 16384 * 1296  # GPU-hours
+    assert float(ds["exposure"].sel(category="NIC")) == 2048 * 1296  # node-hours
+    assert float(ds["exposure"].sel(category="Network Switch/Cable")) == 1024 * 1296  # racks
+    assert float(ds["exposure"].sel(category="Dependency")) == 1296  # job: hours
+    # facts.md section 1.4 [D]: 0.030 HBM3 interruptions per GPU-year
+    hbm3_per_gpu_year = float(ds["count"].sel(category="GPU HBM3 Memory")) / 16384 * 365 / 54
+    rate = ds["count"] / ds["exposure"]
+    assert math.isclose(float(rate.sel(category="GPU HBM3 Memory")) * 24 * 365, hbm3_per_gpu_year)
+    assert round(hbm3_per_gpu_year, 3) == 0.030
+
+
+def test_llama3_unit_override_recomputes_exposure():
+    base = load_dataset("llama3-405b")
+    ds = load_dataset("llama3-405b", units={"Software Bug": "job", "Faulty GPU": "node"})
+    assert str(ds["unit"].sel(category="Software Bug").item()) == "job"
+    assert float(ds["exposure"].sel(category="Software Bug")) == 1296.0
+    assert float(ds["exposure"].sel(category="Faulty GPU")) == 2048 * 1296
+    xr.testing.assert_identical(ds["count"], base["count"])
+    others = [c for c in base["category"].values if c not in ("Software Bug", "Faulty GPU")]
+    xr.testing.assert_identical(
+        ds["exposure"].sel(category=others), base["exposure"].sel(category=others)
+    )
+
+
+@pytest.mark.parametrize(
+    ("units", "needle"),
+    [({"Faulty CPU": "gpu"}, "Faulty CPU"), ({"NIC": "server"}, "server")],
+)
+def test_llama3_bad_override_rejected(units, needle):
+    with pytest.raises(ValueError, match=needle):
+        load_dataset("llama3-405b", units=units)
+
+
+def test_pumps_values():
+    ds = load_dataset("pumps")
+    assert ds["category"].values.tolist() == [f"pump{i:02d}" for i in range(1, 11)]
+    # facts.md section 5 [P]
+    assert ds["count"].values.tolist() == [5, 1, 5, 14, 3, 19, 1, 1, 4, 22]
+    assert ds["exposure"].values.tolist() == [
+        94.3,
+        15.7,
+        62.9,
+        126.0,
+        5.24,
+        31.4,
+        1.05,
+        1.05,
+        2.1,
+        10.5,
+    ]
+    assert int(ds["count"].sum()) == 75
+    assert math.isclose(float(ds["exposure"].sum()), 350.24)
+    assert set(ds["unit"].values.tolist()) == {"pump"}
+    assert ds["exposure"].attrs["units"] == "1000 pump-hours"
+    assert ds.attrs["rate_units"] == "events per 1000 pump-hours"
+
+
+def test_pumps_take_no_unit_override():
+    with pytest.raises(ValueError, match="units"):
+        load_dataset("pumps", units={"pump01": "gpu"})
+
+
+@pytest.mark.parametrize(("name", "rate", "gpus"), [("rsc-1", 6.50, 16000), ("rsc-2", 2.34, 8000)])
+def test_rsc_count_reproduces_published_rate(name, rate, gpus):
+    ds = load_dataset(name)
+    assert ds["category"].values.tolist() == ["all"]
+    assert ds["unit"].values.tolist() == ["node"]
+    assert ds.attrs["n_gpus"] == gpus and ds.attrs["gpus_per_node"] == 8
+    node_days = float(ds["exposure"].sum()) / 24
+    per_1000_node_days = float(ds["count"].sum()) / node_days * 1000
+    # the count is rounded to a whole event: at most half an event off the published rate
+    assert abs(per_1000_node_days - rate) <= 0.5 / node_days * 1000
+    assert "[D]" in ds.attrs["exposure_assumption"]
+    assert f"{rate:.2f}" in ds.attrs["exposure_assumption"]
+
+
+def test_rsc_unit_override_keeps_count():
+    node = load_dataset("rsc-1")
+    gpu = load_dataset("rsc-1", units={"all": "gpu"})
+    assert int(gpu["count"].sum()) == int(node["count"].sum())
+    assert float(gpu["exposure"].sum()) == pytest.approx(8 * float(node["exposure"].sum()))
+    with pytest.raises(ValueError, match="everything"):
+        load_dataset("rsc-1", units={"everything": "node"})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_netcdf_round_trip(name, tmp_path):
+    ds = load_dataset(name)
+    path = tmp_path / f"{name}.nc"
+    ds.to_netcdf(path, engine="h5netcdf")
+    with xr.open_dataset(path, engine="h5netcdf") as back:
+        back = back.load()
+    xr.testing.assert_identical(back, ds)
+
+
+def test_load_returns_fresh_objects():
+    a = load_dataset("llama3-405b")
+    a["count"][0] = 0
+    assert int(load_dataset("llama3-405b")["count"].sum()) == 419
+
+
+# ---------------------------------------------------------------------------------------------
+# load_counts: good input
+
+GOOD = """\
+# my cluster, 30 days
+# another comment
+category,count,exposure,unit,group
+GPU fault,12,2949120,gpu,GPU
+
+NIC,3,368640,node,Host
+hang,2,720,job,
+"""
+
+
+def write(tmp_path, text, name="counts.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_load_counts_csv(tmp_path):
+    ds = load_counts(write(tmp_path, GOOD), n_gpus=4096, duration_hours=720)
+    check_schema(ds)
+    assert ds["category"].values.tolist() == ["GPU fault", "NIC", "hang"]
+    assert ds["count"].values.tolist() == [12, 3, 2]
+    assert ds["exposure"].values.tolist() == [2949120.0, 368640.0, 720.0]
+    assert ds["unit"].values.tolist() == ["gpu", "node", "job"]
+    assert ds["group"].values.tolist() == ["GPU", "Host", ""]
+    assert ds.attrs["name"] == "counts"
+    assert ds.attrs["n_gpus"] == 4096 and ds.attrs["duration_hours"] == 720.0
+    assert ds.attrs["gpus_per_node"] == 8
+
+
+def test_load_counts_same_from_dataframe_dict_and_csv(tmp_path):
+    from_csv = load_counts(write(tmp_path, GOOD))
+    frame = pd.DataFrame(
+        {
+            "category": ["GPU fault", "NIC", "hang"],
+            "count": [12, 3, 2],
+            "exposure": [2949120.0, 368640.0, 720.0],
+            "unit": ["gpu", "node", "job"],
+            "group": ["GPU", "Host", None],
+        }
+    )
+    from_frame = load_counts(frame)
+    from_dict = load_counts(frame.to_dict(orient="list"))
+    for ds in (from_frame, from_dict):
+        for var in ("count", "exposure", "unit", "group"):
+            xr.testing.assert_identical(ds[var], from_csv[var])
+    assert from_csv.attrs["n_gpus"] == 0 and from_csv.attrs["duration_hours"] == 0.0
+
+
+def test_load_counts_without_exposure_column_computes_it():
+    ds = load_counts(
+        {"category": ["a", "b"], "count": [1, 0], "unit": ["gpu", "rack"]},
+        n_gpus=4096,
+        duration_hours=10.0,
+    )
+    assert ds["exposure"].values.tolist() == [
+        cluster.units(4096, "gpu") * 10.0,
+        cluster.units(4096, "rack") * 10.0,
+    ]
+    assert "relmc.cluster.units(4096" in ds.attrs["exposure_assumption"]
+
+
+def test_load_counts_round_trips_netcdf(tmp_path):
+    ds = load_counts(write(tmp_path, GOOD))
+    path = tmp_path / "user.nc"
+    ds.to_netcdf(path, engine="h5netcdf")
+    with xr.open_dataset(path, engine="h5netcdf") as back:
+        xr.testing.assert_identical(back.load(), ds)
+
+
+# ---------------------------------------------------------------------------------------------
+# load_counts: bad input, each rejected with the field and the row named
+
+HEAD = "category,count,exposure,unit\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "needles"),
+    [
+        ("a,1,10,gpu\nb,-1,10,gpu\n", ["row 2", "'b'", "'count'"]),
+        ("a,2.5,10,gpu\n", ["row 1", "'a'", "'count'"]),
+        ("a,1,10,gpu\nb,1,10,gpu\nc,abc,10,gpu\n", ["row 3", "'c'", "'count'", "not a number"]),
+        ("a,,10,gpu\n", ["row 1", "'count'", "empty"]),
+        ("a,1,0,gpu\n", ["row 1", "'a'", "'exposure'"]),
+        ("a,1,-5,gpu\n", ["row 1", "'exposure'"]),
+        ("a,1,nan,gpu\n", ["row 1", "'exposure'"]),
+        ("a,1,inf,gpu\n", ["row 1", "'exposure'"]),
+        ("a,1,ten,gpu\n", ["row 1", "'exposure'", "not a number"]),
+        ("a,1,10,gpu\nb,1,10,gpus\n", ["row 2", "'b'", "'unit'", "gpus"]),
+        ("a,1,10,gpu\na,2,10,node\n", ["row 2", "'a'", "'category'", "duplicates row 1"]),
+        (",1,10,gpu\n", ["row 1", "'category'", "empty"]),
+        ("a,1,10\n", ["row 1", "fields"]),
+    ],
+)
+def test_load_counts_bad_rows(tmp_path, body, needles):
+    path = write(tmp_path, "# comment\n" + HEAD + body)
+    with pytest.raises(ValueError) as err:
+        load_counts(path)
+    for needle in needles:
+        assert needle in str(err.value)
+    assert str(path) in str(err.value)
+
+
+def test_load_counts_reports_file_line(tmp_path):
+    # row 2 is on line 5: two comments, the header, row 1
+    path = write(tmp_path, "# x\n# y\n" + HEAD + "a,1,10,gpu\nb,-1,10,gpu\n")
+    with pytest.raises(ValueError, match=r"row 2 \(line 5, category 'b'\)"):
+        load_counts(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("category,count,unit\na,1,gpu\n", "missing column(s) ['exposure']"),
+        ("category,exposure,unit\na,1,gpu\n", "missing column(s) ['count']"),
+        ("count,exposure\n1,1\n", "missing column(s) ['category', 'unit']"),
+        ("category,count,count,exposure,unit\na,1,1,1,gpu\n", "duplicate column(s) ['count']"),
+    ],
+)
+def test_load_counts_bad_header(tmp_path, text, needle):
+    with pytest.raises(ValueError, match="header") as err:
+        load_counts(write(tmp_path, text))
+    assert needle in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n", "# c\n" + HEAD])
+def test_load_counts_empty_file(tmp_path, text):
+    with pytest.raises(ValueError, match="empty file|no data rows"):
+        load_counts(write(tmp_path, text))
+
+
+def test_load_counts_bad_dataframe_rows_named():
+    frame = pd.DataFrame(
+        {
+            "category": ["a", "b", "c"],
+            "count": [1.0, np.nan, 2.0],
+            "exposure": [1.0, 1.0, 1.0],
+            "unit": ["gpu", "gpu", "gpu"],
+        }
+    )
+    with pytest.raises(ValueError, match=r"DataFrame: row 2 \(category 'b'\): field 'count'"):
+        load_counts(frame)
+    frame.loc[1, "count"] = 3.0
+    ds = load_counts(frame)  # whole-number floats (pandas' NaN-capable dtype) are accepted
+    assert ds["count"].dtype == np.int64 and ds["count"].values.tolist() == [1, 3, 2]
+    frame.loc[2, "exposure"] = np.inf
+    with pytest.raises(ValueError, match=r"row 3 \(category 'c'\): field 'exposure'"):
+        load_counts(frame)
+
+
+def test_load_counts_bad_columns_mapping():
+    with pytest.raises(ValueError, match="different lengths"):
+        load_counts({"category": ["a", "b"], "count": [1], "exposure": [1, 1], "unit": ["gpu"]})
+    with pytest.raises(ValueError, match="no data rows"):
+        load_counts({"category": [], "count": [], "exposure": [], "unit": []})
+    with pytest.raises(ValueError, match="path_or_dataframe"):
+        load_counts(42)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"n_gpus": 0}, "n_gpus"),
+        ({"n_gpus": 2.5}, "n_gpus"),
+        ({"duration_hours": -1.0}, "duration_hours"),
+        ({"duration_hours": math.inf}, "duration_hours"),
+    ],
+)
+def test_load_counts_bad_keywords(tmp_path, kwargs, needle):
+    with pytest.raises(ValueError, match=needle):
+        load_counts(write(tmp_path, GOOD), **kwargs)
+
+
+def test_missing_exposure_needs_both_size_and_duration():
+    cols = {"category": ["a"], "count": [1], "unit": ["gpu"]}
+    with pytest.raises(ValueError, match="n_gpus and duration_hours"):
+        load_counts(cols, n_gpus=8)

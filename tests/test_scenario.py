@@ -1,0 +1,109 @@
+"""Scenario dataclasses: validation names the field, dict round trip, dotted replacement."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
+
+
+def small_failures():
+    return FailureModel(
+        (
+            Category("gpu", rate=1e-5, unit="gpu", recovery="swap"),
+            Category("bug", rate=0.01, unit="job"),
+        ),
+        maintenance_rate=0.03,
+    )
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        (lambda: Cluster(n_gpus=0), "cluster.n_gpus"),
+        (lambda: Cluster(n_gpus=2.0), "cluster.n_gpus"),
+        (lambda: Cluster(n_gpus=10**9), "cluster.n_gpus"),
+        (lambda: Cluster(gpus_per_node=0), "cluster.gpus_per_node"),
+        (lambda: Cluster(links_per_gpu=math.nan), "cluster.links_per_gpu"),
+        (lambda: Category("x", rate=-1.0), "rate"),
+        (lambda: Category("x", rate=math.nan), "rate"),
+        (lambda: Category("x", rate=math.inf), "rate"),
+        (lambda: Category("x", unit="cabinet"), "unit"),
+        (lambda: Category("x", recovery="reboot"), "recovery"),
+        (lambda: Category("x", detection_hours=-0.1), "detection_hours"),
+        (lambda: Category(""), "category.name"),
+        (lambda: FailureModel(()), "failures.categories"),
+        (lambda: FailureModel((Category("a"), Category("a"))), "unique names"),
+        (lambda: FailureModel((Category("a"),), maintenance_rate=-1), "failures.maintenance_rate"),
+        (lambda: Job(0.0), "job.compute_hours"),
+        (lambda: Job(math.inf), "job.compute_hours"),
+        (lambda: Policy(checkpoint_interval=0.0), "policy.checkpoint_interval"),
+        (lambda: Policy(checkpoint_interval="optimal"), "policy.checkpoint_interval"),
+        (lambda: Policy(checkpoint_hours=-1.0), "policy.checkpoint_hours"),
+        (lambda: Policy(persist_hours=0.6), "policy.persist_hours"),
+        (lambda: Policy(restart_hours=math.nan), "policy.restart_hours"),
+        (lambda: Policy(n_spares=-1), "policy.n_spares"),
+        (lambda: Policy(repair_hours=0.0), "policy.repair_hours"),
+        (lambda: Policy(wall_cap_factor=0.5), "policy.wall_cap_factor"),
+        (lambda: Policy(max_events=0), "policy.max_events"),
+    ],
+)
+def test_each_bad_field_is_named(build, field):
+    with pytest.raises(ValueError, match=field.replace(".", r"\.")):
+        build()
+
+
+def test_dict_round_trip_and_unknown_keys():
+    sc = Scenario(
+        cluster=Cluster(n_gpus=4096),
+        failures=small_failures(),
+        policy=Policy(n_spares=4, checkpoint_interval="daly"),
+    )
+    d = sc.to_dict()
+    assert "n_spares" in d["policy"]
+    assert Scenario.from_dict(d) == sc
+    d["policy"]["checkpoint_every"] = 1.0
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        Scenario.from_dict(d)
+    with pytest.raises(ValueError, match="unknown sections"):
+        Scenario.from_dict({"clusterr": {}})
+
+
+def test_replace_path_sets_fields_and_validates():
+    sc = Scenario(failures=small_failures())
+    assert replace_path(sc, "cluster.n_gpus", 1024).cluster.n_gpus == 1024
+    assert replace_path(sc, "policy.restart_hours", 0.05).policy.restart_hours == 0.05
+    star = replace_path(sc, "failures.categories.*.detection_hours", 0.2)
+    assert all(c.detection_hours == 0.2 for c in star.failures.categories)
+    one = replace_path(sc, "failures.categories.bug.rate", 0.5)
+    assert one.failures.category("bug").rate == 0.5
+    assert one.failures.category("gpu").rate == 1e-5
+    for bad, msg in [
+        ("cluster.gpus", "unknown field"),
+        ("policy", "section.field"),
+        ("failures.categories.nope.rate", "no category"),
+        ("failures.categories.gpu.name", "unknown field"),
+        ("solver.x", "unknown field"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            replace_path(sc, bad, 1)
+    with pytest.raises(ValueError, match="policy.restart_hours"):
+        replace_path(sc, "policy.restart_hours", -1.0)
+
+
+def test_interval_rules_use_mtbf():
+    pol = Policy(checkpoint_interval="young", checkpoint_hours=5 / 60)
+    assert pol.interval(24.0) == pytest.approx(math.sqrt(2 * 5 / 60 * 24.0))
+    with pytest.raises(ValueError, match="finite MTBF"):
+        pol.interval(math.inf)
+    with pytest.raises(ValueError, match="checkpoint_hours > 0"):
+        Policy(checkpoint_interval="daly", checkpoint_hours=0.0).interval(10.0)
+
+
+def test_cluster_rates_scale_with_units():
+    fm = small_failures()
+    rates = fm.cluster_rates(Cluster(n_gpus=16384))
+    assert rates[0] == pytest.approx(1e-5 * 16384)
+    assert rates[1] == pytest.approx(0.01)
