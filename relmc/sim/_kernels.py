@@ -42,7 +42,9 @@ def _run_position(e, tau, delta, persist, n_seg, r):
     compute is done (final snapshot or persist under way). ``computed + ckpt == e``.
     """
     seg = tau + delta
-    k = int(e // seg)
+    k = int(e / seg)  # not e // seg: float floor division compiles to a slow fmod
+    if k > 0 and k * seg > e:  # e / seg rounded up onto the next whole number
+        k -= 1
     if k > n_seg - 1:
         k = n_seg - 1
     x = e - k * seg
@@ -101,6 +103,8 @@ def _heap_pop(heap, n):
 @jit
 def _pick(rng, cum, n_cat, fail_rate, rate):
     """Return the category index of an event, or -1 for planned maintenance."""
+    if n_cat == 1 and rate == fail_rate:
+        return 0  # one possible outcome: no draw needed
     u = rng.random() * rate
     if u >= fail_rate:
         return -1
@@ -162,6 +166,9 @@ def simulate_block(
         done = False
         capped = False
         need_restart = False  # the next phase: a restart (True) or a run (False)
+        # time to the next event left over from a restart that ended first: by memorylessness
+        # (the rate is the same in restarts and runs) it is the run's first gap; -1: none
+        carry = -1.0
         while not (done or capped):
             if need_restart:
                 e = rng.exponential(inv_rate) if rate > 0.0 else np.inf
@@ -174,6 +181,7 @@ def simulate_block(
                     lost[i, RESTART] += restart_hours
                     t += restart_hours
                     need_restart = False
+                    carry = e - restart_hours
                     continue
                 if t + e > cap_hours:
                     lost[i, RESTART] += cap_hours - t
@@ -211,8 +219,11 @@ def simulate_block(
                 e = 0.0
                 c = -2  # -2: no event before the end of the run
                 while True:
-                    step = rng.exponential(inv_rate) if rate > 0.0 else np.inf
-                    e += step
+                    if carry >= 0.0:
+                        e += carry
+                        carry = -1.0
+                    else:
+                        e += rng.exponential(inv_rate) if rate > 0.0 else np.inf
                     if e >= d_run:
                         break
                     c = _pick(rng, cum, n_cat, fail_rate, rate)
