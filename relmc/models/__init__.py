@@ -1,0 +1,17 @@
+"""Bayesian failure-rate models; every fit returns an :class:`arviz.InferenceData`.
+
+- :func:`fit_conjugate`: independent Gamma-Poisson per category, exact draws (milliseconds).
+- :func:`fit_hierarchical`: partial pooling across categories on a unit-free scale (PyMC).
+- :func:`fit_fleets`: several fleets, shared category rates times a fleet multiplier (PyMC).
+
+Every fit returns ``posterior["rate"]`` (chain, draw, category) in events per unit-hour of the
+data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCMC fits warn with
+:class:`ConvergenceWarning` when r_hat > 1.01, bulk ESS < 100 per chain, or NUTS diverged.
+"""
+
+from relmc.models._common import ConvergenceWarning
+from relmc.models.conjugate import JEFFREYS, fit_conjugate
+from relmc.models.fleets import fit_fleets
+from relmc.models.hierarchical import fit_hierarchical
+
+__all__ = ["JEFFREYS", "ConvergenceWarning", "fit_conjugate", "fit_fleets", "fit_hierarchical"]

@@ -1,0 +1,304 @@
+"""Shared pieces of the failure-rate models: input checks, seeds, diagnostics, result layout."""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from relmc.cluster import UNITS
+
+# arviz 0.23 announces its 1.0 refactor with a FutureWarning on import. It says nothing about our
+# numbers, and under ``filterwarnings = error`` it would turn every first import into a failure,
+# so it (and only it) is silenced here, once, around the import.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="ArviZ is undergoing", category=FutureWarning)
+    import arviz as az
+
+__all__ = ["ConvergenceWarning", "az"]
+
+#: Units a dataset may use: the cluster units plus ``pump`` (BUGS pumps data, 1000 pump-hours).
+DATA_UNITS: tuple[str, ...] = (*UNITS, "pump")
+
+#: Convergence thresholds (Vehtari et al. 2021, "Rank-normalization, folding, and localization").
+RHAT_MAX = 1.01
+ESS_PER_CHAIN_MIN = 100
+
+
+def import_pymc():
+    """Import and return :mod:`pymc`, settling PyTensor's BLAS lookup once, quietly.
+
+    Without a BLAS to link, PyTensor warns from the default of ``config.blas__ldflags`` and
+    does not cache the value, so under ``-W error`` every graph rewrite that reads it fails
+    (logged as rewrite failures). The value is read once here with that one warning ignored;
+    the environment notice says nothing about the numbers, and the fallback is NumPy's BLAS.
+    """
+    import pymc as pm
+    import pytensor
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS")
+        _ = pytensor.config.blas__ldflags
+    return pm
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """MCMC diagnostics say the posterior draws may not be trustworthy."""
+
+
+@dataclass(frozen=True)
+class Observations:
+    """Validated, plain-array view of one observation dataset."""
+
+    name: str
+    categories: np.ndarray
+    count: np.ndarray
+    exposure: np.ndarray
+    unit: np.ndarray
+    group: np.ndarray
+    attrs: Mapping[str, Any]
+
+    @property
+    def n(self) -> int:
+        """Number of categories."""
+        return int(self.count.shape[0])
+
+    @property
+    def rate_units(self) -> str:
+        """Units of a rate: events per exposure unit (``attrs['rate_units']`` when given)."""
+        return str(self.attrs.get("rate_units", "events per unit-hour"))
+
+
+def check_data(data: Any, field: str = "data") -> Observations:
+    """Validate an observation dataset and return its arrays.
+
+    Raises
+    ------
+    ValueError
+        Naming the field and the allowed values, for anything the models cannot use.
+    """
+    if not isinstance(data, xr.Dataset):
+        raise ValueError(f"{field} must be an xarray.Dataset, got {type(data).__name__}")
+    if "category" not in data.dims:
+        raise ValueError(f"{field} must have a 'category' dimension; dims are {tuple(data.dims)}")
+    if data.sizes["category"] < 1:
+        raise ValueError(f"{field}: 'category' must have length >= 1")
+    for var in ("count", "exposure", "unit"):
+        if var not in data.variables:
+            raise ValueError(
+                f"{field} is missing variable {var!r}; needs count, exposure and unit "
+                "along 'category' (group optional)"
+            )
+        if data[var].dims != ("category",):
+            raise ValueError(f"{field}[{var!r}] must have dims ('category',), got {data[var].dims}")
+    cats = np.asarray(data["category"].values).astype(str)
+    if len(set(cats.tolist())) != cats.size:
+        raise ValueError(f"{field}: 'category' labels must be unique")
+
+    raw = np.asarray(data["count"].values)
+    if raw.dtype.kind not in "iuf" or raw.dtype == bool:
+        raise ValueError(f"{field}['count'] must be integers >= 0, got dtype {raw.dtype}")
+    if not np.all(np.isfinite(raw)) or np.any(raw < 0) or np.any(raw != np.round(raw)):
+        raise ValueError(f"{field}['count'] must be finite integers >= 0, got {raw.tolist()}")
+    count = raw.astype(np.int64)
+
+    exposure = np.asarray(data["exposure"].values)
+    if exposure.dtype.kind not in "iuf" or exposure.dtype == bool:
+        raise ValueError(f"{field}['exposure'] must be numbers > 0, got dtype {exposure.dtype}")
+    exposure = exposure.astype(np.float64)
+    if not np.all(np.isfinite(exposure)) or np.any(exposure <= 0):
+        raise ValueError(
+            f"{field}['exposure'] must be finite and > 0 (unit-hours), got {exposure.tolist()}"
+        )
+
+    unit = np.asarray(data["unit"].values).astype(str)
+    bad = sorted(set(unit.tolist()) - set(DATA_UNITS))
+    if bad:
+        raise ValueError(f"{field}['unit'] must be one of {', '.join(DATA_UNITS)}; got {bad}")
+    if "group" in data.variables:
+        group = np.asarray(data["group"].values).astype(str)
+    else:
+        group = np.full(cats.size, "", dtype=str)
+    attrs = dict(data.attrs)
+    return Observations(
+        name=str(attrs.get("name", "")),
+        categories=cats,
+        count=count,
+        exposure=exposure,
+        unit=unit,
+        group=group,
+        attrs=attrs,
+    )
+
+
+def check_int(value: Any, field: str, minimum: int) -> int:
+    """Return ``value`` as an int, or raise ``ValueError`` unless it is an integer >= minimum."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{field} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed: Any, field: str) -> None:
+    """Raise ``ValueError`` unless ``seed`` is None, an integer >= 0 or a numpy Generator."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(
+            f"{field} must be None, an integer >= 0 or a numpy Generator; got {seed!r}"
+        )
+
+
+def seed_sequence(seed: int | np.random.Generator | None) -> np.random.SeedSequence:
+    """Root ``SeedSequence`` of a fit; a Generator is advanced by one draw (never global state)."""
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    return np.random.SeedSequence(seed)
+
+
+def seed_attrs(seed: Any) -> dict[str, int | str]:
+    """NetCDF-safe record of the seed a fit was given."""
+    if seed is None:
+        return {"random_seed": "none"}
+    if isinstance(seed, np.random.Generator):
+        return {"random_seed": "numpy.random.Generator"}
+    return {"random_seed": int(seed)}
+
+
+def category_coords(obs: Observations) -> xr.Coordinates:
+    """Coordinates along ``category``: labels plus the ``unit`` and ``group`` of each."""
+    return xr.Coordinates(
+        {
+            "category": obs.categories,
+            "unit": ("category", obs.unit),
+            "group": ("category", obs.group),
+        }
+    )
+
+
+def sample_coords(obs: Observations, chains: int, draws: int) -> xr.Coordinates:
+    """Coordinates ``chain``, ``draw`` and those of :func:`category_coords`.
+
+    Built once per fit and shared by its groups: index creation dominates small fits.
+    """
+    return xr.Coordinates(
+        {
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            "category": obs.categories,
+            "unit": ("category", obs.unit),
+            "group": ("category", obs.group),
+        }
+    )
+
+
+def data_groups(obs: Observations) -> dict[str, xr.Dataset]:
+    """Return the ``observed_data`` and ``constant_data`` groups of a fit."""
+    coords = category_coords(obs)
+    observed = xr.Dataset(
+        {"count": ("category", obs.count, {"units": "events"})},
+        coords=coords,
+        attrs={"dataset": obs.name},
+    )
+    constant = xr.Dataset(
+        {"exposure": ("category", obs.exposure, {"units": "unit-hours (dataset exposure units)"})},
+        coords=coords,
+        attrs={"dataset": obs.name},
+    )
+    return {"observed_data": observed, "constant_data": constant}
+
+
+def predictive_counts(
+    rate: np.ndarray, exposure: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Poisson counts at ``exposure`` for every draw of ``rate`` (..., category)."""
+    return rng.poisson(rate * exposure).astype(np.int64)
+
+
+def check_convergence(posterior: xr.Dataset, var_names: list[str], where: str) -> None:
+    """Warn with :class:`ConvergenceWarning` if r_hat or bulk ESS miss their thresholds.
+
+    Thresholds: r_hat > 1.01, or bulk ESS < 100 per chain (Vehtari et al. 2021).
+    """
+    n_chains = posterior.sizes["chain"]
+    ess_min = ESS_PER_CHAIN_MIN * n_chains
+    problems = []
+    with warnings.catch_warnings():
+        # arviz warns (RuntimeWarning) about very short chains; the thresholds below report it.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rhat = az.rhat(posterior, var_names=var_names)
+        ess = az.ess(posterior, var_names=var_names, method="bulk")
+    for name in var_names:
+        r = rhat[name]
+        e = ess[name]
+        labels = _labels(name, r)
+        for lab, rv, ev in zip(labels, np.ravel(r.values), np.ravel(e.values), strict=True):
+            if not np.isfinite(rv) or rv > RHAT_MAX:
+                problems.append(f"{lab}: r_hat {rv:.3f} > {RHAT_MAX}")
+            if not np.isfinite(ev) or ev < ess_min:
+                problems.append(
+                    f"{lab}: bulk ESS {ev:.0f} < {ess_min} "
+                    f"({ESS_PER_CHAIN_MIN} per chain x {n_chains} chains)"
+                )
+    if problems:
+        shown = "; ".join(problems[:8]) + (
+            f"; and {len(problems) - 8} more" if len(problems) > 8 else ""
+        )
+        warnings.warn(
+            f"{where}: MCMC may not have converged ({shown}). Increase draws and tune, or "
+            "check the data.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def check_divergences(sample_stats: xr.Dataset, where: str) -> None:
+    """Warn with :class:`ConvergenceWarning` if NUTS reported divergent transitions."""
+    if "diverging" not in sample_stats:
+        return
+    n = int(sample_stats["diverging"].sum())
+    if n > 0:
+        total = int(sample_stats["diverging"].size)
+        warnings.warn(
+            f"{where}: {n} of {total} NUTS transitions diverged; the posterior may be biased. "
+            "Increase target_accept.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def _labels(name: str, da: xr.DataArray) -> list[str]:
+    if da.ndim == 0:
+        return [name]
+    axes = [np.asarray(da[d].values).astype(str) for d in da.dims]
+    return [f"{name}[{', '.join(idx)}]" for idx in itertools.product(*axes)]
+
+
+def make_idata(
+    posterior: xr.Dataset,
+    posterior_predictive: xr.Dataset,
+    observed_data: xr.Dataset,
+    constant_data: xr.Dataset,
+    attrs: Mapping[str, Any],
+    sample_stats: xr.Dataset | None = None,
+) -> az.InferenceData:
+    """Assemble the InferenceData every fit returns; ``attrs`` go on posterior and ``rate``."""
+    posterior = posterior.assign_attrs(dict(attrs))
+    posterior["rate"].attrs.update({"units": attrs["rate_units"], **attrs})
+    posterior_predictive = posterior_predictive.assign_attrs(
+        {k: attrs[k] for k in ("model", "dataset")}
+    )
+    groups = {
+        "posterior": posterior,
+        "posterior_predictive": posterior_predictive,
+        "observed_data": observed_data,
+        "constant_data": constant_data,
+    }
+    if sample_stats is not None:
+        groups["sample_stats"] = sample_stats
+    return az.InferenceData(**groups)

@@ -1,0 +1,111 @@
+"""Independent Gamma-Poisson model per category, in closed form."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import xarray as xr
+
+from relmc.models._common import (
+    az,
+    check_data,
+    check_int,
+    check_seed,
+    data_groups,
+    make_idata,
+    predictive_counts,
+    sample_coords,
+    seed_attrs,
+)
+
+__all__ = ["JEFFREYS", "fit_conjugate"]
+
+#: Default prior ``(shape, rate)``: Gamma(1/2, 0), Jeffreys' prior for a Poisson rate.
+JEFFREYS: tuple[float, float] = (0.5, 0.0)
+
+
+def _check_prior(prior: object) -> tuple[float, float]:
+    msg = (
+        "prior must be a (shape, rate) pair of finite numbers with shape > 0 and rate >= 0 "
+        f"(rate in exposure units); got {prior!r}"
+    )
+    if not isinstance(prior, tuple | list) or len(prior) != 2:
+        raise ValueError(msg)
+    shape, rate = prior
+    for v in (shape, rate):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+            raise ValueError(msg)
+    if shape <= 0 or rate < 0:
+        raise ValueError(msg)
+    return float(shape), float(rate)
+
+
+def fit_conjugate(
+    data: xr.Dataset,
+    *,
+    prior: tuple[float, float] = JEFFREYS,
+    draws: int = 4000,
+    rng: int | np.random.Generator | None = None,
+) -> az.InferenceData:
+    r"""Fit an independent Gamma-Poisson model to each category, exactly.
+
+    For each category :math:`c` with count :math:`x_c` over exposure :math:`E_c` unit-hours,
+    :math:`x_c \sim \mathrm{Poisson}(\lambda_c E_c)` and :math:`\lambda_c \sim
+    \mathrm{Gamma}(a, b)` (shape, rate) give the posterior
+    :math:`\lambda_c \mid x_c \sim \mathrm{Gamma}(a + x_c,\ b + E_c)`, drawn exactly.
+
+    Parameters
+    ----------
+    data : xarray.Dataset
+        Observations along ``category``: ``count`` (events), ``exposure`` (unit-hours),
+        ``unit`` and optionally ``group`` (see :func:`relmc.load_dataset`).
+    prior : (float, float), optional
+        Gamma prior ``(shape, rate)`` on every category's rate; rate in exposure units
+        (unit-hours). The default ``(0.5, 0.0)`` is Jeffreys' prior for a Poisson rate,
+        :math:`p(\lambda) \propto \lambda^{-1/2}`: improper but always giving a proper posterior
+        (``exposure > 0``), invariant to the time unit (no hours-vs-days scale to choose), and
+        its posterior mean ``(x + 1/2) / E`` stays finite and positive for a category with zero
+        events. A proper prior (``rate > 0``) is needed for simulation-based calibration.
+    draws : int, optional
+        Posterior draws, >= 1 (one chain: the draws are exact and independent).
+    rng : int, numpy.random.Generator or None, optional
+        Seed or generator; the same int gives the same result. A Generator is advanced.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: ``rate`` (chain=1, draw, category), events per unit-hour, with
+        coordinates ``unit`` and ``group`` along ``category`` and attrs ``rate_units``,
+        ``model="conjugate"``, ``prior``, ``dataset``, ``random_seed``.
+        ``posterior_predictive``: ``count`` (chain, draw, category) at the observed exposure.
+        ``observed_data``: ``count``; ``constant_data``: ``exposure``.
+
+    Raises
+    ------
+    ValueError
+        For invalid data, prior, draws or rng, before any drawing.
+    """
+    obs = check_data(data)
+    shape, rate = _check_prior(prior)
+    draws = check_int(draws, "draws", 1)
+    check_seed(rng, "rng")
+    gen = np.random.default_rng(rng)
+
+    post_shape = shape + obs.count
+    post_rate = rate + obs.exposure
+    lam = gen.standard_gamma(post_shape, size=(1, draws, obs.n)) / post_rate
+    pred = predictive_counts(lam, obs.exposure, gen)
+
+    coords = sample_coords(obs, 1, draws)
+    dims = ("chain", "draw", "category")
+    posterior = xr.Dataset({"rate": (dims, lam)}, coords=coords)
+    predictive = xr.Dataset({"count": (dims, pred)}, coords=coords)
+    attrs = {
+        "model": "conjugate",
+        "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category",
+        "dataset": obs.name,
+        "rate_units": obs.rate_units,
+        **seed_attrs(rng),
+    }
+    return make_idata(posterior, predictive, **data_groups(obs), attrs=attrs)

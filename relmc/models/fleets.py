@@ -1,0 +1,328 @@
+r"""Pooling several fleets: shared category rates times a log-normal fleet multiplier (PyMC).
+
+Model
+-----
+Exactly one fleet is *categorised* (two or more categories, e.g. Llama 3 by root cause); the
+others report only a *total* (one category, e.g. RSC-1 failures per node-day). Fleet
+:math:`k` has the rates :math:`\lambda_{kc} = \kappa_c \, e^{\sigma (z_k - z_1)}` per unit-hour,
+with :math:`\kappa_c` the categorised fleet's (:math:`k = 1`) own rates, given the pooled prior of
+:func:`relmc.fit_hierarchical` (same ``prior`` and ``pool`` options),
+:math:`z_k \sim \mathcal N(0, 1)` and :math:`\sigma \sim \mathrm{HalfNormal}(s_f)`, with
+:math:`s_f` = ``fleet_sigma``. NUTS samples the log ratios :math:`\delta_k = \sigma (z_k - z_1)`
+directly, with their implied prior :math:`\mathcal N(0, \sigma^2 (I + 11^T))`.
+Equivalently all fleets, the observed ones and a new one, are exchangeable draws
+:math:`\lambda_c e^{\sigma z_k}` around a common :math:`\lambda_c`; the categorised fleet is only
+the parametrisation anchor (its rates are what its data pin down, which keeps NUTS's geometry
+simple).
+
+Total-only fleets
+-----------------
+A total-only fleet :math:`k` with one category of unit :math:`v_k` (e.g. ``node``), count
+:math:`X_k` over exposure :math:`E_k` :math:`v_k`-hours and size :math:`G_k` GPUs
+(``attrs["n_gpus"]``) has
+
+.. math::
+
+    X_k \sim \mathrm{Poisson}\Big(E_k \sum_c \lambda_{kc}\,
+        \frac{\mathrm{units}(G_k, u_c)}{\mathrm{units}(G_k, v_k)}\Big),
+
+i.e. its rate per :math:`v_k`-hour is the sum over categories of the per-unit rates times the
+units of each category per :math:`v_k` (for RSC, per node: 8 GPUs, 1 node, 1/2 rack, 8 links,
+...; :func:`relmc.cluster.units` with ``shape``). Assumptions, stated plainly:
+
+- every interruption of the total-only fleet falls in one of the categorised fleet's categories
+  and counts once; differences in definitions (RSC counts job failures attributed to a node,
+  Llama 3 counts job interruptions) and hardware (A100 vs H100) are absorbed by the single
+  multiplier :math:`e^{\sigma (z_k - z_1)}`, which scales all categories alike;
+- ``job``-unit categories count once per total-only fleet (as if the fleet ran one job) and
+  ``pod``-unit ones use the fleet's pod count; both are small next to per-GPU and per-node
+  causes.
+
+Output
+------
+``posterior["rate"]`` is the posterior *predictive* of a new fleet's category rates,
+:math:`\kappa_c e^{\sigma (z_{new} - z_1)}` with a fresh :math:`z_{new} \sim \mathcal N(0,1)`
+per draw: what a projection to a new cluster needs. It is wider than the categorised fleet's
+own posterior because it includes the fleet-to-fleet spread. ``posterior["fleet_rate"]`` holds
+each observed fleet's category rates.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import xarray as xr
+
+from relmc.cluster import ClusterShape, units
+from relmc.models._common import (
+    Observations,
+    az,
+    check_convergence,
+    check_data,
+    check_divergences,
+    check_seed,
+    data_groups,
+    import_pymc,
+    make_idata,
+    predictive_counts,
+    sample_coords,
+    seed_attrs,
+    seed_sequence,
+)
+from relmc.models.hierarchical import (
+    _PRIOR_TEXT,
+    check_prior,
+    check_sampling,
+    pooled_theta,
+    ref_units,
+    sample_kwargs,
+)
+
+__all__ = ["fit_fleets"]
+
+
+def _named(datasets: object) -> list[tuple[str, object]]:
+    if isinstance(datasets, Mapping) and not isinstance(datasets, xr.Dataset):
+        return [(str(k), v) for k, v in datasets.items()]
+    if isinstance(datasets, Sequence) and not isinstance(datasets, str | bytes):
+        out = []
+        for i, d in enumerate(datasets):
+            name = d.attrs.get("name", "") if isinstance(d, xr.Dataset) else ""
+            out.append((str(name) or f"fleet{i}", d))
+        return out
+    raise ValueError(
+        "datasets must be a sequence of xarray.Datasets or a mapping name -> Dataset, "
+        f"got {type(datasets).__name__}"
+    )
+
+
+def _per_unit(obs: Observations, field: str, categories_units, shape) -> np.ndarray:
+    """Units of each category per unit of the total-only fleet ``obs``."""
+    n_gpus = obs.attrs.get("n_gpus")
+    if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
+        raise ValueError(
+            f"{field}.attrs['n_gpus'] must be an integer >= 1 for a total-only fleet "
+            f"(it maps the total onto the categories' units); got {n_gpus!r}"
+        )
+    v = str(obs.unit[0])
+    if v == "pump":
+        raise ValueError(f"{field}['unit'] must be a cluster unit for a fleet, got 'pump'")
+    per = units(int(n_gpus), v, shape)
+    return np.array([units(int(n_gpus), str(u), shape) / per for u in categories_units])
+
+
+def fit_fleets(
+    datasets: Sequence[xr.Dataset] | Mapping[str, xr.Dataset],
+    *,
+    prior: str = "scaled",
+    pool: str = "auto",
+    fleet_sigma: float = 1.0,
+    shape: ClusterShape | None = None,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    cores: int | None = None,
+    target_accept: float = 0.95,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool = False,
+) -> az.InferenceData:
+    r"""Fit several fleets at once with a log-normal fleet multiplier on shared category rates.
+
+    See the module docstring for the model, how a total-only fleet's units map onto the
+    categories, and the assumptions.
+
+    Parameters
+    ----------
+    datasets : sequence of xarray.Dataset, or mapping name -> Dataset
+        Two or more fleets: exactly one with two or more categories (the categorised fleet),
+        the others with one category each (totals). Fleet names are the mapping keys or
+        ``attrs["name"]``, and must be unique. Total-only fleets need ``attrs["n_gpus"]``.
+    prior : {"scaled", "bugs"}, optional
+        Pooled prior on the categorised fleet's rates, as in :func:`relmc.fit_hierarchical`.
+    pool : {"auto", "fleet", "unit"}, optional
+        Pooling scale of the categorised fleet, as in :func:`relmc.fit_hierarchical`.
+    fleet_sigma : float, optional
+        Scale (> 0) of the half-normal prior on :math:`\sigma`, the sd of log fleet
+        multipliers. The default 1 lets fleets differ by a typical factor up to about e.
+    shape : relmc.cluster.ClusterShape, optional
+        GPU packing used to count each category's units in total-only fleets.
+    draws, tune, chains, cores, target_accept, random_seed, progressbar
+        As in :func:`relmc.fit_hierarchical` (``target_accept`` defaults to 0.95 here).
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: ``rate`` (chain, draw, category): a new fleet's category rates per
+        unit-hour (categories, ``unit`` and ``group`` of the categorised fleet);
+        ``fleet_rate`` (chain, draw, fleet, category): each observed fleet's category rates;
+        ``fleet_total`` (chain, draw, fleet): each fleet's total rate per unit-hour of its own
+        reported unit (the categorised fleet's per hour of the whole fleet);
+        ``fleet_multiplier`` (chain, draw, fleet): :math:`e^{\sigma (z_k - z_1)}`;
+        ``sigma``, ``alpha``, ``beta`` (chain, draw). Attrs as :func:`relmc.fit_hierarchical`
+        with ``model="fleets"``, ``dataset`` the categorised fleet and ``fleets`` all names.
+        ``posterior_predictive``: ``count`` (chain, draw, category) of the categorised fleet
+        and ``total_count`` (chain, draw, fleet). ``observed_data``: ``count`` and
+        ``total_count`` (for the categorised fleet the sum of its counts, not an extra
+        likelihood term); ``constant_data``: ``exposure`` and ``total_exposure``.
+
+    Raises
+    ------
+    ValueError
+        For invalid datasets or options, before any sampling.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If any r_hat > 1.01, any bulk ESS < 100 per chain, or NUTS diverged.
+    """
+    named = _named(datasets)
+    if len(named) < 2:
+        raise ValueError(f"datasets must hold at least 2 fleets, got {len(named)}")
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(f"datasets: fleet names must be unique, got {names}")
+    fleets = [check_data(d, f"datasets[{n!r}]") for n, d in named]
+    cat_idx = [i for i, f in enumerate(fleets) if f.n >= 2]
+    if len(cat_idx) != 1:
+        raise ValueError(
+            "datasets must hold exactly one fleet with >= 2 categories (the categorised fleet) "
+            f"and the rest with one category (totals); categorised: {[names[i] for i in cat_idx]}"
+        )
+    order = cat_idx + [i for i in range(len(fleets)) if i != cat_idx[0]]
+    names = [names[i] for i in order]
+    fleets = [fleets[i] for i in order]
+    main = fleets[0]
+    prior = check_prior(prior)
+    pool, ref = ref_units(main, pool, f"datasets[{names[0]!r}]")
+    if (
+        isinstance(fleet_sigma, bool)
+        or not isinstance(fleet_sigma, numbers.Real)
+        or not np.isfinite(fleet_sigma)
+        or fleet_sigma <= 0
+    ):
+        raise ValueError(f"fleet_sigma must be a finite number > 0, got {fleet_sigma!r}")
+    if shape is not None and not isinstance(shape, ClusterShape):
+        raise ValueError(f"shape must be a relmc.cluster.ClusterShape, got {shape!r}")
+    draws, tune, chains, target_accept = check_sampling(draws, tune, chains, target_accept, cores)
+    check_seed(random_seed, "random_seed")
+    totals = fleets[1:]
+    per_unit = np.array(
+        [
+            _per_unit(f, f"datasets[{n!r}]", main.unit, shape)
+            for n, f in zip(names[1:], totals, strict=True)
+        ]
+    )  # (total fleet, category)
+    tot_count = np.array([f.count[0] for f in totals])
+    tot_exposure = np.array([f.exposure[0] for f in totals])
+
+    pm = import_pymc()
+    nuts_ss, pred_ss = seed_sequence(random_seed).spawn(2)
+    scale = float(max(main.count.sum(), 0.5) / np.sum(main.exposure / ref))
+    time_c = main.exposure / ref
+    n_fleets = len(fleets)
+    with pm.Model(coords={"category": main.categories, "fleet": names}):
+        theta = pooled_theta(prior, main.n, scale)
+        kappa = theta / ref  # the categorised fleet's rates per unit-hour
+        sigma = pm.HalfNormal("sigma", sigma=float(fleet_sigma))
+        # delta_k = sigma * (z_k - z_1) for the total-only fleets, sampled directly (centred):
+        # the data pin these log ratios, so sampling z and sigma separately leaves NUTS a thin
+        # curved ridge. Their prior is Normal(0, sigma^2 (I + 11^T)).
+        chol = np.linalg.cholesky(np.eye(n_fleets - 1) + np.ones((n_fleets - 1, n_fleets - 1)))
+        log_mult = pm.MvNormal("delta", mu=np.zeros(n_fleets - 1), chol=sigma * chol)
+        pm.Poisson("count", mu=theta * time_c, observed=main.count, dims="category")
+        mu_tot = pm.math.exp(log_mult) * tot_exposure * pm.math.dot(per_unit, kappa)
+        pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
+        trace = pm.sample(
+            **sample_kwargs(
+                draws,
+                tune,
+                chains,
+                int(nuts_ss.generate_state(1)[0]),
+                progressbar,
+                cores,
+                target_accept,
+            )
+        )
+    post = trace.posterior
+    theta_d = post["theta"].values if prior == "bugs" else post["phi"].values * scale
+    kappa_d = theta_d / ref  # (chain, draw, category)
+    sig = post["sigma"].values
+    delta = post["delta"].values  # (chain, draw, total fleet)
+    mult = np.exp(np.concatenate([np.zeros(sig.shape + (1,)), delta], axis=-1))
+    fleet_rate = kappa_d[:, :, None, :] * mult[..., None]  # (chain, draw, fleet, category)
+    # New fleet: sigma * (z_new - z_1). Given w_k = z_k - z_1 = delta_k / sigma (k >= 2), the
+    # iid Normal(0, 1) z's give z_1 | w ~ Normal(-sum(w) / K, 1 / K) for K fleets, exactly.
+    pred_rng = np.random.default_rng(pred_ss)
+    w_sum = delta.sum(-1) / sig
+    z1 = -w_sum / n_fleets + pred_rng.standard_normal(sig.shape) / np.sqrt(n_fleets)
+    z_new = pred_rng.standard_normal(sig.shape)
+    new_rate = kappa_d * np.exp(sig * (z_new - z1))[..., None]
+    # units per unit of each fleet's reported unit; the categorised fleet reports per
+    # fleet-hour, with E_c / D units of category c (NaN without a duration)
+    duration = main.attrs.get("duration_hours", 0)
+    ok = isinstance(duration, numbers.Real) and np.isfinite(duration) and duration > 0
+    main_units = main.exposure / float(duration) if ok else np.full(main.n, np.nan)
+    per_unit_all = np.vstack([main_units, per_unit])
+    fleet_total = np.einsum("cdfk,fk->cdf", fleet_rate, per_unit_all)
+
+    coords = sample_coords(main, chains, draws).assign(fleet=names)
+    dims = ("chain", "draw", "category")
+    posterior = xr.Dataset(
+        {
+            "rate": (dims, new_rate),
+            "fleet_rate": (("chain", "draw", "fleet", "category"), fleet_rate),
+            "fleet_total": (("chain", "draw", "fleet"), fleet_total),
+            "fleet_multiplier": (("chain", "draw", "fleet"), mult),
+            "sigma": (("chain", "draw"), sig),
+            "alpha": (("chain", "draw"), post["alpha"].values),
+            "beta": (("chain", "draw"), post["beta"].values),
+        },
+        coords=coords,
+    )
+    where = f"fit_fleets({names})"
+    check_divergences(trace.sample_stats, where)
+    check_convergence(posterior, ["fleet_rate", "sigma", "alpha", "beta"], where)
+
+    pred_cat = predictive_counts(kappa_d, main.exposure, pred_rng)
+    pred_tot = predictive_counts(fleet_total[..., 1:], tot_exposure, pred_rng)
+    predictive = xr.Dataset(
+        {
+            "count": (dims, pred_cat),
+            "total_count": (
+                ("chain", "draw", "fleet"),
+                np.concatenate([pred_cat.sum(-1, keepdims=True), pred_tot], axis=-1),
+            ),
+        },
+        coords=coords,
+    )
+    groups = data_groups(main)
+    fleet_coord = {"fleet": names}
+    groups["observed_data"]["total_count"] = xr.DataArray(
+        np.concatenate([[main.count.sum()], tot_count]), dims="fleet", coords=fleet_coord
+    )
+    groups["constant_data"]["ref_units"] = ("category", ref)
+    groups["constant_data"]["total_exposure"] = xr.DataArray(
+        np.concatenate([[np.nan], tot_exposure]),
+        dims="fleet",
+        coords=fleet_coord,
+        attrs={"units": "unit-hours of each total-only fleet's unit (NaN: categorised)"},
+    )
+    groups["constant_data"]["total_unit"] = xr.DataArray(
+        np.array(["fleet"] + [str(f.unit[0]) for f in totals]), dims="fleet", coords=fleet_coord
+    )
+    attrs = {
+        "model": "fleets",
+        "prior": (
+            f"{prior}: {_PRIOR_TEXT[prior]}; fleet k rates = rate_c * exp(sigma*(z_k - z_1)), "
+            f"z_k ~ Normal(0, 1), sigma ~ HalfNormal({float(fleet_sigma):g})"
+        ),
+        "pool": pool,
+        "rate_scale": scale if prior == "scaled" else 1.0,
+        "dataset": main.name,
+        "fleets": ",".join(names),
+        "rate_units": main.rate_units,
+        **seed_attrs(random_seed),
+    }
+    return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)
