@@ -28,10 +28,21 @@ _LAZY = {
     "Policy": "relmc.scenario",
     "simulate": "relmc.sim.simulate",
     "summarize": "relmc.sim.simulate",
-    "project": "relmc.project",
+    "project": "relmc.projection",
     "optimize_checkpoint": "relmc.optimize",
 }
-_SUBMODULES = {"analytic", "cluster", "datasets", "models", "scenario", "sim", "sweep", "plots"}
+_SUBMODULES = {
+    "analytic",
+    "cluster",
+    "datasets",
+    "models",
+    "optimize",
+    "plots",
+    "projection",
+    "scenario",
+    "sim",
+    "sweep",
+}
 
 __all__ = sorted([*_LAZY, "__version__"])
 

@@ -60,10 +60,10 @@ def _rate_draws(scenario: Scenario, rates) -> tuple[np.ndarray, str]:
     names = list(fm.names)
     if rates is None:
         return np.array([[c.rate for c in fm.categories]]), "scenario point rates"
-    if isinstance(rates, Mapping):
+    posterior = getattr(rates, "posterior", None)  # InferenceData (itself a Mapping)
+    if isinstance(rates, Mapping) and posterior is None:
         fm = fm.with_rates({k: _finite_rate(k, v) for k, v in rates.items()})
         return np.array([[c.rate for c in fm.categories]]), "rates mapping"
-    posterior = getattr(rates, "posterior", None)
     da = posterior["rate"] if posterior is not None else rates
     if not isinstance(da, xr.DataArray) or "category" not in da.dims:
         raise ValueError(

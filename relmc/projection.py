@@ -1,0 +1,380 @@
+"""Projections over cluster size: posterior failure rates → interruptions, MTTF and ETTR bands.
+
+:func:`project` runs :func:`relmc.simulate` once per cluster size, one posterior draw per
+trial, so each band mixes parameter uncertainty (which rates are true) with the randomness of
+one job's timeline (when the failures strike). The job MTTF is the exception: it is a function
+of the rates alone, so its bands come straight from the rate draws, with no simulation noise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Sequence
+from types import SimpleNamespace
+
+import numpy as np
+import xarray as xr
+
+from relmc.scenario import FailureModel, Scenario, replace_path
+from relmc.sim import CAUSES
+from relmc.sim.simulate import BLOCK_SIZE, MAX_TRIALS, lower, resolve_seed, simulate
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "QUANTILES",
+    "INTERVAL_DEFINITION",
+    "project",
+    "default_scenario",
+    "check_sizes",
+    "rate_draws",
+    "size_seed",
+]
+
+#: Cluster sizes of a default projection: powers of two from 2,048 to 131,072 GPUs.
+DEFAULT_SIZES: tuple[int, ...] = tuple(2048 * 2**k for k in range(7))
+
+#: Quantiles of every band: the median and the central 50% and 90% intervals.
+QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+INTERVAL_DEFINITION = (
+    "median and central 50%/90% posterior-predictive intervals: quantiles 0.25-0.75 and "
+    "0.05-0.95 over trials, one posterior draw per trial (mttf_hours: the same quantiles of "
+    "1/Lambda(N) over all posterior rate draws, parameter uncertainty only)"
+)
+
+MAX_GPUS = 10**8
+_HOURS_PER_DAY = 24.0
+
+
+def check_sizes(n_gpus) -> list[int]:
+    """Validate cluster sizes and return them sorted and without repeats.
+
+    Parameters
+    ----------
+    n_gpus : int or sequence of int or None
+        GPUs per job, each an integer in [1, 1e8]; ``None`` gives :data:`DEFAULT_SIZES`.
+
+    Returns
+    -------
+    list of int
+        The sizes, ascending.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n_gpus`` and the allowed range, for an empty list or a bad entry.
+    """
+    if n_gpus is None:
+        return list(DEFAULT_SIZES)
+    values = [n_gpus] if np.ndim(n_gpus) == 0 else list(np.asarray(n_gpus, dtype=object).ravel())
+    if not values:
+        raise ValueError("n_gpus must be a non-empty list of integers in [1, 1e8]; got []")
+    out = []
+    for v in values:
+        ok = isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+        if not ok or not (1 <= v <= MAX_GPUS):
+            raise ValueError(f"n_gpus must be integers in [1, 1e8]; got {v!r}")
+        out.append(int(v))
+    return sorted(set(out))
+
+
+def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario:
+    """Return the scenario a projection uses when none is given.
+
+    Parameters
+    ----------
+    posterior : arviz.InferenceData, optional
+        A fit from :mod:`relmc.models`: the failure model gets its categories (with relmc's
+        default detection latency and recovery kind, see
+        :meth:`relmc.FailureModel.from_categories`) and posterior-mean rates. ``None`` gives
+        :meth:`relmc.Scenario.default` (Llama 3 point rates, with planned maintenance).
+    data : xarray.Dataset, optional
+        The observations the posterior was fitted to. When they carry ``planned_count``
+        and ``attrs["duration_hours"]`` (Llama 3: 47 planned interruptions in 1,296 h),
+        planned maintenance is added at that rate (job level); otherwise there is none.
+
+    Returns
+    -------
+    Scenario
+        The default cluster shape, job (54 days of compute) and policy (30-minute checkpoints
+        with 1-minute blocking snapshots, 10-minute restarts, unlimited spares).
+    """
+    if posterior is None:
+        return Scenario.default()
+    maint = 0.0
+    if data is not None and "planned_count" in data and data.attrs.get("duration_hours", 0) > 0:
+        maint = float(data["planned_count"]) / float(data.attrs["duration_hours"])
+    fit = posterior
+    if getattr(posterior, "posterior", None) is None:  # a bare DataArray of rates
+        fit = SimpleNamespace(posterior=xr.Dataset({"rate": _rate_array(posterior)}))
+    return Scenario(failures=FailureModel.from_posterior(fit, maintenance_rate=maint))
+
+
+def _rate_array(posterior) -> xr.DataArray:
+    post = getattr(posterior, "posterior", None)
+    if post is not None:
+        if "rate" not in post:
+            raise ValueError("posterior must have posterior['rate'] (a relmc.models fit)")
+        return post["rate"]
+    if isinstance(posterior, xr.DataArray) and "category" in posterior.dims:
+        return posterior
+    raise ValueError(
+        "posterior must be an arviz InferenceData with posterior['rate'], a DataArray with a "
+        f"'category' dim, or None; got {type(posterior).__name__}"
+    )
+
+
+def rate_draws(posterior, scenario: Scenario) -> np.ndarray:
+    """Posterior rate draws per unit-hour, shape (draw, category) in the scenario's order.
+
+    ``posterior`` is an InferenceData or a DataArray with a ``category`` dim; ``None`` gives
+    the scenario's own point rates as one draw. Categories must match the scenario's.
+    """
+    names = list(scenario.failures.names)
+    if posterior is None:
+        return np.array([[c.rate for c in scenario.failures.categories]])
+    da = _rate_array(posterior)
+    got = sorted(str(c) for c in da["category"].values)
+    if got != sorted(names):
+        raise ValueError(
+            f"posterior: categories {got} do not match the scenario's {sorted(names)}; build the "
+            "scenario with FailureModel.from_posterior(posterior)"
+        )
+    other = [d for d in da.dims if d != "category"]
+    return da.transpose(*other, "category").sel(category=names).values.reshape(-1, len(names))
+
+
+def size_seed(root: np.random.SeedSequence, n_gpus: int) -> np.random.SeedSequence:
+    """Seed of the simulation at ``n_gpus``: ``SeedSequence(entropy, spawn_key + (n_gpus,))``.
+
+    Keyed by the size itself, not its position, so a size's result does not depend on which
+    other sizes are projected with it.
+    """
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(n_gpus)))
+
+
+def _check_trials(n_trials) -> int:
+    if (
+        isinstance(n_trials, bool)
+        or not isinstance(n_trials, int | np.integer)
+        or not (1 <= n_trials <= MAX_TRIALS)
+    ):
+        raise ValueError(f"n_trials must be an integer in [1, {MAX_TRIALS:.0e}]; got {n_trials!r}")
+    return int(n_trials)
+
+
+def project(
+    posterior=None,
+    *,
+    n_gpus: int | Sequence[int] | None = None,
+    scenario: Scenario | None = None,
+    n_trials: int = 2000,
+    seed=None,
+    n_threads: int | None = None,
+    progress: bool | None = None,
+) -> xr.Dataset:
+    """Project interruptions, MTTF and ETTR over cluster sizes, with posterior bands.
+
+    For each size ``N`` the scenario's ``cluster.n_gpus`` is set to ``N`` and
+    :func:`relmc.simulate` runs ``n_trials`` jobs, trial ``i`` with posterior draw
+    ``i % n_draws``, seeded by :func:`size_seed`. The result depends only on the inputs and
+    ``seed``, whatever ``n_threads``.
+
+    Parameters
+    ----------
+    posterior : arviz.InferenceData or None
+        Failure-rate posterior from :mod:`relmc.models` (``posterior["rate"]`` per unit-hour).
+        ``None`` uses the scenario's point rates (one draw, no parameter uncertainty).
+    n_gpus : int or sequence of int, optional
+        Cluster sizes (GPUs), integers in [1, 1e8]; default :data:`DEFAULT_SIZES`
+        (2,048 to 131,072 in powers of two).
+    scenario : Scenario, optional
+        Everything but the size; default :func:`default_scenario` of ``posterior`` (Llama 3
+        default policy, no planned maintenance unless given the data; see there).
+    n_trials : int
+        Simulated jobs per size, in [1, 1e8].
+    seed : int, SeedSequence, Generator or None
+        Root of randomness, recorded in ``attrs`` (fresh entropy when ``None``).
+    n_threads : int, optional
+        Threads for the kernel (default: all cores).
+    progress : bool, optional
+        Progress bar over sizes (tqdm); default: only when stderr is a terminal.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``n_gpus``, ``quantile`` (0.05, 0.25, 0.5, 0.75, 0.95), ``cause`` and
+        ``category`` (with its ``unit``). Times in hours.
+
+        ``mttf_hours`` (n_gpus, quantile)
+            Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``,
+            computed exactly from every rate draw (parameter uncertainty only).
+        ``interruptions_per_day`` (n_gpus, quantile)
+            Posterior predictive of unexpected interruptions per wall-clock day.
+        ``ettr`` (n_gpus, quantile), ``ettr_mean``, ``ettr_se`` (n_gpus)
+            Effective training time ratio; ``_se`` is the Monte Carlo standard error of
+            the mean.
+        ``wall_hours`` (n_gpus, quantile)
+            Wall-clock time of the job.
+        ``lost_hours`` (n_gpus, cause, quantile), ``lost_fraction_mean`` (n_gpus, cause)
+            Hours lost by cause, and mean lost hours / mean wall hours.
+        ``interruptions_by_category_mean`` (n_gpus, category)
+            Mean unexpected interruptions per job.
+        ``planned_per_day_mean``, ``finished_fraction``, ``checkpoint_interval_hours``
+            (n_gpus): planned interruptions per wall-clock day, fraction of trials that
+            finished before the wall cap, and the interval used (rules are evaluated at
+            each size).
+
+        ``attrs``: ``interval_definition``, ``scenario`` (JSON), ``seed_entropy``,
+        ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws``, ``dataset``,
+        ``time_units``. Writable to netCDF and re-loadable.
+
+    Raises
+    ------
+    ValueError
+        For bad sizes, trials, seed, scenario or posterior, before anything is simulated.
+    """
+    sizes = check_sizes(n_gpus)
+    n_trials = _check_trials(n_trials)
+    if scenario is None:
+        scenario = default_scenario(posterior)
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
+    root = resolve_seed(seed)
+    draws = rate_draws(posterior, scenario)
+    rates = None if posterior is None else _rate_array(posterior)
+    # lower every size first: a bad scenario/posterior combination fails before any work
+    scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
+    for sc in scenarios:
+        lower(sc, rates, 1)
+    if progress is None:
+        progress = sys.stderr.isatty()
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(sizes), desc="project", unit="size", leave=False)
+    rows = []
+    for n, sc in zip(sizes, scenarios, strict=True):
+        if bar is not None:
+            bar.set_postfix_str(f"{n:,} GPUs")
+        res = simulate(
+            sc,
+            rates=rates,
+            n_trials=n_trials,
+            seed=size_seed(root, n),
+            n_threads=n_threads,
+            progress=False,
+        )
+        rows.append(_summarize_size(res, sc, draws))
+        if bar is not None:
+            bar.update()
+    if bar is not None:
+        bar.close()
+
+    ds = xr.concat(rows, dim="n_gpus", coords="minimal", compat="override", join="override")
+    ds = ds.assign_coords(n_gpus=("n_gpus", np.array(sizes, dtype=np.int64)))
+    ds["n_gpus"].attrs = {"long_name": "GPUs in the job", "units": "1"}
+    ds["quantile"].attrs = {"long_name": "quantile over trials (mttf_hours: over rate draws)"}
+    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
+    ds.attrs = {
+        "title": "relmc projection over cluster size",
+        "interval_definition": INTERVAL_DEFINITION,
+        "scenario": json.dumps(scenario.to_dict()),
+        "seed_entropy": str(root.entropy),
+        "seed_spawn_key": json.dumps([int(k) for k in root.spawn_key]),
+        "seed_rule": "size N is simulated with SeedSequence(seed_entropy, seed_spawn_key + [N]), "
+        f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]",
+        "n_trials": n_trials,
+        "n_draws": int(draws.shape[0]),
+        "rates_source": "scenario point rates"
+        if posterior is None
+        else "posterior draws, trial i uses draw i % n_draws",
+        "dataset": str(post_attrs.get("dataset", "")),
+        "model": str(post_attrs.get("model", "")),
+        "time_units": "hours",
+        "relmc_version": _version(),
+    }
+    return ds
+
+
+def _summarize_size(res: xr.Dataset, sc: Scenario, draws: np.ndarray) -> xr.Dataset:
+    """Reduce one simulate() result (dim trial) to the projection's variables at one size."""
+    q = np.array(QUANTILES)
+    wall = res["wall_hours"]
+    n = res.sizes["trial"]
+    days = wall / _HOURS_PER_DAY
+    per_day = res["interruptions"].sum("category") / days
+    ettr = res["ettr"]
+    units = np.array([sc.cluster.units(c.unit) for c in sc.failures.categories])
+    total = draws @ units
+    with np.errstate(divide="ignore"):
+        mttf = np.where(total > 0, 1.0 / total, math.inf)
+
+    def quant(da: xr.DataArray) -> xr.DataArray:
+        return da.quantile(q, dim="trial").reset_coords(drop=True)
+
+    hours = {"units": "h"}
+    sd = float(ettr.std(ddof=1)) if n > 1 else 0.0
+    out = xr.Dataset(
+        {
+            "mttf_hours": (
+                "quantile",
+                np.quantile(mttf, q),
+                {
+                    **hours,
+                    "long_name": "mean time to an unexpected interruption, 1/Lambda(N)",
+                    "description": "quantiles over posterior rate draws (no simulation noise)",
+                },
+            ),
+            "interruptions_per_day": quant(per_day).assign_attrs(
+                units="1/day", long_name="unexpected interruptions per wall-clock day"
+            ),
+            "ettr": quant(ettr).assign_attrs(units="1", long_name="effective training time ratio"),
+            "ettr_mean": ((), float(ettr.mean()), {"units": "1", "long_name": "mean ETTR"}),
+            "ettr_se": (
+                (),
+                sd / math.sqrt(n),
+                {"units": "1", "long_name": "Monte Carlo standard error of ettr_mean"},
+            ),
+            "wall_hours": quant(wall).assign_attrs(**hours, long_name="wall-clock time"),
+            "lost_hours": quant(res["lost_hours"])
+            .transpose("cause", "quantile")
+            .assign_attrs(**hours, long_name="wall-clock hours lost, by cause"),
+            "lost_fraction_mean": (res["lost_hours"].mean("trial") / float(wall.mean()))
+            .reset_coords(drop=True)
+            .assign_attrs(units="1", long_name="mean lost hours / mean wall hours"),
+            "interruptions_by_category_mean": res["interruptions"]
+            .astype(float)
+            .mean("trial")
+            .reset_coords(drop=True)
+            .assign_attrs(units="1", long_name="mean unexpected interruptions per job"),
+            "planned_per_day_mean": (
+                (),
+                float((res["maintenance_events"] / days).mean()),
+                {"units": "1/day", "long_name": "mean planned interruptions per wall-clock day"},
+            ),
+            "finished_fraction": (
+                (),
+                float(res["finished"].mean()),
+                {"units": "1", "long_name": "fraction of jobs finished before the wall cap"},
+            ),
+            "checkpoint_interval_hours": (
+                (),
+                float(res.attrs["checkpoint_interval_hours"]),
+                {**hours, "long_name": "compute between checkpoints"},
+            ),
+        },
+        coords={"quantile": q, "cause": list(CAUSES)},
+    )
+    out = out.reset_coords(drop=True).assign_coords(unit=("category", res["unit"].values))
+    return out
+
+
+def _version() -> str:
+    from relmc import __version__
+
+    return __version__

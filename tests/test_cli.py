@@ -1,0 +1,179 @@
+"""The relmc command: the main job end to end, the other subcommands, help and bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import xarray as xr
+
+from relmc.cli import main
+from relmc.models._common import az  # arviz, imported with its 1.0 notice silenced
+
+
+def run(*args, cwd):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.run(
+        [sys.executable, "-m", "relmc", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_main_job_end_to_end(tmp_path):
+    r = run("project", "--sizes", "2048,16384", "--trials", "200", "--out", "out", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    out = tmp_path / "out"
+    for name in ("projection.nc", "posterior.nc", "projection.png"):
+        assert (out / name).is_file(), name
+        assert f"wrote {os.path.join('out', name)}" in r.stdout
+    assert not list(out.glob(".tmp-*"))  # no half-written files left behind
+    assert (out / "projection.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        assert ds["n_gpus"].values.tolist() == [2048, 16384]
+        assert ds["mttf_hours"].dims == ("n_gpus", "quantile")
+        assert ds["lost_hours"].dims == ("n_gpus", "cause", "quantile")
+        assert ds.attrs["n_trials"] == 200
+        # the table's 16k MTTF median is the file's
+        med = float(ds["mttf_hours"].sel(n_gpus=16384, quantile=0.5))
+    assert f"{med:.2f} [" in r.stdout
+    post = az.from_netcdf(str(out / "posterior.nc"))
+    assert post.posterior["rate"].dims == ("chain", "draw", "category")
+    assert "seed" in r.stdout and "ETTR" in r.stdout
+
+
+def test_datasets(capsys):
+    assert main(["datasets"]) == 0
+    text = capsys.readouterr().out
+    for name in ("llama3-405b", "pumps", "rsc-1", "rsc-2"):
+        assert name in text
+    assert main(["datasets", "llama3-405b"]) == 0
+    text = capsys.readouterr().out
+    assert "arXiv:2407.21783" in text and "Faulty GPU" in text and "148" in text
+    assert "planned interruptions" in text
+
+
+def test_fit(tmp_path, capsys):
+    assert main(["fit", "--seed", "1", "--out", str(tmp_path / "f")]) == 0
+    text = capsys.readouterr().out
+    assert "Faulty GPU" in text and "job MTTF at 16,384 GPUs" in text
+    post = az.from_netcdf(str(tmp_path / "f" / "posterior.nc"))
+    assert post.posterior.sizes["draw"] == 4000
+
+
+SMALL_TOML = """\
+[cluster]
+n_gpus = 4096
+[job]
+compute_hours = 100
+[policy]
+checkpoint_interval = "daly"
+restart_hours = 0.1
+"""
+
+
+def test_simulate(tmp_path, capsys):
+    toml = tmp_path / "s.toml"
+    toml.write_text(SMALL_TOML)
+    out = tmp_path / "sim"
+    assert main(["simulate", str(toml), "--trials", "300", "--seed", "2", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "ETTR mean" in text and "4,096 GPUs" in text
+    with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
+        assert ds.sizes["trial"] == 300
+        assert int(ds["n_gpus"]) == 4096
+
+
+def test_optimize(tmp_path, capsys):
+    args = ["optimize", "--n-gpus", "4096", "--compute-hours", "100", "--trials", "100"]
+    args += ["--intervals", "0.3,0.6,1.2", "--seed", "1", "--out", str(tmp_path / "o")]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "young" in text and "daly" in text and "optimum" in text
+    with xr.open_dataset(tmp_path / "o" / "optimize.nc", engine="h5netcdf") as ds:
+        assert ds["rule"].values.tolist() == ["optimum", "young", "daly", "scenario"]
+
+
+BAD = [
+    (["project", "--sizes", "0,2048"], "--sizes"),
+    (["project", "--sizes", "abc"], "--sizes"),
+    (["project", "--restart-minutes", "-5"], "restart"),
+    (["project", "--checkpoint-interval", "fast"], "--checkpoint-interval"),
+    (["project", "--checkpoint-interval", "0.1", "--persist-hours", "0.2"], "persist_hours"),
+    (["project", "--dataset", "nope"], "--dataset"),
+    (["project", "--counts", "missing.csv"], "--counts"),
+    (["project", "--trials", "0"], "--trials"),
+    (["project", "--n-spares", "-1"], "n_spares"),
+    (["project", "--compute-days", "0"], "compute_hours"),
+    (["fit", "--model", "foo"], "--model"),
+    (["optimize", "--intervals", "0,1"], "intervals"),
+    (["simulate", "missing.toml"], "scenario"),
+    (["datasets", "nope"], "name"),
+]
+
+
+@pytest.mark.parametrize(("argv", "field"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_one_line_exit_2_no_files(argv, field, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "never"
+    extra = [] if argv[0] == "datasets" else ["--out", str(out)]
+    assert main([*argv, *extra]) == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("relmc: error: ") and field in lines[0]
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_files(tmp_path, capsys):
+    toml = tmp_path / "bad.toml"
+    toml.write_text("[policy]\nrestart_hours = -1\n")
+    assert main(["simulate", str(toml), "--out", str(tmp_path / "o")]) == 2
+    assert "policy.restart_hours" in capsys.readouterr().err
+    toml.write_text("[policy\n")
+    assert main(["simulate", str(toml), "--out", str(tmp_path / "o")]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+    csv = tmp_path / "c.csv"
+    csv.write_text("category,count,exposure,unit\nx,-1,10,gpu\n")
+    assert main(["fit", "--counts", str(csv), "--out", str(tmp_path / "o")]) == 2
+    assert "count" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_bad_input_subprocess_has_no_traceback(tmp_path):
+    r = run("project", "--sizes", "2048,1000000000", "--out", "x", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "relmc: error: --sizes: n_gpus must be integers in [1, 1e8]; got 1000000000"
+    ]
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    "cmd", [[], ["project"], ["fit"], ["simulate"], ["optimize"], ["datasets"], ["sweep"]]
+)
+def test_help(cmd, capsys):
+    assert main([*cmd, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "usage:" in text
+    if cmd and cmd[0] != "sweep":
+        assert "examples:" in text
+
+
+def test_policy_options_follow_the_dataclass(capsys):
+    import dataclasses
+
+    from relmc.scenario import Policy
+
+    assert main(["project", "--help"]) == 0
+    text = capsys.readouterr().out
+    for f in dataclasses.fields(Policy):
+        assert "--" + f.name.replace("_", "-") in text, f.name
+    assert "--restart-minutes" in text and "--checkpoint-minutes" in text

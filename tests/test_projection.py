@@ -1,0 +1,221 @@
+"""relmc.project and relmc.optimize_checkpoint: layout, published values, scaling, Daly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+import xarray as xr
+
+import relmc
+from relmc.analytic import daly_expected_wall, daly_interval
+from relmc.datasets import load_dataset
+from relmc.models import fit_conjugate
+from relmc.projection import DEFAULT_SIZES, QUANTILES, check_sizes, default_scenario
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
+from relmc.sim import CAUSES
+
+SIZES = [2048, 16384, 65536]
+TRIALS = 256
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_dataset("llama3-405b")
+
+
+@pytest.fixture(scope="module")
+def posterior(data):
+    return fit_conjugate(data, rng=0)
+
+
+@pytest.fixture(scope="module")
+def proj(posterior):
+    return relmc.project(posterior, n_gpus=SIZES, n_trials=TRIALS, seed=11)
+
+
+def test_layout(proj, data):
+    assert dict(proj.sizes) == {
+        "n_gpus": 3,
+        "quantile": 5,
+        "cause": len(CAUSES),
+        "category": data.sizes["category"],
+    }
+    assert proj["n_gpus"].values.tolist() == SIZES
+    assert proj["quantile"].values.tolist() == list(QUANTILES)
+    assert proj["cause"].values.tolist() == list(CAUSES)
+    assert proj["category"].values.tolist() == data["category"].values.tolist()
+    assert proj["unit"].values.tolist() == data["unit"].values.tolist()
+    for name in ("mttf_hours", "interruptions_per_day", "ettr", "wall_hours"):
+        assert proj[name].dims == ("n_gpus", "quantile"), name
+        # quantiles are ordered along the quantile dim
+        assert np.all(np.diff(proj[name].values, axis=1) >= 0), name
+    assert proj["lost_hours"].dims == ("n_gpus", "cause", "quantile")
+    assert proj["lost_fraction_mean"].dims == ("n_gpus", "cause")
+    assert proj["interruptions_by_category_mean"].dims == ("n_gpus", "category")
+    for name in ("ettr_mean", "ettr_se", "finished_fraction", "checkpoint_interval_hours"):
+        assert proj[name].dims == ("n_gpus",), name
+    assert "interval_definition" in proj.attrs and "0.05" in proj.attrs["interval_definition"]
+    sc = Scenario.from_dict(__import__("json").loads(proj.attrs["scenario"]))
+    assert sc.policy == Policy()
+    assert proj.attrs["seed_entropy"] == "11"
+    assert proj.attrs["n_trials"] == TRIALS
+    assert proj.attrs["dataset"] == "llama3-405b"
+    assert proj.attrs["time_units"] == "hours"
+    # per trial, useful + lost = wall, so mean ETTR + lost fractions ~ 1 (ratio of means vs
+    # mean of ratios differ only by the spread of wall times: a few 1e-3 at these sizes)
+    total = proj["ettr_mean"] + proj["lost_fraction_mean"].sum("cause")
+    np.testing.assert_allclose(total, 1.0, atol=5e-3)
+    assert np.all(proj["finished_fraction"] == 1.0)
+
+
+def test_mttf_at_16k_matches_llama3(proj):
+    # Every Llama 3 unit scales in proportion at 16,384 GPUs (the observed size), so
+    # Lambda(16384) = sum_c Gamma(x_c + 1/2, E_c) units_c = Gamma(419 + 18/2, 1296 h) exactly
+    # (Jeffreys prior adds 1/2 per category). Its median MTTF is 1296 / Gamma(428).median.
+    med = float(proj["mttf_hours"].sel(n_gpus=16384, quantile=0.5))
+    exact = 1296.0 / scipy.stats.gamma(428).median()
+    # SE of a median of 4000 draws: 1.25 sd / sqrt(4000), sd / mean = 1/sqrt(428): 0.1%
+    # relative; 0.5% is 5 SE.
+    assert med == pytest.approx(exact, rel=5e-3)
+    # facts.md 1.4: 54 x 24 / 419 = 3.09 h. The prior's 9 pseudo-events make the posterior
+    # median 2% shorter; 3% allows for that.
+    assert med == pytest.approx(3.09, rel=0.03)
+    # the 90% interval holds the published point
+    lo, hi = proj["mttf_hours"].sel(n_gpus=16384, quantile=[0.05, 0.95]).values
+    assert lo < 3.09 < hi
+
+
+def test_interruptions_scale_linearly(proj):
+    ipd = proj["interruptions_per_day"].sel(quantile=0.5)
+    mttf = proj["mttf_hours"].sel(quantile=0.5)
+    # the clock pauses only during detection of the two hang categories (14 of 419 events,
+    # 10 min each), so interruptions per wall-clock day ~ 24 / MTTF. Median over 256 trials
+    # has a relative SE of ~2% at 2,048 GPUs (~20 events per job); 10% is 5 SE.
+    np.testing.assert_allclose(ipd, 24.0 / mttf, rtol=0.10)
+    # ~linear in N: 2,048 -> 16,384 is 8x the GPUs but the per-job "Dependency" rate does not
+    # grow, so Lambda grows 428 / ((428 - 2.5) / 8 + 2.5) = 7.69x
+    ratio = float(ipd.sel(n_gpus=16384) / ipd.sel(n_gpus=2048))
+    assert ratio == pytest.approx(7.69, rel=0.10)
+    assert np.all(np.diff(proj["ettr_mean"].values) < 0)  # bigger jobs lose more
+
+
+def test_netcdf_round_trip(proj, tmp_path):
+    path = tmp_path / "p.nc"
+    proj.to_netcdf(path, engine="h5netcdf")
+    back = xr.load_dataset(path, engine="h5netcdf")
+    xr.testing.assert_identical(back, proj)
+
+
+def test_deterministic_and_keyed_by_size(posterior):
+    a = relmc.project(posterior, n_gpus=[4096, 8192], n_trials=300, seed=3, n_threads=1)
+    b = relmc.project(posterior, n_gpus=[8192], n_trials=300, seed=3, n_threads=2)
+    # the 8,192-GPU row depends only on (inputs, seed, size): not on the other sizes or threads
+    xr.testing.assert_identical(a.sel(n_gpus=[8192]).drop_attrs(), b.drop_attrs())
+    c = relmc.project(posterior, n_gpus=[8192], n_trials=300, seed=4)
+    assert float(c["ettr_mean"][0]) != float(b["ettr_mean"][0])
+
+
+def test_point_rates_and_default_sizes():
+    assert check_sizes(None) == list(DEFAULT_SIZES)
+    assert DEFAULT_SIZES[0] == 2048 and DEFAULT_SIZES[-1] == 131072
+    ds = relmc.project(None, n_gpus=1024, n_trials=50, seed=1)
+    assert ds.attrs["n_draws"] == 1
+    # one draw: the MTTF "posterior" is a point
+    assert np.ptp(ds["mttf_hours"].values) == 0.0
+    expected = Scenario.default(cluster=Cluster(n_gpus=1024)).mtbf_hours()
+    assert float(ds["mttf_hours"][0, 0]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_default_scenario_adds_planned_maintenance(posterior, data):
+    sc = default_scenario(posterior, data)
+    assert sc.failures.maintenance_rate == pytest.approx(47 / 1296)
+    assert default_scenario(posterior).failures.maintenance_rate == 0.0
+    assert sc.failures.names == tuple(data["category"].values.tolist())
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, 10**8 + 1, True, [], [2048, "x"], [2048, 0]])
+def test_bad_sizes(posterior, bad):
+    with pytest.raises(ValueError, match="n_gpus"):
+        relmc.project(posterior, n_gpus=bad, n_trials=10)
+
+
+def test_bad_inputs(posterior):
+    with pytest.raises(ValueError, match="n_trials"):
+        relmc.project(posterior, n_gpus=2048, n_trials=0)
+    other = FailureModel((Category("x", rate=1e-6),))
+    with pytest.raises(ValueError, match="categories"):
+        relmc.project(posterior, n_gpus=2048, scenario=Scenario(failures=other), n_trials=10)
+    with pytest.raises(ValueError, match="posterior"):
+        relmc.project("not a posterior", n_gpus=2048, n_trials=10)
+
+
+# --------------------------------------------------------------------------------------------
+# optimize_checkpoint
+
+
+def daly_scenario(mtbf=2.0, delta=0.1, restart=0.2, work=200.0):
+    """One exponential job-level category, no detection, restart only: Daly is exact."""
+    fm = FailureModel((Category("only", rate=1.0 / mtbf, unit="job"),))
+    pol = Policy(
+        checkpoint_interval=0.5,
+        checkpoint_hours=delta,
+        restart_hours=restart,
+        wall_cap_factor=1e6,
+        max_events=10**8,
+    )
+    return Scenario(cluster=Cluster(n_gpus=8), failures=fm, job=Job(work), policy=pol)
+
+
+def test_optimize_point_mass_agrees_with_daly():
+    m, d, r, w = 2.0, 0.1, 0.2, 200.0
+    ds = relmc.optimize_checkpoint(None, daly_scenario(m, d, r, w), n_trials=2000, seed=7)
+    tau = float(ds["optimal_interval_hours"])
+    # the exact minimiser of Daly's mean wall time (exact for the kernel's process)
+    grid = np.geomspace(0.05, 5.0, 20001)
+    wall = daly_expected_wall(w, grid, d, r, m)
+    best = grid[np.argmin(wall)]
+    assert daly_interval(d, m) == pytest.approx(best, rel=0.01)  # Daly's formula is near-exact
+
+    def loss(t):  # exact expected-ETTR shortfall of interval t (W / E[T]; ~100 failures a job)
+        return w / wall.min() - w / daly_expected_wall(w, t, d, r, m)
+
+    # ETTR is flat near the optimum, so compare ETTR: the chosen interval loses < 5e-4 of
+    # ETTR, about 3 paired SE of the search at 2,000 trials; the interval itself is within 15%.
+    assert loss(tau) < 5e-4
+    assert tau == pytest.approx(best, rel=0.15)
+    # negative control: 1.5x off the optimum must fail the same test
+    assert loss(1.5 * best) > 5e-4
+    assert float(ds.attrs["mtbf_hours"]) == pytest.approx(m)
+    dal = ds.sel(rule="daly")
+    assert float(dal["interval_hours"]) == pytest.approx(daly_interval(d, m))
+    # at a point mass Daly's interval is (near) optimal: its gain is within 4 MC SE of 0
+    assert abs(float(dal["gain"])) < 4 * float(dal["gain_se"]) + 1e-4
+    assert ds["rule"].values.tolist() == ["optimum", "young", "daly", "scenario"]
+    assert ds["ettr_mean"].dims == ("interval",)
+
+
+def test_optimize_one_draw_posterior_equals_point_rates():
+    sc = daly_scenario(work=40.0)
+    one = xr.DataArray([[[0.5]]], dims=("chain", "draw", "category"), coords={"category": ["only"]})
+    kw = dict(intervals=[0.3, 0.6, 1.2], n_trials=200, seed=5, refine=False)
+    a = relmc.optimize_checkpoint(None, sc, **kw)
+    b = relmc.optimize_checkpoint(one, sc, **kw)
+    np.testing.assert_array_equal(a["ettr_mean"], b["ettr_mean"])
+    np.testing.assert_array_equal(a["rule_ettr_mean"], b["rule_ettr_mean"])
+
+
+def test_optimize_bad_inputs():
+    sc = daly_scenario()
+    free = Scenario(
+        cluster=sc.cluster,
+        failures=sc.failures,
+        job=sc.job,
+        policy=Policy(checkpoint_hours=0.0),
+    )
+    with pytest.raises(ValueError, match="checkpoint_hours"):
+        relmc.optimize_checkpoint(None, free, n_trials=10)
+    with pytest.raises(ValueError, match="intervals"):
+        relmc.optimize_checkpoint(None, sc, intervals=[0.5, -1.0], n_trials=10)
+    with pytest.raises(ValueError, match="n_trials"):
+        relmc.optimize_checkpoint(None, sc, n_trials=0)
