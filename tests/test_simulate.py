@@ -57,20 +57,21 @@ def full_scenario(n_gpus=4096, n_spares=2, work=40.0, **policy):
 # e^10 ~ 22,000 attempts, so that regime uses a one-segment job, a shorter restart (else each
 # attempt costs e^{R/M} ~ 38 restarts) and fewer trials.
 @pytest.mark.parametrize(
-    ("ratio", "work", "n"),
+    ("ratio", "work", "restart", "n"),
     [
-        (10, 20.0, 20_000),
-        (3, 20.0, 20_000),
-        (1, 20.0, 20_000),
-        (0.3, 20.0, 20_000),
-        (0.1, 0.5, 4000),
+        (10, 20.0, 0.2, 20_000),
+        (3, 20.0, 0.2, 20_000),
+        (1, 20.0, 0.2, 20_000),
+        (0.3, 20.0, 0.2, 20_000),
+        (0.1, 0.5, 0.02, 2000),
     ],
 )
-def test_mean_wall_matches_daly_exact(ratio, work, n):
+def test_mean_wall_matches_daly_exact(ratio, work, restart, n):
     mtbf = 0.55 * ratio
-    ds = simulate(daly_scenario(mtbf, work=work), n_trials=n, seed=11, n_threads=2)
+    sc = daly_scenario(mtbf, work=work, restart=restart)
+    ds = simulate(sc, n_trials=n, seed=11, n_threads=2)
     assert bool(ds.finished.all())
-    exact = daly_expected_wall(work, 0.5, 0.05, 0.2, mtbf)
+    exact = daly_expected_wall(work, 0.5, 0.05, restart, mtbf)
     mean = float(ds.wall_hours.mean())
     se = float(ds.wall_hours.std(ddof=1)) / math.sqrt(n)
     # 4 standard errors: a correct kernel fails one regime with probability ~6e-5

@@ -1,0 +1,125 @@
+"""Each example and the paper pipeline runs as a script (quick mode) and says what it did."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+PAPER = ROOT / "paper"
+
+
+def _run(args, cwd, timeout=300):
+    env = {**os.environ, "RELMC_EXAMPLE_QUICK": "1", "MPLBACKEND": "Agg"}
+    # -W error: warnings in an example are bugs too, as under pytest's filterwarnings
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def _png(path):
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_quickstart(tmp_path):
+    out = _run([EXAMPLES / "quickstart.py"], tmp_path)
+    rows = re.findall(r"^\s*([\d,]+) GPUs: MTTF\s+([\d.]+) h, ETTR ([\d.]+)$", out, re.M)
+    assert [r[0] for r in rows] == ["2,048", "16,384", "131,072"]
+    mttf = [float(r[1]) for r in rows]
+    ettr = [float(r[2]) for r in rows]
+    assert mttf == sorted(mttf, reverse=True) and ettr == sorted(ettr, reverse=True)
+    # Llama 3 observed 1296 h / 419 = 3.09 h at 16,384 GPUs; the fit is to those counts
+    assert 2.6 < mttf[1] < 3.6
+    assert "wrote quickstart.png" in out
+    _png(tmp_path / "quickstart.png")
+
+
+def test_own_cluster(tmp_path):
+    out = _run([EXAMPLES / "own_cluster.py"], tmp_path)
+    assert "my-cluster: 36 interruptions in 6 categories" in out
+    rows = re.findall(
+        r"^\s*([\d,]+) GPUs: MTTF .* ETTR ([\d.]+) \[([\d.]+), ([\d.]+)\]$", out, re.M
+    )
+    assert [r[0] for r in rows] == ["4,096", "32,768"]
+    for _, med, lo, hi in rows:
+        assert float(lo) <= float(med) <= float(hi)
+    assert "wrote own_cluster.nc and own_cluster.png" in out
+    _png(tmp_path / "own_cluster.png")
+    import xarray as xr
+
+    with xr.open_dataset(tmp_path / "own_cluster.nc") as ds:
+        assert {"n_gpus", "quantile", "cause", "category"} <= set(ds.dims)
+
+
+def test_own_cluster_rejects_bad_csv(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("category,count,unit\nGPU,-1,gpu\n")
+    env = {**os.environ, "RELMC_EXAMPLE_QUICK": "1"}
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "own_cluster.py"), str(bad)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode != 0
+    assert "count" in proc.stderr and ">= 0" in proc.stderr
+    assert not (tmp_path / "own_cluster.png").exists()
+
+
+def test_what_if(tmp_path):
+    out = _run([EXAMPLES / "what_if.py"], tmp_path)
+    assert "ETTR at 100,000 GPUs" in out
+    num = r"([+-]?[\d.]+)"
+    rows = {
+        m[0].strip(): [float(x) for x in m[1:]]
+        for m in re.findall(
+            rf"^(.{{40}}) +{num} \[{num}, {num}\] +{num} \[{num}, {num}\]$", out, re.M
+        )
+    }
+    assert list(rows) == [
+        "baseline: ckpt 30 min, restart 10 min",
+        "restart 2 min",
+        "ckpt every 5 min",
+        "both",
+    ]
+    assert rows["baseline: ckpt 30 min, restart 10 min"][3:] == [0.0, 0.0, 0.0]
+    # at 100k GPUs (MTTF ~0.5 h) both changes help, and together they help most
+    gains = {k: v[3] for k, v in rows.items()}
+    assert 0 < gains["restart 2 min"] < gains["both"]
+    assert 0 < gains["ckpt every 5 min"] < gains["both"]
+    for med, lo, hi, gmed, glo, ghi in rows.values():
+        assert lo <= med <= hi and glo <= gmed <= ghi
+    assert "wrote what_if.png" in out
+    _png(tmp_path / "what_if.png")
+
+
+@pytest.mark.slow
+def test_paper_pipeline(tmp_path):
+    res, figs = tmp_path / "results", tmp_path / "figures"
+    out = _run([PAPER / "make_results.py", "--quick", "--out", res], tmp_path)
+    assert out.count("wrote ") == 6 and not list(res.glob("*.part"))
+    for script in ("fig_rates", "fig_mttf", "fig_ettr", "fig_lost_hours", "fig_main"):
+        _run([PAPER / f"{script}.py", "--results", res, "--out", figs], tmp_path)
+    for name in ("rates", "mttf", "ettr", "lost_hours", "main"):
+        _png(figs / f"{name}.png")
+    table = _run([PAPER / "table_what_if.py", "--results", res, "--out", figs], tmp_path)
+    assert "| ckpt 5 min + restart 2 min |" in table
+    assert (figs / "what_if_100k.md").read_text() in table
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
+def test_examples_are_listed(script):
+    assert script in {"quickstart.py", "own_cluster.py", "what_if.py"}

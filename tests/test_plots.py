@@ -1,0 +1,185 @@
+"""Figures render with Agg from a small real projection, and show what they claim to show."""
+
+import matplotlib
+import numpy as np
+import pytest
+import xarray as xr
+
+import relmc
+from relmc import plots
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SIZES = [2048, 16384, 131072]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _agg():
+    # plots.py never touches pyplot; this guards against a test machine with a display
+    matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def posterior():
+    return relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), draws=500, rng=3)
+
+
+@pytest.fixture(scope="module")
+def projection(posterior):
+    return relmc.project(posterior, n_gpus=SIZES, n_trials=64, seed=5)
+
+
+@pytest.fixture(scope="module")
+def fast_projection(posterior):
+    sc = relmc.scenario.replace_path(
+        relmc.Scenario(failures=relmc.FailureModel.from_posterior(posterior)),
+        "policy.restart_hours",
+        2 / 60,
+    )
+    return relmc.project(posterior, n_gpus=SIZES, scenario=sc, n_trials=64, seed=5)
+
+
+def _check_png(path, min_w=600, min_h=400):
+    assert path.exists()
+    head = path.read_bytes()[:24]
+    assert head[:8] == PNG_MAGIC
+    w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    assert min_w <= w <= 4000 and min_h <= h <= 4000, (w, h)
+    assert path.stat().st_size > 10_000  # a blank canvas of this size compresses far smaller
+
+
+def _bands(ax):
+    return [
+        c
+        for c in ax.collections
+        if type(c).__name__ in ("PolyCollection", "FillBetweenPolyCollection")
+    ]
+
+
+def test_plot_rates(posterior, tmp_path):
+    fig = plots.plot_rates(posterior, tmp_path / "rates.png")
+    _check_png(tmp_path / "rates.png")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log"
+    assert "interruptions per day" in ax.get_xlabel() and "16,384" in ax.get_xlabel()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    n_cat = posterior.posterior.sizes["category"]
+    assert len(labels) == n_cat
+    assert "Faulty GPU (per GPU)" in labels and "Network Switch/Cable (per rack)" in labels
+    # sorted by median: Faulty GPU (148 of 419 interruptions) is the top row
+    assert labels[-1] == "Faulty GPU (per GPU)"
+    # one median dot per category, at rate x 16,384 GPUs x 24 h for a per-GPU category
+    medians = np.concatenate([line.get_xdata() for line in ax.get_lines()])
+    assert medians.size == n_cat
+    rate = posterior.posterior["rate"].sel(category="Faulty GPU")
+    expected = float(rate.median()) * 16384 * 24
+    assert np.any(np.isclose(medians, expected, rtol=1e-9))
+
+
+def test_plot_rates_rejects_bad_input():
+    with pytest.raises(ValueError, match="posterior"):
+        plots.plot_rates(xr.Dataset())
+
+
+def test_plot_mttf(projection, tmp_path):
+    fig = plots.plot_mttf(projection, tmp_path / "mttf.png")
+    _check_png(tmp_path / "mttf.png")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert "GPUs" in ax.get_xlabel() and "hours" in ax.get_ylabel()
+    assert len(_bands(ax)) == 2  # 50% and 90% bands
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    median = lines["relmc projection (median, 50%/90% bands)"]
+    np.testing.assert_allclose(median.get_ydata(), projection["mttf_hours"].sel(quantile=0.5))
+    # published points: Llama 3 observed 1296 h / 419 at 16,384; RSC projections 1.8 h, 0.23 h
+    llama = lines["Llama 3 405B, observed"]
+    assert llama.get_xdata()[0] == 16384 and np.isclose(llama.get_ydata()[0], 1296 / 419)
+    rsc = [
+        (ln.get_xdata()[0], ln.get_ydata()[0]) for ln in ax.get_lines() if "RSC" in ln.get_label()
+    ]
+    assert sorted(rsc) == [(16384, 1.8), (131072, 0.23)]
+    texts = {t.get_text() for t in ax.texts}
+    assert {"3.1 h", "1.8 h", "0.23 h"} <= texts
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend.count("Meta RSC-1, projected") == 1
+
+
+def test_plot_mttf_without_published(projection):
+    fig = plots.plot_mttf(projection, published=False)
+    (ax,) = fig.axes
+    assert len(ax.get_lines()) == 1 and not ax.texts
+
+
+def test_plot_ettr_policies(projection, fast_projection, tmp_path):
+    fig = plots.plot_ettr(
+        {"restart 10 min": projection, "restart 2 min": fast_projection}, tmp_path / "ettr.png"
+    )
+    _check_png(tmp_path / "ettr.png")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
+    assert "ETTR" in ax.get_ylabel()
+    assert len(_bands(ax)) == 4  # two bands per policy
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["restart 10 min", "restart 2 min"]
+    lines = [ln for ln in ax.get_lines() if ln.get_label() in labels]
+    assert len(lines) == 2
+    slow, fast = (ln.get_ydata() for ln in lines)
+    assert np.all(fast > slow)  # shorter restarts cannot lose training time at these sizes
+    assert any(np.allclose(ln.get_ydata(), 0.9) for ln in ax.get_lines())  # the 0.9 reference
+
+
+def test_plot_ettr_single_dataset_gets_policy_label(projection):
+    fig = plots.plot_ettr(projection)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["ckpt every 30 min (1 min), restart 10 min"]
+
+
+def test_plot_lost_hours(projection, tmp_path):
+    fig = plots.plot_lost_hours(projection, tmp_path / "lost.png")
+    _check_png(tmp_path / "lost.png")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log"
+    assert "fraction of wall-clock time" in ax.get_ylabel()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    nonzero = (projection["lost_fraction_mean"] > 0).any("n_gpus")
+    assert len(labels) == 1 + int(nonzero.sum())
+    assert "useful training" in labels and "rework (lost progress)" in labels
+    assert "waiting for spares" not in labels  # unlimited spares: always zero, left out
+    # the stacked layers reach exactly 1 at every size
+    top = np.max([p.get_paths()[0].vertices[:, 1].max() for p in ax.collections])
+    assert np.isclose(top, 1.0)
+
+
+def test_plot_lost_hours_single_size(posterior):
+    one = relmc.project(posterior, n_gpus=[16384], n_trials=16, seed=1)
+    fig = plots.plot_lost_hours(one)
+    assert len(fig.axes[0].patches) >= 3  # bars, one per layer
+
+
+def test_main_figure(projection, posterior, tmp_path):
+    path = tmp_path / "main.png"
+    fig = plots.main_figure(projection, posterior, path)
+    _check_png(path, min_w=1500, min_h=1000)
+    assert len(fig.axes) == 4
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert [t[:3] for t in titles] == ["(a)", "(b)", "(c)", "(d)"]
+    assert all(ax.get_title() == "" for ax in fig.axes)  # no centred title under the left one
+
+
+def test_main_figure_from_netcdf(projection, posterior, tmp_path):
+    """Figures come from saved results: a re-opened projection draws the same figure."""
+    projection.to_netcdf(tmp_path / "p.nc")
+    with xr.open_dataset(tmp_path / "p.nc") as reopened:
+        fig = plots.main_figure(reopened.load(), posterior, tmp_path / "main.png")
+    _check_png(tmp_path / "main.png", min_w=1500, min_h=1000)
+    assert "54 days" in fig.get_suptitle()
+
+
+@pytest.mark.parametrize("drop", ["mttf_hours", "quantile"])
+def test_missing_variables_are_named(projection, drop):
+    with pytest.raises(ValueError, match=drop):
+        plots.plot_mttf(projection.drop_vars(drop))
+
+
+def test_missing_quantile_is_named(projection):
+    with pytest.raises(ValueError, match="quantiles"):
+        plots.plot_ettr(projection.sel(quantile=[0.05, 0.5, 0.95]))
