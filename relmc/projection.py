@@ -93,7 +93,8 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
     data : xarray.Dataset, optional
         The observations the posterior was fitted to. When they carry ``planned_count``
         and ``attrs["duration_hours"]`` (Llama 3: 47 planned interruptions in 1,296 h),
-        planned maintenance is added at that rate (job level); otherwise there is none.
+        planned maintenance is added at that rate (job level). Without ``data`` the rate the
+        fit recorded is used (see :meth:`relmc.FailureModel.from_posterior`).
 
     Returns
     -------
@@ -103,13 +104,15 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
     """
     if posterior is None:
         return Scenario.default()
-    maint = 0.0
+    kwargs = {}
     if data is not None and "planned_count" in data and data.attrs.get("duration_hours", 0) > 0:
-        maint = float(data["planned_count"]) / float(data.attrs["duration_hours"])
+        kwargs["maintenance_rate"] = float(data["planned_count"]) / float(
+            data.attrs["duration_hours"]
+        )
     fit = posterior
     if getattr(posterior, "posterior", None) is None:  # a bare DataArray of rates
         fit = SimpleNamespace(posterior=xr.Dataset({"rate": _rate_array(posterior)}))
-    return Scenario(failures=FailureModel.from_posterior(fit, maintenance_rate=maint))
+    return Scenario(failures=FailureModel.from_posterior(fit, **kwargs))
 
 
 def _rate_array(posterior) -> xr.DataArray:

@@ -273,10 +273,15 @@ class FailureModel:
         """Build a failure model whose categories match a fitted posterior.
 
         Rates are set to the posterior mean (used only for ``"young"``/``"daly"`` interval
-        choices and when ``simulate`` is not given the posterior itself). ``kwargs`` go to
+        choices and when ``simulate`` is not given the posterior itself). Planned maintenance
+        defaults to the rate the fitted data recorded (``posterior.attrs
+        ["planned_rate_per_hour"]``; Llama 3: 47 in 1,296 h), else none. ``kwargs`` go to
         :meth:`from_categories`.
         """
         rate = idata.posterior["rate"]
+        kwargs.setdefault(
+            "maintenance_rate", float(idata.posterior.attrs.get("planned_rate_per_hour", 0.0))
+        )
         names = [str(c) for c in rate["category"].values]
         group = [str(g) for g in rate["group"].values] if "group" in rate.coords else None
         mean = rate.mean(("chain", "draw")).values

@@ -130,8 +130,12 @@ def test_point_rates_and_default_sizes():
 def test_default_scenario_adds_planned_maintenance(posterior, data):
     sc = default_scenario(posterior, data)
     assert sc.failures.maintenance_rate == pytest.approx(47 / 1296)
-    assert default_scenario(posterior).failures.maintenance_rate == 0.0
+    # the fit records the planned rate of its data, so the posterior alone gives the same
+    assert default_scenario(posterior).failures.maintenance_rate == pytest.approx(47 / 1296)
     assert sc.failures.names == tuple(data["category"].values.tolist())
+    # data without planned events: none
+    no_planned = relmc.fit_conjugate(data.drop_vars("planned_count"), draws=10, rng=0)
+    assert default_scenario(no_planned).failures.maintenance_rate == 0.0
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, 10**8 + 1, True, [], [2048, "x"], [2048, 0]])

@@ -70,6 +70,11 @@ class Observations:
         return int(self.count.shape[0])
 
     @property
+    def planned_rate_per_hour(self) -> float:
+        """Planned interruptions per hour when the data carries ``planned_count``, else 0."""
+        return float(self.attrs.get("_planned_rate_per_hour", 0.0))
+
+    @property
     def rate_units(self) -> str:
         """Units of a rate: events per exposure unit (``attrs['rate_units']`` when given)."""
         return str(self.attrs.get("rate_units", "events per unit-hour"))
@@ -126,6 +131,9 @@ def check_data(data: Any, field: str = "data") -> Observations:
     else:
         group = np.full(cats.size, "", dtype=str)
     attrs = dict(data.attrs)
+    duration = attrs.get("duration_hours", 0)
+    if "planned_count" in data.variables and isinstance(duration, int | float) and duration > 0:
+        attrs["_planned_rate_per_hour"] = float(data["planned_count"]) / float(duration)
     return Observations(
         name=str(attrs.get("name", "")),
         categories=cats,

@@ -106,6 +106,7 @@ def fit_conjugate(
         "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category",
         "dataset": obs.name,
         "rate_units": obs.rate_units,
+        "planned_rate_per_hour": obs.planned_rate_per_hour,
         **seed_attrs(rng),
     }
     return make_idata(posterior, predictive, **data_groups(obs), attrs=attrs)
