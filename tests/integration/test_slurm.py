@@ -1,0 +1,63 @@
+"""A sweep as a real Slurm job array equals the local run, bit for bit."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import xarray as xr
+
+from relmc import sweep
+from relmc.sweep import SlurmOptions
+
+pytestmark = pytest.mark.integration
+
+
+def test_slurm_array_equals_local(slurm, small_spec, tmp_path):
+    local = tmp_path / "local.zarr"
+    sweep.run_sweep(small_spec, local, progress=False)
+    store = tmp_path / "slurm.zarr"
+    opts = SlurmOptions(array=3, partition="debug", time="00:10:00", python=sys.executable)
+    job = sweep.submit(small_spec, store=store, options=opts, wait=True)
+    assert job.isdigit()
+    logs = sorted((tmp_path / "slurm.zarr.slurm").glob("slurm-*.out"))
+    assert len(logs) == 3, logs  # one log per array task
+    st = sweep.status(store)
+    assert st.complete, (st, [p.read_text() for p in logs])
+    xr.testing.assert_identical(
+        sweep.open_sweep(store, load=True), sweep.open_sweep(local, load=True)
+    )
+    # a resubmission (e.g. after a preemption) finds nothing to do and changes nothing
+    sweep.submit(small_spec, store=store, options=opts, wait=True)
+    xr.testing.assert_identical(
+        sweep.open_sweep(store, load=True), sweep.open_sweep(local, load=True)
+    )
+
+
+def test_dask_jobqueue_slurmcluster_equals_local(slurm, small_spec, tmp_path):
+    from dask_jobqueue import SLURMCluster
+    from distributed import Client
+
+    local = tmp_path / "local.zarr"
+    sweep.run_sweep(small_spec, local, progress=False)
+    store = tmp_path / "jq.zarr"
+    # settings from reference/slurm_local.md: loopback only, one 1-core worker per job
+    with SLURMCluster(
+        cores=1,
+        processes=1,
+        memory="1GB",
+        walltime="00:10:00",
+        queue="debug",
+        interface="lo",
+        log_directory=str(tmp_path / "logs"),
+        local_directory=str(tmp_path / "dask"),
+        death_timeout=60,
+        python=sys.executable,
+    ) as cluster:
+        cluster.scale(jobs=2)
+        with Client(cluster) as client:
+            client.wait_for_workers(2, timeout=120)
+            sweep.run_sweep(small_spec, store, client=client, n_threads=1, progress=False)
+    xr.testing.assert_identical(
+        sweep.open_sweep(store, load=True), sweep.open_sweep(local, load=True)
+    )

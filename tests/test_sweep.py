@@ -1,0 +1,515 @@
+"""Sweeps: spec validation, deterministic cells, sharding, resume after SIGKILL, Slurm scripts.
+
+Equivalence tests here are exact (bit for bit): a cell's numbers depend only on the spec and the
+cell's index, so no tolerance is needed or allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from relmc import sweep
+from relmc.sweep import SlurmOptions, SweepSpec
+
+# small and fast: 12 cells x 64 trials of a 10-day job
+SPEC = """\
+seed = 11
+trials = 64
+posterior = "point"
+quantiles = [0.1, 0.5, 0.9]
+store = "out.zarr"
+
+[base.job]
+compute_hours = 240
+
+[axes]
+"cluster.n_gpus" = [4096, 32768, 131072]
+"policy.checkpoint_interval" = [0.5, "young"]
+"policy.restart_hours" = [0.1, 0.4]
+"""
+
+
+def write_spec(tmp_path: Path, text: str = SPEC, name: str = "spec.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def assert_bitwise_equal(a: xr.Dataset, b: xr.Dataset) -> None:
+    """Same variables, coords, attrs and the same bytes in every array (NaN == NaN)."""
+    xr.testing.assert_identical(a, b)
+    for name in a.variables:
+        va, vb = a[name].values, b[name].values
+        if va.dtype.kind in "fiub":
+            assert va.tobytes() == vb.tobytes(), name
+
+
+@pytest.fixture(scope="module")
+def spec_file(tmp_path_factory) -> Path:
+    return write_spec(tmp_path_factory.mktemp("spec"))
+
+
+@pytest.fixture(scope="module")
+def whole(spec_file, tmp_path_factory) -> xr.Dataset:
+    store = tmp_path_factory.mktemp("whole") / "cube.zarr"
+    done = sweep.run_sweep(spec_file, store, progress=False)
+    assert done == list(range(12))
+    return sweep.open_sweep(store, load=True)
+
+
+# ---------------------------------------------------------------------------------- spec
+
+
+def test_spec_geometry(spec_file):
+    spec = SweepSpec.from_toml(spec_file)
+    assert spec.dims == ("n_gpus", "checkpoint_interval", "restart_hours")
+    assert spec.shape == (3, 2, 2) and spec.n_cells == 12
+    assert spec.cell_values(5) == {
+        "cluster.n_gpus": 32768,
+        "policy.checkpoint_interval": 0.5,
+        "policy.restart_hours": 0.4,
+    }
+    s = spec.scenario(5)
+    assert s.cluster.n_gpus == 32768 and s.policy.restart_hours == 0.4
+    assert s.job.compute_hours == 240
+    # the spec's identity ignores the store path and Slurm options, not the numbers
+    other = SweepSpec.from_dict({**_as_dict(spec_file), "store": "x.zarr", "slurm": {"array": 3}})
+    assert other.sha256() == spec.sha256()
+    assert SweepSpec.from_dict({**_as_dict(spec_file), "trials": 65}).sha256() != spec.sha256()
+
+
+def _as_dict(spec_file: Path) -> dict:
+    import tomllib
+
+    return tomllib.loads(spec_file.read_text())
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"axes": {"policy.no_such_field": [1.0]}}, "no_such_field"),
+        ({"axes": {"nosection.x": [1.0]}}, "nosection"),
+        ({"axes": {"cluster.n_gpus": []}}, "empty"),
+        ({"axes": {"cluster.n_gpus": [1024, 2048, 1024]}}, "duplicate"),
+        ({"axes": {"policy.restart_hours": [1, 1.0]}}, "duplicate"),
+        ({"axes": {"cluster.n_gpus": [1024, -8]}}, "n_gpus"),
+        ({"axes": {"policy.checkpoint_interval": [0.5, "sometimes"]}}, "checkpoint_interval"),
+        ({"axes": {"policy.restart_hours": [0.1, float("nan")]}}, "finite"),
+        ({"axes": {"policy.restart_hours": [[0.1]]}}, "numbers, strings or booleans"),
+        ({"axes": {}}, "at least one axis"),
+        ({"seed": -1}, "seed"),
+        ({"trials": 1}, "trials"),
+        ({"quantiles": [0.5, 0.1]}, "quantiles"),
+        ({"quantiles": [0.5, 1.5]}, "quantiles"),
+        ({"keep_trials": "yes"}, "keep_trials"),
+        ({"colour": "red"}, "unknown keys"),
+        ({"base": {"job": {"compute_hours": -5}}}, "compute_hours"),
+        ({"base": {"job": {"hours": 5}}}, "base.job.hours"),
+        ({"slurm": {"partition": "debug; rm -rf /"}}, "slurm.partition"),
+        ({"slurm": {"bogus": 1}}, "unknown keys"),
+    ],
+)
+def test_bad_spec_rejected(spec_file, tmp_path, change, match):
+    d = {**_as_dict(spec_file), **change}
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ValueError, match=match):
+        spec = SweepSpec.from_dict(d, root=tmp_path)
+        sweep.run_sweep(spec, tmp_path / "never.zarr", progress=False)
+    assert sorted(tmp_path.iterdir()) == before  # nothing written
+
+
+def test_missing_seed_and_bad_toml(tmp_path):
+    with pytest.raises(ValueError, match="seed"):
+        SweepSpec.from_dict({"axes": {"cluster.n_gpus": [1024]}})
+    bad = write_spec(tmp_path, "seed = 1\n[axes\n")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        SweepSpec.from_toml(bad)
+    with pytest.raises(ValueError, match="not found"):
+        SweepSpec.from_toml(tmp_path / "nope.toml")
+
+
+def test_unknown_posterior_sources_rejected(spec_file, tmp_path):
+    d = _as_dict(spec_file)
+    for source, match in (("missing.nc", "does not exist"), ("conjugate:nope", "unknown dataset")):
+        spec = SweepSpec.from_dict({**d, "posterior": source}, root=tmp_path)
+        with pytest.raises(ValueError, match=match):
+            sweep.run_sweep(spec, tmp_path / "never.zarr", progress=False)
+    assert not (tmp_path / "never.zarr").exists()
+
+
+# ---------------------------------------------------------------------------------- cells
+
+
+def test_shards_partition_cells():
+    for n, k in ((12, 1), (12, 5), (3, 7), (640, 16)):
+        parts = [list(sweep.shard_cells(n, s, k)) for s in range(k)]
+        flat = sorted(c for p in parts for c in p)
+        assert flat == list(range(n))  # disjoint and complete: no cell is written twice
+    with pytest.raises(ValueError, match="shard"):
+        sweep.shard_cells(12, 3, 3)
+
+
+def test_cell_seeds_are_spawn_keys():
+    s = sweep.cell_seed(5, 7)
+    assert s.entropy == 5 and s.spawn_key == (7,)
+    a = np.random.default_rng(sweep.cell_seed(5, 7)).random(4)
+    b = np.random.default_rng(sweep.cell_seed(5, 8)).random(4)
+    assert not np.array_equal(a, b)
+
+
+def test_cube_layout(whole, spec_file):
+    assert dict(whole.sizes) == {
+        "n_gpus": 3,
+        "checkpoint_interval": 2,
+        "restart_hours": 2,
+        "category": whole.sizes["category"],
+        "quantile": 3,
+        "cause": 7,
+    }
+    assert whole.done.all()
+    assert list(whole.checkpoint_interval.values) == ["0.5", "young"]
+    assert whole.checkpoint_interval.attrs["field"] == "policy.checkpoint_interval"
+    assert whole.attrs["relmc_sweep_spec_sha256"] == SweepSpec.from_toml(spec_file).sha256()
+    for v in ("ettr_mean", "ettr_se", "wall_hours_mean", "interruptions_per_day_total_mean"):
+        assert np.isfinite(whole[v]).all(), v
+    # ETTR falls with cluster size (4k vs 131k GPUs differ by far more than 10 SE)
+    assert (whole.ettr_mean.sel(n_gpus=4096) > whole.ettr_mean.sel(n_gpus=131072)).all()
+
+
+def test_cell_equals_direct_simulate(whole, spec_file):
+    """Each cell is relmc.simulate with the cell's seed, summarised: recompute one."""
+    import relmc
+
+    spec = SweepSpec.from_toml(spec_file)
+    flat = 7
+    res = relmc.simulate(
+        spec.scenario(flat), n_trials=spec.trials, seed=sweep.cell_seed(spec.seed, flat)
+    )
+    cell = whole.isel(dict(zip(spec.dims, spec.cell_index(flat), strict=True)))
+    assert cell.ettr_mean.item() == res.ettr.mean().item()
+    assert cell.wall_hours_se.item() == (res.wall_hours.std(ddof=1) / np.sqrt(64)).item()
+    per_day = (res.interruptions.sum("category") / (res.wall_hours / 24)).mean().item()
+    assert cell.interruptions_per_day_total_mean.item() == pytest.approx(per_day, rel=1e-12)
+    np.testing.assert_array_equal(cell.lost_hours_mean, res.lost_hours.mean("trial"))
+
+
+def test_sharded_equals_whole(whole, spec_file, tmp_path):
+    store = tmp_path / "sharded.zarr"
+    for shard in (2, 0, 1):  # any order
+        sweep.run_sweep(spec_file, store, shard=shard, shards=3, progress=False)
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+
+
+def test_threads_and_processes_equal_whole(whole, spec_file, tmp_path):
+    a = tmp_path / "threads.zarr"
+    sweep.run_sweep(spec_file, a, n_threads=2, progress=False)
+    assert_bitwise_equal(sweep.open_sweep(a, load=True), whole)
+    b = tmp_path / "procs.zarr"
+    sweep.run_sweep(spec_file, b, workers=2, n_threads=1, progress=False)
+    assert_bitwise_equal(sweep.open_sweep(b, load=True), whole)
+
+
+def test_keep_trials(spec_file, tmp_path):
+    import relmc
+
+    text = SPEC.replace("keep_trials", "").replace("trials = 64", "trials = 40\nkeep_trials = true")
+    text = text.replace('"cluster.n_gpus" = [4096, 32768, 131072]', '"cluster.n_gpus" = [4096]')
+    spec = SweepSpec.from_toml(write_spec(tmp_path, text))
+    sweep.run_sweep(spec, tmp_path / "t.zarr", progress=False)
+    cube = sweep.open_sweep(tmp_path / "t.zarr", load=True)
+    assert cube.sizes["trial"] == 40
+    res = relmc.simulate(spec.scenario(3), n_trials=40, seed=sweep.cell_seed(spec.seed, 3))
+    cell = cube.isel(dict(zip(spec.dims, spec.cell_index(3), strict=True)))
+    np.testing.assert_array_equal(cell.wall_hours, res.wall_hours)
+    np.testing.assert_array_equal(cell.interruptions, res.interruptions)
+    np.testing.assert_array_equal(cell.finished, res.finished)
+    assert cell.ettr_mean.item() == res.ettr.mean().item()
+
+
+# ---------------------------------------------------------------------------------- store
+
+
+def test_store_from_other_spec_refused(whole, spec_file, tmp_path):
+    store = tmp_path / "s.zarr"
+    sweep.run_sweep(spec_file, store, shard=0, shards=4, progress=False)
+    before = sweep.status(store)
+    other = write_spec(tmp_path, SPEC.replace("seed = 11", "seed = 12"), "other.toml")
+    with pytest.raises(ValueError, match="different sweep spec"):
+        sweep.run_sweep(other, store, progress=False)
+    assert sweep.main(["run", str(other), "--store", str(store), "--no-progress"]) == 2
+    assert np.array_equal(sweep.status(store).done, before.done)
+
+
+def test_not_a_store(tmp_path):
+    with pytest.raises(ValueError, match="not a relmc sweep store"):
+        sweep.open_sweep(tmp_path / "nothing.zarr")
+    with pytest.raises(ValueError, match="not a relmc sweep store"):
+        sweep.status(tmp_path)
+
+
+def test_partial_cell_is_recomputed(whole, spec_file, tmp_path):
+    """A cell with data but no done flag (killed between writes) counts as missing."""
+    import zarr
+
+    store = tmp_path / "p.zarr"
+    spec = SweepSpec.from_toml(spec_file)
+    sweep.run_sweep(spec, store, shard=0, shards=2, progress=False)
+    g = zarr.open_group(str(store), mode="r+")
+    idx = spec.cell_index(1)  # shard 1's cell: write garbage data, leave it not done
+    g["ettr_mean"][idx] = -1.0
+    g["lost_hours_mean"][idx] = -1.0
+    st = sweep.status(store)
+    assert 1 in st.missing and 0 in st.done and not st.complete
+    partial = sweep.open_sweep(store, load=True)
+    assert not partial.done.isel(dict(zip(spec.dims, idx, strict=True))).item()
+    done = sweep.run_sweep(spec, store, progress=False)
+    assert done == list(range(1, 12, 2))  # only the missing cells
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+    assert sweep.run_sweep(spec, store, progress=False) == []
+
+
+def test_sigkill_then_resume(tmp_path):
+    """SIGKILL a CLI run mid-way, rerun: only missing cells run; the cube is unchanged."""
+    # 1000 trials per cell: slow enough (~0.1-1 s a cell) to be caught mid-run
+    spec_file = write_spec(tmp_path, SPEC.replace("trials = 64", "trials = 1000"))
+    reference = tmp_path / "ref.zarr"
+    sweep.run_sweep(spec_file, reference, progress=False)
+    store = tmp_path / "k.zarr"
+    cmd = [sys.executable, "-m", "relmc.sweep", "run", str(spec_file), "--store", str(store)]
+    err = tmp_path / "stderr.txt"
+    with err.open("wb") as f:
+        proc = subprocess.Popen([*cmd, "--no-progress", "--threads", "1"], stderr=f)
+    try:
+        deadline = time.monotonic() + 120
+        n_done = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (store / "done" / "zarr.json").exists():
+                n_done = sweep.status(store).done.size
+                if n_done >= 2:
+                    break
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, err.read_text()
+    st = sweep.status(store)
+    assert 2 <= st.done.size < 12, st
+    missing = st.missing.tolist()
+    rerun = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, check=True)
+    assert f"computed {len(missing)} cells" in rerun.stdout
+    assert sweep.status(store).complete
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), sweep.open_sweep(reference, load=True))
+
+
+# ---------------------------------------------------------------------------------- CLI
+
+
+def test_cli_status_and_open(whole, spec_file, tmp_path, capsys):
+    store = tmp_path / "c.zarr"
+    assert sweep.main(["run", str(spec_file), "--store", str(store), "--shards", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "computed 4 cells" in out and "4/12 cells done, 8 missing" in out
+    assert sweep.main(["status", str(store)]) == 0
+    assert "8 missing: 1-2,4-5,7-8,10-11" in capsys.readouterr().out
+    assert sweep.main(["status", str(store), "--json"]) == 0
+    assert '"done": [0, 3, 6, 9]' in capsys.readouterr().out
+    assert sweep.main(["open", str(store)]) == 0
+    assert "ettr_mean" in capsys.readouterr().out
+    assert sweep.main(["status", str(tmp_path / "none.zarr")]) == 2
+
+
+def test_cli_bad_input_exit_2(spec_file, tmp_path, capsys):
+    bad = write_spec(tmp_path, SPEC.replace("[4096, 32768, 131072]", "[4096, 4096]"), "bad.toml")
+    assert sweep.main(["run", str(bad), "--store", str(tmp_path / "x.zarr")]) == 2
+    assert "duplicate" in capsys.readouterr().err
+    assert (
+        sweep.main(
+            [
+                "run",
+                str(spec_file),
+                "--store",
+                str(tmp_path / "x.zarr"),
+                "--shard",
+                "3",
+                "--shards",
+                "3",
+            ]
+        )
+        == 2
+    )
+    assert not (tmp_path / "x.zarr").exists()
+
+
+def test_module_entry_point(spec_file, tmp_path):
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "relmc.sweep",
+            "submit",
+            str(spec_file),
+            "--dry-run",
+            "--array",
+            "3",
+            "--partition",
+            "debug",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "#SBATCH --array=0-2" in r.stdout and "#SBATCH --partition=debug" in r.stdout
+
+
+# ---------------------------------------------------------------------------------- Slurm script
+
+
+def test_sbatch_script_contents(spec_file, tmp_path):
+    opts = SlurmOptions(
+        array=4,
+        partition="gpu,debug",
+        account="proj-1",
+        time="1-02:00:00",
+        cpus_per_task=2,
+        max_parallel=2,
+        extra=("--mem=4G", "--qos=low"),
+    )
+    script = sweep.sbatch_script(spec_file, tmp_path / "s.zarr", opts)
+    lines = script.splitlines()
+    assert lines[0] == "#!/bin/bash"
+    for want in (
+        "#SBATCH --array=0-3%2",
+        "#SBATCH --partition=gpu,debug",
+        "#SBATCH --account=proj-1",
+        "#SBATCH --time=1-02:00:00",
+        "#SBATCH --cpus-per-task=2",
+        "#SBATCH --mem=4G",
+        "#SBATCH --qos=low",
+    ):
+        assert want in lines
+    assert '--shard "$SLURM_ARRAY_TASK_ID" --shards 4 --threads 2' in script
+    # dry run writes nothing
+    assert sweep.submit(spec_file, store=tmp_path / "s.zarr", options=opts, dry_run=True) == script
+    assert not (tmp_path / "s.zarr").exists()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"partition": "debug; rm -rf /"},
+        {"partition": "debug\n#SBATCH --wrap=evil"},
+        {"partition": "$(touch /tmp/pwned)"},
+        {"account": "a b"},
+        {"account": "`id`"},
+        {"time": "01:00:00; ls"},
+        {"time": "soon"},
+        {"job_name": "x;y"},
+        {"extra": ("--mem=4G\nrm -rf /",)},
+        {"extra": ("--comment=$(id)",)},
+        {"extra": ("--mem 4G",)},
+        {"extra": ("rm -rf /",)},
+        {"extra": "--mem=4G"},
+        {"array": 0},
+        {"cpus_per_task": 0},
+        {"python": "py\nthon"},
+    ],
+)
+def test_sbatch_injection_rejected(kwargs):
+    with pytest.raises(ValueError, match="slurm"):
+        SlurmOptions(**kwargs)
+
+
+def test_sbatch_paths_are_quoted(tmp_path):
+    """A spec path and store path holding $(...), quotes and spaces reach the task literally."""
+    evil = tmp_path / "we$(touch PWNED)ird 'dir'"
+    evil.mkdir()
+    spec_file = write_spec(evil, SPEC, "sp`touch PWNED2`ec.toml")
+    store = evil / "st$(id).zarr"
+    log = tmp_path / "argv.txt"
+    fake_python = tmp_path / "fake-python"
+    fake_python.write_text(f'#!/bin/bash\nprintf "%s\\n" "$@" > {log}\n')
+    fake_python.chmod(fake_python.stat().st_mode | stat.S_IXUSR)
+    opts = SlurmOptions(array=2, python=str(fake_python))
+    script = sweep.sbatch_script(spec_file, store, opts)
+    env = {**os.environ, "SLURM_ARRAY_TASK_ID": "1"}
+    subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, check=True)
+    argv = log.read_text().splitlines()
+    assert argv == [
+        "-m",
+        "relmc.sweep",
+        "run",
+        str(spec_file),
+        "--store",
+        str(store),
+        "--shard",
+        "1",
+        "--shards",
+        "2",
+        "--threads",
+        "1",
+        "--no-progress",
+    ]
+    assert not any(p.name.startswith("PWNED") for p in tmp_path.rglob("*"))
+    assert not (Path.cwd() / "PWNED").exists()
+
+
+def test_submit_validates_before_writing(spec_file, tmp_path):
+    bad = write_spec(tmp_path, SPEC + '\n[slurm]\npartition = "debug; rm -rf /"\n', "bad.toml")
+    with pytest.raises(ValueError, match="slurm.partition"):
+        sweep.submit(bad, store=tmp_path / "s.zarr")
+    assert (
+        sweep.main(
+            ["submit", str(spec_file), "--store", str(tmp_path / "s.zarr"), "--time", "1:00; ls"]
+        )
+        == 2
+    )
+    assert (
+        sweep.main(
+            ["submit", str(spec_file), "--store", str(tmp_path / "s.zarr"), "--sbatch=--x=$(id)"]
+        )
+        == 2
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_posterior_sources_agree(tmp_path):
+    """A conjugate source and the same posterior saved to netCDF give the same numbers.
+
+    The netCDF file is identified by its SHA-256 (a changed file is a different spec).
+    """
+    import relmc
+
+    small = SPEC.replace("trials = 64", "trials = 32\nposterior_draws = 32").replace(
+        '"cluster.n_gpus" = [4096, 32768, 131072]', '"cluster.n_gpus" = [8192]'
+    )
+    conj = SweepSpec.from_toml(
+        write_spec(tmp_path, small.replace('"point"', '"conjugate:llama3-405b"'), "c.toml")
+    )
+    idata = relmc.fit_conjugate(
+        relmc.load_dataset("llama3-405b"), draws=32, rng=np.random.default_rng(conj.seed)
+    )
+    idata.to_netcdf(str(tmp_path / "post.nc"))
+    nc = SweepSpec.from_toml(write_spec(tmp_path, small.replace('"point"', '"post.nc"'), "n.toml"))
+    assert nc.canonical()["posterior"] == {
+        "netcdf_sha256": sweep._sha256_file(tmp_path / "post.nc")
+    }
+    for spec, name in ((conj, "c.zarr"), (nc, "n.zarr")):
+        sweep.run_sweep(spec, tmp_path / name, progress=False)
+    a = sweep.open_sweep(tmp_path / "c.zarr", load=True)
+    b = sweep.open_sweep(tmp_path / "n.zarr", load=True)
+    xr.testing.assert_identical(a.drop_attrs(), b.drop_attrs())
+    point = SweepSpec.from_toml(write_spec(tmp_path, small, "p.toml"))
+    sweep.run_sweep(point, tmp_path / "p.zarr", progress=False)
+    # the posterior matters: point rates give different numbers (a negative control)
+    assert not sweep.open_sweep(tmp_path / "p.zarr", load=True).ettr_mean.equals(a.ettr_mean)
