@@ -20,6 +20,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import textwrap
 import time
 import warnings
@@ -543,8 +544,18 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _check_out(out: Path) -> None:
+    """Fail before any work if ``--out`` cannot become a writable directory."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out must be a directory; {str(out)!r} is a file")
+    existing = out
+    while not existing.exists():  # the nearest ancestor that exists must be writable
+        existing = existing.parent
+    try:  # permissions alone do not tell (root, read-only or virtual file systems): try it
+        os.rmdir(tempfile.mkdtemp(prefix=".relmc-check-", dir=existing))
+    except OSError as e:
+        raise ValueError(
+            f"--out {str(out)!r}: cannot write in {str(existing)!r} ({e.strerror})"
+        ) from None
 
 
 def _load_data(args: argparse.Namespace):

@@ -363,6 +363,8 @@ class Job:
 
 
 INTERVAL_RULES = ("young", "daly")
+MAX_SPARES = 10_000_000  # a spare pool larger than any cluster is "unlimited": use None
+MAX_EVENTS = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -425,6 +427,10 @@ class Policy:
             )
         if self.n_spares is not None:
             _set(self, "n_spares", _check_int("policy.n_spares", self.n_spares, lo=0))
+            if self.n_spares > MAX_SPARES:
+                raise _fail(
+                    "policy.n_spares", f"an integer in [0, {MAX_SPARES}] or None", self.n_spares
+                )
         _set(
             self,
             "repair_hours",
@@ -436,6 +442,8 @@ class Policy:
             _check_real("policy.wall_cap_factor", self.wall_cap_factor, lo=1.0),
         )
         _set(self, "max_events", _check_int("policy.max_events", self.max_events, lo=1))
+        if self.max_events > MAX_EVENTS:  # per-trial counts are stored as int32
+            raise _fail("policy.max_events", f"an integer in [1, {MAX_EVENTS}]", self.max_events)
 
     def interval(self, mtbf_hours: float) -> float:
         """Return the checkpoint interval in hours, applying a named rule at ``mtbf_hours``."""

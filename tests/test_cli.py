@@ -177,3 +177,10 @@ def test_policy_options_follow_the_dataclass(capsys):
     for f in dataclasses.fields(Policy):
         assert "--" + f.name.replace("_", "-") in text, f.name
     assert "--restart-minutes" in text and "--checkpoint-minutes" in text
+
+
+def test_unwritable_out_fails_before_any_work(capsys):
+    # /proc accepts no new directories, even for root
+    assert main(["project", "--out", "/proc/relmc-out", "--trials", "10"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0] and "fitting" not in err[0]

@@ -97,8 +97,33 @@ SCENARIOS = {
         persist_hours=0.01,
         restart_hours=0.1,
     ),
+    # the cap falls during maintenance checkpoints while earlier persists are under way
+    "cap_in_maintenance": _scenario(
+        [Category("g", rate=1e-4, unit="gpu")],
+        n_gpus=1024,
+        work=2.0,
+        maint=(1.0, 0.0),
+        checkpoint_interval=1.0,
+        checkpoint_hours=0.5,
+        persist_hours=1.0,
+        restart_hours=0.1,
+        wall_cap_factor=1.4,
+    ),
+    # frequent failures and a small event budget: trials stop at their 5th event
+    "event_cap": _scenario(
+        [Category("g", rate=5e-4, unit="gpu"), Category("b", rate=0.3, unit="job")],
+        n_gpus=1024,
+        work=10.0,
+        maint=(0.2, 0.1),
+        checkpoint_interval=0.5,
+        persist_hours=0.2,
+        restart_hours=0.2,
+        max_events=5,
+    ),
 }
 N_TRIALS = {
+    "cap_in_maintenance": 2000,
+    "event_cap": 2000,
     "all_features": 2000,
     "max_persist": 2000,
     "no_spares": 2000,

@@ -48,6 +48,8 @@ def small_failures():
         (lambda: Policy(repair_hours=0.0), "policy.repair_hours"),
         (lambda: Policy(wall_cap_factor=0.5), "policy.wall_cap_factor"),
         (lambda: Policy(max_events=0), "policy.max_events"),
+        (lambda: Policy(max_events=2**31), "policy.max_events"),
+        (lambda: Policy(n_spares=10**13), "policy.n_spares"),
     ],
 )
 def test_each_bad_field_is_named(build, field):

@@ -47,7 +47,8 @@ Restart
 Wall cap and outputs
 --------------------
 A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with
-``finished = False``; compute since the last durable checkpoint then counts as rework. A
+``finished = False``; compute since the last durable checkpoint then counts as rework (a
+persist already under way when a maintenance checkpoint began still completes during it). A
 trial also stops unfinished at the moment of its ``max_events``-th event (failures and
 planned events; the event is counted, no recovery follows), so no scenario loops for long
 however high its event rate. Per

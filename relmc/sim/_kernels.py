@@ -20,13 +20,13 @@ from relmc._jit import jit
 REWORK, CHECKPOINT, DETECTION, NODE_SWAP, SPARE_WAIT, RESTART, MAINTENANCE = range(7)
 N_CAUSES = 7
 
-_SEG_RTOL = 1e-9  # relative tolerance so float noise never makes an empty last segment
+_SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
 
 
 @jit
 def _segments(remaining, tau):
     """Return (n_seg, r): segments left and the compute length of the last one."""
-    n_seg = math.ceil(remaining / tau - _SEG_RTOL)
+    n_seg = math.ceil(remaining / tau * (1.0 - _SEG_RTOL))
     if n_seg < 1:
         n_seg = 1
     r = remaining - (n_seg - 1) * tau
@@ -65,6 +65,26 @@ def _run_position(e, tau, delta, persist, n_seg, r):
     # the job's last compute is done: only its final snapshot and persist remain
     in_final_wait = k == n_seg - 1 and x >= s_k
     return computed, d * tau, ckpt, in_final_wait
+
+
+@jit
+def _durable_after(e, extra, tau, delta, persist, n_seg):
+    """Durable compute of a run stopped at ``e`` once ``extra`` more hours have passed.
+
+    No new snapshot is started in the meantime; one already taken becomes durable when its
+    persist completes.
+    """
+    seg = tau + delta
+    k = int(e / seg)
+    if k > 0 and k * seg > e:
+        k -= 1
+    if k > n_seg - 1:
+        k = n_seg - 1
+    if k == 0:
+        return 0.0
+    if e - k * seg + extra >= persist:
+        return k * tau
+    return (k - 1) * tau
 
 
 @jit
@@ -234,7 +254,15 @@ def simulate_block(
                     )
                     if not in_final:
                         break
-                    c = -2  # planned event after the last compute: deferred past the end
+                    # planned event after the last compute: deferred past the end. From here
+                    # on only failures are active, so the next event (memoryless) comes at the
+                    # failure rate alone: no loop over further planned events.
+                    c = -2
+                    if fail_rate > 0.0:
+                        e += rng.exponential(1.0 / fail_rate)
+                        if e < d_run:
+                            c = _pick(rng, cum, n_cat, fail_rate, fail_rate)
+                    break
                 if t + min(e, d_run) > cap_hours:
                     computed, durable, ckpt, in_final = _run_position(
                         cap_hours - t, tau, delta, persist, n_seg, r
@@ -269,6 +297,8 @@ def simulate_block(
                     maint_events[i] += 1
                     dt = delta + persist
                     if t + dt > cap_hours:
+                        # persists already under way still complete during this checkpoint
+                        durable = _durable_after(e, cap_hours - t, tau, delta, persist, n_seg)
                         lost[i, REWORK] += computed - durable
                         lost[i, CHECKPOINT] += cap_hours - t
                         p += durable

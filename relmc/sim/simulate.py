@@ -24,6 +24,7 @@ BLOCK_SIZE = 256
 identity, so it is a constant (recorded in ``attrs``), not a tuning knob."""
 
 MAX_TRIALS = 100_000_000
+MAX_SEGMENTS = 1e12  # segment counts and indices stay exact in float64 and int64 far below this
 
 
 def resolve_seed(seed) -> np.random.SeedSequence:
@@ -110,7 +111,19 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
     unit_rates, source = _rate_draws(scenario, rates)
     cl, fm, pol = scenario.cluster, scenario.failures, scenario.policy
     scale = np.array([cl.units(c.unit) for c in fm.categories])
-    cat_rate = unit_rates * scale
+    with np.errstate(over="ignore"):
+        cat_rate = unit_rates * scale
+        total = cat_rate.sum(axis=1) + fm.maintenance_rate
+    if not np.all(np.isfinite(total)):
+        c = (
+            fm.names[int(np.argwhere(~np.isfinite(cat_rate))[0][1])]
+            if not np.all(np.isfinite(cat_rate))
+            else "(total)"
+        )
+        raise ValueError(
+            f"rates: the cluster-level rate of {c!r} overflows at n_gpus={cl.n_gpus}; "
+            "rates times units must stay finite"
+        )
     mean_rate = float(cat_rate.mean(axis=0).sum())
     mtbf = math.inf if mean_rate == 0 else 1.0 / mean_rate
     tau = pol.interval(mtbf)
@@ -120,6 +133,15 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
             f"got {pol.persist_hours!r}"
         )
     w = scenario.job.compute_hours
+    cap = pol.wall_cap_factor * w
+    if not math.isfinite(cap):
+        raise ValueError(f"policy.wall_cap_factor * job.compute_hours must be finite; got {cap!r}")
+    if cap / tau > MAX_SEGMENTS:
+        raise ValueError(
+            f"policy.checkpoint_interval must be >= wall cap / {MAX_SEGMENTS:.0e} = "
+            f"{cap / MAX_SEGMENTS:.3g} h (at most {MAX_SEGMENTS:.0e} segments per trial); "
+            f"got {tau!r}"
+        )
     inputs = KernelInputs(
         cat_rate=np.ascontiguousarray(cat_rate, dtype=np.float64),
         draw_of_trial=np.arange(n_trials, dtype=np.int64) % cat_rate.shape[0],
@@ -135,7 +157,7 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
         swap_hours=float(pol.swap_hours),
         n_spares=-1 if pol.n_spares is None else int(pol.n_spares),
         repair_hours=float(pol.repair_hours),
-        cap_hours=float(pol.wall_cap_factor * w),
+        cap_hours=float(cap),
         max_events=int(pol.max_events),
     )
     labels = {"rates_source": source, "mtbf_hours": mtbf, "n_draws": cat_rate.shape[0]}
@@ -281,7 +303,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
     trial = np.arange(inputs.n_trials)
     wall = out["wall_hours"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        ettr = np.where(wall > 0, out["progress_hours"] / wall, 1.0)
+        ettr = np.where(wall > 0, out["progress_hours"] / wall, 0.0)
     hours = {"units": "h"}
     ds = xr.Dataset(
         {
