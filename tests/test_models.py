@@ -520,3 +520,14 @@ def test_fleets_bad_input(llama, pumps):
         fit_fleets([llama, _edit(rsc, count=np.array([-5]))])
     with pytest.raises(ValueError, match=r"chains must be an integer >= 1"):
         fit_fleets([llama, rsc], chains=0)
+
+
+def test_seed_sequence_accepted_not_mutated_and_recorded(llama):
+    ss = np.random.SeedSequence(123)
+    a = fit_conjugate(llama, draws=50, rng=ss)
+    b = fit_conjugate(llama, draws=50, rng=ss)
+    assert ss.n_children_spawned == 0
+    np.testing.assert_array_equal(a.posterior["rate"], b.posterior["rate"])
+    # the recorded root seed reproduces the fit
+    c = fit_conjugate(llama, draws=50, rng=int(a.posterior.attrs["random_seed"]))
+    np.testing.assert_array_equal(a.posterior["rate"], c.posterior["rate"])

@@ -17,6 +17,7 @@ from relmc.models._common import (
     predictive_counts,
     sample_coords,
     seed_attrs,
+    seed_sequence,
 )
 
 __all__ = ["JEFFREYS", "fit_conjugate"]
@@ -90,7 +91,8 @@ def fit_conjugate(
     shape, rate = _check_prior(prior)
     draws = check_int(draws, "draws", 1)
     check_seed(rng, "rng")
-    gen = np.random.default_rng(rng)
+    root = seed_sequence(rng)
+    gen = np.random.default_rng(root)
 
     post_shape = shape + obs.count
     post_rate = rate + obs.exposure
@@ -107,6 +109,6 @@ def fit_conjugate(
         "dataset": obs.name,
         "rate_units": obs.rate_units,
         "planned_rate_per_hour": obs.planned_rate_per_hour,
-        **seed_attrs(rng),
+        **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **data_groups(obs), attrs=attrs)

@@ -69,6 +69,7 @@ from relmc.models._common import (
     predictive_counts,
     sample_coords,
     seed_attrs,
+    seed_children,
     seed_sequence,
 )
 from relmc.models.hierarchical import (
@@ -125,7 +126,7 @@ def fit_fleets(
     chains: int = 4,
     cores: int | None = None,
     target_accept: float = 0.95,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     progressbar: bool = False,
 ) -> az.InferenceData:
     r"""Fit several fleets at once with a log-normal fleet multiplier on shared category rates.
@@ -218,7 +219,8 @@ def fit_fleets(
     tot_exposure = np.array([f.exposure[0] for f in totals])
 
     pm = import_pymc()
-    nuts_ss, pred_ss = seed_sequence(random_seed).spawn(2)
+    root = seed_sequence(random_seed)
+    nuts_ss, pred_ss = seed_children(root, 2)
     scale = float(max(main.count.sum(), 0.5) / np.sum(main.exposure / ref))
     time_c = main.exposure / ref
     n_fleets = len(fleets)
@@ -323,6 +325,6 @@ def fit_fleets(
         "dataset": main.name,
         "fleets": ",".join(names),
         "rate_units": main.rate_units,
-        **seed_attrs(random_seed),
+        **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)

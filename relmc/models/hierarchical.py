@@ -53,6 +53,7 @@ from relmc.models._common import (
     predictive_counts,
     sample_coords,
     seed_attrs,
+    seed_children,
     seed_sequence,
 )
 
@@ -158,7 +159,7 @@ def fit_hierarchical(
     chains: int = 4,
     cores: int | None = None,
     target_accept: float = 0.9,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     progressbar: bool = False,
 ) -> az.InferenceData:
     r"""Fit a Gamma-Poisson model with partial pooling across categories.
@@ -219,7 +220,8 @@ def fit_hierarchical(
     check_seed(random_seed, "random_seed")
 
     pm = import_pymc()
-    nuts_ss, pred_ss = seed_sequence(random_seed).spawn(2)
+    root = seed_sequence(random_seed)
+    nuts_ss, pred_ss = seed_children(root, 2)
     scale = float(max(obs.count.sum(), 0.5) / np.sum(obs.exposure / ref))
     # Poisson mean: rate_c * E_c = theta_c * (E_c / r_c)
     time_c = obs.exposure / ref
@@ -266,6 +268,6 @@ def fit_hierarchical(
         "dataset": obs.name,
         "rate_units": obs.rate_units,
         "planned_rate_per_hour": obs.planned_rate_per_hour,
-        **seed_attrs(random_seed),
+        **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)
