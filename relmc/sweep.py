@@ -1307,13 +1307,44 @@ def submit(
 # --------------------------------------------------------------------------------------------
 
 
+_EXAMPLES = {
+    "sweep": """examples (spec layout: examples/sweep.toml, or the relmc.sweep docstring):
+  relmc sweep run examples/sweep.toml
+  relmc sweep submit examples/sweep.toml --array 8 --partition gpu --dry-run
+  relmc sweep status examples/sweep.zarr
+  relmc sweep open examples/sweep.zarr""",
+    "run": """examples:
+  relmc sweep run spec.toml                          # every missing cell, all cores
+  relmc sweep run spec.toml --shard 3 --shards 8     # what Slurm array task 3 of 8 runs
+  relmc sweep run spec.toml --dask tcp://host:8786   # on a Dask cluster
+  (kill it at any moment and run it again: only missing cells are computed)""",
+    "submit": """examples:
+  relmc sweep submit spec.toml --array 8 --dry-run   # print the sbatch script only
+  relmc sweep submit spec.toml --array 8 --partition gpu --time 02:00:00 --account proj
+  relmc sweep submit spec.toml --sbatch=--mem=8G --wait""",
+    "status": """examples:
+  relmc sweep status sweep.zarr
+  relmc sweep status sweep.zarr --json""",
+    "open": """examples:
+  relmc sweep open sweep.zarr
+  (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
     p = argparse.ArgumentParser(
-        prog="relmc sweep", description="Grids of scenarios into one resumable zarr cube."
+        prog="relmc sweep",
+        description="Grids of scenarios into one resumable zarr cube.",
+        epilog=_EXAMPLES["sweep"],
+        formatter_class=fmt,
     )
     sub = p.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("run", help="compute the missing cells (of one shard)")
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, epilog=_EXAMPLES[name], formatter_class=fmt)
+
+    r = add("run", "compute the missing cells (of one shard)")
     r.add_argument("spec", help="sweep spec (TOML)")
     r.add_argument("--store", help="zarr store (default: the spec's 'store')")
     r.add_argument("--shard", type=int, default=0, help="this shard's index, 0-based")
@@ -1323,7 +1354,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--threads", type=int, help="numba threads per cell")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    s = sub.add_parser("submit", help="submit a Slurm job array (one task per shard)")
+    s = add("submit", "submit a Slurm job array (one task per shard)")
     s.add_argument("spec", help="sweep spec (TOML)")
     s.add_argument("--store", help="zarr store (default: the spec's 'store')")
     s.add_argument("--array", type=int, help="array tasks (= shards)")
@@ -1343,11 +1374,11 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--dry-run", action="store_true", help="print the script, submit nothing")
     s.add_argument("--wait", action="store_true", help="wait until every task has finished")
 
-    st = sub.add_parser("status", help="done and missing cells of a store")
+    st = add("status", "done and missing cells of a store")
     st.add_argument("store")
     st.add_argument("--json", action="store_true", help="machine-readable output")
 
-    o = sub.add_parser("open", help="print the cube of a store")
+    o = add("open", "print the cube of a store")
     o.add_argument("store")
     return p
 

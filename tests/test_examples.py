@@ -123,3 +123,15 @@ def test_paper_pipeline(tmp_path):
 @pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_examples_are_listed(script):
     assert script in {"quickstart.py", "own_cluster.py", "what_if.py"}
+
+
+def test_example_sweep_spec_validates_and_dry_runs(capsys):
+    from relmc.sweep import load_spec, main
+
+    spec = load_spec(EXAMPLES / "sweep.toml")
+    assert [len(values) for _, values in spec.axes] == [3, 4, 2]
+    assert main(["submit", str(EXAMPLES / "sweep.toml"), "--dry-run"]) == 0
+    script = capsys.readouterr().out
+    assert "#SBATCH --array=0-3" in script
+    assert '--shard "$SLURM_ARRAY_TASK_ID" --shards 4' in script
+    assert not (EXAMPLES / "sweep.zarr").exists()  # a dry run writes nothing
