@@ -135,3 +135,28 @@ def test_example_sweep_spec_validates_and_dry_runs(capsys):
     assert "#SBATCH --array=0-3" in script
     assert '--shard "$SLURM_ARRAY_TASK_ID" --shards 4' in script
     assert not (EXAMPLES / "sweep.zarr").exists()  # a dry run writes nothing
+
+
+def test_example_scenario_toml_simulates(tmp_path, capsys):
+    from relmc.cli import main
+
+    code = main(
+        [
+            "simulate",
+            str(EXAMPLES / "scenario.toml"),
+            "--trials",
+            "200",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    nc = list(tmp_path.glob("*.nc"))
+    assert nc, "relmc simulate wrote no netCDF"
+    import xarray as xr
+
+    with xr.open_dataset(nc[0]) as ds:
+        assert list(ds["category"].values) == ["GPU", "Host", "Network hang", "Software"]
+        assert "wall_hours" in ds

@@ -88,6 +88,19 @@ def _durable_after(e, extra, tau, delta, persist, n_seg):
 
 
 @jit
+def _spend(lost, i, cause, t, dt, cap_hours):
+    """Advance the clock ``dt`` hours charged to ``cause``, stopping at the cap.
+
+    Returns the new time and whether the cap was reached.
+    """
+    if t + dt > cap_hours:
+        lost[i, cause] += cap_hours - t
+        return cap_hours, True
+    lost[i, cause] += dt
+    return t + dt, False
+
+
+@jit
 def _heap_push(heap, n, value):
     i = n
     heap[i] = value
@@ -193,23 +206,15 @@ def simulate_block(
             if need_restart:
                 e = rng.exponential(inv_rate) if rate > 0.0 else np.inf
                 if e >= restart_hours:
-                    if t + restart_hours > cap_hours:
-                        lost[i, RESTART] += cap_hours - t
-                        t = cap_hours
-                        capped = True
+                    t, capped = _spend(lost, i, RESTART, t, restart_hours, cap_hours)
+                    if capped:
                         break
-                    lost[i, RESTART] += restart_hours
-                    t += restart_hours
                     need_restart = False
                     carry = e - restart_hours
                     continue
-                if t + e > cap_hours:
-                    lost[i, RESTART] += cap_hours - t
-                    t = cap_hours
-                    capped = True
+                t, capped = _spend(lost, i, RESTART, t, e, cap_hours)
+                if capped:
                     break
-                lost[i, RESTART] += e
-                t += e
                 events += 1
                 c = _pick(rng, cum, n_cat, fail_rate, rate)
                 if events >= max_events:  # counted, then the trial stops at this event
@@ -221,15 +226,9 @@ def simulate_block(
                     break
                 if c < 0:
                     maint_events[i] += 1
-                    dt = maint_hours
-                    cause = MAINTENANCE
-                    if t + dt > cap_hours:
-                        lost[i, cause] += cap_hours - t
-                        t = cap_hours
-                        capped = True
+                    t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                    if capped:
                         break
-                    lost[i, cause] += dt
-                    t += dt
                     continue
                 interruptions[i, c] += 1
             else:
@@ -308,28 +307,18 @@ def simulate_block(
                     lost[i, CHECKPOINT] += dt
                     t += dt
                     p += computed
-                    dt = maint_hours
-                    if t + dt > cap_hours:
-                        lost[i, MAINTENANCE] += cap_hours - t
-                        t = cap_hours
-                        capped = True
+                    t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                    if capped:
                         break
-                    lost[i, MAINTENANCE] += dt
-                    t += dt
                     need_restart = True
                     continue
                 interruptions[i, c] += 1
                 lost[i, REWORK] += computed - durable
                 p += durable
             # ---- recovery of category c, then a restart ----
-            dt = detect_hours[c]
-            if t + dt > cap_hours:
-                lost[i, DETECTION] += cap_hours - t
-                t = cap_hours
-                capped = True
+            t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
+            if capped:
                 break
-            lost[i, DETECTION] += dt
-            t += dt
             if swap[c]:
                 if n_spares >= 0:
                     while n_heap > 0 and heap[0] <= t:
@@ -338,21 +327,12 @@ def simulate_block(
                     if n_heap > n_spares:
                         ready, n_heap = _heap_pop(heap, n_heap)
                         if ready > t:
-                            if ready > cap_hours:
-                                lost[i, SPARE_WAIT] += cap_hours - t
-                                t = cap_hours
-                                capped = True
+                            t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+                            if capped:
                                 break
-                            lost[i, SPARE_WAIT] += ready - t
-                            t = ready
-                dt = swap_hours
-                if t + dt > cap_hours:
-                    lost[i, NODE_SWAP] += cap_hours - t
-                    t = cap_hours
-                    capped = True
+                t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                if capped:
                     break
-                lost[i, NODE_SWAP] += dt
-                t += dt
             need_restart = True
         wall[i] = t
         finished[i] = done
