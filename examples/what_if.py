@@ -25,8 +25,8 @@ TARGET = 100_000  # GPUs
 
 data = relmc.load_dataset("llama3-405b")
 posterior = relmc.fit_conjugate(data, rng=1)
-planned_per_hour = float(data["planned_count"]) / data.attrs["duration_hours"]  # 47 in 54 days
-failures = relmc.FailureModel.from_posterior(posterior, maintenance_rate=planned_per_hour)
+# the fit's categories and mean rates, plus its data's planned maintenance (47 in 54 days)
+failures = relmc.FailureModel.from_posterior(posterior)
 base = relmc.Scenario(failures=failures)  # 30-min checkpoints (1-min snapshot), 10-min restart
 
 two_min_restart = replace_path(base, "policy.restart_hours", 2 / 60)
@@ -39,11 +39,10 @@ policies = {
     "both": replace_path(two_min_restart, "policy.checkpoint_interval", 5 / 60),
 }
 
-rates = posterior.posterior["rate"]
 ettr = {}
 for label, scenario in policies.items():
     at_target = replace_path(scenario, "cluster.n_gpus", TARGET)
-    sim = relmc.simulate(at_target, rates=rates, n_trials=N_TRIALS, seed=SEED)
+    sim = relmc.simulate(at_target, rates=posterior, n_trials=N_TRIALS, seed=SEED)
     ettr[label] = sim["ettr"].values
 
 print(

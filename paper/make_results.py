@@ -43,11 +43,8 @@ def main() -> None:
     posterior = relmc.fit_conjugate(data, rng=SEEDS["fit"])
     _save(posterior, args.out / "posterior.nc")
 
-    planned = float(data["planned_count"]) / data.attrs["duration_hours"]
-    base = relmc.Scenario(
-        failures=relmc.FailureModel.from_posterior(posterior, maintenance_rate=planned)
-    )
-    rates = posterior.posterior["rate"]
+    # the fit records its data's planned-maintenance rate (47 in 1,296 h): from_posterior uses it
+    base = relmc.Scenario(failures=relmc.FailureModel.from_posterior(posterior))
     ettr = {}
     for name, overrides in POLICIES.items():
         sc = base
@@ -60,7 +57,7 @@ def main() -> None:
         _save(proj, args.out / f"projection_{name}.nc")
         sim = relmc.simulate(
             replace_path(sc, "cluster.n_gpus", WHAT_IF_GPUS),
-            rates=rates,
+            rates=posterior,
             n_trials=n_trials,
             seed=SEEDS["projection"],
         )

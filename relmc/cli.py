@@ -881,8 +881,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         d = {**d, "failures": FailureModel.from_posterior(posterior)}
     sc = Scenario.from_dict(d)
     seed = _seed(args)
-    rates = None if posterior is None else posterior.posterior["rate"]
-    res = simulate(sc, rates=rates, n_trials=args.trials, seed=seed, n_threads=args.threads)
+    res = simulate(sc, rates=posterior, n_trials=args.trials, seed=seed, n_threads=args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "simulation.nc"
     _write_dataset(res, path)
