@@ -20,6 +20,7 @@ import xarray as xr
 from relmc.scenario import FailureModel, Scenario, replace_path
 from relmc.sim import CAUSES
 from relmc.sim.simulate import BLOCK_SIZE, MAX_TRIALS, lower, resolve_seed, simulate
+from relmc.sim.simulate import rate_draws as sim_rate_draws
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -135,18 +136,8 @@ def rate_draws(posterior, scenario: Scenario) -> np.ndarray:
     ``posterior`` is an InferenceData or a DataArray with a ``category`` dim; ``None`` gives
     the scenario's own point rates as one draw. Categories must match the scenario's.
     """
-    names = list(scenario.failures.names)
-    if posterior is None:
-        return np.array([[c.rate for c in scenario.failures.categories]])
-    da = _rate_array(posterior)
-    got = sorted(str(c) for c in da["category"].values)
-    if got != sorted(names):
-        raise ValueError(
-            f"posterior: categories {got} do not match the scenario's {sorted(names)}; build the "
-            "scenario with FailureModel.from_posterior(posterior)"
-        )
-    other = [d for d in da.dims if d != "category"]
-    return da.transpose(*other, "category").sel(category=names).values.reshape(-1, len(names))
+    rates = None if posterior is None else _rate_array(posterior)
+    return sim_rate_draws(scenario, rates)[0]
 
 
 def size_seed(root: np.random.SeedSequence, n_gpus: int) -> np.random.SeedSequence:

@@ -17,7 +17,7 @@ from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
 from relmc.sim.inputs import KernelInputs
 
-__all__ = ["simulate", "summarize", "lower", "resolve_seed", "BLOCK_SIZE"]
+__all__ = ["simulate", "summarize", "lower", "rate_draws", "resolve_seed", "BLOCK_SIZE"]
 
 BLOCK_SIZE = 256
 """Trials per block. Each block has its own child ``SeedSequence``; part of the result's
@@ -55,7 +55,7 @@ def _block_seed(root: np.random.SeedSequence, b: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, b))
 
 
-def _rate_draws(scenario: Scenario, rates) -> tuple[np.ndarray, str]:
+def rate_draws(scenario: Scenario, rates) -> tuple[np.ndarray, str]:
     """Per-unit-hour rates, shape (n_draws, n_categories) in scenario order, and a label."""
     fm = scenario.failures
     names = list(fm.names)
@@ -108,7 +108,7 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
     Trial ``i`` uses rate draw ``i % n_draws``: with as many trials as draws, every posterior
     draw is used once; with more, the draws are cycled in order.
     """
-    unit_rates, source = _rate_draws(scenario, rates)
+    unit_rates, source = rate_draws(scenario, rates)
     cl, fm, pol = scenario.cluster, scenario.failures, scenario.policy
     scale = np.array([cl.units(c.unit) for c in fm.categories])
     with np.errstate(over="ignore"):
