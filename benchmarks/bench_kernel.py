@@ -79,7 +79,7 @@ def llama3_scenario(n_gpus: int, **policy) -> Scenario:
         failures=FailureModel.llama3(),
         job=Job(W_HOURS),
         policy=Policy(
-            checkpoint_interval=TAU, checkpoint_hours=DELTA, restart_hours=RESTART, **policy
+            checkpoint_interval=TAU, snapshot_hours=DELTA, restart_hours=RESTART, **policy
         ),
     )
 
@@ -91,7 +91,7 @@ def daly_scenario(total_rate: float) -> Scenario:
         cluster=Cluster(n_gpus=N_GPUS),
         failures=fm,
         job=Job(W_HOURS),
-        policy=Policy(checkpoint_interval=TAU, checkpoint_hours=DELTA, restart_hours=RESTART),
+        policy=Policy(checkpoint_interval=TAU, snapshot_hours=DELTA, restart_hours=RESTART),
     )
 
 

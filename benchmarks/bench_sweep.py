@@ -33,7 +33,7 @@ def spec_text(args) -> str:
 seed = 20261129
 trials = {args.trials}
 posterior = "{args.posterior}"
-posterior_draws = {args.trials}
+n_draws = {args.trials}
 quantiles = [0.05, 0.5, 0.95]
 
 [base.job]

@@ -47,14 +47,14 @@ def _out(result: np.ndarray, *inputs) -> float | np.ndarray:
     return result
 
 
-def young_interval(checkpoint_hours, mtbf_hours):
+def young_interval(snapshot_hours, mttf_hours):
     """Young's (1974) first-order optimum checkpoint interval, ``sqrt(2 delta M)``.
 
     Parameters
     ----------
-    checkpoint_hours : float or array_like
+    snapshot_hours : float or array_like
         Blocking checkpoint (dump) time ``delta``, hours, > 0.
-    mtbf_hours : float or array_like
+    mttf_hours : float or array_like
         Mean time between failures of the whole job ``M``, hours, > 0.
 
     Returns
@@ -62,12 +62,12 @@ def young_interval(checkpoint_hours, mtbf_hours):
     float or ndarray
         Compute time between checkpoints, hours.
     """
-    d = _check("checkpoint_hours", checkpoint_hours)
-    m = _check("mtbf_hours", mtbf_hours)
-    return _out(np.sqrt(2.0 * d * m), checkpoint_hours, mtbf_hours)
+    d = _check("snapshot_hours", snapshot_hours)
+    m = _check("mttf_hours", mttf_hours)
+    return _out(np.sqrt(2.0 * d * m), snapshot_hours, mttf_hours)
 
 
-def daly_interval(checkpoint_hours, mtbf_hours):
+def daly_interval(snapshot_hours, mttf_hours):
     """Daly's (2006, eq. 37) higher-order optimum checkpoint interval.
 
     ``tau = sqrt(2 delta M) [1 + sqrt(delta / (2M)) / 3 + (delta / (2M)) / 9] - delta`` for
@@ -77,9 +77,9 @@ def daly_interval(checkpoint_hours, mtbf_hours):
 
     Parameters
     ----------
-    checkpoint_hours : float or array_like
+    snapshot_hours : float or array_like
         Blocking checkpoint (dump) time ``delta``, hours, > 0.
-    mtbf_hours : float or array_like
+    mttf_hours : float or array_like
         Mean time between failures of the whole job ``M``, hours, > 0.
 
     Returns
@@ -87,14 +87,14 @@ def daly_interval(checkpoint_hours, mtbf_hours):
     float or ndarray
         Compute time between checkpoints, hours.
     """
-    d = _check("checkpoint_hours", checkpoint_hours)
-    m = _check("mtbf_hours", mtbf_hours)
+    d = _check("snapshot_hours", snapshot_hours)
+    m = _check("mttf_hours", mttf_hours)
     x = d / (2.0 * m)
     tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
-    return _out(np.where(d < 2.0 * m, tau, m), checkpoint_hours, mtbf_hours)
+    return _out(np.where(d < 2.0 * m, tau, m), snapshot_hours, mttf_hours)
 
 
-def daly_expected_wall(work_hours, interval_hours, checkpoint_hours, restart_hours, mtbf_hours):
+def daly_expected_wall(work_hours, interval_hours, snapshot_hours, restart_hours, mttf_hours):
     """Daly's exact expected wall time of a checkpointed job with exponential failures.
 
     For ``W`` a multiple of ``tau`` this is Daly's (2006) formula
@@ -118,11 +118,11 @@ def daly_expected_wall(work_hours, interval_hours, checkpoint_hours, restart_hou
         Compute the job needs ``W``, hours, > 0.
     interval_hours : float or array_like
         Compute time between checkpoints ``tau``, hours, > 0.
-    checkpoint_hours : float or array_like
+    snapshot_hours : float or array_like
         Blocking checkpoint time ``delta``, hours, >= 0.
     restart_hours : float or array_like
         Restart time ``R`` (start-up plus checkpoint load), hours, >= 0.
-    mtbf_hours : float or array_like
+    mttf_hours : float or array_like
         Mean time between failures of the whole job ``M = 1 / Lambda``, hours, > 0.
 
     Returns
@@ -132,20 +132,20 @@ def daly_expected_wall(work_hours, interval_hours, checkpoint_hours, restart_hou
     """
     w = _check("work_hours", work_hours)
     tau = _check("interval_hours", interval_hours)
-    d = _check("checkpoint_hours", checkpoint_hours, inclusive=True)
+    d = _check("snapshot_hours", snapshot_hours, inclusive=True)
     r_ = _check("restart_hours", restart_hours, inclusive=True)
-    m = _check("mtbf_hours", mtbf_hours)
+    m = _check("mttf_hours", mttf_hours)
     q = w / tau
     n = np.maximum(1.0, np.ceil(q * (1.0 - _REL_TOL)))
     rem = w - (n - 1.0) * tau
     with np.errstate(over="ignore"):  # overflow to inf is the honest answer for hopeless jobs
         per_segments = (n - 1.0) * np.expm1((tau + d) / m) + np.expm1((rem + d) / m)
         result = m * np.exp(r_ / m) * per_segments
-    return _out(result, work_hours, interval_hours, checkpoint_hours, restart_hours, mtbf_hours)
+    return _out(result, work_hours, interval_hours, snapshot_hours, restart_hours, mttf_hours)
 
 
 def ettr_first_order(
-    n_nodes, failure_rate_per_node_hour, restart_hours, interval_hours, checkpoint_hours
+    n_nodes, failure_rate_per_node_hour, restart_hours, interval_hours, snapshot_hours
 ):
     """First-order expected ETTR of the Meta RSC study (Kokolis et al. 2025).
 
@@ -165,7 +165,7 @@ def ettr_first_order(
         Restart overhead ``u0``, hours, >= 0.
     interval_hours : float or array_like
         Checkpoint interval ``dt``, hours, > 0.
-    checkpoint_hours : float or array_like
+    snapshot_hours : float or array_like
         Blocking checkpoint write time ``w``, hours, >= 0.
 
     Returns
@@ -177,7 +177,7 @@ def ettr_first_order(
     r = _check("failure_rate_per_node_hour", failure_rate_per_node_hour, inclusive=True)
     u0 = _check("restart_hours", restart_hours, inclusive=True)
     dt = _check("interval_hours", interval_hours)
-    wcp = _check("checkpoint_hours", checkpoint_hours, inclusive=True)
+    wcp = _check("snapshot_hours", snapshot_hours, inclusive=True)
     result = (1.0 - n * r * (u0 + dt / 2.0)) / (1.0 + wcp / dt)
     return _out(
         result,
@@ -185,7 +185,7 @@ def ettr_first_order(
         failure_rate_per_node_hour,
         restart_hours,
         interval_hours,
-        checkpoint_hours,
+        snapshot_hours,
     )
 
 

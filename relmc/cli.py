@@ -391,7 +391,7 @@ Llama 3 data, planned maintenance is added at the observed 47 per 54 days
 examples:
   relmc project
   relmc project --sizes 16384,131072,1048576 --trials 4000 --seed 1
-  relmc project --restart-minutes 2 --checkpoint-minutes 0.5 --out fast-restart
+  relmc project --restart-minutes 2 --snapshot-minutes 0.5 --out fast-restart
   relmc project --counts my_cluster.csv --model hierarchical --no-plot
 """,
     "fit": """\
@@ -413,7 +413,7 @@ without [failures] the rates are Llama 3's point rates (or --posterior's categor
   compute_hours = 720
   [policy]
   checkpoint_interval = "daly"
-  checkpoint_hours = 0.02
+  snapshot_hours = 0.02
   restart_hours = 0.1
 
 examples:
@@ -427,7 +427,7 @@ on fresh trials; writes DIR/optimize.nc.
 
 examples:
   relmc optimize
-  relmc optimize --n-gpus 131072 --checkpoint-minutes 0.5 --restart-minutes 5
+  relmc optimize --n-gpus 131072 --snapshot-minutes 0.5 --restart-minutes 5
   relmc optimize --intervals 0.1,0.2,0.3,0.5 --trials 4000 --seed 1
 """,
     "datasets": """\
@@ -663,7 +663,7 @@ def _policy_text(sc) -> str:
         else "no planned maintenance"
     )
     return (
-        f"checkpoint {ci_s} ({60 * pol.checkpoint_hours:.3g} min blocking), restart "
+        f"checkpoint {ci_s} ({60 * pol.snapshot_hours:.3g} min blocking), restart "
         f"{60 * pol.restart_hours:.3g} min, {spares}, {maint}; job of {w:,.0f} compute-hours "
         f"({w / 24:.3g} days)"
     )
@@ -954,7 +954,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     _say(f"relmc optimize: {_model_text(args, posterior, data)}")
     _say(f"{args.n_gpus:,} GPUs; policy: {_policy_text(sc)}")
     _say(
-        f"MTBF at the posterior-mean rates {_fmt(ds.attrs['mtbf_hours'])} h; "
+        f"MTTF at the posterior-mean rates {_fmt(ds.attrs['mttf_hours'])} h; "
         f"{args.trials:,} trials per interval, seed {seed}"
     )
     _say()
@@ -1028,8 +1028,8 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     _say()
     header = ["category", "group", "unit", "count", f"exposure ({d['exposure'].attrs['units']})"]
     _say(_table(header, rows, [False, False, False, True, True]))
-    if "planned_count" in d:
-        _say(f"\nplanned interruptions (kept apart from count): {int(d['planned_count'])}")
+    if "maintenance_count" in d:
+        _say(f"\nplanned interruptions (kept apart from count): {int(d['maintenance_count'])}")
     return 0
 
 

@@ -16,7 +16,7 @@ name               dims, dtype   meaning
                    str           data (``"pump"`` for the pumps data set)
 ``group``          (category)    root-cause group (Llama 3 Table 5's "Category" column); ``""``
                    str           when there is none
-``planned_count``  0-d int64     optional; planned interruptions kept apart from ``count``
+``maintenance_count``  0-d int64     optional; planned interruptions kept apart from ``count``
 =================  ============  ==================================================================
 
 ``attrs`` (all str, int or float, so a dataset round-trips through ``to_netcdf``): ``name``,
@@ -285,8 +285,8 @@ def _llama3(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None)
         groups,
         attrs,
     )
-    ds["planned_count"] = ((), np.int64(meta["planned_count"]))
-    ds["planned_count"].attrs = {
+    ds["maintenance_count"] = ((), np.int64(meta["maintenance_count"]))
+    ds["maintenance_count"].attrs = {
         "long_name": "planned interruptions in the same window, not included in count",
         "units": "events",
         "description": (
@@ -420,7 +420,7 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
         ``"llama3-405b"``
             Llama 3 405B pre-training (arXiv:2407.21783), Table 5: the 419 unexpected
             interruptions in 18 root-cause categories over 54 days (1,296 h) on 16,384 H100
-            GPUs, 8 per node, plus the 47 planned interruptions as ``planned_count``. Exposure
+            GPUs, 8 per node, plus the 47 planned interruptions as ``maintenance_count``. Exposure
             assumes all 16,384 GPUs for all 54 days, so ``count / exposure`` is a lower bound
             on each rate. The counts are used; Table 5's printed 30.1% for Faulty GPU disagrees
             with 148/419 = 35.3% (see ``attrs["notes"]``).

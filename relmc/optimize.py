@@ -105,7 +105,7 @@ def optimize_checkpoint(
         ``interval_hours``, ``rule_ettr_mean``, ``rule_ettr_se`` and ``gain`` /
         ``gain_se``: ETTR of the optimum minus ETTR of the rule (mean of paired per-trial
         differences, with its Monte Carlo standard error; 0 for the optimum itself).
-        ``optimal_interval_hours`` (scalar). ``attrs``: ``mtbf_hours`` (plug-in MTBF
+        ``optimal_interval_hours`` (scalar). ``attrs``: ``mttf_hours`` (plug-in MTTF
         ``1 / Lambda`` at the posterior-mean rates, as used by the Young/Daly rules
         everywhere in relmc), ``posterior_mean_mttf_hours`` (``E[1/Lambda]``), the
         objective, scenario JSON, seeds, ``n_trials``, ``n_gpus``.
@@ -113,7 +113,7 @@ def optimize_checkpoint(
     Raises
     ------
     ValueError
-        For bad inputs, or ``policy.checkpoint_hours == 0`` (free checkpoints: the optimum
+        For bad inputs, or ``policy.snapshot_hours == 0`` (free checkpoints: the optimum
         is 0), before anything is simulated.
     """
     n_trials = _check_trials(n_trials)
@@ -124,9 +124,9 @@ def optimize_checkpoint(
     if n_gpus is not None:
         scenario = replace_path(scenario, "cluster.n_gpus", n_gpus)
     pol = scenario.policy
-    if pol.checkpoint_hours <= 0:
+    if pol.snapshot_hours <= 0:
         raise ValueError(
-            "policy.checkpoint_hours must be > 0 to optimise the interval (with free "
+            "policy.snapshot_hours must be > 0 to optimise the interval (with free "
             "checkpoints the optimal interval is 0)"
         )
     draws = rate_draws(posterior, scenario)
@@ -136,8 +136,8 @@ def optimize_checkpoint(
     if not np.all(lam > 0):
         raise ValueError("the failure rates are 0 in some draws: there is nothing to optimise")
     mtbf = 1.0 / float(lam.mean())
-    young = float(analytic.young_interval(pol.checkpoint_hours, mtbf))
-    daly = float(analytic.daly_interval(pol.checkpoint_hours, mtbf))
+    young = float(analytic.young_interval(pol.snapshot_hours, mtbf))
+    daly = float(analytic.daly_interval(pol.snapshot_hours, mtbf))
     lo = max(pol.persist_hours, 1e-6)
     if intervals is None:
         grid = np.unique(np.r_[_interval_grid(daly, _GRID_SPAN, _GRID_POINTS), young, daly])
@@ -269,11 +269,11 @@ def optimize_checkpoint(
         "objective": "expected ETTR: mean over trials of per-trial ETTR, one posterior draw per "
         "trial; every searched interval uses the same trials' seed (common random numbers); "
         "the optimum, Young and Daly are then compared on an independent set of trials",
-        "mtbf_hours": mtbf,
-        "mtbf_definition": "1 / Lambda at the posterior-mean rates (the MTBF at which Young's "
+        "mttf_hours": mtbf,
+        "mttf_definition": "1 / Lambda at the posterior-mean rates (the MTBF at which Young's "
         "and Daly's rules are evaluated)",
         "posterior_mean_mttf_hours": float(np.mean(1.0 / lam)),
-        "checkpoint_hours": pol.checkpoint_hours,
+        "snapshot_hours": pol.snapshot_hours,
         "n_gpus": scenario.cluster.n_gpus,
         "n_trials": n_trials,
         "scenario": json.dumps(scenario.to_dict()),

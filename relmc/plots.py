@@ -387,7 +387,7 @@ def _policy_label(ds: xr.Dataset) -> str:
 
     try:
         pol = json.loads(ds.attrs["scenario"])["policy"]
-        ci, dt, r = pol["checkpoint_interval"], pol["checkpoint_hours"], pol["restart_hours"]
+        ci, dt, r = pol["checkpoint_interval"], pol["snapshot_hours"], pol["restart_hours"]
     except (KeyError, TypeError, ValueError):
         return "projection"
     ci_s = ci if isinstance(ci, str) else f"{60 * ci:.3g} min"

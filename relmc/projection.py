@@ -92,7 +92,7 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
         :meth:`relmc.FailureModel.from_categories`) and posterior-mean rates. ``None`` gives
         :meth:`relmc.Scenario.default` (Llama 3 point rates, with planned maintenance).
     data : xarray.Dataset, optional
-        The observations the posterior was fitted to. When they carry ``planned_count``
+        The observations the posterior was fitted to. When they carry ``maintenance_count``
         and ``attrs["duration_hours"]`` (Llama 3: 47 planned interruptions in 1,296 h),
         planned maintenance is added at that rate (job level). Without ``data`` the rate the
         fit recorded is used (see :meth:`relmc.FailureModel.from_posterior`).
@@ -106,8 +106,8 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
     if posterior is None:
         return Scenario.default()
     kwargs = {}
-    if data is not None and "planned_count" in data and data.attrs.get("duration_hours", 0) > 0:
-        kwargs["maintenance_rate"] = float(data["planned_count"]) / float(
+    if data is not None and "maintenance_count" in data and data.attrs.get("duration_hours", 0) > 0:
+        kwargs["maintenance_rate"] = float(data["maintenance_count"]) / float(
             data.attrs["duration_hours"]
         )
     fit = posterior
@@ -216,7 +216,7 @@ def project(
             Hours lost by cause, and mean lost hours / mean wall hours.
         ``interruptions_by_category_mean`` (n_gpus, category)
             Mean unexpected interruptions per job.
-        ``planned_per_day_mean``, ``finished_fraction``, ``checkpoint_interval_hours``
+        ``maintenance_per_day_mean``, ``finished_fraction``, ``checkpoint_interval_hours``
             (n_gpus): planned interruptions per wall-clock day, fraction of trials that
             finished before the wall cap, and the interval used (rules are evaluated at
             each size).
@@ -346,7 +346,7 @@ def _summarize_size(res: xr.Dataset, sc: Scenario, draws: np.ndarray) -> xr.Data
             .mean("trial")
             .reset_coords(drop=True)
             .assign_attrs(units="1", long_name="mean unexpected interruptions per job"),
-            "planned_per_day_mean": (
+            "maintenance_per_day_mean": (
                 (),
                 float((res["maintenance_events"] / days).mean()),
                 {"units": "1/day", "long_name": "mean planned interruptions per wall-clock day"},

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from relmc.cluster import UNITS, ClusterShape, units
+from relmc.errors import FieldError
 
 __all__ = [
     "Category",
@@ -53,8 +54,8 @@ LLAMA3_HANG_CATEGORIES = ("NCCL Watchdog Timeouts", "Network Switch/Cable")
 LLAMA3_RESTART_GROUPS = ("Dependency", "Unknown")
 
 
-def _fail(name: str, allowed: str, value: Any) -> ValueError:
-    return ValueError(f"{name} must be {allowed}; got {value!r}")
+def _fail(name: str, allowed: str, value: Any) -> FieldError:
+    return FieldError(name, f"{name} must be {allowed}; got {value!r}")
 
 
 def _is_real(value: Any) -> bool:
@@ -249,15 +250,15 @@ class FailureModel:
             Per-category overrides of the defaults (see :meth:`from_categories`).
         planned : bool
             Include planned maintenance at the observed rate when the data carries
-            ``planned_count`` (Llama 3: 47 in 54 days).
+            ``maintenance_count`` (Llama 3: 47 in 54 days).
         """
         names = [str(c) for c in data["category"].values]
         rate = np.asarray(data["count"].values, float) / np.asarray(data["exposure"].values, float)
         unit = [str(u) for u in data["unit"].values]
         group = [str(g) for g in data["group"].values] if "group" in data else [""] * len(names)
         maint = 0.0
-        if planned and "planned_count" in data:
-            maint = float(data["planned_count"]) / float(data.attrs["duration_hours"])
+        if planned and "maintenance_count" in data:
+            maint = float(data["maintenance_count"]) / float(data.attrs["duration_hours"])
         return cls.from_categories(
             names,
             rate,
@@ -275,12 +276,12 @@ class FailureModel:
         Rates are set to the posterior mean (used only for ``"young"``/``"daly"`` interval
         choices and when ``simulate`` is not given the posterior itself). Planned maintenance
         defaults to the rate the fitted data recorded (``posterior.attrs
-        ["planned_rate_per_hour"]``; Llama 3: 47 in 1,296 h), else none. ``kwargs`` go to
+        ["maintenance_rate"]``; Llama 3: 47 in 1,296 h), else none. ``kwargs`` go to
         :meth:`from_categories`.
         """
         rate = idata.posterior["rate"]
         kwargs.setdefault(
-            "maintenance_rate", float(idata.posterior.attrs.get("planned_rate_per_hour", 0.0))
+            "maintenance_rate", float(idata.posterior.attrs.get("maintenance_rate", 0.0))
         )
         names = [str(c) for c in rate["category"].values]
         group = [str(g) for g in rate["group"].values] if "group" in rate.coords else None
@@ -380,7 +381,7 @@ class Policy:
     checkpoint_interval : float or {"young", "daly"}
         Compute hours between checkpoints (> 0), or a rule evaluated at the scenario's mean
         time between unexpected interruptions.
-    checkpoint_hours : float
+    snapshot_hours : float
         Blocking snapshot time per checkpoint (``delta``), >= 0.
     persist_hours : float
         Background persist time after a snapshot before it is durable, in [0, interval].
@@ -402,7 +403,7 @@ class Policy:
     """
 
     checkpoint_interval: float | str = 0.5
-    checkpoint_hours: float = 1.0 / 60.0
+    snapshot_hours: float = 1.0 / 60.0
     persist_hours: float = 0.0
     restart_hours: float = 10.0 / 60.0
     swap_hours: float = 0.0
@@ -419,7 +420,7 @@ class Policy:
         else:
             ci = _check_real("policy.checkpoint_interval", ci, lo_open=True)
             _set(self, "checkpoint_interval", ci)
-        for name in ("checkpoint_hours", "persist_hours", "restart_hours", "swap_hours"):
+        for name in ("snapshot_hours", "persist_hours", "restart_hours", "swap_hours"):
             _set(self, name, _check_real(f"policy.{name}", getattr(self, name)))
         if not isinstance(ci, str) and self.persist_hours > ci:
             raise _fail(
@@ -445,24 +446,26 @@ class Policy:
         if self.max_events > MAX_EVENTS:  # per-trial counts are stored as int32
             raise _fail("policy.max_events", f"an integer in [1, {MAX_EVENTS}]", self.max_events)
 
-    def interval(self, mtbf_hours: float) -> float:
-        """Return the checkpoint interval in hours, applying a named rule at ``mtbf_hours``."""
+    def interval(self, mttf_hours: float) -> float:
+        """Return the checkpoint interval in hours, applying a named rule at ``mttf_hours``."""
         ci = self.checkpoint_interval
         if not isinstance(ci, str):
             return float(ci)
         from relmc import analytic
 
-        if not math.isfinite(mtbf_hours):
-            raise ValueError(
-                f"policy.checkpoint_interval={ci!r} needs a finite MTBF; the failure rates are 0"
+        if not math.isfinite(mttf_hours):
+            raise FieldError(
+                "policy.checkpoint_interval",
+                f"policy.checkpoint_interval={ci!r} needs a finite MTTF; the failure rates are 0",
             )
-        if self.checkpoint_hours == 0:
-            raise ValueError(
-                f"policy.checkpoint_interval={ci!r} needs policy.checkpoint_hours > 0 "
-                "(with free checkpoints the optimal interval is 0)"
+        if self.snapshot_hours == 0:
+            raise FieldError(
+                "policy.snapshot_hours",
+                f"policy.checkpoint_interval={ci!r} needs policy.snapshot_hours > 0 "
+                "(with free checkpoints the optimal interval is 0)",
             )
         rule = analytic.young_interval if ci == "young" else analytic.daly_interval
-        tau = float(rule(self.checkpoint_hours, mtbf_hours))
+        tau = float(rule(self.snapshot_hours, mttf_hours))
         if self.persist_hours > tau:
             raise _fail(
                 "policy.persist_hours", f"in [0, checkpoint_interval={tau:g}]", self.persist_hours
@@ -501,7 +504,7 @@ class Scenario:
         """Llama 3 point rates on 16,384 GPUs with the default policy (fields overridable)."""
         return cls(**kwargs)
 
-    def mtbf_hours(self) -> float:
+    def mttf_hours(self) -> float:
         """Mean time between unexpected interruptions (hours) at the scenario's point rates."""
         total = float(self.failures.cluster_rates(self.cluster).sum())
         return math.inf if total == 0 else 1.0 / total

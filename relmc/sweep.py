@@ -9,7 +9,7 @@ all coordinates. A TOML spec looks like::
     seed = 2026                      # root seed (required)
     trials = 2000                    # trials per cell
     posterior = "conjugate:llama3-405b"  # or "point", or a netCDF InferenceData path
-    posterior_draws = 2000           # draws of a conjugate posterior
+    n_draws = 2000           # draws of a conjugate posterior
     keep_trials = false              # also store per-trial data
     quantiles = [0.05, 0.5, 0.95]
     store = "sweep.zarr"             # relative to the spec file; CLI --store overrides
@@ -113,7 +113,7 @@ _TOP_KEYS = (
     "seed",
     "trials",
     "posterior",
-    "posterior_draws",
+    "n_draws",
     "keep_trials",
     "quantiles",
     "store",
@@ -239,7 +239,7 @@ class SweepSpec:
         ``"point"`` (the scenario's own rates), ``"conjugate:DATASET"`` (a conjugate fit of a
         bundled dataset, drawn from the root seed) or a path to a netCDF ``InferenceData``
         with ``posterior["rate"]`` (relative paths are relative to ``root``).
-    posterior_draws : int
+    n_draws : int
         Draws of a conjugate posterior.
     keep_trials : bool
         Also store the per-trial variables (dim ``trial``).
@@ -258,7 +258,7 @@ class SweepSpec:
     trials: int = 1000
     base: Mapping[str, Any] = field(default_factory=dict)
     posterior: str = "point"
-    posterior_draws: int = 2000
+    n_draws: int = 2000
     keep_trials: bool = False
     quantiles: tuple[float, ...] = DEFAULT_QUANTILES
     store: str | None = None
@@ -268,7 +268,7 @@ class SweepSpec:
     def __post_init__(self) -> None:
         _check_int("seed", self.seed, 0, None)
         _check_int("trials", self.trials, 2, 100_000_000)
-        _check_int("posterior_draws", self.posterior_draws, 1, 10_000_000)
+        _check_int("n_draws", self.n_draws, 1, 10_000_000)
         if not isinstance(self.keep_trials, bool):
             raise ValueError(f"keep_trials must be true or false; got {self.keep_trials!r}")
         q = self.quantiles
@@ -427,7 +427,7 @@ class SweepSpec:
             "base": self.base_scenario.to_dict(),
             "axes": [[p, list(v)] for p, v in self.axes],
             "posterior": self.posterior_identity(),
-            "posterior_draws": self.posterior_draws
+            "n_draws": self.n_draws
             if _posterior_kind(self.posterior)[0] == "conjugate"
             else None,
             "trials": self.trials,
@@ -613,7 +613,7 @@ _RATES_CACHE: dict[tuple, Any] = {}
 
 
 def _rates_key(spec: SweepSpec) -> tuple:
-    return (spec.posterior, json.dumps(spec.posterior_identity()), spec.seed, spec.posterior_draws)
+    return (spec.posterior, json.dumps(spec.posterior_identity()), spec.seed, spec.n_draws)
 
 
 def resolve_rates(spec: SweepSpec):
@@ -621,7 +621,7 @@ def resolve_rates(spec: SweepSpec):
 
     The one place that knows the sources: ``"point"`` → ``None`` (the scenario's own rates);
     ``"conjugate:DATASET"`` → ``fit_conjugate(load_dataset(DATASET))`` with
-    ``posterior_draws`` draws from ``SeedSequence(seed)`` (cell seeds are its children
+    ``n_draws`` draws from ``SeedSequence(seed)`` (cell seeds are its children
     ``spawn_key=(i,)``, so the streams never overlap); anything else → a netCDF
     ``InferenceData`` path. Cached per process.
 
@@ -646,7 +646,7 @@ def resolve_rates(spec: SweepSpec):
                 f"known: {list_datasets()}"
             )
         rng = np.random.default_rng(np.random.SeedSequence(spec.seed))
-        idata = fit_conjugate(load_dataset(arg), draws=spec.posterior_draws, rng=rng)
+        idata = fit_conjugate(load_dataset(arg), draws=spec.n_draws, rng=rng)
         rates = idata.posterior["rate"].load()
     else:
         path = spec.posterior_path()
@@ -820,7 +820,7 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
             "cell_seed": "SeedSequence(root_seed, spawn_key=(flat C-order cell index,))",
             "sharding": "shard s of k owns flat cells s, s+k, s+2k, ...",
             "posterior": spec.posterior,
-            "trials_per_cell": spec.trials,
+            "n_trials": spec.trials,
             "axes": json.dumps([[d, p] for d, p in zip(spec.dims, spec.paths, strict=True)]),
             "time_units": "hours",
             "relmc_version": _version(),

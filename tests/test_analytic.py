@@ -17,11 +17,11 @@ MIN = 1.0 / 60.0  # hours per minute
 
 
 @pytest.mark.parametrize(
-    ("mtbf_hours", "published_min", "decimals"),
+    ("mttf_hours", "published_min", "decimals"),
     [(24.0, 117.0, 0), (6.0, 57.0, 0), (0.25, 9.1, 1)],  # facts §4: R = 10 min, delta = 5 min
 )
-def test_daly_interval_reproduces_published_cases(mtbf_hours, published_min, decimals):
-    tau_min = analytic.daly_interval(5 * MIN, mtbf_hours) / MIN
+def test_daly_interval_reproduces_published_cases(mttf_hours, published_min, decimals):
+    tau_min = analytic.daly_interval(5 * MIN, mttf_hours) / MIN
     # Daly prints whole minutes (one decimal at M = 15 min): compare after the same rounding
     assert round(tau_min, decimals) == published_min
 
@@ -161,15 +161,15 @@ def test_mttf_with_draws_returns_array():
 @pytest.mark.parametrize(
     ("call", "name"),
     [
-        (lambda: analytic.young_interval(0.0, 1.0), "checkpoint_hours"),
-        (lambda: analytic.young_interval(1.0, -1.0), "mtbf_hours"),
-        (lambda: analytic.daly_interval(1.0, math.nan), "mtbf_hours"),
-        (lambda: analytic.daly_interval("x", 1.0), "checkpoint_hours"),
+        (lambda: analytic.young_interval(0.0, 1.0), "snapshot_hours"),
+        (lambda: analytic.young_interval(1.0, -1.0), "mttf_hours"),
+        (lambda: analytic.daly_interval(1.0, math.nan), "mttf_hours"),
+        (lambda: analytic.daly_interval("x", 1.0), "snapshot_hours"),
         (lambda: analytic.daly_expected_wall(0.0, 1.0, 0.1, 0.1, 1.0), "work_hours"),
         (lambda: analytic.daly_expected_wall(1.0, 0.0, 0.1, 0.1, 1.0), "interval_hours"),
-        (lambda: analytic.daly_expected_wall(1.0, 1.0, -0.1, 0.1, 1.0), "checkpoint_hours"),
+        (lambda: analytic.daly_expected_wall(1.0, 1.0, -0.1, 0.1, 1.0), "snapshot_hours"),
         (lambda: analytic.daly_expected_wall(1.0, 1.0, 0.1, math.inf, 1.0), "restart_hours"),
-        (lambda: analytic.daly_expected_wall(1.0, 1.0, 0.1, 0.1, [1.0, 0.0]), "mtbf_hours"),
+        (lambda: analytic.daly_expected_wall(1.0, 1.0, 0.1, 0.1, [1.0, 0.0]), "mttf_hours"),
         (lambda: analytic.ettr_first_order(0, 1e-3, 0.1, 1.0, 0.1), "n_nodes"),
         (lambda: analytic.ettr_first_order(8, -1e-3, 0.1, 1.0, 0.1), "failure_rate_per_node"),
         (lambda: analytic.ettr_first_order(8, 1e-3, 0.1, 0.0, 0.1), "interval_hours"),

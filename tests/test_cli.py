@@ -176,7 +176,7 @@ def test_policy_options_follow_the_dataclass(capsys):
     text = capsys.readouterr().out
     for f in dataclasses.fields(Policy):
         assert "--" + f.name.replace("_", "-") in text, f.name
-    assert "--restart-minutes" in text and "--checkpoint-minutes" in text
+    assert "--restart-minutes" in text and "--snapshot-minutes" in text
 
 
 def test_unwritable_out_fails_before_any_work(capsys):

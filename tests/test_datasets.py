@@ -70,8 +70,8 @@ def test_llama3_table5_totals():
     ds = load_dataset("llama3-405b")
     assert ds.sizes["category"] == 18
     assert int(ds["count"].sum()) == 419  # section 3.3.4: 419 unexpected [P]
-    assert int(ds["planned_count"]) == 47  # section 3.3.4: 47 planned [P]
-    assert ds["planned_count"].dtype == np.int64 and ds["planned_count"].dims == ()
+    assert int(ds["maintenance_count"]) == 47  # section 3.3.4: 47 planned [P]
+    assert ds["maintenance_count"].dtype == np.int64 and ds["maintenance_count"].dims == ()
     assert int(ds["count"].sel(category="Faulty GPU")) == 148
     assert int(ds["count"].sel(category="GPU HBM3 Memory")) == 72
     # category subtotals by count, facts.md section 1.1 [D]

@@ -123,7 +123,7 @@ def test_point_rates_and_default_sizes():
     assert ds.attrs["n_draws"] == 1
     # one draw: the MTTF "posterior" is a point
     assert np.ptp(ds["mttf_hours"].values) == 0.0
-    expected = Scenario.default(cluster=Cluster(n_gpus=1024)).mtbf_hours()
+    expected = Scenario.default(cluster=Cluster(n_gpus=1024)).mttf_hours()
     assert float(ds["mttf_hours"][0, 0]) == pytest.approx(expected, rel=1e-12)
 
 
@@ -134,7 +134,7 @@ def test_default_scenario_adds_planned_maintenance(posterior, data):
     assert default_scenario(posterior).failures.maintenance_rate == pytest.approx(47 / 1296)
     assert sc.failures.names == tuple(data["category"].values.tolist())
     # data without planned events: none
-    no_planned = relmc.fit_conjugate(data.drop_vars("planned_count"), draws=10, rng=0)
+    no_planned = relmc.fit_conjugate(data.drop_vars("maintenance_count"), draws=10, rng=0)
     assert default_scenario(no_planned).failures.maintenance_rate == 0.0
 
 
@@ -163,7 +163,7 @@ def daly_scenario(mtbf=2.0, delta=0.1, restart=0.2, work=200.0):
     fm = FailureModel((Category("only", rate=1.0 / mtbf, unit="job"),))
     pol = Policy(
         checkpoint_interval=0.5,
-        checkpoint_hours=delta,
+        snapshot_hours=delta,
         restart_hours=restart,
         wall_cap_factor=1e6,
         max_events=10**8,
@@ -190,7 +190,7 @@ def test_optimize_point_mass_agrees_with_daly():
     assert tau == pytest.approx(best, rel=0.15)
     # negative control: 1.5x off the optimum must fail the same test
     assert loss(1.5 * best) > 5e-4
-    assert float(ds.attrs["mtbf_hours"]) == pytest.approx(m)
+    assert float(ds.attrs["mttf_hours"]) == pytest.approx(m)
     dal = ds.sel(rule="daly")
     assert float(dal["interval_hours"]) == pytest.approx(daly_interval(d, m))
     # at a point mass Daly's interval is (near) optimal: its gain is within 4 MC SE of 0
@@ -215,9 +215,9 @@ def test_optimize_bad_inputs():
         cluster=sc.cluster,
         failures=sc.failures,
         job=sc.job,
-        policy=Policy(checkpoint_hours=0.0),
+        policy=Policy(snapshot_hours=0.0),
     )
-    with pytest.raises(ValueError, match="checkpoint_hours"):
+    with pytest.raises(ValueError, match="snapshot_hours"):
         relmc.optimize_checkpoint(None, free, n_trials=10)
     with pytest.raises(ValueError, match="intervals"):
         relmc.optimize_checkpoint(None, sc, intervals=[0.5, -1.0], n_trials=10)

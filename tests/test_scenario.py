@@ -41,7 +41,7 @@ def small_failures():
         (lambda: Job(math.inf), "job.compute_hours"),
         (lambda: Policy(checkpoint_interval=0.0), "policy.checkpoint_interval"),
         (lambda: Policy(checkpoint_interval="optimal"), "policy.checkpoint_interval"),
-        (lambda: Policy(checkpoint_hours=-1.0), "policy.checkpoint_hours"),
+        (lambda: Policy(snapshot_hours=-1.0), "policy.snapshot_hours"),
         (lambda: Policy(persist_hours=0.6), "policy.persist_hours"),
         (lambda: Policy(restart_hours=math.nan), "policy.restart_hours"),
         (lambda: Policy(n_spares=-1), "policy.n_spares"),
@@ -96,12 +96,12 @@ def test_replace_path_sets_fields_and_validates():
 
 
 def test_interval_rules_use_mtbf():
-    pol = Policy(checkpoint_interval="young", checkpoint_hours=5 / 60)
+    pol = Policy(checkpoint_interval="young", snapshot_hours=5 / 60)
     assert pol.interval(24.0) == pytest.approx(math.sqrt(2 * 5 / 60 * 24.0))
-    with pytest.raises(ValueError, match="finite MTBF"):
+    with pytest.raises(ValueError, match="finite MTTF"):
         pol.interval(math.inf)
-    with pytest.raises(ValueError, match="checkpoint_hours > 0"):
-        Policy(checkpoint_interval="daly", checkpoint_hours=0.0).interval(10.0)
+    with pytest.raises(ValueError, match="snapshot_hours > 0"):
+        Policy(checkpoint_interval="daly", snapshot_hours=0.0).interval(10.0)
 
 
 def test_cluster_rates_scale_with_units():

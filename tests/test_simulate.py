@@ -22,7 +22,7 @@ def daly_scenario(mtbf, tau=0.5, delta=0.05, restart=0.2, work=20.0):
     fm = FailureModel((Category("only", rate=1.0 / mtbf, unit="job"),))
     pol = Policy(
         checkpoint_interval=tau,
-        checkpoint_hours=delta,
+        snapshot_hours=delta,
         restart_hours=restart,
         wall_cap_factor=1e6,
         max_events=10**8,
@@ -42,7 +42,7 @@ def full_scenario(n_gpus=4096, n_spares=2, work=40.0, **policy):
     fm = FailureModel(cats, maintenance_rate=0.05, maintenance_hours=0.1)
     kw = dict(
         checkpoint_interval=0.5,
-        checkpoint_hours=1 / 60,
+        snapshot_hours=1 / 60,
         persist_hours=0.1,
         restart_hours=1 / 6,
         swap_hours=0.25,
@@ -102,7 +102,7 @@ def test_accounting_identity_every_trial():
 
 def test_no_failures_costs_exactly_checkpoints():
     fm = FailureModel((Category("none", rate=0.0),))
-    pol = Policy(checkpoint_interval=0.3, checkpoint_hours=0.01, persist_hours=0.2)
+    pol = Policy(checkpoint_interval=0.3, snapshot_hours=0.01, persist_hours=0.2)
     sc = Scenario(cluster=Cluster(n_gpus=64), failures=fm, job=Job(10.0), policy=pol)
     ds = simulate(sc, n_trials=5, seed=0)
     n_seg = math.ceil(10.0 / 0.3)  # 34 segments, the last one 0.1 h of compute
@@ -160,7 +160,7 @@ def test_interruptions_scale_linearly_with_gpus():
     # gpu-unit rate only, no checkpoint/restart overhead worth speaking of: the count over a
     # fixed exposure is Poisson(rate * N * exposure)
     fm = FailureModel((Category("g", rate=1e-6, unit="gpu"),))
-    pol = Policy(checkpoint_interval=0.5, checkpoint_hours=0.0, restart_hours=0.0)
+    pol = Policy(checkpoint_interval=0.5, snapshot_hours=0.0, restart_hours=0.0)
     means = []
     for n in (2048, 16384, 131072):
         sc = Scenario(cluster=Cluster(n_gpus=n), failures=fm, job=Job(100.0), policy=pol)

@@ -70,9 +70,9 @@ class Observations:
         return int(self.count.shape[0])
 
     @property
-    def planned_rate_per_hour(self) -> float:
-        """Planned interruptions per hour when the data carries ``planned_count``, else 0."""
-        return float(self.attrs.get("_planned_rate_per_hour", 0.0))
+    def maintenance_rate(self) -> float:
+        """Planned interruptions per hour when the data carries ``maintenance_count``, else 0."""
+        return float(self.attrs.get("_maintenance_rate", 0.0))
 
     @property
     def rate_units(self) -> str:
@@ -132,8 +132,8 @@ def check_data(data: Any, field: str = "data") -> Observations:
         group = np.full(cats.size, "", dtype=str)
     attrs = dict(data.attrs)
     duration = attrs.get("duration_hours", 0)
-    if "planned_count" in data.variables and isinstance(duration, int | float) and duration > 0:
-        attrs["_planned_rate_per_hour"] = float(data["planned_count"]) / float(duration)
+    if "maintenance_count" in data.variables and isinstance(duration, int | float) and duration > 0:
+        attrs["_maintenance_rate"] = float(data["maintenance_count"]) / float(duration)
     return Observations(
         name=str(attrs.get("name", "")),
         categories=cats,

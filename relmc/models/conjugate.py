@@ -108,7 +108,7 @@ def fit_conjugate(
         "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category",
         "dataset": obs.name,
         "rate_units": obs.rate_units,
-        "planned_rate_per_hour": obs.planned_rate_per_hour,
+        "maintenance_rate": obs.maintenance_rate,
         **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **data_groups(obs), attrs=attrs)

@@ -267,7 +267,7 @@ def fit_hierarchical(
         "rate_scale": scale if prior == "scaled" else 1.0,
         "dataset": obs.name,
         "rate_units": obs.rate_units,
-        "planned_rate_per_hour": obs.planned_rate_per_hour,
+        "maintenance_rate": obs.maintenance_rate,
         **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)

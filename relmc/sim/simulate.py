@@ -151,7 +151,7 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
         maint_hours=float(fm.maintenance_hours),
         work_hours=float(w),
         tau=float(tau),
-        delta=float(pol.checkpoint_hours),
+        delta=float(pol.snapshot_hours),
         persist=float(pol.persist_hours),
         restart_hours=float(pol.restart_hours),
         swap_hours=float(pol.swap_hours),
@@ -160,7 +160,7 @@ def lower(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInpu
         cap_hours=float(cap),
         max_events=int(pol.max_events),
     )
-    labels = {"rates_source": source, "mtbf_hours": mtbf, "n_draws": cat_rate.shape[0]}
+    labels = {"rates_source": source, "mttf_hours": mtbf, "n_draws": cat_rate.shape[0]}
     return inputs, labels
 
 
@@ -349,7 +349,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
             "block_size": BLOCK_SIZE,
             "checkpoint_interval_hours": inputs.tau,
             "cap_hours": inputs.cap_hours,
-            "mtbf_hours": labels["mtbf_hours"],
+            "mttf_hours": labels["mttf_hours"],
             "rates_source": labels["rates_source"],
             "time_units": "hours",
             "relmc_version": _version(),

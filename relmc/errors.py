@@ -1,0 +1,30 @@
+"""Errors relmc raises for bad input.
+
+Every check of user input raises a :class:`ValueError` naming the field and its allowed range.
+Where the field has a dotted name (``policy.restart_hours``, ``cluster.n_gpus``, ``n_trials``),
+the error is a :class:`FieldError` that carries it, so a caller (the ``relmc`` command) can tell
+which of its own options set the field without reading the message text.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FieldError"]
+
+
+class FieldError(ValueError):
+    """A ``ValueError`` about one named input field.
+
+    Parameters
+    ----------
+    field : str
+        Dotted name of the field as the API spells it (``"policy.restart_hours"``).
+    message : str
+        The whole message, which names the field and the allowed range.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def __reduce__(self):  # picklable across processes (Dask, multiprocessing)
+        return (type(self), (self.field, str(self)))
