@@ -70,5 +70,7 @@ def seed_from_attrs(attrs: Mapping[str, Any]) -> np.random.SeedSequence:
         entropy = int(attrs["seed_entropy"])
         key = tuple(int(k) for k in json.loads(attrs.get("seed_spawn_key", "[]")))
     except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"attrs hold no relmc seed record (seed_entropy, seed_spawn_key): {e}")
+        raise ValueError(
+            f"attrs hold no relmc seed record (seed_entropy, seed_spawn_key): {e}"
+        ) from None
     return np.random.SeedSequence(entropy, spawn_key=key)
