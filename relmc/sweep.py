@@ -427,9 +427,7 @@ class SweepSpec:
             "base": self.base_scenario.to_dict(),
             "axes": [[p, list(v)] for p, v in self.axes],
             "posterior": self.posterior_identity(),
-            "n_draws": self.n_draws
-            if _posterior_kind(self.posterior)[0] == "conjugate"
-            else None,
+            "n_draws": self.n_draws if _posterior_kind(self.posterior)[0] == "conjugate" else None,
             "trials": self.trials,
             "seed": self.seed,
             "keep_trials": self.keep_trials,
