@@ -42,7 +42,7 @@ def main() -> None:
     draws = 4000
     gen = np.random.default_rng(0)
 
-    t_fit = _median_ms(lambda: fit_conjugate(data, draws=draws, rng=gen), args.repeat)
+    t_fit = _median_ms(lambda: fit_conjugate(data, n_draws=draws, seed=gen), args.repeat)
 
     def raw_draws():
         lam = gen.standard_gamma(count + 0.5, size=(1, draws, count.size)) / exposure
@@ -59,7 +59,7 @@ def main() -> None:
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", relmc.models.ConvergenceWarning)
-        idata = fit_hierarchical(data, draws=1000, tune=1000, chains=4, random_seed=0)
+        idata = fit_hierarchical(data, n_draws=1000, n_tune=1000, n_chains=4, seed=0)
     wall = time.perf_counter() - t0
     sampling = float(idata.sample_stats.attrs.get("sampling_time", float("nan")))
     print(

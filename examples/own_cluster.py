@@ -17,7 +17,7 @@ csv = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("my_c
 
 # Counts observed on 4,096 GPUs over 30 days; exposure is computed from these two numbers.
 data = relmc.load_counts(csv, n_gpus=4096, duration_hours=30 * 24.0, name="my-cluster")
-posterior = relmc.fit_conjugate(data, rng=2024)
+posterior = relmc.fit_conjugate(data, seed=2024)
 
 # Categories, units and groups come from the fit; a software hang is only seen when the
 # NCCL watchdog fires (10 min here), which relmc cannot guess from a free-text name.
@@ -36,7 +36,7 @@ print(
 )
 for n in sizes:
     p = projection.sel(n_gpus=n)
-    mttf, ettr = p["mttf_hours"].values, p["ettr"].values
+    mttf, ettr = p["mttf_hours_quantile"].values, p["ettr_quantile"].values
     print(
         f"{n:>8,} GPUs: MTTF {mttf[2]:7.2f} h [{mttf[0]:.2f}, {mttf[4]:.2f}]   "
         f"ETTR {ettr[2]:.3f} [{ettr[0]:.3f}, {ettr[4]:.3f}]"

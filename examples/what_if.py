@@ -24,7 +24,7 @@ SEED = 20240723  # one root seed for every policy: same draws, same block seeds
 TARGET = 100_000  # GPUs
 
 data = relmc.load_dataset("llama3-405b")
-posterior = relmc.fit_conjugate(data, rng=1)
+posterior = relmc.fit_conjugate(data, seed=1)
 # the fit's categories and mean rates, plus its data's planned maintenance (47 in 54 days)
 failures = relmc.FailureModel.from_posterior(posterior)
 base = relmc.Scenario(failures=failures)  # 30-min checkpoints (1-min snapshot), 10-min restart

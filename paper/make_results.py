@@ -40,7 +40,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     data = relmc.load_dataset("llama3-405b")
-    posterior = relmc.fit_conjugate(data, rng=SEEDS["fit"])
+    posterior = relmc.fit_conjugate(data, seed=SEEDS["fit"])
     _save(posterior, args.out / "posterior.nc")
 
     # the fit records its data's planned-maintenance rate (47 in 1,296 h): from_posterior uses it

@@ -27,7 +27,7 @@ _LAZY = {
     "Job": "relmc.scenario",
     "Policy": "relmc.scenario",
     "simulate": "relmc.sim.simulate",
-    "summarize": "relmc.sim.simulate",
+    "summarize": "relmc.summary",
     "project": "relmc.projection",
     "optimize_checkpoint": "relmc.optimize",
 }
@@ -39,8 +39,10 @@ _SUBMODULES = {
     "optimize",
     "plots",
     "projection",
+    "rates",
     "scenario",
     "sim",
+    "summary",
     "sweep",
 }
 

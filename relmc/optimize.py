@@ -15,15 +15,19 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
 
 from relmc import analytic
-from relmc.projection import _check_trials, _rate_array, default_scenario, rate_draws
+from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc.errors import FieldError
+from relmc.projection import default_scenario
+from relmc.rates import job_rates, rate_array, rate_draws
 from relmc.scenario import Scenario, replace_path
-from relmc.sim.simulate import lower, resolve_seed, simulate
+from relmc.sim.simulate import check_n_trials, kernel_inputs, simulate
 
 __all__ = ["optimize_checkpoint", "RULES"]
 
@@ -116,49 +120,17 @@ def optimize_checkpoint(
         For bad inputs, or ``policy.snapshot_hours == 0`` (free checkpoints: the optimum
         is 0), before anything is simulated.
     """
-    n_trials = _check_trials(n_trials)
+    n_trials = check_n_trials(n_trials)
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     if n_gpus is not None:
         scenario = replace_path(scenario, "cluster.n_gpus", n_gpus)
-    pol = scenario.policy
-    if pol.snapshot_hours <= 0:
-        raise ValueError(
-            "policy.snapshot_hours must be > 0 to optimise the interval (with free "
-            "checkpoints the optimal interval is 0)"
-        )
-    draws = rate_draws(posterior, scenario)
-    rates = None if posterior is None else _rate_array(posterior)
-    units = np.array([scenario.cluster.units(c.unit) for c in scenario.failures.categories])
-    lam = draws @ units
-    if not np.all(lam > 0):
-        raise ValueError("the failure rates are 0 in some draws: there is nothing to optimise")
-    mtbf = 1.0 / float(lam.mean())
-    young = float(analytic.young_interval(pol.snapshot_hours, mtbf))
-    daly = float(analytic.daly_interval(pol.snapshot_hours, mtbf))
-    lo = max(pol.persist_hours, 1e-6)
-    if intervals is None:
-        grid = np.unique(np.r_[_interval_grid(daly, _GRID_SPAN, _GRID_POINTS), young, daly])
-        grid = grid[grid >= lo]
-        if grid.size < 3:
-            raise ValueError(
-                f"policy.persist_hours={pol.persist_hours:g} leaves fewer than 3 grid intervals "
-                f"near Daly's {daly:g} h; give intervals explicitly"
-            )
-        extend = True
-    else:
-        grid = np.unique(np.r_[_check_intervals(intervals, lo), young, daly])
-        extend = False
+    rates = None if posterior is None else rate_array(posterior)
+    plan = _plan(scenario, rates, intervals)
     root = resolve_seed(seed)
-    search_seed = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 0))
-    final_seed = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 1))
-
-    def scen(tau: float) -> Scenario:
-        return replace_path(scenario, "policy.checkpoint_interval", float(tau))
-
-    lower(scen(float(grid[0])), rates, 1)  # validate before any simulation
+    search_seed, final_seed = child_seed(root, 0), child_seed(root, 1)
     if progress is None:
         progress = sys.stderr.isatty()
     bar = None
@@ -167,35 +139,126 @@ def optimize_checkpoint(
 
         bar = tqdm(desc="optimize", unit="interval", leave=False)
 
-    cache: dict[float, np.ndarray] = {}
-
     def ettr_of(tau: float, s: np.random.SeedSequence) -> np.ndarray:
+        sc = replace_path(scenario, "policy.checkpoint_interval", float(tau))
         res = simulate(
-            scen(tau), rates=rates, n_trials=n_trials, seed=s, n_threads=n_threads, progress=False
+            sc, rates=rates, n_trials=n_trials, seed=s, n_threads=n_threads, progress=False
         )
         if bar is not None:
             bar.update()
         return res["ettr"].values
 
+    cache = _search(plan, lambda tau: ettr_of(tau, search_seed), refine, scenario)
+    ts = np.array(sorted(cache))
+    tau_opt = float(ts[int(np.argmax([cache[t].mean() for t in ts]))])
+    # compare on fresh trials, so the winner's own noise does not inflate its gain
+    taus = {
+        "optimum": tau_opt,
+        "young": plan.young,
+        "daly": plan.daly,
+        "scenario": scenario.policy.interval(plan.mttf),
+    }
+    final = {r: ettr_of(t, final_seed) for r, t in taus.items()}
+    if bar is not None:
+        bar.close()
+    ds = _result(cache, taus, final)
+    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
+    ds.attrs = {
+        "title": "relmc checkpoint-interval optimisation",
+        "objective": "expected ETTR: mean over trials of per-trial ETTR, one posterior draw per "
+        "trial; every searched interval uses the same trials' seed (common random numbers); "
+        "the optimum, Young and Daly are then compared on an independent set of trials",
+        "mttf_hours": plan.mttf,
+        "mttf_definition": "1 / Lambda at the posterior-mean rates (the MTTF at which Young's "
+        "and Daly's rules are evaluated)",
+        "posterior_mean_mttf_hours": plan.posterior_mean_mttf,
+        "snapshot_hours": scenario.policy.snapshot_hours,
+        "n_gpus": scenario.cluster.n_gpus,
+        "n_trials": n_trials,
+        "scenario": json.dumps(scenario.to_dict()),
+        **seed_attrs(root),
+        "seed_rule": "search: spawn_key + [0]; comparison: spawn_key + [1]",
+        "dataset": str(post_attrs.get("dataset", "")),
+        "time_units": "hours",
+    }
+    return ds
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the search needs: the rules' intervals, the first grid, its bounds."""
+
+    mttf: float  # plug-in 1/Lambda at the posterior-mean rates
+    posterior_mean_mttf: float  # E[1/Lambda] over draws
+    young: float
+    daly: float
+    grid: np.ndarray
+    lo: float  # smallest admissible interval
+    extend: bool  # extend the grid while its best point is at an edge
+
+
+def _plan(scenario: Scenario, rates, intervals) -> _Plan:
+    """Validate the inputs and lay out the first grid (no simulation yet)."""
+    pol = scenario.policy
+    if pol.snapshot_hours <= 0:
+        raise FieldError(
+            "policy.snapshot_hours",
+            "policy.snapshot_hours must be > 0 to optimise the interval (with free "
+            "checkpoints the optimal interval is 0)",
+        )
+    lam = job_rates(scenario, rate_draws(scenario, rates))
+    if not np.all(lam > 0):
+        raise ValueError("the failure rates are 0 in some draws: there is nothing to optimise")
+    mttf = 1.0 / float(lam.mean())
+    young = float(analytic.young_interval(pol.snapshot_hours, mttf))
+    daly = float(analytic.daly_interval(pol.snapshot_hours, mttf))
+    lo = max(pol.persist_hours, 1e-6)
+    if intervals is None:
+        grid = np.unique(np.r_[_interval_grid(daly, _GRID_SPAN, _GRID_POINTS), young, daly])
+        grid = grid[grid >= lo]
+        if grid.size < 3:
+            raise FieldError(
+                "policy.persist_hours",
+                f"policy.persist_hours={pol.persist_hours:g} leaves fewer than 3 grid intervals "
+                f"near Daly's {daly:g} h; give intervals explicitly",
+            )
+        extend = True
+    else:
+        grid = np.unique(np.r_[_check_intervals(intervals, lo), young, daly])
+        extend = False
+    # validate the scenario at an interval of the grid before any simulation
+    kernel_inputs(replace_path(scenario, "policy.checkpoint_interval", float(grid[0])), rates, 1)
+    return _Plan(mttf, float(np.mean(1.0 / lam)), young, daly, grid, lo, extend)
+
+
+def _search(
+    plan: _Plan, ettr_of: Callable[[float], np.ndarray], refine: bool, scenario: Scenario
+) -> dict[float, np.ndarray]:
+    """Evaluate the grid, extend it past an edge optimum, refine around the best point.
+
+    Returns every evaluated interval's per-trial ETTR (all on the same trials' seed).
+    """
+    cache: dict[float, np.ndarray] = {}
+
     def evaluate(taus) -> None:
         for t in taus:
             t = float(t)
             if t not in cache:
-                cache[t] = ettr_of(t, search_seed)
+                cache[t] = ettr_of(t)
 
     def best() -> tuple[np.ndarray, int]:
         ts = np.array(sorted(cache))
         return ts, int(np.argmax([cache[t].mean() for t in ts]))
 
-    evaluate(grid)
+    evaluate(plan.grid)
     ts, i = best()
-    for _ in range(_MAX_EXTEND if extend else 0):
+    for _ in range(_MAX_EXTEND if plan.extend else 0):
         if 0 < i < ts.size - 1:
             break
         step = ts[1] / ts[0] if i == 0 else ts[-1] / ts[-2]
         edge = ts[0] if i == 0 else ts[-1]
         new = edge * step ** (np.arange(1, 5) * (-1 if i == 0 else 1))
-        new = new[(new >= lo) & (new <= scenario.job.compute_hours)]
+        new = new[(new >= plan.lo) & (new <= scenario.job.compute_hours)]
         if new.size == 0:
             break
         evaluate(new)
@@ -204,22 +267,21 @@ def optimize_checkpoint(
         evaluate(np.geomspace(ts[i - 1], ts[i + 1], _REFINE_POINTS)[1:-1])
         ts, i = best()
         vertex = _parabola_vertex(ts, i, cache)
-        if vertex is not None and vertex >= lo:
+        if vertex is not None and vertex >= plan.lo:
             evaluate([vertex])
-            ts, i = best()
-    tau_opt = float(ts[i])
+    return cache
 
-    # compare on fresh trials, so the winner's own noise does not inflate its gain
-    taus = {"optimum": tau_opt, "young": young, "daly": daly, "scenario": pol.interval(mtbf)}
-    final = {r: ettr_of(t, final_seed) for r, t in taus.items()}
-    if bar is not None:
-        bar.close()
 
+def _result(
+    cache: dict[float, np.ndarray], taus: dict[str, float], final: dict[str, np.ndarray]
+) -> xr.Dataset:
+    """Label the search curve and the independent comparison of the rules."""
+    ts = np.array(sorted(cache))
     mean = np.array([cache[t].mean() for t in ts])
     se = np.array([_se(cache[t]) for t in ts])
     diff = {r: final["optimum"] - final[r] for r in RULES}
     hours = {"units": "h"}
-    ds = xr.Dataset(
+    return xr.Dataset(
         {
             "ettr_mean": (
                 "interval",
@@ -254,7 +316,7 @@ def optimize_checkpoint(
             ),
             "optimal_interval_hours": (
                 (),
-                tau_opt,
+                taus["optimum"],
                 {**hours, "long_name": "interval maximising expected ETTR"},
             ),
         },
@@ -263,27 +325,6 @@ def optimize_checkpoint(
             "rule": list(RULES),
         },
     )
-    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
-    ds.attrs = {
-        "title": "relmc checkpoint-interval optimisation",
-        "objective": "expected ETTR: mean over trials of per-trial ETTR, one posterior draw per "
-        "trial; every searched interval uses the same trials' seed (common random numbers); "
-        "the optimum, Young and Daly are then compared on an independent set of trials",
-        "mttf_hours": mtbf,
-        "mttf_definition": "1 / Lambda at the posterior-mean rates (the MTBF at which Young's "
-        "and Daly's rules are evaluated)",
-        "posterior_mean_mttf_hours": float(np.mean(1.0 / lam)),
-        "snapshot_hours": pol.snapshot_hours,
-        "n_gpus": scenario.cluster.n_gpus,
-        "n_trials": n_trials,
-        "scenario": json.dumps(scenario.to_dict()),
-        "seed_entropy": str(root.entropy),
-        "seed_spawn_key": json.dumps([int(k) for k in root.spawn_key]),
-        "seed_rule": "search: spawn_key + [0]; comparison: spawn_key + [1]",
-        "dataset": str(post_attrs.get("dataset", "")),
-        "time_units": "hours",
-    }
-    return ds
 
 
 def _se(x: np.ndarray) -> float:

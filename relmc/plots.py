@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
+from relmc.rates import rate_array
+from relmc.summary import QUANTILES
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -47,7 +50,7 @@ PUBLISHED_MTTF: tuple[tuple[str, int, float, str, str], ...] = (
     ("Meta RSC-1, projected", 131_072, 0.23, "projection", "arXiv:2410.21680 (facts.md 2.2)"),
 )
 
-_Q = (0.05, 0.25, 0.5, 0.75, 0.95)
+_Q = QUANTILES
 _UNIT_WORDS = {
     "gpu": "per GPU",
     "node": "per node",
@@ -229,15 +232,13 @@ def plot_rates(
 
 
 def _rate_array(posterior) -> xr.DataArray:
-    post = getattr(posterior, "posterior", None)
-    rate = post["rate"] if post is not None and "rate" in post else posterior
-    if isinstance(rate, xr.Dataset) and "rate" in rate:
-        rate = rate["rate"]
-    if not isinstance(rate, xr.DataArray) or "category" not in rate.dims:
+    try:
+        rate = rate_array(posterior)
+    except ValueError:
         raise ValueError(
             "plot_rates: posterior must be an InferenceData with posterior['rate'] "
             f"(dims chain, draw, category), or that DataArray; got {type(posterior).__name__}"
-        )
+        ) from None
     if "unit" not in rate.coords:
         raise ValueError("plot_rates: posterior['rate'] needs a 'unit' coordinate on 'category'")
     return rate
@@ -262,7 +263,7 @@ def plot_mttf(
     Parameters
     ----------
     projection : xarray.Dataset
-        A :func:`relmc.project` result: ``mttf_hours`` (n_gpus, quantile), in hours.
+        A :func:`relmc.project` result: ``mttf_hours_quantile`` (n_gpus, quantile), in hours.
     path : str or path-like, optional
         Where to write the figure.
     published : bool, optional
@@ -278,10 +279,10 @@ def plot_mttf(
         The figure holding the plot.
     """
     where = "plot_mttf"
-    _require(projection, ("mttf_hours", "n_gpus", "quantile"), "projection", where)
+    _require(projection, ("mttf_hours_quantile", "n_gpus", "quantile"), "projection", where)
     ax = _axes(ax, (6.4, 4.6))
     x = _sizes(projection)
-    qs = _quantiles(projection["mttf_hours"], where)
+    qs = _quantiles(projection["mttf_hours_quantile"], where)
     _band(ax, x, qs, _palette(1)[0], "relmc projection (median, 50%/90% bands)")
     xs = list(x)
     if published:
@@ -357,9 +358,9 @@ def plot_ettr(
     colors = _palette(len(projections))
     xs = []
     for (label, ds), c in zip(projections.items(), colors, strict=True):
-        _require(ds, ("ettr", "n_gpus", "quantile"), f"projection {label!r}", where)
+        _require(ds, ("ettr_quantile", "n_gpus", "quantile"), f"projection {label!r}", where)
         x = _sizes(ds)
-        _band(ax, x, _quantiles(ds["ettr"], where), c, str(label))
+        _band(ax, x, _quantiles(ds["ettr_quantile"], where), c, str(label))
         xs.extend(x)
     ax.axhline(0.9, color="gray", linestyle=":", linewidth=1)
     ax.annotate(

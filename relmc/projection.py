@@ -9,18 +9,18 @@ of the rates alone, so its bands come straight from the rate draws, with no simu
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Sequence
-from types import SimpleNamespace
 
 import numpy as np
 import xarray as xr
 
+from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc.errors import FieldError
+from relmc.rates import RateDraws, mttf_hours, rate_array, rate_draws
 from relmc.scenario import FailureModel, Scenario, replace_path
-from relmc.sim import CAUSES
-from relmc.sim.simulate import BLOCK_SIZE, MAX_TRIALS, lower, resolve_seed, simulate
-from relmc.sim.simulate import rate_draws as sim_rate_draws
+from relmc.sim.simulate import BLOCK_SIZE, check_n_trials, kernel_inputs, simulate
+from relmc.summary import QUANTILES, summarize
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -29,15 +29,11 @@ __all__ = [
     "project",
     "default_scenario",
     "check_sizes",
-    "rate_draws",
     "size_seed",
 ]
 
 #: Cluster sizes of a default projection: powers of two from 2,048 to 131,072 GPUs.
 DEFAULT_SIZES: tuple[int, ...] = tuple(2048 * 2**k for k in range(7))
-
-#: Quantiles of every band: the median and the central 50% and 90% intervals.
-QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 INTERVAL_DEFINITION = (
     "median and central 50%/90% posterior-predictive intervals: quantiles 0.25-0.75 and "
@@ -46,7 +42,6 @@ INTERVAL_DEFINITION = (
 )
 
 MAX_GPUS = 10**8
-_HOURS_PER_DAY = 24.0
 
 
 def check_sizes(n_gpus) -> list[int]:
@@ -71,12 +66,14 @@ def check_sizes(n_gpus) -> list[int]:
         return list(DEFAULT_SIZES)
     values = [n_gpus] if np.ndim(n_gpus) == 0 else list(np.asarray(n_gpus, dtype=object).ravel())
     if not values:
-        raise ValueError("n_gpus must be a non-empty list of integers in [1, 1e8]; got []")
+        raise FieldError(
+            "n_gpus", "n_gpus must be a non-empty list of integers in [1, 1e8]; got []"
+        )
     out = []
     for v in values:
         ok = isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
         if not ok or not (1 <= v <= MAX_GPUS):
-            raise ValueError(f"n_gpus must be integers in [1, 1e8]; got {v!r}")
+            raise FieldError("n_gpus", f"n_gpus must be integers in [1, 1e8]; got {v!r}")
         out.append(int(v))
     return sorted(set(out))
 
@@ -110,34 +107,7 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
         kwargs["maintenance_rate"] = float(data["maintenance_count"]) / float(
             data.attrs["duration_hours"]
         )
-    fit = posterior
-    if getattr(posterior, "posterior", None) is None:  # a bare DataArray of rates
-        fit = SimpleNamespace(posterior=xr.Dataset({"rate": _rate_array(posterior)}))
-    return Scenario(failures=FailureModel.from_posterior(fit, **kwargs))
-
-
-def _rate_array(posterior) -> xr.DataArray:
-    post = getattr(posterior, "posterior", None)
-    if post is not None:
-        if "rate" not in post:
-            raise ValueError("posterior must have posterior['rate'] (a relmc.models fit)")
-        return post["rate"]
-    if isinstance(posterior, xr.DataArray) and "category" in posterior.dims:
-        return posterior
-    raise ValueError(
-        "posterior must be an arviz InferenceData with posterior['rate'], a DataArray with a "
-        f"'category' dim, or None; got {type(posterior).__name__}"
-    )
-
-
-def rate_draws(posterior, scenario: Scenario) -> np.ndarray:
-    """Posterior rate draws per unit-hour, shape (draw, category) in the scenario's order.
-
-    ``posterior`` is an InferenceData or a DataArray with a ``category`` dim; ``None`` gives
-    the scenario's own point rates as one draw. Categories must match the scenario's.
-    """
-    rates = None if posterior is None else _rate_array(posterior)
-    return sim_rate_draws(scenario, rates)[0]
+    return Scenario(failures=FailureModel.from_posterior(posterior, **kwargs))
 
 
 def size_seed(root: np.random.SeedSequence, n_gpus: int) -> np.random.SeedSequence:
@@ -146,17 +116,7 @@ def size_seed(root: np.random.SeedSequence, n_gpus: int) -> np.random.SeedSequen
     Keyed by the size itself, not its position, so a size's result does not depend on which
     other sizes are projected with it.
     """
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(n_gpus)))
-
-
-def _check_trials(n_trials) -> int:
-    if (
-        isinstance(n_trials, bool)
-        or not isinstance(n_trials, int | np.integer)
-        or not (1 <= n_trials <= MAX_TRIALS)
-    ):
-        raise ValueError(f"n_trials must be an integer in [1, {MAX_TRIALS:.0e}]; got {n_trials!r}")
-    return int(n_trials)
+    return child_seed(root, int(n_gpus))
 
 
 def project(
@@ -231,18 +191,18 @@ def project(
         For bad sizes, trials, seed, scenario or posterior, before anything is simulated.
     """
     sizes = check_sizes(n_gpus)
-    n_trials = _check_trials(n_trials)
+    n_trials = check_n_trials(n_trials)
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     root = resolve_seed(seed)
-    draws = rate_draws(posterior, scenario)
-    rates = None if posterior is None else _rate_array(posterior)
-    # lower every size first: a bad scenario/posterior combination fails before any work
+    rates = None if posterior is None else rate_array(posterior)
+    draws = rate_draws(scenario, rates)
+    # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:
-        lower(sc, rates, 1)
+        kernel_inputs(sc, rates, 1)
     if progress is None:
         progress = sys.stderr.isatty()
 
@@ -272,21 +232,20 @@ def project(
     ds = xr.concat(rows, dim="n_gpus", coords="minimal", compat="override", join="override")
     ds = ds.assign_coords(n_gpus=("n_gpus", np.array(sizes, dtype=np.int64)))
     ds["n_gpus"].attrs = {"long_name": "GPUs in the job", "units": "1"}
-    ds["quantile"].attrs = {"long_name": "quantile over trials (mttf_hours: over rate draws)"}
+    ds["quantile"].attrs = {
+        "long_name": "quantile over trials (mttf_hours_quantile: over rate draws)"
+    }
     post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc projection over cluster size",
         "interval_definition": INTERVAL_DEFINITION,
         "scenario": json.dumps(scenario.to_dict()),
-        "seed_entropy": str(root.entropy),
-        "seed_spawn_key": json.dumps([int(k) for k in root.spawn_key]),
+        **seed_attrs(root),
         "seed_rule": "size N is simulated with SeedSequence(seed_entropy, seed_spawn_key + [N]), "
         f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]",
         "n_trials": n_trials,
-        "n_draws": int(draws.shape[0]),
-        "rates_source": "scenario point rates"
-        if posterior is None
-        else "posterior draws, trial i uses draw i % n_draws",
+        "n_draws": draws.n_draws,
+        "rates_source": draws.source,
         "dataset": str(post_attrs.get("dataset", "")),
         "model": str(post_attrs.get("model", "")),
         "time_units": "hours",
@@ -295,77 +254,26 @@ def project(
     return ds
 
 
-def _summarize_size(res: xr.Dataset, sc: Scenario, draws: np.ndarray) -> xr.Dataset:
-    """Reduce one simulate() result (dim trial) to the projection's variables at one size."""
-    q = np.array(QUANTILES)
-    wall = res["wall_hours"]
-    n = res.sizes["trial"]
-    days = wall / _HOURS_PER_DAY
-    per_day = res["interruptions"].sum("category") / days
-    ettr = res["ettr"]
-    units = np.array([sc.cluster.units(c.unit) for c in sc.failures.categories])
-    total = draws @ units
-    with np.errstate(divide="ignore"):
-        mttf = np.where(total > 0, 1.0 / total, math.inf)
-
-    def quant(da: xr.DataArray) -> xr.DataArray:
-        return da.quantile(q, dim="trial").reset_coords(drop=True)
-
-    hours = {"units": "h"}
-    sd = float(ettr.std(ddof=1)) if n > 1 else 0.0
-    out = xr.Dataset(
-        {
-            "mttf_hours": (
-                "quantile",
-                np.quantile(mttf, q),
-                {
-                    **hours,
-                    "long_name": "mean time to an unexpected interruption, 1/Lambda(N)",
-                    "description": "quantiles over posterior rate draws (no simulation noise)",
-                },
-            ),
-            "interruptions_per_day": quant(per_day).assign_attrs(
-                units="1/day", long_name="unexpected interruptions per wall-clock day"
-            ),
-            "ettr": quant(ettr).assign_attrs(units="1", long_name="effective training time ratio"),
-            "ettr_mean": ((), float(ettr.mean()), {"units": "1", "long_name": "mean ETTR"}),
-            "ettr_se": (
-                (),
-                sd / math.sqrt(n),
-                {"units": "1", "long_name": "Monte Carlo standard error of ettr_mean"},
-            ),
-            "wall_hours": quant(wall).assign_attrs(**hours, long_name="wall-clock time"),
-            "lost_hours": quant(res["lost_hours"])
-            .transpose("cause", "quantile")
-            .assign_attrs(**hours, long_name="wall-clock hours lost, by cause"),
-            "lost_fraction_mean": (res["lost_hours"].mean("trial") / float(wall.mean()))
-            .reset_coords(drop=True)
-            .assign_attrs(units="1", long_name="mean lost hours / mean wall hours"),
-            "interruptions_by_category_mean": res["interruptions"]
-            .astype(float)
-            .mean("trial")
-            .reset_coords(drop=True)
-            .assign_attrs(units="1", long_name="mean unexpected interruptions per job"),
-            "maintenance_per_day_mean": (
-                (),
-                float((res["maintenance_events"] / days).mean()),
-                {"units": "1/day", "long_name": "mean planned interruptions per wall-clock day"},
-            ),
-            "finished_fraction": (
-                (),
-                float(res["finished"].mean()),
-                {"units": "1", "long_name": "fraction of jobs finished before the wall cap"},
-            ),
-            "checkpoint_interval_hours": (
-                (),
-                float(res.attrs["checkpoint_interval_hours"]),
-                {**hours, "long_name": "compute between checkpoints"},
-            ),
+def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws) -> xr.Dataset:
+    """One size's row: :func:`relmc.summarize` plus the MTTF over rate draws and the interval."""
+    out = summarize(res, quantiles=QUANTILES)
+    out["mttf_hours_quantile"] = xr.DataArray(
+        np.quantile(mttf_hours(sc, draws), QUANTILES),
+        dims="quantile",
+        attrs={
+            "units": "h",
+            "long_name": "mean time to an unexpected interruption, 1/Lambda(N)",
+            "description": "quantiles over posterior rate draws (no simulation noise)",
         },
-        coords={"quantile": q, "cause": list(CAUSES)},
     )
-    out = out.reset_coords(drop=True).assign_coords(unit=("category", res["unit"].values))
-    return out
+    out["checkpoint_interval_hours"] = (
+        (),
+        float(res.attrs["checkpoint_interval_hours"]),
+        {"units": "h", "long_name": "compute between checkpoints"},
+    )
+    out = out.drop_vars("n_trials").reset_coords(drop=True)
+    out.attrs = {}
+    return out.assign_coords(unit=("category", res["unit"].values))
 
 
 def _version() -> str:

@@ -273,19 +273,20 @@ class FailureModel:
     def from_posterior(cls, idata, **kwargs) -> FailureModel:
         """Build a failure model whose categories match a fitted posterior.
 
+        ``idata`` is an InferenceData with ``posterior["rate"]`` or that DataArray.
         Rates are set to the posterior mean (used only for ``"young"``/``"daly"`` interval
         choices and when ``simulate`` is not given the posterior itself). Planned maintenance
         defaults to the rate the fitted data recorded (``posterior.attrs
         ["maintenance_rate"]``; Llama 3: 47 in 1,296 h), else none. ``kwargs`` go to
         :meth:`from_categories`.
         """
-        rate = idata.posterior["rate"]
-        kwargs.setdefault(
-            "maintenance_rate", float(idata.posterior.attrs.get("maintenance_rate", 0.0))
-        )
+        from relmc.rates import rate_array, recorded_maintenance_rate
+
+        rate = rate_array(idata)
+        kwargs.setdefault("maintenance_rate", recorded_maintenance_rate(idata))
         names = [str(c) for c in rate["category"].values]
         group = [str(g) for g in rate["group"].values] if "group" in rate.coords else None
-        mean = rate.mean(("chain", "draw")).values
+        mean = rate.mean([d for d in rate.dims if d != "category"]).values
         return cls.from_categories(
             names, mean, [str(u) for u in rate["unit"].values], group or [""] * len(names), **kwargs
         )

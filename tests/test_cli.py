@@ -37,11 +37,11 @@ def test_main_job_end_to_end(tmp_path):
     assert (out / "projection.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
         assert ds["n_gpus"].values.tolist() == [2048, 16384]
-        assert ds["mttf_hours"].dims == ("n_gpus", "quantile")
-        assert ds["lost_hours"].dims == ("n_gpus", "cause", "quantile")
+        assert ds["mttf_hours_quantile"].dims == ("n_gpus", "quantile")
+        assert ds["lost_hours_quantile"].dims == ("n_gpus", "cause", "quantile")
         assert ds.attrs["n_trials"] == 200
         # the table's 16k MTTF median is the file's
-        med = float(ds["mttf_hours"].sel(n_gpus=16384, quantile=0.5))
+        med = float(ds["mttf_hours_quantile"].sel(n_gpus=16384, quantile=0.5))
     assert f"{med:.2f} [" in r.stdout
     post = az.from_netcdf(str(out / "posterior.nc"))
     assert post.posterior["rate"].dims == ("chain", "draw", "category")

@@ -21,7 +21,8 @@ from scipy import stats
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
 from relmc.sim import CAUSES
 from relmc.sim.reference import simulate_reference
-from relmc.sim.simulate import lower, resolve_seed, run_kernel
+from relmc._seed import resolve_seed
+from relmc.sim.simulate import kernel_inputs, run_kernel
 
 Z_MAX = 4.5
 KS_P_MIN = 1e-4
@@ -133,9 +134,9 @@ N_TRIALS = {
 
 
 def _run_both(scenario, n, seed, ref_scenario=None):
-    inputs, _ = lower(scenario, None, n)
+    inputs, _ = kernel_inputs(scenario, None, n)
     fast = run_kernel(inputs, resolve_seed(seed), n_threads=2)
-    ref_inputs, _ = lower(ref_scenario or scenario, None, n)
+    ref_inputs, _ = kernel_inputs(ref_scenario or scenario, None, n)
     slow = simulate_reference(ref_inputs, np.random.default_rng(seed + 1000))
     return fast, slow
 

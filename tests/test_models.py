@@ -105,19 +105,19 @@ def pumps():
 def pumps_bugs(pumps):
     # 4 chains x 1000 draws: ESS of a few thousand, so our MC SE is small next to the
     # published runs' (see test_pumps_reproduces_published_posterior).
-    return fit_hierarchical(pumps, prior="bugs", draws=1000, tune=1000, chains=4, random_seed=7)
+    return fit_hierarchical(pumps, prior="bugs", n_draws=1000, n_tune=1000, n_chains=4, seed=7)
 
 
 @pytest.fixture(scope="module")
 def llama_hier(llama):
     # 4 x 1000: with fewer (2 x 500 was tried), r_hat's own sampling noise (~0.005) crosses the
     # 1.01 threshold for one of 20 quantities, which the strict warning filter turns into errors
-    return fit_hierarchical(llama, draws=1000, tune=1000, chains=4, random_seed=11)
+    return fit_hierarchical(llama, n_draws=1000, n_tune=1000, n_chains=4, seed=11)
 
 
 @pytest.fixture(scope="module")
 def llama_rsc(llama):
-    return fit_fleets([llama, load("rsc-1")], draws=1000, tune=1000, chains=4, random_seed=13)
+    return fit_fleets([llama, load("rsc-1")], n_draws=1000, n_tune=1000, n_chains=4, seed=13)
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def _check_layout(idata, data, model):
 
 
 def test_conjugate_layout_and_netcdf_roundtrip(llama, tmp_path):
-    idata = fit_conjugate(llama, draws=300, rng=1)
+    idata = fit_conjugate(llama, n_draws=300, seed=1)
     _check_layout(idata, llama, "conjugate")
     assert idata.posterior.sizes["chain"] == 1
     path = tmp_path / "post.nc"
@@ -156,17 +156,17 @@ def test_conjugate_layout_and_netcdf_roundtrip(llama, tmp_path):
 
 
 def test_conjugate_same_seed_same_result(llama):
-    a = fit_conjugate(llama, draws=200, rng=5)
-    b = fit_conjugate(llama, draws=200, rng=5)
-    c = fit_conjugate(llama, draws=200, rng=6)
+    a = fit_conjugate(llama, n_draws=200, seed=5)
+    b = fit_conjugate(llama, n_draws=200, seed=5)
+    c = fit_conjugate(llama, n_draws=200, seed=6)
     xr.testing.assert_identical(a.posterior, b.posterior)
     xr.testing.assert_identical(a.posterior_predictive, b.posterior_predictive)
     assert not np.array_equal(a.posterior["rate"].values, c.posterior["rate"].values)
     # a Generator is used (and advanced), never global state
     g1, g2 = np.random.default_rng(9), np.random.default_rng(9)
     np.testing.assert_array_equal(
-        fit_conjugate(llama, draws=50, rng=g1).posterior["rate"].values,
-        fit_conjugate(llama, draws=50, rng=g2).posterior["rate"].values,
+        fit_conjugate(llama, n_draws=50, seed=g1).posterior["rate"].values,
+        fit_conjugate(llama, n_draws=50, seed=g2).posterior["rate"].values,
     )
 
 
@@ -196,7 +196,7 @@ def test_fleets_layout(llama_rsc, llama):
 def test_conjugate_matches_closed_form(llama):
     prior = (0.5, 0.0)
     draws = 20_000
-    idata = fit_conjugate(llama, prior=prior, draws=draws, rng=2024)
+    idata = fit_conjugate(llama, prior=prior, n_draws=draws, seed=2024)
     lam = idata.posterior["rate"].values[0]  # (draw, category)
     post = stats.gamma(
         a=prior[0] + llama["count"].values, scale=1.0 / (prior[1] + llama["exposure"].values)
@@ -219,7 +219,7 @@ def test_conjugate_matches_closed_form(llama):
 def test_conjugate_proper_prior_closed_form(pumps):
     prior = (2.0, 3.0)
     draws = 20_000
-    lam = fit_conjugate(pumps, prior=prior, draws=draws, rng=3).posterior["rate"].values[0]
+    lam = fit_conjugate(pumps, prior=prior, n_draws=draws, seed=3).posterior["rate"].values[0]
     post = stats.gamma(a=2.0 + pumps["count"].values, scale=1 / (3.0 + pumps["exposure"].values))
     # same 4 MC SE bound as above (independent draws)
     assert np.all(np.abs(lam.mean(0) - post.mean()) < 4 * post.std() / math.sqrt(draws))
@@ -291,7 +291,7 @@ def test_pumps_reproduces_published_posterior(pumps_bugs):
 
 @pytest.mark.slow
 def test_hierarchical_close_to_conjugate_for_large_counts(llama_hier, llama):
-    conj = fit_conjugate(llama, draws=20_000, rng=4).posterior["rate"]
+    conj = fit_conjugate(llama, n_draws=20_000, seed=4).posterior["rate"]
     hier = llama_hier.posterior["rate"]
     big = llama["count"].values >= 30
     d_mean = hier.mean(("chain", "draw")).values - conj.mean(("chain", "draw")).values
@@ -311,7 +311,7 @@ def _central_interval_covers(idata, observed, level=0.99):
 
 
 def test_conjugate_predictive_covers_llama_counts(llama):
-    idata = fit_conjugate(llama, draws=4000, rng=8)
+    idata = fit_conjugate(llama, n_draws=4000, seed=8)
     # The posterior predictive at the observed exposure is centred on the data it was fitted
     # to (it is a negative binomial with mean (x + 1/2)), so each observed count sits near its
     # middle; falling outside the central 99% would mean a wrong exposure or a bug.
@@ -347,7 +347,7 @@ def _sbc_ranks(exposure_error: float, seed: int) -> np.ndarray:
             cats, x, _SBC_EXPOSURE * exposure_error, ["gpu"] * len(cats), [""] * len(cats),
             name="sbc", rate_units="events per unit-hour",
         )  # fmt: skip
-        post = fit_conjugate(data, prior=_SBC_PRIOR, draws=_SBC_DRAWS, rng=rng)
+        post = fit_conjugate(data, prior=_SBC_PRIOR, n_draws=_SBC_DRAWS, seed=rng)
         ranks.append((post.posterior["rate"].values[0] < lam).sum(axis=0))
     return np.concatenate(ranks)
 
@@ -379,7 +379,7 @@ def test_conjugate_sbc_negative_control_fails():
 @pytest.mark.slow
 def test_fleets_new_fleet_wider_than_llama_only(llama_rsc, llama):
     new = llama_rsc.posterior["rate"]
-    conj = fit_conjugate(llama, draws=4000, rng=12).posterior["rate"]
+    conj = fit_conjugate(llama, n_draws=4000, seed=12).posterior["rate"]
     n_units = xr.DataArray([units(16384, u) for u in llama["unit"].values], dims="category")
 
     def sd_log_total(rate):
@@ -405,13 +405,28 @@ def test_fleets_reproduce_rsc_total(llama_rsc):
     assert abs(rsc.mean().item() - obs / exposure) < 4 * rsc.std().item()
 
 
+@pytest.mark.slow
+def test_every_fit_records_the_maintenance_rate(llama, llama_hier, llama_rsc):
+    # Llama 3: 47 planned interruptions in 54 days (1,296 h). fit_fleets once dropped it, so a
+    # fleets projection silently ran without maintenance.
+    from relmc.scenario import FailureModel
+
+    conj = fit_conjugate(llama, n_draws=10, seed=0)
+    for idata in (conj, llama_hier, llama_rsc):
+        assert idata.posterior.attrs["maintenance_rate"] == pytest.approx(47 / 1296)
+        assert FailureModel.from_posterior(idata).maintenance_rate == pytest.approx(47 / 1296)
+    # negative control: data without a planned count record no maintenance
+    bare = fit_conjugate(llama.drop_vars("maintenance_count"), n_draws=10, seed=0)
+    assert bare.posterior.attrs["maintenance_rate"] == 0.0
+
+
 # --------------------------------------------------------------------------------------------
 # diagnostics and reproducibility of MCMC
 
 
 @pytest.mark.slow
 def test_short_chains_warn_and_same_seed_same_draws(pumps):
-    kw = {"prior": "bugs", "draws": 20, "tune": 20, "chains": 2, "random_seed": 3}
+    kw = {"prior": "bugs", "n_draws": 20, "n_tune": 20, "n_chains": 2, "seed": 3}
     # 40 draws cannot reach bulk ESS 200 (100 per chain): the warning must name a variable
     with pytest.warns(ConvergenceWarning, match=r"bulk ESS .* < 200") as rec:
         a = fit_hierarchical(pumps, **kw)
@@ -465,10 +480,10 @@ def test_bad_data_rejected(llama, make, match):
         ({"prior": (1.0,)}, "prior"),
         ({"prior": "bugs"}, "prior"),
         ({"prior": (np.inf, 1.0)}, "prior"),
-        ({"draws": 0}, r"draws must be an integer >= 1"),
-        ({"draws": 2.5}, "draws"),
-        ({"rng": -1}, "rng"),
-        ({"rng": "seed"}, "rng"),
+        ({"n_draws": 0}, r"n_draws must be an integer >= 1"),
+        ({"n_draws": 2.5}, "n_draws"),
+        ({"seed": -1}, "seed"),
+        ({"seed": "seed"}, "seed"),
     ],
 )
 def test_conjugate_bad_options(llama, kwargs, match):
@@ -482,11 +497,11 @@ def test_conjugate_bad_options(llama, kwargs, match):
         ({"prior": "jeffreys"}, r"prior must be one of 'scaled', 'bugs'"),
         ({"prior": (0.5, 0.0)}, "prior must be one of"),
         ({"pool": "global"}, "pool must be one of"),
-        ({"draws": 0}, r"draws must be an integer >= 1"),
-        ({"chains": 0}, r"chains must be an integer >= 1"),
-        ({"tune": -1}, r"tune must be an integer >= 0"),
+        ({"n_draws": 0}, r"n_draws must be an integer >= 1"),
+        ({"n_chains": 0}, r"n_chains must be an integer >= 1"),
+        ({"n_tune": -1}, r"n_tune must be an integer >= 0"),
         ({"target_accept": 1.0}, r"target_accept .* \(0, 1\)"),
-        ({"random_seed": -3}, "random_seed"),
+        ({"seed": -3}, "seed"),
         ({"cores": 0}, "cores"),
     ],
 )
@@ -518,16 +533,16 @@ def test_fleets_bad_input(llama, pumps):
         fit_fleets(llama)
     with pytest.raises(ValueError, match=r"datasets\['rsc-1'\]\['count'\]"):
         fit_fleets([llama, _edit(rsc, count=np.array([-5]))])
-    with pytest.raises(ValueError, match=r"chains must be an integer >= 1"):
-        fit_fleets([llama, rsc], chains=0)
+    with pytest.raises(ValueError, match=r"n_chains must be an integer >= 1"):
+        fit_fleets([llama, rsc], n_chains=0)
 
 
 def test_seed_sequence_accepted_not_mutated_and_recorded(llama):
     ss = np.random.SeedSequence(123)
-    a = fit_conjugate(llama, draws=50, rng=ss)
-    b = fit_conjugate(llama, draws=50, rng=ss)
+    a = fit_conjugate(llama, n_draws=50, seed=ss)
+    b = fit_conjugate(llama, n_draws=50, seed=ss)
     assert ss.n_children_spawned == 0
     np.testing.assert_array_equal(a.posterior["rate"], b.posterior["rate"])
     # the recorded root seed reproduces the fit
-    c = fit_conjugate(llama, draws=50, rng=int(a.posterior.attrs["random_seed"]))
+    c = fit_conjugate(llama, n_draws=50, seed=int(a.posterior.attrs["seed_entropy"]))
     np.testing.assert_array_equal(a.posterior["rate"], c.posterior["rate"])

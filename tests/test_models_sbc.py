@@ -196,7 +196,7 @@ def test_sbc_model_matches_fit_hierarchical(same_model):
         attrs={"name": "sbc-pumps", "rate_units": "events per 1000 pump-hours"},
     )
     ref = fit_hierarchical(
-        data, prior="bugs", draws=1000, tune=1000, chains=4, cores=1, random_seed=5
+        data, prior="bugs", n_draws=1000, n_tune=1000, n_chains=4, cores=1, seed=5
     )
     ours = same_model.sample(count, _EXPOSURE, seed=6, tune=1000, draws=4000)
     ref_post = ref.posterior

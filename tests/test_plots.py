@@ -20,7 +20,7 @@ def _agg():
 
 @pytest.fixture(scope="module")
 def posterior():
-    return relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), draws=500, rng=3)
+    return relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), n_draws=500, seed=3)
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_plot_mttf(projection, tmp_path):
     assert len(_bands(ax)) == 2  # 50% and 90% bands
     lines = {line.get_label(): line for line in ax.get_lines()}
     median = lines["relmc projection (median, 50%/90% bands)"]
-    np.testing.assert_allclose(median.get_ydata(), projection["mttf_hours"].sel(quantile=0.5))
+    np.testing.assert_allclose(median.get_ydata(), projection["mttf_hours_quantile"].sel(quantile=0.5))
     # published points: Llama 3 observed 1296 h / 419 at 16,384; RSC projections 1.8 h, 0.23 h
     llama = lines["Llama 3 405B, observed"]
     assert llama.get_xdata()[0] == 16384 and np.isclose(llama.get_ydata()[0], 1296 / 419)
@@ -174,7 +174,7 @@ def test_main_figure_from_netcdf(projection, posterior, tmp_path):
     assert "54 days" in fig.get_suptitle()
 
 
-@pytest.mark.parametrize("drop", ["mttf_hours", "quantile"])
+@pytest.mark.parametrize("drop", ["mttf_hours_quantile", "quantile"])
 def test_missing_variables_are_named(projection, drop):
     with pytest.raises(ValueError, match=drop):
         plots.plot_mttf(projection.drop_vars(drop))

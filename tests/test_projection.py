@@ -26,7 +26,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def posterior(data):
-    return fit_conjugate(data, rng=0)
+    return fit_conjugate(data, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +46,18 @@ def test_layout(proj, data):
     assert proj["cause"].values.tolist() == list(CAUSES)
     assert proj["category"].values.tolist() == data["category"].values.tolist()
     assert proj["unit"].values.tolist() == data["unit"].values.tolist()
-    for name in ("mttf_hours", "interruptions_per_day", "ettr", "wall_hours"):
+    for name in (
+        "mttf_hours_quantile",
+        "interruptions_per_day_quantile",
+        "ettr_quantile",
+        "wall_hours_quantile",
+    ):
         assert proj[name].dims == ("n_gpus", "quantile"), name
         # quantiles are ordered along the quantile dim
         assert np.all(np.diff(proj[name].values, axis=1) >= 0), name
-    assert proj["lost_hours"].dims == ("n_gpus", "cause", "quantile")
+    assert proj["lost_hours_quantile"].dims == ("n_gpus", "cause", "quantile")
     assert proj["lost_fraction_mean"].dims == ("n_gpus", "cause")
-    assert proj["interruptions_by_category_mean"].dims == ("n_gpus", "category")
+    assert proj["interruptions_mean"].dims == ("n_gpus", "category")
     for name in ("ettr_mean", "ettr_se", "finished_fraction", "checkpoint_interval_hours"):
         assert proj[name].dims == ("n_gpus",), name
     assert "interval_definition" in proj.attrs and "0.05" in proj.attrs["interval_definition"]
@@ -73,7 +78,7 @@ def test_mttf_at_16k_matches_llama3(proj):
     # Every Llama 3 unit scales in proportion at 16,384 GPUs (the observed size), so
     # Lambda(16384) = sum_c Gamma(x_c + 1/2, E_c) units_c = Gamma(419 + 18/2, 1296 h) exactly
     # (Jeffreys prior adds 1/2 per category). Its median MTTF is 1296 / Gamma(428).median.
-    med = float(proj["mttf_hours"].sel(n_gpus=16384, quantile=0.5))
+    med = float(proj["mttf_hours_quantile"].sel(n_gpus=16384, quantile=0.5))
     exact = 1296.0 / scipy.stats.gamma(428).median()
     # SE of a median of 4000 draws: 1.25 sd / sqrt(4000), sd / mean = 1/sqrt(428): 0.1%
     # relative; 0.5% is 5 SE.
@@ -82,13 +87,13 @@ def test_mttf_at_16k_matches_llama3(proj):
     # median 2% shorter; 3% allows for that.
     assert med == pytest.approx(3.09, rel=0.03)
     # the 90% interval holds the published point
-    lo, hi = proj["mttf_hours"].sel(n_gpus=16384, quantile=[0.05, 0.95]).values
+    lo, hi = proj["mttf_hours_quantile"].sel(n_gpus=16384, quantile=[0.05, 0.95]).values
     assert lo < 3.09 < hi
 
 
 def test_interruptions_scale_linearly(proj):
-    ipd = proj["interruptions_per_day"].sel(quantile=0.5)
-    mttf = proj["mttf_hours"].sel(quantile=0.5)
+    ipd = proj["interruptions_per_day_quantile"].sel(quantile=0.5)
+    mttf = proj["mttf_hours_quantile"].sel(quantile=0.5)
     # the clock pauses only during detection of the two hang categories (14 of 419 events,
     # 10 min each), so interruptions per wall-clock day ~ 24 / MTTF. Median over 256 trials
     # has a relative SE of ~2% at 2,048 GPUs (~20 events per job); 10% is 5 SE.
@@ -122,9 +127,9 @@ def test_point_rates_and_default_sizes():
     ds = relmc.project(None, n_gpus=1024, n_trials=50, seed=1)
     assert ds.attrs["n_draws"] == 1
     # one draw: the MTTF "posterior" is a point
-    assert np.ptp(ds["mttf_hours"].values) == 0.0
+    assert np.ptp(ds["mttf_hours_quantile"].values) == 0.0
     expected = Scenario.default(cluster=Cluster(n_gpus=1024)).mttf_hours()
-    assert float(ds["mttf_hours"][0, 0]) == pytest.approx(expected, rel=1e-12)
+    assert float(ds["mttf_hours_quantile"][0, 0]) == pytest.approx(expected, rel=1e-12)
 
 
 def test_default_scenario_adds_planned_maintenance(posterior, data):
@@ -134,7 +139,7 @@ def test_default_scenario_adds_planned_maintenance(posterior, data):
     assert default_scenario(posterior).failures.maintenance_rate == pytest.approx(47 / 1296)
     assert sc.failures.names == tuple(data["category"].values.tolist())
     # data without planned events: none
-    no_planned = relmc.fit_conjugate(data.drop_vars("maintenance_count"), draws=10, rng=0)
+    no_planned = relmc.fit_conjugate(data.drop_vars("maintenance_count"), n_draws=10, seed=0)
     assert default_scenario(no_planned).failures.maintenance_rate == 0.0
 
 

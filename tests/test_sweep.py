@@ -497,7 +497,7 @@ def test_posterior_sources_agree(tmp_path):
         write_spec(tmp_path, small.replace('"point"', '"conjugate:llama3-405b"'), "c.toml")
     )
     idata = relmc.fit_conjugate(
-        relmc.load_dataset("llama3-405b"), draws=32, rng=np.random.default_rng(conj.seed)
+        relmc.load_dataset("llama3-405b"), n_draws=32, seed=np.random.default_rng(conj.seed)
     )
     idata.to_netcdf(str(tmp_path / "post.nc"))
     nc = SweepSpec.from_toml(write_spec(tmp_path, small.replace('"point"', '"post.nc"'), "n.toml"))

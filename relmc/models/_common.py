@@ -152,39 +152,6 @@ def check_int(value: Any, field: str, minimum: int) -> int:
     return int(value)
 
 
-def check_seed(seed: Any, field: str) -> None:
-    """Raise ``ValueError`` unless ``seed`` is None, an int >= 0, a SeedSequence or a Generator."""
-    if seed is None or isinstance(seed, np.random.Generator | np.random.SeedSequence):
-        return
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(
-            f"{field} must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator; "
-            f"got {seed!r}"
-        )
-
-
-def seed_sequence(seed: Any) -> np.random.SeedSequence:
-    """Root ``SeedSequence`` of a fit; a Generator is advanced by one draw (never global state)."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
-    return np.random.SeedSequence(seed)
-
-
-def seed_children(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    """``n`` children of ``root`` built from its (entropy, spawn_key): ``root`` is not mutated."""
-    return [np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i)) for i in range(n)]
-
-
-def seed_attrs(root: np.random.SeedSequence) -> dict[str, str]:
-    """NetCDF-safe record of a fit's root seed: enough to repeat it exactly."""
-    return {
-        "random_seed": str(root.entropy),
-        "random_seed_spawn_key": ",".join(str(k) for k in root.spawn_key),
-    }
-
-
 def category_coords(obs: Observations) -> xr.Coordinates:
     """Coordinates along ``category``: labels plus the ``unit`` and ``group`` of each."""
     return xr.Coordinates(

@@ -7,17 +7,15 @@ import numbers
 import numpy as np
 import xarray as xr
 
+from relmc._seed import resolve_seed, seed_attrs
 from relmc.models._common import (
     az,
     check_data,
     check_int,
-    check_seed,
     data_groups,
     make_idata,
     predictive_counts,
     sample_coords,
-    seed_attrs,
-    seed_sequence,
 )
 
 __all__ = ["JEFFREYS", "fit_conjugate"]
@@ -46,8 +44,8 @@ def fit_conjugate(
     data: xr.Dataset,
     *,
     prior: tuple[float, float] = JEFFREYS,
-    draws: int = 4000,
-    rng: int | np.random.Generator | None = None,
+    n_draws: int = 4000,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
 ) -> az.InferenceData:
     r"""Fit an independent Gamma-Poisson model to each category, exactly.
 
@@ -68,38 +66,37 @@ def fit_conjugate(
         (``exposure > 0``), invariant to the time unit (no hours-vs-days scale to choose), and
         its posterior mean ``(x + 1/2) / E`` stays finite and positive for a category with zero
         events. A proper prior (``rate > 0``) is needed for simulation-based calibration.
-    draws : int, optional
+    n_draws : int, optional
         Posterior draws, >= 1 (one chain: the draws are exact and independent).
-    rng : int, numpy.random.Generator or None, optional
-        Seed or generator; the same int gives the same result. A Generator is advanced.
+    seed : int, SeedSequence, Generator or None, optional
+        Root of randomness; the same int gives the same result. A Generator is advanced.
 
     Returns
     -------
     arviz.InferenceData
         ``posterior``: ``rate`` (chain=1, draw, category), events per unit-hour, with
         coordinates ``unit`` and ``group`` along ``category`` and attrs ``rate_units``,
-        ``model="conjugate"``, ``prior``, ``dataset``, ``random_seed``.
+        ``model="conjugate"``, ``prior``, ``dataset``, ``seed_entropy``, ``seed_spawn_key``.
         ``posterior_predictive``: ``count`` (chain, draw, category) at the observed exposure.
         ``observed_data``: ``count``; ``constant_data``: ``exposure``.
 
     Raises
     ------
     ValueError
-        For invalid data, prior, draws or rng, before any drawing.
+        For invalid data, prior, n_draws or seed, before any drawing.
     """
     obs = check_data(data)
     shape, rate = _check_prior(prior)
-    draws = check_int(draws, "draws", 1)
-    check_seed(rng, "rng")
-    root = seed_sequence(rng)
+    n_draws = check_int(n_draws, "n_draws", 1)
+    root = resolve_seed(seed)
     gen = np.random.default_rng(root)
 
     post_shape = shape + obs.count
     post_rate = rate + obs.exposure
-    lam = gen.standard_gamma(post_shape, size=(1, draws, obs.n)) / post_rate
+    lam = gen.standard_gamma(post_shape, size=(1, n_draws, obs.n)) / post_rate
     pred = predictive_counts(lam, obs.exposure, gen)
 
-    coords = sample_coords(obs, 1, draws)
+    coords = sample_coords(obs, 1, n_draws)
     dims = ("chain", "draw", "category")
     posterior = xr.Dataset({"rate": (dims, lam)}, coords=coords)
     predictive = xr.Dataset({"count": (dims, pred)}, coords=coords)

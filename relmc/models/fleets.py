@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
+from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.cluster import ClusterShape, units
 from relmc.models._common import (
     Observations,
@@ -62,15 +63,11 @@ from relmc.models._common import (
     check_convergence,
     check_data,
     check_divergences,
-    check_seed,
     data_groups,
     import_pymc,
     make_idata,
     predictive_counts,
     sample_coords,
-    seed_attrs,
-    seed_children,
-    seed_sequence,
 )
 from relmc.models.hierarchical import (
     _PRIOR_TEXT,
@@ -121,12 +118,12 @@ def fit_fleets(
     pool: str = "auto",
     fleet_sigma: float = 1.0,
     shape: ClusterShape | None = None,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
+    n_draws: int = 1000,
+    n_tune: int = 1000,
+    n_chains: int = 4,
     cores: int | None = None,
     target_accept: float = 0.95,
-    random_seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     progressbar: bool = False,
 ) -> az.InferenceData:
     r"""Fit several fleets at once with a log-normal fleet multiplier on shared category rates.
@@ -149,7 +146,7 @@ def fit_fleets(
         multipliers. The default 1 lets fleets differ by a typical factor up to about e.
     shape : relmc.cluster.ClusterShape, optional
         GPU packing used to count each category's units in total-only fleets.
-    draws, tune, chains, cores, target_accept, random_seed, progressbar
+    n_draws, n_tune, n_chains, cores, target_accept, seed, progressbar
         As in :func:`relmc.fit_hierarchical` (``target_accept`` defaults to 0.95 here).
 
     Returns
@@ -206,8 +203,9 @@ def fit_fleets(
         raise ValueError(f"fleet_sigma must be a finite number > 0, got {fleet_sigma!r}")
     if shape is not None and not isinstance(shape, ClusterShape):
         raise ValueError(f"shape must be a relmc.cluster.ClusterShape, got {shape!r}")
-    draws, tune, chains, target_accept = check_sampling(draws, tune, chains, target_accept, cores)
-    check_seed(random_seed, "random_seed")
+    n_draws, n_tune, n_chains, target_accept = check_sampling(
+        n_draws, n_tune, n_chains, target_accept, cores
+    )
     totals = fleets[1:]
     per_unit = np.array(
         [
@@ -219,8 +217,8 @@ def fit_fleets(
     tot_exposure = np.array([f.exposure[0] for f in totals])
 
     pm = import_pymc()
-    root = seed_sequence(random_seed)
-    nuts_ss, pred_ss = seed_children(root, 2)
+    root = resolve_seed(seed)
+    nuts_ss, pred_ss = child_seed(root, 0), child_seed(root, 1)
     scale = float(max(main.count.sum(), 0.5) / np.sum(main.exposure / ref))
     time_c = main.exposure / ref
     n_fleets = len(fleets)
@@ -238,9 +236,9 @@ def fit_fleets(
         pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
         trace = pm.sample(
             **sample_kwargs(
-                draws,
-                tune,
-                chains,
+                n_draws,
+                n_tune,
+                n_chains,
                 int(nuts_ss.generate_state(1)[0]),
                 progressbar,
                 cores,
@@ -269,7 +267,7 @@ def fit_fleets(
     per_unit_all = np.vstack([main_units, per_unit])
     fleet_total = np.einsum("cdfk,fk->cdf", fleet_rate, per_unit_all)
 
-    coords = sample_coords(main, chains, draws).assign(fleet=names)
+    coords = sample_coords(main, n_chains, n_draws).assign(fleet=names)
     dims = ("chain", "draw", "category")
     posterior = xr.Dataset(
         {
@@ -325,6 +323,7 @@ def fit_fleets(
         "dataset": main.name,
         "fleets": ",".join(names),
         "rate_units": main.rate_units,
+        "maintenance_rate": main.maintenance_rate,
         **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.models._common import (
     Observations,
     az,
@@ -46,15 +47,11 @@ from relmc.models._common import (
     check_data,
     check_divergences,
     check_int,
-    check_seed,
     data_groups,
     import_pymc,
     make_idata,
     predictive_counts,
     sample_coords,
-    seed_attrs,
-    seed_children,
-    seed_sequence,
 )
 
 __all__ = ["PRIORS", "POOLS", "fit_hierarchical"]
@@ -113,13 +110,19 @@ def pooled_theta(prior: str, n: int, scale: float, dims: str = "category"):
 
 
 def sample_kwargs(
-    draws: int, tune: int, chains: int, seed: int, progressbar: bool, cores, target_accept: float
+    n_draws: int,
+    n_tune: int,
+    n_chains: int,
+    seed: int,
+    progressbar: bool,
+    cores,
+    target_accept: float,
 ) -> dict:
-    """Keyword arguments of ``pm.sample`` shared by the PyMC fits."""
+    """Keyword arguments of ``pm.sample`` shared by the PyMC fits (PyMC's names)."""
     kw = {
-        "draws": draws,
-        "tune": tune,
-        "chains": chains,
+        "draws": n_draws,
+        "tune": n_tune,
+        "chains": n_chains,
         "random_seed": seed,
         "progressbar": progressbar,
         "compute_convergence_checks": False,
@@ -132,12 +135,12 @@ def sample_kwargs(
 
 
 def check_sampling(
-    draws: object, tune: object, chains: object, target_accept: object, cores: object
+    n_draws: object, n_tune: object, n_chains: object, target_accept: object, cores: object
 ) -> tuple[int, int, int, float]:
     """Validate the NUTS options shared by the PyMC fits."""
-    draws = check_int(draws, "draws", 1)
-    tune = check_int(tune, "tune", 0)
-    chains = check_int(chains, "chains", 1)
+    n_draws = check_int(n_draws, "n_draws", 1)
+    n_tune = check_int(n_tune, "n_tune", 0)
+    n_chains = check_int(n_chains, "n_chains", 1)
     if cores is not None:
         check_int(cores, "cores", 1)
     if (
@@ -146,7 +149,7 @@ def check_sampling(
         or not 0 < target_accept < 1
     ):
         raise ValueError(f"target_accept must be a number in (0, 1), got {target_accept!r}")
-    return draws, tune, chains, float(target_accept)
+    return n_draws, n_tune, n_chains, float(target_accept)
 
 
 def fit_hierarchical(
@@ -154,12 +157,12 @@ def fit_hierarchical(
     *,
     prior: str = "scaled",
     pool: str = "auto",
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
+    n_draws: int = 1000,
+    n_tune: int = 1000,
+    n_chains: int = 4,
     cores: int | None = None,
     target_accept: float = 0.9,
-    random_seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+    seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     progressbar: bool = False,
 ) -> az.InferenceData:
     r"""Fit a Gamma-Poisson model with partial pooling across categories.
@@ -179,15 +182,15 @@ def fit_hierarchical(
     pool : {"auto", "fleet", "unit"}, optional
         Pooling scale: rates in the observed fleet (``r_c = E_c / D``) or per unit
         (``r_c = 1``); ``"auto"`` uses ``"unit"`` iff all categories share one unit.
-    draws, tune : int, optional
+    n_draws, n_tune : int, optional
         Posterior draws (>= 1) and tuning steps (>= 0) per chain.
-    chains : int, optional
+    n_chains : int, optional
         Chains, >= 1 (>= 2 for a meaningful r_hat).
     cores : int, optional
         Processes for the chains (PyMC's default when None); results do not depend on it.
     target_accept : float, optional
         NUTS target acceptance in (0, 1).
-    random_seed : int, numpy.random.Generator or None, optional
+    seed : int, SeedSequence, Generator or None, optional
         Root seed; one child seeds NUTS, another the posterior predictive.
     progressbar : bool, optional
         Show PyMC's progress bar.
@@ -199,9 +202,9 @@ def fit_hierarchical(
         ``unit`` and ``group``; ``alpha`` and ``beta`` (chain, draw), the Gamma shape and rate
         of the pooled :math:`\theta` (of :math:`\theta/s` for ``"scaled"``). Attrs
         ``rate_units``, ``model="hierarchical"``, ``prior``, ``pool``, ``rate_scale`` (s),
-        ``dataset``, ``random_seed``. ``posterior_predictive``: ``count`` at the observed
-        exposure. ``observed_data``: ``count``; ``constant_data``: ``exposure`` and
-        ``ref_units`` (:math:`r_c`); ``sample_stats`` from NUTS.
+        ``dataset``, ``seed_entropy``, ``seed_spawn_key``. ``posterior_predictive``:
+        ``count`` at the observed exposure. ``observed_data``: ``count``; ``constant_data``:
+        ``exposure`` and ``ref_units`` (:math:`r_c`); ``sample_stats`` from NUTS.
 
     Raises
     ------
@@ -216,12 +219,13 @@ def fit_hierarchical(
     obs = check_data(data)
     prior = check_prior(prior)
     pool, ref = ref_units(obs, pool)
-    draws, tune, chains, target_accept = check_sampling(draws, tune, chains, target_accept, cores)
-    check_seed(random_seed, "random_seed")
+    n_draws, n_tune, n_chains, target_accept = check_sampling(
+        n_draws, n_tune, n_chains, target_accept, cores
+    )
 
     pm = import_pymc()
-    root = seed_sequence(random_seed)
-    nuts_ss, pred_ss = seed_children(root, 2)
+    root = resolve_seed(seed)
+    nuts_ss, pred_ss = child_seed(root, 0), child_seed(root, 1)
     scale = float(max(obs.count.sum(), 0.5) / np.sum(obs.exposure / ref))
     # Poisson mean: rate_c * E_c = theta_c * (E_c / r_c)
     time_c = obs.exposure / ref
@@ -230,9 +234,9 @@ def fit_hierarchical(
         pm.Poisson("count", mu=theta * time_c, observed=obs.count, dims="category")
         trace = pm.sample(
             **sample_kwargs(
-                draws,
-                tune,
-                chains,
+                n_draws,
+                n_tune,
+                n_chains,
                 int(nuts_ss.generate_state(1)[0]),
                 progressbar,
                 cores,
@@ -242,7 +246,7 @@ def fit_hierarchical(
     post = trace.posterior
     theta_draws = post["theta"].values if prior == "bugs" else post["phi"].values * scale
     lam = theta_draws / ref
-    coords = sample_coords(obs, chains, draws)
+    coords = sample_coords(obs, n_chains, n_draws)
     dims = ("chain", "draw", "category")
     posterior = xr.Dataset(
         {

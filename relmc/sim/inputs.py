@@ -1,12 +1,27 @@
-"""Lowered, array-only inputs shared by the numba kernel and the reference oracle."""
+"""Array-only kernel inputs and outputs, and the one function that packs them for the kernel.
+
+The numba kernel takes positional arguments; :func:`kernel_args` is the only place that lays
+them out, in the order of :data:`KERNEL_PARAMETERS` (a test checks that this order is the
+kernel's signature).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-__all__ = ["KernelInputs"]
+__all__ = [
+    "KernelInputs",
+    "OUTPUTS",
+    "KERNEL_PARAMETERS",
+    "allocate_outputs",
+    "kernel_args",
+    "UNLIMITED_SPARES",
+]
+
+#: ``n_spares`` value that means an unlimited spare pool.
+UNLIMITED_SPARES = -1
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,3 +80,46 @@ class KernelInputs:
     def n_categories(self) -> int:
         """Number of failure categories."""
         return int(self.cat_rate.shape[1])
+
+
+#: Per-trial outputs: (name in results, kernel parameter, dtype, trailing dim or None).
+#: The trailing dim ``"category"`` has ``n_categories`` columns, ``"cause"`` has
+#: ``len(relmc.sim.CAUSES)``.
+OUTPUTS: tuple[tuple[str, str, type, str | None], ...] = (
+    ("wall_hours", "wall", np.float64, None),
+    ("finished", "finished", np.bool_, None),
+    ("progress_hours", "progress", np.float64, None),
+    ("interruptions", "interruptions", np.int32, "category"),
+    ("maintenance_events", "maint_events", np.int32, None),
+    ("events", "n_events", np.int32, None),
+    ("lost_hours", "lost", np.float64, "cause"),
+)
+
+#: The kernel's parameters, in order: the Generator, the inputs, then the outputs.
+KERNEL_PARAMETERS: tuple[str, ...] = (
+    "rng",
+    *(f.name for f in fields(KernelInputs)),
+    *(kernel for _, kernel, _, _ in OUTPUTS),
+)
+
+
+def allocate_outputs(n_trials: int, n_categories: int) -> dict[str, np.ndarray]:
+    """Empty output arrays for ``n_trials`` trials, keyed by their names in results."""
+    from relmc.sim import CAUSES
+
+    width = {None: (), "category": (n_categories,), "cause": (len(CAUSES),)}
+    return {name: np.empty((n_trials, *width[dim]), dtype=dtype) for name, _, dtype, dim in OUTPUTS}
+
+
+def kernel_args(inputs: KernelInputs, out: dict[str, np.ndarray], block: slice) -> tuple:
+    """Positional arguments of the kernel after the Generator, for the trials in ``block``.
+
+    Per-trial inputs (``draw_of_trial``) and every output are sliced to ``block``; the output
+    slices are views, so the kernel fills ``out`` in place.
+    """
+    args = []
+    for f in fields(KernelInputs):
+        value = getattr(inputs, f.name)
+        args.append(value[block] if f.name == "draw_of_trial" else value)
+    args.extend(out[name][block] for name, _, _, _ in OUTPUTS)
+    return tuple(args)

@@ -1,0 +1,298 @@
+"""The one path from a failure-rate source to what a simulation needs.
+
+Every caller that turns a posterior into numbers (``simulate``, ``project``,
+``optimize_checkpoint``, the plots, the sweeps and the ``relmc`` command) goes through this
+module, so the unit checks, the order of the draws and the job-level rate are defined once.
+
+A *rate source* is one of:
+
+- ``None``: the scenario's own point rates (one draw);
+- a mapping ``category -> rate``: replaces the named categories' point rates (one draw);
+- an arviz ``InferenceData`` with ``posterior["rate"]`` (dims ``chain``, ``draw``,
+  ``category``), as every :mod:`relmc.models` fit returns;
+- that ``DataArray`` itself (any dims besides ``category``).
+
+Draw order
+----------
+Draws are flattened *draw-major, chain-minor*: row ``k`` of :attr:`RateDraws.values` is
+chain ``k mod n_chains``, draw ``k // n_chains``. Trial ``i`` of a simulation uses row
+``i mod n_draws``, so any number of trials spreads evenly over all chains (a chain-by-chain
+order would give 1,000 trials of a 4 x 1,000 fit to chain 0 alone). With one chain this is the
+plain order of the draws.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import xarray as xr
+
+from relmc.errors import FieldError
+
+if TYPE_CHECKING:
+    from relmc.scenario import Scenario
+
+__all__ = [
+    "RateDraws",
+    "rate_array",
+    "rate_draws",
+    "draw_of_trial",
+    "unit_counts",
+    "cluster_rates",
+    "job_rates",
+    "mttf_hours",
+    "recorded_maintenance_rate",
+    "posterior_from_source",
+    "SOURCE_KINDS",
+]
+
+#: Kinds of the string rate sources that sweep specs use (see :func:`posterior_from_source`).
+SOURCE_KINDS: tuple[str, ...] = ("point", "conjugate:DATASET", "a netCDF InferenceData path")
+
+_SOURCE_TEXT = (
+    "None, a mapping category -> rate, an InferenceData with posterior['rate'], "
+    "or a DataArray with a 'category' dim"
+)
+
+
+@dataclass(frozen=True, eq=False)
+class RateDraws:
+    """Rate draws per unit-hour in a scenario's category order.
+
+    Attributes
+    ----------
+    values : ndarray, shape (n_draws, n_categories)
+        Draw-major, chain-minor (see the module docstring); finite and >= 0.
+    source : str
+        What they came from, for ``attrs``.
+    """
+
+    values: np.ndarray
+    source: str
+
+    @property
+    def n_draws(self) -> int:
+        """Number of draws (rows)."""
+        return int(self.values.shape[0])
+
+
+def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
+    """Return ``posterior["rate"]`` of an InferenceData, or a rate DataArray as it is.
+
+    Raises
+    ------
+    ValueError
+        Naming ``field`` when ``posterior`` is neither.
+    """
+    post = getattr(posterior, "posterior", None)
+    if post is not None:
+        if "rate" not in post:
+            raise FieldError(field, f"{field} must have posterior['rate'] (a relmc.models fit)")
+        return post["rate"]
+    if isinstance(posterior, xr.DataArray) and "category" in posterior.dims:
+        return posterior
+    raise FieldError(
+        field,
+        f"{field} must be an arviz InferenceData with posterior['rate'] or a DataArray with a "
+        f"'category' dim; got {type(posterior).__name__}",
+    )
+
+
+def _finite_rate(name: str, value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not math.isfinite(v) or v < 0:
+        raise FieldError(
+            f"rates[{name!r}]", f"rates[{name!r}] must be a finite number >= 0; got {value!r}"
+        )
+    return v
+
+
+def _ordered(da: xr.DataArray, names: list[str]) -> np.ndarray:
+    """Values of ``da`` as (n_draws, n_categories): draw-major, chain-minor, scenario order."""
+    other = [d for d in da.dims if d != "category"]
+    if "chain" in other and "draw" in other:
+        other = ["draw", "chain", *[d for d in other if d not in ("chain", "draw")]]
+    values = da.transpose(*other, "category").sel(category=names).values
+    if not np.issubdtype(values.dtype, np.number) or np.issubdtype(values.dtype, np.bool_):
+        raise FieldError("rates", f"rates must be numbers; got an array of {values.dtype}")
+    return values.reshape(-1, len(names))
+
+
+def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
+    """Per-unit-hour rate draws of any rate source, in the scenario's category order.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Gives the categories, their units and (for ``rates=None``) the point rates.
+    rates : None, mapping, InferenceData or DataArray
+        The source (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        For an unknown source type, categories that do not match the scenario's, a unit that
+        differs from the scenario's, no draws, or a rate that is not finite and >= 0.
+    """
+    fm = scenario.failures
+    names = list(fm.names)
+    if rates is None:
+        return RateDraws(np.array([[c.rate for c in fm.categories]], float), "scenario point rates")
+    posterior = getattr(rates, "posterior", None)  # InferenceData (itself a Mapping)
+    if isinstance(rates, Mapping) and posterior is None:
+        fm = fm.with_rates({k: _finite_rate(k, v) for k, v in rates.items()})
+        return RateDraws(np.array([[c.rate for c in fm.categories]], float), "rates mapping")
+    if posterior is None and not (isinstance(rates, xr.DataArray) and "category" in rates.dims):
+        raise FieldError("rates", f"rates must be {_SOURCE_TEXT}; got {type(rates).__name__}")
+    da = rate_array(rates, "rates")
+    got = [str(c) for c in da["category"].values]
+    if sorted(got) != sorted(names):
+        raise FieldError(
+            "rates",
+            f"rates: categories {got} do not match the scenario's {names}; build the scenario "
+            "with FailureModel.from_posterior(idata)",
+        )
+    if "unit" in da.coords:
+        for c, u in zip(got, da["unit"].values, strict=True):
+            if str(u) != fm.category(c).unit:
+                raise FieldError(
+                    "rates",
+                    f"rates: category {c!r} was fitted per {u}-hour but the scenario scales it "
+                    f"per {fm.category(c).unit}; refit with matching units",
+                )
+    values = _ordered(da, names)
+    if values.shape[0] == 0:
+        raise FieldError("rates", "rates: the posterior has no draws")
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        c = names[int(np.argwhere(bad)[0][1])]
+        raise FieldError(
+            f"rates[{c!r}]", f"rates[{c!r}] must be finite and >= 0; found {values[bad][0]!r}"
+        )
+    n = values.shape[0]
+    return RateDraws(
+        values.astype(float), f"posterior ({n} draws, draw-major over chains, cycled over trials)"
+    )
+
+
+def draw_of_trial(n_trials: int, n_draws: int) -> np.ndarray:
+    """Row of :attr:`RateDraws.values` that each trial uses: ``i mod n_draws``."""
+    return np.arange(n_trials, dtype=np.int64) % n_draws
+
+
+def unit_counts(scenario: Scenario) -> np.ndarray:
+    """Exposure units of each category at the scenario's cluster size (category order)."""
+    cl = scenario.cluster
+    return np.array([cl.units(c.unit) for c in scenario.failures.categories], dtype=float)
+
+
+def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
+    """Cluster-level rate of each category per hour, shape (n_draws, n_categories).
+
+    Raises
+    ------
+    ValueError
+        When a rate times its units (or the total with maintenance) overflows.
+    """
+    with np.errstate(over="ignore"):
+        rates = draws.values * unit_counts(scenario)
+        total = rates.sum(axis=1) + scenario.failures.maintenance_rate
+    if not np.all(np.isfinite(total)):
+        names = scenario.failures.names
+        bad = ~np.isfinite(rates)
+        c = names[int(np.argwhere(bad)[0][1])] if bad.any() else "(total)"
+        raise FieldError(
+            "rates",
+            f"rates: the cluster-level rate of {c!r} overflows at "
+            f"n_gpus={scenario.cluster.n_gpus}; rates times units must stay finite",
+        )
+    return rates
+
+
+def job_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
+    """Job-level rate of unexpected interruptions, ``Lambda(N)`` per hour, one per draw."""
+    return cluster_rates(scenario, draws).sum(axis=1)
+
+
+def mttf_hours(scenario: Scenario, draws: RateDraws) -> np.ndarray:
+    """Mean time to an unexpected interruption, ``1 / Lambda(N)`` hours, one per draw."""
+    lam = job_rates(scenario, draws)
+    with np.errstate(divide="ignore"):
+        return np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), math.inf)
+
+
+def recorded_maintenance_rate(posterior: Any) -> float:
+    """Planned-maintenance rate (per hour) a fit recorded from its data, else 0."""
+    post = getattr(posterior, "posterior", None)
+    attrs = post.attrs if post is not None else getattr(posterior, "attrs", {})
+    return float(attrs.get("maintenance_rate", 0.0))
+
+
+def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: Any = None) -> Any:
+    """Resolve a sweep's string rate source to a rate source :func:`rate_draws` takes.
+
+    Parameters
+    ----------
+    source : str
+        ``"point"`` (``None``: the scenario's own rates), ``"conjugate:DATASET"`` (a conjugate
+        fit of a bundled dataset with ``n_draws`` draws from ``seed``), or a path to a netCDF
+        InferenceData with ``posterior["rate"]``.
+    seed : int or SeedSequence
+        Seed of the conjugate fit.
+    n_draws : int
+        Draws of the conjugate fit.
+    path_root : path-like, optional
+        Folder a relative netCDF path is resolved against.
+
+    Returns
+    -------
+    None or xarray.DataArray
+        The rate draws (loaded into memory), or ``None`` for ``"point"``.
+    """
+    from pathlib import Path
+
+    if not isinstance(source, str) or not source:
+        raise FieldError(
+            "posterior",
+            f"posterior must be 'point', 'conjugate:DATASET' or a netCDF path; got {source!r}",
+        )
+    if source == "point":
+        return None
+    if source.startswith("conjugate:"):
+        from relmc.datasets import list_datasets, load_dataset
+        from relmc.models import fit_conjugate
+
+        name = source.split(":", 1)[1]
+        if name not in list_datasets():
+            raise FieldError(
+                "posterior",
+                f"posterior: unknown dataset {name!r} in {source!r}; known: {list_datasets()}",
+            )
+        idata = fit_conjugate(load_dataset(name), n_draws=n_draws, seed=seed)
+        return idata.posterior["rate"].load()
+    path = Path(source)
+    if path_root is not None and not path.is_absolute():
+        path = Path(path_root) / path
+    if not path.is_file():
+        raise FieldError(
+            "posterior",
+            "posterior must be 'point', 'conjugate:DATASET' or an existing netCDF file; "
+            f"{str(path)!r} does not exist",
+        )
+    import arviz as az
+
+    try:
+        idata = az.from_netcdf(str(path))
+        return idata.posterior["rate"].load()
+    except Exception as e:  # arviz raises several types for a wrong file
+        raise FieldError(
+            "posterior",
+            f"posterior: {str(path)!r} is not an InferenceData with posterior['rate']: {e}",
+        ) from e

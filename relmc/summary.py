@@ -1,0 +1,142 @@
+"""The one summary of simulated trials: means, Monte Carlo standard errors and quantiles.
+
+:func:`relmc.project`, every sweep cell and the ``relmc`` command reduce a
+:func:`relmc.simulate` result with :func:`summarize`, so the same quantity has the same name
+everywhere. For each per-trial quantity ``v``:
+
+``v_mean``
+    Mean over trials.
+``v_se``
+    Monte Carlo standard error of ``v_mean``: sample standard deviation / sqrt(n_trials).
+    With one posterior draw per trial, trials are independent, so this is exact.
+``v_quantile`` (dim ``quantile``)
+    Quantiles over trials: with one posterior draw per trial, a posterior-predictive interval
+    for one job (rate uncertainty and the randomness of the timeline together).
+
+The per-trial quantities are the simulation's own (``wall_hours``, ``ettr``, ``progress_hours``,
+``events``, ``maintenance_events``, ``interruptions`` by category, ``lost_hours`` by cause) and
+three rates per wall-clock day derived from them: ``interruptions_per_day`` (all categories),
+``interruptions_per_day_by_category`` and ``maintenance_per_day``. Also ``finished_fraction``
+(with ``finished_fraction_se``), ``lost_fraction_mean`` (mean lost hours / mean wall hours, by
+cause) and ``n_trials``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+
+from relmc.errors import FieldError
+
+__all__ = ["QUANTILES", "HOURS_PER_DAY", "summarize", "check_quantiles"]
+
+#: Default quantile levels: the median and the central 50% and 90% intervals.
+QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+HOURS_PER_DAY = 24.0
+
+_PER_DAY = {
+    "interruptions_per_day": "unexpected interruptions per wall-clock day",
+    "interruptions_per_day_by_category": "unexpected interruptions per wall-clock day, by category",
+    "maintenance_per_day": "planned interruptions per wall-clock day",
+}
+
+
+def check_quantiles(quantiles: Sequence[float], field: str = "quantiles") -> tuple[float, ...]:
+    """Return quantile levels as floats, or raise unless strictly increasing in [0, 1]."""
+    msg = f"{field} must be a non-empty list of strictly increasing numbers in [0, 1]"
+    if isinstance(quantiles, str) or not isinstance(quantiles, Sequence | np.ndarray):
+        raise FieldError(field, f"{msg}; got {quantiles!r}")
+    try:
+        q = np.asarray(quantiles, dtype=float)
+    except (TypeError, ValueError):
+        raise FieldError(field, f"{msg}; got {quantiles!r}") from None
+    if (
+        q.ndim != 1
+        or q.size == 0
+        or not np.all(np.isfinite(q))
+        or np.any((q < 0) | (q > 1))
+        or np.any(np.diff(q) <= 0)
+    ):
+        raise FieldError(field, f"{msg}; got {list(np.atleast_1d(q))!r}")
+    return tuple(float(v) for v in q)
+
+
+def _per_day(ds: xr.Dataset) -> dict[str, xr.DataArray]:
+    days = ds["wall_hours"] / HOURS_PER_DAY
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_cat = ds["interruptions"] / days
+        return {
+            "interruptions_per_day": by_cat.sum("category"),
+            "interruptions_per_day_by_category": by_cat,
+            "maintenance_per_day": ds["maintenance_events"] / days,
+        }
+
+
+def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.Dataset:
+    """Summarise a :func:`relmc.simulate` result over its trials.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A :func:`relmc.simulate` result (dim ``trial``).
+    quantiles : sequence of float
+        Quantile levels, strictly increasing in [0, 1].
+
+    Returns
+    -------
+    xarray.Dataset
+        The variables listed in the module docstring; ``attrs`` are the simulation's, plus
+        ``interval_definition``.
+    """
+    if not isinstance(ds, xr.Dataset) or "trial" not in ds.dims:
+        raise FieldError("ds", "summarize needs a relmc.simulate() result with a 'trial' dim")
+    q = check_quantiles(quantiles)
+    n = ds.sizes["trial"]
+    per_trial = {name: da for name, da in ds.data_vars.items() if "trial" in da.dims}
+    if {"wall_hours", "interruptions", "maintenance_events"} <= set(per_trial):
+        units = {"units": "1/day"}
+        for name, da in _per_day(ds).items():
+            per_trial[name] = da.assign_attrs(units, long_name=_PER_DAY[name])
+    out: dict[str, xr.DataArray] = {}
+    for name, da in per_trial.items():
+        x = da.astype(float)
+        if name == "finished":
+            f = x.mean("trial")
+            out["finished_fraction"] = f.assign_attrs(
+                units="1", long_name="fraction of jobs finished before the wall cap"
+            )
+            out["finished_fraction_se"] = np.sqrt(f * (1 - f) / n).assign_attrs(
+                units="1", long_name="Monte Carlo standard error of finished_fraction"
+            )
+            continue
+        long_name = da.attrs.get("long_name", name)
+        units = da.attrs.get("units", "1")
+        out[f"{name}_mean"] = x.mean("trial").assign_attrs(
+            units=units, long_name=f"mean {long_name}"
+        )
+        sd = x.std("trial", ddof=1) if n > 1 else xr.zeros_like(x.isel(trial=0))
+        out[f"{name}_se"] = (sd / np.sqrt(n)).assign_attrs(
+            units=units, long_name=f"Monte Carlo standard error of {name}_mean"
+        )
+        out[f"{name}_quantile"] = (
+            x.quantile(list(q), dim="trial")
+            .transpose(..., "quantile")
+            .assign_attrs(units=units, long_name=f"{long_name}, quantiles over trials")
+        )
+    if "lost_hours" in per_trial and "wall_hours" in per_trial:
+        out["lost_fraction_mean"] = (
+            per_trial["lost_hours"].mean("trial") / float(per_trial["wall_hours"].mean())
+        ).assign_attrs(units="1", long_name="mean lost hours / mean wall hours, by cause")
+    res = xr.Dataset(out)
+    res = res.drop_vars([c for c in ("draw",) if c in res.coords])
+    res["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
+    res["quantile"].attrs = {"long_name": "quantile over trials"}
+    res.attrs.update(ds.attrs)
+    res.attrs["interval_definition"] = (
+        "v_quantile: quantiles over trials, one posterior draw per trial (posterior "
+        "predictive for one job); v_se: Monte Carlo standard error of v_mean"
+    )
+    return res
