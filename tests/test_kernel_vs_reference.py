@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from relmc._seed import resolve_seed
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
 from relmc.sim import CAUSES
 from relmc.sim.reference import simulate_reference
-from relmc._seed import resolve_seed
 from relmc.sim.simulate import kernel_inputs, run_kernel
 
 Z_MAX = 4.5

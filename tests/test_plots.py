@@ -89,7 +89,9 @@ def test_plot_mttf(projection, tmp_path):
     assert len(_bands(ax)) == 2  # 50% and 90% bands
     lines = {line.get_label(): line for line in ax.get_lines()}
     median = lines["relmc projection (median, 50%/90% bands)"]
-    np.testing.assert_allclose(median.get_ydata(), projection["mttf_hours_quantile"].sel(quantile=0.5))
+    np.testing.assert_allclose(
+        median.get_ydata(), projection["mttf_hours_quantile"].sel(quantile=0.5)
+    )
     # published points: Llama 3 observed 1296 h / 419 at 16,384; RSC projections 1.8 h, 0.23 h
     llama = lines["Llama 3 405B, observed"]
     assert llama.get_xdata()[0] == 16384 and np.isclose(llama.get_ydata()[0], 1296 / 419)
