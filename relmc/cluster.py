@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from relmc.errors import FieldError
+
 __all__ = [
     "UNITS",
     "ClusterShape",
@@ -67,10 +69,18 @@ class ClusterShape:
         for name in ("gpus_per_node", "nodes_per_rack", "gpus_per_pod"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+                raise FieldError(name, f"{name} must be an integer >= 1; got {value!r}")
+            object.__setattr__(self, name, int(value))
         lpg = self.links_per_gpu
-        if isinstance(lpg, bool) or not isinstance(lpg, int | float) or not (0 < lpg < math.inf):
-            raise ValueError(f"links_per_gpu must be a finite number > 0, got {lpg!r}")
+        if (
+            isinstance(lpg, bool | np.bool_)
+            or not isinstance(lpg, int | float | np.integer | np.floating)
+            or not (0 < lpg < math.inf)
+        ):
+            raise FieldError(
+                "links_per_gpu", f"links_per_gpu must be a finite number > 0; got {lpg!r}"
+            )
+        object.__setattr__(self, "links_per_gpu", float(lpg))
 
 
 def _check_n_gpus(n_gpus: int) -> int:

@@ -47,6 +47,7 @@ import pandas as pd
 import xarray as xr
 
 from relmc import cluster
+from relmc.defaults import RecoveryRules
 
 __all__ = ["list_datasets", "load_dataset", "load_counts"]
 
@@ -276,6 +277,9 @@ def _llama3(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None)
         "exposure_assumption": meta["exposure_assumption"],
         "rate_units": meta["rate_units"],
         "notes": meta["notes"],
+        "recovery_rules": RecoveryRules(
+            tuple(meta["hang_categories"]), tuple(meta["restart_groups"])
+        ).to_json(),
     }
     ds = _build(
         categories,

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from relmc.cluster import UNITS, ClusterShape, units
+from relmc.defaults import DEFAULT_RULES, RecoveryRules
 from relmc.errors import FieldError
 
 __all__ = [
@@ -33,25 +34,9 @@ __all__ = [
     "Policy",
     "Scenario",
     "replace_path",
-    "LLAMA3_HANG_CATEGORIES",
-    "LLAMA3_RESTART_GROUPS",
-    "NCCL_DEFAULT_TIMEOUT_HOURS",
 ]
 
 RECOVERY_KINDS = ("restart", "swap")
-
-# PyTorch's default NCCL collective timeout (torch.distributed.init_process_group) is 10 minutes:
-# a job that hangs rather than crashes is seen only when this watchdog fires.
-NCCL_DEFAULT_TIMEOUT_HOURS = 10.0 / 60.0
-
-# Llama 3 categories that show up as hangs rather than crashes (a stalled collective or a dead
-# link leaves ranks waiting until the watchdog fires). Everything else is treated as a crash,
-# seen at once. A modelling default, overridable per category.
-LLAMA3_HANG_CATEGORIES = ("NCCL Watchdog Timeouts", "Network Switch/Cable")
-
-# Llama 3 root-cause groups that need only a restart; all other groups (GPU, Host, Network,
-# Unplanned Maintenance) take a host out of the job, so recovery swaps in a spare node.
-LLAMA3_RESTART_GROUPS = ("Dependency", "Unknown")
 
 
 def _fail(name: str, allowed: str, value: Any) -> FieldError:
@@ -108,16 +93,20 @@ class Cluster:
         if n > 10**8:
             raise _fail("cluster.n_gpus", "an integer in [1, 1e8]", self.n_gpus)
         _set(self, "n_gpus", n)
-        for name in ("gpus_per_node", "nodes_per_rack", "gpus_per_pod"):
-            _set(self, name, _check_int(f"cluster.{name}", getattr(self, name), lo=1))
-        lpg = _check_real("cluster.links_per_gpu", self.links_per_gpu, lo=0.0, lo_open=True)
-        _set(self, "links_per_gpu", lpg)
+        try:  # the shape's own checks, named as cluster fields
+            shape = ClusterShape(
+                self.gpus_per_node, self.nodes_per_rack, self.gpus_per_pod, self.links_per_gpu
+            )
+        except FieldError as e:
+            raise FieldError(f"cluster.{e.field}", f"cluster.{e}") from None
+        for f in dataclasses.fields(shape):
+            _set(self, f.name, getattr(shape, f.name))
 
     @property
     def shape(self) -> ClusterShape:
         """The packing as a :class:`relmc.cluster.ClusterShape`."""
         return ClusterShape(
-            self.gpus_per_node, self.nodes_per_rack, self.gpus_per_pod, self.links_per_gpu
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(ClusterShape)}
         )
 
     def units(self, unit: str) -> float:
@@ -238,7 +227,7 @@ class FailureModel:
         *,
         detection_hours: Mapping[str, float] | None = None,
         recovery: Mapping[str, str] | None = None,
-        planned: bool = True,
+        maintenance: bool = True,
     ) -> FailureModel:
         """Build a point-estimate failure model (rate = count / exposure) from observations.
 
@@ -247,8 +236,8 @@ class FailureModel:
         data : xarray.Dataset
             Observations as returned by :func:`relmc.load_dataset` / :func:`relmc.load_counts`.
         detection_hours, recovery : mapping, optional
-            Per-category overrides of the defaults (see :meth:`from_categories`).
-        planned : bool
+            Per-category overrides of the data's recovery rules (see :meth:`from_categories`).
+        maintenance : bool
             Include planned maintenance at the observed rate when the data carries
             ``maintenance_count`` (Llama 3: 47 in 54 days).
         """
@@ -257,7 +246,7 @@ class FailureModel:
         unit = [str(u) for u in data["unit"].values]
         group = [str(g) for g in data["group"].values] if "group" in data else [""] * len(names)
         maint = 0.0
-        if planned and "maintenance_count" in data:
+        if maintenance and "maintenance_count" in data:
             maint = float(data["maintenance_count"]) / float(data.attrs["duration_hours"])
         return cls.from_categories(
             names,
@@ -267,6 +256,7 @@ class FailureModel:
             detection_hours=detection_hours,
             recovery=recovery,
             maintenance_rate=maint,
+            rules=RecoveryRules.from_attrs(data.attrs, DEFAULT_RULES),
         )
 
     @classmethod
@@ -284,6 +274,9 @@ class FailureModel:
 
         rate = rate_array(idata)
         kwargs.setdefault("maintenance_rate", recorded_maintenance_rate(idata))
+        post = getattr(idata, "posterior", None)
+        attrs = post.attrs if post is not None else rate.attrs
+        kwargs.setdefault("rules", RecoveryRules.from_attrs(attrs, DEFAULT_RULES))
         names = [str(c) for c in rate["category"].values]
         group = [str(g) for g in rate["group"].values] if "group" in rate.coords else None
         mean = rate.mean([d for d in rate.dims if d != "category"]).values
@@ -303,13 +296,14 @@ class FailureModel:
         recovery: Mapping[str, str] | None = None,
         maintenance_rate: float = 0.0,
         maintenance_hours: float = 0.0,
+        rules: RecoveryRules = DEFAULT_RULES,
     ) -> FailureModel:
-        """Build categories with relmc's default detection latency and recovery kind.
+        """Build categories whose detection latency and recovery kind follow ``rules``.
 
-        Defaults: categories in :data:`LLAMA3_HANG_CATEGORIES` are detected after
-        :data:`NCCL_DEFAULT_TIMEOUT_HOURS` (PyTorch's default NCCL watchdog), all others at once;
-        groups in :data:`LLAMA3_RESTART_GROUPS` need only a restart, all others a node swap.
-        Both are modelling choices, overridable per category.
+        ``rules`` (:class:`relmc.defaults.RecoveryRules`; default
+        :data:`relmc.defaults.DEFAULT_RULES`, Llama 3 Table 5's taxonomy) says which categories
+        hang (detected when PyTorch's NCCL watchdog fires) and which root-cause groups need only
+        a restart; ``detection_hours`` and ``recovery`` override them per category.
         """
         detection_hours = dict(detection_hours or {})
         recovery = dict(recovery or {})
@@ -319,8 +313,8 @@ class FailureModel:
                 raise ValueError(f"{label}: unknown categories {unknown}; known: {list(names)}")
         cats = []
         for n, r, u, g in zip(names, rates, unit, group, strict=True):
-            det = NCCL_DEFAULT_TIMEOUT_HOURS if n in LLAMA3_HANG_CATEGORIES else 0.0
-            rec = "restart" if g in LLAMA3_RESTART_GROUPS or g == "" else "swap"
+            det = rules.detection_hours(n)
+            rec = rules.recovery(g)
             cats.append(
                 Category(
                     name=n,
@@ -334,13 +328,6 @@ class FailureModel:
         return cls(
             tuple(cats), maintenance_rate=maintenance_rate, maintenance_hours=maintenance_hours
         )
-
-    @classmethod
-    def llama3(cls, **kwargs) -> FailureModel:
-        """Point rates from Llama 3 Table 5 (count / exposure) with relmc's defaults."""
-        from relmc.datasets import load_dataset
-
-        return cls.from_counts(load_dataset("llama3-405b"), **kwargs)
 
 
 @dataclass(frozen=True)
@@ -474,12 +461,15 @@ class Policy:
         return tau
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scenario:
-    """Everything a projection needs: cluster, failure model, job and policy."""
+    """Everything a projection needs: cluster, failure model, job and policy.
+
+    ``failures`` is required; :meth:`Scenario.default` gives Llama 3's point rates.
+    """
 
     cluster: Cluster = field(default_factory=Cluster)
-    failures: FailureModel | None = None
+    failures: FailureModel
     job: Job = field(default_factory=Job)
     policy: Policy = field(default_factory=Policy)
 
@@ -492,9 +482,7 @@ class Scenario:
             if not isinstance(value, cls):
                 raise _fail(name, f"a {cls.__name__}", value)
         f = self.failures
-        if f is None:
-            f = FailureModel.llama3()
-        elif isinstance(f, Mapping):
+        if isinstance(f, Mapping):
             f = _failures_from_mapping(f)
         if not isinstance(f, FailureModel):
             raise _fail("failures", "a FailureModel", f)
@@ -502,8 +490,13 @@ class Scenario:
 
     @classmethod
     def default(cls, **kwargs) -> Scenario:
-        """Llama 3 point rates on 16,384 GPUs with the default policy (fields overridable)."""
-        return cls(**kwargs)
+        """Llama 3 point rates on 16,384 GPUs with the default policy (fields overridable).
+
+        See :func:`relmc.defaults.default_scenario`; this reads the bundled Llama 3 data.
+        """
+        from relmc.defaults import default_scenario
+
+        return default_scenario(**kwargs)
 
     def mttf_hours(self) -> float:
         """Mean time between unexpected interruptions (hours) at the scenario's point rates."""
@@ -516,7 +509,10 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
-        """Build (and validate) a scenario from :meth:`to_dict`'s layout; missing = default."""
+        """Build (and validate) a scenario from :meth:`to_dict`'s layout; missing = default.
+
+        A missing ``failures`` section gives :func:`relmc.defaults.default_failures`.
+        """
         if not isinstance(d, Mapping):
             raise _fail("scenario", "a mapping", d)
         unknown = sorted(set(d) - {f.name for f in dataclasses.fields(cls)})
@@ -524,7 +520,12 @@ class Scenario:
             raise ValueError(
                 f"scenario: unknown sections {unknown}; known: cluster, failures, job, policy"
             )
-        return cls(**dict(d))
+        d = dict(d)
+        if d.get("failures") is None:
+            from relmc.defaults import default_failures
+
+            d["failures"] = default_failures()
+        return cls(**d)
 
 
 def _drop_none(obj: Any) -> Any:

@@ -106,6 +106,7 @@ def fit_conjugate(
         "dataset": obs.name,
         "rate_units": obs.rate_units,
         "maintenance_rate": obs.maintenance_rate,
+        "recovery_rules": str(obs.attrs.get("recovery_rules", "")),
         **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **data_groups(obs), attrs=attrs)

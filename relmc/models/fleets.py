@@ -324,6 +324,7 @@ def fit_fleets(
         "fleets": ",".join(names),
         "rate_units": main.rate_units,
         "maintenance_rate": main.maintenance_rate,
+        "recovery_rules": str(main.attrs.get("recovery_rules", "")),
         **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)

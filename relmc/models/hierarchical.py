@@ -272,6 +272,7 @@ def fit_hierarchical(
         "dataset": obs.name,
         "rate_units": obs.rate_units,
         "maintenance_rate": obs.maintenance_rate,
+        "recovery_rules": str(obs.attrs.get("recovery_rules", "")),
         **seed_attrs(root),
     }
     return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)

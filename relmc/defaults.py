@@ -1,0 +1,122 @@
+"""Defaults that are modelling choices, stated once, outside the data model.
+
+:mod:`relmc.scenario`'s dataclasses hold parameters and check them; which category hangs rather
+than crashes, which root-cause groups need only a restart, and which data a default scenario
+uses are choices about data, so they live here (and in a dataset's metadata, which may state
+its own rules).
+
+- :class:`RecoveryRules`: detection latency and recovery kind of a category from its name and
+  root-cause group. A dataset may carry its own (``attrs["recovery_rules"]``, JSON); a fit
+  records its dataset's rules, and :meth:`relmc.FailureModel.from_posterior` applies them.
+  Without any, :data:`DEFAULT_RULES` applies: the taxonomy of Llama 3 Table 5, the only
+  published per-category breakdown relmc bundles.
+- :func:`default_failures` / :func:`default_scenario`: Llama 3 405B point rates on 16,384 GPUs
+  with the default policy (reads the bundled data once per call).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from relmc.scenario import FailureModel, Scenario
+
+__all__ = [
+    "NCCL_DEFAULT_TIMEOUT_HOURS",
+    "RecoveryRules",
+    "LLAMA3_RULES",
+    "DEFAULT_RULES",
+    "default_failures",
+    "default_scenario",
+]
+
+#: PyTorch's default NCCL collective timeout (``torch.distributed.init_process_group``) is 10
+#: minutes: a job that hangs rather than crashes is seen only when this watchdog fires.
+NCCL_DEFAULT_TIMEOUT_HOURS = 10.0 / 60.0
+
+
+@dataclass(frozen=True)
+class RecoveryRules:
+    """How a category's detection latency and recovery kind follow from its name and group.
+
+    Parameters
+    ----------
+    hang_categories : tuple of str
+        Categories that show up as hangs (a stalled collective leaves ranks waiting until the
+        watchdog fires); all others are crashes, seen at once.
+    restart_groups : tuple of str
+        Root-cause groups that need only a restart; all other groups take a host out of the
+        job, so recovery swaps in a spare node. ``""`` (no group given) is usually here.
+    hang_detection_hours : float
+        Detection latency of a hang.
+    """
+
+    hang_categories: tuple[str, ...] = ()
+    restart_groups: tuple[str, ...] = ("",)
+    hang_detection_hours: float = NCCL_DEFAULT_TIMEOUT_HOURS
+
+    def detection_hours(self, category: str) -> float:
+        """Return the detection latency (hours) of ``category``."""
+        return self.hang_detection_hours if category in self.hang_categories else 0.0
+
+    def recovery(self, group: str) -> str:
+        """``"restart"`` or ``"swap"`` for a category of root-cause ``group``."""
+        return "restart" if group in self.restart_groups else "swap"
+
+    def to_json(self) -> str:
+        """Return the rules as a JSON string (a netCDF-safe attribute)."""
+        return json.dumps(
+            {
+                "hang_categories": list(self.hang_categories),
+                "restart_groups": list(self.restart_groups),
+                "hang_detection_hours": self.hang_detection_hours,
+            }
+        )
+
+    @classmethod
+    def from_attrs(cls, attrs: Mapping[str, Any], default: RecoveryRules) -> RecoveryRules:
+        """Return the rules recorded in ``attrs["recovery_rules"]`` (JSON), else ``default``."""
+        text = attrs.get("recovery_rules", "")
+        if not text:
+            return default
+        try:
+            d = json.loads(text)
+            return cls(
+                tuple(str(c) for c in d["hang_categories"]),
+                tuple(str(g) for g in d["restart_groups"]),
+                float(d.get("hang_detection_hours", NCCL_DEFAULT_TIMEOUT_HOURS)),
+            )
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"attrs['recovery_rules'] is not a relmc rule record: {e}") from None
+
+
+#: Llama 3 405B: NCCL watchdog timeouts and switch/cable faults hang; the "Dependency" and
+#: "Unknown" groups need only a restart; GPU, Host, Network and Unplanned Maintenance faults
+#: take a host out of the job.
+LLAMA3_RULES = RecoveryRules(
+    hang_categories=("NCCL Watchdog Timeouts", "Network Switch/Cable"),
+    restart_groups=("Dependency", "Unknown", ""),
+)
+
+#: Rules for data that state none (a user's counts): Llama 3 Table 5's taxonomy.
+DEFAULT_RULES = LLAMA3_RULES
+
+
+def default_failures() -> FailureModel:
+    """Llama 3 405B point rates (count / exposure) with planned maintenance, as relmc's default."""
+    from relmc.datasets import load_dataset
+    from relmc.scenario import FailureModel
+
+    return FailureModel.from_counts(load_dataset("llama3-405b"))
+
+
+def default_scenario(**kwargs: Any) -> Scenario:
+    """Llama 3 point rates on 16,384 GPUs with the default policy (fields overridable)."""
+    from relmc.scenario import Scenario
+
+    if kwargs.get("failures") is None:
+        kwargs["failures"] = default_failures()
+    return Scenario(**kwargs)
