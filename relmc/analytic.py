@@ -9,6 +9,7 @@ returns a float for all-scalar input, an array otherwise. Sources are summarised
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -222,7 +223,7 @@ def mttf(
     missing = sorted(set(rates) - set(units))
     if missing:
         raise ValueError(f"units: no unit for categories {missing}; give one of {cluster.UNITS}")
-    total = 0.0
+    total: Any = 0.0
     for cat, rate in rates.items():
         lam = _check(f"rates[{cat!r}]", rate, inclusive=True)
         total = total + lam * cluster.units(n_gpus, units[cat], shape)

@@ -37,7 +37,7 @@ import math
 import numbers
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -529,94 +529,31 @@ def load_counts(
         :data:`relmc.cluster.UNITS`, an empty or duplicate category; or bad ``n_gpus`` /
         ``duration_hours``.
     """
-    src = path_or_dataframe
-    if isinstance(src, str | os.PathLike):
-        path = Path(src)
-        origin = str(path)
-        header, rows = _read_csv_text(path.read_text(encoding="utf-8-sig"), origin)
-        default_name = path.stem
-    elif isinstance(src, Mapping):
-        origin = "columns"
-        header, rows = _read_columns(src, origin)
-        default_name = "user"
-    elif hasattr(src, "columns") and hasattr(src, "to_dict"):
-        origin = "DataFrame"
-        if "category" not in [str(c).strip().lower() for c in src.columns] and (
-            getattr(src.index, "name", None) == "category"
-        ):
-            src = src.reset_index()
-        header, rows = _read_columns({c: src[c].tolist() for c in src.columns}, origin)
-        default_name = "user"
-    else:
-        raise ValueError(
-            "path_or_dataframe must be a CSV path, a pandas DataFrame or a mapping of columns; "
-            f"got {type(src).__name__}"
-        )
-
-    if n_gpus is not None:
-        if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
-            raise ValueError(f"n_gpus must be an integer >= 1; got {n_gpus!r}")
-        n_gpus = int(n_gpus)
-    if duration_hours is not None:
-        if isinstance(duration_hours, bool) or not isinstance(duration_hours, numbers.Real):
-            raise ValueError(f"duration_hours must be a number > 0; got {duration_hours!r}")
-        duration_hours = float(duration_hours)
-        if not (0 < duration_hours < math.inf):
-            raise ValueError(f"duration_hours must be finite and > 0; got {duration_hours!r}")
+    header, rows, origin, default_name = _read_source(path_or_dataframe)
+    n_gpus, duration_hours = _check_window(n_gpus, duration_hours)
     shape = cluster.ClusterShape() if shape is None else shape
     compute_exposure = (
         "exposure" not in header and n_gpus is not None and duration_hours is not None
     )
-    needed = [c for c in _REQUIRED if not (c == "exposure" and compute_exposure)]
-    if len(set(header)) != len(header):
-        dups = sorted({h for h in header if header.count(h) > 1})
-        raise ValueError(f"{origin}: header: duplicate column(s) {dups}")
-    missing = [c for c in needed if c not in header]
-    if missing:
-        hint = (
-            " (or give both n_gpus and duration_hours to compute exposure)"
-            if missing == ["exposure"]
-            else ""
-        )
-        raise ValueError(
-            f"{origin}: header: missing column(s) {missing}{hint}; need "
-            f"{', '.join(_REQUIRED)} (and optionally {', '.join(_OPTIONAL)}); got {header}"
-        )
-    if not rows:
-        raise ValueError(f"{origin}: no data rows (only a header and comments)")
-
-    categories: list[str] = []
-    counts: list[int] = []
-    exposure: list[float] = []
-    unit: list[str] = []
-    group: list[str] = []
-    seen: dict[str, int] = {}
-    for row in rows:
-        cat = _category(row, seen, origin)
-        where = row.where(cat)
-        u = _as_text(row.fields["unit"]).lower()
-        if u not in cluster.UNITS:
-            raise ValueError(
-                f"{origin}: {where}: field 'unit' must be one of {', '.join(cluster.UNITS)}; "
-                f"got {row.fields['unit']!r}"
-            )
-        counts.append(_count(row.fields["count"], where, origin))
-        if compute_exposure:
-            exposure.append(cluster.units(n_gpus, u, shape) * duration_hours)
-        else:
-            exposure.append(_exposure(row.fields["exposure"], where, origin))
-        categories.append(cat)
-        unit.append(u)
-        group.append(_as_text(row.fields.get("group")))
-
+    _check_header(header, rows, origin, compute_exposure)
     if compute_exposure:
+        n, hours = int(n_gpus or 0), float(duration_hours or 0.0)  # both given here
+
+        def exposure_of(row: _Row, unit: str, where: str) -> float:
+            return cluster.units(n, unit, shape) * hours
+
         assumption = (
             f"No exposure column: exposure = relmc.cluster.units({n_gpus}, unit) x "
             f"{duration_hours:g} h (all GPUs in service for the whole window, "
             f"{shape.gpus_per_node} GPUs per node)."
         )
     else:
+
+        def exposure_of(row: _Row, unit: str, where: str) -> float:
+            return _exposure(row.fields["exposure"], where, origin)
+
         assumption = "As given in the input's exposure column (unit-hours of each row's unit)."
+    columns = _parse_rows(rows, origin, exposure_of)
     attrs = {
         "name": name or default_name,
         "title": title or f"user counts from {origin}",
@@ -635,4 +572,88 @@ def load_counts(
         "rate_units": "events per unit-hour",
         "notes": notes,
     }
-    return _build(categories, counts, exposure, unit, group, attrs)
+    return _build(*columns, attrs)
+
+
+def _read_source(src: Any) -> tuple[list[str], list[_Row], str, str]:
+    """Header, rows, a name for messages and a default dataset name of any accepted input."""
+    if isinstance(src, str | os.PathLike):
+        path = Path(src)
+        header, rows = _read_csv_text(path.read_text(encoding="utf-8-sig"), str(path))
+        return header, rows, str(path), path.stem
+    if isinstance(src, Mapping):
+        return (*_read_columns(src, "columns"), "columns", "user")
+    if hasattr(src, "columns") and hasattr(src, "to_dict"):
+        if "category" not in [str(c).strip().lower() for c in src.columns] and (
+            getattr(src.index, "name", None) == "category"
+        ):
+            src = src.reset_index()
+        columns = {c: src[c].tolist() for c in src.columns}
+        return (*_read_columns(columns, "DataFrame"), "DataFrame", "user")
+    raise ValueError(
+        "path_or_dataframe must be a CSV path, a pandas DataFrame or a mapping of columns; "
+        f"got {type(src).__name__}"
+    )
+
+
+def _check_window(n_gpus: Any, duration_hours: Any) -> tuple[int | None, float | None]:
+    """Validate the optional cluster size and observation window."""
+    if n_gpus is not None:
+        if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
+            raise ValueError(f"n_gpus must be an integer >= 1; got {n_gpus!r}")
+        n_gpus = int(n_gpus)
+    if duration_hours is not None:
+        if isinstance(duration_hours, bool) or not isinstance(duration_hours, numbers.Real):
+            raise ValueError(f"duration_hours must be a number > 0; got {duration_hours!r}")
+        duration_hours = float(duration_hours)
+        if not (0 < duration_hours < math.inf):
+            raise ValueError(f"duration_hours must be finite and > 0; got {duration_hours!r}")
+    return n_gpus, duration_hours
+
+
+def _check_header(header: list[str], rows: list[_Row], origin: str, compute_exposure: bool) -> None:
+    """Every needed column present once, and at least one data row."""
+    needed = [c for c in _REQUIRED if not (c == "exposure" and compute_exposure)]
+    if len(set(header)) != len(header):
+        dups = sorted({h for h in header if header.count(h) > 1})
+        raise ValueError(f"{origin}: header: duplicate column(s) {dups}")
+    missing = [c for c in needed if c not in header]
+    if missing:
+        hint = (
+            " (or give both n_gpus and duration_hours to compute exposure)"
+            if missing == ["exposure"]
+            else ""
+        )
+        raise ValueError(
+            f"{origin}: header: missing column(s) {missing}{hint}; need "
+            f"{', '.join(_REQUIRED)} (and optionally {', '.join(_OPTIONAL)}); got {header}"
+        )
+    if not rows:
+        raise ValueError(f"{origin}: no data rows (only a header and comments)")
+
+
+def _parse_rows(
+    rows: list[_Row], origin: str, exposure_of: Callable[[_Row, str, str], float]
+) -> tuple[list[str], list[int], list[float], list[str], list[str]]:
+    """Categories, counts, exposures, units and groups, each row validated in order."""
+    categories: list[str] = []
+    counts: list[int] = []
+    exposure: list[float] = []
+    unit: list[str] = []
+    group: list[str] = []
+    seen: dict[str, int] = {}
+    for row in rows:
+        cat = _category(row, seen, origin)
+        where = row.where(cat)
+        u = _as_text(row.fields["unit"]).lower()
+        if u not in cluster.UNITS:
+            raise ValueError(
+                f"{origin}: {where}: field 'unit' must be one of {', '.join(cluster.UNITS)}; "
+                f"got {row.fields['unit']!r}"
+            )
+        counts.append(_count(row.fields["count"], where, origin))
+        exposure.append(exposure_of(row, u, where))
+        categories.append(cat)
+        unit.append(u)
+        group.append(_as_text(row.fields.get("group")))
+    return categories, counts, exposure, unit, group

@@ -87,7 +87,7 @@ def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
     return _new_figure(figsize).add_subplot()
 
 
-def _finish(fig: Figure, path: str | os.PathLike[str] | None) -> Figure:
+def _finish(fig: Any, path: str | os.PathLike[str] | None) -> Figure:
     if path is not None:
         fig.savefig(os.fspath(path), dpi=150)
     return fig
@@ -356,10 +356,10 @@ def plot_ettr(
         raise ValueError(f"{where}: projections must be a Dataset or a non-empty mapping")
     ax = _axes(ax, (6.4, 4.6))
     colors = _palette(len(projections))
-    xs = []
+    xs: list[np.ndarray] = []
     for (label, ds), c in zip(projections.items(), colors, strict=True):
         _require(ds, ("ettr_quantile", "n_gpus", "quantile"), f"projection {label!r}", where)
-        x = _sizes(ds)
+        x = _sizes(ds)  # type: ignore[arg-type]  # a Dataset, checked by _require
         _band(ax, x, _quantiles(ds["ettr_quantile"], where), c, str(label))
         xs.extend(x)
     ax.axhline(0.9, color="gray", linestyle=":", linewidth=1)

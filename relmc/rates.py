@@ -276,7 +276,7 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
                 f"posterior: unknown dataset {name!r} in {source!r}; known: {list_datasets()}",
             )
         idata = fit_conjugate(load_dataset(name), n_draws=n_draws, seed=seed)
-        return idata.posterior["rate"].load()
+        return idata["posterior"]["rate"].load()
     path = Path(source)
     if path_root is not None and not path.is_absolute():
         path = Path(path_root) / path

@@ -95,7 +95,7 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
         raise FieldError("ds", "summarize needs a relmc.simulate() result with a 'trial' dim")
     q = check_quantiles(quantiles)
     n = ds.sizes["trial"]
-    per_trial = {name: da for name, da in ds.data_vars.items() if "trial" in da.dims}
+    per_trial = {str(name): da for name, da in ds.data_vars.items() if "trial" in da.dims}
     if {"wall_hours", "interruptions", "maintenance_events"} <= set(per_trial):
         units = {"units": "1/day"}
         for name, da in _per_day(ds).items():
@@ -108,7 +108,7 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
             out["finished_fraction"] = f.assign_attrs(
                 units="1", long_name="fraction of jobs finished before the wall cap"
             )
-            out["finished_fraction_se"] = np.sqrt(f * (1 - f) / n).assign_attrs(
+            out["finished_fraction_se"] = ((f * (1 - f) / n) ** 0.5).assign_attrs(
                 units="1", long_name="Monte Carlo standard error of finished_fraction"
             )
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import math
 
+import arviz as az
 import numpy as np
 import pytest
 import xarray as xr
@@ -21,7 +22,6 @@ from relmc.models import (
     fit_fleets,
     fit_hierarchical,
 )
-from relmc.models._common import az
 
 # --------------------------------------------------------------------------------------------
 # data: the bundled datasets when relmc.datasets exists, else the same numbers from facts.md

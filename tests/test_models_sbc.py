@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import logging
 
+import arviz as az
 import numpy as np
 import pytest
 import xarray as xr
 from scipy import stats
 
-from relmc.models import fit_hierarchical
-from relmc.models._common import az, import_pymc
+from relmc.models import fit_hierarchical, import_pymc
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,17 @@ data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCM
 :class:`ConvergenceWarning` when r_hat > 1.01, bulk ESS < 100 per chain, or NUTS diverged.
 """
 
-from relmc.models._common import ConvergenceWarning
+from relmc.models._common import ConvergenceWarning, import_arviz, import_pymc
 from relmc.models.conjugate import JEFFREYS, fit_conjugate
 from relmc.models.fleets import fit_fleets
 from relmc.models.hierarchical import fit_hierarchical
 
-__all__ = ["JEFFREYS", "ConvergenceWarning", "fit_conjugate", "fit_fleets", "fit_hierarchical"]
+__all__ = [
+    "JEFFREYS",
+    "ConvergenceWarning",
+    "fit_conjugate",
+    "fit_fleets",
+    "fit_hierarchical",
+    "import_arviz",
+    "import_pymc",
+]

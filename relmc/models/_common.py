@@ -21,7 +21,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="ArviZ is undergoing", category=FutureWarning)
     import arviz as az
 
-__all__ = ["ConvergenceWarning", "az"]
+__all__ = ["ConvergenceWarning", "az", "import_arviz", "import_pymc"]
 
 #: Units a dataset may use: the cluster units plus ``pump`` (BUGS pumps data, 1000 pump-hours).
 DATA_UNITS: tuple[str, ...] = (*UNITS, "pump")
@@ -29,6 +29,11 @@ DATA_UNITS: tuple[str, ...] = (*UNITS, "pump")
 #: Convergence thresholds (Vehtari et al. 2021, "Rank-normalization, folding, and localization").
 RHAT_MAX = 1.01
 ESS_PER_CHAIN_MIN = 100
+
+
+def import_arviz():
+    """Return :mod:`arviz`, imported with its 1.0 refactor notice silenced (see above)."""
+    return az
 
 
 def import_pymc():
@@ -283,4 +288,4 @@ def make_idata(
     }
     if sample_stats is not None:
         groups["sample_stats"] = sample_stats
-    return az.InferenceData(**groups)
+    return az.InferenceData(**groups)  # type: ignore[arg-type]  # arviz types **kwargs as bool

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -33,7 +34,7 @@ def _check_prior(prior: object) -> tuple[float, float]:
         raise ValueError(msg)
     shape, rate = prior
     for v in (shape, rate):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
             raise ValueError(msg)
     if shape <= 0 or rate < 0:
         raise ValueError(msg)

@@ -49,6 +49,7 @@ each observed fleet's category rates.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping, Sequence
 
@@ -70,7 +71,7 @@ from relmc.models._common import (
     sample_coords,
 )
 from relmc.models.hierarchical import (
-    _PRIOR_TEXT,
+    PRIOR_TEXT,
     check_prior,
     check_sampling,
     pooled_theta,
@@ -175,23 +176,8 @@ def fit_fleets(
     ConvergenceWarning
         If any r_hat > 1.01, any bulk ESS < 100 per chain, or NUTS diverged.
     """
-    named = _named(datasets)
-    if len(named) < 2:
-        raise ValueError(f"datasets must hold at least 2 fleets, got {len(named)}")
-    names = [n for n, _ in named]
-    if len(set(names)) != len(names):
-        raise ValueError(f"datasets: fleet names must be unique, got {names}")
-    fleets = [check_data(d, f"datasets[{n!r}]") for n, d in named]
-    cat_idx = [i for i, f in enumerate(fleets) if f.n >= 2]
-    if len(cat_idx) != 1:
-        raise ValueError(
-            "datasets must hold exactly one fleet with >= 2 categories (the categorised fleet) "
-            f"and the rest with one category (totals); categorised: {[names[i] for i in cat_idx]}"
-        )
-    order = cat_idx + [i for i in range(len(fleets)) if i != cat_idx[0]]
-    names = [names[i] for i in order]
-    fleets = [fleets[i] for i in order]
-    main = fleets[0]
+    names, fleets = _order_fleets(datasets)
+    main, totals = fleets[0], fleets[1:]
     prior = check_prior(prior)
     pool, ref = ref_units(main, pool, f"datasets[{names[0]!r}]")
     if (
@@ -206,7 +192,6 @@ def fit_fleets(
     n_draws, n_tune, n_chains, target_accept = check_sampling(
         n_draws, n_tune, n_chains, target_accept, cores
     )
-    totals = fleets[1:]
     per_unit = np.array(
         [
             _per_unit(f, f"datasets[{n!r}]", main.unit, shape)
@@ -216,68 +201,42 @@ def fit_fleets(
     tot_count = np.array([f.count[0] for f in totals])
     tot_exposure = np.array([f.exposure[0] for f in totals])
 
-    pm = import_pymc()
     root = resolve_seed(seed)
     nuts_ss, pred_ss = child_seed(root, 0), child_seed(root, 1)
     scale = float(max(main.count.sum(), 0.5) / np.sum(main.exposure / ref))
-    time_c = main.exposure / ref
-    n_fleets = len(fleets)
-    with pm.Model(coords={"category": main.categories, "fleet": names}):
-        theta = pooled_theta(prior, main.n, scale)
-        kappa = theta / ref  # the categorised fleet's rates per unit-hour
-        sigma = pm.HalfNormal("sigma", sigma=float(fleet_sigma))
-        # delta_k = sigma * (z_k - z_1) for the total-only fleets, sampled directly (centred):
-        # the data pin these log ratios, so sampling z and sigma separately leaves NUTS a thin
-        # curved ridge. Their prior is Normal(0, sigma^2 (I + 11^T)).
-        chol = np.linalg.cholesky(np.eye(n_fleets - 1) + np.ones((n_fleets - 1, n_fleets - 1)))
-        log_mult = pm.MvNormal("delta", mu=np.zeros(n_fleets - 1), chol=sigma * chol)
-        pm.Poisson("count", mu=theta * time_c, observed=main.count, dims="category")
-        mu_tot = pm.math.exp(log_mult) * tot_exposure * pm.math.dot(per_unit, kappa)
-        pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
-        trace = pm.sample(
-            **sample_kwargs(
-                n_draws,
-                n_tune,
-                n_chains,
-                int(nuts_ss.generate_state(1)[0]),
-                progressbar,
-                cores,
-                target_accept,
-            )
-        )
-    post = trace.posterior
-    theta_d = post["theta"].values if prior == "bugs" else post["phi"].values * scale
-    kappa_d = theta_d / ref  # (chain, draw, category)
-    sig = post["sigma"].values
-    delta = post["delta"].values  # (chain, draw, total fleet)
-    mult = np.exp(np.concatenate([np.zeros(sig.shape + (1,)), delta], axis=-1))
-    fleet_rate = kappa_d[:, :, None, :] * mult[..., None]  # (chain, draw, fleet, category)
-    # New fleet: sigma * (z_new - z_1). Given w_k = z_k - z_1 = delta_k / sigma (k >= 2), the
-    # iid Normal(0, 1) z's give z_1 | w ~ Normal(-sum(w) / K, 1 / K) for K fleets, exactly.
+    trace = _sample(
+        main,
+        names,
+        ref,
+        prior,
+        scale,
+        float(fleet_sigma),
+        per_unit,
+        tot_count,
+        tot_exposure,
+        sample_kwargs(
+            n_draws,
+            n_tune,
+            n_chains,
+            int(nuts_ss.generate_state(1)[0]),
+            progressbar,
+            cores,
+            target_accept,
+        ),
+    )
     pred_rng = np.random.default_rng(pred_ss)
-    w_sum = delta.sum(-1) / sig
-    z1 = -w_sum / n_fleets + pred_rng.standard_normal(sig.shape) / np.sqrt(n_fleets)
-    z_new = pred_rng.standard_normal(sig.shape)
-    new_rate = kappa_d * np.exp(sig * (z_new - z1))[..., None]
-    # units per unit of each fleet's reported unit; the categorised fleet reports per
-    # fleet-hour, with E_c / D units of category c (NaN without a duration)
-    duration = main.attrs.get("duration_hours", 0)
-    ok = isinstance(duration, numbers.Real) and np.isfinite(duration) and duration > 0
-    main_units = main.exposure / float(duration) if ok else np.full(main.n, np.nan)
-    per_unit_all = np.vstack([main_units, per_unit])
-    fleet_total = np.einsum("cdfk,fk->cdf", fleet_rate, per_unit_all)
-
+    draws = _fleet_draws(trace.posterior, main, ref, prior, scale, per_unit, pred_rng)
     coords = sample_coords(main, n_chains, n_draws).assign(fleet=names)
     dims = ("chain", "draw", "category")
     posterior = xr.Dataset(
         {
-            "rate": (dims, new_rate),
-            "fleet_rate": (("chain", "draw", "fleet", "category"), fleet_rate),
-            "fleet_total": (("chain", "draw", "fleet"), fleet_total),
-            "fleet_multiplier": (("chain", "draw", "fleet"), mult),
-            "sigma": (("chain", "draw"), sig),
-            "alpha": (("chain", "draw"), post["alpha"].values),
-            "beta": (("chain", "draw"), post["beta"].values),
+            "rate": (dims, draws["rate"]),
+            "fleet_rate": (("chain", "draw", "fleet", "category"), draws["fleet_rate"]),
+            "fleet_total": (("chain", "draw", "fleet"), draws["fleet_total"]),
+            "fleet_multiplier": (("chain", "draw", "fleet"), draws["fleet_multiplier"]),
+            "sigma": (("chain", "draw"), trace.posterior["sigma"].values),
+            "alpha": (("chain", "draw"), trace.posterior["alpha"].values),
+            "beta": (("chain", "draw"), trace.posterior["beta"].values),
         },
         coords=coords,
     )
@@ -285,8 +244,8 @@ def fit_fleets(
     check_divergences(trace.sample_stats, where)
     check_convergence(posterior, ["fleet_rate", "sigma", "alpha", "beta"], where)
 
-    pred_cat = predictive_counts(kappa_d, main.exposure, pred_rng)
-    pred_tot = predictive_counts(fleet_total[..., 1:], tot_exposure, pred_rng)
+    pred_cat = predictive_counts(draws["category_rate"], main.exposure, pred_rng)
+    pred_tot = predictive_counts(draws["fleet_total"][..., 1:], tot_exposure, pred_rng)
     predictive = xr.Dataset(
         {
             "count": (dims, pred_cat),
@@ -297,6 +256,122 @@ def fit_fleets(
         },
         coords=coords,
     )
+    groups = _data_groups(main, names, totals, ref, tot_count, tot_exposure)
+    attrs = {
+        "model": "fleets",
+        "prior": (
+            f"{prior}: {PRIOR_TEXT[prior]}; fleet k rates = rate_c * exp(sigma*(z_k - z_1)), "
+            f"z_k ~ Normal(0, 1), sigma ~ HalfNormal({float(fleet_sigma):g})"
+        ),
+        "pool": pool,
+        "rate_scale": scale if prior == "scaled" else 1.0,
+        "dataset": main.name,
+        "fleets": ",".join(names),
+        "rate_units": main.rate_units,
+        "maintenance_rate": main.maintenance_rate,
+        "recovery_rules": str(main.attrs.get("recovery_rules", "")),
+        **seed_attrs(root),
+    }
+    return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)
+
+
+def _order_fleets(datasets: object) -> tuple[list[str], list[Observations]]:
+    """Return the validated fleets, the categorised one first, and their names."""
+    named = _named(datasets)
+    if len(named) < 2:
+        raise ValueError(f"datasets must hold at least 2 fleets, got {len(named)}")
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(f"datasets: fleet names must be unique, got {names}")
+    fleets = [check_data(d, f"datasets[{n!r}]") for n, d in named]
+    cat_idx = [i for i, f in enumerate(fleets) if f.n >= 2]
+    if len(cat_idx) != 1:
+        raise ValueError(
+            "datasets must hold exactly one fleet with >= 2 categories (the categorised fleet) "
+            f"and the rest with one category (totals); categorised: {[names[i] for i in cat_idx]}"
+        )
+    order = cat_idx + [i for i in range(len(fleets)) if i != cat_idx[0]]
+    return [names[i] for i in order], [fleets[i] for i in order]
+
+
+def _sample(
+    main: Observations,
+    names: list[str],
+    ref: np.ndarray,
+    prior: str,
+    scale: float,
+    fleet_sigma: float,
+    per_unit: np.ndarray,
+    tot_count: np.ndarray,
+    tot_exposure: np.ndarray,
+    kwargs: dict,
+):
+    """Build the PyMC model of the module docstring and sample it with NUTS."""
+    pm = import_pymc()
+    time_c = main.exposure / ref
+    n_fleets = len(names)
+    with pm.Model(coords={"category": main.categories, "fleet": names}):
+        theta = pooled_theta(prior, main.n, scale)
+        kappa = theta / ref  # the categorised fleet's rates per unit-hour
+        sigma = pm.HalfNormal("sigma", sigma=fleet_sigma)
+        # delta_k = sigma * (z_k - z_1) for the total-only fleets, sampled directly (centred):
+        # the data pin these log ratios, so sampling z and sigma separately leaves NUTS a thin
+        # curved ridge. Their prior is Normal(0, sigma^2 (I + 11^T)).
+        chol = np.linalg.cholesky(np.eye(n_fleets - 1) + np.ones((n_fleets - 1, n_fleets - 1)))
+        log_mult = pm.MvNormal("delta", mu=np.zeros(n_fleets - 1), chol=sigma * chol)
+        pm.Poisson("count", mu=theta * time_c, observed=main.count, dims="category")
+        mu_tot = pm.math.exp(log_mult) * tot_exposure * pm.math.dot(per_unit, kappa)
+        pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
+        return pm.sample(**kwargs)
+
+
+def _fleet_draws(
+    post: xr.Dataset,
+    main: Observations,
+    ref: np.ndarray,
+    prior: str,
+    scale: float,
+    per_unit: np.ndarray,
+    pred_rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """Return per-draw rates: each fleet's, a new fleet's, and each fleet's total."""
+    theta_d = post["theta"].values if prior == "bugs" else post["phi"].values * scale
+    kappa_d = theta_d / ref  # (chain, draw, category)
+    sig = post["sigma"].values
+    delta = post["delta"].values  # (chain, draw, total fleet)
+    n_fleets = delta.shape[-1] + 1
+    mult = np.exp(np.concatenate([np.zeros(sig.shape + (1,)), delta], axis=-1))
+    fleet_rate = kappa_d[:, :, None, :] * mult[..., None]  # (chain, draw, fleet, category)
+    # New fleet: sigma * (z_new - z_1). Given w_k = z_k - z_1 = delta_k / sigma (k >= 2), the
+    # iid Normal(0, 1) z's give z_1 | w ~ Normal(-sum(w) / K, 1 / K) for K fleets, exactly.
+    w_sum = delta.sum(-1) / sig
+    z1 = -w_sum / n_fleets + pred_rng.standard_normal(sig.shape) / np.sqrt(n_fleets)
+    z_new = pred_rng.standard_normal(sig.shape)
+    new_rate = kappa_d * np.exp(sig * (z_new - z1))[..., None]
+    # units per unit of each fleet's reported unit; the categorised fleet reports per
+    # fleet-hour, with E_c / D units of category c (NaN without a duration)
+    duration = main.attrs.get("duration_hours", 0)
+    ok = isinstance(duration, int | float) and math.isfinite(duration) and duration > 0
+    main_units = main.exposure / float(duration) if ok else np.full(main.n, np.nan)
+    per_unit_all = np.vstack([main_units, per_unit])
+    return {
+        "category_rate": kappa_d,
+        "fleet_rate": fleet_rate,
+        "fleet_multiplier": mult,
+        "rate": new_rate,
+        "fleet_total": np.einsum("cdfk,fk->cdf", fleet_rate, per_unit_all),
+    }
+
+
+def _data_groups(
+    main: Observations,
+    names: list[str],
+    totals: list[Observations],
+    ref: np.ndarray,
+    tot_count: np.ndarray,
+    tot_exposure: np.ndarray,
+) -> dict[str, xr.Dataset]:
+    """Return observed_data and constant_data of the categorised fleet plus the totals."""
     groups = data_groups(main)
     fleet_coord = {"fleet": names}
     groups["observed_data"]["total_count"] = xr.DataArray(
@@ -312,19 +387,4 @@ def fit_fleets(
     groups["constant_data"]["total_unit"] = xr.DataArray(
         np.array(["fleet"] + [str(f.unit[0]) for f in totals]), dims="fleet", coords=fleet_coord
     )
-    attrs = {
-        "model": "fleets",
-        "prior": (
-            f"{prior}: {_PRIOR_TEXT[prior]}; fleet k rates = rate_c * exp(sigma*(z_k - z_1)), "
-            f"z_k ~ Normal(0, 1), sigma ~ HalfNormal({float(fleet_sigma):g})"
-        ),
-        "pool": pool,
-        "rate_scale": scale if prior == "scaled" else 1.0,
-        "dataset": main.name,
-        "fleets": ",".join(names),
-        "rate_units": main.rate_units,
-        "maintenance_rate": main.maintenance_rate,
-        "recovery_rules": str(main.attrs.get("recovery_rules", "")),
-        **seed_attrs(root),
-    }
-    return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)
+    return groups

@@ -59,7 +59,7 @@ __all__ = ["PRIORS", "POOLS", "fit_hierarchical"]
 PRIORS: tuple[str, ...] = ("scaled", "bugs")
 POOLS: tuple[str, ...] = ("auto", "fleet", "unit")
 
-_PRIOR_TEXT = {
+PRIOR_TEXT = {
     "bugs": "theta_c ~ Gamma(alpha, beta); alpha ~ Exponential(1); beta ~ Gamma(0.1, 1) "
     "(shape, rate); theta_c = rate_c * ref_units_c",
     "scaled": "theta_c / scale ~ Gamma(alpha, beta); alpha ~ Exponential(1); "
@@ -266,7 +266,7 @@ def fit_hierarchical(
     groups["constant_data"]["ref_units"] = ("category", ref)
     attrs = {
         "model": "hierarchical",
-        "prior": f"{prior}: {_PRIOR_TEXT[prior]}",
+        "prior": f"{prior}: {PRIOR_TEXT[prior]}",
         "pool": pool,
         "rate_scale": scale if prior == "scaled" else 1.0,
         "dataset": obs.name,

@@ -127,6 +127,7 @@ class _Trial:
         if maint_exposed and self.next_maint < first:
             first, who = self.next_maint, _MAINT
         limit = min(end, self.cap)
+        event: int | str | None  # a category index, _MAINT, None (run done) or "cap"
         if first < limit:
             stop, event = max(first, t0), who
         elif end <= self.cap:
@@ -143,7 +144,7 @@ class _Trial:
             raise _Stop
         if event == _MAINT:
             self.next_maint = self._draw(float(self.x.maint_rate), stop)
-        elif event is not None:
+        elif isinstance(event, int):
             self.next_cat[event] = self._draw(self.rates[event], stop)
         return event, elapsed
 

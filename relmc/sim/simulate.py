@@ -44,7 +44,7 @@ def check_n_trials(n_trials: Any, field: str = "n_trials") -> int:
     if (
         isinstance(n_trials, bool | np.bool_)
         or not isinstance(n_trials, numbers.Integral)
-        or not (1 <= n_trials <= MAX_TRIALS)
+        or not (1 <= int(n_trials) <= MAX_TRIALS)
     ):
         raise FieldError(
             field, f"{field} must be an integer in [1, {MAX_TRIALS:.0e}]; got {n_trials!r}"
