@@ -47,6 +47,7 @@ __all__ = [
     "mttf_hours",
     "recorded_maintenance_rate",
     "posterior_from_source",
+    "summarize_rates",
     "SOURCE_KINDS",
 ]
 
@@ -296,3 +297,103 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
             "posterior",
             f"posterior: {str(path)!r} is not an InferenceData with posterior['rate']: {e}",
         ) from e
+
+
+def summarize_rates(
+    posterior: Any,
+    *,
+    n_gpus: int | None = None,
+    shape: Any = None,
+    quantiles: tuple[float, ...] = (0.05, 0.5, 0.95),
+) -> xr.Dataset:
+    """Summarise a fitted rate posterior per category, and the job MTTF at a cluster size.
+
+    Parameters
+    ----------
+    posterior : InferenceData or DataArray
+        A :mod:`relmc.models` fit (``posterior["rate"]``) or its rate array.
+    n_gpus : int, optional
+        Cluster size at which to express each category as hours between interruptions and
+        the job's MTTF; needs every category's unit to be a cluster unit
+        (:data:`relmc.cluster.UNITS`). ``None``: per-unit rates only.
+    shape : relmc.cluster.ClusterShape, optional
+        GPU packing used to count units (Llama 3 defaults).
+    quantiles : tuple of float
+        Quantile levels of the bands.
+
+    Returns
+    -------
+    xarray.Dataset
+        Along ``category`` (with ``unit``): ``rate_mean`` and ``rate_quantile`` (events per
+        unit-hour), ``rate_per_unit_year_mean``; with ``n_gpus``: ``hours_between_mean``
+        (1 / mean cluster-level rate of the category) and ``mttf_hours_quantile`` (1/Lambda(N)
+        over draws) with ``interruptions_per_day_quantile`` (24 Lambda(N)). ``attrs``:
+        ``n_gpus`` (0 when not given), ``n_draws``.
+    """
+    from relmc import cluster
+    from relmc.summary import HOURS_PER_DAY, check_quantiles
+
+    q = check_quantiles(quantiles)
+    rate = rate_array(posterior)
+    other = [d for d in rate.dims if d != "category"]
+    if "chain" in other and "draw" in other:
+        other = ["draw", "chain", *[d for d in other if d not in ("chain", "draw")]]
+    flat = rate.transpose(*other, "category").values.reshape(-1, rate.sizes["category"])
+    coords = {"category": rate["category"].values, "quantile": list(q)}
+    units = [str(u) for u in rate["unit"].values] if "unit" in rate.coords else []
+    hours_per_year = 365.25 * HOURS_PER_DAY
+    ds = xr.Dataset(
+        {
+            "rate_mean": (
+                "category",
+                flat.mean(axis=0),
+                {"units": "1/h", "long_name": "mean rate per unit-hour"},
+            ),
+            "rate_quantile": (
+                ("category", "quantile"),
+                np.quantile(flat, q, axis=0).T,
+                {"units": "1/h", "long_name": "rate per unit-hour, quantiles over draws"},
+            ),
+            "rate_per_unit_year_mean": (
+                "category",
+                flat.mean(axis=0) * hours_per_year,
+                {"units": "1/a", "long_name": "mean rate per unit-year"},
+            ),
+        },
+        coords=coords,
+    )
+    if units:
+        ds = ds.assign_coords(unit=("category", units))
+    ds.attrs = {"n_gpus": 0, "n_draws": int(flat.shape[0])}
+    if n_gpus is None:
+        return ds
+    unknown = sorted({u for u in units if u not in cluster.UNITS}) if units else ["(none)"]
+    if unknown:
+        raise FieldError(
+            "n_gpus",
+            f"rates per {unknown} cannot be scaled to a cluster of n_gpus={n_gpus}; "
+            f"units must be among {', '.join(cluster.UNITS)}",
+        )
+    scale = np.array([cluster.units(n_gpus, u, shape) for u in units])
+    lam = flat * scale
+    total = lam.sum(axis=1)
+    with np.errstate(divide="ignore"):
+        mean_lam = lam.mean(axis=0)
+        ds["hours_between_mean"] = (
+            "category",
+            np.where(mean_lam > 0, 1.0 / np.where(mean_lam > 0, mean_lam, 1.0), np.inf),
+            {"units": "h", "long_name": f"1 / mean cluster-level rate at {n_gpus} GPUs"},
+        )
+        mttf = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), np.inf)
+    ds["mttf_hours_quantile"] = (
+        "quantile",
+        np.quantile(mttf, q),
+        {"units": "h", "long_name": "job MTTF 1/Lambda(N), quantiles over draws"},
+    )
+    ds["interruptions_per_day_quantile"] = (
+        "quantile",
+        np.quantile(total * HOURS_PER_DAY, q),
+        {"units": "1/d", "long_name": "unexpected interruptions per day, quantiles over draws"},
+    )
+    ds.attrs["n_gpus"] = int(n_gpus)
+    return ds

@@ -111,3 +111,31 @@ def test_kernel_parameters_match_the_kernel_signature():
     assert len(args) + 1 == len(KERNEL_PARAMETERS)
     # outputs are views: the kernel fills `out` in place
     assert all(np.shares_memory(a, out[k]) for a, k in zip(args[-len(out) :], out, strict=True))
+
+
+def test_summarize_rates_matches_closed_forms():
+    from relmc.rates import summarize_rates
+
+    post = _posterior(2, 50)  # rates of a: 1e-3 (1 + chain + draw/100) per GPU-hour
+    s = summarize_rates(post, n_gpus=64)
+    flat = rate_draws(_scenario(64), post).values
+    lam = flat @ np.array([64.0, 8.0])  # 64 GPUs, 8 nodes
+    np.testing.assert_allclose(s["rate_mean"], flat.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(
+        s["mttf_hours_quantile"], np.quantile(1 / lam, [0.05, 0.5, 0.95]), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        s["interruptions_per_day_quantile"], np.quantile(24 * lam, [0.05, 0.5, 0.95]), rtol=1e-12
+    )
+    np.testing.assert_allclose(s["hours_between_mean"].sel(category="b"), 1 / (8 * 2e-3))
+    # without a size: per-unit rates only
+    assert "mttf_hours_quantile" not in summarize_rates(post)
+
+
+def test_summarize_rates_refuses_units_it_cannot_scale():
+    from relmc.rates import summarize_rates
+
+    pumps = relmc.fit_conjugate(relmc.load_dataset("pumps"), n_draws=10, seed=0)
+    with pytest.raises(ValueError, match="cannot be scaled"):
+        summarize_rates(pumps, n_gpus=1024)
+    assert summarize_rates(pumps)["rate_mean"].sizes["category"] == 10
