@@ -26,7 +26,7 @@ def run(*args, cwd):
 
 
 def test_main_job_end_to_end(tmp_path):
-    r = run("project", "--sizes", "2048,16384", "--trials", "200", "--out", "out", cwd=tmp_path)
+    r = run("project", "--n-gpus", "2048,16384", "--n-trials", "200", "--out", "out", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     out = tmp_path / "out"
@@ -82,7 +82,7 @@ def test_simulate(tmp_path, capsys):
     toml = tmp_path / "s.toml"
     toml.write_text(SMALL_TOML)
     out = tmp_path / "sim"
-    assert main(["simulate", str(toml), "--trials", "300", "--seed", "2", "--out", str(out)]) == 0
+    assert main(["simulate", str(toml), "--n-trials", "300", "--seed", "2", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "ETTR mean" in text and "4,096 GPUs" in text
     with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
@@ -91,7 +91,7 @@ def test_simulate(tmp_path, capsys):
 
 
 def test_optimize(tmp_path, capsys):
-    args = ["optimize", "--n-gpus", "4096", "--compute-hours", "100", "--trials", "100"]
+    args = ["optimize", "--n-gpus", "4096", "--compute-hours", "100", "--n-trials", "100"]
     args += ["--intervals", "0.3,0.6,1.2", "--seed", "1", "--out", str(tmp_path / "o")]
     assert main(args) == 0
     text = capsys.readouterr().out
@@ -101,14 +101,14 @@ def test_optimize(tmp_path, capsys):
 
 
 BAD = [
-    (["project", "--sizes", "0,2048"], "--sizes"),
-    (["project", "--sizes", "abc"], "--sizes"),
+    (["project", "--n-gpus", "0,2048"], "--n-gpus"),
+    (["project", "--n-gpus", "abc"], "--n-gpus"),
     (["project", "--restart-minutes", "-5"], "restart"),
     (["project", "--checkpoint-interval", "fast"], "--checkpoint-interval"),
     (["project", "--checkpoint-interval", "0.1", "--persist-hours", "0.2"], "persist_hours"),
     (["project", "--dataset", "nope"], "--dataset"),
     (["project", "--counts", "missing.csv"], "--counts"),
-    (["project", "--trials", "0"], "--trials"),
+    (["project", "--n-trials", "0"], "--n-trials"),
     (["project", "--n-spares", "-1"], "n_spares"),
     (["project", "--compute-days", "0"], "compute_hours"),
     (["fit", "--model", "foo"], "--model"),
@@ -148,10 +148,10 @@ def test_bad_files(tmp_path, capsys):
 
 
 def test_bad_input_subprocess_has_no_traceback(tmp_path):
-    r = run("project", "--sizes", "2048,1000000000", "--out", "x", cwd=tmp_path)
+    r = run("project", "--n-gpus", "2048,1000000000", "--out", "x", cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
-        "relmc: error: --sizes: n_gpus must be integers in [1, 1e8]; got 1000000000"
+        "relmc: error: --n-gpus: n_gpus must be integers in [1, 1e8]; got 1000000000"
     ]
     assert not (tmp_path / "x").exists()
 
@@ -181,6 +181,6 @@ def test_policy_options_follow_the_dataclass(capsys):
 
 def test_unwritable_out_fails_before_any_work(capsys):
     # /proc accepts no new directories, even for root
-    assert main(["project", "--out", "/proc/relmc-out", "--trials", "10"]) == 2
+    assert main(["project", "--out", "/proc/relmc-out", "--n-trials", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--out" in err[0] and "fitting" not in err[0]
