@@ -534,3 +534,74 @@ def test_posterior_sources_agree(tmp_path):
     sweep.run_sweep(point, tmp_path / "p.zarr", progress=False)
     # the posterior matters: point rates give different numbers (a negative control)
     assert not sweep.open_sweep(tmp_path / "p.zarr", load=True).ettr_mean.equals(a.ettr_mean)
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+def run_cli(*args, prelude: str = "", cwd=None):
+    """``relmc ARGS`` in a subprocess, after ``prelude`` (e.g. blocking an optional import)."""
+    code = (
+        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def one_error_line(r) -> str:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("relmc: error: ")
+    return lines[0]
+
+
+def test_missing_sweep_extra_is_one_line(spec_file, tmp_path):
+    for blocked, args in (
+        ("zarr", ["sweep", "status", tmp_path / "none.zarr"]),
+        ("zarr", ["sweep", "run", spec_file, "--store", tmp_path / "z.zarr"]),
+        ("distributed", ["sweep", "run", spec_file, "--store", tmp_path / "d.zarr", "--dask", "x"]),
+    ):
+        r = run_cli(*args, prelude=f"sys.modules[{blocked!r}] = None")
+        line = one_error_line(r)
+        assert blocked in line and 'pip install "relmc[sweep]"' in line, line
+    assert list(tmp_path.iterdir()) == []  # checked before any file is written
+
+
+def test_os_errors_are_one_line(spec_file, tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    # a store path under a regular file cannot be created
+    line = one_error_line(run_cli("sweep", "run", spec_file, "--store", a_file / "s.zarr"))
+    assert "a-file" in line
+    # a store path that is a file is no store
+    line = one_error_line(run_cli("sweep", "status", a_file))
+    assert "not a relmc sweep store" in line
+
+
+def test_sweep_field_errors_name_the_flag_or_the_toml_field(spec_file, tmp_path):
+    store = tmp_path / "s.zarr"
+    line = one_error_line(run_cli("sweep", "submit", spec_file, "--store", store, "--time", "soon"))
+    assert "slurm.time" in line and line.endswith("(option --time)")
+    line = one_error_line(run_cli("sweep", "run", spec_file, "--store", store, "--shards", "0"))
+    assert "shards" in line and line.endswith("(option --shards)")
+    # the same bad values in the TOML name the TOML field and no flag
+    bad = write_spec(tmp_path, SPEC + '\n[slurm]\ntime = "soon"\n', "bad.toml")
+    line = one_error_line(run_cli("sweep", "submit", bad, "--store", store, "--dry-run"))
+    assert "slurm.time" in line and "(option" not in line
+    bad = write_spec(tmp_path, SPEC.replace("n_trials = 64", "n_trials = 1"), "bad2.toml")
+    line = one_error_line(run_cli("sweep", "run", bad, "--store", store))
+    assert "n_trials" in line and "(option" not in line
+    assert not store.exists()
+
+
+def test_argparse_errors_stay_one_line(spec_file):
+    r = run_cli("sweep", "run", spec_file, "--shards", "two")
+    assert "--shards" in one_error_line(r)
+    assert "--nope" in one_error_line(run_cli("sweep", "status", "x", "--nope"))

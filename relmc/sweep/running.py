@@ -124,6 +124,9 @@ class DaskCluster:
 
     client: Any
 
+    def __post_init__(self) -> None:
+        require("distributed")  # fail before any work if the 'sweep' extra is incomplete
+
     def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
         distributed = require("distributed")
         own = isinstance(self.client, str)
@@ -197,12 +200,15 @@ def run_sweep(
         Flat indices of the cells computed by this call (already complete cells are skipped).
     """
     spec = load_spec(spec)
+    for module in ("zarr", "dask.array"):  # the 'sweep' extra, checked before any work
+        require(module)
     store = resolve_store(spec, store)
     cells = shard_cells(spec.n_cells, shard, shards)
     _check_int("workers", workers, 1, 1024)
     if n_threads is None:
         n_threads = max(1, _default_threads() // workers)
     _check_int("n_threads", n_threads, 1, 4096)
+    backend = executor(client=client, workers=workers)
     if store.exists():
         check_same_spec(spec, store)  # before any (possibly slow) posterior work
     rates = resolve_rates(spec)  # once per run; every task gets it explicitly
@@ -214,7 +220,7 @@ def run_sweep(
     task = CellTask(spec, str(store), n_threads)
     bar = _progress_bar(len(todo), progress, f"sweep shard {shard}/{shards}")
     try:
-        for n in executor(client=client, workers=workers).run(task, todo, rates):
+        for n in backend.run(task, todo, rates):
             bar(n)
     finally:
         bar(None)

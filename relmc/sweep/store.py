@@ -129,6 +129,7 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
     if store.exists():
         check_same_spec(spec, store)
         return store
+    require("zarr")
     if template is None:
         template = cell_template(spec, resolve_rates(spec) if rates is None else rates)
     cube, encoding = _empty_cube(spec, template)
