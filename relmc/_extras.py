@@ -18,7 +18,6 @@ EXTRAS = {
     "zarr": "sweep",
     "dask": "sweep",
     "distributed": "sweep",
-    "dask_jobqueue": "sweep",
 }
 
 
