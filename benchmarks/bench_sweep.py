@@ -4,7 +4,8 @@ The issue's grid: 20 cluster sizes (2k..1M GPUs, log-spaced) x 8 checkpoint inte
 times = 640 cells, 2,000 posterior draws (one trial per draw) per cell, on 2 cores::
 
     python benchmarks/bench_sweep.py                       # full grid (long)
-    python benchmarks/bench_sweep.py --sizes 4 --intervals 2 --restarts 2 --trials 500   # quick
+    # quick:
+    python benchmarks/bench_sweep.py --n-sizes 4 --n-intervals 2 --n-restarts 2 --n-trials 500
 
 Prints wall time and cells/s of each path and the overhead of each relative to the best local
 path (same cells, same bits: every path writes an identical cube, checked at the end).
@@ -25,15 +26,15 @@ import numpy as np
 
 
 def spec_text(args) -> str:
-    sizes = np.geomspace(2048, args.max_gpus, args.sizes).round(-3).astype(int)
+    sizes = np.geomspace(2048, args.max_gpus, args.n_sizes).round(-3).astype(int)
     sizes = np.unique(sizes).tolist()
-    intervals = np.round(np.geomspace(5 / 60, 4.0, args.intervals), 4).tolist()
-    restarts = np.round(np.geomspace(2 / 60, 1.0, args.restarts), 4).tolist()
+    intervals = np.round(np.geomspace(5 / 60, 4.0, args.n_intervals), 4).tolist()
+    restarts = np.round(np.geomspace(2 / 60, 1.0, args.n_restarts), 4).tolist()
     return f"""\
 seed = 20261129
-trials = {args.trials}
+n_trials = {args.n_trials}
 posterior = "{args.posterior}"
-n_draws = {args.trials}
+n_draws = {args.n_trials}
 quantiles = [0.05, 0.5, 0.95]
 
 [base.job]
@@ -56,11 +57,11 @@ def timed(label, fn, n_cells, results):
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", type=int, default=20)
-    p.add_argument("--intervals", type=int, default=8)
-    p.add_argument("--restarts", type=int, default=4)
+    p.add_argument("--n-sizes", type=int, default=20, help="cluster sizes, log-spaced")
+    p.add_argument("--n-intervals", type=int, default=8, help="checkpoint intervals")
+    p.add_argument("--n-restarts", type=int, default=4, help="restart times")
     p.add_argument("--max-gpus", type=int, default=1_048_576, help="largest cluster size")
-    p.add_argument("--trials", type=int, default=2000, help="trials = posterior draws per cell")
+    p.add_argument("--n-trials", type=int, default=2000, help="trials = posterior draws per cell")
     p.add_argument("--compute-hours", type=float, default=54 * 24.0)
     p.add_argument("--posterior", default="conjugate:llama3-405b")
     p.add_argument("--skip", nargs="*", default=[], help="paths to skip: procs dask slurm")
@@ -74,7 +75,7 @@ def main() -> None:
     spec = sweep.SweepSpec.from_toml(spec_path)
     n = spec.n_cells
     cores = len(os.sched_getaffinity(0))
-    print(f"grid {spec.shape} = {n} cells x {spec.trials} trials, posterior {spec.posterior}, "
+    print(f"grid {spec.shape} = {n} cells x {spec.n_trials} trials, posterior {spec.posterior}, "
           f"{cores} cores")  # fmt: skip
     # warm-up: numba compile/cache load, posterior fit, imports (not part of any timing)
     warm = tmp / "warm.zarr"

@@ -1,7 +1,10 @@
 """Shared names for the paper scripts: where results and figures live, and the policies."""
 
 import argparse
+import contextlib
 from pathlib import Path
+
+from relmc._io import atomic_path, write_netcdf
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -51,3 +54,21 @@ def load_projection(results: Path, policy: str = "baseline"):
 
     with xr.open_dataset(results / f"projection_{policy}.nc") as ds:
         return ds.load()
+
+
+@contextlib.contextmanager
+def output(out: Path, name: str):
+    """Yield a temporary path for ``out/name``; rename it into place when complete, then say so.
+
+    A script killed mid-write leaves the previous file (or none), never a partial one.
+    """
+    path = out / name
+    with atomic_path(path) as tmp:
+        yield tmp
+    print(f"wrote {path}")
+
+
+def save_netcdf(obj, path: Path) -> None:
+    """Write a Dataset or InferenceData atomically and say so."""
+    write_netcdf(obj, path)
+    print(f"wrote {path}")

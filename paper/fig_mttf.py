@@ -1,9 +1,9 @@
 """Figure: job MTTF vs cluster size with published points."""
 
-from common import figure_args, load_projection
+from common import figure_args, load_projection, output
 
 from relmc.plots import plot_mttf
 
 args = figure_args(__doc__)
-plot_mttf(load_projection(args.results), args.out / "mttf.png")
-print(f"wrote {args.out / 'mttf.png'}")
+with output(args.out, "mttf.png") as tmp:
+    plot_mttf(load_projection(args.results), tmp)

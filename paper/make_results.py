@@ -6,42 +6,35 @@
 Writes to paper/results/ (or --out): posterior.nc (the Llama 3 conjugate fit),
 projection_<policy>.nc for each policy in common.POLICIES, and what_if_100k.nc (per-trial
 ETTR at 100,000 GPUs under every policy, trials paired by posterior draw). Each file is
-written to a temporary name and renamed, so a half-written file is never read as complete.
+written to a temporary name and renamed (relmc._io.write_netcdf), so a half-written file is
+never read as complete.
 """
 
 import argparse
-import os
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
-from common import POLICIES, RESULTS, SEEDS, WHAT_IF_GPUS
+from common import POLICIES, RESULTS, SEEDS, WHAT_IF_GPUS, save_netcdf
 
 import relmc
 from relmc.scenario import replace_path
 
 
-def _save(obj, path: Path) -> None:
-    tmp = path.with_name(path.name + ".part")
-    obj.to_netcdf(tmp)
-    os.replace(tmp, path)
-    print(f"wrote {path}")
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=RESULTS)
-    p.add_argument("--trials", type=int, default=2000, help="trials per size and policy")
+    p.add_argument("--n-trials", type=int, default=2000, help="trials per size and policy")
     p.add_argument("--quick", action="store_true", help="200 trials and 3 sizes")
     args = p.parse_args()
-    n_trials = 200 if args.quick else args.trials
+    n_trials = 200 if args.quick else args.n_trials
     sizes = [2048, 16_384, 131_072] if args.quick else [2048 * 2**k for k in range(7)]
     sizes = sorted({*sizes, WHAT_IF_GPUS})
     args.out.mkdir(parents=True, exist_ok=True)
 
     data = relmc.load_dataset("llama3-405b")
     posterior = relmc.fit_conjugate(data, seed=SEEDS["fit"])
-    _save(posterior, args.out / "posterior.nc")
+    save_netcdf(posterior, args.out / "posterior.nc")
 
     # the fit records its data's planned-maintenance rate (47 in 1,296 h): from_posterior uses it
     base = relmc.Scenario(failures=relmc.FailureModel.from_posterior(posterior))
@@ -54,7 +47,7 @@ def main() -> None:
             posterior, n_gpus=sizes, scenario=sc, n_trials=n_trials, seed=SEEDS["projection"]
         )
         proj.attrs["policy"] = name
-        _save(proj, args.out / f"projection_{name}.nc")
+        save_netcdf(proj, args.out / f"projection_{name}.nc")
         sim = relmc.simulate(
             replace_path(sc, "cluster.n_gpus", WHAT_IF_GPUS),
             rates=posterior,
@@ -71,7 +64,7 @@ def main() -> None:
             "pairing": "trial i uses posterior draw i % n_draws under every policy",
         },
     )
-    _save(what_if, args.out / "what_if_100k.nc")
+    save_netcdf(what_if, args.out / "what_if_100k.nc")
 
 
 if __name__ == "__main__":

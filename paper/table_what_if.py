@@ -2,7 +2,7 @@
 
 import numpy as np
 import xarray as xr
-from common import LABELS, figure_args
+from common import LABELS, figure_args, output
 
 args = figure_args(__doc__)
 with xr.open_dataset(args.results / "what_if_100k.nc") as ds:
@@ -24,6 +24,6 @@ for name in ettr["policy"].values:
         f"| {gmed:+.3f} [{glo:+.3f}, {ghi:+.3f}] |"
     )
 text = "\n".join(lines) + "\n"
-(args.out / "what_if_100k.md").write_text(text)
-print(text, end="")
-print(f"wrote {args.out / 'what_if_100k.md'}")
+with output(args.out, "what_if_100k.md") as tmp:
+    tmp.write_text(text)
+    print(text, end="")

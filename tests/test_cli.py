@@ -26,7 +26,7 @@ def run(*args, cwd):
 
 
 def test_main_job_end_to_end(tmp_path):
-    r = run("project", "--sizes", "2048,16384", "--trials", "200", "--out", "out", cwd=tmp_path)
+    r = run("project", "--n-gpus", "2048,16384", "--n-trials", "200", "--out", "out", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     out = tmp_path / "out"
@@ -82,7 +82,7 @@ def test_simulate(tmp_path, capsys):
     toml = tmp_path / "s.toml"
     toml.write_text(SMALL_TOML)
     out = tmp_path / "sim"
-    assert main(["simulate", str(toml), "--trials", "300", "--seed", "2", "--out", str(out)]) == 0
+    assert main(["simulate", str(toml), "--n-trials", "300", "--seed", "2", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "ETTR mean" in text and "4,096 GPUs" in text
     with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
@@ -91,7 +91,7 @@ def test_simulate(tmp_path, capsys):
 
 
 def test_optimize(tmp_path, capsys):
-    args = ["optimize", "--n-gpus", "4096", "--compute-hours", "100", "--trials", "100"]
+    args = ["optimize", "--n-gpus", "4096", "--compute-hours", "100", "--n-trials", "100"]
     args += ["--intervals", "0.3,0.6,1.2", "--seed", "1", "--out", str(tmp_path / "o")]
     assert main(args) == 0
     text = capsys.readouterr().out
@@ -101,14 +101,14 @@ def test_optimize(tmp_path, capsys):
 
 
 BAD = [
-    (["project", "--sizes", "0,2048"], "--sizes"),
-    (["project", "--sizes", "abc"], "--sizes"),
+    (["project", "--n-gpus", "0,2048"], "--n-gpus"),
+    (["project", "--n-gpus", "abc"], "--n-gpus"),
     (["project", "--restart-minutes", "-5"], "restart"),
     (["project", "--checkpoint-interval", "fast"], "--checkpoint-interval"),
     (["project", "--checkpoint-interval", "0.1", "--persist-hours", "0.2"], "persist_hours"),
     (["project", "--dataset", "nope"], "--dataset"),
     (["project", "--counts", "missing.csv"], "--counts"),
-    (["project", "--trials", "0"], "--trials"),
+    (["project", "--n-trials", "0"], "--n-trials"),
     (["project", "--n-spares", "-1"], "n_spares"),
     (["project", "--compute-days", "0"], "compute_hours"),
     (["fit", "--model", "foo"], "--model"),
@@ -148,10 +148,10 @@ def test_bad_files(tmp_path, capsys):
 
 
 def test_bad_input_subprocess_has_no_traceback(tmp_path):
-    r = run("project", "--sizes", "2048,1000000000", "--out", "x", cwd=tmp_path)
+    r = run("project", "--n-gpus", "2048,1000000000", "--out", "x", cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
-        "relmc: error: --sizes: n_gpus must be integers in [1, 1e8]; got 1000000000"
+        "relmc: error: --n-gpus: n_gpus must be integers in [1, 1e8]; got 1000000000"
     ]
     assert not (tmp_path / "x").exists()
 
@@ -181,6 +181,185 @@ def test_policy_options_follow_the_dataclass(capsys):
 
 def test_unwritable_out_fails_before_any_work(capsys):
     # /proc accepts no new directories, even for root
-    assert main(["project", "--out", "/proc/relmc-out", "--trials", "10"]) == 2
+    assert main(["project", "--out", "/proc/relmc-out", "--n-trials", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--out" in err[0] and "fitting" not in err[0]
+
+
+# ---------------------------------------------------------------------------------- one handler
+
+
+def run_patched(prelude: str, *args, cwd):
+    """Run the CLI in a subprocess after ``prelude`` (e.g. blocking an import or a write)."""
+    code = (
+        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    )
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def one_error_line(r) -> str:
+    """Exit 2, exactly one line on stderr, no traceback: return that line."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("relmc: error: ")
+    return lines[0]
+
+
+# an OSError while writing the result (e.g. a full or read-only disk): one line, exit 2
+FAILED_WRITE = """\
+import relmc.cli.{module} as m
+def boom(obj, path):
+    raise PermissionError(13, "Permission denied", str(path))
+m.write_netcdf = boom
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "argv"),
+    [
+        ("fit", ["fit", "--seed", "1"]),
+        ("simulate", ["simulate", "s.toml", "--n-trials", "50", "--seed", "1"]),
+    ],
+)
+def test_os_error_is_one_line(module, argv, tmp_path):
+    (tmp_path / "s.toml").write_text(SMALL_TOML)
+    r = run_patched(FAILED_WRITE.format(module=module), *argv, "--out", "o", cwd=tmp_path)
+    line = one_error_line(r)
+    assert "Permission denied" in line and ".nc" in line
+
+
+def test_unwritable_out_subprocess(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    for argv in (["project"], ["fit"], ["optimize"], ["simulate", "s.toml"]):
+        r = run(*argv, "--out", "a-file/sub", cwd=tmp_path)
+        assert "--out" in one_error_line(r), argv
+
+
+def test_missing_plot_extra_names_it(tmp_path):
+    """Without matplotlib, `relmc project` still writes its netCDF and says what to install."""
+    # arviz imports part of matplotlib itself, so block only what relmc.plots imports
+    r = run_patched(
+        "import arviz\nsys.modules['matplotlib.figure'] = None",
+        *("project", "--n-gpus", "2048", "--n-trials", "20", "--seed", "1", "--out", "o"),
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    warn = [line for line in r.stderr.splitlines() if line.startswith("relmc: warning:")]
+    assert len(warn) == 1 and 'pip install "relmc[plot]"' in warn[0], r.stderr
+    assert (tmp_path / "o" / "projection.nc").is_file()
+    assert not (tmp_path / "o" / "projection.png").exists()
+    assert not list((tmp_path / "o").glob(".tmp-*"))
+
+
+def test_missing_extra_in_the_handler(tmp_path):
+    """Any ImportError of an optional module reaching the handler names its extra."""
+    prelude = """\
+import relmc.cli.datasets as m
+def boom(args):
+    import matplotlib.pyplot  # noqa: F401
+m.run = boom
+sys.modules['matplotlib.pyplot'] = None
+"""
+    line = one_error_line(run_patched(prelude, "datasets", cwd=tmp_path))
+    assert 'pip install "relmc[plot]"' in line
+
+
+def test_closed_pipe_is_quiet(tmp_path):
+    # the reader is gone before relmc writes anything: every write fails with EPIPE
+    p = subprocess.Popen(
+        [sys.executable, "-m", "relmc", "datasets"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.stderr.close()
+    assert p.wait(timeout=120) == 1
+    assert err == ""
+    # and the shell form: the reader leaves after 10 bytes
+    r = subprocess.run(
+        f"{sys.executable} -m relmc datasets 2>err.txt | head -c 10",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.stdout == "llama3-405"
+    assert (tmp_path / "err.txt").read_text() == ""
+
+
+# ---------------------------------------------------------------------------------- blame
+
+
+def test_field_error_names_the_flag_that_set_it(tmp_path):
+    r = run("project", "--restart-minutes", "-1", "--out", "o", cwd=tmp_path)
+    line = one_error_line(r)
+    assert "policy.restart_hours" in line and line.endswith("(option --restart-minutes)")
+    r = run("optimize", "--restart-hours", "-1", "--out", "o", cwd=tmp_path)
+    assert one_error_line(r).endswith("(option --restart-hours)")
+    assert not (tmp_path / "o").exists()
+
+
+def test_field_error_from_a_file_names_no_flag(tmp_path):
+    toml = tmp_path / "bad.toml"
+    toml.write_text("[policy]\nrestart_hours = -1\n")
+    line = one_error_line(run("simulate", "bad.toml", "--out", "o", cwd=tmp_path))
+    assert "policy.restart_hours" in line and "(option" not in line
+    # a plain ValueError gets no flag either
+    line = one_error_line(run("project", "--counts", "missing.csv", "--out", "o", cwd=tmp_path))
+    assert "--counts" in line and "(option" not in line
+
+
+# ---------------------------------------------------------------------------------- atomic writes
+
+
+def test_atomic_path_failure_keeps_the_old_file(tmp_path):
+    from relmc._io import atomic_path
+
+    path = tmp_path / "result.txt"
+    path.write_text("old")
+    with pytest.raises(RuntimeError, match="mid-write"), atomic_path(path) as tmp:
+        tmp.write_text("half of the new cont")
+        raise RuntimeError("killed mid-write")
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["result.txt"]  # no temporary left
+    with atomic_path(path) as tmp:
+        assert tmp.parent == path.parent and tmp.suffix == ".txt"
+        tmp.write_text("new")
+    assert path.read_text() == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["result.txt"]
+
+
+def test_write_netcdf_failure_keeps_the_old_file(tmp_path):
+    import numpy as np
+
+    from relmc._io import write_netcdf
+
+    path = tmp_path / "out.nc"
+    old = xr.Dataset({"x": ("i", np.arange(3.0))})
+    write_netcdf(old, path)
+    before = path.read_bytes()
+    # the second variable cannot be encoded: the write fails after the file was started
+    bad = xr.Dataset({"a": ("i", np.arange(3.0)), "z": ("i", np.array([1, "b", None], object))})
+    with pytest.raises((TypeError, ValueError)):
+        write_netcdf(bad, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["out.nc"]
+    # InferenceData goes through the same path
+    idata = az.from_dict(posterior={"rate": np.ones((1, 4))})
+    write_netcdf(idata, tmp_path / "post.nc")
+    assert az.from_netcdf(str(tmp_path / "post.nc")).posterior["rate"].shape == (1, 4)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.nc", "post.nc"]

@@ -126,11 +126,12 @@ def test_examples_are_listed(script):
 
 
 def test_example_sweep_spec_validates_and_dry_runs(capsys):
-    from relmc.sweep import load_spec, main
+    from relmc.cli import main
+    from relmc.sweep import load_spec
 
     spec = load_spec(EXAMPLES / "sweep.toml")
     assert [len(values) for _, values in spec.axes] == [3, 4, 2]
-    assert main(["submit", str(EXAMPLES / "sweep.toml"), "--dry-run"]) == 0
+    assert main(["sweep", "submit", str(EXAMPLES / "sweep.toml"), "--dry-run"]) == 0
     script = capsys.readouterr().out
     assert "#SBATCH --array=0-3" in script
     assert '--shard "$SLURM_ARRAY_TASK_ID" --shards 4' in script
@@ -144,7 +145,7 @@ def test_example_scenario_toml_simulates(tmp_path, capsys):
         [
             "simulate",
             str(EXAMPLES / "scenario.toml"),
-            "--trials",
+            "--n-trials",
             "200",
             "--seed",
             "1",

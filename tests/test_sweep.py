@@ -19,12 +19,13 @@ import pytest
 import xarray as xr
 
 from relmc import sweep
+from relmc.cli import main as cli_main
 from relmc.sweep import SlurmOptions, SweepSpec
 
 # small and fast: 12 cells x 64 trials of a 10-day job
 SPEC = """\
 seed = 11
-trials = 64
+n_trials = 64
 posterior = "point"
 quantiles = [0.1, 0.5, 0.9]
 store = "out.zarr"
@@ -85,7 +86,7 @@ def test_spec_geometry(spec_file):
     # the spec's identity ignores the store path and Slurm options, not the numbers
     other = SweepSpec.from_dict({**_as_dict(spec_file), "store": "x.zarr", "slurm": {"array": 3}})
     assert other.sha256() == spec.sha256()
-    assert SweepSpec.from_dict({**_as_dict(spec_file), "trials": 65}).sha256() != spec.sha256()
+    assert SweepSpec.from_dict({**_as_dict(spec_file), "n_trials": 65}).sha256() != spec.sha256()
 
 
 def _as_dict(spec_file: Path) -> dict:
@@ -108,7 +109,7 @@ def _as_dict(spec_file: Path) -> dict:
         ({"axes": {"policy.restart_hours": [[0.1]]}}, "numbers, strings or booleans"),
         ({"axes": {}}, "at least one axis"),
         ({"seed": -1}, "seed"),
-        ({"trials": 1}, "trials"),
+        ({"n_trials": 1}, "n_trials"),
         ({"quantiles": [0.5, 0.1]}, "quantiles"),
         ({"quantiles": [0.5, 1.5]}, "quantiles"),
         ({"keep_trials": "yes"}, "keep_trials"),
@@ -193,7 +194,7 @@ def test_cell_equals_direct_simulate(whole, spec_file):
     spec = SweepSpec.from_toml(spec_file)
     flat = 7
     res = relmc.simulate(
-        spec.scenario(flat), n_trials=spec.trials, seed=sweep.cell_seed(spec.seed, flat)
+        spec.scenario(flat), n_trials=spec.n_trials, seed=sweep.cell_seed(spec.seed, flat)
     )
     cell = whole.isel(dict(zip(spec.dims, spec.cell_index(flat), strict=True)))
     assert cell.ettr_mean.item() == res.ettr.mean().item()
@@ -222,7 +223,9 @@ def test_threads_and_processes_equal_whole(whole, spec_file, tmp_path):
 def test_keep_trials(spec_file, tmp_path):
     import relmc
 
-    text = SPEC.replace("keep_trials", "").replace("trials = 64", "trials = 40\nkeep_trials = true")
+    text = SPEC.replace("keep_trials", "").replace(
+        "n_trials = 64", "n_trials = 40\nkeep_trials = true"
+    )
     text = text.replace('"cluster.n_gpus" = [4096, 32768, 131072]', '"cluster.n_gpus" = [4096]')
     spec = SweepSpec.from_toml(write_spec(tmp_path, text))
     sweep.run_sweep(spec, tmp_path / "t.zarr", progress=False)
@@ -246,7 +249,7 @@ def test_store_from_other_spec_refused(whole, spec_file, tmp_path):
     other = write_spec(tmp_path, SPEC.replace("seed = 11", "seed = 12"), "other.toml")
     with pytest.raises(ValueError, match="different sweep spec"):
         sweep.run_sweep(other, store, progress=False)
-    assert sweep.main(["run", str(other), "--store", str(store), "--no-progress"]) == 2
+    assert cli_main(["sweep", "run", str(other), "--store", str(store), "--no-progress"]) == 2
     assert np.array_equal(sweep.status(store).done, before.done)
 
 
@@ -281,14 +284,14 @@ def test_partial_cell_is_recomputed(whole, spec_file, tmp_path):
 def test_sigkill_then_resume(tmp_path):
     """SIGKILL a CLI run mid-way, rerun: only missing cells run; the cube is unchanged."""
     # 1000 trials per cell: slow enough (~0.1-1 s a cell) to be caught mid-run
-    spec_file = write_spec(tmp_path, SPEC.replace("trials = 64", "trials = 1000"))
+    spec_file = write_spec(tmp_path, SPEC.replace("n_trials = 64", "n_trials = 1000"))
     reference = tmp_path / "ref.zarr"
     sweep.run_sweep(spec_file, reference, progress=False)
     store = tmp_path / "k.zarr"
-    cmd = [sys.executable, "-m", "relmc.sweep", "run", str(spec_file), "--store", str(store)]
+    cmd = [sys.executable, "-m", "relmc", "sweep", "run", str(spec_file), "--store", str(store)]
     err = tmp_path / "stderr.txt"
     with err.open("wb") as f:
-        proc = subprocess.Popen([*cmd, "--no-progress", "--threads", "1"], stderr=f)
+        proc = subprocess.Popen([*cmd, "--no-progress", "--n-threads", "1"], stderr=f)
     try:
         deadline = time.monotonic() + 120
         n_done = 0
@@ -316,25 +319,26 @@ def test_sigkill_then_resume(tmp_path):
 
 def test_cli_status_and_open(whole, spec_file, tmp_path, capsys):
     store = tmp_path / "c.zarr"
-    assert sweep.main(["run", str(spec_file), "--store", str(store), "--shards", "3"]) == 0
+    assert cli_main(["sweep", "run", str(spec_file), "--store", str(store), "--shards", "3"]) == 0
     out = capsys.readouterr().out
     assert "computed 4 cells" in out and "4/12 cells done, 8 missing" in out
-    assert sweep.main(["status", str(store)]) == 0
+    assert cli_main(["sweep", "status", str(store)]) == 0
     assert "8 missing: 1-2,4-5,7-8,10-11" in capsys.readouterr().out
-    assert sweep.main(["status", str(store), "--json"]) == 0
+    assert cli_main(["sweep", "status", str(store), "--json"]) == 0
     assert '"done": [0, 3, 6, 9]' in capsys.readouterr().out
-    assert sweep.main(["open", str(store)]) == 0
+    assert cli_main(["sweep", "open", str(store)]) == 0
     assert "ettr_mean" in capsys.readouterr().out
-    assert sweep.main(["status", str(tmp_path / "none.zarr")]) == 2
+    assert cli_main(["sweep", "status", str(tmp_path / "none.zarr")]) == 2
 
 
 def test_cli_bad_input_exit_2(spec_file, tmp_path, capsys):
     bad = write_spec(tmp_path, SPEC.replace("[4096, 32768, 131072]", "[4096, 4096]"), "bad.toml")
-    assert sweep.main(["run", str(bad), "--store", str(tmp_path / "x.zarr")]) == 2
+    assert cli_main(["sweep", "run", str(bad), "--store", str(tmp_path / "x.zarr")]) == 2
     assert "duplicate" in capsys.readouterr().err
     assert (
-        sweep.main(
+        cli_main(
             [
+                "sweep",
                 "run",
                 str(spec_file),
                 "--store",
@@ -355,7 +359,8 @@ def test_module_entry_point(spec_file, tmp_path):
         [
             sys.executable,
             "-m",
-            "relmc.sweep",
+            "relmc",
+            "sweep",
             "submit",
             str(spec_file),
             "--dry-run",
@@ -398,7 +403,7 @@ def test_sbatch_script_contents(spec_file, tmp_path):
         "#SBATCH --qos=low",
     ):
         assert want in lines
-    assert '--shard "$SLURM_ARRAY_TASK_ID" --shards 4 --threads 2' in script
+    assert '--shard "$SLURM_ARRAY_TASK_ID" --shards 4 --n-threads 2' in script
     # dry run writes nothing
     assert sweep.submit(spec_file, store=tmp_path / "s.zarr", options=opts, dry_run=True) == script
     assert not (tmp_path / "s.zarr").exists()
@@ -447,7 +452,8 @@ def test_sbatch_paths_are_quoted(tmp_path):
     argv = log.read_text().splitlines()
     assert argv == [
         "-m",
-        "relmc.sweep",
+        "relmc",
+        "sweep",
         "run",
         str(spec_file),
         "--store",
@@ -456,7 +462,7 @@ def test_sbatch_paths_are_quoted(tmp_path):
         "1",
         "--shards",
         "2",
-        "--threads",
+        "--n-threads",
         "1",
         "--no-progress",
     ]
@@ -469,14 +475,29 @@ def test_submit_validates_before_writing(spec_file, tmp_path):
     with pytest.raises(ValueError, match="slurm.partition"):
         sweep.submit(bad, store=tmp_path / "s.zarr")
     assert (
-        sweep.main(
-            ["submit", str(spec_file), "--store", str(tmp_path / "s.zarr"), "--time", "1:00; ls"]
+        cli_main(
+            [
+                "sweep",
+                "submit",
+                str(spec_file),
+                "--store",
+                str(tmp_path / "s.zarr"),
+                "--time",
+                "1:00; ls",
+            ]
         )
         == 2
     )
     assert (
-        sweep.main(
-            ["submit", str(spec_file), "--store", str(tmp_path / "s.zarr"), "--sbatch=--x=$(id)"]
+        cli_main(
+            [
+                "sweep",
+                "submit",
+                str(spec_file),
+                "--store",
+                str(tmp_path / "s.zarr"),
+                "--sbatch=--x=$(id)",
+            ]
         )
         == 2
     )
@@ -490,7 +511,7 @@ def test_posterior_sources_agree(tmp_path):
     """
     import relmc
 
-    small = SPEC.replace("trials = 64", "trials = 32\nposterior_draws = 32").replace(
+    small = SPEC.replace("n_trials = 64", "n_trials = 32\nn_draws = 32").replace(
         '"cluster.n_gpus" = [4096, 32768, 131072]', '"cluster.n_gpus" = [8192]'
     )
     conj = SweepSpec.from_toml(
@@ -502,7 +523,7 @@ def test_posterior_sources_agree(tmp_path):
     idata.to_netcdf(str(tmp_path / "post.nc"))
     nc = SweepSpec.from_toml(write_spec(tmp_path, small.replace('"point"', '"post.nc"'), "n.toml"))
     assert nc.canonical()["posterior"] == {
-        "netcdf_sha256": sweep._sha256_file(tmp_path / "post.nc")
+        "netcdf_sha256": sweep.spec._sha256_file(tmp_path / "post.nc")
     }
     for spec, name in ((conj, "c.zarr"), (nc, "n.zarr")):
         sweep.run_sweep(spec, tmp_path / name, progress=False)
@@ -513,3 +534,74 @@ def test_posterior_sources_agree(tmp_path):
     sweep.run_sweep(point, tmp_path / "p.zarr", progress=False)
     # the posterior matters: point rates give different numbers (a negative control)
     assert not sweep.open_sweep(tmp_path / "p.zarr", load=True).ettr_mean.equals(a.ettr_mean)
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+def run_cli(*args, prelude: str = "", cwd=None):
+    """``relmc ARGS`` in a subprocess, after ``prelude`` (e.g. blocking an optional import)."""
+    code = (
+        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def one_error_line(r) -> str:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("relmc: error: ")
+    return lines[0]
+
+
+def test_missing_sweep_extra_is_one_line(spec_file, tmp_path):
+    for blocked, args in (
+        ("zarr", ["sweep", "status", tmp_path / "none.zarr"]),
+        ("zarr", ["sweep", "run", spec_file, "--store", tmp_path / "z.zarr"]),
+        ("distributed", ["sweep", "run", spec_file, "--store", tmp_path / "d.zarr", "--dask", "x"]),
+    ):
+        r = run_cli(*args, prelude=f"sys.modules[{blocked!r}] = None")
+        line = one_error_line(r)
+        assert blocked in line and 'pip install "relmc[sweep]"' in line, line
+    assert list(tmp_path.iterdir()) == []  # checked before any file is written
+
+
+def test_os_errors_are_one_line(spec_file, tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    # a store path under a regular file cannot be created
+    line = one_error_line(run_cli("sweep", "run", spec_file, "--store", a_file / "s.zarr"))
+    assert "a-file" in line
+    # a store path that is a file is no store
+    line = one_error_line(run_cli("sweep", "status", a_file))
+    assert "not a relmc sweep store" in line
+
+
+def test_sweep_field_errors_name_the_flag_or_the_toml_field(spec_file, tmp_path):
+    store = tmp_path / "s.zarr"
+    line = one_error_line(run_cli("sweep", "submit", spec_file, "--store", store, "--time", "soon"))
+    assert "slurm.time" in line and line.endswith("(option --time)")
+    line = one_error_line(run_cli("sweep", "run", spec_file, "--store", store, "--shards", "0"))
+    assert "shards" in line and line.endswith("(option --shards)")
+    # the same bad values in the TOML name the TOML field and no flag
+    bad = write_spec(tmp_path, SPEC + '\n[slurm]\ntime = "soon"\n', "bad.toml")
+    line = one_error_line(run_cli("sweep", "submit", bad, "--store", store, "--dry-run"))
+    assert "slurm.time" in line and "(option" not in line
+    bad = write_spec(tmp_path, SPEC.replace("n_trials = 64", "n_trials = 1"), "bad2.toml")
+    line = one_error_line(run_cli("sweep", "run", bad, "--store", store))
+    assert "n_trials" in line and "(option" not in line
+    assert not store.exists()
+
+
+def test_argparse_errors_stay_one_line(spec_file):
+    r = run_cli("sweep", "run", spec_file, "--shards", "two")
+    assert "--shards" in one_error_line(r)
+    assert "--nope" in one_error_line(run_cli("sweep", "status", "x", "--nope"))

@@ -15,7 +15,7 @@ import pytest
 
 SMALL_SPEC = """\
 seed = 3
-trials = 64
+n_trials = 64
 posterior = "point"
 quantiles = [0.1, 0.5, 0.9]
 

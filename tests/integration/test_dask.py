@@ -6,6 +6,7 @@ import pytest
 import xarray as xr
 
 from relmc import sweep
+from relmc.cli import main as cli_main
 
 pytestmark = pytest.mark.integration
 
@@ -30,15 +31,16 @@ def test_dask_localcluster_equals_local(small_spec, tmp_path):
         # the CLI path: --dask ADDRESS on a fresh store
         fresh = tmp_path / "cli.zarr"
         assert (
-            sweep.main(
+            cli_main(
                 [
+                    "sweep",
                     "run",
                     str(small_spec),
                     "--store",
                     str(fresh),
                     "--dask",
                     address,
-                    "--threads",
+                    "--n-threads",
                     "1",
                     "--no-progress",
                 ]

@@ -1,0 +1,134 @@
+"""What the options mean: the root seed, the output directory, the data, the fit, input files."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from relmc.cli.options import scenario_overrides
+
+__all__ = [
+    "check_scenario_options",
+    "apply_overrides",
+    "root_seed",
+    "check_out",
+    "load_data",
+    "fit_posterior",
+    "read_toml",
+    "read_posterior",
+]
+
+
+def root_seed(args: argparse.Namespace) -> int:
+    """Return the root seed: given, or fresh 63-bit entropy (printed, so a run can be repeated)."""
+    if args.seed is not None:
+        return int(args.seed)
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def check_out(out: Path) -> None:
+    """Fail before any work if ``--out`` cannot become a writable directory."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out must be a directory; {str(out)!r} is a file")
+    existing = out
+    while not existing.exists():  # the nearest ancestor that exists must be writable
+        existing = existing.parent
+    try:  # permissions alone do not tell (root, read-only or virtual file systems): try it
+        os.rmdir(tempfile.mkdtemp(prefix=".relmc-check-", dir=existing))
+    except OSError as e:
+        raise ValueError(
+            f"--out {str(out)!r}: cannot write in {str(existing)!r} ({e.strerror})"
+        ) from None
+
+
+def load_data(args: argparse.Namespace):
+    """Load the observations of ``--dataset`` or ``--counts`` (with ``--observed-*``)."""
+    from relmc.datasets import load_counts, load_dataset
+
+    if args.counts is None:
+        if args.observed_gpus is not None or args.observed_hours is not None:
+            raise ValueError("--observed-gpus and --observed-hours go with --counts")
+        try:
+            return load_dataset(args.dataset or "llama3-405b")
+        except ValueError as e:
+            raise ValueError(f"--dataset: {e}") from None
+    if not args.counts.is_file():
+        raise ValueError(f"--counts: no such file: {str(args.counts)!r}")
+    try:
+        return load_counts(
+            args.counts, n_gpus=args.observed_gpus, duration_hours=args.observed_hours
+        )
+    except ValueError as e:
+        raise ValueError(f"--counts: {e}") from None
+
+
+def fit_posterior(args: argparse.Namespace, data, seed: int):
+    """Fit ``--model`` to ``data`` with ``--n-draws`` (and ``--chains``); InferenceData."""
+    from relmc.models import fit_conjugate, fit_hierarchical
+
+    if args.model == "conjugate":
+        return fit_conjugate(data, draws=args.n_draws or 4000, rng=seed)
+    return fit_hierarchical(
+        data,
+        draws=args.n_draws or 1000,
+        chains=args.chains,
+        random_seed=seed,
+        progressbar=sys.stderr.isatty(),
+    )
+
+
+def read_toml(path: Path) -> dict:
+    """Read a scenario TOML file into a dict."""
+    import tomllib
+
+    if not path.is_file():
+        raise ValueError(f"scenario: no such file: {str(path)!r}")
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"scenario: {path} is not valid TOML: {e}") from None
+
+
+def read_posterior(path: Path):
+    """Read a posterior netCDF (as ``relmc fit`` writes) with ``posterior['rate']``."""
+    from relmc.models._common import az
+
+    if not path.is_file():
+        raise ValueError(f"--posterior: no such file: {str(path)!r}")
+    try:
+        idata = az.from_netcdf(str(path))
+    except (OSError, KeyError) as e:
+        raise ValueError(f"--posterior: cannot read {path} as an InferenceData: {e}") from None
+    if "posterior" not in idata.groups() or "rate" not in idata.posterior:
+        raise ValueError(f"--posterior: {path} has no posterior['rate'] (use 'relmc fit')")
+    return idata
+
+
+def apply_overrides(scenario, ov: dict[str, dict]):
+    """Return ``scenario`` with the command-line overrides applied (validated)."""
+    for section, fields in ov.items():
+        if fields:
+            obj = getattr(scenario, section)
+            scenario = dataclasses.replace(
+                scenario, **{section: dataclasses.replace(obj, **fields)}
+            )
+    return scenario
+
+
+def check_scenario_options(args: argparse.Namespace) -> dict[str, dict]:
+    """Validate the scenario options on their own, before any data is loaded or fitted."""
+    from relmc.scenario import Category, Cluster, FailureModel, Job, Policy
+
+    ov = scenario_overrides(args)
+    Policy(**ov["policy"])
+    Job(**ov["job"])
+    Cluster(**ov["cluster"])
+    FailureModel((Category("placeholder"),), **ov["failures"])
+    return ov

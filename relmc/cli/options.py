@@ -1,0 +1,362 @@
+"""Command-line options: one-line parser errors, typed converters, and the scenario options.
+
+Scenario options (``--restart-minutes``, ``--checkpoint-interval``, ...) are generated from the
+fields of :class:`relmc.Policy`, :class:`relmc.Job`, :class:`relmc.Cluster` and
+:class:`relmc.FailureModel`, with help taken from their docstrings, so the command line cannot
+drift from the dataclasses. Every option that sets an API field uses the :class:`Field` action,
+which records ``{dotted field: flag}`` in the namespace (``args._flags``); the error handler
+(:mod:`relmc.cli.errors`) looks a :class:`relmc.errors.FieldError`'s ``field`` up there to
+name the flag that set it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PROG = "relmc"
+DEFAULT_OUT = "relmc-output"
+
+__all__ = [
+    "PROG",
+    "DEFAULT_OUT",
+    "Parser",
+    "Field",
+    "FieldAppend",
+    "one_line",
+    "add_scenario_options",
+    "add_data_options",
+    "add_run_options",
+    "add_out_option",
+    "scenario_overrides",
+    "add_subcommand",
+]
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line: ``relmc: error: ...``, exit status 2."""
+
+    def error(self, message: str):  # noqa: D102 - argparse hook
+        self.exit(2, f"{PROG}: error: {one_line(message)} (see '{self.prog} --help')\n")
+
+
+def one_line(text: Any) -> str:
+    """``text`` with every run of whitespace (newlines included) folded to one space."""
+    return " ".join(str(text).split())
+
+
+class Field(argparse.Action):
+    """Store an option's value and record which flag set which API field.
+
+    ``field`` (an extra keyword of ``add_argument``) is the dotted field the value feeds, as a
+    :class:`~relmc.errors.FieldError` names it; default: ``dest``.
+    """
+
+    def __init__(self, *args, field: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.field = field or self.dest
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: D102
+        setattr(namespace, self.dest, values)
+        self._record(namespace, option_string)
+
+    def _record(self, namespace, option_string) -> None:
+        flags = dict(getattr(namespace, "_flags", {}))
+        flags[self.field] = option_string
+        namespace._flags = flags
+
+
+class FieldAppend(Field):
+    """Like :class:`Field` for a repeatable option: each use appends to a list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: D102
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        self._record(namespace, option_string)
+
+
+# --------------------------------------------------------------------------------------------
+# typed converters (their __name__ shows in argparse's "invalid NAME value" messages)
+
+
+def _typed(name: str, fn: Callable[[str], Any]) -> Callable[[str], Any]:
+    fn.__name__ = name
+    return fn
+
+
+def _float(s: str) -> float:
+    return float(s)
+
+
+number = _typed("number", _float)
+minutes = _typed("number of minutes", lambda s: float(s) / 60.0)
+days = _typed("number of days", lambda s: float(s) * 24.0)
+per_day = _typed("number per day", lambda s: float(s) / 24.0)
+
+
+def int_at_least(lo: int, what: str = "integer") -> Callable[[str], int]:
+    """Return a converter to an ``int >= lo`` (underscores allowed: ``16_384``)."""
+
+    def conv(s: str) -> int:
+        v = int(s.replace("_", ""))
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}; got {s!r}")
+        return v
+
+    return _typed(what, conv)
+
+
+def _interval(s: str) -> float | str:
+    if s in ("young", "daly"):
+        return s
+    return float(s)
+
+
+def _spares(s: str) -> int | None:
+    if s.lower() in ("unlimited", "none", "inf"):
+        return None
+    return int(s)
+
+
+def int_list(s: str) -> list[int]:
+    """Convert ``2048,16384`` to ``[2048, 16384]``."""
+    try:
+        return [int(x.strip().replace("_", "")) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a comma-separated list of integers, e.g. 2048,16384; got {s!r}"
+        ) from None
+
+
+def float_list(s: str) -> list[float]:
+    """Convert ``0.25,0.5,1`` to ``[0.25, 0.5, 1.0]``."""
+    try:
+        return [float(x) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a comma-separated list of numbers, e.g. 0.25,0.5,1; got {s!r}"
+        ) from None
+
+
+# --------------------------------------------------------------------------------------------
+# scenario options derived from the dataclasses
+
+
+def _field_docs(cls) -> dict[str, str]:
+    """Parameter descriptions from a numpydoc class docstring."""
+    doc = inspect.getdoc(cls) or ""
+    m = re.search(r"Parameters\n-+\n(.*?)(?:\n\n[A-Z][a-z]+\n-+\n|\Z)", doc, re.S)
+    out: dict[str, str] = {}
+    if not m:
+        return out
+    names: list[str] = []
+    for line in m.group(1).splitlines():
+        head = re.match(r"^([A-Za-z_][\w, ]*?) : ", line)
+        if head:
+            names = [n.strip() for n in head.group(1).split(",")]
+            for n in names:
+                out[n] = ""
+        elif line.startswith("    ") and names:
+            for n in names:
+                out[n] = (out[n] + " " + line.strip()).strip()
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Option:
+    flags: tuple[str, ...]
+    dest: str
+    type: Callable[[str], Any]
+    help: str
+    metavar: str
+
+
+def _scenario_options() -> list[tuple[str, list[_Option]]]:
+    """One group of options per dataclass field (alternative units are exclusive flags)."""
+    from relmc.scenario import Cluster, FailureModel, Job, Policy
+
+    groups: list[tuple[str, list[_Option]]] = []
+    for section, cls, skip in (
+        ("policy", Policy, ()),
+        ("job", Job, ()),
+        ("failures", FailureModel, ("categories",)),
+        ("cluster", Cluster, ("n_gpus",)),
+    ):
+        docs = _field_docs(cls)
+        for f in dataclasses.fields(cls):
+            if f.name in skip:
+                continue
+            dest = f"{section}.{f.name}"
+            flag = "--" + f.name.replace("_", "-")
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            text = docs.get(f.name, "").replace("%", "%%")
+            shown = "unlimited" if default is None else f"{default:g}"
+            opts: list[_Option] = []
+            if f.name == "checkpoint_interval":
+                opts.append(
+                    _Option((flag,), dest, _typed("interval", _interval), text, "HOURS|young|daly")
+                )
+                opts.append(
+                    _Option((flag + "-minutes",), dest, minutes, "the same in minutes", "MIN")
+                )
+            elif f.name == "n_spares":
+                opts.append(_Option((flag,), dest, _typed("spares", _spares), text, "N|unlimited"))
+            elif isinstance(default, int) and not isinstance(default, bool):
+                opts.append(_Option((flag,), dest, int_at_least(-(2**62)), text, "N"))
+            elif f.name == "compute_hours":
+                opts.append(_Option((flag,), dest, number, text, "HOURS"))
+                opts.append(_Option(("--compute-days",), dest, days, "the same in days", "DAYS"))
+            elif f.name.endswith("_hours"):
+                stem = f.name[: -len("_hours")].replace("_", "-")
+                opts.append(_Option((flag,), dest, number, text, "HOURS"))
+                opts.append(
+                    _Option((f"--{stem}-minutes",), dest, minutes, "the same in minutes", "MIN")
+                )
+            elif f.name == "maintenance_rate":
+                opts.append(_Option((flag,), dest, number, text + " Per hour.", "PER_HOUR"))
+                opts.append(
+                    _Option(("--maintenance-per-day",), dest, per_day, "the same per day", "N")
+                )
+            else:
+                opts.append(_Option((flag,), dest, number, text, "X"))
+            first = opts[0]
+            opts[0] = dataclasses.replace(first, help=f"{first.help} (default: {shown})")
+            groups.append((dest, opts))
+    return groups
+
+
+def add_scenario_options(p: argparse.ArgumentParser) -> None:
+    """Add one option (or exclusive group of unit variants) per scenario dataclass field."""
+    g = p.add_argument_group(
+        "scenario options (fields of relmc.Policy, Job, FailureModel and Cluster; "
+        "defaults are relmc's documented reference policy)"
+    )
+    for _, opts in _scenario_options():
+        ex = g.add_mutually_exclusive_group()
+        for o in opts:
+            ex.add_argument(
+                *o.flags,
+                dest=o.dest,
+                type=o.type,
+                action=Field,
+                default=None,
+                help=o.help,
+                metavar=o.metavar,
+            )
+
+
+def scenario_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Scenario fields given on the command line, by section."""
+    out: dict[str, dict[str, Any]] = {"policy": {}, "job": {}, "failures": {}, "cluster": {}}
+    for dest, _ in _scenario_options():
+        if dest in getattr(args, "_flags", {}):
+            section, name = dest.split(".")
+            out[section][name] = getattr(args, dest)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# shared option groups
+
+
+def add_data_options(p: argparse.ArgumentParser) -> None:
+    """``--dataset``/``--counts``, ``--observed-*``, ``--model``, ``--n-draws``, ``--chains``."""
+    g = p.add_argument_group("data and model")
+    src = g.add_mutually_exclusive_group()
+    src.add_argument(
+        "--dataset",
+        default=None,
+        metavar="NAME",
+        help="bundled dataset (see 'relmc datasets'; default: llama3-405b)",
+    )
+    src.add_argument(
+        "--counts",
+        type=Path,
+        metavar="CSV",
+        help="your own counts: columns category, count, exposure (unit-hours), unit, "
+        "optional group (see relmc.load_counts)",
+    )
+    g.add_argument(
+        "--observed-gpus",
+        type=int_at_least(1),
+        metavar="N",
+        help="with --counts: GPUs the counts were observed on (exposure may then be omitted)",
+    )
+    g.add_argument(
+        "--observed-hours",
+        type=number,
+        metavar="HOURS",
+        help="with --counts: length of the observation window",
+    )
+    g.add_argument(
+        "--model",
+        choices=("conjugate", "hierarchical"),
+        default="conjugate",
+        help="conjugate Gamma-Poisson per category, exact and fast (default), or "
+        "hierarchical partial pooling with PyMC NUTS (tens of seconds)",
+    )
+    g.add_argument(
+        "--n-draws",
+        type=int_at_least(1),
+        metavar="N",
+        help="posterior draws (default: 4000 conjugate; 1000 per chain hierarchical)",
+    )
+    g.add_argument(
+        "--chains",
+        type=int_at_least(1),
+        default=2,
+        metavar="N",
+        help="hierarchical model: MCMC chains (default: 2)",
+    )
+
+
+def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) -> None:
+    """``--out DIR`` (default ``relmc-output``)."""
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path(DEFAULT_OUT),
+        metavar="DIR",
+        help=help or f"output directory, created if needed (default: {DEFAULT_OUT})",
+    )
+
+
+def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True) -> None:
+    """``--n-trials``, ``--seed``, ``--n-threads`` and (if ``out``) ``--out``."""
+    g = p.add_argument_group("run")
+    g.add_argument(
+        "--n-trials",
+        type=int_at_least(1),
+        default=n_trials,
+        metavar="N",
+        help=f"simulated jobs per size or interval (default: {n_trials})",
+    )
+    g.add_argument(
+        "--seed",
+        type=int_at_least(0),
+        metavar="INT",
+        help="root seed (default: fresh; the one used is printed and stored in the output)",
+    )
+    g.add_argument(
+        "--n-threads",
+        type=int_at_least(1),
+        metavar="N",
+        help="kernel threads (default: all cores); results do not depend on it",
+    )
+    if out:
+        add_out_option(g)
+
+
+def add_subcommand(sub, name: str, help: str, epilog: str) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` to ``sub`` (from ``add_subparsers``) with help and examples."""
+    return sub.add_parser(
+        name,
+        help=help,
+        description=help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )

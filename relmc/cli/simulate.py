@@ -1,0 +1,99 @@
+"""``relmc simulate``: simulate one scenario from a TOML file and summarise it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from relmc._io import write_netcdf
+from relmc.cli import inputs, options
+from relmc.cli.output import fmt, policy_text, say, table
+
+EPILOG = """\
+The TOML file uses Scenario.to_dict()'s layout; missing sections take their defaults, and
+without [failures] the rates are Llama 3's point rates (or --posterior's categories).
+
+  [cluster]
+  n_gpus = 65536
+  [job]
+  compute_hours = 720
+  [policy]
+  checkpoint_interval = "daly"
+  snapshot_hours = 0.02
+  restart_hours = 0.1
+
+examples:
+  relmc simulate scenario.toml
+  relmc simulate scenario.toml --posterior relmc-output/posterior.nc --n-trials 10000 --seed 2
+"""
+
+
+def add_parser(sub) -> None:
+    """Register ``relmc simulate``."""
+    p = options.add_subcommand(sub, "simulate", "simulate one scenario from a TOML file", EPILOG)
+    p.add_argument("scenario", type=Path, help="scenario TOML (Scenario.to_dict layout)")
+    p.add_argument(
+        "--posterior",
+        type=Path,
+        metavar="NC",
+        help="posterior netCDF (e.g. from 'relmc fit'): one draw per trial",
+    )
+    options.add_run_options(p, n_trials=2000)
+    p.set_defaults(func=run)
+
+
+def _per_day_quantiles(res):
+    """Return 5%, 50% and 95% of unexpected interruptions per day of wall-clock time."""
+    days = res["wall_hours"] / 24.0
+    return (res["interruptions"].sum("category") / days).quantile([0.05, 0.5, 0.95]).values
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``relmc simulate``."""
+    from relmc.scenario import FailureModel, Scenario
+    from relmc.sim.simulate import simulate, summarize
+
+    inputs.check_out(args.out)
+    d = inputs.read_toml(args.scenario)
+    posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
+    if posterior is not None and "failures" not in d:
+        d = {**d, "failures": FailureModel.from_posterior(posterior)}
+    sc = Scenario.from_dict(d)
+    seed = inputs.root_seed(args)
+    res = simulate(sc, rates=posterior, n_trials=args.n_trials, seed=seed, n_threads=args.n_threads)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = write_netcdf(res, args.out / "simulation.nc")
+
+    s = summarize(res)
+    q = s["ettr_quantile"]
+    say(f"relmc simulate: {args.scenario} on {sc.cluster.n_gpus:,} GPUs, {args.n_trials:,} trials")
+    say(
+        f"policy: {policy_text(sc)}; interval used "
+        f"{60 * res.attrs['checkpoint_interval_hours']:.3g} min"
+    )
+    say(f"rates: {res.attrs['rates_source']}; seed {seed}")
+    say()
+    say(
+        f"ETTR mean {float(s['ettr_mean']):.4f} +- {float(s['ettr_se']):.4f} (MC SE); median "
+        f"{float(q.sel(quantile=0.5)):.3f} [90%: {float(q.sel(quantile=0.05)):.3f}, "
+        f"{float(q.sel(quantile=0.95)):.3f}]"
+    )
+    wq = s["wall_hours_quantile"]
+    say(
+        f"wall-clock hours: median {fmt(float(wq.sel(quantile=0.5)))} [90%: "
+        f"{fmt(float(wq.sel(quantile=0.05)))}, {fmt(float(wq.sel(quantile=0.95)))}]"
+    )
+    pv = _per_day_quantiles(res)
+    say(f"unexpected interruptions/day: median {fmt(pv[1])} [90%: {fmt(pv[0])}, {fmt(pv[2])}]")
+    say(f"finished before the cap: {100 * float(s['finished_fraction']):.1f}% of trials")
+    lost = s["lost_hours_mean"]
+    wall = float(s["wall_hours_mean"])
+    rows = [
+        [str(c), fmt(float(v)), f"{100 * float(v) / wall:.2f}%"]
+        for c, v in zip(lost["cause"].values, lost.values, strict=True)
+    ]
+    say()
+    say(table(["lost to", "mean hours", "% of wall"], rows, [False, True, True]))
+    say()
+    say(f"wrote {path}")
+    return 0

@@ -1,0 +1,172 @@
+"""``relmc sweep {run,submit,status,open}``: grids of scenarios into a resumable zarr store.
+
+Thin: parses, calls :mod:`relmc.sweep`, prints. Options that feed an API field record it
+(:class:`relmc.cli.options.Field`), so a bad ``--time`` is reported as ``slurm.time ...
+(option --time)``, while the same bad value in the spec's ``[slurm]`` table is reported by its
+TOML field alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+
+from relmc.cli import options
+from relmc.cli.output import say
+
+EPILOGS = {
+    "sweep": """examples (spec layout: examples/sweep.toml, or the relmc.sweep docstring):
+  relmc sweep run examples/sweep.toml
+  relmc sweep submit examples/sweep.toml --array 8 --partition gpu --dry-run
+  relmc sweep status examples/sweep.zarr
+  relmc sweep open examples/sweep.zarr""",
+    "run": """examples:
+  relmc sweep run spec.toml                          # every missing cell, all cores
+  relmc sweep run spec.toml --shard 3 --shards 8     # what Slurm array task 3 of 8 runs
+  relmc sweep run spec.toml --dask tcp://host:8786   # on a Dask cluster
+  (kill it at any moment and run it again: only missing cells are computed)""",
+    "submit": """examples:
+  relmc sweep submit spec.toml --array 8 --dry-run   # print the sbatch script only
+  relmc sweep submit spec.toml --array 8 --partition gpu --time 02:00:00 --account proj
+  relmc sweep submit spec.toml --sbatch=--mem=8G --wait""",
+    "status": """examples:
+  relmc sweep status sweep.zarr
+  relmc sweep status sweep.zarr --json""",
+    "open": """examples:
+  relmc sweep open sweep.zarr
+  (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
+}
+
+# `relmc sweep submit` options that override a field of the spec's [slurm] table
+_SLURM_FIELDS = ("array", "partition", "account", "time", "cpus_per_task", "max_parallel", "python")
+
+
+def add_parser(sub) -> None:
+    """Register ``relmc sweep`` and its own subcommands."""
+    p = options.add_subcommand(
+        sub,
+        "sweep",
+        "grids of scenarios into a resumable zarr store (relmc.sweep)",
+        EPILOGS["sweep"],
+    )
+    ssub = p.add_subparsers(dest="sweep_command", required=True, metavar="COMMAND")
+
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return options.add_subcommand(ssub, name, help, EPILOGS[name])
+
+    r = add("run", "compute the missing cells (of one shard)")
+    r.add_argument("spec", help="sweep spec (TOML)")
+    r.add_argument("--store", help="zarr store (default: the spec's 'store')")
+    r.add_argument(
+        "--shard", type=int, default=0, action=options.Field, help="this shard's index, 0-based"
+    )
+    r.add_argument("--shards", type=int, default=1, action=options.Field, help="number of shards")
+    r.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler")
+    r.add_argument(
+        "--workers", type=int, default=1, action=options.Field, help="local processes across cells"
+    )
+    r.add_argument("--n-threads", type=int, action=options.Field, help="numba threads per cell")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.set_defaults(func=_run)
+
+    s = add("submit", "submit a Slurm job array (one task per shard)")
+    s.add_argument("spec", help="sweep spec (TOML)")
+    s.add_argument("--store", help="zarr store (default: the spec's 'store')")
+    F = options.Field
+    s.add_argument(
+        "--array", type=int, action=F, field="slurm.array", help="array tasks (= shards)"
+    )
+    s.add_argument("--partition", action=F, field="slurm.partition")
+    s.add_argument("--account", action=F, field="slurm.account")
+    s.add_argument(
+        "--time", action=F, field="slurm.time", help="time limit per task, e.g. 02:00:00"
+    )
+    s.add_argument("--cpus-per-task", type=int, action=F, field="slurm.cpus_per_task")
+    s.add_argument(
+        "--max-parallel",
+        type=int,
+        action=F,
+        field="slurm.max_parallel",
+        help="at most this many tasks at once",
+    )
+    s.add_argument(
+        "--sbatch",
+        action=options.FieldAppend,
+        field="slurm.extra",
+        default=[],
+        metavar="OPTION",
+        help="extra #SBATCH option, e.g. --sbatch=--mem=4G (repeatable)",
+    )
+    s.add_argument(
+        "--python", action=F, field="slurm.python", help="Python executable of the tasks"
+    )
+    s.add_argument("--dry-run", action="store_true", help="print the script, submit nothing")
+    s.add_argument("--wait", action="store_true", help="wait until every task has finished")
+    s.set_defaults(func=_submit)
+
+    st = add("status", "done and missing cells of a store")
+    st.add_argument("store")
+    st.add_argument("--json", action="store_true", help="machine-readable output")
+    st.set_defaults(func=_status)
+
+    o = add("open", "print the cube of a store")
+    o.add_argument("store")
+    o.set_defaults(func=_open)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from relmc import sweep
+    from relmc.sweep.spec import resolve_store
+
+    spec = sweep.SweepSpec.from_toml(args.spec)
+    done = sweep.run_sweep(
+        spec,
+        args.store,
+        shard=args.shard,
+        shards=args.shards,
+        client=args.dask,
+        workers=args.workers,
+        n_threads=args.n_threads,
+        progress=False if args.no_progress else None,
+    )
+    st = sweep.status(resolve_store(spec, args.store))
+    say(f"computed {len(done)} cells; store: {st}")
+    return 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from relmc import sweep
+
+    spec = sweep.SweepSpec.from_toml(args.spec)
+    over = {k: getattr(args, k) for k in _SLURM_FIELDS if getattr(args, k) is not None}
+    if args.sbatch:
+        over["extra"] = (*spec.slurm.extra, *args.sbatch)
+    opts = dataclasses.replace(spec.slurm, **over)
+    out = sweep.submit(
+        args.spec, store=args.store, options=opts, dry_run=args.dry_run, wait=args.wait
+    )
+    say(out if args.dry_run else f"submitted job {out}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from relmc import sweep
+
+    st = sweep.status(args.store)
+    if args.json:
+        say(
+            json.dumps(
+                {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
+            )
+        )
+    else:
+        say(str(st))
+    return 0
+
+
+def _open(args: argparse.Namespace) -> int:
+    from relmc import sweep
+
+    say(str(sweep.open_sweep(args.store)))
+    return 0

@@ -1,0 +1,83 @@
+"""Sweeps: grids of scenarios → one labelled, resumable zarr cube; local, Dask or Slurm.
+
+A *sweep spec* names a base scenario, grid axes over any dotted scenario field, a posterior
+source, trials per cell (``n_trials``) and a root seed. Every cell of the grid is one
+:func:`relmc.simulate` call, summarised (means, Monte Carlo standard errors, quantiles,
+interruptions per day, lost hours by cause) and written into its own region of a zarr store
+that is created up front with all coordinates. A TOML spec looks like::
+
+    seed = 2026                      # root seed (required)
+    n_trials = 2000                  # trials per cell
+    posterior = "conjugate:llama3-405b"  # or "point", or a netCDF InferenceData path
+    n_draws = 2000                   # draws of a conjugate posterior
+    keep_trials = false              # also store per-trial data
+    quantiles = [0.05, 0.5, 0.95]
+    store = "sweep.zarr"             # relative to the spec file; CLI --store overrides
+
+    [base]                           # overrides of Scenario.default().to_dict()
+    job.compute_hours = 1296
+
+    [axes]                           # dims of the cube, in this order
+    "cluster.n_gpus" = [16384, 65536, 131072]
+    "policy.checkpoint_interval" = [0.25, 0.5, "young"]
+
+    [slurm]                          # only for `submit`
+    partition = "debug"
+    time = "01:00:00"
+    array = 4
+
+Determinism
+    Cell ``i`` (flat C-order index over the axes) is simulated with seed
+    ``child_seed(resolve_seed(seed), i)`` (:mod:`relmc._seed`; for an integer seed that is
+    ``SeedSequence(seed, spawn_key=(i,))``); the conjugate posterior is drawn from the root
+    ``resolve_seed(seed)`` itself. The store records the root in its attrs
+    (``seed_entropy``, ``seed_spawn_key``). Results depend only on (spec, cell), never on how
+    cells are spread over threads, processes, shards, Dask workers or Slurm array tasks, so the
+    cube is bit-identical however it was run.
+Sharding
+    Shard ``s`` of ``k`` owns the cells ``s, s + k, s + 2k, ...`` (interleaved, so expensive
+    large-cluster cells are spread over shards). Shards are disjoint, so two tasks never write
+    the same cell; every cell's arrays are chunked one cell per chunk, so no two cells share a
+    zarr chunk either.
+Crash safety
+    A cell's data variables are written first; its ``done`` flag (a bool array, one chunk per
+    cell) is written last. zarr's local store writes every chunk to a temporary file and renames
+    it into place, so a process killed at any moment (SIGKILL, preemption, a requeued Slurm task)
+    leaves each chunk either old or new, and a cell counts as complete only after all of its
+    data is in place. A rerun computes only the cells whose flag is unset. (A *machine* crash
+    can still lose page-cache data that zarr has not fsync'ed; rerun after one.)
+
+Modules
+    :mod:`~relmc.sweep.spec` (the spec and its validation), :mod:`~relmc.sweep.cells` (posterior
+    source, seeds, shards, one cell), :mod:`~relmc.sweep.store` (the zarr cube),
+    :mod:`~relmc.sweep.running` (:func:`run_sweep` over one executor interface: in process,
+    local processes, Dask) and :mod:`~relmc.sweep.slurm` (sbatch script, submit). The command
+    line is ``relmc sweep`` (:mod:`relmc.cli.sweep`).
+
+The store records the canonical spec (JSON) and its SHA-256 in its attrs; a run against a
+store created by a different spec is refused.
+"""
+
+from __future__ import annotations
+
+from relmc.sweep.cells import cell_seed, resolve_rates, shard_cells
+from relmc.sweep.running import run_sweep
+from relmc.sweep.slurm import sbatch_script, submit
+from relmc.sweep.spec import SlurmOptions, SweepSpec, load_spec
+from relmc.sweep.store import SweepStatus, init_store, open_sweep, status
+
+__all__ = [
+    "SlurmOptions",
+    "SweepSpec",
+    "SweepStatus",
+    "load_spec",
+    "resolve_rates",
+    "cell_seed",
+    "shard_cells",
+    "init_store",
+    "run_sweep",
+    "open_sweep",
+    "status",
+    "sbatch_script",
+    "submit",
+]

@@ -1,0 +1,244 @@
+"""Running a sweep: the missing cells of one shard, in this process, in local processes or on Dask.
+
+Every backend implements one small interface, :class:`Executor`: ``run(task, cells, rates)``
+computes the given cells and yields how many finished after each step. :func:`executor` is the
+one place that picks a backend from :func:`run_sweep`'s arguments, so adding a backend is one
+class and one line there. Nothing is kept at module level: the resolved posterior (``rates``)
+is passed to every task explicitly, and a task opens its own store writer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from relmc._extras import require
+from relmc.sweep.cells import resolve_rates, shard_cells, simulate_cell
+from relmc.sweep.spec import SweepSpec, _check_int, load_spec, resolve_store
+from relmc.sweep.store import CellWriter, check_same_spec, init_store
+
+__all__ = [
+    "CellTask",
+    "Executor",
+    "InProcess",
+    "ProcessPool",
+    "DaskCluster",
+    "executor",
+    "run_sweep",
+]
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """What every worker needs to compute and store cells: picklable, with no posterior inside.
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The sweep (shipped without its cached cell scenarios).
+    store : str
+        Absolute path of an existing store (workers must see it).
+    n_threads : int
+        numba threads inside each cell.
+    """
+
+    spec: SweepSpec
+    store: str
+    n_threads: int
+
+    def each(self, cells: Sequence[int], rates: Any) -> Iterator[int]:
+        """Simulate and write ``cells`` one by one with the posterior ``rates``; yield each."""
+        writer = CellWriter(Path(self.store), self.spec)
+        for flat in cells:
+            writer.write(flat, simulate_cell(self.spec, flat, rates, self.n_threads))
+            yield flat
+
+    def __call__(self, cells: Sequence[int], rates: Any) -> list[int]:
+        """Simulate and write ``cells`` with the posterior ``rates``; return them."""
+        return list(self.each(cells, rates))
+
+
+class Executor(Protocol):
+    """A way to run cells: yields the number of cells finished after each step."""
+
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:
+        """Compute ``cells`` with ``task``; yield counts of newly finished cells."""
+        ...
+
+
+@dataclass(frozen=True)
+class InProcess:
+    """One cell after the other in this process."""
+
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
+        for _ in task.each(cells, rates):
+            yield 1
+
+
+def _process_batch(task: CellTask, cells: Sequence[int], rates: Any, parent: int) -> int:
+    """Worker-process side of :class:`ProcessPool`: one batch of cells."""
+    steps = task.each(cells, rates)  # a generator: each next() computes one cell
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)  # the parent died (e.g. SIGKILL): start no new cells behind its back
+        if next(steps, None) is None:
+            return len(cells)
+
+
+@dataclass(frozen=True)
+class ProcessPool:
+    """``workers`` local processes (spawned), each given batches of cells.
+
+    The posterior is pickled once per batch, not once per cell; about four batches per
+    worker balance the load while keeping that cost small.
+    """
+
+    workers: int
+    batches_per_worker: int = 4
+
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        n_batches = min(len(cells), self.workers * self.batches_per_worker)
+        batches = [list(cells[i::n_batches]) for i in range(n_batches)]
+        # spawn, not fork: the parent may already run numba/tqdm threads
+        with ProcessPoolExecutor(
+            max_workers=min(self.workers, len(cells)), mp_context=mp.get_context("spawn")
+        ) as pool:
+            futures = [pool.submit(_process_batch, task, b, rates, os.getpid()) for b in batches]
+            for f in as_completed(futures):
+                yield f.result()
+
+
+@dataclass(frozen=True)
+class DaskCluster:
+    """One Dask task per cell on a ``distributed.Client`` (or a scheduler address).
+
+    The posterior is scattered to every worker once; task keys name the spec and the cell, so
+    a resubmitted cell is recognised by the scheduler.
+    """
+
+    client: Any
+
+    def __post_init__(self) -> None:
+        require("distributed")  # fail before any work if the 'sweep' extra is incomplete
+
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
+        distributed = require("distributed")
+        own = isinstance(self.client, str)
+        client = distributed.Client(self.client) if own else self.client
+        try:
+            key = task.spec.sha256()[:16]
+            rates_f = rates if rates is None else client.scatter(rates, broadcast=True)
+            futures = [
+                client.submit(task, [flat], rates_f, key=f"relmc-sweep-{key}-{flat}")
+                for flat in cells
+            ]
+            for f in distributed.as_completed(futures):
+                f.result()
+                yield 1
+        finally:
+            if own:
+                client.close()
+
+
+def executor(*, client: Any = None, workers: int = 1) -> Executor:
+    """Return the backend for :func:`run_sweep`'s ``client`` and ``workers`` arguments."""
+    if client is not None:
+        return DaskCluster(client)
+    if workers > 1:
+        return ProcessPool(workers)
+    return InProcess()
+
+
+def _default_threads() -> int:
+    env = os.environ.get("SLURM_CPUS_PER_TASK")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def run_sweep(
+    spec: SweepSpec | Mapping[str, Any] | str | os.PathLike,
+    store: str | os.PathLike | None = None,
+    *,
+    shard: int = 0,
+    shards: int = 1,
+    client=None,
+    workers: int = 1,
+    n_threads: int | None = None,
+    progress: bool | None = None,
+) -> list[int]:
+    """Compute the missing cells of one shard of a sweep and write them to the store.
+
+    Parameters
+    ----------
+    spec : SweepSpec, mapping or path
+        The sweep; validated in full (every cell's scenario built) before anything is written.
+    store : path, optional
+        zarr store; created if missing (default: the spec's ``store``).
+    shard, shards : int
+        Run only cells ``shard, shard + shards, ...`` (see :func:`shard_cells`).
+    client : distributed.Client or str, optional
+        Run the cells as Dask tasks on this client (or scheduler address); workers must see
+        the store's path. Works with dask-jobqueue's ``SLURMCluster``.
+    workers : int
+        Local worker processes across cells (1: in this process). Ignored with ``client``.
+    n_threads : int, optional
+        numba threads inside each cell; default: the CPUs of this process
+        (``SLURM_CPUS_PER_TASK`` under Slurm) divided by ``workers``.
+    progress : bool, optional
+        Progress bar; default: only when stderr is a terminal.
+
+    Returns
+    -------
+    list of int
+        Flat indices of the cells computed by this call (already complete cells are skipped).
+    """
+    spec = load_spec(spec)
+    for module in ("zarr", "dask.array"):  # the 'sweep' extra, checked before any work
+        require(module)
+    store = resolve_store(spec, store)
+    cells = shard_cells(spec.n_cells, shard, shards)
+    _check_int("workers", workers, 1, 1024)
+    if n_threads is None:
+        n_threads = max(1, _default_threads() // workers)
+    _check_int("n_threads", n_threads, 1, 4096)
+    backend = executor(client=client, workers=workers)
+    if store.exists():
+        check_same_spec(spec, store)  # before any (possibly slow) posterior work
+    rates = resolve_rates(spec)  # once per run; every task gets it explicitly
+    init_store(spec, store, rates=rates)
+    done = CellWriter(store, spec).done_mask()
+    todo = [c for c in cells if not done[c]]
+    if not todo:
+        return []
+    task = CellTask(spec, str(store), n_threads)
+    bar = _progress_bar(len(todo), progress, f"sweep shard {shard}/{shards}")
+    try:
+        for n in backend.run(task, todo, rates):
+            bar(n)
+    finally:
+        bar(None)
+    return todo
+
+
+def _progress_bar(total: int, progress: bool | None, desc: str) -> Callable[[int | None], None]:
+    from tqdm.auto import tqdm
+
+    # disable=None: tqdm turns itself off when stderr is not a terminal
+    t = tqdm(
+        total=total, desc=desc, unit="cell", disable=None if progress is None else not progress
+    )
+
+    def update(n: int | None) -> None:
+        if n is None:
+            t.close()
+        else:
+            t.update(n)
+
+    return update

@@ -1,0 +1,129 @@
+"""Slurm: the sbatch script of a sweep (one array task per shard) and its submission.
+
+Every ``#SBATCH`` value comes from the allow-listed :class:`~relmc.sweep.SlurmOptions`; the
+task line runs ``python -m relmc sweep run`` with every path ``shlex.quote``-d; ``sbatch`` is
+called without a shell.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from relmc._io import atomic_path
+from relmc.sweep.spec import SlurmOptions, SweepSpec, resolve_store
+from relmc.sweep.store import check_same_spec, init_store
+
+__all__ = ["sbatch_script", "submit"]
+
+
+def sbatch_script(
+    spec_path: str | os.PathLike,
+    store: str | os.PathLike,
+    options: SlurmOptions,
+) -> str:
+    """Return the sbatch script of a sweep: one array task per shard.
+
+    Every ``#SBATCH`` value comes from the allow-listed :class:`SlurmOptions`; every path in
+    the shell part is ``shlex.quote``-d.
+    """
+    n = options.array
+    array = f"0-{n - 1}" + (f"%{options.max_parallel}" if options.max_parallel else "")
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --job-name={options.job_name}",
+        f"#SBATCH --array={array}",
+        "#SBATCH --ntasks=1",
+        f"#SBATCH --cpus-per-task={options.cpus_per_task}",
+    ]
+    if options.partition:
+        lines.append(f"#SBATCH --partition={options.partition}")
+    if options.account:
+        lines.append(f"#SBATCH --account={options.account}")
+    if options.time:
+        lines.append(f"#SBATCH --time={options.time}")
+    lines += [f"#SBATCH {x}" for x in options.extra]
+    python = options.python or sys.executable
+    cmd = [
+        python,
+        "-m",
+        "relmc",
+        "sweep",
+        "run",
+        str(Path(spec_path).absolute()),
+        "--store",
+        str(Path(store).absolute()),
+    ]
+    lines += [
+        "# written by relmc.sweep; each task computes the missing cells of its shard, so a",
+        "# requeued or rerun task only redoes unfinished cells",
+        "set -euo pipefail",
+        " ".join(shlex.quote(c) for c in cmd)
+        + f' --shard "$SLURM_ARRAY_TASK_ID" --shards {n} --n-threads {options.cpus_per_task}'
+        + " --no-progress",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def submit(
+    spec_path: str | os.PathLike,
+    *,
+    store: str | os.PathLike | None = None,
+    options: SlurmOptions | None = None,
+    dry_run: bool = False,
+    wait: bool = False,
+    workdir: str | os.PathLike | None = None,
+) -> str:
+    """Validate the sweep, create its store and submit it as a Slurm job array.
+
+    Parameters
+    ----------
+    spec_path : path
+        TOML spec file (array tasks read it again).
+    store : path, optional
+        Store path; default the spec's ``store``.
+    options : SlurmOptions, optional
+        Default: the spec's ``[slurm]`` table.
+    dry_run : bool
+        Return the sbatch script without creating or submitting anything.
+    wait : bool
+        ``sbatch --wait``: return when every task has finished (raises if one failed).
+    workdir : path, optional
+        Where the script and the task logs go; default ``<store>.slurm`` beside the store.
+
+    Returns
+    -------
+    str
+        The script (``dry_run``) or the Slurm job id.
+    """
+    spec = SweepSpec.from_toml(spec_path)
+    opts = spec.slurm if options is None else options
+    if not isinstance(opts, SlurmOptions):
+        raise ValueError(f"options must be SlurmOptions; got {opts!r}")
+    store = resolve_store(spec, store)
+    script = sbatch_script(spec_path, store, opts)
+    if dry_run:
+        return script
+    if store.exists():
+        check_same_spec(spec, store)
+    init_store(spec, store)
+    work = Path(workdir) if workdir is not None else store.with_name(store.name + ".slurm")
+    work.mkdir(parents=True, exist_ok=True)
+    script_path = work / "sweep.sbatch"
+    with atomic_path(script_path) as tmp:
+        tmp.write_text(script)
+    # no shell: arguments go to sbatch as a list; logs land in the working directory
+    cmd = ["sbatch", "--parsable", "--output=slurm-%A_%a.out"]
+    if wait:
+        cmd.append("--wait")
+    cmd.append(str(script_path))
+    try:
+        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+    except FileNotFoundError as e:
+        raise RuntimeError("sbatch not found: is Slurm installed on this machine?") from e
+    if proc.returncode != 0:
+        raise RuntimeError(f"sbatch failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout.strip().split(";")[0]
