@@ -50,13 +50,14 @@ def _check_intervals(intervals, lo: float) -> np.ndarray:
     for v in arr.ravel():
         ok = isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
         if not ok or not math.isfinite(float(v)) or float(v) <= 0 or float(v) < lo:
-            raise ValueError(
+            raise FieldError(
+                "intervals",
                 f"intervals must be finite numbers of hours > 0 and >= policy.persist_hours "
-                f"({lo:g}); got {v!r}"
+                f"({lo:g}); got {v!r}",
             )
         out.append(float(v))
     if not out:
-        raise ValueError("intervals must be a non-empty list of hours")
+        raise FieldError("intervals", "intervals must be a non-empty list of hours")
     return np.unique(out)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
+import xarray as xr
 
 from relmc._io import write_netcdf
 from relmc.cli import inputs, options
@@ -19,8 +19,6 @@ examples:
   relmc fit --dataset rsc-1 --n-gpus 131072
   relmc fit --counts my_cluster.csv --model hierarchical --n-draws 2000 --seed 3
 """
-
-_HOURS_PER_YEAR = 365.25 * 24.0
 
 
 def add_parser(sub) -> None:
@@ -40,41 +38,40 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _rate_rows(posterior, data, n: int) -> tuple[list[str], list[list[str]], list[bool], object]:
-    """Tabulate a fit per category; also return the job rate draws at ``n`` GPUs.
+def _rate_rows(
+    posterior, data, n: int
+) -> tuple[list[str], list[list[str]], list[bool], xr.Dataset | None]:
+    """Tabulate :func:`relmc.rates.summarize_rates` per category.
 
-    Returns ``(header, rows, right-aligned, total)``; ``total`` is the draws of the job's
-    unexpected-interruption rate at ``n`` GPUs (per hour), or ``None`` if some category's unit
-    does not scale with cluster size.
+    Returns ``(header, rows, right-aligned, summary)``; the size columns appear only when every
+    category's unit scales with cluster size.
     """
     from relmc import cluster
+    from relmc.rates import summarize_rates
 
-    rate = posterior.posterior["rate"].stack(sample=("chain", "draw"))
-    units = [str(u) for u in rate["unit"].values]
+    units = [str(u) for u in posterior.posterior["rate"]["unit"].values]
     scalable = all(u in cluster.UNITS for u in units)
+    s = summarize_rates(posterior, n_gpus=n if scalable else None)
     rows = []
-    total = 0.0
-    for i, c in enumerate(rate["category"].values):
-        r = rate.isel(category=i).values
-        lo, hi = np.quantile(r, [0.05, 0.95])
+    for c in s["category"].values:
+        row_s = s.sel(category=c)
+        lo, hi = row_s["rate_quantile"].sel(quantile=[0.05, 0.95]).values
         row = [
             str(c),
-            units[i],
+            str(row_s["unit"].item()),
             str(int(data["count"].sel(category=c))),
-            f"{r.mean():.3g} [{lo:.3g}, {hi:.3g}]",
+            f"{float(row_s['rate_mean']):.3g} [{lo:.3g}, {hi:.3g}]",
         ]
         if scalable:
-            row.append(f"{r.mean() * _HOURS_PER_YEAR:.3g}")
-            lam = r * cluster.units(n, units[i])
-            total = total + lam
-            row.append(fmt(1.0 / lam.mean()) if lam.mean() > 0 else "inf")
+            row.append(f"{float(row_s['rate_per_unit_year_mean']):.3g}")
+            row.append(fmt(float(row_s["hours_between_mean"])))
         rows.append(row)
     header = ["category", "unit", "count", "rate: mean [90%]"]
     right = [False, False, True, True]
     if scalable:
         header += ["per unit-year", f"h between, at {n:,} GPUs"]
         right += [True, True]
-    return header, rows, right, (total if scalable else None)
+    return header, rows, right, (s if scalable else None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,15 +85,14 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     path = write_netcdf(posterior, args.out / "posterior.nc")
 
-    header, rows, right, total = _rate_rows(posterior, data, n)
+    header, rows, right, summary = _rate_rows(posterior, data, n)
     rate_units = posterior.posterior["rate"].attrs.get("units", "events per unit-hour")
     say(f"relmc fit: {model_text(args, posterior, data)}, seed {seed}")
     say(f"rates in {rate_units}")
     say()
     say(table(header, rows, right))
-    if total is not None:
-        mttf = 1.0 / np.asarray(total)
-        lo, med, hi = np.quantile(mttf, [0.05, 0.5, 0.95])
+    if summary is not None:
+        lo, med, hi = summary["mttf_hours_quantile"].values
         say()
         say(
             f"job MTTF at {n:,} GPUs (all categories): {fmt(med)} h [90%: {fmt(lo)}, "

@@ -69,16 +69,16 @@ def load_data(args: argparse.Namespace):
 
 
 def fit_posterior(args: argparse.Namespace, data, seed: int):
-    """Fit ``--model`` to ``data`` with ``--n-draws`` (and ``--chains``); InferenceData."""
+    """Fit ``--model`` to ``data`` with ``--n-draws`` (and ``--n-chains``); InferenceData."""
     from relmc.models import fit_conjugate, fit_hierarchical
 
     if args.model == "conjugate":
-        return fit_conjugate(data, draws=args.n_draws or 4000, rng=seed)
+        return fit_conjugate(data, n_draws=args.n_draws or 4000, seed=seed)
     return fit_hierarchical(
         data,
-        draws=args.n_draws or 1000,
-        chains=args.chains,
-        random_seed=seed,
+        n_draws=args.n_draws or 1000,
+        n_chains=args.n_chains,
+        seed=seed,
         progressbar=sys.stderr.isatty(),
     )
 
@@ -98,7 +98,9 @@ def read_toml(path: Path) -> dict:
 
 def read_posterior(path: Path):
     """Read a posterior netCDF (as ``relmc fit`` writes) with ``posterior['rate']``."""
-    from relmc.models._common import az
+    from relmc.models import import_arviz
+
+    az = import_arviz()
 
     if not path.is_file():
         raise ValueError(f"--posterior: no such file: {str(path)!r}")

@@ -34,6 +34,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--intervals",
+        action=options.Field,
         type=options.float_list,
         metavar="H,H,...",
         help="intervals to evaluate, hours (default: a grid around Daly's, refined)",
@@ -58,17 +59,14 @@ def run(args: argparse.Namespace) -> int:
     posterior = inputs.fit_posterior(args, data, seed)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
     sc = replace_path(sc, "cluster.n_gpus", args.n_gpus)
-    try:
-        ds = optimize_checkpoint(
-            posterior,
-            sc,
-            intervals=args.intervals,
-            n_trials=args.n_trials,
-            seed=seed,
-            n_threads=args.n_threads,
-        )
-    except ValueError as e:
-        raise (ValueError(f"--intervals: {e}") if str(e).startswith("intervals") else e) from None
+    ds = optimize_checkpoint(
+        posterior,
+        sc,
+        intervals=args.intervals,
+        n_trials=args.n_trials,
+        seed=seed,
+        n_threads=args.n_threads,
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     path = write_netcdf(ds, args.out / "optimize.nc")
 

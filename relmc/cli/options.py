@@ -192,7 +192,9 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
                 continue
             dest = f"{section}.{f.name}"
             flag = "--" + f.name.replace("_", "-")
-            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            default = (
+                f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]  # a field with a factory
+            )
             text = docs.get(f.name, "").replace("%", "%%")
             shown = "unlimited" if default is None else f"{default:g}"
             opts: list[_Option] = []
@@ -264,7 +266,7 @@ def scenario_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:
-    """``--dataset``/``--counts``, ``--observed-*``, ``--model``, ``--n-draws``, ``--chains``."""
+    """``--dataset``/``--counts``, ``--observed-*``, ``--model``, ``--n-draws``, ``--n-chains``."""
     g = p.add_argument_group("data and model")
     src = g.add_mutually_exclusive_group()
     src.add_argument(
@@ -306,11 +308,11 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         help="posterior draws (default: 4000 conjugate; 1000 per chain hierarchical)",
     )
     g.add_argument(
-        "--chains",
+        "--n-chains",
         type=int_at_least(1),
-        default=2,
+        default=4,
         metavar="N",
-        help="hierarchical model: MCMC chains (default: 2)",
+        help="hierarchical model: MCMC chains (default: 4, as the API; r_hat needs several)",
     )
 
 

@@ -116,9 +116,9 @@ def projection_table(ds) -> str:
         rows.append(
             [
                 f"{int(n):,}",
-                band(row["mttf_hours"]),
-                band(row["interruptions_per_day"]),
-                band(row["ettr"], lambda x: f"{x:.3f}"),
+                band(row["mttf_hours_quantile"]),
+                band(row["interruptions_per_day_quantile"]),
+                band(row["ettr_quantile"], lambda x: f"{x:.3f}"),
                 top,
             ]
         )

@@ -38,6 +38,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--n-gpus",
+        action=options.Field,
         type=options.int_list,
         metavar="N,N,...",
         help="cluster sizes in GPUs, each in [1, 1e8] (default: 2048,4096,...,131072)",
@@ -54,10 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from relmc.projection import check_sizes, default_scenario, project
 
     t0 = time.perf_counter()
-    try:
-        sizes = check_sizes(args.n_gpus)
-    except ValueError as e:
-        raise ValueError(f"--n-gpus: {e}") from None
+    sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
     inputs.check_out(args.out)
     seed = inputs.root_seed(args)

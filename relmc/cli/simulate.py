@@ -42,16 +42,11 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _per_day_quantiles(res):
-    """Return 5%, 50% and 95% of unexpected interruptions per day of wall-clock time."""
-    days = res["wall_hours"] / 24.0
-    return (res["interruptions"].sum("category") / days).quantile([0.05, 0.5, 0.95]).values
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc simulate``."""
     from relmc.scenario import FailureModel, Scenario
-    from relmc.sim.simulate import simulate, summarize
+    from relmc.sim.simulate import simulate
+    from relmc.summary import summarize
 
     inputs.check_out(args.out)
     d = inputs.read_toml(args.scenario)
@@ -83,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
         f"wall-clock hours: median {fmt(float(wq.sel(quantile=0.5)))} [90%: "
         f"{fmt(float(wq.sel(quantile=0.05)))}, {fmt(float(wq.sel(quantile=0.95)))}]"
     )
-    pv = _per_day_quantiles(res)
-    say(f"unexpected interruptions/day: median {fmt(pv[1])} [90%: {fmt(pv[0])}, {fmt(pv[2])}]")
+    pv = s["interruptions_per_day_quantile"]
+    say(
+        f"unexpected interruptions/day: median {fmt(float(pv.sel(quantile=0.5)))} [90%: "
+        f"{fmt(float(pv.sel(quantile=0.05)))}, {fmt(float(pv.sel(quantile=0.95)))}]"
+    )
     say(f"finished before the cap: {100 * float(s['finished_fraction']):.1f}% of trials")
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])

@@ -318,7 +318,7 @@ class SweepSpec:
             return cached[flat]
         from relmc.scenario import replace_path
 
-        s = self._base_scenario
+        s = self.__dict__["_base_scenario"]
         for path, value in self.cell_values(flat).items():
             s = replace_path(s, path, value)
         return s
@@ -326,7 +326,7 @@ class SweepSpec:
     @property
     def base_scenario(self):
         """The base scenario (defaults + ``base`` overrides), before any axis is applied."""
-        return self._base_scenario
+        return self.__dict__["_base_scenario"]
 
     # -- identity ----------------------------------------------------------------------------
 
@@ -419,6 +419,7 @@ def _check_axes(axes: Any) -> tuple[tuple[str, tuple[Any, ...]], ...]:
             raise ValueError(f"axes[{path!r}] is empty; give at least one value")
         keys = set()
         for v in values:
+            key: tuple[str, Any]
             if isinstance(v, bool):
                 key = ("bool", v)
             elif _is_number(v):

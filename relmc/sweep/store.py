@@ -83,7 +83,7 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
         vals = np.arange(spec.n_trials) if c == "trial" else v.values
         if vals.dtype.kind in "UO":
             vals = vals.astype(object)
-        coords[c] = xr.Variable(v.dims, vals, v.attrs)
+        coords[str(c)] = xr.Variable(v.dims, vals, v.attrs)
     cube = xr.Dataset(data_vars, coords=coords)
     cube.attrs.update(
         {
@@ -187,7 +187,7 @@ class CellWriter:
         """Write cell ``flat``'s variables, then (last) its done flag."""
         idx = self.spec.cell_index(flat)
         for name, v in cell.data_vars.items():
-            arr = self._array(name)
+            arr = self._array(str(name))
             if arr.shape[len(idx) :] != v.shape:
                 raise ValueError(
                     f"cell {flat}: variable {name!r} has shape {v.shape}, the store expects "
@@ -245,7 +245,8 @@ class SweepStatus:
 
 def _ranges(idx: np.ndarray, limit: int = 20) -> str:
     parts = []
-    start = prev = None
+    start: int | None = None
+    prev = -1
     for i in map(int, idx):
         if start is None:
             start = prev = i
