@@ -192,9 +192,8 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
                 continue
             dest = f"{section}.{f.name}"
             flag = "--" + f.name.replace("_", "-")
-            default = (
-                f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]  # a field with a factory
-            )
+            factory: Any = f.default_factory  # set when the field has no plain default
+            default = f.default if f.default is not dataclasses.MISSING else factory()
             text = docs.get(f.name, "").replace("%", "%%")
             shown = "unlimited" if default is None else f"{default:g}"
             opts: list[_Option] = []
