@@ -705,6 +705,19 @@ def _block_renewal(
 
 
 @jit
+def renewal_applies(maint_rate, n_spares, swap):
+    """Whether the renewal path applies: no maintenance, recovery a per-category constant."""
+    if maint_rate != 0.0:
+        return False
+    if n_spares < 0:
+        return True
+    for c in range(swap.shape[0]):
+        if swap[c]:
+            return False
+    return True
+
+
+@jit
 def simulate_block(
     rng,
     cat_rate,
@@ -736,11 +749,7 @@ def simulate_block(
     The path is chosen here from the inputs (see the module docstring); all paths implement
     the one contract.
     """
-    any_swap = False
-    for c in range(swap.shape[0]):
-        if swap[c]:
-            any_swap = True
-    if maint_rate == 0.0 and (n_spares < 0 or not any_swap):
+    if renewal_applies(maint_rate, n_spares, swap):
         _block_renewal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
