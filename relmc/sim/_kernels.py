@@ -511,7 +511,11 @@ def _settle_categories(
     """
     n_cat = w.shape[0]
     total = 0.0
-    if n_slots == 1 or n < _FEW_PER_CATEGORY * n_slots:
+    if n_slots == 1:
+        c = slot_code[0]
+        interruptions[i, c] += n
+        return n * cost[c]
+    if n < _FEW_PER_CATEGORY * n_slots:
         for _ in range(n):
             c = _pick(rng, prob, slot_code, alias_code, n_slots)
             interruptions[i, c] += 1
