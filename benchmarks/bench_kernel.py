@@ -40,11 +40,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _kernel_before  # noqa: E402  (the kernel at 0f446ea, for before/after ratios only)
 import peers  # noqa: E402
 
 from relmc import analytic  # noqa: E402
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario  # noqa: E402
-from relmc.sim.simulate import simulate  # noqa: E402
+from relmc.sim import _kernels  # noqa: E402
+from relmc.sim.simulate import BLOCK_SIZE, lower, simulate  # noqa: E402
 
 W_HOURS = 54 * 24.0
 TAU, DELTA, RESTART = 0.5, 1.0 / 60.0, 10.0 / 60.0
@@ -69,6 +71,15 @@ def uniform_draws(rng, n):
     for _ in range(n):
         s += rng.random()
     return s
+
+
+@numba.njit(nogil=True)
+def exp_draws_stored(rng, buf, n):
+    """Draw ``n`` standard exponentials into ``buf`` (len 128), refilled in place."""
+    for _ in range(n // buf.shape[0]):
+        for q in range(buf.shape[0]):
+            buf[q] = rng.standard_exponential()
+    return buf[0]
 
 
 # ---------------------------------------------------------------- scenarios
@@ -101,6 +112,104 @@ def all_features_scenario() -> Scenario:
     )
     fm = dataclasses.replace(s.failures, maintenance_hours=0.5)
     return dataclasses.replace(s, failures=fm)
+
+
+def paths_configs() -> dict[str, Scenario]:
+    """The issue-10 configurations at 100k GPUs (no maintenance unless stated)."""
+    base = llama3_scenario(N_GPUS)
+    no_maint = dataclasses.replace(base.failures, maintenance_rate=0.0)
+    rate = float(base.failures.cluster_rates(base.cluster).sum())
+    return {
+        "Daly (1 category, restart only)": daly_scenario(rate),
+        "18 Llama 3 categories, unlimited spares": dataclasses.replace(base, failures=no_maint),
+        "18 categories, 96 spares, 72 h repairs": dataclasses.replace(
+            llama3_scenario(N_GPUS, swap_hours=0.25, n_spares=96, repair_hours=72.0),
+            failures=no_maint,
+        ),
+        "all features": all_features_scenario(),
+    }
+
+
+def run_blocks(block_fn, inputs) -> int:
+    """Run a kernel (simulate_block's signature) over blocks of 256; return events simulated."""
+    n, n_cat = inputs.n_trials, inputs.n_categories
+    out = [
+        np.empty(n),
+        np.empty(n, dtype=np.bool_),
+        np.empty(n),
+        np.empty((n, n_cat), dtype=np.int32),
+        np.empty(n, dtype=np.int32),
+        np.empty(n, dtype=np.int32),
+        np.empty((n, 7)),
+    ]
+    x = inputs
+    for b, child in enumerate(np.random.SeedSequence(SEED).spawn(-(-n // BLOCK_SIZE))):
+        s = slice(b * BLOCK_SIZE, min(n, (b + 1) * BLOCK_SIZE))
+        block_fn(
+            np.random.Generator(np.random.PCG64(child)),
+            x.cat_rate, x.draw_of_trial[s], x.detect_hours, x.swap, x.maint_rate,
+            x.maint_hours, x.work_hours, x.tau, x.delta, x.persist, x.restart_hours,
+            x.swap_hours, x.n_spares, x.repair_hours, x.cap_hours, x.max_events,
+            *(o[s] for o in out),
+        )  # fmt: skip
+    return int(out[5].sum())
+
+
+def kernel_paths(quick: bool, row) -> None:
+    """Issue 10: ns/event of each path vs the draw rate and vs the kernel before, one run."""
+    reps = 3 if quick else 5
+    n_trials = 256 if quick else 1024
+    kernels = {"now": _kernels.simulate_block, "before": _kernel_before.simulate_block}
+    cfgs = {k: lower(v, None, n_trials)[0] for k, v in paths_configs().items()}
+    for x in cfgs.values():  # compile / load the cache outside the timings
+        for fn in kernels.values():
+            run_blocks(fn, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4]))
+    buf = np.empty(128)
+    exp_draws(np.random.default_rng(0), 10, 1.0)
+    exp_draws_stored(np.random.default_rng(0), buf, 128)
+    n_draw = 5_000_000 if quick else 20_000_000
+    best: dict = {}
+    for _ in range(reps):  # interleaved; best of the repeats (noise only slows a run)
+        _, dt = timed(exp_draws, np.random.default_rng(SEED), n_draw, 1.0)
+        best["summed"] = min(best.get("summed", math.inf), dt / n_draw * 1e9)
+        _, dt = timed(exp_draws_stored, np.random.default_rng(SEED), buf, n_draw)
+        best["stored"] = min(best.get("stored", math.inf), dt / n_draw * 1e9)
+        for name, x in cfgs.items():
+            for lab, fn in kernels.items():
+                ev, dt = timed(run_blocks, fn, x)
+                best[name, lab] = min(best.get((name, lab), math.inf), dt / ev * 1e9)
+    print(f"\n[0] kernel paths (issue 10): ns/event, 1 thread, {n_trials} trials, best of {reps}")
+    row("exponential draw, summed (the denominator)", f"{best['summed']:.2f} ns/draw")
+    row("exponential draw, stored in a 128 buffer", f"{best['stored']:.2f} ns/draw")
+    targets = dict(zip(cfgs, (">= 0.9", ">= 0.8", ">= 2x before", ""), strict=True))
+    for name in cfgs:
+        now, before = best[name, "now"], best[name, "before"]
+        row(
+            name,
+            f"{now:.1f} ns/event",
+            targets[name],
+            f"draw/event {best['summed'] / now:.3f}; before {before:.1f} ns: {before / now:.2f}x",
+        )
+    for n_gpus in (2048, 16_384, 100_000, 1_000_000):
+        for label, sc in (
+            ("Llama 3, no maintenance", paths_configs_at(n_gpus, maint=False)),
+            ("Llama 3 default (maintenance)", paths_configs_at(n_gpus, maint=True)),
+        ):
+            pilot = run_blocks(_kernels.simulate_block, lower(sc, None, 16)[0]) / 16
+            n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
+            x = lower(sc, None, n)[0]
+            t = math.inf
+            for _ in range(2):
+                ev, dt = timed(run_blocks, _kernels.simulate_block, x)
+                t = min(t, dt / ev * 1e9)
+            row(f"N = {n_gpus:>9,}: {label}", f"{t:.1f} ns/event", "flat", f"{ev / n:,.0f} ev/tr")
+
+
+def paths_configs_at(n_gpus: int, maint: bool) -> Scenario:
+    s = llama3_scenario(n_gpus)
+    if maint:
+        return s
+    return dataclasses.replace(s, failures=dataclasses.replace(s.failures, maintenance_rate=0.0))
 
 
 # ---------------------------------------------------------------- timing helpers
@@ -170,6 +279,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="~30 s smoke run (fewer trials)")
     ap.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     ap.add_argument(
+        "--paths-only", action="store_true", help="only section [0], the kernel paths (issue 10)"
+    )
+    ap.add_argument(
         "--wall",
         action="store_true",
         help="time single-thread runs by wall clock instead of process CPU time",
@@ -212,6 +324,11 @@ def main(argv=None) -> dict:
         f"  {n_cpu} CPUs ({cpu_model}); Python {facts['python']}, numpy {facts['numpy']}, "
         f"numba {facts['numba']}; 1-min load average at start {facts['loadavg_at_start']:.2f}"
     )
+
+    kernel_paths(q, row)
+    if args.paths_only:
+        print(f"\n1-min load average at end {os.getloadavg()[0]:.2f}")
+        return {"facts": facts, "rows": rows}
 
     allf = all_features_scenario()
     rate100k = float(allf.failures.cluster_rates(allf.cluster).sum())

@@ -1,0 +1,357 @@
+"""The kernel's fast paths against its general path, against closed forms and the oracle.
+
+``relmc.sim._kernels.simulate_block`` chooses a path from its inputs: the renewal path (no
+maintenance, recovery a per-category constant: categories drawn per trial as a multinomial of
+the failure count; the Daly configuration is its one-category case) or the general path. Here
+each path is called directly on scenarios where both apply and compared in distribution, the
+renewal path is held to Daly's exact mean wall time and to the exact mean and variance of the
+failure count, and the general path's finite spare pool (a count of nodes in repair and the
+next completion) is compared with the oracle's explicit list of repairs. Every check has a
+negative control: a deliberately wrong variant must fail the same check.
+
+Tolerances: a compared mean must be within Z_MAX = 4.5 combined standard errors (a correct
+kernel exceeds it with probability ~7e-6 per comparison; ~100 comparisons here, so below
+~1e-3 for the file) and the two-sample KS test on wall time must have p > KS_P_MIN = 1e-4.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from relmc.analytic import daly_expected_wall
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
+from relmc.sim import CAUSES, _kernels
+from relmc.sim.reference import simulate_reference
+from relmc.sim.simulate import BLOCK_SIZE, lower
+
+Z_MAX = 4.5
+KS_P_MIN = 1e-4
+
+
+def _run(block_fn, inputs, seed: int) -> dict[str, np.ndarray]:
+    """Run ``block_fn`` (a kernel path with simulate_block's signature) over blocks of 256."""
+    n, n_cat = inputs.n_trials, inputs.n_categories
+    out = {
+        "wall_hours": np.empty(n),
+        "finished": np.empty(n, dtype=np.bool_),
+        "progress_hours": np.empty(n),
+        "interruptions": np.empty((n, n_cat), dtype=np.int32),
+        "maintenance_events": np.empty(n, dtype=np.int32),
+        "events": np.empty(n, dtype=np.int32),
+        "lost_hours": np.empty((n, len(CAUSES))),
+    }
+    children = np.random.SeedSequence(seed).spawn(-(-n // BLOCK_SIZE))
+    for b, child in enumerate(children):
+        s = slice(b * BLOCK_SIZE, min(n, (b + 1) * BLOCK_SIZE))
+        x = inputs
+        block_fn(
+            np.random.Generator(np.random.PCG64(child)),
+            x.cat_rate,
+            x.draw_of_trial[s],
+            x.detect_hours,
+            x.swap,
+            x.maint_rate,
+            x.maint_hours,
+            x.work_hours,
+            x.tau,
+            x.delta,
+            x.persist,
+            x.restart_hours,
+            x.swap_hours,
+            x.n_spares,
+            x.repair_hours,
+            x.cap_hours,
+            x.max_events,
+            *(v[s] for v in out.values()),
+        )
+    return out
+
+
+def _quantities(out) -> dict[str, np.ndarray]:
+    q = {
+        "wall_hours": out["wall_hours"],
+        "progress_hours": out["progress_hours"],
+        "finished": out["finished"].astype(float),
+        "maintenance_events": out["maintenance_events"].astype(float),
+    }
+    if "events" in out:
+        q["events"] = out["events"].astype(float)
+    for c in range(out["interruptions"].shape[1]):
+        q[f"interruptions[{c}]"] = out["interruptions"][:, c].astype(float)
+    for j, cause in enumerate(CAUSES):
+        q[f"lost_{cause}"] = out["lost_hours"][:, j]
+    return q
+
+
+def _disagreements(a_out, b_out) -> list[str]:
+    """Quantities whose means (Z_MAX combined SE) or wall-time distributions (KS) disagree."""
+    bad = []
+    qa, qb = _quantities(a_out), _quantities(b_out)
+    for name in qa.keys() & qb.keys():  # the oracle reports no "events"
+        a, b = qa[name], qb[name]
+        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        diff = abs(a.mean() - b.mean())
+        if se == 0:
+            if diff > 1e-9 * max(1.0, abs(a.mean())):
+                bad.append(f"{name}: {a.mean()} vs {b.mean()} (no spread)")
+        elif diff / se > Z_MAX:
+            bad.append(f"{name}: {a.mean():.5g} vs {b.mean():.5g}, z={diff / se:.1f}")
+    # failure-free trials end at the same atom, reached by different float sums: round
+    wa, wb = np.round(a_out["wall_hours"], 9), np.round(b_out["wall_hours"], 9)
+    if np.ptp(wa) > 0 or np.ptp(wb) > 0:
+        p = stats.ks_2samp(wa, wb).pvalue
+        if p < KS_P_MIN:
+            bad.append(f"wall_hours KS p={p:.2g}")
+    return bad
+
+
+def _scenario(cats, *, n_gpus=1024, work=20.0, **policy) -> Scenario:
+    return Scenario(
+        cluster=Cluster(n_gpus=n_gpus),
+        failures=FailureModel(tuple(cats)),
+        job=Job(work),
+        policy=Policy(**policy),
+    )
+
+
+def _with_policy(scenario: Scenario, **changes) -> Scenario:
+    return dataclasses.replace(scenario, policy=dataclasses.replace(scenario.policy, **changes))
+
+
+# Scenarios where the renewal path applies (no maintenance; unlimited spares or no swaps), so
+# the renewal and the general path must agree.
+CATEGORIES = [
+    Category("gpu", rate=3e-4, unit="gpu", recovery="swap"),
+    Category("node", rate=1e-3, unit="node", recovery="swap", detection_hours=0.05),
+    Category("hang", rate=2e-4, unit="gpu", detection_hours=1 / 6),
+    Category("bug", rate=0.3, unit="job"),
+    Category("never", rate=0.0, unit="job", detection_hours=1.0),  # never drawn
+]
+RENEWAL = {
+    # Daly's configuration: one category, restart only, no latency
+    "daly": _scenario(
+        [Category("all", rate=1.5, unit="job")],
+        checkpoint_interval=0.5,
+        snapshot_hours=0.05,
+        restart_hours=0.2,
+    ),
+    # several categories, latencies, unlimited swaps, persist, a remainder segment
+    "categories": _scenario(
+        CATEGORIES,
+        work=20.3,
+        checkpoint_interval=0.5,
+        snapshot_hours=1 / 60,
+        persist_hours=0.2,
+        restart_hours=1 / 6,
+        swap_hours=0.25,
+    ),
+    # restart-only categories with a finite (unused) spare pool, persist = tau
+    "restart_only_spares": _scenario(
+        [CATEGORIES[2], CATEGORIES[3]],
+        work=7.3,
+        checkpoint_interval=0.4,
+        snapshot_hours=0.05,
+        persist_hours=0.4,
+        restart_hours=0.1,
+        n_spares=0,
+    ),
+    # a low wall cap: most trials hand over to the general path near the cap
+    "near_cap": _scenario(
+        CATEGORIES,
+        work=10.0,
+        checkpoint_interval=0.5,
+        restart_hours=0.2,
+        swap_hours=0.25,
+        wall_cap_factor=1.8,
+    ),
+    # a small event budget: trials stop at their 7th event
+    "event_budget": _scenario(
+        CATEGORIES, work=10.0, checkpoint_interval=0.5, restart_hours=0.2, max_events=7
+    ),
+}
+N_TRIALS = 4000
+
+
+@pytest.mark.parametrize("name", sorted(RENEWAL))
+def test_renewal_path_applies_and_matches_general_path(name):
+    inputs, _ = lower(RENEWAL[name], None, N_TRIALS)
+    assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
+    fast = _run(_kernels.simulate_block, inputs, seed=1)
+    general = _run(_kernels._block_general, inputs, seed=2)
+    assert _disagreements(fast, general) == []
+    for out in (fast, general):
+        np.testing.assert_allclose(
+            out["progress_hours"] + out["lost_hours"].sum(axis=1), out["wall_hours"], rtol=1e-9
+        )
+        assert out["events"].max() <= inputs.max_events
+        assert out["wall_hours"].max() <= inputs.cap_hours * (1 + 1e-12)
+    if name == "near_cap":  # the hand-over is exercised: both outcomes occur
+        assert 0.05 < fast["finished"].mean() < 0.95
+    if name == "event_budget":
+        assert (fast["events"][~fast["finished"]] == 7).all()
+
+
+def test_renewal_negative_control_detects_a_ten_percent_restart_error():
+    # the general path is given restarts 10 % longer: the same checks must see it
+    base = RENEWAL["categories"]
+    inputs, _ = lower(base, None, N_TRIALS)
+    wrong, _ = lower(_with_policy(base, restart_hours=base.policy.restart_hours * 1.1), None, 4000)
+    bad = _disagreements(
+        _run(_kernels.simulate_block, inputs, 1), _run(_kernels._block_general, wrong, 2)
+    )
+    assert any(b.startswith("lost_restart") for b in bad)
+
+
+def test_general_path_is_chosen_for_maintenance_and_finite_swaps():
+    swap = np.array([False, True])
+    assert not _kernels.renewal_applies(0.1, -1, swap)
+    assert not _kernels.renewal_applies(0.0, 5, swap)
+    assert _kernels.renewal_applies(0.0, -1, swap)
+    assert _kernels.renewal_applies(0.0, 5, np.array([False, False]))
+
+
+# ---------------------------------------------------------------- Daly: exact mean and count
+def daly_failure_count_moments(work, tau, delta, restart, rate):
+    """Exact mean and variance of the number of failures in Daly's process (persist 0).
+
+    Segments are independent (memoryless, each snapshot durable at once). A segment of exposed
+    length L needs attempts until one survives L: the failed attempts A are geometric,
+    P(A = m) = q^m (1 - q) with q = 1 - exp(-rate L). Each failed attempt is one failure plus
+    the failures F of the restarts before one survives R: P(F = f) = a^f (1 - a),
+    a = 1 - exp(-rate R). So a segment's count is a compound geometric sum of Y = 1 + F, with
+    E[N] = E[A] E[Y] and Var[N] = E[A] Var[Y] + Var[A] E[Y]^2; segments add.
+    """
+    n = max(1, math.ceil(work / tau * (1 - 1e-9)))
+    r = work - (n - 1) * tau
+    a = -math.expm1(-rate * restart)
+    ey, vy = 1.0 / (1.0 - a), a / (1.0 - a) ** 2
+    mean = var = 0.0
+    for length, count in ((tau + delta, n - 1), (r + delta, 1)):
+        q = -math.expm1(-rate * length)
+        ea, va = q / (1.0 - q), q / (1.0 - q) ** 2
+        mean += count * ea * ey
+        var += count * (ea * vy + va * ey**2)
+    return mean, var
+
+
+def _daly_inputs(mtbf, n, *, tau=0.5, delta=0.05, restart=0.2, work=20.0):
+    sc = _scenario(
+        [Category("only", rate=1.0 / mtbf, unit="job")],
+        n_gpus=8,
+        work=work,
+        checkpoint_interval=tau,
+        snapshot_hours=delta,
+        restart_hours=restart,
+        wall_cap_factor=1e6,  # no trial is truncated: Daly's formulas hold
+        max_events=10**8,
+    )
+    return lower(sc, None, n)[0]
+
+
+def _daly_z(out, inputs, mtbf):
+    """z-scores of mean wall, mean failure count and failure-count variance vs exact values."""
+    w, tau, delta, restart = inputs.work_hours, inputs.tau, inputs.delta, inputs.restart_hours
+    exact_wall = daly_expected_wall(w, tau, delta, restart, mtbf)
+    exact_mean, exact_var = daly_failure_count_moments(w, tau, delta, restart, 1.0 / mtbf)
+    wall = out["wall_hours"]
+    n_fail = out["interruptions"][:, 0].astype(float)
+    k = wall.size
+    z_wall = (wall.mean() - exact_wall) / (wall.std(ddof=1) / math.sqrt(k))
+    z_mean = (n_fail.mean() - exact_mean) / math.sqrt(exact_var / k)
+    # the sample variance's SE from the sample's own fourth central moment
+    dev2 = (n_fail - n_fail.mean()) ** 2
+    z_var = (n_fail.var(ddof=1) - exact_var) / (dev2.std(ddof=1) / math.sqrt(k))
+    return z_wall, z_mean, z_var
+
+
+# MTBF from 10x to 0.3x the segment length tau + delta = 0.55 h; 20,000 trials each
+DALY_CASES = [(5.5, 20.0), (0.55, 20.0), (0.165, 5.0)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mtbf", "work"), DALY_CASES)
+def test_daly_path_exact_mean_wall_and_failure_count(mtbf, work):
+    inputs = _daly_inputs(mtbf, 20_000, work=work)
+    out = _run(_kernels.simulate_block, inputs, seed=7)
+    assert out["finished"].all()
+    z = _daly_z(out, inputs, mtbf)
+    assert max(abs(v) for v in z) < Z_MAX, z
+
+
+@pytest.mark.slow
+def test_daly_negative_controls_fail_the_same_checks():
+    mtbf = 0.55
+    inputs = _daly_inputs(mtbf, 20_000)
+    # a 10 % longer restart: the mean wall time and mean count are off by ~4 %, ~20 SE
+    wrong_r = dataclasses.replace(inputs, restart_hours=inputs.restart_hours * 1.1)
+    z_wall, z_mean, _ = _daly_z(_run(_kernels.simulate_block, wrong_r, 7), inputs, mtbf)
+    assert abs(z_wall) > Z_MAX and abs(z_mean) > Z_MAX
+    # a 10 % higher rate: the count variance is off by ~40 %, far beyond 4.5 SE
+    wrong_rate = dataclasses.replace(inputs, cat_rate=inputs.cat_rate * 1.1)
+    _, _, z_var = _daly_z(_run(_kernels.simulate_block, wrong_rate, 7), inputs, mtbf)
+    assert abs(z_var) > Z_MAX
+
+
+def test_daly_count_moments_match_a_direct_simulation_of_the_compound_sum():
+    # the closed form above, against the compound geometric sum it describes, drawn directly
+    rng = np.random.default_rng(0)
+    rate, tau, delta, restart, work = 1.0 / 0.55, 0.5, 0.05, 0.2, 2.3
+    mean, var = daly_failure_count_moments(work, tau, delta, restart, rate)
+    n, k = 200_000, 5
+    total = np.zeros(n)
+    lengths = [tau + delta] * (k - 1) + [work - (k - 1) * tau + delta]
+    for length in lengths:
+        attempts = rng.geometric(math.exp(-rate * length), n) - 1
+        restarts = rng.negative_binomial(np.maximum(attempts, 1), math.exp(-rate * restart), n)
+        restarts[attempts == 0] = 0
+        total += attempts + restarts
+    # 4.5 SE of the mean and of the variance (SE from the sample's fourth moment)
+    assert abs(total.mean() - mean) < Z_MAX * math.sqrt(var / n)
+    dev2 = (total - total.mean()) ** 2
+    assert abs(total.var() - var) < Z_MAX * dev2.std() / math.sqrt(n)
+
+
+# ---------------------------------------------------------------- finite spares: the counter
+SPARES = _scenario(
+    [
+        Category("node", rate=0.05, unit="node", recovery="swap", detection_hours=0.02),
+        Category("bug", rate=0.5, unit="job"),
+    ],
+    n_gpus=256,  # 32 nodes: 1.6 swaps per hour, ~8 nodes in repair at 5 h repairs
+    work=10.0,
+    checkpoint_interval=0.5,
+    restart_hours=0.1,
+    swap_hours=0.05,
+    n_spares=6,
+    repair_hours=5.0,
+)
+
+
+def _general_vs_reference(ref_scenario, n=1500):
+    inputs, _ = lower(SPARES, None, n)
+    fast = _run(_kernels.simulate_block, inputs, seed=3)
+    ref_inputs, _ = lower(ref_scenario, None, n)
+    slow = simulate_reference(ref_inputs, np.random.default_rng(4))
+    return fast, slow
+
+
+@pytest.mark.slow
+def test_spare_pool_counter_matches_reference_list():
+    inputs, _ = lower(SPARES, None, 1)
+    assert not _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
+    fast, slow = _general_vs_reference(SPARES)
+    assert fast["lost_hours"][:, CAUSES.index("spare_wait")].mean() > 0.1  # waits happen
+    assert _disagreements(fast, slow) == []
+
+
+@pytest.mark.slow
+def test_spare_pool_negative_control_detects_wrong_repair_time():
+    # the oracle is given repairs 25 % longer: spare waits grow by far more than 4.5 SE
+    wrong = _with_policy(SPARES, repair_hours=SPARES.policy.repair_hours * 1.25)
+    fast, slow = _general_vs_reference(wrong)
+    assert any(b.startswith("lost_spare_wait") for b in _disagreements(fast, slow))
