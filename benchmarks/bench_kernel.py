@@ -3,8 +3,9 @@
     python benchmarks/bench_kernel.py            # full run, a few minutes on 2 cores
     python benchmarks/bench_kernel.py --quick    # ~30 s smoke run, noisier
 
-Scenario: Llama 3 405B point rates (``FailureModel.llama3()``) scaled to 100,000 GPUs, a job of
-54 days of compute (1,296 h), 30-min checkpoints with 1-min blocking snapshots, 10-min restarts.
+Scenario: Llama 3 405B point rates (``relmc.defaults.default_failures()``) scaled to
+100,000 GPUs, a job of 54 days of compute (1,296 h), 30-min checkpoints with 1-min blocking
+snapshots, 10-min restarts.
 
 * "Daly": one exponential category with the same total rate; no detection latency, swap,
   spares, maintenance or persist (Daly's exact formula applies).
@@ -44,9 +45,12 @@ import _kernel_before  # noqa: E402  (the kernel at 0f446ea, for before/after ra
 import peers  # noqa: E402
 
 from relmc import analytic  # noqa: E402
+from relmc._seed import child_seed  # noqa: E402
+from relmc.defaults import default_failures  # noqa: E402
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario  # noqa: E402
 from relmc.sim import _kernels  # noqa: E402
-from relmc.sim.simulate import BLOCK_SIZE, lower, simulate  # noqa: E402
+from relmc.sim.inputs import allocate_outputs, kernel_args  # noqa: E402
+from relmc.sim.simulate import BLOCK_SIZE, kernel_inputs, simulate  # noqa: E402
 
 W_HOURS = 54 * 24.0
 TAU, DELTA, RESTART = 0.5, 1.0 / 60.0, 10.0 / 60.0
@@ -87,7 +91,7 @@ def llama3_scenario(n_gpus: int, **policy) -> Scenario:
     """Llama 3 point rates and default categories at ``n_gpus``, 54-day job."""
     return Scenario(
         cluster=Cluster(n_gpus=n_gpus),
-        failures=FailureModel.llama3(),
+        failures=default_failures(),
         job=Job(W_HOURS),
         policy=Policy(
             checkpoint_interval=TAU, snapshot_hours=DELTA, restart_hours=RESTART, **policy
@@ -132,27 +136,13 @@ def paths_configs() -> dict[str, Scenario]:
 
 def run_blocks(block_fn, inputs) -> int:
     """Run a kernel (simulate_block's signature) over blocks of 256; return events simulated."""
-    n, n_cat = inputs.n_trials, inputs.n_categories
-    out = [
-        np.empty(n),
-        np.empty(n, dtype=np.bool_),
-        np.empty(n),
-        np.empty((n, n_cat), dtype=np.int32),
-        np.empty(n, dtype=np.int32),
-        np.empty(n, dtype=np.int32),
-        np.empty((n, 7)),
-    ]
-    x = inputs
-    for b, child in enumerate(np.random.SeedSequence(SEED).spawn(-(-n // BLOCK_SIZE))):
-        s = slice(b * BLOCK_SIZE, min(n, (b + 1) * BLOCK_SIZE))
-        block_fn(
-            np.random.Generator(np.random.PCG64(child)),
-            x.cat_rate, x.draw_of_trial[s], x.detect_hours, x.swap, x.maint_rate,
-            x.maint_hours, x.work_hours, x.tau, x.delta, x.persist, x.restart_hours,
-            x.swap_hours, x.n_spares, x.repair_hours, x.cap_hours, x.max_events,
-            *(o[s] for o in out),
-        )  # fmt: skip
-    return int(out[5].sum())
+    n = inputs.n_trials
+    out = allocate_outputs(n, inputs.n_categories)
+    root = np.random.SeedSequence(SEED)
+    for b in range(-(-n // BLOCK_SIZE)):
+        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        block_fn(rng, *kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
+    return int(out["events"].sum())
 
 
 def kernel_paths(quick: bool, row) -> None:
@@ -160,7 +150,7 @@ def kernel_paths(quick: bool, row) -> None:
     reps = 3 if quick else 5
     n_trials = 256 if quick else 1024
     kernels = {"now": _kernels.simulate_block, "before": _kernel_before.simulate_block}
-    cfgs = {k: lower(v, None, n_trials)[0] for k, v in paths_configs().items()}
+    cfgs = {k: kernel_inputs(v, None, n_trials)[0] for k, v in paths_configs().items()}
     for x in cfgs.values():  # compile / load the cache outside the timings
         for fn in kernels.values():
             run_blocks(fn, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4]))
@@ -195,9 +185,9 @@ def kernel_paths(quick: bool, row) -> None:
             ("Llama 3, no maintenance", paths_configs_at(n_gpus, maint=False)),
             ("Llama 3 default (maintenance)", paths_configs_at(n_gpus, maint=True)),
         ):
-            pilot = run_blocks(_kernels.simulate_block, lower(sc, None, 16)[0]) / 16
+            pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
             n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
-            x = lower(sc, None, n)[0]
+            x = kernel_inputs(sc, None, n)[0]
             t = math.inf
             for _ in range(2):
                 ev, dt = timed(run_blocks, _kernels.simulate_block, x)
@@ -249,11 +239,12 @@ def mean_se(x) -> tuple[float, float]:
 MEM_CHILD = r"""
 import json, resource, sys, tracemalloc
 import numpy as np
-from relmc.scenario import Cluster, FailureModel, Job, Scenario
+from relmc.defaults import default_failures
+from relmc.scenario import Cluster, Job, Scenario
 from relmc.sim.simulate import simulate
 n = int(sys.argv[1])
 # a one-day job at 2,048 GPUs: ~1 event per trial, so the run measures per-trial state
-s = Scenario(cluster=Cluster(n_gpus=2048), failures=FailureModel.llama3(), job=Job(24.0))
+s = Scenario(cluster=Cluster(n_gpus=2048), failures=default_failures(), job=Job(24.0))
 simulate(s, n_trials=300, seed=0, n_threads=1)  # warm up (compile / load cache)
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 tracemalloc.start()

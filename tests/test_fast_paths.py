@@ -23,11 +23,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from relmc._seed import child_seed
 from relmc.analytic import daly_expected_wall
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
 from relmc.sim import CAUSES, _kernels
+from relmc.sim.inputs import allocate_outputs, kernel_args
 from relmc.sim.reference import simulate_reference
-from relmc.sim.simulate import BLOCK_SIZE, lower
+from relmc.sim.simulate import BLOCK_SIZE, kernel_inputs
 
 Z_MAX = 4.5
 KS_P_MIN = 1e-4
@@ -35,40 +37,12 @@ KS_P_MIN = 1e-4
 
 def _run(block_fn, inputs, seed: int) -> dict[str, np.ndarray]:
     """Run ``block_fn`` (a kernel path with simulate_block's signature) over blocks of 256."""
-    n, n_cat = inputs.n_trials, inputs.n_categories
-    out = {
-        "wall_hours": np.empty(n),
-        "finished": np.empty(n, dtype=np.bool_),
-        "progress_hours": np.empty(n),
-        "interruptions": np.empty((n, n_cat), dtype=np.int32),
-        "maintenance_events": np.empty(n, dtype=np.int32),
-        "events": np.empty(n, dtype=np.int32),
-        "lost_hours": np.empty((n, len(CAUSES))),
-    }
-    children = np.random.SeedSequence(seed).spawn(-(-n // BLOCK_SIZE))
-    for b, child in enumerate(children):
-        s = slice(b * BLOCK_SIZE, min(n, (b + 1) * BLOCK_SIZE))
-        x = inputs
-        block_fn(
-            np.random.Generator(np.random.PCG64(child)),
-            x.cat_rate,
-            x.draw_of_trial[s],
-            x.detect_hours,
-            x.swap,
-            x.maint_rate,
-            x.maint_hours,
-            x.work_hours,
-            x.tau,
-            x.delta,
-            x.persist,
-            x.restart_hours,
-            x.swap_hours,
-            x.n_spares,
-            x.repair_hours,
-            x.cap_hours,
-            x.max_events,
-            *(v[s] for v in out.values()),
-        )
+    n = inputs.n_trials
+    out = allocate_outputs(n, inputs.n_categories)
+    root = np.random.SeedSequence(seed)
+    for b in range(-(-n // BLOCK_SIZE)):
+        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        block_fn(rng, *kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
     return out
 
 
@@ -179,7 +153,7 @@ N_TRIALS = 4000
 
 @pytest.mark.parametrize("name", sorted(RENEWAL))
 def test_renewal_path_applies_and_matches_general_path(name):
-    inputs, _ = lower(RENEWAL[name], None, N_TRIALS)
+    inputs, _ = kernel_inputs(RENEWAL[name], None, N_TRIALS)
     assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
     fast = _run(_kernels.simulate_block, inputs, seed=1)
     general = _run(_kernels._block_general, inputs, seed=2)
@@ -199,8 +173,10 @@ def test_renewal_path_applies_and_matches_general_path(name):
 def test_renewal_negative_control_detects_a_ten_percent_restart_error():
     # the general path is given restarts 10 % longer: the same checks must see it
     base = RENEWAL["categories"]
-    inputs, _ = lower(base, None, N_TRIALS)
-    wrong, _ = lower(_with_policy(base, restart_hours=base.policy.restart_hours * 1.1), None, 4000)
+    inputs, _ = kernel_inputs(base, None, N_TRIALS)
+    wrong, _ = kernel_inputs(
+        _with_policy(base, restart_hours=base.policy.restart_hours * 1.1), None, 4000
+    )
     bad = _disagreements(
         _run(_kernels.simulate_block, inputs, 1), _run(_kernels._block_general, wrong, 2)
     )
@@ -250,7 +226,7 @@ def _daly_inputs(mtbf, n, *, tau=0.5, delta=0.05, restart=0.2, work=20.0):
         wall_cap_factor=1e6,  # no trial is truncated: Daly's formulas hold
         max_events=10**8,
     )
-    return lower(sc, None, n)[0]
+    return kernel_inputs(sc, None, n)[0]
 
 
 def _daly_z(out, inputs, mtbf):
@@ -333,16 +309,16 @@ SPARES = _scenario(
 
 
 def _general_vs_reference(ref_scenario, n=1500):
-    inputs, _ = lower(SPARES, None, n)
+    inputs, _ = kernel_inputs(SPARES, None, n)
     fast = _run(_kernels.simulate_block, inputs, seed=3)
-    ref_inputs, _ = lower(ref_scenario, None, n)
+    ref_inputs, _ = kernel_inputs(ref_scenario, None, n)
     slow = simulate_reference(ref_inputs, np.random.default_rng(4))
     return fast, slow
 
 
 @pytest.mark.slow
 def test_spare_pool_counter_matches_reference_list():
-    inputs, _ = lower(SPARES, None, 1)
+    inputs, _ = kernel_inputs(SPARES, None, 1)
     assert not _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
     fast, slow = _general_vs_reference(SPARES)
     assert fast["lost_hours"][:, CAUSES.index("spare_wait")].mean() > 0.1  # waits happen
