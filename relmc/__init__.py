@@ -27,6 +27,7 @@ _LAZY = {
     "Job": "relmc.scenario",
     "Policy": "relmc.scenario",
     "simulate": "relmc.sim.simulate",
+    "Precision": "relmc.sim.simulate",
     "summarize": "relmc.summary",
     "project": "relmc.projection",
     "optimize_checkpoint": "relmc.optimize",

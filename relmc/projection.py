@@ -19,7 +19,7 @@ from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import RateDraws, mttf_hours, rate_array, rate_draws
 from relmc.scenario import FailureModel, Scenario, replace_path
-from relmc.sim.simulate import BLOCK_SIZE, check_n_trials, kernel_inputs, simulate
+from relmc.sim.simulate import BLOCK_SIZE, Precision, check_n_trials, kernel_inputs, simulate
 from relmc.summary import QUANTILES, summarize
 
 __all__ = [
@@ -128,6 +128,7 @@ def project(
     seed=None,
     n_threads: int | None = None,
     progress: bool | None = None,
+    precision: Precision | None = None,
 ) -> xr.Dataset:
     """Project interruptions, MTTF and ETTR over cluster sizes, with posterior bands.
 
@@ -155,6 +156,10 @@ def project(
         Threads for the kernel (default: all cores).
     progress : bool, optional
         Progress bar over sizes (tqdm); default: only when stderr is a terminal.
+    precision : relmc.Precision, optional
+        Adaptive precision per size: ``n_trials`` becomes a budget, and each size stops once
+        its ETTR standard error meets the target or it is hopeless (see
+        :class:`relmc.Precision`); ``n_trials`` and ``stopped_by`` (n_gpus) record what ran.
 
     Returns
     -------
@@ -222,6 +227,7 @@ def project(
             seed=size_seed(root, n),
             n_threads=n_threads,
             progress=False,
+            precision=precision,
         )
         rows.append(_summarize_size(res, sc, draws))
         if bar is not None:
@@ -271,7 +277,8 @@ def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws) -> xr.Datas
         float(res.attrs["checkpoint_interval_hours"]),
         {"units": "h", "long_name": "compute between checkpoints"},
     )
-    out = out.drop_vars("n_trials").reset_coords(drop=True)
+    out["stopped_by"] = ((), str(res.attrs["stopped_by"]), {"long_name": "why trials stopped"})
+    out = out.reset_coords(drop=True)
     out.attrs = {}
     return out.assign_coords(unit=("category", res["unit"].values))
 

@@ -135,7 +135,7 @@ N_TRIALS = {
 
 def _run_both(scenario, n, seed, ref_scenario=None):
     inputs, _ = kernel_inputs(scenario, None, n)
-    fast = run_kernel(inputs, resolve_seed(seed), n_threads=2)
+    fast, _ = run_kernel(inputs, resolve_seed(seed), n_threads=2)
     ref_inputs, _ = kernel_inputs(ref_scenario or scenario, None, n)
     slow = simulate_reference(ref_inputs, np.random.default_rng(seed + 1000))
     return fast, slow

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import numbers
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,7 @@ __all__ = [
     "run_kernel",
     "check_n_trials",
     "check_n_threads",
+    "Precision",
     "BLOCK_SIZE",
     "MAX_TRIALS",
 ]
@@ -114,14 +117,98 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
     return inputs, labels
 
 
+@dataclass(frozen=True)
+class Precision:
+    """When to stop adding trials before ``n_trials``: a target and a hopelessness floor.
+
+    Trials run in rounds of whole blocks (:data:`BLOCK_SIZE` trials each): first
+    :attr:`min_trials` (rounded up to blocks), then rounds that double the total, up to
+    ``n_trials``. After each round the Monte Carlo standard error of mean ETTR is computed from
+    the trials so far; the run stops when it is at most :attr:`target_se` (absolute) or
+    :attr:`target_rse` times the mean (relative), or when the mean is hopeless: even
+    ``mean + 4 SE`` is below :attr:`hopeless_ettr`. The stopping rule reads only results, and
+    block ``b`` always has the same seed, so the outcome is the same on any thread count.
+
+    Parameters
+    ----------
+    target_se : float, optional
+        Absolute target for the standard error of mean ETTR, > 0.
+    target_rse : float, optional
+        Relative target (standard error / mean ETTR), > 0.
+    hopeless_ettr : float, optional
+        Stop early, flagged ``"hopeless"``, once mean ETTR + 4 SE is below this, in (0, 1].
+    min_trials : int
+        Trials before the first check, >= 2 (default 2 blocks).
+    """
+
+    target_se: float | None = None
+    target_rse: float | None = None
+    hopeless_ettr: float | None = None
+    min_trials: int = 2 * BLOCK_SIZE
+
+    def __post_init__(self) -> None:
+        for name in ("target_se", "target_rse"):
+            v = getattr(self, name)
+            if v is not None and (
+                isinstance(v, bool)
+                or not isinstance(v, numbers.Real)
+                or not (0 < float(v) < math.inf)
+            ):
+                raise FieldError(f"precision.{name}", f"precision.{name} must be > 0; got {v!r}")
+        h = self.hopeless_ettr
+        if h is not None and (
+            isinstance(h, bool) or not isinstance(h, numbers.Real) or not (0 < float(h) <= 1)
+        ):
+            raise FieldError(
+                "precision.hopeless_ettr", f"precision.hopeless_ettr must be in (0, 1]; got {h!r}"
+            )
+        m = self.min_trials
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2:
+            raise FieldError(
+                "precision.min_trials", f"precision.min_trials must be an integer >= 2; got {m!r}"
+            )
+
+    def stop(self, ettr: np.ndarray) -> str | None:
+        """Return why to stop after these trials' ETTR (``"target"``, ``"hopeless"``) or None."""
+        n = ettr.size
+        mean = float(ettr.mean())
+        se = float(ettr.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        if self.hopeless_ettr is not None and mean + 4.0 * se < self.hopeless_ettr:
+            return "hopeless"
+        if self.target_se is not None and se <= self.target_se:
+            return "target"
+        if self.target_rse is not None and mean > 0 and se <= self.target_rse * mean:
+            return "target"
+        return None
+
+
+def _rounds(n_trials: int, precision: Precision | None) -> list[int]:
+    """Block counts after which to check the stopping rule (the last is all blocks)."""
+    n_blocks = -(-n_trials // BLOCK_SIZE)
+    if precision is None:
+        return [n_blocks]
+    first = max(1, -(-precision.min_trials // BLOCK_SIZE))
+    ends = []
+    b = first
+    while b < n_blocks:
+        ends.append(b)
+        b *= 2
+    return [*ends, n_blocks]
+
+
 def run_kernel(
     inputs: KernelInputs,
     root: np.random.SeedSequence,
     *,
     n_threads: int = 1,
     progress: bool = False,
-) -> dict[str, np.ndarray]:
-    """Run the kernel over fixed blocks of trials; each block gets its own child seed."""
+    precision: Precision | None = None,
+) -> tuple[dict[str, np.ndarray], str]:
+    """Run the kernel over fixed blocks of trials; each block gets its own child seed.
+
+    Returns the outputs (truncated to the trials run) and why the run stopped: ``"n_trials"``
+    (all of them), ``"target"`` or ``"hopeless"`` (see :class:`Precision`).
+    """
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
 
@@ -129,25 +216,40 @@ def run_kernel(
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
         simulate_block(rng, *kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
 
-    n_blocks = -(-n // BLOCK_SIZE)
+    rounds = _rounds(n, precision)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=n_blocks, desc="simulate", unit="block", leave=False)
-    if n_threads == 1 or n_blocks == 1:
-        for b in range(n_blocks):
-            block(b)
-            if bar is not None:
-                bar.update()
-    else:
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            for _ in pool.map(block, range(n_blocks)):
+        bar = tqdm(total=rounds[-1], desc="simulate", unit="block", leave=False)
+    done_blocks = 0
+    stopped = "n_trials"
+    pool = ThreadPoolExecutor(max_workers=n_threads) if n_threads > 1 else None
+    try:
+        for end in rounds:
+            todo = range(done_blocks, end)
+            for _ in map(block, todo) if pool is None or len(todo) == 1 else pool.map(block, todo):
                 if bar is not None:
                     bar.update()
-    if bar is not None:
-        bar.close()
-    return out
+            done_blocks = end
+            if precision is not None and end < rounds[-1]:
+                m = min(n, end * BLOCK_SIZE)
+                wall = out["wall_hours"][:m]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    ettr = np.where(wall > 0, out["progress_hours"][:m] / wall, 0.0)
+                why = precision.stop(ettr)
+                if why is not None:
+                    stopped = why
+                    break
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        if bar is not None:
+            bar.close()
+    m = min(n, done_blocks * BLOCK_SIZE)
+    if m < n:
+        out = {k: v[:m] for k, v in out.items()}
+    return out, stopped
 
 
 def simulate(
@@ -158,6 +260,7 @@ def simulate(
     seed=None,
     n_threads: int | None = None,
     progress: bool | None = None,
+    precision: Precision | None = None,
 ) -> xr.Dataset:
     """Simulate ``n_trials`` runs of the scenario's training job.
 
@@ -182,6 +285,10 @@ def simulate(
         Threads running blocks (kernels release the GIL); default: all cores.
     progress : bool, optional
         Show a progress bar; default: only when stderr is a terminal and the run is large.
+    precision : Precision, optional
+        Adaptive precision: stop before ``n_trials`` (then a budget) once the Monte Carlo
+        standard error of mean ETTR meets a target, or once the mean is hopeless (see
+        :class:`Precision`). The trials run are a prefix of the ``n_trials`` run, whole blocks.
 
     Returns
     -------
@@ -189,25 +296,38 @@ def simulate(
         Per trial (dim ``trial``): ``wall_hours``, ``ettr``, ``finished``, ``progress_hours``,
         ``events``, ``maintenance_events``; ``interruptions`` (trial, category);
         ``lost_hours`` (trial, cause). Coordinates ``draw`` (rate draw per trial), ``unit``
-        (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``.
+        (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``, with
+        ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``, ``"target"`` or
+        ``"hopeless"``).
     """
     scenario = Scenario.default() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     n_trials = check_n_trials(n_trials)
     n_threads = check_n_threads(n_threads)
+    if precision is not None and not isinstance(precision, Precision):
+        raise FieldError(
+            "precision", f"precision must be a relmc.Precision or None; got {precision!r}"
+        )
     root = resolve_seed(seed)
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
     if progress is None:
         progress = sys.stderr.isatty() and n_trials >= 100 * BLOCK_SIZE
-    out = run_kernel(inputs, root, n_threads=n_threads, progress=progress)
-    return _label(scenario, inputs, labels, root, out)
+    out, stopped = run_kernel(
+        inputs, root, n_threads=n_threads, progress=progress, precision=precision
+    )
+    ds = _label(scenario, inputs, labels, root, out)
+    ds.attrs["n_trials_budget"] = n_trials
+    ds.attrs["stopped_by"] = stopped
+    if precision is not None:
+        ds.attrs["precision"] = json.dumps(dataclasses.asdict(precision))
+    return ds
 
 
 def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
     fm = scenario.failures
-    trial = np.arange(inputs.n_trials)
     wall = out["wall_hours"]
+    trial = np.arange(wall.shape[0])
     with np.errstate(invalid="ignore", divide="ignore"):
         ettr = np.where(wall > 0, out["progress_hours"] / wall, 0.0)
     hours = {"units": "h"}
@@ -242,7 +362,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
             "trial": trial,
             "category": list(fm.names),
             "cause": list(CAUSES),
-            "draw": ("trial", inputs.draw_of_trial),
+            "draw": ("trial", inputs.draw_of_trial[: trial.size]),
             "unit": ("category", [c.unit for c in fm.categories]),
             "n_gpus": scenario.cluster.n_gpus,
         },

@@ -1,0 +1,106 @@
+"""Adaptive precision: stop adding trials at a target standard error, or when hopeless."""
+
+import numpy as np
+import pytest
+
+from relmc import Precision
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
+from relmc.sim.simulate import BLOCK_SIZE, simulate
+
+
+def _scenario(rate_per_hour=0.5, restart=0.2, work=50.0):
+    cats = (Category("f", rate=rate_per_hour, unit="job"),)
+    return Scenario(
+        cluster=Cluster(n_gpus=8),
+        failures=FailureModel(cats),
+        job=Job(work),
+        policy=Policy(checkpoint_interval=0.5, snapshot_hours=0.05, restart_hours=restart),
+    )
+
+
+def _se(x):
+    return float(np.std(x, ddof=1) / np.sqrt(x.size))
+
+
+def test_stops_at_the_target_with_a_prefix_of_the_full_run():
+    sc = _scenario()
+    full = simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=1)
+    target = 2.0 * _se(full.ettr.values)  # met well before the budget: SE ~ 1/sqrt(n)
+    ad = simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=1,
+                  precision=Precision(target_se=target))  # fmt: skip
+    n = ad.sizes["trial"]
+    assert ad.attrs["stopped_by"] == "target"
+    assert n % BLOCK_SIZE == 0 and 2 * BLOCK_SIZE <= n < 16 * BLOCK_SIZE
+    assert _se(ad.ettr.values) <= target
+    # the rule was checked at block-doubling rounds: one round fewer would have missed it
+    assert _se(full.ettr.values[: n // 2]) > target or n == 2 * BLOCK_SIZE
+    # a prefix of the run with the same seed, bit for bit, and the same on 2 threads
+    np.testing.assert_array_equal(ad.wall_hours.values, full.wall_hours.values[:n])
+    two = simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=2,
+                   precision=Precision(target_se=target))  # fmt: skip
+    np.testing.assert_array_equal(two.wall_hours.values, ad.wall_hours.values)
+
+
+def test_unreachable_target_runs_the_whole_budget():
+    sc = _scenario()
+    ad = simulate(sc, n_trials=4 * BLOCK_SIZE, seed=1, precision=Precision(target_se=1e-9))
+    assert ad.attrs["stopped_by"] == "n_trials"
+    assert ad.sizes["trial"] == 4 * BLOCK_SIZE
+    assert ad.attrs["n_trials_budget"] == 4 * BLOCK_SIZE
+
+
+def test_relative_target():
+    sc = _scenario()
+    ad = simulate(sc, n_trials=32 * BLOCK_SIZE, seed=2, precision=Precision(target_rse=2e-3))
+    x = ad.ettr.values
+    assert ad.attrs["stopped_by"] == "target"
+    assert _se(x) <= 2e-3 * x.mean()
+
+
+def test_hopeless_scenario_stops_early_with_a_flag():
+    # failures every 3 minutes against 12-minute restarts: no trial finishes, ETTR ~ 0
+    hopeless = _scenario(rate_per_hour=20.0, restart=0.2, work=20.0)
+    ad = simulate(hopeless, n_trials=64 * BLOCK_SIZE, seed=3,
+                  precision=Precision(hopeless_ettr=0.05))  # fmt: skip
+    assert ad.attrs["stopped_by"] == "hopeless"
+    assert ad.sizes["trial"] == 2 * BLOCK_SIZE  # the first check
+    assert float(ad.ettr.mean()) < 0.05
+    # negative control: a healthy scenario is never called hopeless at the same floor
+    ok = simulate(_scenario(), n_trials=8 * BLOCK_SIZE, seed=3,
+                  precision=Precision(hopeless_ettr=0.05))  # fmt: skip
+    assert ok.attrs["stopped_by"] == "n_trials"
+    assert ok.sizes["trial"] == 8 * BLOCK_SIZE
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"target_se": 0.0}, "precision.target_se"),
+        ({"target_rse": -1.0}, "precision.target_rse"),
+        ({"target_se": float("nan")}, "precision.target_se"),
+        ({"hopeless_ettr": 1.5}, "precision.hopeless_ettr"),
+        ({"min_trials": 1}, "precision.min_trials"),
+    ],
+)
+def test_bad_precision_is_named(kwargs, field):
+    with pytest.raises(ValueError, match=field.replace(".", r"\.")):
+        Precision(**kwargs)
+    with pytest.raises(ValueError, match="precision must be"):
+        simulate(_scenario(), n_trials=10, precision={"target_se": 0.1})
+
+
+def test_project_records_trials_and_why_per_size():
+    import relmc
+
+    cats = (Category("f", rate=2e-6, unit="gpu"),)
+    sc = Scenario(failures=FailureModel(cats), job=Job(50.0),
+                  policy=Policy(restart_hours=0.5))  # fmt: skip
+    # 1e3 GPUs: MTTF 500 h, healthy; 1e7 GPUs: MTTF 3 min against 30-min restarts, hopeless
+    proj = relmc.project(None, n_gpus=[1000, 10_000_000], scenario=sc, seed=4,
+                         n_trials=16 * BLOCK_SIZE,
+                         precision=Precision(target_rse=0.01, hopeless_ettr=0.05))  # fmt: skip
+    assert proj["stopped_by"].values.tolist() == ["target", "hopeless"]
+    assert proj["n_trials"].values.tolist()[1] == 2 * BLOCK_SIZE
+    assert proj["n_trials"].values.tolist()[0] <= 16 * BLOCK_SIZE
+    healthy = proj.sel(n_gpus=1000)
+    assert float(healthy.ettr_se) <= 0.01 * float(healthy.ettr_mean)
