@@ -30,12 +30,15 @@ _LAZY = {
     "Precision": "relmc.sim.simulate",
     "summarize": "relmc.summary",
     "project": "relmc.projection",
+    "compare": "relmc.comparison",
     "optimize_checkpoint": "relmc.optimize",
 }
 _SUBMODULES = {
     "analytic",
     "cluster",
+    "comparison",
     "datasets",
+    "defaults",
     "models",
     "optimize",
     "plots",
