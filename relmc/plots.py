@@ -12,7 +12,6 @@ one for the central 90% (5-95%), and a line for the median.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -128,7 +127,10 @@ def _band(ax: Axes, x: np.ndarray, qs: dict[float, np.ndarray], color, label: st
 
 
 def _gpu_axis(ax: Axes, x: np.ndarray) -> None:
-    """Log x axis of GPU counts with readable tick labels (2k, 16k, 131k, 1M)."""
+    """Log x axis of GPU counts, a tick labelled at every size shown (2k, 16k, 100k, 1M).
+
+    With more than 12 distinct sizes, ticks are thinned evenly (the first and last kept).
+    """
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     ax.set_xscale("log", base=2)
@@ -137,17 +139,31 @@ def _gpu_axis(ax: Axes, x: np.ndarray) -> None:
     if lo == hi:
         lo, hi = lo / 2, hi * 2
     ax.set_xlim(lo / 1.25, hi * 1.25)
-    ticks = [2.0**k for k in range(int(math.floor(math.log2(lo))), int(math.log2(hi)) + 2)]
-    ticks = [t for t in ticks if lo / 1.3 <= t <= hi * 1.3]
-    if len(ticks) > 7:
-        ticks = ticks[:: math.ceil(len(ticks) / 7)]
+    ticks = sorted({float(v) for v in np.asarray(x, float).ravel()})
+    if len(ticks) > 12:
+        keep = np.unique(np.linspace(0, len(ticks) - 1, 12).round().astype(int))
+        ticks = [ticks[i] for i in keep]
     ax.set_xticks(ticks)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _gpus(v)))
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _gpus(v: float) -> str:
-    return f"{v:,.0f}"
+    """Short GPU count: 512, 2k, 16k, 131k, 1M, 1.5M."""
+    if v >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    if v >= 1e3:
+        return f"{v / 1e3:.0f}k"
+    return f"{v:.0f}"
+
+
+#: Datasets whose clusters the published reference points describe.
+_REFERENCE_DATASETS = ("llama3-405b", "rsc-1", "rsc-2")
+
+
+def _references_belong(*datasets: xr.Dataset) -> bool:
+    """Whether Llama 3 / Meta RSC reference points belong on a figure of these results."""
+    return any(str(ds.attrs.get("dataset", "")) in _REFERENCE_DATASETS for ds in datasets)
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,7 +174,7 @@ def plot_rates(
     posterior,
     path: str | os.PathLike[str] | None = None,
     *,
-    n_gpus: int = 16_384,
+    n_gpus: int | None = None,
     ax: Axes | None = None,
 ) -> Figure:
     """Forest plot of the failure-rate posterior by category.
@@ -178,7 +194,9 @@ def plot_rates(
     path : str or path-like, optional
         Where to write the figure (format from the suffix, e.g. ``.png``).
     n_gpus : int, optional
-        Cluster size the rates are expressed at, in GPUs (default 16,384, the Llama 3 cluster).
+        Cluster size the rates are expressed at, in GPUs. Default: the size of the cluster the
+        data were observed on, as the fit recorded it (``posterior.attrs["n_gpus"]``), else
+        16,384 (the Llama 3 cluster).
     ax : matplotlib.axes.Axes, optional
         Draw into this axes instead of a new figure.
 
@@ -195,6 +213,10 @@ def plot_rates(
     from relmc.cluster import units
 
     rate = _rate_array(posterior)
+    if n_gpus is None:
+        post = getattr(posterior, "posterior", None)
+        observed = int((post.attrs if post is not None else rate.attrs).get("n_gpus", 0) or 0)
+        n_gpus = observed if observed > 0 else 16_384
     ax = _axes(ax, (8.0, 0.28 * rate.sizes["category"] + 1.6))
     fig = ax.figure
     names = [str(c) for c in rate["category"].values]
@@ -254,7 +276,7 @@ def _palette(n: int) -> list:
 def plot_mttf(
     projection: xr.Dataset,
     path: str | os.PathLike[str] | None = None,
-    published: bool = True,
+    published: bool | None = None,
     *,
     ax: Axes | None = None,
 ) -> Figure:
@@ -269,7 +291,9 @@ def plot_mttf(
     published : bool, optional
         Overlay published points (:data:`PUBLISHED_MTTF`): Llama 3's observed 3.09 h at
         16,384 GPUs (filled marker) and Meta RSC-1's projections of 1.8 h at 16,384 and
-        0.23 h at 131,072 GPUs (open markers, marked as projections).
+        0.23 h at 131,072 GPUs (open markers, marked as projections). Default: only when the
+        projection was fitted to Llama 3 or RSC data (``attrs["dataset"]``); a user's own
+        cluster is not compared with them unless asked.
     ax : matplotlib.axes.Axes, optional
         Draw into this axes instead of a new figure.
 
@@ -285,6 +309,8 @@ def plot_mttf(
     qs = _quantiles(projection["mttf_hours_quantile"], where)
     _band(ax, x, qs, _palette(1)[0], "relmc projection (median, 50%/90% bands)")
     xs = list(x)
+    if published is None:
+        published = _references_belong(projection)
     if published:
         for label, n, hours, kind, _src in PUBLISHED_MTTF:
             observed = kind == "observed"
@@ -329,6 +355,7 @@ def plot_ettr(
     projections: Mapping[str, xr.Dataset] | xr.Dataset,
     path: str | os.PathLike[str] | None = None,
     *,
+    reference: bool | None = None,
     ax: Axes | None = None,
 ) -> Figure:
     """Effective training time ratio versus cluster size, one banded line per policy.
@@ -340,14 +367,16 @@ def plot_ettr(
         restart/checkpoint policy). Each needs ``ettr`` (n_gpus, quantile).
     path : str or path-like, optional
         Where to write the figure.
+    reference : bool, optional
+        Mark ETTR = 0.9, the level Llama 3 405B exceeded on 16,384 GPUs (dotted). Default:
+        only when a projection was fitted to Llama 3 or RSC data.
     ax : matplotlib.axes.Axes, optional
         Draw into this axes instead of a new figure.
 
     Returns
     -------
     matplotlib.figure.Figure
-        The figure holding the plot. A dotted line marks ETTR = 0.9, the level Llama 3 405B
-        exceeded on 16,384 GPUs.
+        The figure holding the plot.
     """
     where = "plot_ettr"
     if isinstance(projections, xr.Dataset):
@@ -362,17 +391,20 @@ def plot_ettr(
         x = _sizes(ds)  # type: ignore[arg-type]  # a Dataset, checked by _require
         _band(ax, x, _quantiles(ds["ettr_quantile"], where), c, str(label))
         xs.extend(x)
-    ax.axhline(0.9, color="gray", linestyle=":", linewidth=1)
-    ax.annotate(
-        "0.9 (Llama 3: >0.9 on 16k GPUs)",
-        (0.98, 0.9),
-        xycoords=("axes fraction", "data"),
-        xytext=(0, 3),
-        textcoords="offset points",
-        ha="right",
-        fontsize="small",
-        color="dimgray",
-    )
+    if reference is None:
+        reference = _references_belong(*projections.values())
+    if reference:
+        ax.axhline(0.9, color="gray", linestyle=":", linewidth=1)
+        ax.annotate(
+            "0.9 (Llama 3: >0.9 on 16k GPUs)",
+            (0.98, 0.9),
+            xycoords=("axes fraction", "data"),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="right",
+            fontsize="small",
+            color="dimgray",
+        )
     _gpu_axis(ax, np.asarray(xs, float))
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("ETTR: useful training time / wall time")

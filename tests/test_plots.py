@@ -185,3 +185,35 @@ def test_missing_variables_are_named(projection, drop):
 def test_missing_quantile_is_named(projection):
     with pytest.raises(ValueError, match="quantiles"):
         plots.plot_ettr(projection.sel(quantile=[0.05, 0.5, 0.95]))
+
+
+def test_references_only_where_they_belong(projection):
+    # a Llama 3 fit shows the published points and the 0.9 line; a user's own cluster does not
+    def texts(fig):
+        ax = fig.axes[0]
+        return [line.get_label() for line in ax.get_lines()], [t.get_text() for t in ax.texts]
+
+    labels, _ = texts(plots.plot_mttf(projection))
+    assert "Llama 3 405B, observed" in labels
+    _, notes = texts(plots.plot_ettr(projection))
+    assert any("Llama 3" in t for t in notes)
+    own = projection.assign_attrs(dataset="my_cluster")
+    labels, _ = texts(plots.plot_mttf(own))
+    assert not any("Llama" in lab or "RSC" in lab for lab in labels)
+    _, notes = texts(plots.plot_ettr(own))
+    assert not any("Llama" in t for t in notes)
+    # asked for explicitly, they are drawn
+    labels, _ = texts(plots.plot_mttf(own, published=True))
+    assert "Llama 3 405B, observed" in labels
+
+
+def test_every_size_has_a_tick_label(projection):
+    ax = plots.plot_ettr(projection).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2k", "16k", "131k"]
+
+
+def test_rates_panel_uses_the_observed_cluster_size(posterior):
+    own = posterior.copy()
+    own.posterior.attrs["n_gpus"] = 4096
+    title = plots.plot_rates(own).axes[0].get_xlabel()
+    assert "4,096-GPU cluster" in title and "16,384" not in title
