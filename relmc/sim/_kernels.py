@@ -20,8 +20,11 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   is a per-category constant (unlimited spares, or no category needs a swap). The clock of
   failures is paused during recovery, so the exposed timeline does not depend on categories;
   the category of each failure is independent of everything else, and per-trial counts are
-  drawn once at the end as a multinomial of the failure count. The inner loop has one draw and
-  no data-dependent branch except near the job's end. The Daly configuration (one category, no
+  drawn once at the end as a multinomial of the failure count. Away from the job's end, each
+  failure's contribution depends on its own gap only, so the failures of a buffer of draws are
+  reduced at once by a branch-free loop that vectorises (sums kept per buffer position, summed
+  per trial in a fixed order: no float sum is reordered); near the end, the cap or the budget
+  they are taken one by one, with the same sums. The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
   state to the general path, which draws categories per event.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
