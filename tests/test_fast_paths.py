@@ -6,8 +6,10 @@ the failure count; the Daly configuration is its one-category case) or the gener
 each path is called directly on scenarios where both apply and compared in distribution, the
 renewal path is held to Daly's exact mean wall time and to the exact mean and variance of the
 failure count, and the general path's finite spare pool (a count of nodes in repair and the
-next completion) is compared with the oracle's explicit list of repairs. Every check has a
-negative control: a deliberately wrong variant must fail the same check.
+next completion) is compared with the oracle's explicit list of repairs. Inside the renewal
+path, the block reduction (a whole buffer of draws at once) and the one-by-one loop are run on
+the same gaps and must give bit-identical outputs. Every check has a negative control: a
+deliberately wrong variant must fail the same check.
 
 Tolerances: a compared mean must be within Z_MAX = 4.5 combined standard errors (a correct
 kernel exceeds it with probability ~7e-6 per comparison; ~100 comparisons here, so below
@@ -331,3 +333,74 @@ def test_spare_pool_negative_control_detects_wrong_repair_time():
     wrong = _with_policy(SPARES, repair_hours=SPARES.policy.repair_hours * 1.25)
     fast, slow = _general_vs_reference(wrong)
     assert any(b.startswith("lost_spare_wait") for b in _disagreements(fast, slow))
+
+
+# ---------------------------------------------------------------- renewal: block reduction
+# Many failures per trial, so most failures go through the block reduction (a whole buffer at
+# once) and the end of the job, the wall cap and the event budget fall inside buffers.
+BLOCKS = {
+    "daly": _scenario(
+        [Category("all", rate=2.0, unit="job")],
+        work=100.0,
+        checkpoint_interval=0.5,
+        snapshot_hours=0.05,
+        restart_hours=0.2,
+    ),
+    "categories": _scenario(
+        CATEGORIES,
+        n_gpus=4096,
+        work=100.3,
+        checkpoint_interval=0.5,
+        snapshot_hours=1 / 60,
+        persist_hours=0.2,
+        restart_hours=1 / 6,
+        swap_hours=0.25,
+    ),
+    "near_cap": _scenario(CATEGORIES, n_gpus=4096, work=60.0, wall_cap_factor=4.4),
+    "event_budget": _scenario(CATEGORIES, n_gpus=4096, work=60.0, max_events=300),
+}
+
+
+def _run_renewal(inputs, seed: int, use_blocks: bool):
+    """Run ``_block_renewal`` over blocks of 256: outputs and failures (block, one by one)."""
+    n = inputs.n_trials
+    out = allocate_outputs(n, inputs.n_categories)
+    stats = np.zeros(2, dtype=np.int64)
+    root = np.random.SeedSequence(seed)
+    for b in range(-(-n // BLOCK_SIZE)):
+        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        args = list(kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
+        del args[4:6]  # maint_rate, maint_hours: the renewal path has none
+        _kernels._block_renewal(rng, *args, use_blocks, stats)
+    return out, stats
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKS))
+def test_block_reduction_gives_the_one_by_one_results_exactly(name):
+    # the same gaps through the block reduction and through the one-by-one loop: every
+    # output bit-identical (both add each failure at its buffer position, summed per trial
+    # in one fixed order; the block bound only admits buffers the loop would run through)
+    inputs, _ = kernel_inputs(BLOCKS[name], None, 600)
+    assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
+    fast, stats = _run_renewal(inputs, 5, use_blocks=True)
+    slow, stats_slow = _run_renewal(inputs, 5, use_blocks=False)
+    assert stats_slow[0] == 0 and stats_slow[1] == stats.sum()
+    assert stats[0] > 0.5 * stats.sum()  # the block reduction takes most failures
+    for key in fast:
+        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
+    if name == "near_cap":
+        assert 0.05 < fast["finished"].mean() < 0.95
+    if name == "event_budget":
+        assert (fast["events"][~fast["finished"]] == 300).all()
+        assert (~fast["finished"]).any()
+
+
+def test_block_reduction_negative_control_sees_a_tiny_change():
+    # the exact comparison is sensitive: a restart 1e-9 longer in relative terms (each
+    # failure's restart share moves by ~2e-10 h) makes the outputs differ
+    inputs, _ = kernel_inputs(BLOCKS["daly"], None, 600)
+    wrong = dataclasses.replace(inputs, restart_hours=inputs.restart_hours * (1 + 1e-9))
+    fast, _ = _run_renewal(wrong, 5, use_blocks=True)
+    slow, _ = _run_renewal(inputs, 5, use_blocks=False)
+    assert not np.array_equal(fast["wall_hours"], slow["wall_hours"])
+    assert not np.array_equal(fast["lost_hours"], slow["lost_hours"])

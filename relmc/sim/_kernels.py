@@ -20,8 +20,11 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   is a per-category constant (unlimited spares, or no category needs a swap). The clock of
   failures is paused during recovery, so the exposed timeline does not depend on categories;
   the category of each failure is independent of everything else, and per-trial counts are
-  drawn once at the end as a multinomial of the failure count. The inner loop has one draw and
-  no data-dependent branch except near the job's end. The Daly configuration (one category, no
+  drawn once at the end as a multinomial of the failure count. Away from the job's end, each
+  failure's contribution depends on its own gap only, so the failures of a buffer of draws are
+  reduced at once by a branch-free loop that vectorises (sums kept per buffer position, summed
+  per trial in a fixed order: no float sum is reordered); near the end, the cap or the budget
+  they are taken one by one, with the same sums. The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
   state to the general path, which draws categories per event.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
@@ -56,6 +59,11 @@ NO_GAP = -1.0  # no pending gap carried into the general path
 NO_REPAIR = np.inf  # next repair completion when no node is in repair
 
 BUF = 128  # standard exponentials drawn per refill of the draw buffer
+UP_SCALE = 1024.0  # a power of two: _gap_bound's integer sum of floor(b * UP_SCALE)
+_BOUND_RTOL = 1e-9  # relative slack of the block bounds over float rounding
+# rows of the renewal path's per-position sums
+EXPOSED, A_RESTART, A_REWORK, A_CKPT = range(4)
+N_ACC = 4
 _SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
 _FEW_PER_CATEGORY = 4  # below this many failures per category, draw categories one by one
 
@@ -536,6 +544,77 @@ def _settle_categories(
 
 
 @jit
+def _fill(rng, buf):
+    """Refill the draw buffer with standard exponentials.
+
+    Stored only: a float kept across the draw's call would be spilled to memory and lengthen
+    every draw (a summed draw measures ~20 % slower than a stored one).
+    """
+    for q in range(BUF):
+        buf[q] = _gap(rng)
+
+
+@jit
+def _gap_bound(buf, j0, stop, mean_gap):
+    """Return an upper bound on the sum of the gaps ``buf[j0:stop] * mean_gap``.
+
+    ``int(b * UP_SCALE)`` is ``floor(b * UP_SCALE)`` exactly (``b >= 0``, ``UP_SCALE`` a power
+    of two), so each ``b < (that + 1) / UP_SCALE``. Integer sums vectorise and are exact in any
+    order, unlike a float sum.
+    """
+    s = 0
+    for q in range(np.uint64(j0), np.uint64(stop)):
+        s += int(np.int32(buf[q] * UP_SCALE))
+    return (s + (stop - j0)) * (mean_gap / UP_SCALE)
+
+
+@jit
+def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc):
+    """Add the failures of ``buf[j0:]`` to ``acc`` at their buffer positions, all at once.
+
+    Valid when every failure here follows a restart of ``restart_hours`` and none reaches the
+    job's last segment (the caller's bound). Then each failure's contribution depends on its
+    gap alone: the state (segments left) enters only through "was the end reached", so the
+    loop has no loop-carried dependency but the integer count of durable segments, and
+    vectorises without reordering any float sum: position ``q`` of ``acc`` sums, in order, the
+    failures drawn at position ``q`` of successive buffers. The formulas are those of the
+    one-by-one loop in :func:`_block_renewal`, written branch-free; ``k`` is a float floor with
+    two exact corrections (a float-to-int64 conversion does not vectorise here). Returns the
+    number of segments made durable.
+    """
+    sdk = 0
+    big_r = restart_hours
+    for q in range(np.uint64(j0), np.uint64(BUF)):
+        g = buf[q] * mean_gap
+        e = g - big_r
+        ep = e if e > 0.0 else 0.0  # e < 0: the restart failed; everything below adds 0
+        kf = np.floor(ep * inv_seg)
+        kf = kf - 1.0 if kf * seg > ep else kf
+        kf = kf + 1.0 if (kf + 1.0) * seg <= ep else kf
+        x = ep - kf * seg
+        dkf = kf - 1.0 if (x < persist and kf >= 1.0) else kf  # durable segments of this run
+        acc[EXPOSED, q] += g
+        acc[A_RESTART, q] += g if g < big_r else big_r
+        acc[A_REWORK, q] += (kf - dkf) * tau + (x if x < tau else tau)
+        acc[A_CKPT, q] += kf * delta + (x - tau if x > tau else 0.0)
+        sdk += int(np.int32(dkf))
+    return sdk
+
+
+@jit
+def _acc_total(acc, row):
+    """Sum of ``acc[row]`` in a fixed pairwise order (then zeroed): machine-independent."""
+    half = BUF // 2
+    while half >= 1:
+        for q in range(np.uint64(half)):
+            acc[row, q] += acc[row, q + np.uint64(half)]
+        half //= 2
+    total = acc[row, 0]
+    acc[row, :] = 0.0
+    return total
+
+
+@jit
 def _block_renewal(
     rng,
     cat_rate,
@@ -559,14 +638,21 @@ def _block_renewal(
     maint_events,
     n_events,
     lost,
+    use_blocks,
+    stats,
 ):
     """Run the renewal path over a block (no maintenance; per-category constant recovery).
 
-    Per failure: one gap ``g`` from the start of the restart (or of the job), no category, no
-    data-dependent branch but near the end of the job. The recovery costs are added per trial
-    from the category counts. While the clock could not yet have reached the cap even if every
-    recovery so far had cost the most (``t_hi``), nothing depends on the categories; past that
-    point, or at the last event the budget allows, the trial continues on the general path.
+    Per failure: one gap ``g`` from the start of the restart (or of the job), no category. The
+    gaps are drawn ``BUF`` at a time; the failures of the rest of a buffer are added at once
+    by :func:`_block_map` when a cheap bound shows that none of them can reach the job's last
+    segment, the wall cap or the event budget, else one by one. Both add each failure at its
+    buffer position in ``acc`` (summed per trial in a fixed order), so they give identical
+    results (``use_blocks=False`` forces the one-by-one loop, for tests; ``stats`` counts the
+    failures each took). The recovery costs are added per trial from the category counts.
+    While the clock could not yet have reached the cap even if every recovery so far had
+    cost the most, nothing depends on the categories; past that point, or at the last event
+    the budget allows, the trial continues on the general path.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -579,6 +665,7 @@ def _block_renewal(
     small = np.empty(n_cat, dtype=np.int64)
     large = np.empty(n_cat, dtype=np.int64)
     buf = np.empty(BUF)
+    acc = np.zeros((N_ACC, BUF))
     j = BUF  # next unread entry of buf
     max_cost = 0.0
     for c in range(n_cat):
@@ -588,16 +675,17 @@ def _block_renewal(
     inv_seg = 1.0 / seg
     n_seg0, r = _segments(work_hours, tau)
     tail = r + delta + persist
+    cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
     for i in range(n_trials):
         d = draw_of_trial[i]
         fail_rate = 0.0
         for c in range(n_cat):
             w[c] = cat_rate[d, c]
             fail_rate += w[c]
-        acc = 0.0
+        s = 0.0
         for c in range(n_cat - 1, -1, -1):
-            acc += w[c]
-            suffix[c] = acc
+            s += w[c]
+            suffix[c] = s
         n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost)
         if fail_rate == 0.0:
@@ -613,68 +701,105 @@ def _block_renewal(
             n_events[i] = events
             continue
         mean_gap = 1.0 / fail_rate
-        t_exp = 0.0  # exposed time: restarts, compute, snapshots, persist waits
-        t_hi = 0.0  # t_exp + n_fail * max_cost: the clock cannot be later than this
-        l_rework = 0.0
-        l_ckpt = 0.0
-        l_restart = 0.0
+        t_up = 0.0  # an upper bound on the exposed time, for the cap guard only
+        x_exp = 0.0  # exposed time, checkpoint and restart of the job's end (not in acc)
+        x_ckpt = 0.0
+        x_restart = 0.0
         n_fail = 0
         n_seg = n_seg0
         last_start = (n_seg - 1) * seg
         r_eff = 0.0  # the job starts computing, with no restart
         budget = max_events - 1  # the last event the budget allows goes to the general path
         done = False
+        stop_trial = False
         g = 0.0
-        while True:
+        while not stop_trial:
             if j == BUF:
-                for q in range(BUF):
-                    buf[q] = rng.standard_exponential()
+                _fill(rng, buf)
                 j = 0
-            g = buf[j] * mean_gap
-            j += 1
-            e = g - r_eff
-            if e >= last_start:
-                # rare: the job's last segment, final snapshot and persist
-                if e >= last_start + tail:
-                    if t_hi + r_eff + last_start + tail > cap_hours:
+            # the trial's first failure (no restart before it) is taken alone
+            stop = j + 1 if n_fail == 0 else BUF
+            cnt = stop - j
+            g_up = _gap_bound(buf, j, stop, mean_gap)
+            if (
+                use_blocks
+                and n_fail > 0
+                and n_fail + cnt <= budget
+                and t_up + g_up + (n_fail + cnt) * max_cost <= cap_safe
+                and g_up * inv_seg * (1.0 + _BOUND_RTOL) + 3.0 <= n_seg - 1
+            ):
+                # No failure here reaches the end: failure q's run position is below the
+                # segments made durable before it plus its own k + 1, at most the gaps
+                # summed over seg (+ rounding), which the bound keeps two segments short of
+                # the last. Nor the cap or the budget (t_up, n_fail: upper bounds at q).
+                dk_sum = _block_map(
+                    buf, j, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc
+                )
+                n_seg -= dk_sum
+                last_start = (n_seg - 1) * seg
+                n_fail += cnt
+                stats[0] += cnt
+                t_up += g_up
+                j = BUF
+                continue
+            # one by one, the same sums at the same positions, up to the end of the job, the
+            # cap guard or the budget
+            part = 0.0
+            for q in range(j, stop):
+                g = buf[q] * mean_gap
+                e = g - r_eff
+                if e >= last_start:
+                    # rare: the job's last segment, final snapshot and persist
+                    if e >= last_start + tail:
+                        j = q + 1
+                        stop_trial = True
+                        if t_up + part + r_eff + last_start + tail + n_fail * max_cost > cap_hours:
+                            break
+                        x_exp += r_eff + last_start + tail
+                        x_restart += r_eff
+                        x_ckpt += n_seg * delta + persist
+                        done = True
                         break
-                    t_exp += r_eff + last_start + tail
-                    l_restart += r_eff
-                    l_ckpt += n_seg * delta + persist
-                    done = True
-                    break
-                if t_hi + g + max_cost > cap_hours or n_fail >= budget:
-                    break
-                k = n_seg - 1
-                x = e - last_start
-                s_k = r
-            else:
-                if t_hi + g + max_cost > cap_hours or n_fail >= budget:
-                    break
-                # e < 0: the restart failed; then ep = 0 and everything below adds 0
-                ep = max(e, 0.0)
-                k = int(ep * inv_seg)
-                if k * seg > ep:
-                    k -= 1
-                elif (k + 1) * seg <= ep:
-                    k += 1
-                x = ep - k * seg
-                s_k = tau
-            t_exp += g
-            t_hi += g + max_cost
-            l_restart += min(g, r_eff)
-            dk = k - 1 if x < persist else k  # durable segments of this run
-            if dk < 0:
-                dk = 0
-            l_rework += (k - dk) * tau + min(x, s_k)
-            l_ckpt += k * delta + max(x - s_k, 0.0)
-            n_seg -= dk
-            last_start = (n_seg - 1) * seg
-            n_fail += 1
-            r_eff = restart_hours
-        lost[i, REWORK] = l_rework
-        lost[i, CHECKPOINT] = l_ckpt
-        lost[i, RESTART] = l_restart
+                    if t_up + part + g + (n_fail + 1) * max_cost > cap_hours or n_fail >= budget:
+                        j = q + 1
+                        stop_trial = True
+                        break
+                    k = n_seg - 1
+                    x = e - last_start
+                    s_k = r
+                else:
+                    if t_up + part + g + (n_fail + 1) * max_cost > cap_hours or n_fail >= budget:
+                        j = q + 1
+                        stop_trial = True
+                        break
+                    ep = e if e > 0.0 else 0.0  # e < 0: the restart failed; all below adds 0
+                    k = int(ep * inv_seg)
+                    if k * seg > ep:
+                        k -= 1
+                    elif (k + 1) * seg <= ep:
+                        k += 1
+                    x = ep - k * seg
+                    s_k = tau
+                dk = k - 1 if x < persist else k  # durable segments of this run
+                if dk < 0:
+                    dk = 0
+                acc[EXPOSED, q] += g
+                acc[A_RESTART, q] += g if g < r_eff else r_eff
+                acc[A_REWORK, q] += (k - dk) * tau + (x if x < s_k else s_k)
+                acc[A_CKPT, q] += k * delta + (x - s_k if x > s_k else 0.0)
+                part += g
+                n_seg -= dk
+                last_start = (n_seg - 1) * seg
+                n_fail += 1
+                stats[1] += 1
+                r_eff = restart_hours
+            if not stop_trial:
+                t_up += g_up
+                j = stop
+        t_exp = _acc_total(acc, EXPOSED) + x_exp
+        lost[i, REWORK] = _acc_total(acc, A_REWORK)
+        lost[i, CHECKPOINT] = _acc_total(acc, A_CKPT) + x_ckpt
+        lost[i, RESTART] = _acc_total(acc, A_RESTART) + x_restart
         # categories of the n_fail failures so far, all recovered, and their recovery time
         n_det = 0.0
         n_swp = 0.0
@@ -758,6 +883,7 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
             wall, finished, progress, interruptions, maint_events, n_events, lost,
+            True, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
     else:
         _block_general(

@@ -1,0 +1,768 @@
+"""numba kernels for the training-timeline simulation (the contract is in :mod:`relmc.sim`).
+
+Arrays, scalars and a ``numpy.random.Generator`` in; output arrays filled in place. No Python
+objects, no I/O, no validation (that is done by :mod:`relmc.sim.simulate`). One call simulates
+one block of trials with one Generator, and releases the GIL, so blocks run on threads.
+
+One pass per event
+------------------
+Rates are constant, so by memorylessness the exposed time from the start of a restart (or of
+the job, with a restart of length 0) to the next event is one fresh exponential ``g``. If
+``g < R`` the restart failed; otherwise the run that follows reached ``e = g - R`` hours before
+the event, or finished the job if ``e`` reaches the run's length. The position of ``e`` among
+the checkpoint segments (``s = tau + delta`` long) is found arithmetically, so one event costs
+one draw and one pass, whatever the number of segments or GPUs. Every gap is drawn in one
+place (``_gap``): a later time change for time-varying rates replaces that draw.
+
+Paths, chosen inside :func:`simulate_block` from the inputs
+------------------------------------------------------------
+* ``_block_renewal``: no planned maintenance, and a failure's recovery (detection, node swap)
+  is a per-category constant (unlimited spares, or no category needs a swap). The clock of
+  failures is paused during recovery, so the exposed timeline does not depend on categories;
+  the category of each failure is independent of everything else, and per-trial counts are
+  drawn once at the end as a multinomial of the failure count. The inner loop has one draw and
+  no data-dependent branch except near the job's end. The Daly configuration (one category, no
+  latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
+  state to the general path, which draws categories per event.
+* ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
+  budget). The category of each event is drawn by the alias method (one uniform). A finite
+  spare pool keeps the number of nodes in repair and the next completion time (exact for
+  exponential repairs only, by memorylessness), never a list of repairs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from relmc._jit import jit
+from relmc.sim import CAUSES
+
+# lost_hours columns, derived from relmc.sim.CAUSES (the one statement of their order)
+REWORK = CAUSES.index("rework")
+CHECKPOINT = CAUSES.index("checkpoint")
+DETECTION = CAUSES.index("detection")
+NODE_SWAP = CAUSES.index("node_swap")
+SPARE_WAIT = CAUSES.index("spare_wait")
+RESTART = CAUSES.index("restart")
+MAINTENANCE = CAUSES.index("maintenance")
+N_CAUSES = len(CAUSES)
+
+# sentinel states
+EV_NONE = -2  # event code: no event before the end of the run
+EV_MAINT = -1  # event code: planned maintenance; categories are 0 .. n_cat - 1
+NO_GAP = -1.0  # no pending gap carried into the general path
+NO_REPAIR = np.inf  # next repair completion when no node is in repair
+
+BUF = 128  # standard exponentials drawn per refill of the draw buffer
+_SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
+_FEW_PER_CATEGORY = 4  # below this many failures per category, draw categories one by one
+
+
+@jit
+def _segments(remaining, tau):
+    """Return (n_seg, r): segments left and the compute length of the last one."""
+    n_seg = math.ceil(remaining / tau * (1.0 - _SEG_RTOL))
+    if n_seg < 1:
+        n_seg = 1
+    r = remaining - (n_seg - 1) * tau
+    return n_seg, r
+
+
+@jit
+def _run_position(e, tau, delta, persist, n_seg, r):
+    """State of a run ``e`` hours after it started (the rare paths: cap, maintenance).
+
+    Returns ``(computed, durable, ckpt, in_final)``: compute hours done in this run,
+    compute hours of it that are durable, checkpoint hours spent, and whether the job's last
+    compute is done (final snapshot or persist under way). ``computed + ckpt == e``.
+    """
+    seg = tau + delta
+    k = int(e / seg)  # not e // seg: float floor division compiles to a slow fmod
+    if k > 0 and k * seg > e:  # e / seg rounded up onto the next whole number
+        k -= 1
+    if k > n_seg - 1:
+        k = n_seg - 1
+    x = e - k * seg
+    s_k = tau if k < n_seg - 1 else r
+    if x < s_k:
+        computed = k * tau + x
+        ckpt = k * delta
+    else:
+        computed = k * tau + s_k
+        ckpt = k * delta + (x - s_k)
+    # snapshot j ends at (j + 1) * seg and is durable `persist` later (persist <= tau)
+    if k == 0:
+        d = 0
+    elif x >= persist:
+        d = k
+    else:
+        d = k - 1
+    # the job's last compute is done: only its final snapshot and persist remain
+    in_final_wait = k == n_seg - 1 and x >= s_k
+    return computed, d * tau, ckpt, in_final_wait
+
+
+@jit
+def _durable_after(e, extra, tau, delta, persist, n_seg):
+    """Durable compute of a run stopped at ``e`` once ``extra`` more hours have passed.
+
+    No new snapshot is started in the meantime; one already taken becomes durable when its
+    persist completes.
+    """
+    seg = tau + delta
+    k = int(e / seg)
+    if k > 0 and k * seg > e:
+        k -= 1
+    if k > n_seg - 1:
+        k = n_seg - 1
+    if k == 0:
+        return 0.0
+    if e - k * seg + extra >= persist:
+        return k * tau
+    return (k - 1) * tau
+
+
+@jit
+def _locate(e, n_seg, last_start, r, tau, seg, inv_seg):
+    """Segment ``k`` holding run position ``e``, offset ``x`` in it and its compute length.
+
+    ``0 <= e``; ``last_start = (n_seg - 1) * seg``. A multiplication by ``1 / seg`` and two
+    exact corrections instead of a division.
+    """
+    if e >= last_start:
+        return n_seg - 1, e - last_start, r
+    k = int(e * inv_seg)
+    if k * seg > e:
+        k -= 1
+    elif (k + 1) * seg <= e:
+        k += 1
+    return k, e - k * seg, tau
+
+
+@jit
+def _spend(lost, i, cause, t, dt, cap_hours):
+    """Advance the clock ``dt`` hours charged to ``cause``, stopping at the cap.
+
+    Returns the new time and whether the cap was reached.
+    """
+    if t + dt > cap_hours:
+        lost[i, cause] += cap_hours - t
+        return cap_hours, True
+    lost[i, cause] += dt
+    return t + dt, False
+
+
+@jit
+def _gap(rng):
+    """One standard exponential: exposed time to the next event, in units of the mean gap.
+
+    Rates are constant, so every gap is a fresh exponential (memorylessness). A time change
+    for time-varying rates would map this draw through the integrated rate here.
+    """
+    return rng.standard_exponential()
+
+
+@jit
+def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
+    """Walker/Vose alias table over the outcomes of positive weight; returns their number.
+
+    Outcome ``j`` of ``weights`` has code ``j`` for ``j < n_cat`` (a category) and
+    ``EV_MAINT`` beyond. Zero-weight outcomes get no slot, so they can never be drawn.
+    """
+    n = 0
+    total = 0.0
+    for j in range(weights.shape[0]):
+        if weights[j] > 0.0:
+            slot_code[n] = j if j < n_cat else EV_MAINT
+            prob[n] = weights[j]
+            total += weights[j]
+            n += 1
+    n_small = 0
+    n_large = 0
+    for j in range(n):
+        prob[j] = prob[j] * n / total
+        alias_code[j] = slot_code[j]
+        if prob[j] < 1.0:
+            small[n_small] = j
+            n_small += 1
+        else:
+            large[n_large] = j
+            n_large += 1
+    while n_small > 0 and n_large > 0:
+        n_small -= 1
+        a = small[n_small]
+        n_large -= 1
+        b = large[n_large]
+        alias_code[a] = slot_code[b]
+        prob[b] = prob[b] + prob[a] - 1.0
+        if prob[b] < 1.0:
+            small[n_small] = b
+            n_small += 1
+        else:
+            large[n_large] = b
+            n_large += 1
+    for q in range(n_large):  # rounding leftovers keep their own slot
+        prob[large[q]] = 1.0
+    for q in range(n_small):
+        prob[small[q]] = 1.0
+    return n
+
+
+@jit
+def _pick(rng, prob, slot_code, alias_code, n):
+    """Code of one outcome drawn from an alias table of ``n >= 1`` slots (one uniform)."""
+    if n == 1:
+        return slot_code[0]  # one possible outcome: no draw needed
+    u = rng.random() * n
+    j = int(u)
+    if j >= n:  # u rounded onto n
+        j = n - 1
+    if u - j < prob[j]:
+        return slot_code[j]
+    return alias_code[j]
+
+
+@jit
+def _pick_failure(rng, prob, slot_code, alias_code, n):
+    """Draw a category with probability proportional to its rate (maintenance rejected)."""
+    while True:
+        c = _pick(rng, prob, slot_code, alias_code, n)
+        if c >= 0:
+            return c
+
+
+@jit
+def _reset_trial(i, n_cat, interruptions, maint_events, lost):
+    for j in range(N_CAUSES):
+        lost[i, j] = 0.0
+    for c in range(n_cat):
+        interruptions[i, c] = 0
+    maint_events[i] = 0
+
+
+@jit
+def _trial_general(
+    rng,
+    i,
+    prob,
+    slot_code,
+    alias_code,
+    n_slots,
+    fail_rate,
+    rate,
+    detect_hours,
+    swap,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    t,
+    p,
+    n_seg,
+    r,
+    events,
+    r_eff,
+    carry,
+    interruptions,
+    maint_events,
+    lost,
+):
+    """Simulate trial ``i`` from a given state to its end: the general path.
+
+    State: wall clock ``t``, durable progress ``p`` with ``n_seg`` segments left (the last of
+    compute length ``r``), ``events`` so far, the restart ahead ``r_eff`` (0: none), and
+    ``carry``, a gap already drawn for the next event (``NO_GAP``: none). No node is in
+    repair. Returns ``(t, p, done, events)``.
+    """
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    last_start = (n_seg - 1) * seg
+    tail = r + delta + persist  # the last segment, its snapshot and the final persist
+    inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+    n_repair = 0  # nodes in repair (finite pool)
+    next_done = NO_REPAIR  # wall time of the next repair completion
+    done = False
+    while True:
+        if carry >= 0.0:
+            g = carry
+            carry = NO_GAP
+        elif rate > 0.0:
+            g = _gap(rng) * inv_rate
+        else:
+            g = np.inf
+        e = g - r_eff
+        if e < 0.0:
+            # ---- an event during the restart
+            if t + g > cap_hours:
+                lost[i, RESTART] += cap_hours - t
+                t = cap_hours
+                break
+            t += g
+            lost[i, RESTART] += g
+            events += 1
+            c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            if c == EV_MAINT:
+                maint_events[i] += 1
+            else:
+                interruptions[i, c] += 1
+            if events >= max_events:  # counted, then the trial stops at this event
+                break
+            if c == EV_MAINT:
+                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                if capped:
+                    break
+                continue  # maintenance downtime, then a new restart
+        else:
+            # ---- the restart (if any) completed; a run from durable progress p
+            if r_eff > 0.0:
+                if t + r_eff > cap_hours:
+                    lost[i, RESTART] += cap_hours - t
+                    t = cap_hours
+                    break
+                t += r_eff
+                lost[i, RESTART] += r_eff
+                r_eff = 0.0
+            d_run = last_start + tail
+            c = EV_NONE
+            if e < d_run:
+                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                if c == EV_MAINT and e >= last_start + r:
+                    # planned event after the last compute: deferred past the end. From here
+                    # on only failures are active, so (memoryless) the next event comes at the
+                    # failure rate alone, one fresh draw away
+                    c = EV_NONE
+                    if fail_rate > 0.0:
+                        e += _gap(rng) / fail_rate
+                        if e < d_run:
+                            c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
+            if t + min(e, d_run) > cap_hours:
+                computed, durable, ckpt, _ = _run_position(
+                    cap_hours - t, tau, delta, persist, n_seg, r
+                )
+                lost[i, REWORK] += computed - durable
+                lost[i, CHECKPOINT] += ckpt
+                p += durable
+                t = cap_hours
+                break
+            if c == EV_NONE:
+                lost[i, CHECKPOINT] += n_seg * delta + persist
+                t += d_run
+                p = work_hours
+                done = True
+                break
+            events += 1
+            t += e
+            k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            computed = k * tau + min(x, s_k)
+            lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
+            dk = k - 1 if x < persist else k  # durable segments of this run
+            if dk < 0:
+                dk = 0
+            if c == EV_MAINT:
+                maint_events[i] += 1
+            else:
+                interruptions[i, c] += 1
+            if events >= max_events:  # counted, then the trial stops at this event
+                lost[i, REWORK] += computed - dk * tau
+                p += dk * tau
+                break
+            if c == EV_MAINT:
+                # planned: a fresh checkpoint of the progress reached, then downtime
+                dt = delta + persist
+                if t + dt > cap_hours:
+                    # persists already under way still complete during this checkpoint
+                    durable = _durable_after(e, cap_hours - t, tau, delta, persist, n_seg)
+                    lost[i, REWORK] += computed - durable
+                    lost[i, CHECKPOINT] += cap_hours - t
+                    p += durable
+                    t = cap_hours
+                    break
+                lost[i, CHECKPOINT] += dt
+                t += dt
+                p += computed
+                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                if capped:
+                    break
+                n_seg, r = _segments(work_hours - p, tau)  # re-laid from the new progress
+                last_start = (n_seg - 1) * seg
+                tail = r + delta + persist
+                r_eff = restart_hours
+                continue
+            lost[i, REWORK] += computed - dk * tau
+            p += dk * tau
+            n_seg -= dk
+            last_start = (n_seg - 1) * seg
+        # ---- recovery of category c, then a restart
+        t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
+        if capped:
+            break
+        if swap[c]:
+            if n_spares >= 0:
+                # Nodes in repair as a count and the next completion: exact for exponential
+                # repairs only. By memorylessness, the residual repairs of the nodes still in
+                # repair are fresh exponentials at any moment, so after each completion the
+                # next one is Exp(repair_hours / count) later, and a new node's repair joins
+                # by taking the minimum.
+                while next_done <= t:
+                    n_repair -= 1
+                    if n_repair > 0:
+                        next_done += rng.standard_exponential() * repair_hours / n_repair
+                    else:
+                        next_done = NO_REPAIR
+                n_repair += 1
+                done_new = t + rng.standard_exponential() * repair_hours
+                if done_new < next_done:
+                    next_done = done_new
+                if n_repair > n_spares:
+                    # wait for the earliest completion; that node is swapped in
+                    ready = next_done
+                    n_repair -= 1
+                    if n_repair > 0:
+                        next_done = ready + rng.standard_exponential() * repair_hours / n_repair
+                    else:
+                        next_done = NO_REPAIR
+                    t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+                    if capped:
+                        break
+            t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+            if capped:
+                break
+        r_eff = restart_hours
+    return t, p, done, events
+
+
+@jit
+def _block_general(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+):
+    """Run the general path over a block of trials (see the module docstring)."""
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    weights = np.empty(n_cat + 1)
+    prob = np.empty(n_cat + 1)
+    slot_code = np.empty(n_cat + 1, dtype=np.int64)
+    alias_code = np.empty(n_cat + 1, dtype=np.int64)
+    small = np.empty(n_cat + 1, dtype=np.int64)
+    large = np.empty(n_cat + 1, dtype=np.int64)
+    n_seg0, r0 = _segments(work_hours, tau)
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        fail_rate = 0.0
+        for c in range(n_cat):
+            weights[c] = cat_rate[d, c]
+            fail_rate += cat_rate[d, c]
+        weights[n_cat] = maint_rate
+        rate = fail_rate + maint_rate
+        n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost)
+        t, p, done, events = _trial_general(
+            rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
+            detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
+            swap_hours, n_spares, repair_hours, cap_hours, max_events,
+            0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+        )  # fmt: skip
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+
+
+@jit
+def _settle_categories(
+    rng, i, n, w, suffix, prob, slot_code, alias_code, n_slots, cost, interruptions
+):
+    """Draw the categories of ``n`` failures and add them to ``interruptions[i]``.
+
+    Categories are independent of the timeline with probabilities ``w[c] / sum(w)``, so the
+    counts are one multinomial draw: sequential binomials, or ``n`` alias draws when ``n`` is
+    small. Returns the summed recovery cost of the ``n`` failures.
+    """
+    n_cat = w.shape[0]
+    total = 0.0
+    if n_slots == 1:
+        c = slot_code[0]
+        interruptions[i, c] += n
+        return n * cost[c]
+    if n < _FEW_PER_CATEGORY * n_slots:
+        for _ in range(n):
+            c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            interruptions[i, c] += 1
+            total += cost[c]
+        return total
+    left = n
+    for c in range(n_cat):
+        if left == 0:
+            break
+        if w[c] <= 0.0:
+            continue
+        q = w[c] / suffix[c]
+        k = left if q >= 1.0 else rng.binomial(left, q)
+        interruptions[i, c] += k
+        total += k * cost[c]
+        left -= k
+    return total
+
+
+@jit
+def _block_renewal(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+):
+    """Run the renewal path over a block (no maintenance; per-category constant recovery).
+
+    Per failure: one gap ``g`` from the start of the restart (or of the job), no category, no
+    data-dependent branch but near the end of the job. The recovery costs are added per trial
+    from the category counts. While the clock could not yet have reached the cap even if every
+    recovery so far had cost the most (``t_hi``), nothing depends on the categories; past that
+    point, or at the last event the budget allows, the trial continues on the general path.
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    w = np.empty(n_cat)
+    suffix = np.empty(n_cat)
+    cost = np.empty(n_cat)
+    prob = np.empty(n_cat)
+    slot_code = np.empty(n_cat, dtype=np.int64)
+    alias_code = np.empty(n_cat, dtype=np.int64)
+    small = np.empty(n_cat, dtype=np.int64)
+    large = np.empty(n_cat, dtype=np.int64)
+    buf = np.empty(BUF)
+    j = BUF  # next unread entry of buf
+    max_cost = 0.0
+    for c in range(n_cat):
+        cost[c] = detect_hours[c] + (swap_hours if swap[c] else 0.0)
+        max_cost = max(max_cost, cost[c])
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    n_seg0, r = _segments(work_hours, tau)
+    tail = r + delta + persist
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        fail_rate = 0.0
+        for c in range(n_cat):
+            w[c] = cat_rate[d, c]
+            fail_rate += w[c]
+        acc = 0.0
+        for c in range(n_cat - 1, -1, -1):
+            acc += w[c]
+            suffix[c] = acc
+        n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost)
+        if fail_rate == 0.0:
+            t, p, done, events = _trial_general(
+                rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
+                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                swap_hours, n_spares, repair_hours, cap_hours, max_events,
+                0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+            )  # fmt: skip
+            wall[i] = t
+            finished[i] = done
+            progress[i] = p
+            n_events[i] = events
+            continue
+        mean_gap = 1.0 / fail_rate
+        t_exp = 0.0  # exposed time: restarts, compute, snapshots, persist waits
+        t_hi = 0.0  # t_exp + n_fail * max_cost: the clock cannot be later than this
+        l_rework = 0.0
+        l_ckpt = 0.0
+        l_restart = 0.0
+        n_fail = 0
+        n_seg = n_seg0
+        last_start = (n_seg - 1) * seg
+        r_eff = 0.0  # the job starts computing, with no restart
+        budget = max_events - 1  # the last event the budget allows goes to the general path
+        done = False
+        g = 0.0
+        while True:
+            if j == BUF:
+                for q in range(BUF):
+                    buf[q] = rng.standard_exponential()
+                j = 0
+            g = buf[j] * mean_gap
+            j += 1
+            e = g - r_eff
+            if e >= last_start:
+                # rare: the job's last segment, final snapshot and persist
+                if e >= last_start + tail:
+                    if t_hi + r_eff + last_start + tail > cap_hours:
+                        break
+                    t_exp += r_eff + last_start + tail
+                    l_restart += r_eff
+                    l_ckpt += n_seg * delta + persist
+                    done = True
+                    break
+                if t_hi + g + max_cost > cap_hours or n_fail >= budget:
+                    break
+                k = n_seg - 1
+                x = e - last_start
+                s_k = r
+            else:
+                if t_hi + g + max_cost > cap_hours or n_fail >= budget:
+                    break
+                # e < 0: the restart failed; then ep = 0 and everything below adds 0
+                ep = max(e, 0.0)
+                k = int(ep * inv_seg)
+                if k * seg > ep:
+                    k -= 1
+                elif (k + 1) * seg <= ep:
+                    k += 1
+                x = ep - k * seg
+                s_k = tau
+            t_exp += g
+            t_hi += g + max_cost
+            l_restart += min(g, r_eff)
+            dk = k - 1 if x < persist else k  # durable segments of this run
+            if dk < 0:
+                dk = 0
+            l_rework += (k - dk) * tau + min(x, s_k)
+            l_ckpt += k * delta + max(x - s_k, 0.0)
+            n_seg -= dk
+            last_start = (n_seg - 1) * seg
+            n_fail += 1
+            r_eff = restart_hours
+        lost[i, REWORK] = l_rework
+        lost[i, CHECKPOINT] = l_ckpt
+        lost[i, RESTART] = l_restart
+        # categories of the n_fail failures so far, all recovered, and their recovery time
+        n_det = 0.0
+        n_swp = 0.0
+        if n_fail > 0:
+            _settle_categories(
+                rng, i, n_fail, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                interruptions,
+            )  # fmt: skip
+            for c in range(n_cat):
+                n_det += interruptions[i, c] * detect_hours[c]
+                if swap[c]:
+                    n_swp += interruptions[i, c] * swap_hours
+        lost[i, DETECTION] = n_det
+        lost[i, NODE_SWAP] = n_swp
+        t = t_exp + n_det + n_swp
+        p = work_hours - ((n_seg - 1) * tau + r)
+        if done:
+            p = work_hours
+            events = n_fail
+        else:
+            # near the cap or the event budget: the general path takes over, gap g pending
+            t, p, done, events = _trial_general(
+                rng, i, prob, slot_code, alias_code, n_slots, fail_rate, fail_rate,
+                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                swap_hours, n_spares, repair_hours, cap_hours, max_events,
+                t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
+            )  # fmt: skip
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+
+
+@jit
+def renewal_applies(maint_rate, n_spares, swap):
+    """Whether the renewal path applies: no maintenance, recovery a per-category constant."""
+    if maint_rate != 0.0:
+        return False
+    if n_spares < 0:
+        return True
+    for c in range(swap.shape[0]):
+        if swap[c]:
+            return False
+    return True
+
+
+@jit
+def simulate_block(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+):
+    """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
+
+    The path is chosen here from the inputs (see the module docstring); all paths implement
+    the one contract.
+    """
+    if renewal_applies(maint_rate, n_spares, swap):
+        _block_renewal(
+            rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
+            restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+            wall, finished, progress, interruptions, maint_events, n_events, lost,
+        )  # fmt: skip
+    else:
+        _block_general(
+            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+            work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
+            repair_hours, cap_hours, max_events,
+            wall, finished, progress, interruptions, maint_events, n_events, lost,
+        )  # fmt: skip
