@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from relmc._io import write_netcdf
+from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options
 from relmc.cli.output import fmt, model_text, note, policy_text, say, table
 
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     inputs.check_out(args.out)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)

@@ -7,7 +7,7 @@ import sys
 import time
 
 from relmc._extras import install_hint
-from relmc._io import atomic_path, write_netcdf
+from relmc._io import atomic_path, check_trial_memory, write_netcdf
 from relmc.cli import inputs, options
 from relmc.cli.output import model_text, note, policy_text, projection_table, say
 
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     inputs.check_out(args.out)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)

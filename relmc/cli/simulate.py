@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from relmc._io import write_netcdf
+from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options
 from relmc.cli.output import fmt, policy_text, say, table
 
@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if posterior is not None and "failures" not in d:
         d = {**d, "failures": FailureModel.from_posterior(posterior)}
     sc = Scenario.from_dict(d)
+    inputs.check_segments(sc.policy, sc.job, given=d)
+    check_trial_memory(args.n_trials, len(sc.failures.categories))
     seed = inputs.root_seed(args)
     res = simulate(sc, rates=posterior, n_trials=args.n_trials, seed=seed, n_threads=args.n_threads)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -266,12 +266,12 @@ class SweepSpec:
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> SweepSpec:
         """Read a spec from a TOML file; relative paths in it are relative to its folder."""
+        from relmc._io import read_text
+
         p = Path(path)
+        text = read_text(p, "sweep spec")
         try:
-            with p.open("rb") as f:
-                d = tomllib.load(f)
-        except FileNotFoundError as e:
-            raise ValueError(f"sweep spec file not found: {str(p)!r}") from e
+            d = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"sweep spec {str(p)!r} is not valid TOML: {e}") from e
         return cls.from_dict(d, root=p.resolve().parent)
