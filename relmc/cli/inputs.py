@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from relmc._io import OutputSet
 from relmc.cli.options import scenario_overrides
 
 __all__ = [
@@ -33,19 +33,15 @@ def root_seed(args: argparse.Namespace) -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def check_out(out: Path) -> None:
-    """Fail before any work if ``--out`` cannot become a writable directory."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out must be a directory; {str(out)!r} is a file")
-    existing = out
-    while not existing.exists():  # the nearest ancestor that exists must be writable
-        existing = existing.parent
-    try:  # permissions alone do not tell (root, read-only or virtual file systems): try it
-        os.rmdir(tempfile.mkdtemp(prefix=".relmc-check-", dir=existing))
-    except OSError as e:
-        raise ValueError(
-            f"--out {str(out)!r}: cannot write in {str(existing)!r} ({e.strerror})"
-        ) from None
+def check_out(out: Path, names: Sequence[str] = ()) -> OutputSet:
+    """Fail before any work if ``--out`` cannot take the files ``names``; return their set.
+
+    See :class:`relmc._io.OutputSet`: the folder must be writable and no target a directory;
+    output sets a killed command left half-moved there are completed first.
+    """
+    outputs = OutputSet(out, names, what="--out")
+    outputs.check()
+    return outputs
 
 
 def load_data(args: argparse.Namespace):

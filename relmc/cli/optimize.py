@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from relmc.scenario import replace_path
 
     ov = inputs.check_scenario_options(args)
-    inputs.check_out(args.out)
+    outputs = inputs.check_out(args.out, ["optimize.nc"])
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
     check_trial_memory(args.n_trials, data.sizes["category"])
@@ -68,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
         seed=seed,
         n_threads=args.n_threads,
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = write_netcdf(ds, args.out / "optimize.nc")
+    with outputs.stage() as st:
+        ds.attrs["relmc_run_id"] = st.run_id
+        write_netcdf(ds, st.path("optimize.nc"))
+    path = st.written[0]
 
     say(f"relmc optimize: {model_text(args, posterior, data)}")
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")
