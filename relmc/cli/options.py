@@ -340,6 +340,7 @@ def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True)
     g.add_argument(
         "--n-trials",
         type=int_at_least(1),
+        action=Field,
         default=n_trials,
         metavar="N",
         help=f"simulated jobs per size or interval (default: {n_trials})",
