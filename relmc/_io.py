@@ -1,22 +1,47 @@
-"""Writing files atomically: a reader sees the old file or the whole new one, never a part.
+"""Writing files atomically, reading input files with bounds, and a command's output set.
+
+A reader sees the old file or the whole new one, never a part.
 
 :func:`atomic_path` yields a temporary name in the destination's directory; when the block
 ends without an exception the temporary file is fsync'ed and renamed over the destination
 (``os.replace``, atomic on POSIX within one file system), and on any exception it is removed
 and the destination is left as it was. :func:`write_netcdf` writes an ``xarray.Dataset`` or an
-arviz ``InferenceData`` that way.
+arviz ``InferenceData`` that way, encoded in memory first so that a full disk is a plain
+``OSError``. :class:`OutputSet` writes the several files of one command into a staging folder
+and moves them into place together, with one run id; :func:`read_text` reads an input file
+with a size bound, naming the file when it is not UTF-8 text.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
+import shutil
+import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "write_netcdf"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "OutputSet",
+    "Staging",
+    "finish_interrupted",
+    "netcdf_bytes",
+    "write_bytes",
+    "atomic_path",
+    "available_memory",
+    "check_trial_memory",
+    "read_text",
+    "write_netcdf",
+]
+
+#: the largest input text file (CSV counts, scenario or sweep TOML) relmc reads: far above any
+#: real one, small enough that reading it costs little memory
+MAX_INPUT_BYTES = 16 * 2**20
 
 
 def _fsync_dir(path: Path) -> None:
@@ -61,22 +86,310 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     _fsync_dir(path.parent)
 
 
-def write_netcdf(obj: Any, path: str | os.PathLike) -> Path:
-    """Write an ``xarray.Dataset`` or an arviz ``InferenceData`` to netCDF, atomically.
+def read_text(path: str | os.PathLike, what: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Read a UTF-8 text file (a BOM is dropped), refusing what is not one, with little memory.
 
-    Datasets are written with the ``h5netcdf`` engine; ``InferenceData`` with its own
-    ``to_netcdf`` (one group per netCDF group). Returns ``path`` as a :class:`~pathlib.Path`.
+    Reads at most ``max_bytes + 1`` bytes, so a huge file (or an endless stream) is refused
+    after that much, not after reading it all.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` (e.g. ``"scenario"``; empty: none) and the path: no such file, a
+        directory, unreadable, larger than ``max_bytes``, or not UTF-8 text.
+    """
+    p = Path(path)
+    what = f"{what}: " if what else ""
+    if p.is_dir():
+        raise ValueError(f"{what}{str(p)!r} is a directory, not a file")
+    try:
+        with open(p, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise ValueError(f"{what}file not found: {str(p)!r}") from None
+    except OSError as e:
+        raise ValueError(f"{what}cannot read {str(p)!r} ({e.strerror or e})") from None
+    if len(data) > max_bytes:
+        raise ValueError(
+            f"{what}{str(p)!r} is larger than {max_bytes / 2**20:g} MiB; relmc reads input "
+            "files of at most that size"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ValueError(
+            f"{what}{str(p)!r} is not UTF-8 text (byte {data[e.start]:#04x} on line {line})"
+        ) from None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), or ``None``."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+#: bytes a simulated trial holds (per-trial outputs and coordinates) beyond 4 per category
+_TRIAL_BYTES = 128
+#: copies of the per-trial arrays alive at once (kernel buffers, the Dataset, summaries' sorts)
+_TRIAL_COPIES = 3
+
+
+def check_trial_memory(n_trials: int, n_categories: int, *, field: str = "n_trials") -> None:
+    """Refuse (``FieldError`` on ``field``) ``n_trials`` whose arrays cannot fit in memory.
+
+    The estimate is ``(128 + 4 * n_categories) * 3`` bytes per trial, against the memory
+    available now; where that is unknown nothing is checked.
+    """
+    from relmc.errors import FieldError
+
+    avail = available_memory()
+    need = int(n_trials) * (_TRIAL_BYTES + 4 * int(n_categories)) * _TRIAL_COPIES
+    if avail is not None and need > avail:
+        most = avail // ((_TRIAL_BYTES + 4 * int(n_categories)) * _TRIAL_COPIES)
+        raise FieldError(
+            field,
+            f"{field}={int(n_trials):,} needs about {need / 2**30:.1f} GiB of memory but "
+            f"{avail / 2**30:.1f} GiB is available; use at most {most:,} trials here",
+        )
+
+
+def netcdf_bytes(obj: Any) -> memoryview:
+    """Encode an ``xarray.Dataset`` or an arviz ``InferenceData`` as netCDF-4 bytes, in memory.
+
+    HDF5 never touches the disk here, so a full or failing disk shows later as a plain
+    ``OSError`` from :func:`write_bytes`, not as HDF5 errors (or a crash) inside the library.
     """
     import xarray as xr
 
+    if isinstance(obj, xr.Dataset):
+        return obj.to_netcdf(engine="h5netcdf")
+    if hasattr(obj, "groups") and hasattr(obj, "to_datatree"):  # arviz InferenceData
+        return obj.to_datatree().to_netcdf(engine="h5netcdf")
+    raise TypeError(f"write_netcdf takes an xarray.Dataset or an InferenceData; got {type(obj)!r}")
+
+
+def _target_name(filename: Any) -> str:
+    """Name the output file a failed write was for (temporary names mapped back)."""
+    if not filename:
+        return "the output files"
+    name = Path(str(filename)).name
+    m = re.fullmatch(r"\.tmp-(.*)\.[0-9a-f]{12}(\.[^.]*)?", name)
+    return m.group(1) + (m.group(2) or "") if m else name
+
+
+def write_bytes(path: str | os.PathLike, data: bytes | memoryview) -> None:
+    """Write ``data`` to ``path`` and fsync it (an ``OSError`` such as ENOSPC propagates)."""
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        if e.filename is None:  # a failed write() names no file: name it
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        raise
+
+
+def write_netcdf(obj: Any, path: str | os.PathLike) -> Path:
+    """Write an ``xarray.Dataset`` or an arviz ``InferenceData`` to netCDF, atomically.
+
+    The file is encoded in memory (:func:`netcdf_bytes`, engine ``h5netcdf``; an
+    ``InferenceData`` as one netCDF group per arviz group), then written through
+    :func:`atomic_path`. Returns ``path`` as a :class:`~pathlib.Path`.
+    """
     path = Path(path)
+    data = netcdf_bytes(obj)
     with atomic_path(path) as tmp:
-        if isinstance(obj, xr.Dataset):
-            obj.to_netcdf(tmp, engine="h5netcdf")
-        elif hasattr(obj, "groups") and hasattr(obj, "to_netcdf"):  # arviz InferenceData
-            obj.to_netcdf(str(tmp))
-        else:
-            raise TypeError(
-                f"write_netcdf takes an xarray.Dataset or an InferenceData; got {type(obj)!r}"
-            )
+        write_bytes(tmp, data)
     return path
+
+
+# --------------------------------------------------------------------------------------------
+# a command's set of output files, moved into place together
+
+STAGING_PREFIX = ".relmc-staging-"
+_COMMIT = "COMMIT"  # inside a staging folder: the files to move; written just before moving
+_LOCK = ".lock"  # inside a staging folder: flock'ed by its owner while it lives
+
+
+def _try_lock(path: Path, block: bool = False) -> int | None:
+    """Open ``path`` (created if needed) and take an exclusive ``flock``; fd, or None if held.
+
+    The kernel drops the lock when its process dies, however it dies, so a lock can never be
+    left stuck by a killed process.
+    """
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _move_committed(staging: Path, out: Path) -> None:
+    """Move the files a commit record lists from ``staging`` into ``out`` (those still there)."""
+    names = json.loads((staging / _COMMIT).read_text())["files"]
+    for name in names:
+        src = staging / name
+        if src.exists():
+            os.replace(src, out / name)
+    _fsync_dir(out)
+
+
+def finish_interrupted(out: str | os.PathLike) -> list[str]:
+    """Complete or discard the output sets that a killed command left in ``out``.
+
+    A staging folder whose owner is gone (its lock is free) is finished if it holds a commit
+    record (every file in it was complete, some were not yet moved: the move is completed),
+    else removed (the command died before its outputs were complete: nothing is moved).
+    Folders of commands still running are left alone. Returns the run ids finished.
+    """
+    out = Path(out)
+    done: list[str] = []
+    if not out.is_dir():
+        return done
+    for staging in sorted(out.glob(STAGING_PREFIX + "*")):
+        if not staging.is_dir():
+            continue
+        fd = _try_lock(staging / _LOCK)
+        if fd is None:
+            continue  # its command is still running
+        try:
+            if (staging / _COMMIT).is_file():
+                _move_committed(staging, out)
+                done.append(staging.name[len(STAGING_PREFIX) :])
+            shutil.rmtree(staging, ignore_errors=True)
+        finally:
+            os.close(fd)
+    return done
+
+
+class OutputSet:
+    """The files one command writes into one folder: checked first, then all or nothing.
+
+    :meth:`check` runs before any work: the folder can be made and written, no target is a
+    directory, and sets a killed command left half-moved are finished
+    (:func:`finish_interrupted`). :meth:`stage` yields a :class:`Staging` folder inside the
+    output folder, with a fresh ``run_id`` for the files to record. When the block succeeds
+    every file is fsync'ed, a commit record is written, and the files are renamed into place
+    (atomic each, on one file system); on any failure (an exception, a full disk) the staging
+    folder is removed and no target is touched. A kill during the renames leaves the commit
+    record, and the next :meth:`check` on that folder completes the move.
+
+    Parameters
+    ----------
+    out : path
+        The output folder (created if needed).
+    names : sequence of str
+        File names the command may write (it may write fewer, e.g. no figure).
+    what : str
+        How messages name the folder (``"--out"``).
+    """
+
+    def __init__(self, out: str | os.PathLike, names: Sequence[str], what: str = "--out"):
+        self.out = Path(out)
+        self.names = tuple(names)
+        self.what = what
+
+    def targets(self) -> list[Path]:
+        """Return the paths the set may replace."""
+        return [self.out / n for n in self.names]
+
+    def check(self) -> None:
+        """Fail (``ValueError``) before any work if the set cannot be written; finish old sets."""
+        out, what = self.out, self.what
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"{what} must be a directory; {str(out)!r} is a file")
+        existing = out
+        while not existing.exists():  # the nearest ancestor that exists must be writable
+            existing = existing.parent
+        try:  # permissions alone do not tell (root, read-only or virtual file systems): try it
+            os.rmdir(tempfile.mkdtemp(prefix=".relmc-check-", dir=existing))
+        except OSError as e:
+            raise ValueError(
+                f"{what} {str(out)!r}: cannot write in {str(existing)!r} ({e.strerror})"
+            ) from None
+        for t in self.targets():
+            if t.is_dir():
+                raise ValueError(
+                    f"{what}: {str(t)!r} is a directory, where relmc writes a file; move it away"
+                )
+        finish_interrupted(out)
+
+    @contextlib.contextmanager
+    def stage(self) -> Iterator[Staging]:
+        """Yield a staging folder; on success move its files into place together (see class)."""
+        run_id = uuid.uuid4().hex
+        self.out.mkdir(parents=True, exist_ok=True)
+        staging = self.out / f"{STAGING_PREFIX}{run_id}"
+        staging.mkdir()
+        fd: int | None = None
+        moving = False
+        try:
+            fd = _try_lock(staging / _LOCK)
+            st = Staging(staging, run_id, self.names)
+            yield st
+            written = [n for n in self.names if (staging / n).exists()]
+            for t in (self.out / n for n in written):  # checked again: the work took time
+                if t.is_dir():
+                    raise ValueError(f"{self.what}: {str(t)!r} is a directory, not a file")
+            record = json.dumps({"run_id": run_id, "files": written})
+            write_bytes(staging / (_COMMIT + ".tmp"), record.encode())
+            os.replace(staging / (_COMMIT + ".tmp"), staging / _COMMIT)
+            _fsync_dir(staging)
+            moving = True  # from here on the set is committed: forward, never back
+            _move_committed(staging, self.out)
+            moving = False
+            st.written = [self.out / n for n in written]
+        except OSError as e:  # e.g. ENOSPC: say where, and that nothing was replaced
+            if moving:
+                raise
+            raise OSError(
+                e.errno,
+                f"{self.what} {str(self.out)!r}: cannot write {_target_name(e.filename)} "
+                f"({e.strerror or e}); nothing was replaced",
+            ) from None
+        finally:
+            if not moving:  # else keep it: the next check() completes the move
+                shutil.rmtree(staging, ignore_errors=True)
+            if fd is not None:
+                os.close(fd)
+
+
+class Staging:
+    """A staging folder of an :class:`OutputSet`: where a command writes its files.
+
+    Attributes
+    ----------
+    folder : Path
+        The staging folder (inside the output folder, so renames stay on one file system).
+    run_id : str
+        Shared by every file of this set; record it in each (e.g. ``attrs["relmc_run_id"]``).
+    written : list of Path
+        After a successful commit: the final paths, in the set's order.
+    """
+
+    def __init__(self, folder: Path, run_id: str, names: Sequence[str]):
+        self.folder = folder
+        self.run_id = run_id
+        self.names = tuple(names)
+        self.written: list[Path] = []
+
+    def path(self, name: str) -> Path:
+        """Where to write the set's file ``name``."""
+        if name not in self.names:
+            raise ValueError(f"{name!r} is not one of this output set's files {self.names}")
+        return self.folder / name

@@ -47,6 +47,7 @@ import pandas as pd
 import xarray as xr
 
 from relmc import cluster
+from relmc._io import read_text
 from relmc.defaults import RecoveryRules
 
 __all__ = ["list_datasets", "load_dataset", "load_counts"]
@@ -55,6 +56,11 @@ _HOURS_PER_DAY = 24.0
 # Mean Gregorian month (365.25 / 12 days), used to turn "11 months of data" into hours.
 _HOURS_PER_MONTH = 365.25 / 12.0 * _HOURS_PER_DAY
 _NODE_DAYS_PER_RATE_UNIT = 1000.0  # RSC rates are published per 1000 node-days
+
+#: input limits: a count must be exact as a float (the models compute in float64), and a table
+#: has at most this many rows (categories), which bounds the memory a hostile file can take
+MAX_COUNT = 2**53
+MAX_ROWS = 100_000
 
 _REQUIRED = ("category", "count", "exposure", "unit")
 _OPTIONAL = ("group",)
@@ -89,11 +95,16 @@ def _read_csv_text(text: str, origin: str) -> tuple[list[str], list[_Row]]:
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        values = next(csv.reader([line]))
+        try:
+            values = next(csv.reader([line]))
+        except csv.Error as e:  # e.g. a field over the csv module's 128 KiB limit
+            raise ValueError(f"{origin}: line {lineno}: not valid CSV ({e})") from None
         if header is None:
             header = [v.strip().lower() for v in values]
             continue
         row = _Row(len(rows) + 1, lineno, {})
+        if row.number > MAX_ROWS:
+            raise ValueError(f"{origin}: more than {MAX_ROWS:,} data rows (categories)")
         if len(values) != len(header):
             raise ValueError(
                 f"{origin}: {row.where()} has {len(values)} fields but the header has "
@@ -115,6 +126,8 @@ def _read_columns(columns: Mapping[str, Any], origin: str) -> tuple[list[str], l
         sizes = ", ".join(f"{h}: {len(v)}" for h, v in zip(header, lists, strict=True))
         raise ValueError(f"{origin}: columns have different lengths ({sizes})")
     n = lengths.pop() if lengths else 0
+    if n > MAX_ROWS:
+        raise ValueError(f"{origin}: more than {MAX_ROWS:,} rows (categories); got {n:,}")
     rows = [_Row(i + 1, 0, {h: v[i] for h, v in zip(header, lists, strict=True)}) for i in range(n)]
     return header, rows
 
@@ -164,6 +177,11 @@ def _count(value: Any, where: str, origin: str) -> int:
         x = int(x)
     if x < 0:
         raise ValueError(f"{origin}: {where}: field 'count' must be >= 0; got {value!r}")
+    if x > MAX_COUNT:
+        raise ValueError(
+            f"{origin}: {where}: field 'count' must be at most {MAX_COUNT:.0e} (2**53, exact "
+            f"as a float); got {value!r}"
+        )
     return x
 
 
@@ -579,7 +597,7 @@ def _read_source(src: Any) -> tuple[list[str], list[_Row], str, str]:
     """Header, rows, a name for messages and a default dataset name of any accepted input."""
     if isinstance(src, str | os.PathLike):
         path = Path(src)
-        header, rows = _read_csv_text(path.read_text(encoding="utf-8-sig"), str(path))
+        header, rows = _read_csv_text(read_text(path, ""), str(path))
         return header, rows, str(path), path.stem
     if isinstance(src, Mapping):
         return (*_read_columns(src, "columns"), "columns", "user")

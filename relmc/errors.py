@@ -8,7 +8,7 @@ which of its own options set the field without reading the message text.
 
 from __future__ import annotations
 
-__all__ = ["FieldError"]
+__all__ = ["FieldError", "NotFinishedWarning"]
 
 
 class FieldError(ValueError):
@@ -28,3 +28,11 @@ class FieldError(ValueError):
 
     def __reduce__(self):  # picklable across processes (Dask, multiprocessing)
         return (type(self), (self.field, str(self)))
+
+
+class NotFinishedWarning(RuntimeWarning):
+    """Some simulated trials hit the wall-clock cap before the job finished.
+
+    Their ETTR is measured at the cap (0 when no checkpoint was ever durable), so summaries
+    over them are lower bounds, not estimates of a finished job.
+    """

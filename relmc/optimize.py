@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ import xarray as xr
 
 from relmc import analytic
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.errors import FieldError
+from relmc.errors import FieldError, NotFinishedWarning
 from relmc.projection import default_scenario
 from relmc.rates import job_rates, rate_array, rate_draws
 from relmc.scenario import Scenario, replace_path
@@ -140,6 +141,8 @@ def optimize_checkpoint(
 
         bar = tqdm(desc="optimize", unit="interval", leave=False)
 
+    finished: dict[float, float] = {}  # share of the search's trials that finished
+
     def ettr_of(tau: float, s: np.random.SeedSequence) -> np.ndarray:
         sc = replace_path(scenario, "policy.checkpoint_interval", float(tau))
         res = simulate(
@@ -147,11 +150,14 @@ def optimize_checkpoint(
         )
         if bar is not None:
             bar.update()
+        if s is search_seed:
+            finished[float(tau)] = float(res["finished"].values.mean())
         return res["ettr"].values
 
     cache = _search(plan, lambda tau: ettr_of(tau, search_seed), refine, scenario)
     ts = np.array(sorted(cache))
     tau_opt = float(ts[int(np.argmax([cache[t].mean() for t in ts]))])
+    _check_finished(finished, tau_opt, scenario)
     # compare on fresh trials, so the winner's own noise does not inflate its gain
     taus = {
         "optimum": tau_opt,
@@ -183,6 +189,25 @@ def optimize_checkpoint(
         "time_units": "hours",
     }
     return ds
+
+
+def _check_finished(finished: dict[float, float], tau_opt: float, scenario: Scenario) -> None:
+    """Refuse an optimum when no trial finished; warn when some at the optimum did not."""
+    if max(finished.values()) == 0.0:
+        raise ValueError(
+            f"no trial finished before the wall-clock cap at any of the {len(finished)} "
+            f"intervals searched (n_gpus={scenario.cluster.n_gpus:,}): every interval's ETTR "
+            "is measured at the cap, so there is no optimum to report; shorten the restart "
+            "or the job, or raise policy.wall_cap_factor"
+        )
+    if finished[tau_opt] < 1.0:
+        warnings.warn(
+            f"{100 * (1 - finished[tau_opt]):.3g}% of trials at the optimum interval "
+            f"({60 * tau_opt:.3g} min) did not finish before the wall-clock cap: its ETTR is "
+            "a bound, and the optimum may be an artefact of the cap",
+            NotFinishedWarning,
+            stacklevel=3,
+        )
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.errors import FieldError
+from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import RateDraws, mttf_hours, rate_array, rate_draws
 from relmc.scenario import FailureModel, Scenario, replace_path
 from relmc.sim.simulate import BLOCK_SIZE, Precision, check_n_trials, kernel_inputs, simulate
@@ -230,6 +231,7 @@ def project(
             precision=precision,
         )
         rows.append(_summarize_size(res, sc, draws))
+        _warn_not_finished(res, f"at n_gpus={n:,}")
         if bar is not None:
             bar.update()
     if bar is not None:
@@ -258,6 +260,21 @@ def project(
         "relmc_version": _version(),
     }
     return ds
+
+
+def _warn_not_finished(res: xr.Dataset, where: str) -> None:
+    """Warn (:class:`~relmc.errors.NotFinishedWarning`) when trials hit the wall-clock cap."""
+    finished = res["finished"].values
+    if finished.all():
+        return
+    share = 1.0 - float(finished.mean())
+    warnings.warn(
+        f"{where}, {100 * share:.3g}% of trials did not finish before the wall-clock cap "
+        "(policy.wall_cap_factor x job.compute_hours): their ETTR and lost time are measured "
+        "at the cap, so the results are bounds, not estimates",
+        NotFinishedWarning,
+        stacklevel=3,
+    )
 
 
 def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws) -> xr.Dataset:

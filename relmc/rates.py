@@ -81,6 +81,13 @@ class RateDraws:
         return int(self.values.shape[0])
 
 
+_POINT_SOURCE = "scenario point rates"
+
+#: the largest cluster-level interruption rate simulated, per hour (one every 3.6 ns): beyond
+#: it, rates times times overflow in the simulation and no job makes progress anyway
+MAX_CLUSTER_RATE = 1e12
+
+
 def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
     """Return ``posterior["rate"]`` of an InferenceData, or a rate DataArray as it is.
 
@@ -121,8 +128,8 @@ def _ordered(da: xr.DataArray, names: list[str]) -> np.ndarray:
     if "chain" in other and "draw" in other:
         other = ["draw", "chain", *[d for d in other if d not in ("chain", "draw")]]
     values = da.transpose(*other, "category").sel(category=names).values
-    if not np.issubdtype(values.dtype, np.number) or np.issubdtype(values.dtype, np.bool_):
-        raise FieldError("rates", f"rates must be numbers; got an array of {values.dtype}")
+    if values.dtype.kind not in "iuf":  # not bool, complex, strings or objects
+        raise FieldError("rates", f"rates must be numbers (real); got an array of {values.dtype}")
     return values.reshape(-1, len(names))
 
 
@@ -145,7 +152,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
     fm = scenario.failures
     names = list(fm.names)
     if rates is None:
-        return RateDraws(np.array([[c.rate for c in fm.categories]], float), "scenario point rates")
+        return RateDraws(np.array([[c.rate for c in fm.categories]], float), _POINT_SOURCE)
     posterior = getattr(rates, "posterior", None)  # InferenceData (itself a Mapping)
     if isinstance(rates, Mapping) and posterior is None:
         fm = fm.with_rates({k: _finite_rate(k, v) for k, v in rates.items()})
@@ -205,14 +212,17 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
     with np.errstate(over="ignore"):
         rates = draws.values * unit_counts(scenario)
         total = rates.sum(axis=1) + scenario.failures.maintenance_rate
-    if not np.all(np.isfinite(total)):
+    if not np.all(total <= MAX_CLUSTER_RATE):  # also catches inf and NaN
         names = scenario.failures.names
-        bad = ~np.isfinite(rates)
+        bad = ~(rates <= MAX_CLUSTER_RATE)
         c = names[int(np.argwhere(bad)[0][1])] if bad.any() else "(total)"
+        point = draws.source == _POINT_SOURCE and c != "(total)"
+        field = f"failures.categories[{c!r}].rate" if point else f"rates[{c!r}]"
         raise FieldError(
-            "rates",
-            f"rates: the cluster-level rate of {c!r} overflows at "
-            f"n_gpus={scenario.cluster.n_gpus}; rates times units must stay finite",
+            field,
+            f"{field}: the cluster-level rate of {c!r} overflows at "
+            f"n_gpus={scenario.cluster.n_gpus}: rates times units must stay at most "
+            f"{MAX_CLUSTER_RATE:.0e} per hour",
         )
     return rates
 

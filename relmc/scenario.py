@@ -536,11 +536,18 @@ def _drop_none(obj: Any) -> Any:
     return obj
 
 
-def _from_mapping(cls, d: Mapping[str, Any], where: str):
-    known = {f.name for f in dataclasses.fields(cls)}
+def _from_mapping(cls, d: Any, where: str):
+    if not isinstance(d, Mapping):
+        raise _fail(where, "a table of fields", d)
+    fields = dataclasses.fields(cls)
+    known = {f.name for f in fields}
     unknown = sorted(set(d) - known)
     if unknown:
         raise ValueError(f"{where}: unknown fields {unknown}; known: {sorted(known)}")
+    for f in fields:
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if required and f.name not in d:
+            raise FieldError(f"{where}.{f.name}", f"{where}: the field {f.name!r} is required")
     return cls(**dict(d))
 
 
@@ -550,8 +557,8 @@ def _failures_from_mapping(d: Mapping[str, Any]) -> FailureModel:
     if not isinstance(cats, list | tuple):
         raise _fail("failures.categories", "a list of category tables", cats)
     d["categories"] = tuple(
-        c if isinstance(c, Category) else _from_mapping(Category, c, "failures.categories[]")
-        for c in cats
+        c if isinstance(c, Category) else _from_mapping(Category, c, f"failures.categories[{i}]")
+        for i, c in enumerate(cats)
     )
     return _from_mapping(FailureModel, d, "failures")
 

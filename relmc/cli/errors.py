@@ -1,15 +1,18 @@
 """The one error handler of the ``relmc`` command, for every subcommand.
 
 Bad input (a ``ValueError``, including a :class:`~relmc.errors.FieldError`), a file-system
-error (``OSError``) and a missing optional dependency (``ImportError``) each end in one line on
-stderr, ``relmc: error: ...``, and exit status 2; a failed external tool (``RuntimeError``,
-e.g. ``sbatch``) the same line with status 1. A closed stdout (``relmc datasets | head -1``)
-ends quietly with status 1, as Unix tools do. None of them prints a traceback.
+error (``OSError``), a missing optional dependency (``ImportError``) and the last-resort
+input errors that checks up front should have caught (``OverflowError``, ``csv.Error``,
+``MemoryError``) each end in one line on stderr, ``relmc: error: ...``, and exit status 2; a
+failed external tool (``RuntimeError``, e.g. ``sbatch``) the same line with status 1. A closed
+stdout (``relmc datasets | head -1``) ends quietly with status 1, as Unix tools do. None of them
+prints a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 import warnings
@@ -68,8 +71,11 @@ def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namesp
         except BrokenPipeError:  # e.g. `relmc datasets | head -1`: stop quietly
             _silence_stdout()
             return 1
-        except (ValueError, OSError, ImportError) as e:
+        except (ValueError, OSError, ImportError, OverflowError, csv.Error) as e:
             _error(message(e, flags))
+            return 2
+        except MemoryError:
+            _error("out of memory; use fewer trials, draws or cells (--n-trials, --n-draws)")
             return 2
         except RuntimeError as e:
             _error(message(e, flags))

@@ -76,14 +76,16 @@ def _rate_rows(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc fit``."""
-    inputs.check_out(args.out)
+    outputs = inputs.check_out(args.out, ["posterior.nc"])
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
     n = args.n_gpus or int(data.attrs.get("n_gpus", 0)) or 16384
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = write_netcdf(posterior, args.out / "posterior.nc")
+    with outputs.stage() as st:
+        posterior.posterior.attrs["relmc_run_id"] = st.run_id
+        write_netcdf(posterior, st.path("posterior.nc"))
+    path = st.written[0]
 
     header, rows, right, summary = _rate_rows(posterior, data, n)
     rate_units = posterior.posterior["rate"].attrs.get("units", "events per unit-hour")

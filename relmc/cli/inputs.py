@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from relmc._io import OutputSet
 from relmc.cli.options import scenario_overrides
 
 __all__ = [
     "check_scenario_options",
+    "check_segments",
     "apply_overrides",
     "root_seed",
     "check_out",
@@ -32,19 +33,15 @@ def root_seed(args: argparse.Namespace) -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def check_out(out: Path) -> None:
-    """Fail before any work if ``--out`` cannot become a writable directory."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out must be a directory; {str(out)!r} is a file")
-    existing = out
-    while not existing.exists():  # the nearest ancestor that exists must be writable
-        existing = existing.parent
-    try:  # permissions alone do not tell (root, read-only or virtual file systems): try it
-        os.rmdir(tempfile.mkdtemp(prefix=".relmc-check-", dir=existing))
-    except OSError as e:
-        raise ValueError(
-            f"--out {str(out)!r}: cannot write in {str(existing)!r} ({e.strerror})"
-        ) from None
+def check_out(out: Path, names: Sequence[str] = ()) -> OutputSet:
+    """Fail before any work if ``--out`` cannot take the files ``names``; return their set.
+
+    See :class:`relmc._io.OutputSet`: the folder must be writable and no target a directory;
+    output sets a killed command left half-moved there are completed first.
+    """
+    outputs = OutputSet(out, names, what="--out")
+    outputs.check()
+    return outputs
 
 
 def load_data(args: argparse.Namespace):
@@ -58,8 +55,6 @@ def load_data(args: argparse.Namespace):
             return load_dataset(args.dataset or "llama3-405b")
         except ValueError as e:
             raise ValueError(f"--dataset: {e}") from None
-    if not args.counts.is_file():
-        raise ValueError(f"--counts: no such file: {str(args.counts)!r}")
     try:
         return load_counts(
             args.counts, n_gpus=args.observed_gpus, duration_hours=args.observed_hours
@@ -84,14 +79,14 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
 
 
 def read_toml(path: Path) -> dict:
-    """Read a scenario TOML file into a dict."""
+    """Read a scenario TOML file into a dict (UTF-8, at most 16 MiB)."""
     import tomllib
 
-    if not path.is_file():
-        raise ValueError(f"scenario: no such file: {str(path)!r}")
+    from relmc._io import read_text
+
+    text = read_text(path, "scenario")
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"scenario: {path} is not valid TOML: {e}") from None
 
@@ -129,8 +124,45 @@ def check_scenario_options(args: argparse.Namespace) -> dict[str, dict]:
     from relmc.scenario import Category, Cluster, FailureModel, Job, Policy
 
     ov = scenario_overrides(args)
-    Policy(**ov["policy"])
-    Job(**ov["job"])
+    pol = Policy(**ov["policy"])
+    job = Job(**ov["job"])
     Cluster(**ov["cluster"])
     FailureModel((Category("placeholder"),), **ov["failures"])
+    check_segments(pol, job, given=ov)
+    if getattr(args, "counts", None) is not None and not args.counts.is_file():
+        what = "is a directory" if args.counts.is_dir() else "no such file"
+        raise ValueError(f"--counts: {what}: {str(args.counts)!r}")
     return ov
+
+
+def check_segments(policy, job, given: dict[str, dict] | None = None) -> None:
+    """Refuse a fixed interval that splits the wall cap into too many checkpoint segments.
+
+    The simulation refuses it too, but only after the fit and naming the interval; here the
+    field blamed is the one the user set: ``job.compute_hours`` when it was given (a long job
+    at the default interval), else ``policy.checkpoint_interval``.
+    """
+    from relmc.errors import FieldError
+    from relmc.sim.simulate import MAX_SEGMENTS
+
+    ci = policy.checkpoint_interval
+    if isinstance(ci, str):
+        return  # a rule's interval is known only after the fit; the simulation checks it
+    cap = policy.wall_cap_factor * job.compute_hours
+    if cap / ci <= MAX_SEGMENTS:
+        return
+    given = given or {}
+    if "compute_hours" in given.get("job", {}) or "checkpoint_interval" not in given.get(
+        "policy", {}
+    ):
+        raise FieldError(
+            "job.compute_hours",
+            f"job.compute_hours must be at most {MAX_SEGMENTS:.0e} checkpoint intervals "
+            f"({ci:g} h) / policy.wall_cap_factor ({policy.wall_cap_factor:g}) = "
+            f"{MAX_SEGMENTS * ci / policy.wall_cap_factor:.3g} h; got {job.compute_hours!r}",
+        )
+    raise FieldError(
+        "policy.checkpoint_interval",
+        f"policy.checkpoint_interval must be >= wall cap / {MAX_SEGMENTS:.0e} = "
+        f"{cap / MAX_SEGMENTS:.3g} h (at most {MAX_SEGMENTS:.0e} segments per trial); got {ci!r}",
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from relmc._io import write_netcdf
+from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options
 from relmc.cli.output import fmt, model_text, note, policy_text, say, table
 
@@ -52,9 +52,10 @@ def run(args: argparse.Namespace) -> int:
     from relmc.scenario import replace_path
 
     ov = inputs.check_scenario_options(args)
-    inputs.check_out(args.out)
+    outputs = inputs.check_out(args.out, ["optimize.nc"])
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
@@ -67,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
         seed=seed,
         n_threads=args.n_threads,
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = write_netcdf(ds, args.out / "optimize.nc")
+    with outputs.stage() as st:
+        ds.attrs["relmc_run_id"] = st.run_id
+        write_netcdf(ds, st.path("optimize.nc"))
+    path = st.written[0]
 
     say(f"relmc optimize: {model_text(args, posterior, data)}")
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")

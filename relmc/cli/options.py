@@ -92,7 +92,15 @@ def _float(s: str) -> float:
     return float(s)
 
 
+def _positive_hours(s: str) -> float:
+    v = float(s)
+    if not (0 < v < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number of hours > 0; got {s!r}")
+    return v
+
+
 number = _typed("number", _float)
+positive_hours = _typed("number of hours", _positive_hours)
 minutes = _typed("number of minutes", lambda s: float(s) / 60.0)
 days = _typed("number of days", lambda s: float(s) * 24.0)
 per_day = _typed("number per day", lambda s: float(s) / 24.0)
@@ -289,7 +297,7 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--observed-hours",
-        type=number,
+        type=positive_hours,
         metavar="HOURS",
         help="with --counts: length of the observation window",
     )
@@ -332,6 +340,7 @@ def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True)
     g.add_argument(
         "--n-trials",
         type=int_at_least(1),
+        action=Field,
         default=n_trials,
         metavar="N",
         help=f"simulated jobs per size or interval (default: {n_trials})",

@@ -7,7 +7,7 @@ import sys
 import time
 
 from relmc._extras import install_hint
-from relmc._io import atomic_path, write_netcdf
+from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options
 from relmc.cli.output import model_text, note, policy_text, projection_table, say
 
@@ -57,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
-    inputs.check_out(args.out)
+    names = ["projection.nc", "posterior.nc"] + ([] if args.no_plot else ["projection.png"])
+    outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
@@ -71,24 +73,23 @@ def run(args: argparse.Namespace) -> int:
         seed=seed,
         n_threads=args.n_threads,
     )
-    # everything is computed: only now touch the file system
-    args.out.mkdir(parents=True, exist_ok=True)
-    files = [args.out / "projection.nc", args.out / "posterior.nc"]
-    write_netcdf(ds, files[0])
-    write_netcdf(posterior, files[1])
+    # everything is computed: only now touch the file system, all files or none
     plot_note = ""
-    if not args.no_plot:
-        png = args.out / "projection.png"
-        try:
-            from relmc import plots
+    with outputs.stage() as st:
+        ds.attrs["relmc_run_id"] = st.run_id
+        posterior.posterior.attrs["relmc_run_id"] = st.run_id
+        write_netcdf(ds, st.path("projection.nc"))
+        write_netcdf(posterior, st.path("posterior.nc"))
+        if not args.no_plot:
+            try:
+                from relmc import plots
 
-            with atomic_path(png) as tmp:
-                plots.main_figure(ds, posterior, tmp)
-        except ImportError as e:
-            hint = install_hint(e.name or "") or 'pip install "relmc[plot]"'
-            plot_note = f"figure skipped ({e}); {hint}"
-        else:
-            files.append(png)
+                plots.main_figure(ds, posterior, st.path("projection.png"))
+            except ImportError as e:
+                st.path("projection.png").unlink(missing_ok=True)
+                hint = install_hint(e.name or "") or 'pip install "relmc[plot]"'
+                plot_note = f"figure skipped ({e}); {hint}"
+    files = st.written
 
     say(f"relmc project: {model_text(args, posterior, data)}")
     say(f"policy: {policy_text(sc)}")
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     say()
     for f in files:
         say(f"wrote {f}")
+    say(f"run id {st.run_id} (attrs relmc_run_id of every file written)")
     if plot_note:
         print(f"{options.PROG}: warning: {plot_note}", file=sys.stderr)
     say(f"done in {time.perf_counter() - t0:.1f} s")

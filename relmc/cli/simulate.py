@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from relmc._io import write_netcdf
+from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options
 from relmc.cli.output import fmt, policy_text, say, table
 
@@ -48,16 +48,20 @@ def run(args: argparse.Namespace) -> int:
     from relmc.sim.simulate import simulate
     from relmc.summary import summarize
 
-    inputs.check_out(args.out)
+    outputs = inputs.check_out(args.out, ["simulation.nc"])
     d = inputs.read_toml(args.scenario)
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
     if posterior is not None and "failures" not in d:
         d = {**d, "failures": FailureModel.from_posterior(posterior)}
     sc = Scenario.from_dict(d)
+    inputs.check_segments(sc.policy, sc.job, given=d)
+    check_trial_memory(args.n_trials, len(sc.failures.categories))
     seed = inputs.root_seed(args)
     res = simulate(sc, rates=posterior, n_trials=args.n_trials, seed=seed, n_threads=args.n_threads)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = write_netcdf(res, args.out / "simulation.nc")
+    with outputs.stage() as st:
+        res.attrs["relmc_run_id"] = st.run_id
+        write_netcdf(res, st.path("simulation.nc"))
+    path = st.written[0]
 
     s = summarize(res)
     q = s["ettr_quantile"]

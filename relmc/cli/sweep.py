@@ -32,7 +32,8 @@ EPILOGS = {
   relmc sweep submit spec.toml --sbatch=--mem=8G --wait""",
     "status": """examples:
   relmc sweep status sweep.zarr
-  relmc sweep status sweep.zarr --json""",
+  relmc sweep status sweep.zarr --json
+  relmc sweep status sweep.zarr --verify     # read every done cell back, check its checksum""",
     "open": """examples:
   relmc sweep open sweep.zarr
   (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
@@ -108,6 +109,11 @@ def add_parser(sub) -> None:
     st = add("status", "done and missing cells of a store")
     st.add_argument("store")
     st.add_argument("--json", action="store_true", help="machine-readable output")
+    st.add_argument(
+        "--verify",
+        action="store_true",
+        help="read every done cell back and check it against its checksum",
+    )
     st.set_defaults(func=_status)
 
     o = add("open", "print the cube of a store")
@@ -153,13 +159,12 @@ def _submit(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from relmc import sweep
 
-    st = sweep.status(args.store)
+    st = sweep.status(args.store, verify=args.verify)
     if args.json:
-        say(
-            json.dumps(
-                {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
-            )
-        )
+        out = {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
+        if args.verify:
+            out["corrupt"] = st.corrupt.tolist()
+        say(json.dumps(out))
     else:
         say(str(st))
     return 0

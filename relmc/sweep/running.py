@@ -31,6 +31,10 @@ __all__ = [
 ]
 
 
+#: one step of an executor: (cells finished, cells this run computed)
+Step = tuple[int, list[int]]
+
+
 @dataclass(frozen=True)
 class CellTask:
     """What every worker needs to compute and store cells: picklable, with no posterior inside.
@@ -49,23 +53,47 @@ class CellTask:
     store: str
     n_threads: int
 
-    def each(self, cells: Sequence[int], rates: Any) -> Iterator[int]:
-        """Simulate and write ``cells`` one by one with the posterior ``rates``; yield each."""
+    def each(self, cells: Sequence[int], rates: Any) -> Iterator[tuple[int, bool]]:
+        """Compute and write ``cells`` with the posterior ``rates``; yield ``(cell, computed)``.
+
+        Each cell is claimed first (:meth:`CellWriter.claim`), so concurrent runs on one store
+        split the cells. A cell another run holds is passed over and, once every free cell is
+        done, waited for: if its holder finished it, it is skipped (``computed`` False); if
+        the holder died, this run computes it. A cell found done (and verified) after its
+        claim was finished by another run and is skipped too.
+        """
         writer = CellWriter(Path(self.store), self.spec)
+        held: list[int] = []
         for flat in cells:
-            writer.write(flat, simulate_cell(self.spec, flat, rates, self.n_threads))
-            yield flat
+            with writer.claim(flat) as mine:
+                if not mine:
+                    held.append(flat)
+                    continue
+                yield flat, self._compute(writer, flat, rates)
+        for flat in held:
+            with writer.claim(flat, block=True):
+                yield flat, self._compute(writer, flat, rates)
+
+    def _compute(self, writer: CellWriter, flat: int, rates: Any) -> bool:
+        if writer.is_done(flat) and writer.verify(flat):
+            return False  # another run finished it after our done mask was read
+        writer.write(flat, simulate_cell(self.spec, flat, rates, self.n_threads))
+        return True
 
     def __call__(self, cells: Sequence[int], rates: Any) -> list[int]:
-        """Simulate and write ``cells`` with the posterior ``rates``; return them."""
-        return list(self.each(cells, rates))
+        """Compute and write ``cells`` with the posterior ``rates``; return those computed."""
+        return [flat for flat, computed in self.each(cells, rates) if computed]
 
 
 class Executor(Protocol):
-    """A way to run cells: yields the number of cells finished after each step."""
+    """A way to run cells: after each step, yields ``(cells finished, cells computed)``."""
 
-    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:
-        """Compute ``cells`` with ``task``; yield counts of newly finished cells."""
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[Step]:
+        """Compute ``cells`` with ``task``; yield each step's finished count and computed cells.
+
+        A cell is finished when it is done in the store, by this run or by a concurrent one;
+        only the cells this run computed are listed.
+        """
         ...
 
 
@@ -73,19 +101,23 @@ class Executor(Protocol):
 class InProcess:
     """One cell after the other in this process."""
 
-    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
-        for _ in task.each(cells, rates):
-            yield 1
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[Step]:  # noqa: D102
+        for flat, computed in task.each(cells, rates):
+            yield 1, [flat] if computed else []
 
 
-def _process_batch(task: CellTask, cells: Sequence[int], rates: Any, parent: int) -> int:
+def _process_batch(task: CellTask, cells: Sequence[int], rates: Any, parent: int) -> Step:
     """Worker-process side of :class:`ProcessPool`: one batch of cells."""
     steps = task.each(cells, rates)  # a generator: each next() computes one cell
+    computed: list[int] = []
     while True:
         if os.getppid() != parent:
             os._exit(1)  # the parent died (e.g. SIGKILL): start no new cells behind its back
-        if next(steps, None) is None:
-            return len(cells)
+        step = next(steps, None)
+        if step is None:
+            return len(cells), computed
+        if step[1]:
+            computed.append(step[0])
 
 
 @dataclass(frozen=True)
@@ -99,7 +131,7 @@ class ProcessPool:
     workers: int
     batches_per_worker: int = 4
 
-    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[Step]:  # noqa: D102
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -127,7 +159,7 @@ class DaskCluster:
     def __post_init__(self) -> None:
         require("distributed")  # fail before any work if the 'sweep' extra is incomplete
 
-    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[int]:  # noqa: D102
+    def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[Step]:  # noqa: D102
         distributed = require("distributed")
         own = isinstance(self.client, str)
         client = distributed.Client(self.client) if own else self.client
@@ -139,8 +171,7 @@ class DaskCluster:
                 for flat in cells
             ]
             for f in distributed.as_completed(futures):
-                f.result()
-                yield 1
+                yield 1, list(f.result())
         finally:
             if own:
                 client.close()
@@ -197,7 +228,9 @@ def run_sweep(
     Returns
     -------
     list of int
-        Flat indices of the cells computed by this call (already complete cells are skipped).
+        Flat indices of the cells computed by this call, sorted. Complete cells are skipped
+        (a done cell that fails verification is recomputed), and so are cells a concurrent
+        run on the same store claimed and finished.
     """
     spec = load_spec(spec)
     for module in ("zarr", "dask.array"):  # the 'sweep' extra, checked before any work
@@ -213,18 +246,23 @@ def run_sweep(
         check_same_spec(spec, store)  # before any (possibly slow) posterior work
     rates = resolve_rates(spec)  # once per run; every task gets it explicitly
     init_store(spec, store, rates=rates)
-    done = CellWriter(store, spec).done_mask()
-    todo = [c for c in cells if not done[c]]
+    writer = CellWriter(store, spec)
+    done = writer.done_mask()
+    # a done cell whose data no longer match its checksum (a damaged chunk) is recomputed
+    damaged = set(writer.failed_verification([c for c in cells if done[c]]))
+    todo = [c for c in cells if not done[c] or c in damaged]
     if not todo:
         return []
     task = CellTask(spec, str(store), n_threads)
     bar = _progress_bar(len(todo), progress, f"sweep shard {shard}/{shards}")
+    computed: list[int] = []
     try:
-        for n in backend.run(task, todo, rates):
+        for n, cells_done in backend.run(task, todo, rates):
+            computed += cells_done
             bar(n)
     finally:
         bar(None)
-    return todo
+    return sorted(computed)
 
 
 def _progress_bar(total: int, progress: bool | None, desc: str) -> Callable[[int | None], None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +108,8 @@ def submit(
     script = sbatch_script(spec_path, store, opts)
     if dry_run:
         return script
+    if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted
+        raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
     if store.exists():
         check_same_spec(spec, store)
     init_store(spec, store)

@@ -30,6 +30,9 @@ SPEC_FORMAT = 1
 """Version of the canonical spec layout (part of the spec's hash)."""
 
 DONE = "done"
+CHECKSUM = "cell_checksum"
+#: the most cells one sweep may have (the store holds a file per cell per variable)
+MAX_CELLS = 100_000
 DEFAULT_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 # Allow-lists for everything that reaches an #SBATCH line. #SBATCH values are read by sbatch,
@@ -225,6 +228,13 @@ class SweepSpec:
         if not isinstance(self.base, Mapping):
             raise ValueError(f"base must be a table of scenario fields; got {self.base!r}")
         object.__setattr__(self, "axes", _check_axes(self.axes))
+        n_cells = math.prod(len(v) for _, v in self.axes)
+        if n_cells > MAX_CELLS:  # before building a scenario per cell
+            raise FieldError(
+                "axes",
+                f"axes: the grid has {n_cells:,} cells; at most {MAX_CELLS:,} are allowed (each "
+                "cell is one simulation and a file per variable in the store); split the sweep",
+            )
         # build every cell's scenario now, so that any bad value fails before work starts
         base = _base_scenario(self.base)
         object.__setattr__(self, "_base_scenario", base)
@@ -266,12 +276,12 @@ class SweepSpec:
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> SweepSpec:
         """Read a spec from a TOML file; relative paths in it are relative to its folder."""
+        from relmc._io import read_text
+
         p = Path(path)
+        text = read_text(p, "sweep spec")
         try:
-            with p.open("rb") as f:
-                d = tomllib.load(f)
-        except FileNotFoundError as e:
-            raise ValueError(f"sweep spec file not found: {str(p)!r}") from e
+            d = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ValueError(f"sweep spec {str(p)!r} is not valid TOML: {e}") from e
         return cls.from_dict(d, root=p.resolve().parent)

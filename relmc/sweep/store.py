@@ -8,11 +8,14 @@ The store is created once with every coordinate and one chunk per cell per varia
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +26,9 @@ from relmc import __version__
 from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.sweep.cells import cell_template, resolve_rates
-from relmc.sweep.spec import DONE, SweepSpec, _is_number
+from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
-__all__ = ["SweepStatus", "init_store", "open_sweep", "status", "CellWriter"]
+__all__ = ["SweepStatus", "init_store", "open_sweep", "status", "CellWriter", "cell_checksum"]
 
 ATTR_SPEC = "relmc_sweep_spec"
 ATTR_HASH = "relmc_sweep_spec_sha256"
@@ -78,6 +81,12 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
         {"long_name": "cell complete (written after its data)"},
     )
     encoding[DONE] = {"chunks": (1,) * len(shape)}
+    data_vars[CHECKSUM] = xr.Variable(
+        dims,
+        da.zeros(shape, dtype=np.uint64, chunks=(1,) * len(shape)),
+        {"long_name": "checksum of the cell's data as written (relmc.sweep.store.cell_checksum)"},
+    )
+    encoding[CHECKSUM] = {"chunks": (1,) * len(shape)}
     coords = _coords(spec)
     for c, v in template.coords.items():
         vals = np.arange(spec.n_trials) if c == "trial" else v.values
@@ -134,6 +143,7 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
         template = cell_template(spec, resolve_rates(spec) if rates is None else rates)
     cube, encoding = _empty_cube(spec, template)
     store.parent.mkdir(parents=True, exist_ok=True)
+    _check_room(spec, cube, store.parent)
     tmp = store.with_name(f".{store.name}.{uuid.uuid4().hex}.tmp")
     try:
         cube.to_zarr(
@@ -151,6 +161,46 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
     return store
 
 
+def _check_room(spec: SweepSpec, cube: xr.Dataset, where: Path) -> None:
+    """Refuse (``ValueError``) a store that cannot fit: files (inodes) and bytes, estimated."""
+    n_files = spec.n_cells * len(cube.data_vars) + 64
+    n_bytes = sum(int(v.nbytes) for v in cube.data_vars.values())  # uncompressed: an upper bound
+    try:
+        st = os.statvfs(where)
+    except OSError:
+        return
+    if st.f_files > 0 and n_files > st.f_favail:
+        raise ValueError(
+            f"store: the sweep needs about {n_files:,} files ({spec.n_cells:,} cells x "
+            f"{len(cube.data_vars)} variables) but {str(where)!r} has {st.f_favail:,} free "
+            "inodes; use fewer cells"
+        )
+    if n_bytes > st.f_bavail * st.f_frsize:
+        raise ValueError(
+            f"store: the sweep needs up to {n_bytes / 2**20:,.1f} MiB but {str(where)!r} has "
+            f"{st.f_bavail * st.f_frsize / 2**20:,.1f} MiB free; use fewer cells or trials"
+        )
+
+
+def cell_checksum(cell: Any) -> int:
+    """Checksum (64-bit BLAKE2b) of one cell's variables: names, dtypes, shapes and bytes.
+
+    ``cell`` maps variable names to arrays (an ``xarray.Dataset`` of the cell, or what was read
+    back from the store); the order of the names does not matter.
+    """
+    h = hashlib.blake2b(digest_size=8)
+    for name in sorted(map(str, cell)):
+        a = np.ascontiguousarray(np.asarray(cell[name]))
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return int.from_bytes(h.digest(), "little")
+
+
+def _claims_dir(store: Path) -> Path:
+    # beside the store, not in it: zarr warns about foreign folders inside a hierarchy
+    return store.with_name(f".{store.name}.claims")
+
+
 def check_same_spec(spec: SweepSpec, store: Path) -> None:
     """Refuse (``ValueError``) a store that a different spec created, naming what differs."""
     attrs = _read_attrs(store)
@@ -166,11 +216,18 @@ def check_same_spec(spec: SweepSpec, store: Path) -> None:
 
 
 class CellWriter:
-    """Writes whole cells into an existing store (zarr, one chunk per cell per variable)."""
+    """Writes whole cells into an existing store (zarr, one chunk per cell per variable).
+
+    Each cell's variables are written first, then its checksum (:func:`cell_checksum`), then
+    its ``done`` flag; :meth:`verify` reads a done cell back and compares. :meth:`claim` takes
+    a per-cell lock so that concurrent runs on one store split the cells.
+    """
 
     def __init__(self, store: Path, spec: SweepSpec):
         zarr = require("zarr")
         self.spec = spec
+        self.grid = _Grid(tuple(spec.dims), tuple(spec.shape))
+        self.store = Path(store)
         self.group = zarr.open_group(str(store), mode="r+")
         self.arrays: dict[str, Any] = {}
 
@@ -179,13 +236,53 @@ class CellWriter:
             self.arrays[name] = self.group[name]
         return self.arrays[name]
 
+    def cell_variables(self) -> list[str]:
+        """Names of the per-cell data arrays (dims start with the axes; not done/checksum)."""
+        dims = self.grid.dims
+        out = []
+        for name, arr in self.group.arrays():
+            names = tuple(getattr(arr.metadata, "dimension_names", None) or ())
+            if names[: len(dims)] == dims and name not in (DONE, CHECKSUM):
+                out.append(str(name))
+        return sorted(out)
+
     def done_mask(self) -> np.ndarray:
-        """Done flag of every cell (flat C order)."""
-        return np.asarray(self._array(DONE)[...], dtype=bool).reshape(-1)
+        """Done flag of every cell (flat C order); a flag that cannot be read counts as unset."""
+        return _flags(self._array(DONE), self.grid)
+
+    def is_done(self, flat: int) -> bool:
+        """Whether cell ``flat``'s flag is set now (read afresh; unreadable: False)."""
+        try:
+            return bool(self._array(DONE)[self.grid.cell_index(flat)])
+        except Exception:  # a damaged chunk (zarr and codecs raise several types)
+            return False
+
+    def verify(self, flat: int) -> bool:
+        """Whether done cell ``flat`` reads back whole, matching the checksum written with it.
+
+        Stores made before checksums existed have none; their cells count as verified.
+        """
+        if CHECKSUM not in self.group:
+            return True
+        idx = self.grid.cell_index(flat)
+        try:
+            expected = int(self._array(CHECKSUM)[idx])
+            cell = {name: self._array(name)[idx] for name in self.cell_variables()}
+        except Exception:  # garbled or truncated chunks fail to decompress
+            return False
+        return expected == cell_checksum(cell)
+
+    def failed_verification(self, cells: Sequence[int]) -> list[int]:
+        """Return the cells of ``cells`` whose flag is set but whose data fail :meth:`verify`."""
+        done = self.done_mask()
+        return [int(c) for c in cells if done[c] and not self.verify(int(c))]
 
     def write(self, flat: int, cell: xr.Dataset) -> None:
-        """Write cell ``flat``'s variables, then (last) its done flag."""
+        """Write cell ``flat``'s variables, then its checksum, then (last) its done flag."""
         idx = self.spec.cell_index(flat)
+        if self.is_done(flat):  # rewriting a damaged cell: it is not done until rewritten
+            self._array(DONE)[idx] = False
+        values = {}
         for name, v in cell.data_vars.items():
             arr = self._array(str(name))
             if arr.shape[len(idx) :] != v.shape:
@@ -193,10 +290,72 @@ class CellWriter:
                     f"cell {flat}: variable {name!r} has shape {v.shape}, the store expects "
                     f"{arr.shape[len(idx) :]} (categories differ between cells?)"
                 )
-            arr[idx] = v.values
+            # as the store holds it (its dtype), so that a read-back gives the same checksum
+            values[str(name)] = np.asarray(v.values, dtype=arr.dtype)
+            arr[idx] = values[str(name)]
+        if CHECKSUM in self.group:
+            self._array(CHECKSUM)[idx] = np.uint64(cell_checksum(values))
         # last: the marker. Each chunk write is a temp file + rename (zarr LocalStore), so the
         # marker is never visible before the data above is in place.
         self._array(DONE)[idx] = True
+
+    @contextlib.contextmanager
+    def claim(self, flat: int, *, block: bool = False) -> Iterator[bool]:
+        """Hold cell ``flat``'s lock for the block; yield whether it was taken.
+
+        The lock is an ``flock`` on ``.<store name>.claims/<flat>`` beside the store: the
+        kernel drops it when its holder exits, however it exits, so a killed run never leaves
+        a cell claimed. With ``block`` wait for a holder to finish (or die) instead of
+        yielding False.
+        """
+        import fcntl
+
+        d = _claims_dir(self.store)
+        d.mkdir(exist_ok=True)  # a read-only place fails here, as one OSError
+        fd = os.open(d / str(int(flat)), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # releases the lock
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The cube's geometry: axis dims and shape (all that reading cells needs)."""
+
+    dims: tuple[str, ...]
+    shape: tuple[int, ...]
+
+    @classmethod
+    def of_array(cls, arr: Any) -> _Grid:
+        names = tuple(getattr(arr.metadata, "dimension_names", None) or ())
+        return cls(tuple(map(str, names)), tuple(int(n) for n in arr.shape))
+
+    @property
+    def n_cells(self) -> int:
+        return int(np.prod(self.shape))
+
+    def cell_index(self, flat: int) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.unravel_index(flat, self.shape))
+
+
+def _flags(arr: Any, grid: _Grid) -> np.ndarray:
+    """Read a per-cell flag array whole, or cell by cell when a chunk is damaged."""
+    try:
+        return np.asarray(arr[...], dtype=bool).reshape(-1)
+    except Exception:  # a damaged chunk: read the others one by one
+        out = np.zeros(grid.n_cells, dtype=bool)
+        for flat in range(grid.n_cells):
+            try:
+                out[flat] = bool(arr[grid.cell_index(flat)])
+            except Exception:
+                out[flat] = False
+        return out
 
 
 def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
@@ -221,15 +380,22 @@ class SweepStatus:
     n_cells : int
         Cells in the grid.
     done, missing : ndarray of int
-        Flat indices of complete and missing cells.
+        Flat indices of complete and missing cells (with ``verify``: a done cell whose data
+        fail verification is missing, and also listed in ``corrupt``).
     spec_sha256 : str
         The store's spec hash.
+    corrupt : ndarray of int
+        Cells flagged done whose data did not verify (empty unless checked).
+    verified : bool
+        Whether the done cells were read back and checked.
     """
 
     n_cells: int
     done: np.ndarray
     missing: np.ndarray
     spec_sha256: str
+    corrupt: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    verified: bool = False
 
     @property
     def complete(self) -> bool:
@@ -238,9 +404,17 @@ class SweepStatus:
 
     def __str__(self) -> str:
         miss = _ranges(self.missing)
-        return f"{self.done.size}/{self.n_cells} cells done, {self.missing.size} missing" + (
+        text = f"{self.done.size}/{self.n_cells} cells done, {self.missing.size} missing" + (
             f": {miss}" if self.missing.size else ""
         )
+        if self.corrupt.size:
+            text += (
+                f"; {self.corrupt.size} done cells failed verification (recomputed by the next "
+                f"'relmc sweep run'): {_ranges(self.corrupt)}"
+            )
+        elif self.verified:
+            text += "; every done cell verified"
+        return text
 
 
 def _ranges(idx: np.ndarray, limit: int = 20) -> str:
@@ -260,15 +434,31 @@ def _ranges(idx: np.ndarray, limit: int = 20) -> str:
     return ",".join(parts[:limit]) + (",..." if len(parts) > limit else "")
 
 
-def status(store: str | os.PathLike) -> SweepStatus:
-    """Done and missing cells of a sweep store (flat C-order indices)."""
+def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
+    """Done and missing cells of a sweep store (flat C-order indices).
+
+    With ``verify``, every done cell is read back and checked against the checksum written
+    with its flag (:meth:`CellWriter.verify`); cells that fail count as missing and are
+    listed in ``corrupt``.
+    """
     store = Path(store)
     attrs = _read_attrs(store)
     zarr = require("zarr")
-    done = np.asarray(zarr.open_group(str(store), mode="r")[DONE][...], dtype=bool).reshape(-1)
+    group = zarr.open_group(str(store), mode="r")
+    grid = _Grid.of_array(group[DONE])
+    done = _flags(group[DONE], grid)
+    corrupt = np.zeros(0, dtype=np.int64)
+    if verify:
+        reader = CellWriter.__new__(CellWriter)
+        reader.grid, reader.store, reader.group, reader.arrays = grid, store, group, {}
+        bad = [c for c in np.flatnonzero(done) if not reader.verify(int(c))]
+        corrupt = np.array(bad, dtype=np.int64)
+        done[corrupt] = False
     return SweepStatus(
         n_cells=int(done.size),
         done=np.flatnonzero(done),
         missing=np.flatnonzero(~done),
         spec_sha256=attrs[ATTR_HASH],
+        corrupt=corrupt,
+        verified=verify,
     )

@@ -1,0 +1,591 @@
+"""Faults and hostile input (issue 9): nothing lost, one line for every error, bounded resources.
+
+Each section is one mechanism: output sets (check first, stage, move together, run id; a full
+disk), sweep stores (checksums and verification, per-cell claims, submit looks first), one-line
+errors for hostile input, and honest results when trials do not finish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from relmc import sweep
+from relmc._io import OutputSet, finish_interrupted
+from relmc.cli import main
+from relmc.errors import FieldError, NotFinishedWarning
+
+ENV = {**os.environ, "MPLBACKEND": "Agg"}
+
+
+def run(*args, cwd, prelude: str = ""):
+    code = (
+        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def one_error_line(r) -> str:
+    """Exit 2, exactly one stderr line, no traceback: return that line."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("relmc: error: ")
+    return lines[0]
+
+
+def listing(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` with its bytes (None for folders)."""
+    return {
+        str(p.relative_to(folder)): (None if p.is_dir() else p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+# ------------------------------------------------------------------------------ output sets
+
+
+def test_a_directory_target_fails_before_work_and_replaces_nothing(tmp_path):
+    out = tmp_path / "o"
+    (out / "posterior.nc").mkdir(parents=True)
+    (out / "projection.nc").write_text("OLD")
+    before = listing(out)
+    t0 = time.perf_counter()
+    r = run(
+        "project", "--n-gpus", "2048", "--n-trials", "50", "--seed", "1", "--out", out, cwd=tmp_path
+    )
+    line = one_error_line(r)
+    assert "posterior.nc" in line and "directory" in line
+    assert listing(out) == before  # nothing replaced, no temporary left
+    assert time.perf_counter() - t0 < 60  # refused before the fit and the simulation
+
+
+@pytest.fixture(scope="module")
+def tiny_fs(tmp_path_factory):
+    """A 200 KB tmpfs, where root may mount one; else skip (the simulated ENOSPC test runs)."""
+    where = tmp_path_factory.mktemp("tiny")
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(where)], capture_output=True
+    )
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
+    yield where
+    subprocess.run(["umount", str(where)], check=False)
+
+
+def test_disk_full_is_one_line_and_replaces_nothing(tiny_fs, tmp_path):
+    out = tiny_fs / "o"
+    out.mkdir()
+    (out / "projection.nc").write_text("OLD")
+    before = listing(out)
+    argv = ("project", "--n-gpus", "2048,4096", "--n-trials", "400", "--seed", "1", "--out", out)
+    line = one_error_line(run(*argv, cwd=tmp_path))
+    assert "No space left on device" in line and "nothing was replaced" in line
+    assert listing(out) == before
+
+
+def test_simulated_enospc_at_each_write_replaces_nothing(tmp_path, capsys, monkeypatch):
+    """ENOSPC at the 1st, 2nd, ... write of an output set: exit 2, one line, nothing changed."""
+    import relmc._io as io_mod
+
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "projection.nc").write_text("OLD")
+    before = listing(out)
+    real = io_mod.write_bytes
+    argv = ["project", "--n-gpus", "2048", "--n-trials", "50", "--seed", "1", "--no-plot"]
+    for fail_at in (1, 2, 3):  # two netCDF files, then the commit record
+        calls = []
+
+        def write_bytes(path, data, fail_at=fail_at, calls=calls):
+            calls.append(path)
+            if len(calls) == fail_at:
+                raise OSError(28, "No space left on device", str(path))
+            real(path, data)
+
+        monkeypatch.setattr(io_mod, "write_bytes", write_bytes)
+        assert main([*argv, "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "No space left on device" in err[0], err
+        assert listing(out) == before, fail_at
+
+
+def test_output_set_shares_a_run_id(tmp_path, capsys):
+    from relmc.models._common import az
+
+    out = tmp_path / "o"
+    argv = ["project", "--n-gpus", "2048", "--n-trials", "50", "--seed", "1", "--no-plot"]
+    assert main([*argv, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        run_id = ds.attrs["relmc_run_id"]
+    assert az.from_netcdf(str(out / "posterior.nc")).posterior.attrs["relmc_run_id"] == run_id
+    assert f"run id {run_id}" in text
+    assert sorted(p.name for p in out.iterdir()) == ["posterior.nc", "projection.nc"]
+
+
+KILL_MID_MOVE = """
+import os, relmc._io as io_mod
+real = os.replace
+def replace(src, dst):
+    real(src, dst)
+    if str(dst).endswith("projection.nc") and ".relmc-staging-" not in str(dst):
+        os._exit(9)  # killed between two renames of one set, into the output folder
+io_mod.os.replace = replace
+"""
+
+
+def test_kill_between_renames_is_completed_by_the_next_command(tmp_path):
+    out = tmp_path / "o"
+    argv = ["project", "--n-gpus", "2048", "--n-trials", "50", "--no-plot", "--out", out]
+    assert run(*argv, "--seed", "1", cwd=tmp_path).returncode == 0
+    r = run(*argv, "--seed", "2", cwd=tmp_path, prelude=KILL_MID_MOVE)
+    assert r.returncode == 9
+    # a mixed pair on disk, but marked: the run ids differ and the commit record is there
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        new_id = ds.attrs["relmc_run_id"]
+    staging = list(out.glob(".relmc-staging-*"))
+    assert len(staging) == 1 and (staging[0] / "COMMIT").is_file()
+    # the next command on the folder (even a failing one) completes the move first
+    assert finish_interrupted(out) == [new_id]
+    from relmc.models._common import az
+
+    assert az.from_netcdf(str(out / "posterior.nc")).posterior.attrs["relmc_run_id"] == new_id
+    assert sorted(p.name for p in out.iterdir()) == ["posterior.nc", "projection.nc"]
+
+
+def test_kill_before_the_commit_leaves_the_old_set(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "a.txt").write_text("old a")
+    outputs = OutputSet(out, ["a.txt", "b.txt"])
+    outputs.check()
+    with pytest.raises(KeyboardInterrupt), outputs.stage() as st:
+        st.path("a.txt").write_text("new a")
+        raise KeyboardInterrupt
+    assert listing(out) == {"a.txt": b"old a"}
+    with outputs.stage() as st:
+        st.path("a.txt").write_text("new a")
+        st.path("b.txt").write_text("new b")
+    assert listing(out) == {"a.txt": b"new a", "b.txt": b"new b"}
+
+
+# ------------------------------------------------------------------------------ sweep stores
+
+SPEC = """\
+seed = 11
+n_trials = 32
+posterior = "point"
+quantiles = [0.1, 0.5, 0.9]
+store = "out.zarr"
+
+[base.job]
+compute_hours = 240
+
+[axes]
+"cluster.n_gpus" = [4096, 32768]
+"policy.restart_hours" = [0.1, 0.4, 0.8]
+"""
+
+
+@pytest.fixture()
+def spec_file(tmp_path) -> Path:
+    p = tmp_path / "spec.toml"
+    p.write_text(SPEC)
+    return p
+
+
+def test_damaged_done_cell_is_found_and_recomputed(spec_file, tmp_path, capsys):
+    store = tmp_path / "out.zarr"
+    assert sweep.run_sweep(spec_file, progress=False) == list(range(6))
+    whole = sweep.open_sweep(store, load=True)
+    # a machine crash: one chunk emptied, another garbled
+    chunks = sorted((store / "ettr_mean" / "c").rglob("*"))
+    chunks = [c for c in chunks if c.is_file()]
+    chunks[1].write_bytes(b"")
+    chunks[4].write_bytes(b"\x00garbage" * 3)
+    st = sweep.status(store, verify=True)
+    assert sorted(st.corrupt.tolist()) == [1, 4] and not st.complete
+    assert sweep.status(store).complete  # without --verify the flags alone look complete
+    assert main(["sweep", "status", str(store), "--verify", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["corrupt"] == [1, 4]
+    assert sweep.run_sweep(spec_file, progress=False) == [1, 4]
+    assert sweep.status(store, verify=True).complete
+    xr.testing.assert_identical(sweep.open_sweep(store, load=True), whole)
+
+
+CONCURRENT = """
+import time, relmc.sweep.running as r
+real = r.simulate_cell
+def slow(*a, **k):
+    time.sleep(0.4)  # long enough that the two runs overlap
+    return real(*a, **k)
+r.simulate_cell = slow
+from relmc.sweep import run_sweep
+import json
+print(json.dumps(run_sweep(sys.argv[1], progress=False)))
+raise SystemExit(0)
+"""
+
+
+def test_concurrent_runs_split_the_cells(spec_file, tmp_path):
+    code = "import sys\n" + CONCURRENT
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(spec_file)],
+            cwd=tmp_path,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    ]
+    time.sleep(3)  # let the first one create the store and start
+    procs.append(
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(spec_file)],
+            cwd=tmp_path,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    )
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    a, b = map(set, results)
+    assert not a & b  # no cell computed twice
+    assert a | b == set(range(6))
+    # and bit-identical to one uninterrupted run
+    alone = tmp_path / "alone.zarr"
+    sweep.run_sweep(spec_file, alone, progress=False)
+    xr.testing.assert_identical(
+        sweep.open_sweep(tmp_path / "out.zarr", load=True), sweep.open_sweep(alone, load=True)
+    )
+
+
+def test_a_killed_claim_is_not_stuck(spec_file, tmp_path):
+    """A process that dies holding a cell's claim leaves it free (the kernel drops flocks)."""
+    store = tmp_path / "out.zarr"
+    spec = sweep.load_spec(spec_file)
+    sweep.init_store(spec, store)
+    holder = (
+        "import sys, time\nfrom pathlib import Path\nfrom relmc.sweep.store import CellWriter\n"
+        "from relmc.sweep import load_spec\n"
+        "w = CellWriter(Path(sys.argv[2]), load_spec(sys.argv[1]))\n"
+        "with w.claim(3) as got:\n    print(got, flush=True)\n    time.sleep(600)\n"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", holder, str(spec_file), str(store)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    assert p.stdout.readline().strip() == "True"
+    from relmc.sweep.store import CellWriter
+
+    w = CellWriter(store, spec)
+    with w.claim(3) as got:
+        assert not got  # held by the other process
+    p.kill()
+    p.wait(timeout=60)
+    p.stdout.close()
+    with w.claim(3) as got:
+        assert got
+    assert sweep.run_sweep(spec_file, progress=False) == list(range(6))
+
+
+def test_submit_without_sbatch_creates_nothing(spec_file, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    before = listing(tmp_path)
+    with pytest.raises(RuntimeError, match="sbatch not found"):
+        sweep.submit(spec_file)
+    assert listing(tmp_path) == before
+
+
+def test_grid_cell_cap_is_checked_before_the_scenarios(tmp_path):
+    big = {"seed": 1, "axes": {"policy.restart_hours": [0.001 * (i + 1) for i in range(400)]}}
+    big["axes"]["policy.swap_hours"] = [0.001 * (i + 1) for i in range(400)]
+    t0 = time.perf_counter()
+    with pytest.raises(FieldError, match="160,000 cells") as e:
+        sweep.SweepSpec.from_dict(big)
+    assert e.value.field == "axes"
+    assert time.perf_counter() - t0 < 5
+
+
+def test_read_only_store_is_one_line(spec_file, tmp_path):
+    """A store on a read-only file system: one line, exit 2 (root ignores chmod: remount ro)."""
+    fs = tmp_path / "fs"
+    fs.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(fs)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        sweep.init_store(sweep.load_spec(spec_file), fs / "out.zarr")
+        subprocess.run(["mount", "-o", "remount,ro", str(fs)], check=True)
+        r = run(
+            "sweep", "run", spec_file, "--store", fs / "out.zarr", "--no-progress", cwd=tmp_path
+        )
+        assert "Read-only file system" in one_error_line(r)
+    finally:
+        subprocess.run(["umount", str(fs)], check=False)
+
+
+# ------------------------------------------------------------------------------ one line each
+
+
+def _files(tmp_path: Path) -> dict[str, str | bytes]:
+    big_count = "category,count,exposure,unit\nx,9223372036854775808,10,gpu\n"
+    return {
+        "big.csv": big_count,
+        "field.csv": "category,count,exposure,unit\n" + "x" * 200_000 + ",1,10,gpu\n",
+        "cats.toml": "[failures]\ncategories = [1, 2]\n",
+        "noname.toml": "[[failures.categories]]\nrate = 1e-5\n",
+        "latin1.toml": b"# caf\xe9\n[cluster]\nn_gpus = 100\n",
+        "latin1-spec.toml": b"# caf\xe9\nseed = 1\n",
+        "rate.toml": "[[failures.categories]]\nname = 'a'\nrate = 1e300\n"
+        "[cluster]\nn_gpus = 100000000\n",
+        "ok.csv": "category,count,unit\nx,3,gpu\n",
+    }
+
+
+HOSTILE = [
+    (["fit", "--counts", "big.csv"], "'count' must be at most"),
+    (["fit", "--counts", "field.csv"], "not valid CSV"),
+    (["fit", "--counts", "adir"], "directory"),
+    (["simulate", "cats.toml"], "failures.categories[0]"),
+    (["simulate", "noname.toml"], "'name' is required"),
+    (["simulate", "latin1.toml"], "'latin1.toml' is not UTF-8"),
+    (["simulate", "rate.toml"], "failures.categories['a'].rate"),
+    (["simulate", "adir"], "directory"),
+    (["sweep", "run", "adir"], "sweep spec: 'adir' is a directory"),
+    (["sweep", "run", "latin1-spec.toml"], "sweep spec: 'latin1-spec.toml' is not UTF-8"),
+    (["sweep", "status", "adir"], "not a relmc sweep store"),
+    (
+        ["fit", "--counts", "ok.csv", "--observed-gpus", "8", "--observed-hours", "-1"],
+        "--observed-hours",
+    ),
+    (["project", "--compute-days", "1e12"], "job.compute_hours"),
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), HOSTILE, ids=[" ".join(a) for a, _ in HOSTILE])
+def test_hostile_input_is_one_line_before_any_work(argv, text, tmp_path, capsys, monkeypatch):
+    import relmc.cli.inputs as inputs
+
+    monkeypatch.chdir(tmp_path)
+    for name, content in _files(tmp_path).items():
+        p = tmp_path / name
+        p.write_bytes(content if isinstance(content, bytes) else content.encode())
+    (tmp_path / "adir").mkdir()
+
+    def no_fit(*a, **k):
+        raise AssertionError("the input alone shows the problem: no fit")
+
+    monkeypatch.setattr(inputs, "fit_posterior", no_fit)
+    before = listing(tmp_path)
+    extra = [] if argv[0] == "sweep" else ["--out", str(tmp_path / "out")]
+    assert main([*argv, *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("relmc: error: "), err
+    assert text in err[0], err[0]
+    assert listing(tmp_path) == before
+
+
+def test_compute_hours_is_blamed_with_its_flag(tmp_path, capsys):
+    assert main(["project", "--compute-days", "1e12", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip().endswith("(option --compute-days)")
+
+
+def test_memory_needs_are_checked_up_front(monkeypatch, tmp_path, capsys):
+    import relmc._io as io_mod
+
+    monkeypatch.setattr(io_mod, "available_memory", lambda: 2**30)
+    argv = ["project", "--n-trials", "10000000", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "n_trials=10,000,000 needs about" in err and err.endswith("(option --n-trials)")
+
+
+def test_huge_input_file_is_refused_with_little_memory(tmp_path):
+    big = tmp_path / "huge.csv"
+    with big.open("wb") as f:  # 1 GB of one long line, sparse on disk
+        f.write(b"category,count,exposure,unit\n")
+        f.truncate(2**30)
+    code = (
+        "import resource, sys\nfrom relmc.cli import main\nrc = main(sys.argv[1:])\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nraise SystemExit(rc)"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, "fit", "--counts", str(big), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "larger than 16 MiB" in r.stderr
+    assert int(r.stdout.strip()) < 1_000_000  # KiB: well under 1 GB peak
+
+
+def test_argparse_and_handler_errors_share_the_prefix(tmp_path):
+    for argv in (["project", "--bogus"], ["sweep", "run"], ["fit", "--n-draws", "x"]):
+        assert one_error_line(run(*argv, cwd=tmp_path))
+
+
+def test_numpy_integers_are_accepted(tmp_path):
+    import relmc
+
+    sc = relmc.Scenario.default()
+    res = relmc.simulate(sc, n_trials=np.int64(4), seed=np.int64(1), n_threads=np.int64(2))
+    assert res.sizes["trial"] == 4
+    assert list(sweep.shard_cells(np.int64(5), np.int64(1), np.int64(2))) == [1, 3]
+
+
+def test_non_numeric_rates_are_refused():
+    import relmc
+    from relmc.rates import rate_draws
+
+    sc = relmc.Scenario(failures=relmc.FailureModel((relmc.Category("a", rate=1e-5),)))
+    for bad in (np.array([[1 + 1j]]), np.array([["x"]]), np.array([[True]])):
+        da = xr.DataArray(bad, dims=("draw", "category"), coords={"category": ["a"]})
+        with pytest.raises(FieldError, match="rates must be numbers"):
+            rate_draws(sc, da)
+
+
+# ------------------------------------------------------------------------------ hopeless regimes
+
+
+def _hopeless():
+    import relmc
+
+    return relmc.Scenario(
+        failures=relmc.FailureModel((relmc.Category("a", rate=1.0, unit="job"),)),
+        job=relmc.Job(10.0),
+        policy=relmc.Policy(restart_hours=10.0, checkpoint_interval=0.5, snapshot_hours=0.01),
+    )
+
+
+def test_project_warns_when_trials_do_not_finish():
+    import relmc
+
+    with pytest.warns(NotFinishedWarning, match="100% of trials did not finish"):
+        relmc.project(None, n_gpus=[2048], scenario=_hopeless(), n_trials=20, seed=1)
+
+
+def test_optimize_refuses_an_optimum_when_nothing_finishes():
+    from relmc.optimize import optimize_checkpoint
+
+    with pytest.raises(ValueError, match="no optimum"):
+        optimize_checkpoint(None, _hopeless(), intervals=[0.2, 0.5], n_trials=20, seed=1)
+
+
+def test_cluster_rate_overflow_names_the_field():
+    import relmc
+
+    sc = relmc.Scenario(
+        cluster=relmc.Cluster(n_gpus=100_000_000),
+        failures=relmc.FailureModel((relmc.Category("a", rate=1e300),)),
+    )
+    with pytest.raises(FieldError, match="overflows") as e:
+        relmc.simulate(sc, n_trials=2)
+    assert e.value.field == "failures.categories['a'].rate"
+
+
+# ------------------------------------------------------------------------------ property-based
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
+CELL = st.one_of(
+    TEXT.filter(lambda s: "\n" not in s and "\r" not in s),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.sampled_from(["nan", "inf", "-1", "1e400", '"', "gpu", "node", "job", ""]),
+)
+CSV = st.lists(st.lists(CELL, min_size=1, max_size=6), max_size=5).map(
+    lambda rows: "category,count,exposure,unit\n" + "\n".join(",".join(r) for r in rows)
+)
+TOML = st.one_of(
+    TEXT,
+    st.binary(max_size=100).map(lambda b: b.decode("latin-1")),
+    st.dictionaries(
+        st.sampled_from(["cluster", "job", "policy", "failures", "seed", "axes", "base", "x"]),
+        st.one_of(
+            st.integers(-(2**70), 2**70),
+            st.floats(allow_nan=True),
+            TEXT,
+            st.dictionaries(
+                st.sampled_from(["n_gpus", "rate", "categories", "restart_hours", "a.b"]),
+                st.one_of(st.integers(-(2**70), 2**70), TEXT, st.lists(st.integers(), max_size=3)),
+                max_size=3,
+            ),
+        ),
+        max_size=4,
+    ).map(lambda d: "\n".join(f"{k} = {json.dumps(v)}" for k, v in d.items())),
+)
+
+
+def _check_contract(argv, tmp_path, capsys) -> None:
+    before = listing(tmp_path)
+    rc = main(argv)
+    cap = capsys.readouterr()
+    if rc == 0:
+        return  # the random input happened to be valid
+    assert rc == 2, (rc, cap.err)
+    lines = cap.err.strip().splitlines()
+    errors = [ln for ln in lines if not ln.startswith("relmc: warning: ")]
+    assert len(errors) == 1 and errors[0].startswith("relmc: error: "), cap.err
+    assert "Traceback" not in cap.err
+    assert listing(tmp_path) == before  # nothing new written
+
+
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@FUZZ
+@given(text=CSV)
+def test_fuzz_counts_csv(text, tmp_path_factory, capsys):
+    d = tmp_path_factory.mktemp("csv")
+    (d / "c.csv").write_text(text, encoding="utf-8", errors="surrogatepass")
+    _check_contract(
+        ["fit", "--counts", str(d / "c.csv"), "--n-draws", "5", "--out", str(d / "o")], d, capsys
+    )
+
+
+@FUZZ
+@given(text=TOML)
+def test_fuzz_scenario_toml(text, tmp_path_factory, capsys):
+    d = tmp_path_factory.mktemp("toml")
+    (d / "s.toml").write_text(text, encoding="utf-8", errors="surrogatepass")
+    argv = ["simulate", str(d / "s.toml"), "--n-trials", "2", "--out", str(d / "o")]
+    _check_contract(argv, d, capsys)
+
+
+@FUZZ
+@given(text=TOML)
+def test_fuzz_sweep_spec(text, tmp_path_factory, capsys):
+    d = tmp_path_factory.mktemp("spec")
+    (d / "spec.toml").write_text(text, encoding="utf-8", errors="surrogatepass")
+    _check_contract(["sweep", "run", str(d / "spec.toml"), "--store", str(d / "s.zarr")], d, capsys)
