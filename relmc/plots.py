@@ -145,15 +145,24 @@ def _gpu_axis(ax: Axes, x: np.ndarray) -> None:
         ticks = [ticks[i] for i in keep]
     ax.set_xticks(ticks)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _gpus(v)))
+    if len(ticks) > 1 and float(np.min(np.diff(np.log2(ticks)))) < 0.7:
+        # neighbours closer than a factor 1.6 (e.g. 100k and 128k): tilt so both stay legible
+        ax.tick_params(axis="x", labelrotation=40)
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _gpus(v: float) -> str:
-    """Short GPU count: 512, 2k, 16k, 131k, 1M, 1.5M."""
+    """Return a short GPU count as the field writes it.
+
+    Powers of two in binary units (2k, 16k, 128k, 1M), other sizes in decimal ones (100k).
+    """
+    n = int(round(v))
+    if n >= 1024 and n & (n - 1) == 0:
+        return f"{n // 2**20}M" if n >= 2**20 else f"{n // 1024}k"
     if v >= 1e6:
         return f"{v / 1e6:.3g}M"
     if v >= 1e3:
-        return f"{v / 1e3:.0f}k"
+        return f"{v / 1e3:.3g}k"
     return f"{v:.0f}"
 
 

@@ -209,7 +209,8 @@ def test_references_only_where_they_belong(projection):
 
 def test_every_size_has_a_tick_label(projection):
     ax = plots.plot_ettr(projection).axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["2k", "16k", "131k"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2k", "16k", "128k"]
+    assert plots._gpus(100_000) == "100k" and plots._gpus(2**20) == "1M"
 
 
 def test_rates_panel_uses_the_observed_cluster_size(posterior):
