@@ -603,3 +603,65 @@ def test_argparse_errors_stay_one_line(spec_file):
     r = run_cli("sweep", "run", spec_file, "--shards", "two")
     assert "--shards" in one_error_line(r)
     assert "--nope" in one_error_line(run_cli("sweep", "status", "x", "--nope"))
+
+
+# ------------------------------------------------------------------------------- precision
+
+PRECISION_SPEC = """\
+seed = 3
+n_trials = 4096
+posterior = "point"
+
+[base.job]
+compute_hours = 240
+
+[base.policy]
+restart_hours = 0.5
+
+[precision]
+target_rse = 0.01
+hopeless_ettr = 0.05
+
+[axes]
+"cluster.n_gpus" = [2048, 8388608]
+"""
+
+
+def test_precision_cells_stop_at_target_or_hopeless(tmp_path):
+    from relmc.sim.simulate import BLOCK_SIZE
+
+    spec = SweepSpec.from_toml(write_spec(tmp_path, PRECISION_SPEC))
+    sweep.run_sweep(spec, tmp_path / "a.zarr", progress=False)
+    cube = sweep.open_sweep(tmp_path / "a.zarr", load=True)
+    codes = cube["stopped_code"].values.tolist()
+    meanings = cube["stopped_code"].attrs["flag_meanings"].split()
+    # 2,048 GPUs: healthy, reaches 1% relative SE; 8M GPUs: MTTF ~3 min against 30-min
+    # restarts, hopeless after the first check (2 blocks)
+    assert [meanings[c] for c in codes] == ["target", "hopeless"]
+    n = cube["n_trials"].values
+    assert n[1] == 2 * BLOCK_SIZE and n[0] <= 4096
+    healthy = cube.isel(n_gpus=0)
+    assert float(healthy.ettr_se) <= 0.01 * float(healthy.ettr_mean)
+    # deterministic: 2 shards give the same cube
+    for shard in (0, 1):
+        sweep.run_sweep(spec, tmp_path / "b.zarr", shard=shard, shards=2, progress=False)
+    assert_bitwise_equal(cube, sweep.open_sweep(tmp_path / "b.zarr", load=True))
+    # negative control: without the precision table every cell runs all 4,096 trials
+    plain = SweepSpec.from_toml(
+        write_spec(
+            tmp_path,
+            PRECISION_SPEC.split("[precision]")[0] + '[axes]\n"cluster.n_gpus" = [2048]\n',
+            "p.toml",
+        )
+    )
+    sweep.run_sweep(plain, tmp_path / "p.zarr", progress=False)
+    assert int(sweep.open_sweep(tmp_path / "p.zarr", load=True)["n_trials"].item()) == 4096
+
+
+def test_precision_is_validated_and_excludes_keep_trials(tmp_path):
+    bad = PRECISION_SPEC.replace("target_rse = 0.01", "target_rse = -1")
+    with pytest.raises(ValueError, match=r"precision\.target_rse"):
+        SweepSpec.from_toml(write_spec(tmp_path, bad))
+    both = PRECISION_SPEC.replace("seed = 3", "seed = 3\nkeep_trials = true")
+    with pytest.raises(ValueError, match="keep_trials cannot be combined with precision"):
+        SweepSpec.from_toml(write_spec(tmp_path, both))

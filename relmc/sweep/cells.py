@@ -19,7 +19,17 @@ from relmc.rates import posterior_from_source
 from relmc.summary import summarize
 from relmc.sweep.spec import SweepSpec, _check_int
 
-__all__ = ["resolve_rates", "cell_seed", "shard_cells", "simulate_cell", "summarize_cell"]
+__all__ = [
+    "resolve_rates",
+    "cell_seed",
+    "shard_cells",
+    "simulate_cell",
+    "summarize_cell",
+    "STOPPED_BY",
+]
+
+#: Values of a cell's ``stopped_code``, in order (see :class:`relmc.Precision`).
+STOPPED_BY: tuple[str, ...] = ("n_trials", "target", "hopeless")
 
 
 def resolve_rates(spec: SweepSpec):
@@ -71,7 +81,16 @@ def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
     ``n_trials``, scalar coords or attrs (the cube has its own).
     """
     out = summarize(res, quantiles=tuple(quantiles))
-    out = out.drop_vars([v for v in ("n_trials",) if v in out])
+    code = STOPPED_BY.index(str(res.attrs.get("stopped_by", "n_trials")))
+    out["stopped_code"] = (
+        (),
+        np.int8(code),
+        {
+            "long_name": "why the cell's trials stopped",
+            "flag_values": np.arange(len(STOPPED_BY), dtype=np.int8),
+            "flag_meanings": " ".join(STOPPED_BY),
+        },
+    )
     # scalar coords such as n_gpus would clash with the axes; the cube has its own
     out = out.drop_vars([c for c in out.coords if out[c].ndim == 0])
     out.attrs = {}
@@ -95,6 +114,7 @@ def simulate_cell(
         seed=cell_seed(spec.seed, flat),
         n_threads=n_threads,
         progress=False,
+        precision=spec.precision,
     )
     out = summarize_cell(res, spec.quantiles)
     if spec.keep_trials:

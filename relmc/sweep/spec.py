@@ -58,6 +58,7 @@ _TOP_KEYS = (
     "base",
     "axes",
     "slurm",
+    "precision",
 )
 
 
@@ -175,6 +176,11 @@ class SweepSpec:
         Default store path (relative to ``root``).
     slurm : SlurmOptions or mapping
         Options for :func:`submit`.
+    precision : relmc.Precision or mapping, optional
+        Adaptive precision per cell (a ``[precision]`` table: ``target_se``, ``target_rse``,
+        ``hopeless_ettr``, ``min_trials``): ``n_trials`` becomes each cell's budget, and a cell
+        stops once its ETTR standard error meets the target or it is hopeless. The cube then
+        records ``n_trials`` and ``stopped_code`` per cell. Not with ``keep_trials``.
     root : str, optional
         Directory that relative paths are resolved against (the spec file's folder).
     """
@@ -190,6 +196,7 @@ class SweepSpec:
     store: str | None = None
     slurm: SlurmOptions = field(default_factory=SlurmOptions)
     root: str | None = None
+    precision: Any = None
 
     def __post_init__(self) -> None:
         _check_int("seed", self.seed, 0, None)
@@ -227,6 +234,13 @@ class SweepSpec:
             raise ValueError(f"slurm must be a table of Slurm options; got {self.slurm!r}")
         if not isinstance(self.base, Mapping):
             raise ValueError(f"base must be a table of scenario fields; got {self.base!r}")
+        object.__setattr__(self, "precision", _check_precision(self.precision))
+        if self.precision is not None and self.keep_trials:
+            raise FieldError(
+                "keep_trials",
+                "keep_trials cannot be combined with precision (cells would hold different "
+                "numbers of trials); drop one of them",
+            )
         object.__setattr__(self, "axes", _check_axes(self.axes))
         n_cells = math.prod(len(v) for _, v in self.axes)
         if n_cells > MAX_CELLS:  # before building a scenario per cell
@@ -371,6 +385,12 @@ class SweepSpec:
             "seed": self.seed,
             "keep_trials": self.keep_trials,
             "quantiles": list(self.quantiles),
+            # only when set, so the identity of a spec without it is unchanged
+            **(
+                {"precision": dataclasses.asdict(self.precision)}
+                if self.precision is not None
+                else {}
+            ),
         }
 
     def canonical_json(self) -> str:
@@ -393,6 +413,21 @@ class SweepSpec:
 
 # dims that the cube uses itself; an axis leaf with one of these names keeps its full path
 _RESERVED_DIMS = frozenset({"trial", "category", "cause", "quantile", DONE})
+
+
+def _check_precision(value: Any):
+    """Return ``value`` as a :class:`relmc.Precision` (from a table), or None."""
+    from relmc.sim.simulate import Precision
+
+    if value is None or isinstance(value, Precision):
+        return value
+    if not isinstance(value, Mapping):
+        raise FieldError("precision", f"precision must be a table; got {value!r}")
+    known = {f.name for f in dataclasses.fields(Precision)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise FieldError("precision", f"precision: unknown keys {unknown}; known: {sorted(known)}")
+    return Precision(**dict(value))
 
 
 def _is_number(v: Any) -> bool:
