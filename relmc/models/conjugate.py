@@ -7,8 +7,9 @@ import numbers
 
 import numpy as np
 import xarray as xr
+from scipy import special
 
-from relmc._seed import resolve_seed, seed_attrs
+from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.models._common import (
     az,
     check_data,
@@ -45,7 +46,8 @@ def fit_conjugate(
     data: xr.Dataset,
     *,
     prior: tuple[float, float] = JEFFREYS,
-    n_draws: int = 4000,
+    n_draws: int = 1000,
+    n_chains: int = 4,
     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
 ) -> az.InferenceData:
     r"""Fit an independent Gamma-Poisson model to each category, exactly.
@@ -68,18 +70,33 @@ def fit_conjugate(
         its posterior mean ``(x + 1/2) / E`` stays finite and positive for a category with zero
         events. A proper prior (``rate > 0``) is needed for simulation-based calibration.
     n_draws : int, optional
-        Posterior draws, >= 1 (one chain: the draws are exact and independent).
+        Posterior draws per chain, >= 1 (default 1000; 4 x 1000 = 4000 draws in all).
+    n_chains : int, optional
+        Chains, >= 1 (default 4). The draws are exact and independent; several chains only let
+        ``az.summary`` / ``az.rhat`` report their diagnostics like for the MCMC fits. Chain
+        ``k`` draws from its own child seed, so the draws of a chain do not depend on
+        ``n_chains``.
     seed : int, SeedSequence, Generator or None, optional
         Root of randomness; the same int gives the same result. A Generator is advanced.
 
     Returns
     -------
     arviz.InferenceData
-        ``posterior``: ``rate`` (chain=1, draw, category), events per unit-hour, with
+        ``posterior``: ``rate`` (chain, draw, category), events per unit-hour, with
         coordinates ``unit`` and ``group`` along ``category`` and attrs ``rate_units``,
-        ``model="conjugate"``, ``prior``, ``dataset``, ``seed_entropy``, ``seed_spawn_key``.
-        ``posterior_predictive``: ``count`` (chain, draw, category) at the observed exposure.
-        ``observed_data``: ``count``; ``constant_data``: ``exposure``.
+        ``model="conjugate"``, ``prior`` (text), ``prior_shape``, ``prior_rate``, ``dataset``,
+        ``seed_entropy``, ``seed_spawn_key``; ``rate_per_million`` (``rate`` x 1e6, for
+        reading ``az.summary``). ``posterior_predictive``: ``count`` (chain, draw, category)
+        at the observed exposure. ``log_likelihood``: ``count``, the Poisson log pmf of each
+        observed count under each draw. ``observed_data``: ``count``; ``constant_data``:
+        ``exposure``.
+
+    Notes
+    -----
+    ``az.loo`` runs on this fit but flags it (Pareto k > 0.7, an arviz ``UserWarning``):
+    the categories share nothing, so leaving one out leaves its rate at its improper prior,
+    and no importance sampling from the posterior can reach that. This is the model's nature,
+    not a numerical problem; compare pooled models (:func:`relmc.fit_hierarchical`) with LOO.
 
     Raises
     ------
@@ -89,25 +106,44 @@ def fit_conjugate(
     obs = check_data(data)
     shape, rate = _check_prior(prior)
     n_draws = check_int(n_draws, "n_draws", 1)
+    n_chains = check_int(n_chains, "n_chains", 1)
     root = resolve_seed(seed)
-    gen = np.random.default_rng(root)
 
     post_shape = shape + obs.count
     post_rate = rate + obs.exposure
-    lam = gen.standard_gamma(post_shape, size=(1, n_draws, obs.n)) / post_rate
-    pred = predictive_counts(lam, obs.exposure, gen)
+    # one stream per chain (child 0, k) and one for the predictive (child 1)
+    lam = np.stack(
+        [
+            np.random.default_rng(child_seed(root, 0, k)).standard_gamma(
+                post_shape, size=(n_draws, obs.n)
+            )
+            / post_rate
+            for k in range(n_chains)
+        ]
+    )
+    pred = predictive_counts(lam, obs.exposure, np.random.default_rng(child_seed(root, 1)))
+    log_lik = special.xlogy(obs.count, lam * obs.exposure) - lam * obs.exposure
+    log_lik -= special.gammaln(obs.count + 1.0)
 
-    coords = sample_coords(obs, 1, n_draws)
+    coords = sample_coords(obs, n_chains, n_draws)
     dims = ("chain", "draw", "category")
     posterior = xr.Dataset({"rate": (dims, lam)}, coords=coords)
     predictive = xr.Dataset({"count": (dims, pred)}, coords=coords)
     attrs = {
         "model": "conjugate",
         "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category",
+        "prior_shape": shape,
+        "prior_rate": rate,
         "dataset": obs.name,
         "rate_units": obs.rate_units,
         "maintenance_rate": obs.maintenance_rate,
         "recovery_rules": str(obs.attrs.get("recovery_rules", "")),
         **seed_attrs(root),
     }
-    return make_idata(posterior, predictive, **data_groups(obs), attrs=attrs)
+    return make_idata(
+        posterior,
+        predictive,
+        **data_groups(obs),
+        attrs=attrs,
+        log_likelihood=xr.Dataset({"count": (dims, log_lik)}, coords=coords),
+    )
