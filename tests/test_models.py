@@ -687,3 +687,31 @@ def test_conjugate_loo_flags_the_unpooled_model(llama):
     with pytest.warns(UserWarning, match="shape parameter of Pareto"):
         loo = az.loo(fit, pointwise=True)
     assert float(loo["pareto_k"].max()) > 0.7
+
+
+# --------------------------------------------------------------------------------------------
+# the conjugate default prior and the total rate (issue 13)
+
+
+def _job_mttf_median(fit) -> float:
+    from relmc.rates import summarize_rates
+
+    q = summarize_rates(fit, n_gpus=16384)["mttf_hours_quantile"]
+    return float(q.sel(quantile=0.5))
+
+
+def test_conjugate_default_prior_centres_job_mttf_on_observed(llama):
+    observed = 1296.0 / 419  # 54 days, 419 unexpected interruptions: 3.093 h
+    fit = fit_conjugate(llama, seed=31)  # 4 x 1000 draws
+    assert fit.posterior.attrs["prior_shape"] == pytest.approx(1 / 36)  # 1/(2K), K = 18
+    # At the observed size the total rate's posterior is Gamma(419 + K a, 1296 h): with the
+    # default a = 1/(2K) that is Gamma(419.5, 1296), whose median MTTF is 3.092 h (0.04% below
+    # 1296/419). Tolerance 0.015 h: the MC SE of a median from 4000 independent draws is
+    # 1.25 sd / sqrt(4000) = 0.003 h (sd 0.151 h), so 0.015 h is ~5 SE.
+    tol = 0.015
+    assert abs(_job_mttf_median(fit) - observed) < tol
+    # negative control: Jeffreys' prior per category (the old default) adds K/2 = 9 events,
+    # Gamma(428, 1296): median MTTF 3.030 h, 0.063 h (~20 SE) below, so the check fails
+    old = fit_conjugate(llama, prior=(0.5, 0.0), seed=31)
+    assert abs(_job_mttf_median(old) - observed) > tol
+    assert _job_mttf_median(old) == pytest.approx(1296 / stats.gamma.ppf(0.5, 428.0), abs=tol)

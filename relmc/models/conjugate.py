@@ -20,10 +20,21 @@ from relmc.models._common import (
     sample_coords,
 )
 
-__all__ = ["JEFFREYS", "fit_conjugate"]
+__all__ = ["JEFFREYS", "fit_conjugate", "total_jeffreys"]
 
-#: Default prior ``(shape, rate)``: Gamma(1/2, 0), Jeffreys' prior for a Poisson rate.
+#: Gamma(1/2, 0) ``(shape, rate)``: Jeffreys' prior for one Poisson rate. Given to each of K
+#: categories it adds K/2 events to the total (see :func:`total_jeffreys`, the default).
 JEFFREYS: tuple[float, float] = (0.5, 0.0)
+
+
+def total_jeffreys(n_categories: int) -> tuple[float, float]:
+    """Gamma(1/(2K), 0) per category: the prior whose implied total rate is Jeffreys'.
+
+    Independent Gamma(a, 0) rates over K categories observed over the same window have a
+    total (rate x units, summed) distributed Gamma(K a, 0), so ``a = 1/(2K)`` gives the total
+    Jeffreys' Gamma(1/2, 0), and its posterior Gamma(X + 1/2, D) for X events in D hours.
+    """
+    return (0.5 / n_categories, 0.0)
 
 
 def _check_prior(prior: object) -> tuple[float, float]:
@@ -45,7 +56,7 @@ def _check_prior(prior: object) -> tuple[float, float]:
 def fit_conjugate(
     data: xr.Dataset,
     *,
-    prior: tuple[float, float] = JEFFREYS,
+    prior: tuple[float, float] | None = None,
     n_draws: int = 1000,
     n_chains: int = 4,
     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
@@ -62,13 +73,19 @@ def fit_conjugate(
     data : xarray.Dataset
         Observations along ``category``: ``count`` (events), ``exposure`` (unit-hours),
         ``unit`` and optionally ``group`` (see :func:`relmc.load_dataset`).
-    prior : (float, float), optional
+    prior : (float, float) or None, optional
         Gamma prior ``(shape, rate)`` on every category's rate; rate in exposure units
-        (unit-hours). The default ``(0.5, 0.0)`` is Jeffreys' prior for a Poisson rate,
-        :math:`p(\lambda) \propto \lambda^{-1/2}`: improper but always giving a proper posterior
-        (``exposure > 0``), invariant to the time unit (no hours-vs-days scale to choose), and
-        its posterior mean ``(x + 1/2) / E`` stays finite and positive for a category with zero
-        events. A proper prior (``rate > 0``) is needed for simulation-based calibration.
+        (unit-hours). The default ``None`` is :func:`total_jeffreys`: Gamma(1/(2K), 0) for K
+        categories, so that the *total* rate, the quantity a job's MTTF depends on, has
+        Jeffreys' prior Gamma(1/2, 0) and its posterior adds half an event, not K/2, to the
+        observed total: for Llama 3 (K = 18, 419 events in 1,296 h) the job MTTF's posterior
+        median is 3.09 h, the observed 1,296 / 419 = 3.093 h, where Jeffreys' prior per
+        category (:data:`JEFFREYS`, Gamma(1/2, 0), the default before) gives 3.03 h (nine
+        extra events, +2.1%). The price: a category with zero events gets the posterior mean
+        ``1 / (2K E)`` instead of ``1 / (2E)``, i.e. its own rate is shrunk toward 0; when such
+        categories matter, pass ``prior=JEFFREYS`` or use :func:`relmc.fit_hierarchical`.
+        Both are improper but give a proper posterior (``exposure > 0``) and are invariant to
+        the time unit. A proper prior (``rate > 0``) is needed for simulation-based calibration.
     n_draws : int, optional
         Posterior draws per chain, >= 1 (default 1000; 4 x 1000 = 4000 draws in all).
     n_chains : int, optional
@@ -104,7 +121,7 @@ def fit_conjugate(
         For invalid data, prior, n_draws or seed, before any drawing.
     """
     obs = check_data(data)
-    shape, rate = _check_prior(prior)
+    shape, rate = _check_prior(total_jeffreys(obs.n) if prior is None else prior)
     n_draws = check_int(n_draws, "n_draws", 1)
     n_chains = check_int(n_chains, "n_chains", 1)
     root = resolve_seed(seed)
@@ -129,9 +146,10 @@ def fit_conjugate(
     dims = ("chain", "draw", "category")
     posterior = xr.Dataset({"rate": (dims, lam)}, coords=coords)
     predictive = xr.Dataset({"count": (dims, pred)}, coords=coords)
+    default = " (default: total Jeffreys, 1/(2K) for K categories)" if prior is None else ""
     attrs = {
         "model": "conjugate",
-        "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category",
+        "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category{default}",
         "prior_shape": shape,
         "prior_rate": rate,
         "dataset": obs.name,
