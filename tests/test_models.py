@@ -148,11 +148,14 @@ def _check_layout(idata, data, model):
 def test_conjugate_layout_and_netcdf_roundtrip(llama, tmp_path):
     idata = fit_conjugate(llama, n_draws=300, seed=1)
     _check_layout(idata, llama, "conjugate")
-    assert idata.posterior.sizes["chain"] == 1
+    # 4 chains x n_draws (the default n_chains), so az.summary reports r_hat and ESS
+    assert idata.posterior.sizes["chain"] == 4
+    assert idata.posterior.sizes["draw"] == 300
     path = tmp_path / "post.nc"
     idata.to_netcdf(str(path))
     back = az.from_netcdf(str(path))
     xr.testing.assert_identical(back.posterior["rate"], idata.posterior["rate"])
+    xr.testing.assert_identical(back.log_likelihood["count"], idata.log_likelihood["count"])
 
 
 def test_conjugate_same_seed_same_result(llama):
@@ -546,3 +549,169 @@ def test_seed_sequence_accepted_not_mutated_and_recorded(llama):
     # the recorded root seed reproduces the fit
     c = fit_conjugate(llama, n_draws=50, seed=int(a.posterior.attrs["seed_entropy"]))
     np.testing.assert_array_equal(a.posterior["rate"], c.posterior["rate"])
+
+
+# --------------------------------------------------------------------------------------------
+# zero-count categories: the pooled posterior against an exact grid (issue 13)
+
+# The centred sampler (theta_c ~ Gamma(alpha, beta) sampled on log theta) diverged on these data
+# and misplaced the lower tail of log theta for the zero-count categories.
+_ZERO_COUNT = np.array([0, 0, 0, 0, 3, 200])
+_ZERO_EXPOSURE = np.array([1.0, 1.0, 10.0, 10.0, 100.0, 100.0])
+
+
+def _grid_posterior(count, t):
+    """(alpha, beta, weight) of the bugs model's (alpha, beta) posterior on a fine log grid.
+
+    Independent of relmc: the negative-binomial marginal written from scipy.stats.nbinom, the
+    hyperpriors Exp(1) and Gamma(0.1, rate 1) from scipy.stats, the Jacobian of the log scale.
+    The grid (log alpha in [-12, 4], log beta in [-90, 8]) holds all but ~1e-10 of the mass.
+    """
+    log_a = np.linspace(-12.0, 4.0, 500)
+    log_b = np.linspace(-90.0, 8.0, 1000)
+    a, b = np.exp(log_a)[:, None], np.exp(log_b)[None, :]
+    lp = stats.expon.logpdf(a) + stats.gamma.logpdf(b, 0.1) + np.log(a) + np.log(b)
+    for x, tc in zip(count, t, strict=True):
+        lp = lp + stats.nbinom.logpmf(x, a, b / (b + tc))
+    w = np.exp(lp - lp.max())
+    return a, b, w / w.sum()
+
+
+def _exact_cdf_log_rate(q, x, tc, grid):
+    """P(log theta <= q) under the grid posterior for a category with count x, exposure tc."""
+    a, b, w = grid
+    return np.array([(w * stats.gamma.cdf(np.exp(v), a + x, scale=1 / (b + tc))).sum() for v in q])
+
+
+def _quantile_check(draws, cdf, levels=(0.05, 0.5, 0.95)):
+    """z-scores of the exact CDF at the draws' quantiles against the levels.
+
+    The MC SE of the CDF at an estimated p-quantile is sqrt(p (1 - p) / ESS), ESS of the
+    indicator (draws <= quantile) from arviz (chains kept apart).
+    """
+    q = np.quantile(draws, levels)
+    z = []
+    for level, qq, c in zip(levels, q, cdf(q), strict=True):
+        ind = (draws <= qq).astype(float)
+        ess = float(az.ess(ind))
+        z.append((c - level) / math.sqrt(level * (1 - level) / ess))
+    return np.array(z)
+
+
+@pytest.fixture(scope="module")
+def zero_count_grid():
+    return _grid_posterior(_ZERO_COUNT, _ZERO_EXPOSURE)
+
+
+def _zero_data(unit="pump", **attrs):
+    n = _ZERO_COUNT.size
+    return _dataset(
+        [f"c{i}" for i in range(n)], _ZERO_COUNT, _ZERO_EXPOSURE, [unit] * n, [""] * n,
+        name="zero-counts", rate_units="events per unit-hour", **attrs,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_hierarchical_zero_counts_match_exact_grid(zero_count_grid):
+    # no ConvergenceWarning (an error here): no divergence, r_hat and ESS within thresholds
+    fit = fit_hierarchical(
+        _zero_data(), prior="bugs", n_draws=1000, n_tune=1000, n_chains=4, cores=1, seed=1
+    )
+    assert int(fit.sample_stats["diverging"].sum()) == 0
+    log_rate = np.log(fit.posterior["rate"].sel(category="c0").values)
+    z = _quantile_check(log_rate, lambda q: _exact_cdf_log_rate(q, 0, 1.0, zero_count_grid))
+    # 4 MC SE per level: a false alarm with probability ~2e-4 over the three levels
+    assert np.all(np.abs(z) < 4), z
+    # negative control: the same draws against the exact posterior of exposures 3x too large
+    # (what a fit that ignored 2/3 of the exposure would give) fail by far
+    wrong = _grid_posterior(_ZERO_COUNT, 3 * _ZERO_EXPOSURE)
+    z_bad = _quantile_check(log_rate, lambda q: _exact_cdf_log_rate(q, 0, 3.0, wrong))
+    assert np.max(np.abs(z_bad)) > 8, z_bad
+
+
+# --------------------------------------------------------------------------------------------
+# ArviZ workflow: log_likelihood, chains, readable summaries (issue 13)
+
+
+def test_conjugate_log_likelihood_chains_and_summary(llama):
+    fit = fit_conjugate(llama, seed=21)  # defaults: 4 chains x 1000 draws
+    assert fit.posterior["rate"].shape == (4, 1000, 18)
+    # pointwise Poisson log pmf of each observed count under each draw
+    ll = fit.log_likelihood["count"]
+    assert ll.dims == ("chain", "draw", "category")
+    mean = fit.posterior["rate"] * fit.constant_data["exposure"]
+    np.testing.assert_allclose(
+        ll.values, stats.poisson.logpmf(fit.observed_data["count"], mean), rtol=1e-10
+    )
+    summary = az.summary(fit, var_names=["rate_per_million"])
+    # exact independent draws in 4 chains: r_hat within 1.01 and bulk ESS near 4000 (> 3000
+    # leaves room for the ESS estimator's own noise, ~5% at this size)
+    assert summary["r_hat"].max() <= 1.01
+    assert summary["ess_bulk"].min() > 3000
+    # readable: every category's mean shows at least two significant digits at arviz's
+    # 3-decimal rounding (per unit-hour, 12 of 18 print as 0.000)
+    assert summary["mean"].min() >= 0.1
+    np.testing.assert_allclose(
+        summary["mean"].values,
+        fit.posterior["rate"].mean(("chain", "draw")).values * 1e6,
+        rtol=5e-3,  # arviz's rounding to 3 decimals of numbers >= 0.1
+    )
+    unrounded = az.summary(fit, var_names=["rate"])
+    assert (unrounded["mean"] == 0).sum() >= 6  # the problem being fixed (negative control)
+    assert fit.posterior["rate_per_million"].attrs["units"] == "events per million unit-hours"
+
+
+@pytest.mark.slow
+def test_hierarchical_log_likelihood_gives_a_clean_loo(llama_hier):
+    # the pooled rates are integrated out: log_likelihood is each count's negative-binomial
+    # log pmf given (alpha, beta); check it against scipy
+    post = llama_hier.posterior
+    t = llama_hier.constant_data["exposure"] / llama_hier.constant_data["ref_units"]
+    t = t * post.attrs["rate_scale"]
+    a, b = post["alpha"].values[..., None], post["beta"].values[..., None]
+    count = llama_hier.observed_data["count"].values
+    expected = stats.nbinom.logpmf(count, a, b / (b + t.values))
+    np.testing.assert_allclose(llama_hier.log_likelihood["count"].values, expected, rtol=1e-8)
+    # so leaving one category out moves only (alpha, beta): PSIS-LOO's importance weights stay
+    # tame (all Pareto k < 0.7, or arviz would warn and the warning filter fail the test)
+    loo = az.loo(llama_hier, pointwise=True)
+    assert float(loo["pareto_k"].max()) < 0.7
+    assert np.isfinite(loo["elpd_loo"])
+
+
+def test_conjugate_loo_flags_the_unpooled_model(llama):
+    # negative control of the LOO check above: with nothing shared across categories, leaving
+    # one out leaves its rate at its improper prior; PSIS flags it with Pareto k > 0.7 (the
+    # documented arviz UserWarning), which is the correct verdict, not a numerical accident
+    fit = fit_conjugate(llama, seed=22)
+    with pytest.warns(UserWarning, match="shape parameter of Pareto"):
+        loo = az.loo(fit, pointwise=True)
+    assert float(loo["pareto_k"].max()) > 0.7
+
+
+# --------------------------------------------------------------------------------------------
+# the conjugate default prior and the total rate (issue 13)
+
+
+def _job_mttf_median(fit) -> float:
+    from relmc.rates import summarize_rates
+
+    q = summarize_rates(fit, n_gpus=16384)["mttf_hours_quantile"]
+    return float(q.sel(quantile=0.5))
+
+
+def test_conjugate_default_prior_centres_job_mttf_on_observed(llama):
+    observed = 1296.0 / 419  # 54 days, 419 unexpected interruptions: 3.093 h
+    fit = fit_conjugate(llama, seed=31)  # 4 x 1000 draws
+    assert fit.posterior.attrs["prior_shape"] == pytest.approx(1 / 36)  # 1/(2K), K = 18
+    # At the observed size the total rate's posterior is Gamma(419 + K a, 1296 h): with the
+    # default a = 1/(2K) that is Gamma(419.5, 1296), whose median MTTF is 3.092 h (0.04% below
+    # 1296/419). Tolerance 0.015 h: the MC SE of a median from 4000 independent draws is
+    # 1.25 sd / sqrt(4000) = 0.003 h (sd 0.151 h), so 0.015 h is ~5 SE.
+    tol = 0.015
+    assert abs(_job_mttf_median(fit) - observed) < tol
+    # negative control: Jeffreys' prior per category (the old default) adds K/2 = 9 events,
+    # Gamma(428, 1296): median MTTF 3.030 h, 0.063 h (~20 SE) below, so the check fails
+    old = fit_conjugate(llama, prior=(0.5, 0.0), seed=31)
+    assert abs(_job_mttf_median(old) - observed) > tol
+    assert _job_mttf_median(old) == pytest.approx(1296 / stats.gamma.ppf(0.5, 428.0), abs=tol)

@@ -10,7 +10,7 @@ data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCM
 """
 
 from relmc.models._common import ConvergenceWarning, import_arviz, import_pymc
-from relmc.models.conjugate import JEFFREYS, fit_conjugate
+from relmc.models.conjugate import JEFFREYS, fit_conjugate, total_jeffreys
 from relmc.models.fleets import fit_fleets
 from relmc.models.hierarchical import fit_hierarchical
 
@@ -22,4 +22,5 @@ __all__ = [
     "fit_hierarchical",
     "import_arviz",
     "import_pymc",
+    "total_jeffreys",
 ]

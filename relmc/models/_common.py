@@ -266,23 +266,45 @@ def _labels(name: str, da: xr.DataArray) -> list[str]:
     return [f"{name}[{', '.join(idx)}]" for idx in itertools.product(*axes)]
 
 
+#: ``rate_per_million`` = ``rate`` x DISPLAY_SCALE: rates per unit-hour are ~1e-6 to 1e-2, which
+#: ``az.summary`` (3 decimals) prints as 0.000; per million unit-hours they read 0.1 to 1e4.
+DISPLAY_SCALE = 1e6
+
+
+def display_units(rate_units: str) -> str:
+    """Units of ``rate_per_million`` given the units of ``rate``."""
+    if rate_units == "events per unit-hour":
+        return "events per million unit-hours"
+    return f"1e6 x ({rate_units})"
+
+
 def make_idata(
     posterior: xr.Dataset,
     posterior_predictive: xr.Dataset,
     observed_data: xr.Dataset,
     constant_data: xr.Dataset,
     attrs: Mapping[str, Any],
+    log_likelihood: xr.Dataset,
     sample_stats: xr.Dataset | None = None,
 ) -> az.InferenceData:
-    """Assemble the InferenceData every fit returns; ``attrs`` go on posterior and ``rate``."""
+    """Assemble the InferenceData every fit returns; ``attrs`` go on posterior and ``rate``.
+
+    Adds ``rate_per_million`` (``rate`` x 1e6, for reading ``az.summary``; nothing computes
+    from it) and the ``log_likelihood`` group (pointwise, for ``az.loo`` / ``az.compare``).
+    """
     posterior = posterior.assign_attrs(dict(attrs))
     posterior["rate"].attrs.update({"units": attrs["rate_units"], **attrs})
+    posterior["rate_per_million"] = (posterior["rate"] * DISPLAY_SCALE).assign_attrs(
+        units=display_units(str(attrs["rate_units"])),
+        long_name="rate x 1e6, for display (az.summary); rate is the quantity to use",
+    )
     posterior_predictive = posterior_predictive.assign_attrs(
         {k: attrs[k] for k in ("model", "dataset")}
     )
     groups = {
         "posterior": posterior,
         "posterior_predictive": posterior_predictive,
+        "log_likelihood": log_likelihood.assign_attrs({k: attrs[k] for k in ("model", "dataset")}),
         "observed_data": observed_data,
         "constant_data": constant_data,
     }

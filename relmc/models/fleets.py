@@ -38,6 +38,24 @@ units of each category per :math:`v_k` (for RSC, per node: 8 GPUs, 1 node, 1/2 r
   ``pod``-unit ones use the fleet's pod count; both are small next to per-GPU and per-node
   causes.
 
+Sampler
+-------
+The categorised fleet's pooled rates also enter the totals' likelihood, so they cannot be
+integrated out as in :func:`relmc.fit_hierarchical`. They are parametrised around their exact
+conditional given :math:`(\alpha, \beta)` and the categorised fleet's counts: with
+:math:`t_c` the pooled exposure, :math:`g_c = (\beta + t_c)\,\phi_c \sim
+\mathrm{Gamma}(a_c, 1)`, :math:`a_c = \alpha + x_c`, and NUTS samples
+:math:`v_c = (\log g_c - \psi(a_c)) / \sqrt{\psi_1(a_c)}`, which has mean 0 and sd 1
+for every :math:`\alpha`; :math:`(\alpha, \beta)` carry the negative-binomial marginal of the
+counts. The density is the model's own (a change of variables), and the funnel of the centred
+parametrisation, :math:`\log \phi_c` spreading like :math:`1/\alpha` for a zero-count
+category, is gone. The log fleet ratios :math:`\delta_k` stay centred (see below), which
+suits total-only fleets whose counts pin them; a total-only fleet with almost no events leaves
+a :math:`(\sigma, \delta)` funnel.
+
+``log_likelihood``: ``count`` (Poisson log pmf of each categorised count given its rate) and
+``total_count`` (of each total-only fleet's count given its total rate, dim ``total_fleet``).
+
 Output
 ------
 ``posterior["rate"]`` is the posterior *predictive* of a new fleet's category rates,
@@ -74,7 +92,10 @@ from relmc.models.hierarchical import (
     PRIOR_TEXT,
     check_prior,
     check_sampling,
-    pooled_theta,
+    marginal_logp,
+    poisson_logpmf,
+    pooled_exposure,
+    pooled_hyperpriors,
     ref_units,
     sample_kwargs,
 )
@@ -159,12 +180,15 @@ def fit_fleets(
         ``fleet_total`` (chain, draw, fleet): each fleet's total rate per unit-hour of its own
         reported unit (the categorised fleet's per hour of the whole fleet);
         ``fleet_multiplier`` (chain, draw, fleet): :math:`e^{\sigma (z_k - z_1)}`;
-        ``sigma``, ``alpha``, ``beta`` (chain, draw). Attrs as :func:`relmc.fit_hierarchical`
+        ``sigma``, ``alpha``, ``beta`` (chain, draw); ``rate_per_million`` (``rate`` x 1e6,
+        for reading ``az.summary``). Attrs as :func:`relmc.fit_hierarchical`
         with ``model="fleets"``, ``dataset`` the categorised fleet and ``fleets`` all names.
         ``posterior_predictive``: ``count`` (chain, draw, category) of the categorised fleet
         and ``total_count`` (chain, draw, fleet). ``observed_data``: ``count`` and
         ``total_count`` (for the categorised fleet the sum of its counts, not an extra
         likelihood term); ``constant_data``: ``exposure`` and ``total_exposure``.
+        ``log_likelihood``: ``count`` (chain, draw, category) and ``total_count`` (chain,
+        draw, total_fleet), Poisson log pmfs (see the module docstring).
 
     Raises
     ------
@@ -244,6 +268,16 @@ def fit_fleets(
     check_divergences(trace.sample_stats, where)
     check_convergence(posterior, ["fleet_rate", "sigma", "alpha", "beta"], where)
 
+    log_lik = xr.Dataset(
+        {
+            "count": (dims, poisson_logpmf(main.count, draws["category_rate"] * main.exposure)),
+            "total_count": (
+                ("chain", "draw", "total_fleet"),
+                poisson_logpmf(tot_count, draws["fleet_total"][..., 1:] * tot_exposure),
+            ),
+        },
+        coords=coords.assign(total_fleet=names[1:]),
+    )
     pred_cat = predictive_counts(draws["category_rate"], main.exposure, pred_rng)
     pred_tot = predictive_counts(draws["fleet_total"][..., 1:], tot_exposure, pred_rng)
     predictive = xr.Dataset(
@@ -272,7 +306,14 @@ def fit_fleets(
         "recovery_rules": str(main.attrs.get("recovery_rules", "")),
         **seed_attrs(root),
     }
-    return make_idata(posterior, predictive, **groups, attrs=attrs, sample_stats=trace.sample_stats)
+    return make_idata(
+        posterior,
+        predictive,
+        **groups,
+        attrs=attrs,
+        sample_stats=trace.sample_stats,
+        log_likelihood=log_lik,
+    )
 
 
 def _order_fleets(datasets: object) -> tuple[list[str], list[Observations]]:
@@ -306,21 +347,39 @@ def _sample(
     tot_exposure: np.ndarray,
     kwargs: dict,
 ):
-    """Build the PyMC model of the module docstring and sample it with NUTS."""
+    """Build the PyMC model of the module docstring and sample it with NUTS.
+
+    The pooled rates are parametrised around their exact conditional given (alpha, beta) and
+    the categorised fleet's counts, Gamma(alpha + x_c, beta + t_c) (see the module docstring,
+    "Sampler"), so that small alpha opens no funnel.
+    """
     pm = import_pymc()
-    time_c = main.exposure / ref
+    import pytensor.tensor as pt
+
+    t = pooled_exposure(main, ref, prior, scale)
     n_fleets = len(names)
     with pm.Model(coords={"category": main.categories, "fleet": names}):
-        theta = pooled_theta(prior, main.n, scale)
-        kappa = theta / ref  # the categorised fleet's rates per unit-hour
+        alpha, beta = pooled_hyperpriors()
+        pm.Potential("count_marginal", marginal_logp(main.count, t, alpha, beta).sum())
+        # g_c = (beta + t_c) * pooled_c ~ Gamma(alpha + x_c, 1) given alpha and the categorised
+        # fleet's counts; v_c standardises log g_c by its exact mean and sd, digamma(a) and
+        # sqrt(trigamma(a)), so v_c has mean 0 and sd 1 for every alpha
+        a = alpha + main.count
+        v = pm.Flat("v", dims="category")
+        sd = pt.sqrt(pt.tri_gamma(a))
+        log_g = pt.psi(a) + sd * v
+        # density of v: Gamma(a, 1) density of g times |dg/dv| = g * sd
+        logp_v = a * log_g - pt.exp(log_g) - pt.gammaln(a) + pt.log(sd)
+        pm.Potential("pooled_given_counts", logp_v.sum())
+        log_pooled = pm.Deterministic("log_pooled", log_g - pt.log(beta + t), dims="category")
+        kappa = pt.exp(log_pooled) * (t / main.exposure)  # the categorised fleet's rates
         sigma = pm.HalfNormal("sigma", sigma=fleet_sigma)
         # delta_k = sigma * (z_k - z_1) for the total-only fleets, sampled directly (centred):
         # the data pin these log ratios, so sampling z and sigma separately leaves NUTS a thin
         # curved ridge. Their prior is Normal(0, sigma^2 (I + 11^T)).
         chol = np.linalg.cholesky(np.eye(n_fleets - 1) + np.ones((n_fleets - 1, n_fleets - 1)))
         log_mult = pm.MvNormal("delta", mu=np.zeros(n_fleets - 1), chol=sigma * chol)
-        pm.Poisson("count", mu=theta * time_c, observed=main.count, dims="category")
-        mu_tot = pm.math.exp(log_mult) * tot_exposure * pm.math.dot(per_unit, kappa)
+        mu_tot = pt.exp(log_mult) * tot_exposure * pt.dot(per_unit, kappa)
         pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
         return pm.sample(**kwargs)
 
@@ -335,8 +394,8 @@ def _fleet_draws(
     pred_rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
     """Return per-draw rates: each fleet's, a new fleet's, and each fleet's total."""
-    theta_d = post["theta"].values if prior == "bugs" else post["phi"].values * scale
-    kappa_d = theta_d / ref  # (chain, draw, category)
+    t = pooled_exposure(main, ref, prior, scale)
+    kappa_d = np.exp(post["log_pooled"].values) * (t / main.exposure)  # (chain, draw, category)
     sig = post["sigma"].values
     delta = post["delta"].values  # (chain, draw, total fleet)
     n_fleets = delta.shape[-1] + 1
