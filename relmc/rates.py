@@ -286,7 +286,8 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
                 "posterior",
                 f"posterior: unknown dataset {name!r} in {source!r}; known: {list_datasets()}",
             )
-        idata = fit_conjugate(load_dataset(name), n_draws=n_draws, seed=seed)
+        # one chain of exactly n_draws exact draws: the source's draw count is the spec's
+        idata = fit_conjugate(load_dataset(name), n_draws=n_draws, n_chains=1, seed=seed)
         return idata["posterior"]["rate"].load()
     path = Path(source)
     if path_root is not None and not path.is_absolute():

@@ -68,7 +68,7 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
     from relmc.models import fit_conjugate, fit_hierarchical
 
     if args.model == "conjugate":
-        return fit_conjugate(data, n_draws=args.n_draws or 4000, seed=seed)
+        return fit_conjugate(data, n_draws=args.n_draws or 1000, n_chains=args.n_chains, seed=seed)
     return fit_hierarchical(
         data,
         n_draws=args.n_draws or 1000,

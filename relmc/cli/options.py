@@ -312,14 +312,14 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         "--n-draws",
         type=int_at_least(1),
         metavar="N",
-        help="posterior draws (default: 4000 conjugate; 1000 per chain hierarchical)",
+        help="posterior draws per chain (default: 1000)",
     )
     g.add_argument(
         "--n-chains",
         type=int_at_least(1),
         default=4,
         metavar="N",
-        help="hierarchical model: MCMC chains (default: 4, as the API; r_hat needs several)",
+        help="chains (default: 4, as the API; r_hat needs several)",
     )
 
 

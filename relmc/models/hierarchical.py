@@ -386,6 +386,7 @@ def fit_hierarchical(
         "rate_units": obs.rate_units,
         "maintenance_rate": obs.maintenance_rate,
         "recovery_rules": str(obs.attrs.get("recovery_rules", "")),
+        "n_gpus": int(obs.attrs.get("n_gpus", 0) or 0),  # the observed cluster, 0 if unknown
         **seed_attrs(root),
     }
     return make_idata(
