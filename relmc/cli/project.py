@@ -28,6 +28,7 @@ examples:
   relmc project --n-gpus 16384,131072,1048576 --n-trials 4000 --seed 1
   relmc project --restart-minutes 2 --snapshot-minutes 0.5 --out fast-restart
   relmc project --counts my_cluster.csv --model hierarchical --no-plot
+  relmc project --n-gpus 16384 --keep-trials   # projection.nc keeps per-trial ETTR by draw
 """
 
 
@@ -44,6 +45,12 @@ def add_parser(sub) -> None:
         help="cluster sizes in GPUs, each in [1, 1e8] (default: 2048,4096,...,131072)",
     )
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG figure")
+    p.add_argument(
+        "--keep-trials",
+        action="store_true",
+        help="also store each trial's ETTR, ettr (n_gpus, trial), with the posterior draw of "
+        "each trial (coordinate draw) in projection.nc, for paired comparisons later",
+    )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000)
     options.add_scenario_options(p)
@@ -72,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         n_trials=args.n_trials,
         seed=seed,
         n_threads=args.n_threads,
+        keep_trials=args.keep_trials,
     )
     # everything is computed: only now touch the file system, all files or none
     plot_note = ""
