@@ -142,3 +142,161 @@ def test_project_keep_trials(tmp_path, capsys):
         assert b["draw"].values.tolist() == list(range(300))  # 4,000 draws: trial i uses draw i
         np.testing.assert_allclose(b["ettr"].mean("trial"), b["ettr_mean"], rtol=1e-12)
         xr.testing.assert_identical(a["ettr_quantile"], b["ettr_quantile"])
+
+
+# ------------------------------------------------------------------------ --json, --csv, --quiet
+
+
+def _csv_rows(text: str) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_project_json_and_csv_hold_the_netcdf_numbers(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "p"
+    argv = ["project", "--n-gpus", "2048,4096", "--compute-days", "5", "--n-trials", "200"]
+    argv += ["--seed", "2", "--no-plot", "--out", str(out), "--json", "s.json", "--csv", "s.csv"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "ETTR" in text and "wrote " + str(out / "s.json") in text
+    doc = json.loads((out / "s.json").read_text())
+    rows = _csv_rows((out / "s.csv").read_text())
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        assert doc["relmc_run_id"] == ds.attrs["relmc_run_id"]
+        assert doc["command"] == "relmc project" and doc["attrs"]["n_trials"] == 200
+        assert doc["coords"]["n_gpus"] == [2048, 4096]
+        for name in ("ettr_mean", "ettr_se", "mttf_hours_quantile", "lost_fraction_mean"):
+            var = doc["variables"][name]
+            assert var["dims"] == list(ds[name].dims)
+            np.testing.assert_array_equal(np.array(var["values"]), ds[name].values)
+        assert [int(r["n_gpus"]) for r in rows] == [2048, 4096]
+        for r, n in zip(rows, (2048, 4096), strict=True):
+            row = ds.sel(n_gpus=n)
+            assert float(r["ettr_mean"]) == float(row["ettr_mean"])
+            assert float(r["ettr_quantile[0.5]"]) == float(row["ettr_quantile"].sel(quantile=0.5))
+            assert float(r["lost_fraction_mean[rework]"]) == float(
+                row["lost_fraction_mean"].sel(cause="rework")
+            )
+
+
+def test_json_on_stdout_sends_the_report_to_stderr(tmp_path, capsys):
+    import json
+
+    toml = tmp_path / "s.toml"
+    toml.write_text("[cluster]\nn_gpus = 2048\n[job]\ncompute_hours = 100\n")
+    out = tmp_path / "sim"
+    argv = ["simulate", str(toml), "--n-trials", "100", "--seed", "1", "--out", str(out)]
+    assert main([*argv, "--json", "-"]) == 0
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)  # stdout is the JSON alone
+    assert "ETTR mean" in cap.err
+    assert doc["files"] == [str(out / "simulation.nc")]
+    with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
+        assert doc["variables"]["ettr_mean"]["values"] == float(ds["ettr"].mean())
+        assert doc["relmc_run_id"] == ds.attrs["relmc_run_id"]
+    # --quiet: no report anywhere; the CSV alone on stdout
+    assert main([*argv, "--csv", "-", "--quiet"]) == 0
+    cap = capsys.readouterr()
+    assert cap.err == ""
+    (row,) = _csv_rows(cap.out)
+    assert 0 < float(row["ettr_mean"]) < 1
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_fit_optimize_compare_summaries(tmp_path, capsys):
+    import json
+
+    assert main(["fit", "--seed", "1", "--out", str(tmp_path / "f"), "--csv", "-"]) == 0
+    rows = _csv_rows(capsys.readouterr().out)
+    post = __import__("arviz").from_netcdf(str(tmp_path / "f" / "posterior.nc"))
+    mean = post.posterior["rate"].mean(("chain", "draw"))
+    assert [r["category"] for r in rows] == mean["category"].values.tolist()
+    assert [float(r["rate_mean"]) for r in rows] == pytest.approx(mean.values, rel=1e-12)
+    assert rows[0]["count"] == "148"
+
+    argv = ["optimize", *SMALL, "--n-trials", "60", "--intervals", "0.3,0.6"]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--json", "o.json"]) == 0
+    capsys.readouterr()
+    doc = json.loads((tmp_path / "o" / "o.json").read_text())
+    with xr.open_dataset(tmp_path / "o" / "optimize.nc", engine="h5netcdf") as ds:
+        assert doc["coords"]["rule"] == ds["rule"].values.tolist()
+        assert doc["variables"]["gain"]["values"] == ds["gain"].values.tolist()
+
+    argv = ["compare", *SMALL, "--n-trials", "60", "--policy", "fast:restart_minutes=2"]
+    assert main([*argv, "--out", str(tmp_path / "c"), "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    with xr.open_dataset(tmp_path / "c" / "compare.nc", engine="h5netcdf") as ds:
+        assert "ettr" not in doc["variables"] and "trial" not in doc["coords"]
+        assert doc["variables"]["gain_mean"]["values"] == ds["gain_mean"].values.tolist()
+
+
+SUMMARY_BAD = [
+    (["--json", "-", "--csv", "-"], "both print on stdout"),
+    (["--json", "sub/s.json"], "--json takes a file name inside --out"),
+    (["--csv", ".."], "--csv takes a file name"),
+    (["--json", "projection.nc"], "already one of this run's files"),
+    (["--json", "a.x", "--csv", "a.x"], "already one of this run's files"),
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), SUMMARY_BAD, ids=[" ".join(a) for a, _ in SUMMARY_BAD])
+def test_summary_options_bad_input(argv, text, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = error_in_process(["project", *argv, "--out", str(tmp_path / "never")], capsys)
+    assert text in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_summary_bad_name_subprocess(tmp_path):
+    r = run("fit", "--json", "a/b.json", "--out", "o", cwd=tmp_path)
+    assert "--json" in one_error_line(r)
+    assert list(tmp_path.iterdir()) == []
+
+
+SPEC = """\
+seed = 1
+n_trials = 32
+store = "cube.zarr"
+[base.job]
+compute_hours = 100
+[axes]
+"cluster.n_gpus" = [2048, 4096]
+"policy.restart_hours" = [0.1, 0.5]
+"""
+
+
+def test_sweep_open_csv(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    assert main(["sweep", "run", str(spec), "--no-progress", "--shard", "0", "--shards", "2"]) == 0
+    capsys.readouterr()
+    store = str(tmp_path / "cube.zarr")
+    assert main(["sweep", "open", store, "--csv"]) == 0
+    rows = _csv_rows(capsys.readouterr().out)
+    from relmc.sweep import open_sweep
+
+    cube = open_sweep(store)
+    assert [(int(r["n_gpus"]), float(r["restart_hours"])) for r in rows] == [
+        (2048, 0.1),
+        (2048, 0.5),
+        (4096, 0.1),
+        (4096, 0.5),
+    ]
+    assert {"ettr_mean", "ettr_se", "wall_hours_mean", "done"} <= set(rows[0])
+    assert not any(k.endswith("_quantile") for k in rows[0])
+    for r in rows:
+        cell = cube.sel(n_gpus=int(r["n_gpus"]), restart_hours=float(r["restart_hours"]))
+        if r["done"] == "True":
+            assert float(r["ettr_mean"]) == float(cell["ettr_mean"])
+        else:  # shard 1 was not run: its cells are empty
+            assert r["ettr_mean"] == ""
+    assert sum(r["done"] == "True" for r in rows) == 2
+    assert main(["sweep", "open", store, "--csv", str(tmp_path / "t" / "cube.csv")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert _csv_rows((tmp_path / "t" / "cube.csv").read_text()) == rows
+    assert not list((tmp_path / "t").glob(".relmc-staging-*"))

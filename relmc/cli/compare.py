@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from relmc._io import check_trial_memory, write_netcdf
-from relmc.cli import inputs, options
+from relmc.cli import inputs, options, output
 from relmc.cli.output import model_text, note, policy_text, say, table
 
 EPILOG = """\
@@ -71,6 +71,7 @@ def add_parser(sub) -> None:
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000)
     options.add_scenario_options(p)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
@@ -201,7 +202,9 @@ def run(args: argparse.Namespace) -> int:
 
     ov = inputs.check_scenario_options(args)
     check_policies(args)
-    outputs = inputs.check_out(args.out, ["compare.nc"])
+    outputs = inputs.check_out(
+        args.out, ["compare.nc", *output.summary_names(args, ["compare.nc"])]
+    )
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
     _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)  # before the fit
@@ -222,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
     with outputs.stage() as st:
         ds.attrs["relmc_run_id"] = st.run_id
         write_netcdf(ds, st.path("compare.nc"))
-    path = st.written[0]
+        output.write_summaries(st, args, ds, "compare")
 
     say(f"relmc compare: {model_text(args, posterior, data)}")
     say(f"{args.n_gpus:,} GPUs; baseline policy: {policy_text(base)}")
@@ -240,8 +243,10 @@ def run(args: argparse.Namespace) -> int:
         "per trial (same posterior draw and random stream), mean +- Monte Carlo SE."
     )
     say()
-    say(f"wrote {path}")
+    for f in st.written:
+        say(f"wrote {f}")
     say(f"run id {st.run_id}")
+    output.print_summaries(args, ds, "compare", st.run_id, st.written)
     return 0
 
 

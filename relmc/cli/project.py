@@ -8,7 +8,7 @@ import time
 
 from relmc._extras import install_hint
 from relmc._io import check_trial_memory, write_netcdf
-from relmc.cli import inputs, options
+from relmc.cli import inputs, options, output
 from relmc.cli.output import model_text, note, policy_text, projection_table, say
 
 EPILOG = """\
@@ -54,6 +54,7 @@ def add_parser(sub) -> None:
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000)
     options.add_scenario_options(p)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
@@ -65,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
     names = ["projection.nc", "posterior.nc"] + ([] if args.no_plot else ["projection.png"])
+    names += output.summary_names(args, names)
     outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
@@ -88,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         posterior.posterior.attrs["relmc_run_id"] = st.run_id
         write_netcdf(ds, st.path("projection.nc"))
         write_netcdf(posterior, st.path("posterior.nc"))
+        output.write_summaries(st, args, ds, "project")
         if not args.no_plot:
             try:
                 from relmc import plots
@@ -117,4 +120,5 @@ def run(args: argparse.Namespace) -> int:
     if plot_note:
         print(f"{options.PROG}: warning: {plot_note}", file=sys.stderr)
     say(f"done in {time.perf_counter() - t0:.1f} s")
+    output.print_summaries(args, ds, "project", st.run_id, files)
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from relmc._io import check_trial_memory, write_netcdf
-from relmc.cli import inputs, options
+from relmc.cli import inputs, options, output
 from relmc.cli.output import fmt, policy_text, say, table
 
 EPILOG = """\
@@ -39,6 +39,7 @@ def add_parser(sub) -> None:
         help="posterior netCDF (e.g. from 'relmc fit'): one draw per trial",
     )
     options.add_run_options(p, n_trials=2000)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
@@ -48,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from relmc.sim.simulate import simulate
     from relmc.summary import summarize
 
-    outputs = inputs.check_out(args.out, ["simulation.nc"])
+    outputs = inputs.check_out(
+        args.out, ["simulation.nc", *output.summary_names(args, ["simulation.nc"])]
+    )
     d = inputs.read_toml(args.scenario)
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
     if posterior is not None and "failures" not in d:
@@ -61,9 +64,10 @@ def run(args: argparse.Namespace) -> int:
     with outputs.stage() as st:
         res.attrs["relmc_run_id"] = st.run_id
         write_netcdf(res, st.path("simulation.nc"))
-    path = st.written[0]
+        s = summarize(res)
+        s.attrs = {k: v for k, v in res.attrs.items() if k != "scenario"}
+        output.write_summaries(st, args, s, "simulate")
 
-    s = summarize(res)
     q = s["ettr_quantile"]
     say(f"relmc simulate: {args.scenario} on {sc.cluster.n_gpus:,} GPUs, {args.n_trials:,} trials")
     say(
@@ -97,5 +101,8 @@ def run(args: argparse.Namespace) -> int:
     say()
     say(table(["lost to", "mean hours", "% of wall"], rows, [False, True, True]))
     say()
-    say(f"wrote {path}")
+    for f in st.written:
+        say(f"wrote {f}")
+    say(f"run id {st.run_id}")
+    output.print_summaries(args, s, "simulate", st.run_id, st.written)
     return 0

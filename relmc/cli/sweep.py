@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 
 from relmc.cli import options
 from relmc.cli.output import say
@@ -36,6 +37,8 @@ EPILOGS = {
   relmc sweep status sweep.zarr --verify     # read every done cell back, check its checksum""",
     "open": """examples:
   relmc sweep open sweep.zarr
+  relmc sweep open sweep.zarr --csv             # the cube as a table on stdout
+  relmc sweep open sweep.zarr --csv cube.csv    # ... written to a file (atomically)
   (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
 }
 
@@ -118,6 +121,14 @@ def add_parser(sub) -> None:
 
     o = add("open", "print the cube of a store")
     o.add_argument("store")
+    o.add_argument(
+        "--csv",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="print the cube as CSV (or write it to PATH): one row per cell, columns = the "
+        "axes, done, and the *_mean / *_se variables without extra dims (empty: not done)",
+    )
     o.set_defaults(func=_open)
 
 
@@ -171,7 +182,56 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> int:
-    from relmc import sweep
+    from pathlib import Path
 
-    say(str(sweep.open_sweep(args.store)))
+    from relmc import sweep
+    from relmc._io import write_bytes
+    from relmc.cli.inputs import check_out
+
+    outputs = None
+    if args.csv not in (None, "-"):
+        path = Path(args.csv)
+        outputs = check_out(path.parent, [path.name])
+        outputs.what = "--csv"
+    cube = sweep.open_sweep(args.store)
+    if args.csv is None:
+        say(str(cube))
+        return 0
+    text = cube_csv(cube)
+    if outputs is None:
+        sys.stdout.write(text)
+        return 0
+    with outputs.stage() as st:
+        write_bytes(st.path(outputs.names[0]), text.encode())
+    say(f"wrote {st.written[0]} ({text.count(chr(10)) - 1} cells)")
     return 0
+
+
+def cube_csv(cube) -> str:
+    """Return the cube as CSV: one row per cell (C order), the axes, then mean and SE columns."""
+    import csv
+    import io
+
+    import numpy as np
+
+    axes = [d for d in cube["done"].dims] if "done" in cube else list(cube.dims)
+    names = [
+        k
+        for k, v in cube.data_vars.items()
+        if k.endswith(("_mean", "_se")) and tuple(v.dims) == tuple(axes)
+    ]
+    grids = np.meshgrid(*(cube[a].values for a in axes), indexing="ij")
+    columns = [g.ravel() for g in grids] + [np.asarray(cube[k].values).ravel() for k in names]
+    if "done" in cube:
+        names = ["done", *names]
+        columns.insert(len(axes), np.asarray(cube["done"].values).ravel())
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*axes, *names])
+    for row in zip(*columns, strict=True):
+        w.writerow(["" if isinstance(x, float) and x != x else _plain(x) for x in row])
+    return buf.getvalue()
+
+
+def _plain(x):
+    return x.item() if hasattr(x, "item") else x
