@@ -300,3 +300,91 @@ def test_sweep_open_csv(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
     assert _csv_rows((tmp_path / "t" / "cube.csv").read_text()) == rows
     assert not list((tmp_path / "t").glob(".relmc-staging-*"))
+
+
+# ------------------------------------------------------------- sweep init, overrides, precision
+
+
+def test_sweep_init_template_runs_and_n_trials_is_part_of_the_identity(tmp_path, capsys):
+    spec = tmp_path / "grid.toml"
+    assert main(["sweep", "init", str(spec)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    text = spec.read_text()
+    assert "[precision]" in text and "# " in text and 'store = "grid.zarr"' in text
+    argv = ["sweep", "run", str(spec), "--no-progress", "--n-trials", "4"]
+    assert main(argv) == 0
+    assert "computed 6 cells" in capsys.readouterr().out
+    from relmc.sweep import open_sweep
+
+    cube = open_sweep(str(tmp_path / "grid.zarr"))
+    assert bool(cube["done"].all()) and int(cube["n_trials"].max()) == 4
+    assert cube.sizes["n_gpus"] == 3 and cube.sizes["restart_hours"] == 2
+    # another n_trials is another spec: refused on this store, as any spec change
+    line = error_in_process([*argv[:-1], "5"], capsys)
+    assert "different sweep spec" in line and "n_trials" in line
+    # init never replaces a file
+    line = error_in_process(["sweep", "init", str(spec)], capsys)
+    assert "exists" in line and spec.read_text() == text
+
+
+def test_sweep_array_larger_than_the_grid_is_refused(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC)  # 4 cells
+    line = error_in_process(["sweep", "submit", str(spec), "--array", "5", "--dry-run"], capsys)
+    assert "slurm.array must be at most the number of cells (4)" in line
+    assert line.endswith("(option --array)")
+    assert main(["sweep", "submit", str(spec), "--array", "4", "--dry-run"]) == 0
+    assert "#SBATCH --array=0-3" in capsys.readouterr().out
+    spec.write_text(SPEC + "[slurm]\narray = 9\n")  # the same from the spec: no flag named
+    line = error_in_process(["sweep", "submit", str(spec), "--dry-run"], capsys)
+    assert "slurm.array" in line and "(option" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_precision_flags_project_and_simulate(tmp_path, capsys):
+    argv = ["project", "--n-gpus", "2048", "--compute-days", "5", "--n-trials", "20000"]
+    argv += ["--seed", "1", "--no-plot", "--target-se", "0.002", "--out", str(tmp_path / "p")]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(tmp_path / "p" / "projection.nc", engine="h5netcdf") as ds:
+        n = int(ds["n_trials"].sel(n_gpus=2048))
+        assert n < 20000 and n % 256 == 0 and str(ds["stopped_by"].values[0]) == "target"
+        assert float(ds["ettr_se"].sel(n_gpus=2048)) <= 0.002
+    assert f"2,048: {n:,} (target)" in text
+
+    toml = tmp_path / "s.toml"
+    toml.write_text("[cluster]\nn_gpus = 131072\n[job]\ncompute_hours = 200\n")
+    argv = ["simulate", str(toml), "--n-trials", "5000", "--seed", "1", "--hopeless-ettr", "0.9"]
+    assert main([*argv, "--out", str(tmp_path / "s")]) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(tmp_path / "s" / "simulation.nc", engine="h5netcdf") as ds:
+        assert ds.attrs["stopped_by"] == "hopeless" and ds.sizes["trial"] == 512
+    assert "512 trials (adaptive precision: budget 5,000, stopped by hopeless)" in text
+
+
+PRECISION_BAD = [
+    (["--target-se", "0"], "precision.target_se", "--target-se"),
+    (["--target-rse", "-1"], "precision.target_rse", "--target-rse"),
+    (["--hopeless-ettr", "1.5"], "precision.hopeless_ettr", "--hopeless-ettr"),
+    (["--target-se", "abc"], "--target-se", "--target-se"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "field", "flag"), PRECISION_BAD, ids=[" ".join(a) for a, _, _ in PRECISION_BAD]
+)
+@pytest.mark.parametrize("command", ["project", "simulate"])
+def test_precision_flags_bad_input(command, argv, field, flag, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text("")
+    cmd = [command] + (["s.toml"] if command == "simulate" else [])
+    line = error_in_process([*cmd, *argv, "--out", str(tmp_path / "never")], capsys)
+    assert field in line and flag in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_precision_flag_subprocess(tmp_path):
+    r = run("project", "--target-rse", "0", "--out", "o", cwd=tmp_path)
+    line = one_error_line(r)
+    assert "precision.target_rse" in line and line.endswith("(option --target-rse)")
+    assert list(tmp_path.iterdir()) == []

@@ -23,7 +23,24 @@ __all__ = [
     "fit_posterior",
     "read_toml",
     "read_posterior",
+    "precision",
 ]
+
+
+def precision(args: argparse.Namespace):
+    """Return the :class:`relmc.Precision` the precision flags build (``--target-se``, ...).
+
+    ``None`` when none is given. Errors are ``FieldError``s on ``precision.*``, so the handler
+    names the flag.
+    """
+    from relmc.sim.simulate import Precision
+
+    given = {
+        k: getattr(args, k)
+        for k in ("target_se", "target_rse", "hopeless_ettr")
+        if getattr(args, k, None) is not None
+    }
+    return Precision(**given) if given else None
 
 
 def root_seed(args: argparse.Namespace) -> int:

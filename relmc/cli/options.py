@@ -35,6 +35,7 @@ __all__ = [
     "add_out_option",
     "scenario_overrides",
     "add_subcommand",
+    "add_precision_options",
 ]
 
 
@@ -359,6 +360,38 @@ def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True)
     )
     if out:
         add_out_option(g)
+
+
+def add_precision_options(p: argparse.ArgumentParser) -> None:
+    """``--target-se``, ``--target-rse``, ``--hopeless-ettr``: :class:`relmc.Precision` fields."""
+    g = p.add_argument_group(
+        "adaptive precision (relmc.Precision; any of them makes --n-trials a budget, run in "
+        "rounds of whole 256-trial blocks that stop at the first target met)"
+    )
+    g.add_argument(
+        "--target-se",
+        type=_typed("number", _float),
+        action=Field,
+        field="precision.target_se",
+        metavar="SE",
+        help="stop once the Monte Carlo SE of mean ETTR is at most SE (> 0), e.g. 0.001",
+    )
+    g.add_argument(
+        "--target-rse",
+        type=_typed("number", _float),
+        action=Field,
+        field="precision.target_rse",
+        metavar="RSE",
+        help="stop once SE / mean ETTR is at most RSE (> 0), e.g. 0.002",
+    )
+    g.add_argument(
+        "--hopeless-ettr",
+        type=_typed("number", _float),
+        action=Field,
+        field="precision.hopeless_ettr",
+        metavar="ETTR",
+        help="stop early, flagged hopeless, once mean ETTR + 4 SE is below ETTR, in (0, 1]",
+    )
 
 
 def add_subcommand(sub, name: str, help: str, epilog: str) -> argparse.ArgumentParser:

@@ -28,6 +28,7 @@ examples:
   relmc project --n-gpus 16384,131072,1048576 --n-trials 4000 --seed 1
   relmc project --restart-minutes 2 --snapshot-minutes 0.5 --out fast-restart
   relmc project --counts my_cluster.csv --model hierarchical --no-plot
+  relmc project --target-se 0.001 --n-trials 100000   # each size stops at SE 0.001
   relmc project --n-gpus 16384 --keep-trials   # projection.nc keeps per-trial ETTR by draw
 """
 
@@ -53,6 +54,7 @@ def add_parser(sub) -> None:
     )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000)
+    options.add_precision_options(p)
     options.add_scenario_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)
@@ -65,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
+    precision = inputs.precision(args)
     names = ["projection.nc", "posterior.nc"] + ([] if args.no_plot else ["projection.png"])
     names += output.summary_names(args, names)
     outputs = inputs.check_out(args.out, names)
@@ -82,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         seed=seed,
         n_threads=args.n_threads,
         keep_trials=args.keep_trials,
+        precision=precision,
     )
     # everything is computed: only now touch the file system, all files or none
     plot_note = ""
@@ -104,7 +108,17 @@ def run(args: argparse.Namespace) -> int:
 
     say(f"relmc project: {model_text(args, posterior, data)}")
     say(f"policy: {policy_text(sc)}")
-    say(f"{args.n_trials:,} trials per size, seed {seed}")
+    if precision is None:
+        say(f"{args.n_trials:,} trials per size, seed {seed}")
+    else:
+        ran = ", ".join(
+            f"{int(n):,}: {int(k):,} ({s})"
+            for n, k, s in zip(
+                ds["n_gpus"].values, ds["n_trials"].values, ds["stopped_by"].values, strict=True
+            )
+        )
+        say(f"adaptive precision, budget {args.n_trials:,} trials per size, seed {seed}")
+        say(f"trials run (stopped by) per size: {ran}")
     say()
     say(projection_table(ds))
     say()
