@@ -388,3 +388,133 @@ def test_precision_flag_subprocess(tmp_path):
     line = one_error_line(r)
     assert "precision.target_rse" in line and line.endswith("(option --target-rse)")
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------- your own data, no surprises
+
+COUNTS = """\
+category,count,exposure,unit,group,recovery,detection_minutes
+GPU,40,2e6,gpu,GPU,,
+Host,10,2.5e5,node,,swap,
+Hang,5,2e6,gpu,Software,restart,25
+Crash,8,2e6,gpu,GPU,,0
+"""
+
+
+def test_recovery_rules_json_round_trip_and_old_records_unchanged():
+    from relmc.defaults import LLAMA3_RULES, RecoveryRules
+
+    assert "category_" not in LLAMA3_RULES.to_json()  # records without them are unchanged
+    rules = RecoveryRules(
+        ("NCCL Watchdog Timeouts",),
+        ("",),
+        category_recovery=(("Host", "swap"),),
+        category_detection_hours=(("Hang", 0.5), ("NCCL Watchdog Timeouts", 0.0)),
+    )
+    back = RecoveryRules.from_attrs({"recovery_rules": rules.to_json()}, LLAMA3_RULES)
+    assert back == rules
+    assert back.recovery("", "Host") == "swap" and back.recovery("", "Other") == "restart"
+    assert back.detection_hours("Hang") == 0.5
+    assert back.detection_hours("NCCL Watchdog Timeouts") == 0.0  # explicit wins over the rule
+
+
+def test_counts_recovery_columns_reach_the_scenario(tmp_path, capsys):
+    from relmc.models._common import az
+    from relmc.scenario import FailureModel
+
+    csv = tmp_path / "c.csv"
+    csv.write_text(COUNTS)
+    assert main(["fit", "--counts", str(csv), "--seed", "1", "--out", str(tmp_path / "f")]) == 0
+    head = capsys.readouterr().out.splitlines()[1]
+    assert head.startswith("recovery: recovery from the recovery column")
+    assert "detection from the detection_minutes column" in head
+    fm = FailureModel.from_posterior(az.from_netcdf(str(tmp_path / "f" / "posterior.nc")))
+    got = {c.name: (c.recovery, c.detection_hours) for c in fm.categories}
+    assert got == {
+        "GPU": ("swap", 0.0),  # blank: by group (GPU swaps)
+        "Host": ("swap", 0.0),  # explicit, though its blank group alone would restart
+        "Hang": ("restart", 25 / 60),
+        "Crash": ("swap", 0.0),
+    }
+
+
+def test_counts_without_recovery_columns_say_which_defaults_apply(tmp_path, capsys):
+    csv = tmp_path / "c.csv"
+    csv.write_text("category,count,exposure,unit\nGPU,40,2e6,gpu\nHost,10,2.5e5,node\n")
+    argv = ["project", "--counts", str(csv), "--n-gpus", "2048", "--compute-days", "2"]
+    assert main([*argv, "--n-trials", "20", "--no-plot", "--out", str(tmp_path / "p")]) == 0
+    head = capsys.readouterr().out.splitlines()[1]
+    assert "no recovery or group column: every category restart-only" in head
+    assert "no detection_minutes column" in head
+    assert main(["project", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "recovery (restart|swap)" in help_text and "every category is restart-only" in help_text
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        ("Bad,1,1e5,gpu,,fix,", "row 5 (line 6, category 'Bad'): field 'recovery' must be"),
+        ("Bad,1,1e5,gpu,,,-5", "field 'detection_minutes' must be a finite number of minutes"),
+        ("Bad,1,1e5,gpu,,,soon", "field 'detection_minutes' is not a number"),
+    ],
+)
+def test_counts_bad_recovery_columns(row, text, tmp_path, capsys):
+    csv = tmp_path / "c.csv"
+    csv.write_text(COUNTS + row + "\n")
+    out = tmp_path / "never"
+    line = error_in_process(["fit", "--counts", str(csv), "--out", str(out)], capsys)
+    assert line.startswith("relmc: error: --counts: ") and text in line
+    assert "blank:" in line  # the message says what a blank cell gets
+    assert not out.exists()
+
+
+def test_counts_bad_recovery_subprocess(tmp_path):
+    (tmp_path / "c.csv").write_text(COUNTS.replace(",swap,", ",Swap!,"))
+    r = run("project", "--counts", "c.csv", "--out", "o", cwd=tmp_path)
+    assert "field 'recovery' must be restart or swap" in one_error_line(r)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.csv"]
+
+
+def test_observed_gpus_exposure_uses_the_cluster_shape():
+    from relmc.cli import build_parser, inputs
+
+    argv = ["fit", "--counts", "c.csv", "--observed-gpus", "1024", "--observed-hours", "100"]
+
+    def exposure(*extra):
+        args = build_parser().parse_args([*argv, *extra])
+        # load_counts takes columns as well as a CSV path
+        args.counts = {"category": ["G", "H", "S"], "count": [1, 1, 1]}
+        args.counts["unit"] = ["gpu", "node", "rack"]
+        return inputs.load_data(args)["exposure"].values.tolist()
+
+    assert exposure() == [1024 * 100.0, 128 * 100.0, 64 * 100.0]  # 8 GPUs/node, 2 nodes/rack
+    assert exposure("--gpus-per-node", "4", "--nodes-per-rack", "4") == [
+        1024 * 100.0,
+        256 * 100.0,
+        64 * 100.0,
+    ]
+    args = build_parser().parse_args(
+        ["project", *argv[1:], "--gpus-per-node", "16"]  # project takes them as cluster fields
+    )
+    args.counts = {"category": ["H"], "count": [1], "unit": ["node"]}
+    assert inputs.load_data(args)["exposure"].values.tolist() == [64 * 100.0]
+
+
+@pytest.mark.parametrize("command", ["project", "optimize", "compare"])
+def test_units_that_do_not_scale_with_gpus_are_refused_up_front(command, tmp_path, capsys):
+    argv = [command, "--dataset", "pumps", "--out", str(tmp_path / "never")]
+    argv += ["--policy", "a:restart_minutes=2"] if command == "compare" else []
+    line = error_in_process(argv, capsys)
+    assert line == (
+        "relmc: error: --dataset pumps: unit(s) pump do not scale with a cluster of GPUs; "
+        f"relmc {command} needs units among gpu, node, rack, switch, link, pod, job "
+        "(relmc fit takes any)"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pumps_project_subprocess(tmp_path):
+    r = run("project", "--dataset", "pumps", "--out", "o", cwd=tmp_path)
+    assert "--dataset pumps: unit(s) pump" in one_error_line(r)
+    assert list(tmp_path.iterdir()) == []

@@ -9,7 +9,7 @@ from typing import Any
 
 from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import model_text, note, policy_text, say, table
+from relmc.cli.output import model_text, note, policy_text, recovery_text, say, table
 
 EPILOG = """\
 Simulates the base scenario (the data, model and scenario options below) and each --policy on
@@ -207,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
     )
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    inputs.check_scalable(args, data, "compare")
     _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)  # before the fit
     check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
@@ -228,6 +229,8 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, ds, "compare")
 
     say(f"relmc compare: {model_text(args, posterior, data)}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"{args.n_gpus:,} GPUs; baseline policy: {policy_text(base)}")
     for name, fields in args.policy:
         changes = ", ".join(

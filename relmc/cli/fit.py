@@ -8,7 +8,7 @@ import xarray as xr
 
 from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import fmt, model_text, note, say, table
+from relmc.cli.output import fmt, model_text, note, recovery_text, say, table
 
 EPILOG = """\
 Prints, per category, the posterior mean rate with a 90% interval (per unit-hour and per
@@ -35,6 +35,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=options.int_at_least(0), metavar="INT", help="seed of the fit")
     options.add_out_option(p, help=f"output directory (default: {options.DEFAULT_OUT})")
     options.add_data_options(p)
+    options.add_shape_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)
 
@@ -99,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, summary, "fit")
     rate_units = posterior.posterior["rate"].attrs.get("units", "events per unit-hour")
     say(f"relmc fit: {model_text(args, posterior, data)}, seed {seed}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"rates in {rate_units}")
     say()
     say(table(header, rows, right))

@@ -6,7 +6,7 @@ import argparse
 
 from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import fmt, model_text, note, policy_text, say, table
+from relmc.cli.output import fmt, model_text, note, policy_text, recovery_text, say, table
 
 EPILOG = """\
 Searches the checkpoint interval that maximises expected ETTR (one posterior draw per trial,
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     )
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    inputs.check_scalable(args, data, "optimize")
     check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, ds, "optimize")
 
     say(f"relmc optimize: {model_text(args, posterior, data)}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")
     say(
         f"MTTF at the posterior-mean rates {fmt(ds.attrs['mttf_hours'])} h; "

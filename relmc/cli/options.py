@@ -36,6 +36,7 @@ __all__ = [
     "scenario_overrides",
     "add_subcommand",
     "add_precision_options",
+    "add_shape_options",
 ]
 
 
@@ -287,14 +288,19 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         "--counts",
         type=Path,
         metavar="CSV",
-        help="your own counts: columns category, count, exposure (unit-hours), unit, "
-        "optional group (see relmc.load_counts)",
+        help="your own counts: columns category, count, exposure (unit-hours), unit; "
+        "optional group, recovery (restart|swap) and detection_minutes. Without recovery, "
+        "recovery follows group (Dependency, Unknown or no group: restart; others: node swap), "
+        "so without both every category is restart-only; without detection_minutes, NCCL "
+        "Watchdog Timeouts and Network Switch/Cable are seen after 10 min, others at once "
+        "(see relmc.load_counts; the run's header says which applied)",
     )
     g.add_argument(
         "--observed-gpus",
         type=int_at_least(1),
         metavar="N",
-        help="with --counts: GPUs the counts were observed on (exposure may then be omitted)",
+        help="with --counts: GPUs the counts were observed on (exposure may then be "
+        "omitted: it is computed with --gpus-per-node and --nodes-per-rack, default 8 and 2)",
     )
     g.add_argument(
         "--observed-hours",
@@ -322,6 +328,19 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="hierarchical model: MCMC chains (default: 4, as the API; r_hat needs several)",
     )
+
+
+def add_shape_options(p: argparse.ArgumentParser | Any) -> None:
+    """``--gpus-per-node``/``--nodes-per-rack`` for commands without the scenario options."""
+    for name, default in (("gpus_per_node", 8), ("nodes_per_rack", 2)):
+        p.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=f"cluster.{name}",
+            type=int_at_least(1),
+            action=Field,
+            metavar="N",
+            help=f"cluster shape for exposure from --observed-gpus (default: {default})",
+        )
 
 
 def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "policy_text",
     "model_text",
     "projection_table",
+    "recovery_text",
     "add_summary_options",
     "summary_names",
     "human_output",
@@ -111,6 +112,32 @@ def model_text(args: argparse.Namespace, posterior, data) -> str:
     kind = "conjugate Gamma-Poisson" if args.model == "conjugate" else "hierarchical (PyMC)"
     n_cat, n_ev = data.sizes["category"], int(data["count"].sum())
     return f"{name}: {n_cat} categories, {n_ev} events; {kind}, {n} draws"
+
+
+def recovery_text(data) -> str:
+    """Which recovery and detection rules a user's counts get (printed in a run's header)."""
+    given = set(filter(None, str(data.attrs.get("recovery_columns", "")).split(",")))
+    groups = any(str(g) for g in data["group"].values) if "group" in data else False
+    if "recovery" in given:
+        rec = "recovery from the recovery column (blank cells: by group)"
+    elif groups:
+        rec = (
+            "no recovery column: recovery by group (Dependency, Unknown or none: restart; "
+            "others: node swap)"
+        )
+    else:
+        rec = "no recovery or group column: every category restart-only (no node swap)"
+    if "detection_minutes" in given:
+        det = (
+            "detection from the detection_minutes column (blank cells: 10 min for NCCL "
+            "Watchdog Timeouts and Network Switch/Cable, others at once)"
+        )
+    else:
+        det = (
+            "no detection_minutes column: NCCL Watchdog Timeouts and Network Switch/Cable "
+            "seen after 10 min, others at once"
+        )
+    return f"{rec}; {det}"
 
 
 _CAUSE_TEXT = {"node_swap": "node swap", "spare_wait": "spare wait"}

@@ -9,7 +9,7 @@ import time
 from relmc._extras import install_hint
 from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import model_text, note, policy_text, projection_table, say
+from relmc.cli.output import model_text, note, policy_text, projection_table, recovery_text, say
 
 EPILOG = """\
 Fits the failure-rate posterior, simulates a job of the given compute at each size (one
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    inputs.check_scalable(args, data, "project")
     check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
@@ -107,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
     files = st.written
 
     say(f"relmc project: {model_text(args, posterior, data)}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"policy: {policy_text(sc)}")
     if precision is None:
         say(f"{args.n_trials:,} trials per size, seed {seed}")
