@@ -518,3 +518,52 @@ def test_pumps_project_subprocess(tmp_path):
     r = run("project", "--dataset", "pumps", "--out", "o", cwd=tmp_path)
     assert "--dataset pumps: unit(s) pump" in one_error_line(r)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------- help, words
+
+ALL_HELP = [
+    [],
+    ["project"],
+    ["fit"],
+    ["simulate"],
+    ["optimize"],
+    ["compare"],
+    ["datasets"],
+    ["sweep"],
+    ["sweep", "init"],
+    ["sweep", "run"],
+    ["sweep", "submit"],
+    ["sweep", "status"],
+    ["sweep", "open"],
+]
+
+
+@pytest.mark.parametrize("cmd", ALL_HELP, ids=[" ".join(c) or "relmc" for c in ALL_HELP])
+def test_help_has_examples_and_no_rest_markup(cmd, capsys):
+    import re
+
+    assert main([*cmd, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "examples" in text
+    assert "``" not in text, text
+    assert not re.search(r":[a-z]+:`", text), text
+    assert not re.search(r"`[^`\s]+`", text), text
+
+
+def test_plain_removes_rest_markup():
+    from relmc.cli.options import plain
+
+    assert plain("see :func:`~relmc.sim.simulate` and :class:`relmc.Policy`") == (
+        "see simulate and relmc.Policy"
+    )
+    assert plain("size (``W``) or `x`, 5%") == "size (W) or x, 5%"
+
+
+def test_one_category_is_singular(tmp_path, capsys):
+    assert main(["datasets"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "1 category, 3,613 events" in text and "18 categories, 419 events" in text
+    assert "1 categories" not in text
+    assert main(["fit", "--dataset", "rsc-1", "--seed", "1", "--out", str(tmp_path)]) == 0
+    assert "rsc-1: 1 category, 3,613 events;" in capsys.readouterr().out

@@ -156,8 +156,20 @@ def float_list(s: str) -> list[float]:
 # scenario options derived from the dataclasses
 
 
+def plain(text: str) -> str:
+    """``text`` without reST markup, for ``--help``: roles, literals and interpreted text.
+
+    ``:func:`~relmc.a.b``` becomes ``b``, ``:class:`relmc.X``` becomes ``relmc.X`` and
+    double or single back-quoted text loses its quotes.
+    """
+    text = re.sub(r":[a-z]+:`~(?:[\w.]*\.)?([^`]+)`", r"\1", text)
+    text = re.sub(r":[a-z]+:`([^`]+)`", r"\1", text)
+    text = re.sub(r"``([^`]+)``", r"\1", text)
+    return re.sub(r"`([^`]+)`", r"\1", text)
+
+
 def _field_docs(cls) -> dict[str, str]:
-    """Parameter descriptions from a numpydoc class docstring."""
+    """Parameter descriptions from a numpydoc class docstring (reST markup removed)."""
     doc = inspect.getdoc(cls) or ""
     m = re.search(r"Parameters\n-+\n(.*?)(?:\n\n[A-Z][a-z]+\n-+\n|\Z)", doc, re.S)
     out: dict[str, str] = {}
@@ -204,7 +216,7 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             flag = "--" + f.name.replace("_", "-")
             factory: Any = f.default_factory  # set when the field has no plain default
             default = f.default if f.default is not dataclasses.MISSING else factory()
-            text = docs.get(f.name, "").replace("%", "%%")
+            text = plain(docs.get(f.name, "")).replace("%", "%%")
             shown = "unlimited" if default is None else f"{default:g}"
             opts: list[_Option] = []
             if f.name == "checkpoint_interval":

@@ -25,6 +25,7 @@ __all__ = [
     "model_text",
     "projection_table",
     "recovery_text",
+    "plural",
     "add_summary_options",
     "summary_names",
     "human_output",
@@ -111,7 +112,15 @@ def model_text(args: argparse.Namespace, posterior, data) -> str:
     name = data.attrs.get("name", "") or "user data"
     kind = "conjugate Gamma-Poisson" if args.model == "conjugate" else "hierarchical (PyMC)"
     n_cat, n_ev = data.sizes["category"], int(data["count"].sum())
-    return f"{name}: {n_cat} categories, {n_ev} events; {kind}, {n} draws"
+    return f"{name}: {plural(n_cat, 'category')}, {plural(n_ev, 'event')}; {kind}, {n} draws"
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 category"``, ``"2 categories"``, ``"1,000 events"``."""
+    if n == 1:
+        return f"1 {word}"
+    many = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{n:,} {many}"
 
 
 def recovery_text(data) -> str:
