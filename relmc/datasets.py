@@ -32,6 +32,7 @@ descriptions in ``relmc/data/datasets.toml``.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 import numbers
@@ -48,7 +49,7 @@ import xarray as xr
 
 from relmc import cluster
 from relmc._io import read_text
-from relmc.defaults import RecoveryRules
+from relmc.defaults import DEFAULT_RULES, RecoveryRules
 
 __all__ = ["list_datasets", "load_dataset", "load_counts"]
 
@@ -63,7 +64,19 @@ MAX_COUNT = 2**53
 MAX_ROWS = 100_000
 
 _REQUIRED = ("category", "count", "exposure", "unit")
-_OPTIONAL = ("group",)
+_OPTIONAL = ("group", "recovery", "detection_minutes")
+#: values of the optional ``recovery`` column
+RECOVERY_KINDS = ("restart", "swap")
+
+#: what applies to a category when the optional columns are absent (or a cell is blank); the
+#: CLI prints it in a run's header and the errors quote it
+ABSENT_COLUMN_DEFAULTS = (
+    "without a recovery column (or in its blank cells) recovery follows the group column by "
+    "Llama 3 Table 5's rule: groups Dependency, Unknown or none (no group column) restart, "
+    "others need a node swap; without a detection_minutes column (or in its blank cells) "
+    "NCCL Watchdog Timeouts and Network Switch/Cable are seen after PyTorch's 10-minute NCCL "
+    "timeout, other categories at once"
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -516,11 +529,20 @@ def load_counts(
     ----------
     path_or_dataframe : str, path, pandas.DataFrame or mapping
         A CSV file, a DataFrame or a mapping of column name -> values, with columns
-        ``category``, ``count``, ``exposure``, ``unit`` and optionally ``group`` (other columns
-        are ignored; names are case-insensitive). ``count`` is a whole number of events >= 0;
-        ``exposure`` is the unit-hours of that row's ``unit`` (e.g. GPU-hours for ``gpu``,
-        hours for ``job``), finite and > 0; ``unit`` is one of :data:`relmc.cluster.UNITS`.
-        In a CSV, blank lines and lines starting with ``#`` are ignored.
+        ``category``, ``count``, ``exposure``, ``unit`` and optionally ``group``, ``recovery``
+        and ``detection_minutes`` (other columns are ignored; names are case-insensitive).
+        ``count`` is a whole number of events >= 0; ``exposure`` is the unit-hours of that
+        row's ``unit`` (e.g. GPU-hours for ``gpu``, hours for ``job``), finite and > 0;
+        ``unit`` is one of :data:`relmc.cluster.UNITS`. ``recovery`` is ``restart`` or
+        ``swap`` (a node swap from the spare pool) and ``detection_minutes`` a finite number
+        >= 0 (how long the interruption goes unseen); they are recorded in
+        ``attrs["recovery_rules"]`` as explicit per-category values, which
+        :meth:`relmc.FailureModel.from_posterior` and ``from_counts`` apply over the group
+        rules. When they are absent or blank: see :data:`ABSENT_COLUMN_DEFAULTS` (recovery by
+        group with Llama 3 Table 5's rule, so without a group column every category is
+        restart-only; detection at once except NCCL timeouts and switch/cable hangs).
+        ``attrs["recovery_columns"]`` lists which of the two columns were given. In a CSV,
+        blank lines and lines starting with ``#`` are ignored.
     n_gpus : int, optional
         Cluster size the counts were observed on (GPUs), recorded in ``attrs``. With
         ``duration_hours``, it lets the ``exposure`` column be omitted: exposure is then
@@ -544,7 +566,8 @@ def load_counts(
         Before anything is returned, naming the field and the 1-based data row (and the file
         line and category where known): a missing column, no data rows, a non-numeric value, a
         negative or fractional count, an exposure that is not finite and > 0, a unit not in
-        :data:`relmc.cluster.UNITS`, an empty or duplicate category; or bad ``n_gpus`` /
+        :data:`relmc.cluster.UNITS`, an empty or duplicate category, a recovery other than
+        restart or swap, a detection_minutes not finite and >= 0; or bad ``n_gpus`` /
         ``duration_hours``.
     """
     header, rows, origin, default_name = _read_source(path_or_dataframe)
@@ -572,6 +595,8 @@ def load_counts(
 
         assumption = "As given in the input's exposure column (unit-hours of each row's unit)."
     columns = _parse_rows(rows, origin, exposure_of)
+    given = [c for c in ("recovery", "detection_minutes") if c in header]
+    recovery, detection = _recovery_columns(rows, columns[0], origin)
     attrs = {
         "name": name or default_name,
         "title": title or f"user counts from {origin}",
@@ -589,8 +614,46 @@ def load_counts(
         "exposure_assumption": assumption,
         "rate_units": "events per unit-hour",
         "notes": notes,
+        "recovery_columns": ",".join(given),
     }
+    if given:
+        attrs["recovery_rules"] = dataclasses.replace(
+            DEFAULT_RULES, category_recovery=recovery, category_detection_hours=detection
+        ).to_json()
     return _build(*columns, attrs)
+
+
+def _recovery_columns(
+    rows: list[_Row], categories: list[str], origin: str
+) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, float], ...]]:
+    """Explicit per-category recovery kinds and detection latencies (hours); blanks skipped."""
+    recovery: list[tuple[str, str]] = []
+    detection: list[tuple[str, float]] = []
+    for row, cat in zip(rows, categories, strict=True):
+        where = row.where(cat)
+        rec = _as_text(row.fields.get("recovery")).lower()
+        if rec:
+            if rec not in RECOVERY_KINDS:
+                raise ValueError(
+                    f"{origin}: {where}: field 'recovery' must be restart or swap (blank: by "
+                    f"group, restart for Dependency, Unknown or no group); got "
+                    f"{row.fields['recovery']!r}"
+                )
+            recovery.append((cat, rec))
+        value = row.fields.get("detection_minutes")
+        if not _is_missing(value):
+            blank = "blank: 10 for NCCL timeouts and switch/cable hangs, else 0"
+            try:
+                x = float(_number(value, "detection_minutes", where, origin))
+            except ValueError as e:
+                raise ValueError(f"{e} ({blank})") from None
+            if not (math.isfinite(x) and x >= 0):
+                raise ValueError(
+                    f"{origin}: {where}: field 'detection_minutes' must be a finite number of "
+                    f"minutes >= 0 ({blank}); got {value!r}"
+                )
+            detection.append((cat, x / 60.0))
+    return tuple(recovery), tuple(detection)
 
 
 def _read_source(src: Any) -> tuple[list[str], list[_Row], str, str]:
@@ -644,7 +707,8 @@ def _check_header(header: list[str], rows: list[_Row], origin: str, compute_expo
         )
         raise ValueError(
             f"{origin}: header: missing column(s) {missing}{hint}; need "
-            f"{', '.join(_REQUIRED)} (and optionally {', '.join(_OPTIONAL)}); got {header}"
+            f"{', '.join(_REQUIRED)} (and optionally {', '.join(_OPTIONAL)}: "
+            f"{ABSENT_COLUMN_DEFAULTS}); got {header}"
         )
     if not rows:
         raise ValueError(f"{origin}: no data rows (only a header and comments)")

@@ -52,29 +52,49 @@ class RecoveryRules:
         job, so recovery swaps in a spare node. ``""`` (no group given) is usually here.
     hang_detection_hours : float
         Detection latency of a hang.
+    category_recovery : tuple of (str, str)
+        Explicit ``(category, "restart" | "swap")`` pairs (e.g. a counts file's ``recovery``
+        column); they win over ``restart_groups`` for those categories.
+    category_detection_hours : tuple of (str, float)
+        Explicit ``(category, hours)`` detection latencies (a ``detection_minutes`` column);
+        they win over ``hang_categories``.
     """
 
     hang_categories: tuple[str, ...] = ()
     restart_groups: tuple[str, ...] = ("",)
     hang_detection_hours: float = NCCL_DEFAULT_TIMEOUT_HOURS
+    category_recovery: tuple[tuple[str, str], ...] = ()
+    category_detection_hours: tuple[tuple[str, float], ...] = ()
 
     def detection_hours(self, category: str) -> float:
         """Return the detection latency (hours) of ``category``."""
+        explicit = dict(self.category_detection_hours)
+        if category in explicit:
+            return float(explicit[category])
         return self.hang_detection_hours if category in self.hang_categories else 0.0
 
-    def recovery(self, group: str) -> str:
-        """``"restart"`` or ``"swap"`` for a category of root-cause ``group``."""
+    def recovery(self, group: str, category: str | None = None) -> str:
+        """``"restart"`` or ``"swap"`` for ``category`` (explicit) or its root-cause ``group``."""
+        explicit = dict(self.category_recovery)
+        if category is not None and category in explicit:
+            return explicit[category]
         return "restart" if group in self.restart_groups else "swap"
 
     def to_json(self) -> str:
-        """Return the rules as a JSON string (a netCDF-safe attribute)."""
-        return json.dumps(
-            {
-                "hang_categories": list(self.hang_categories),
-                "restart_groups": list(self.restart_groups),
-                "hang_detection_hours": self.hang_detection_hours,
-            }
-        )
+        """Return the rules as a JSON string (a netCDF-safe attribute).
+
+        The per-category keys appear only when set, so rules without them keep their record.
+        """
+        d: dict[str, Any] = {
+            "hang_categories": list(self.hang_categories),
+            "restart_groups": list(self.restart_groups),
+            "hang_detection_hours": self.hang_detection_hours,
+        }
+        if self.category_recovery:
+            d["category_recovery"] = dict(self.category_recovery)
+        if self.category_detection_hours:
+            d["category_detection_hours"] = dict(self.category_detection_hours)
+        return json.dumps(d)
 
     @classmethod
     def from_attrs(cls, attrs: Mapping[str, Any], default: RecoveryRules) -> RecoveryRules:
@@ -88,6 +108,8 @@ class RecoveryRules:
                 tuple(str(c) for c in d["hang_categories"]),
                 tuple(str(g) for g in d["restart_groups"]),
                 float(d.get("hang_detection_hours", NCCL_DEFAULT_TIMEOUT_HOURS)),
+                tuple((str(c), str(r)) for c, r in d.get("category_recovery", {}).items()),
+                tuple((str(c), float(h)) for c, h in d.get("category_detection_hours", {}).items()),
             )
         except (TypeError, ValueError, KeyError) as e:
             raise ValueError(f"attrs['recovery_rules'] is not a relmc rule record: {e}") from None

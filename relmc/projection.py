@@ -18,7 +18,7 @@ import xarray as xr
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
-from relmc.rates import RateDraws, mttf_hours, rate_array, rate_draws
+from relmc.rates import RateDraws, draw_of_trial, mttf_hours, rate_array, rate_draws
 from relmc.scenario import FailureModel, Scenario, replace_path
 from relmc.sim.simulate import BLOCK_SIZE, Precision, check_n_trials, kernel_inputs, simulate
 from relmc.summary import QUANTILES, summarize
@@ -130,6 +130,7 @@ def project(
     n_threads: int | None = None,
     progress: bool | None = None,
     precision: Precision | None = None,
+    keep_trials: bool = False,
 ) -> xr.Dataset:
     """Project interruptions, MTTF and ETTR over cluster sizes, with posterior bands.
 
@@ -161,6 +162,11 @@ def project(
         Adaptive precision per size: ``n_trials`` becomes a budget, and each size stops once
         its ETTR standard error meets the target or it is hopeless (see
         :class:`relmc.Precision`); ``n_trials`` and ``stopped_by`` (n_gpus) record what ran.
+    keep_trials : bool
+        Also keep each trial's ETTR, ``ettr`` (n_gpus, trial), with coordinate ``draw``
+        (trial): the posterior draw trial ``i`` used, the same at every size, so results can
+        be paired by draw later. With ``precision``, trials a size did not run are NaN.
+        Default ``False`` (the result is then unchanged).
 
     Returns
     -------
@@ -187,6 +193,9 @@ def project(
             finished before the wall cap, and the interval used (rules are evaluated at
             each size).
 
+        ``ettr`` (n_gpus, trial), coordinate ``draw`` (trial)
+            Only with ``keep_trials``: per-trial ETTR and the posterior draw of each trial.
+
         ``attrs``: ``interval_definition``, ``scenario`` (JSON), ``seed_entropy``,
         ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws``, ``dataset``,
         ``time_units``. Writable to netCDF and re-loadable.
@@ -198,6 +207,8 @@ def project(
     """
     sizes = check_sizes(n_gpus)
     n_trials = check_n_trials(n_trials)
+    if not isinstance(keep_trials, bool | np.bool_):
+        raise FieldError("keep_trials", f"keep_trials must be True or False; got {keep_trials!r}")
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
@@ -218,7 +229,8 @@ def project(
 
         bar = tqdm(total=len(sizes), desc="project", unit="size", leave=False)
     rows = []
-    for n, sc in zip(sizes, scenarios, strict=True):
+    per_trial = np.full((len(sizes), n_trials), np.nan) if keep_trials else None
+    for i, (n, sc) in enumerate(zip(sizes, scenarios, strict=True)):
         if bar is not None:
             bar.set_postfix_str(f"{n:,} GPUs")
         res = simulate(
@@ -231,6 +243,8 @@ def project(
             precision=precision,
         )
         rows.append(_summarize_size(res, sc, draws))
+        if per_trial is not None:
+            per_trial[i, : res.sizes["trial"]] = res["ettr"].values
         _warn_not_finished(res, f"at n_gpus={n:,}")
         if bar is not None:
             bar.update()
@@ -243,6 +257,22 @@ def project(
     ds["quantile"].attrs = {
         "long_name": "quantile over trials (mttf_hours_quantile: over rate draws)"
     }
+    if per_trial is not None:
+        ds["ettr"] = xr.DataArray(
+            per_trial,
+            dims=("n_gpus", "trial"),
+            coords={
+                "trial": np.arange(n_trials),
+                "draw": ("trial", draw_of_trial(n_trials, draws.n_draws)),
+            },
+            attrs={
+                "units": "1",
+                "long_name": "ETTR per trial (NaN: not run, adaptive precision stopped first)",
+            },
+        )
+        ds["draw"].attrs = {
+            "long_name": "posterior rate draw of each trial (draw-major over chains)"
+        }
     post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc projection over cluster size",

@@ -303,7 +303,9 @@ class FailureModel:
         ``rules`` (:class:`relmc.defaults.RecoveryRules`; default
         :data:`relmc.defaults.DEFAULT_RULES`, Llama 3 Table 5's taxonomy) says which categories
         hang (detected when PyTorch's NCCL watchdog fires) and which root-cause groups need only
-        a restart; ``detection_hours`` and ``recovery`` override them per category.
+        a restart, and may name categories' recovery and detection explicitly (a counts file's
+        ``recovery`` / ``detection_minutes`` columns); ``detection_hours`` and ``recovery``
+        override them all per category.
         """
         detection_hours = dict(detection_hours or {})
         recovery = dict(recovery or {})
@@ -314,7 +316,7 @@ class FailureModel:
         cats = []
         for n, r, u, g in zip(names, rates, unit, group, strict=True):
             det = rules.detection_hours(n)
-            rec = rules.recovery(g)
+            rec = rules.recovery(g, n)
             cats.append(
                 Category(
                     name=n,

@@ -1,7 +1,7 @@
 """The ``relmc`` command (also ``python -m relmc``): thin wrappers around the public API.
 
 Subcommands, one module each: ``project`` (the main job: fit, project over sizes, table,
-netCDF, figure), ``fit``, ``simulate``, ``optimize``, ``datasets`` and ``sweep``
+netCDF, figure), ``fit``, ``simulate``, ``optimize``, ``compare``, ``datasets`` and ``sweep``
 (``run``/``submit``/``status``/``open`` of :mod:`relmc.sweep`). Scenario options are generated
 from the dataclasses (:mod:`relmc.cli.options`); output formatting is in
 :mod:`relmc.cli.output`.
@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relmc.cli import datasets, fit, optimize, project, simulate, sweep
+from relmc.cli import compare, datasets, fit, optimize, project, simulate, sweep
 from relmc.cli.errors import run_command
 from relmc.cli.options import PROG, Parser
 from relmc.cli.output import projection_table
@@ -32,10 +32,11 @@ examples:
   relmc datasets llama3-405b             # what is bundled, with provenance
   relmc simulate scenario.toml --n-trials 5000
   relmc optimize --n-gpus 100000         # best checkpoint interval vs Young/Daly
+  relmc compare --policy fast:restart_minutes=2   # paired gain of a policy over the default
   relmc sweep run sweep.toml             # grids of scenarios (see 'relmc sweep --help')
 """
 
-_SUBCOMMANDS = (project, fit, simulate, optimize, datasets, sweep)
+_SUBCOMMANDS = (project, fit, simulate, optimize, compare, datasets, sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:

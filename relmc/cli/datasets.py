@@ -6,7 +6,7 @@ import argparse
 import textwrap
 
 from relmc.cli import options
-from relmc.cli.output import say, table
+from relmc.cli.output import plural, say, table
 
 EPILOG = """\
 examples:
@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
             )
             say(
                 textwrap.fill(
-                    f"source: {d.attrs['source']}; {d.sizes['category']} categories, "
-                    f"{int(d['count'].sum())} events",
+                    f"source: {d.attrs['source']}; {plural(d.sizes['category'], 'category')}, "
+                    f"{plural(int(d['count'].sum()), 'event')}",
                     96,
                     initial_indent="    ",
                     subsequent_indent="    ",

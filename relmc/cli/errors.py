@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 
 from relmc._extras import install_hint
 from relmc.cli.options import PROG, one_line
+from relmc.cli.output import human_output
 from relmc.errors import FieldError
 
 __all__ = ["message", "run_command"]
@@ -62,7 +63,7 @@ def _silence_stdout() -> None:
 def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run a subcommand's ``func(args)``; turn expected failures into one line and a status."""
     flags = getattr(args, "_flags", {})
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), human_output(args):
         warnings.showwarning = _show_warning
         try:
             code = func(args)

@@ -7,8 +7,8 @@ import argparse
 import xarray as xr
 
 from relmc._io import write_netcdf
-from relmc.cli import inputs, options
-from relmc.cli.output import fmt, model_text, note, say, table
+from relmc.cli import inputs, options, output
+from relmc.cli.output import fmt, model_text, note, recovery_text, say, table
 
 EPILOG = """\
 Prints, per category, the posterior mean rate with a 90% interval (per unit-hour and per
@@ -35,16 +35,18 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=options.int_at_least(0), metavar="INT", help="seed of the fit")
     options.add_out_option(p, help=f"output directory (default: {options.DEFAULT_OUT})")
     options.add_data_options(p)
+    options.add_shape_options(p)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
 def _rate_rows(
     posterior, data, n: int
-) -> tuple[list[str], list[list[str]], list[bool], xr.Dataset | None]:
+) -> tuple[list[str], list[list[str]], list[bool], xr.Dataset, bool]:
     """Tabulate :func:`relmc.rates.summarize_rates` per category.
 
-    Returns ``(header, rows, right-aligned, summary)``; the size columns appear only when every
-    category's unit scales with cluster size.
+    Returns ``(header, rows, right-aligned, summary, scalable)``; the size columns appear only
+    when every category's unit scales with cluster size (``scalable``).
     """
     from relmc import cluster
     from relmc.rates import summarize_rates
@@ -71,29 +73,39 @@ def _rate_rows(
     if scalable:
         header += ["per unit-year", f"h between, at {n:,} GPUs"]
         right += [True, True]
-    return header, rows, right, (s if scalable else None)
+    return header, rows, right, s, scalable
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc fit``."""
-    outputs = inputs.check_out(args.out, ["posterior.nc"])
+    outputs = inputs.check_out(
+        args.out, ["posterior.nc", *output.summary_names(args, ["posterior.nc"])]
+    )
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
     n = args.n_gpus or int(data.attrs.get("n_gpus", 0)) or 16384
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
+    header, rows, right, summary, scalable = _rate_rows(posterior, data, n)
+    summary["count"] = data["count"]
+    summary.attrs = {
+        "seed": seed,
+        "model": args.model,
+        "dataset": str(data.attrs.get("name", "")),
+        "n_gpus": n if scalable else 0,
+    }
     with outputs.stage() as st:
         posterior.posterior.attrs["relmc_run_id"] = st.run_id
         write_netcdf(posterior, st.path("posterior.nc"))
-    path = st.written[0]
-
-    header, rows, right, summary = _rate_rows(posterior, data, n)
+        output.write_summaries(st, args, summary, "fit")
     rate_units = posterior.posterior["rate"].attrs.get("units", "events per unit-hour")
     say(f"relmc fit: {model_text(args, posterior, data)}, seed {seed}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"rates in {rate_units}")
     say()
     say(table(header, rows, right))
-    if summary is not None:
+    if scalable:
         lo, med, hi = summary["mttf_hours_quantile"].values
         say()
         say(
@@ -101,5 +113,8 @@ def run(args: argparse.Namespace) -> int:
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
     say()
-    say(f"wrote {path}")
+    for f in st.written:
+        say(f"wrote {f}")
+    say(f"run id {st.run_id}")
+    output.print_summaries(args, summary, "fit", st.run_id, st.written)
     return 0

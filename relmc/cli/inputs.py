@@ -23,7 +23,26 @@ __all__ = [
     "fit_posterior",
     "read_toml",
     "read_posterior",
+    "precision",
+    "cluster_shape",
+    "check_scalable",
 ]
+
+
+def precision(args: argparse.Namespace):
+    """Return the :class:`relmc.Precision` the precision flags build (``--target-se``, ...).
+
+    ``None`` when none is given. Errors are ``FieldError``s on ``precision.*``, so the handler
+    names the flag.
+    """
+    from relmc.sim.simulate import Precision
+
+    given = {
+        k: getattr(args, k)
+        for k in ("target_se", "target_rse", "hopeless_ettr")
+        if getattr(args, k, None) is not None
+    }
+    return Precision(**given) if given else None
 
 
 def root_seed(args: argparse.Namespace) -> int:
@@ -57,10 +76,38 @@ def load_data(args: argparse.Namespace):
             raise ValueError(f"--dataset: {e}") from None
     try:
         return load_counts(
-            args.counts, n_gpus=args.observed_gpus, duration_hours=args.observed_hours
+            args.counts,
+            n_gpus=args.observed_gpus,
+            duration_hours=args.observed_hours,
+            shape=cluster_shape(args),
         )
     except ValueError as e:
         raise ValueError(f"--counts: {e}") from None
+
+
+def cluster_shape(args: argparse.Namespace):
+    """Return the cluster shape of ``--gpus-per-node`` etc. (defaults: Llama 3's)."""
+    from relmc.cluster import ClusterShape
+
+    given = {
+        name: getattr(args, f"cluster.{name}")
+        for name in ("gpus_per_node", "nodes_per_rack", "gpus_per_pod", "links_per_gpu")
+        if getattr(args, f"cluster.{name}", None) is not None
+    }
+    return ClusterShape(**given)
+
+
+def check_scalable(args: argparse.Namespace, data, command: str) -> None:
+    """Refuse, before any fit, data whose exposure units do not scale with a GPU count."""
+    from relmc import cluster
+
+    bad = sorted({str(u) for u in data["unit"].values} - set(cluster.UNITS))
+    if bad:
+        src = "--counts" if args.counts is not None else f"--dataset {data.attrs.get('name', '')}"
+        raise ValueError(
+            f"{src}: unit(s) {', '.join(bad)} do not scale with a cluster of GPUs; relmc "
+            f"{command} needs units among {', '.join(cluster.UNITS)} (relmc fit takes any)"
+        )
 
 
 def fit_posterior(args: argparse.Namespace, data, seed: int):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from relmc._io import check_trial_memory, write_netcdf
-from relmc.cli import inputs, options
-from relmc.cli.output import fmt, model_text, note, policy_text, say, table
+from relmc.cli import inputs, options, output
+from relmc.cli.output import fmt, model_text, note, policy_text, recovery_text, say, table
 
 EPILOG = """\
 Searches the checkpoint interval that maximises expected ETTR (one posterior draw per trial,
@@ -42,6 +42,7 @@ def add_parser(sub) -> None:
     options.add_data_options(p)
     options.add_run_options(p, n_trials=1000)
     options.add_scenario_options(p)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
@@ -52,9 +53,12 @@ def run(args: argparse.Namespace) -> int:
     from relmc.scenario import replace_path
 
     ov = inputs.check_scenario_options(args)
-    outputs = inputs.check_out(args.out, ["optimize.nc"])
+    outputs = inputs.check_out(
+        args.out, ["optimize.nc", *output.summary_names(args, ["optimize.nc"])]
+    )
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    inputs.check_scalable(args, data, "optimize")
     check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
@@ -71,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
     with outputs.stage() as st:
         ds.attrs["relmc_run_id"] = st.run_id
         write_netcdf(ds, st.path("optimize.nc"))
-    path = st.written[0]
+        output.write_summaries(st, args, ds, "optimize")
 
     say(f"relmc optimize: {model_text(args, posterior, data)}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")
     say(
         f"MTTF at the posterior-mean rates {fmt(ds.attrs['mttf_hours'])} h; "
@@ -102,5 +108,8 @@ def run(args: argparse.Namespace) -> int:
         "- ETTR(rule) on paired trials, with its Monte Carlo SE."
     )
     say()
-    say(f"wrote {path}")
+    for f in st.written:
+        say(f"wrote {f}")
+    say(f"run id {st.run_id}")
+    output.print_summaries(args, ds, "optimize", st.run_id, st.written)
     return 0

@@ -35,6 +35,8 @@ __all__ = [
     "add_out_option",
     "scenario_overrides",
     "add_subcommand",
+    "add_precision_options",
+    "add_shape_options",
 ]
 
 
@@ -154,8 +156,20 @@ def float_list(s: str) -> list[float]:
 # scenario options derived from the dataclasses
 
 
+def plain(text: str) -> str:
+    """``text`` without reST markup, for ``--help``: roles, literals and interpreted text.
+
+    ``:func:`~relmc.a.b``` becomes ``b``, ``:class:`relmc.X``` becomes ``relmc.X`` and
+    double or single back-quoted text loses its quotes.
+    """
+    text = re.sub(r":[a-z]+:`~(?:[\w.]*\.)?([^`]+)`", r"\1", text)
+    text = re.sub(r":[a-z]+:`([^`]+)`", r"\1", text)
+    text = re.sub(r"``([^`]+)``", r"\1", text)
+    return re.sub(r"`([^`]+)`", r"\1", text)
+
+
 def _field_docs(cls) -> dict[str, str]:
-    """Parameter descriptions from a numpydoc class docstring."""
+    """Parameter descriptions from a numpydoc class docstring (reST markup removed)."""
     doc = inspect.getdoc(cls) or ""
     m = re.search(r"Parameters\n-+\n(.*?)(?:\n\n[A-Z][a-z]+\n-+\n|\Z)", doc, re.S)
     out: dict[str, str] = {}
@@ -202,7 +216,7 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             flag = "--" + f.name.replace("_", "-")
             factory: Any = f.default_factory  # set when the field has no plain default
             default = f.default if f.default is not dataclasses.MISSING else factory()
-            text = docs.get(f.name, "").replace("%", "%%")
+            text = plain(docs.get(f.name, "")).replace("%", "%%")
             shown = "unlimited" if default is None else f"{default:g}"
             opts: list[_Option] = []
             if f.name == "checkpoint_interval":
@@ -286,14 +300,19 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         "--counts",
         type=Path,
         metavar="CSV",
-        help="your own counts: columns category, count, exposure (unit-hours), unit, "
-        "optional group (see relmc.load_counts)",
+        help="your own counts: columns category, count, exposure (unit-hours), unit; "
+        "optional group, recovery (restart|swap) and detection_minutes. Without recovery, "
+        "recovery follows group (Dependency, Unknown or no group: restart; others: node swap), "
+        "so without both every category is restart-only; without detection_minutes, NCCL "
+        "Watchdog Timeouts and Network Switch/Cable are seen after 10 min, others at once "
+        "(see relmc.load_counts; the run's header says which applied)",
     )
     g.add_argument(
         "--observed-gpus",
         type=int_at_least(1),
         metavar="N",
-        help="with --counts: GPUs the counts were observed on (exposure may then be omitted)",
+        help="with --counts: GPUs the counts were observed on (exposure may then be "
+        "omitted: it is computed with --gpus-per-node and --nodes-per-rack, default 8 and 2)",
     )
     g.add_argument(
         "--observed-hours",
@@ -321,6 +340,19 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="chains (default: 4, as the API; r_hat needs several)",
     )
+
+
+def add_shape_options(p: argparse.ArgumentParser | Any) -> None:
+    """``--gpus-per-node``/``--nodes-per-rack`` for commands without the scenario options."""
+    for name, default in (("gpus_per_node", 8), ("nodes_per_rack", 2)):
+        p.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=f"cluster.{name}",
+            type=int_at_least(1),
+            action=Field,
+            metavar="N",
+            help=f"cluster shape for exposure from --observed-gpus (default: {default})",
+        )
 
 
 def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) -> None:
@@ -359,6 +391,38 @@ def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True)
     )
     if out:
         add_out_option(g)
+
+
+def add_precision_options(p: argparse.ArgumentParser) -> None:
+    """``--target-se``, ``--target-rse``, ``--hopeless-ettr``: :class:`relmc.Precision` fields."""
+    g = p.add_argument_group(
+        "adaptive precision (relmc.Precision; any of them makes --n-trials a budget, run in "
+        "rounds of whole 256-trial blocks that stop at the first target met)"
+    )
+    g.add_argument(
+        "--target-se",
+        type=_typed("number", _float),
+        action=Field,
+        field="precision.target_se",
+        metavar="SE",
+        help="stop once the Monte Carlo SE of mean ETTR is at most SE (> 0), e.g. 0.001",
+    )
+    g.add_argument(
+        "--target-rse",
+        type=_typed("number", _float),
+        action=Field,
+        field="precision.target_rse",
+        metavar="RSE",
+        help="stop once SE / mean ETTR is at most RSE (> 0), e.g. 0.002",
+    )
+    g.add_argument(
+        "--hopeless-ettr",
+        type=_typed("number", _float),
+        action=Field,
+        field="precision.hopeless_ettr",
+        metavar="ETTR",
+        help="stop early, flagged hopeless, once mean ETTR + 4 SE is below ETTR, in (0, 1]",
+    )
 
 
 def add_subcommand(sub, name: str, help: str, epilog: str) -> argparse.ArgumentParser:

@@ -3,18 +3,48 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import csv
+import io
+import itertools
+import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
-__all__ = ["say", "note", "fmt", "band", "table", "policy_text", "model_text", "projection_table"]
+__all__ = [
+    "say",
+    "note",
+    "fmt",
+    "band",
+    "table",
+    "policy_text",
+    "model_text",
+    "projection_table",
+    "recovery_text",
+    "plural",
+    "add_summary_options",
+    "summary_names",
+    "human_output",
+    "summary_json",
+    "summary_csv",
+    "write_summaries",
+    "print_summaries",
+]
 
 
 def say(text: str = "") -> None:
-    """Print a line of the result on stdout (flushed, so a closed pipe shows at once)."""
-    print(text, flush=True)
+    """Print a line of the human-readable report (flushed, so a closed pipe shows at once).
+
+    On stdout, unless a summary goes there (then stderr) or ``--quiet`` (nowhere); see
+    :func:`human_output`.
+    """
+    where = _HUMAN[-1] if _HUMAN else "stdout"
+    if where != "none":
+        print(text, file=sys.stderr if where == "stderr" else sys.stdout, flush=True)
 
 
 def note(text: str) -> None:
@@ -82,7 +112,41 @@ def model_text(args: argparse.Namespace, posterior, data) -> str:
     name = data.attrs.get("name", "") or "user data"
     kind = "conjugate Gamma-Poisson" if args.model == "conjugate" else "hierarchical (PyMC)"
     n_cat, n_ev = data.sizes["category"], int(data["count"].sum())
-    return f"{name}: {n_cat} categories, {n_ev} events; {kind}, {n} draws"
+    return f"{name}: {plural(n_cat, 'category')}, {plural(n_ev, 'event')}; {kind}, {n} draws"
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 category"``, ``"2 categories"``, ``"1,000 events"``."""
+    if n == 1:
+        return f"1 {word}"
+    many = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{n:,} {many}"
+
+
+def recovery_text(data) -> str:
+    """Which recovery and detection rules a user's counts get (printed in a run's header)."""
+    given = set(filter(None, str(data.attrs.get("recovery_columns", "")).split(",")))
+    groups = any(str(g) for g in data["group"].values) if "group" in data else False
+    if "recovery" in given:
+        rec = "recovery from the recovery column (blank cells: by group)"
+    elif groups:
+        rec = (
+            "no recovery column: recovery by group (Dependency, Unknown or none: restart; "
+            "others: node swap)"
+        )
+    else:
+        rec = "no recovery or group column: every category restart-only (no node swap)"
+    if "detection_minutes" in given:
+        det = (
+            "detection from the detection_minutes column (blank cells: 10 min for NCCL "
+            "Watchdog Timeouts and Network Switch/Cable, others at once)"
+        )
+    else:
+        det = (
+            "no detection_minutes column: NCCL Watchdog Timeouts and Network Switch/Cable "
+            "seen after 10 min, others at once"
+        )
+    return f"{rec}; {det}"
 
 
 _CAUSE_TEXT = {"node_swap": "node swap", "spare_wait": "spare wait"}
@@ -130,3 +194,182 @@ def projection_table(ds) -> str:
         "top lost time (% of wall)",
     ]
     return table(header, rows, [True, True, True, True, False])
+
+
+# --------------------------------------------------------------------------------------------
+# machine-readable summaries: --json / --csv, and where the human output goes
+
+STDOUT = "-"
+
+SUMMARY_HELP = """\
+summaries: --json NAME and --csv NAME write the numbers of the command's netCDF output (every
+variable without a trial dim) into DIR/NAME, with the other files of the run (same run id,
+all or none); NAME is a file name inside --out. NAME '-' prints the summary on stdout instead,
+and the human-readable report then goes to stderr (--quiet drops it). CSV: one row per
+size (project), category (fit), rule (optimize) or policy (compare), or a single row
+(simulate); extra dims are flattened into columns NAME[VALUE,...].
+"""
+
+
+def add_summary_options(p: argparse.ArgumentParser) -> None:
+    """``--json NAME|-``, ``--csv NAME|-`` and ``--quiet``."""
+    g = p.add_argument_group("summaries", SUMMARY_HELP)
+    g.add_argument(
+        "--json",
+        metavar="NAME|-",
+        help="also write the summary as JSON: DIR/NAME, or '-' for stdout (report to stderr)",
+    )
+    g.add_argument(
+        "--csv",
+        metavar="NAME|-",
+        help="also write the summary as CSV: DIR/NAME, or '-' for stdout (report to stderr)",
+    )
+    g.add_argument("--quiet", action="store_true", help="no human-readable report")
+
+
+def summary_names(args: argparse.Namespace, taken: Sequence[str]) -> list[str]:
+    """Validate ``--json``/``--csv``; return the file names they add to the output set."""
+    given = {f"--{k}": getattr(args, k, None) for k in ("json", "csv")}
+    given = {k: v for k, v in given.items() if v is not None}
+    if list(given.values()).count(STDOUT) > 1:
+        raise ValueError("--json - and --csv - both print on stdout; send one of them to a file")
+    names: list[str] = []
+    for flag, name in given.items():
+        if name == STDOUT:
+            continue
+        if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+            raise ValueError(
+                f"{flag} takes a file name inside --out (or '-' for stdout); got {name!r}"
+            )
+        if name in (*taken, *names):
+            raise ValueError(f"{flag}: {name!r} is already one of this run's files")
+        names.append(name)
+    return names
+
+
+_HUMAN: list[str] = []  # a stack: where say() writes while a command runs
+
+
+@contextlib.contextmanager
+def human_output(args: argparse.Namespace) -> Iterator[None]:
+    """Send :func:`say` to stdout, to stderr (a summary on stdout) or nowhere (``--quiet``)."""
+    if getattr(args, "quiet", False):
+        where = "none"
+    elif STDOUT in (getattr(args, "json", None), getattr(args, "csv", None)):
+        where = "stderr"
+    else:
+        where = "stdout"
+    _HUMAN.append(where)
+    try:
+        yield
+    finally:
+        _HUMAN.pop()
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        return [_jsonable(v) for v in x.tolist()] if x.ndim else _jsonable(x.item())
+    if isinstance(x, list):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None  # JSON has no NaN or infinity
+    return x
+
+
+def summary_dataset(ds) -> Any:
+    """``ds`` without per-trial variables and coordinates (dim ``trial``)."""
+    drop = [k for k, v in ds.variables.items() if "trial" in v.dims]
+    return ds.drop_vars(drop)
+
+
+def summary_json(ds, command: str, run_id: str, files: Sequence[Any] | None = None) -> str:
+    """JSON of a summary dataset: coordinates, variables (dims, units, values) and attrs.
+
+    ``files`` (the paths written; only known once they are in place) is added when given.
+    """
+    ds = summary_dataset(ds)
+    doc = {
+        "command": f"relmc {command}",
+        "relmc_run_id": run_id,
+        **({} if files is None else {"files": [str(f) for f in files]}),
+        "attrs": {
+            k: _jsonable(v)
+            for k, v in ds.attrs.items()
+            if isinstance(v, str | int | float | np.generic)
+        },
+        "coords": {k: _jsonable(v.values) for k, v in ds.coords.items()},
+        "variables": {
+            k: {
+                "dims": list(v.dims),
+                "units": str(v.attrs.get("units", "")),
+                "values": _jsonable(v.values),
+            }
+            for k, v in ds.data_vars.items()
+        },
+    }
+    return json.dumps(doc, indent=1, allow_nan=False) + "\n"
+
+
+#: the dim along which each command's CSV summary has one row (None: a single row)
+ROW_DIM = {
+    "project": "n_gpus",
+    "fit": "category",
+    "optimize": "rule",
+    "compare": "scenario",
+    "simulate": None,
+}
+
+
+def summary_csv(ds, command: str) -> str:
+    """CSV of a summary dataset: one row per element of its row dim (see ``SUMMARY_HELP``)."""
+    ds = summary_dataset(ds)
+    row = ROW_DIM[command]
+    n_rows = ds.sizes[row] if row else 1
+    columns: dict[str, list[Any]] = {}
+    if row:
+        columns[row] = _jsonable(ds[row].values)
+    for name, v in ds.data_vars.items():
+        extra = [d for d in v.dims if d != row]
+        v = v.transpose(*([row] if row in v.dims else []), *extra)
+        values = np.asarray(v.values)
+        if row not in v.dims:
+            values = np.broadcast_to(values, (n_rows, *values.shape))
+        values = values.reshape(n_rows, -1)
+        if not extra:
+            columns[name] = [_jsonable(x) for x in values[:, 0]]
+            continue
+        labels = [
+            ",".join(str(_jsonable(x)) for x in combo)
+            for combo in itertools.product(*(v[d].values for d in extra))
+        ]
+        for j, label in enumerate(labels):
+            columns[f"{name}[{label}]"] = [_jsonable(x) for x in values[:, j]]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for i in range(n_rows):
+        w.writerow(["" if c[i] is None else c[i] for c in columns.values()])
+    return buf.getvalue()
+
+
+def write_summaries(st, args: argparse.Namespace, ds, command: str) -> None:
+    """Write ``--json``/``--csv`` files (not ``-``) into the staging folder ``st``."""
+    from relmc._io import write_bytes
+
+    for kind in ("json", "csv"):
+        name = getattr(args, kind, None)
+        if name is None or name == STDOUT:
+            continue
+        text = summary_json(ds, command, st.run_id) if kind == "json" else summary_csv(ds, command)
+        write_bytes(st.path(name), text.encode())
+
+
+def print_summaries(args: argparse.Namespace, ds, command: str, run_id: str, files) -> None:
+    """Print the ``-`` summary (``--json -`` or ``--csv -``) on stdout, after the files."""
+    if getattr(args, "json", None) == STDOUT:
+        sys.stdout.write(summary_json(ds, command, run_id, files))
+    elif getattr(args, "csv", None) == STDOUT:
+        sys.stdout.write(summary_csv(ds, command))
+    sys.stdout.flush()

@@ -8,8 +8,8 @@ import time
 
 from relmc._extras import install_hint
 from relmc._io import check_trial_memory, write_netcdf
-from relmc.cli import inputs, options
-from relmc.cli.output import model_text, note, policy_text, projection_table, say
+from relmc.cli import inputs, options, output
+from relmc.cli.output import model_text, note, policy_text, projection_table, recovery_text, say
 
 EPILOG = """\
 Fits the failure-rate posterior, simulates a job of the given compute at each size (one
@@ -28,6 +28,8 @@ examples:
   relmc project --n-gpus 16384,131072,1048576 --n-trials 4000 --seed 1
   relmc project --restart-minutes 2 --snapshot-minutes 0.5 --out fast-restart
   relmc project --counts my_cluster.csv --model hierarchical --no-plot
+  relmc project --target-se 0.001 --n-trials 100000   # each size stops at SE 0.001
+  relmc project --n-gpus 16384 --keep-trials   # projection.nc keeps per-trial ETTR by draw
 """
 
 
@@ -44,9 +46,17 @@ def add_parser(sub) -> None:
         help="cluster sizes in GPUs, each in [1, 1e8] (default: 2048,4096,...,131072)",
     )
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG figure")
+    p.add_argument(
+        "--keep-trials",
+        action="store_true",
+        help="also store each trial's ETTR, ettr (n_gpus, trial), with the posterior draw of "
+        "each trial (coordinate draw) in projection.nc, for paired comparisons later",
+    )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000)
+    options.add_precision_options(p)
     options.add_scenario_options(p)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
@@ -57,10 +67,13 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
+    precision = inputs.precision(args)
     names = ["projection.nc", "posterior.nc"] + ([] if args.no_plot else ["projection.png"])
+    names += output.summary_names(args, names)
     outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
+    inputs.check_scalable(args, data, "project")
     check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
@@ -72,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         n_trials=args.n_trials,
         seed=seed,
         n_threads=args.n_threads,
+        keep_trials=args.keep_trials,
+        precision=precision,
     )
     # everything is computed: only now touch the file system, all files or none
     plot_note = ""
@@ -80,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         posterior.posterior.attrs["relmc_run_id"] = st.run_id
         write_netcdf(ds, st.path("projection.nc"))
         write_netcdf(posterior, st.path("posterior.nc"))
+        output.write_summaries(st, args, ds, "project")
         if not args.no_plot:
             try:
                 from relmc import plots
@@ -92,8 +108,20 @@ def run(args: argparse.Namespace) -> int:
     files = st.written
 
     say(f"relmc project: {model_text(args, posterior, data)}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
     say(f"policy: {policy_text(sc)}")
-    say(f"{args.n_trials:,} trials per size, seed {seed}")
+    if precision is None:
+        say(f"{args.n_trials:,} trials per size, seed {seed}")
+    else:
+        ran = ", ".join(
+            f"{int(n):,}: {int(k):,} ({s})"
+            for n, k, s in zip(
+                ds["n_gpus"].values, ds["n_trials"].values, ds["stopped_by"].values, strict=True
+            )
+        )
+        say(f"adaptive precision, budget {args.n_trials:,} trials per size, seed {seed}")
+        say(f"trials run (stopped by) per size: {ran}")
     say()
     say(projection_table(ds))
     say()
@@ -109,4 +137,5 @@ def run(args: argparse.Namespace) -> int:
     if plot_note:
         print(f"{options.PROG}: warning: {plot_note}", file=sys.stderr)
     say(f"done in {time.perf_counter() - t0:.1f} s")
+    output.print_summaries(args, ds, "project", st.run_id, files)
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from relmc._io import check_trial_memory, write_netcdf
-from relmc.cli import inputs, options
+from relmc.cli import inputs, options, output
 from relmc.cli.output import fmt, policy_text, say, table
 
 EPILOG = """\
@@ -24,6 +24,7 @@ without [failures] the rates are Llama 3's point rates (or --posterior's categor
 
 examples:
   relmc simulate scenario.toml
+  relmc simulate scenario.toml --target-rse 0.001 --hopeless-ettr 0.1 --n-trials 1000000
   relmc simulate scenario.toml --posterior relmc-output/posterior.nc --n-trials 10000 --seed 2
 """
 
@@ -39,6 +40,8 @@ def add_parser(sub) -> None:
         help="posterior netCDF (e.g. from 'relmc fit'): one draw per trial",
     )
     options.add_run_options(p, n_trials=2000)
+    options.add_precision_options(p)
+    output.add_summary_options(p)
     p.set_defaults(func=run)
 
 
@@ -48,7 +51,10 @@ def run(args: argparse.Namespace) -> int:
     from relmc.sim.simulate import simulate
     from relmc.summary import summarize
 
-    outputs = inputs.check_out(args.out, ["simulation.nc"])
+    outputs = inputs.check_out(
+        args.out, ["simulation.nc", *output.summary_names(args, ["simulation.nc"])]
+    )
+    precision = inputs.precision(args)
     d = inputs.read_toml(args.scenario)
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
     if posterior is not None and "failures" not in d:
@@ -57,15 +63,26 @@ def run(args: argparse.Namespace) -> int:
     inputs.check_segments(sc.policy, sc.job, given=d)
     check_trial_memory(args.n_trials, len(sc.failures.categories))
     seed = inputs.root_seed(args)
-    res = simulate(sc, rates=posterior, n_trials=args.n_trials, seed=seed, n_threads=args.n_threads)
+    res = simulate(
+        sc,
+        rates=posterior,
+        n_trials=args.n_trials,
+        seed=seed,
+        n_threads=args.n_threads,
+        precision=precision,
+    )
     with outputs.stage() as st:
         res.attrs["relmc_run_id"] = st.run_id
         write_netcdf(res, st.path("simulation.nc"))
-    path = st.written[0]
+        s = summarize(res)
+        s.attrs = {k: v for k, v in res.attrs.items() if k != "scenario"}
+        output.write_summaries(st, args, s, "simulate")
 
-    s = summarize(res)
     q = s["ettr_quantile"]
-    say(f"relmc simulate: {args.scenario} on {sc.cluster.n_gpus:,} GPUs, {args.n_trials:,} trials")
+    ran = res.sizes["trial"]
+    how = "" if precision is None else f" (adaptive precision: budget {args.n_trials:,}, "
+    how += "" if precision is None else f"stopped by {res.attrs['stopped_by']})"
+    say(f"relmc simulate: {args.scenario} on {sc.cluster.n_gpus:,} GPUs, {ran:,} trials{how}")
     say(
         f"policy: {policy_text(sc)}; interval used "
         f"{60 * res.attrs['checkpoint_interval_hours']:.3g} min"
@@ -97,5 +114,8 @@ def run(args: argparse.Namespace) -> int:
     say()
     say(table(["lost to", "mean hours", "% of wall"], rows, [False, True, True]))
     say()
-    say(f"wrote {path}")
+    for f in st.written:
+        say(f"wrote {f}")
+    say(f"run id {st.run_id}")
+    output.print_summaries(args, s, "simulate", st.run_id, st.written)
     return 0

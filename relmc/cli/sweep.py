@@ -11,18 +11,29 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 
 from relmc.cli import options
 from relmc.cli.output import say
 
 EPILOGS = {
-    "sweep": """examples (spec layout: examples/sweep.toml, or the relmc.sweep docstring):
+    "sweep": """examples (spec layout: 'relmc sweep init' writes a commented template):
+  relmc sweep init sweep.toml                        # a template spec to edit
   relmc sweep run examples/sweep.toml
   relmc sweep submit examples/sweep.toml --array 8 --partition gpu --dry-run
   relmc sweep status examples/sweep.zarr
   relmc sweep open examples/sweep.zarr""",
-    "run": """examples:
+    "init": """examples:
+  relmc sweep init                  # writes sweep.toml (refuses to replace an existing file)
+  relmc sweep init grids/restart.toml
+  relmc sweep run grids/restart.toml --n-trials 64 --store quick.zarr   # a quick look""",
+    "run": """Adaptive precision lives in the spec, not in flags: a [precision] table (target_se,
+target_rse, hopeless_ettr, min_trials; see 'relmc sweep init') makes n_trials each cell's
+budget, and is part of the spec's identity like every other field.
+
+examples:
   relmc sweep run spec.toml                          # every missing cell, all cores
+  relmc sweep run spec.toml --n-trials 64 --store quick.zarr   # a quick look
   relmc sweep run spec.toml --shard 3 --shards 8     # what Slurm array task 3 of 8 runs
   relmc sweep run spec.toml --dask tcp://host:8786   # on a Dask cluster
   (kill it at any moment and run it again: only missing cells are computed)""",
@@ -36,6 +47,8 @@ EPILOGS = {
   relmc sweep status sweep.zarr --verify     # read every done cell back, check its checksum""",
     "open": """examples:
   relmc sweep open sweep.zarr
+  relmc sweep open sweep.zarr --csv             # the cube as a table on stdout
+  relmc sweep open sweep.zarr --csv cube.csv    # ... written to a file (atomically)
   (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
 }
 
@@ -56,6 +69,12 @@ def add_parser(sub) -> None:
     def add(name: str, help: str) -> argparse.ArgumentParser:
         return options.add_subcommand(ssub, name, help, EPILOGS[name])
 
+    i = add("init", "write a commented template sweep spec")
+    i.add_argument(
+        "path", nargs="?", default="sweep.toml", help="where to write it (default: sweep.toml)"
+    )
+    i.set_defaults(func=_init)
+
     r = add("run", "compute the missing cells (of one shard)")
     r.add_argument("spec", help="sweep spec (TOML)")
     r.add_argument("--store", help="zarr store (default: the spec's 'store')")
@@ -68,6 +87,14 @@ def add_parser(sub) -> None:
         "--workers", type=int, default=1, action=options.Field, help="local processes across cells"
     )
     r.add_argument("--n-threads", type=int, action=options.Field, help="numba threads per cell")
+    r.add_argument(
+        "--n-trials",
+        type=options.int_at_least(2),
+        action=options.Field,
+        metavar="N",
+        help="override the spec's n_trials (part of the spec's identity: a store made with "
+        "another n_trials is refused, as any other spec change)",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=_run)
 
@@ -118,6 +145,14 @@ def add_parser(sub) -> None:
 
     o = add("open", "print the cube of a store")
     o.add_argument("store")
+    o.add_argument(
+        "--csv",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="print the cube as CSV (or write it to PATH): one row per cell, columns = the "
+        "axes, done, and the *_mean / *_se variables without extra dims (empty: not done)",
+    )
     o.set_defaults(func=_open)
 
 
@@ -126,6 +161,8 @@ def _run(args: argparse.Namespace) -> int:
     from relmc.sweep.spec import resolve_store
 
     spec = sweep.SweepSpec.from_toml(args.spec)
+    if args.n_trials is not None:
+        spec = dataclasses.replace(spec, n_trials=args.n_trials)
     done = sweep.run_sweep(
         spec,
         args.store,
@@ -149,10 +186,82 @@ def _submit(args: argparse.Namespace) -> int:
     if args.sbatch:
         over["extra"] = (*spec.slurm.extra, *args.sbatch)
     opts = dataclasses.replace(spec.slurm, **over)
+    if opts.array > spec.n_cells:
+        from relmc.errors import FieldError
+
+        raise FieldError(
+            "slurm.array",
+            f"slurm.array must be at most the number of cells ({spec.n_cells}); got "
+            f"{opts.array} (tasks beyond that would have nothing to do)",
+        )
     out = sweep.submit(
         args.spec, store=args.store, options=opts, dry_run=args.dry_run, wait=args.wait
     )
     say(out if args.dry_run else f"submitted job {out}")
+    return 0
+
+
+TEMPLATE = """\
+# A relmc sweep spec: a grid of scenarios, each cell one relmc.simulate() call, summarised into
+# one resumable zarr cube. Edit, then:
+#   relmc sweep run {name} --n-trials 64 --store quick.zarr   # a quick look first
+#   relmc sweep run {name}                   # every missing cell, all cores; rerun to resume
+#   relmc sweep open {store} --csv           # one row per cell
+# Names are the API's (seed, n_trials, n_draws); times are in hours unless a name says so.
+# Changing anything below except `store` and [slurm] changes the spec's identity: a store made
+# by another spec is refused, so use a new store path.
+
+seed = 2026                          # root seed (required): the cube depends only on spec+seed
+n_trials = 1000                      # simulated jobs per cell (the budget with [precision])
+posterior = "conjugate:llama3-405b"  # "point", "conjugate:DATASET" or a posterior .nc path
+n_draws = 1000                       # draws of a conjugate posterior
+keep_trials = false                  # also store per-trial data (not with [precision])
+quantiles = [0.05, 0.5, 0.95]
+store = "{store}"                    # relative to this file; `sweep run --store` overrides
+
+[base]                               # overrides of the default scenario (Scenario.to_dict())
+job.compute_hours = 1296             # 54 days of compute
+policy.snapshot_hours = 0.0166667    # 1-minute blocking snapshot
+
+[axes]                               # dims of the cube, in this order: any dotted field
+"cluster.n_gpus" = [16384, 65536, 131072]
+"policy.restart_hours" = [0.0333333, 0.1666667]   # 2 and 10 minutes
+# "policy.checkpoint_interval" = [0.0833333, 0.5, "daly"]
+# "failures.categories.*.detection_hours" = [0.0, 0.1666667]
+
+# [precision]                        # adaptive precision per cell (no --precision flags:
+# target_se = 0.002                  # it lives here, in the spec's identity): stop a cell once
+# target_rse = 0.005                 # the SE of mean ETTR meets a target, or when
+# hopeless_ettr = 0.05               # mean ETTR + 4 SE < hopeless_ettr; min_trials first
+# min_trials = 512
+
+[slurm]                              # only for `relmc sweep submit`
+array = 4                            # array tasks (shards), at most the number of cells
+time = "00:30:00"
+# partition = "gpu"
+# account = "my-project"
+# max_parallel = 2
+"""
+
+
+def _init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from relmc._io import write_bytes
+    from relmc.cli.inputs import check_out
+
+    path = Path(args.path)
+    if path.exists() or path.is_symlink():
+        raise ValueError(f"path: {str(path)!r} exists; relmc sweep init never replaces a file")
+    outputs = check_out(path.parent, [path.name])
+    outputs.what = "path"
+    store = (path.stem or "sweep") + ".zarr"
+    with outputs.stage() as st:
+        write_bytes(st.path(path.name), TEMPLATE.format(name=path, store=store).encode())
+    say(
+        f"wrote {st.written[0]}; edit it, then 'relmc sweep run {path} --n-trials 64 "
+        "--store quick.zarr' for a quick look"
+    )
     return 0
 
 
@@ -171,7 +280,56 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> int:
-    from relmc import sweep
+    from pathlib import Path
 
-    say(str(sweep.open_sweep(args.store)))
+    from relmc import sweep
+    from relmc._io import write_bytes
+    from relmc.cli.inputs import check_out
+
+    outputs = None
+    if args.csv not in (None, "-"):
+        path = Path(args.csv)
+        outputs = check_out(path.parent, [path.name])
+        outputs.what = "--csv"
+    cube = sweep.open_sweep(args.store)
+    if args.csv is None:
+        say(str(cube))
+        return 0
+    text = cube_csv(cube)
+    if outputs is None:
+        sys.stdout.write(text)
+        return 0
+    with outputs.stage() as st:
+        write_bytes(st.path(outputs.names[0]), text.encode())
+    say(f"wrote {st.written[0]} ({text.count(chr(10)) - 1} cells)")
     return 0
+
+
+def cube_csv(cube) -> str:
+    """Return the cube as CSV: one row per cell (C order), the axes, then mean and SE columns."""
+    import csv
+    import io
+
+    import numpy as np
+
+    axes = [d for d in cube["done"].dims] if "done" in cube else list(cube.dims)
+    names = [
+        k
+        for k, v in cube.data_vars.items()
+        if k.endswith(("_mean", "_se")) and tuple(v.dims) == tuple(axes)
+    ]
+    grids = np.meshgrid(*(cube[a].values for a in axes), indexing="ij")
+    columns = [g.ravel() for g in grids] + [np.asarray(cube[k].values).ravel() for k in names]
+    if "done" in cube:
+        names = ["done", *names]
+        columns.insert(len(axes), np.asarray(cube["done"].values).ravel())
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*axes, *names])
+    for row in zip(*columns, strict=True):
+        w.writerow(["" if isinstance(x, float) and x != x else _plain(x) for x in row])
+    return buf.getvalue()
+
+
+def _plain(x):
+    return x.item() if hasattr(x, "item") else x

@@ -1,0 +1,279 @@
+"""``relmc compare``: policies as scenario overrides, compared on paired trials."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+from typing import Any
+
+from relmc._io import check_trial_memory, write_netcdf
+from relmc.cli import inputs, options, output
+from relmc.cli.output import model_text, note, policy_text, recovery_text, say, table
+
+EPILOG = """\
+Simulates the base scenario (the data, model and scenario options below) and each --policy on
+the same trials: trial i uses the same posterior draw and the same random stream under every
+policy, so each gain is a per-trial difference, with far narrower bands than the difference of
+two separate projections. Prints each policy's ETTR (median [90%]) and its paired gain over
+the baseline (median [90%], mean +- Monte Carlo SE); writes DIR/compare.nc
+(relmc.compare() result: per-trial ETTR with the draw of each trial, and the summaries).
+
+A policy is NAME:FIELD=VALUE[,FIELD=VALUE...]. FIELD is a dotted scenario field as in
+relmc.scenario.replace_path (policy.restart_hours, job.compute_hours,
+failures.categories.NAME.detection_hours, failures.maintenance_rate, ...), or a field name
+alone when only one section has it (restart_hours). A field ending in _hours may be given in
+minutes or days instead (restart_minutes=2, compute_days=30). VALUE is a number, young or
+daly (checkpoint_interval), unlimited (n_spares), true or false. The base scenario is always
+included, as "baseline"; --baseline NAME measures gains against another.
+
+examples:
+  relmc compare --policy fast-restart:restart_minutes=2
+  relmc compare --n-gpus 100000 --policy restart-2min:restart_minutes=2 \\
+      --policy ckpt-5min:checkpoint_interval_minutes=5 \\
+      --policy both:restart_minutes=2,checkpoint_interval_minutes=5
+  relmc compare --policy daly:checkpoint_interval=daly --snapshot-minutes 0.5 --seed 1
+"""
+
+BASELINE = "baseline"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+_SECTIONS = ("policy", "job", "cluster", "failures")
+
+
+def add_parser(sub) -> None:
+    """Register ``relmc compare``."""
+    p = options.add_subcommand(
+        sub, "compare", "compare policies on paired trials: ETTR and gain over a baseline", EPILOG
+    )
+    p.add_argument(
+        "--policy",
+        action=options.FieldAppend,
+        field="scenarios",
+        type=parse_policy,
+        default=[],
+        metavar="NAME:FIELD=VALUE[,...]",
+        help="a policy to compare with the baseline (repeatable; at least one)",
+    )
+    p.add_argument(
+        "--baseline",
+        action=options.Field,
+        metavar="NAME",
+        help=f"the policy gains are measured against (default: {BASELINE}, the base scenario)",
+    )
+    p.add_argument(
+        "--n-gpus",
+        type=options.int_at_least(1),
+        action=options.Field,
+        default=16384,
+        metavar="N",
+        help="cluster size in GPUs (default: 16384)",
+    )
+    options.add_data_options(p)
+    options.add_run_options(p, n_trials=2000)
+    options.add_scenario_options(p)
+    output.add_summary_options(p)
+    p.set_defaults(func=run)
+
+
+# --------------------------------------------------------------------------------------------
+# NAME:FIELD=VALUE,... -> (name, {dotted path: value})
+
+
+def _field_names() -> dict[str, list[str]]:
+    """Section(s) of each plain field name of the scenario dataclasses."""
+    from relmc.scenario import Cluster, FailureModel, Job, Policy
+
+    out: dict[str, list[str]] = {}
+    for section, cls in zip(_SECTIONS, (Policy, Job, Cluster, FailureModel), strict=True):
+        for f in dataclasses.fields(cls):
+            if f.name != "categories":
+                out.setdefault(f.name, []).append(section)
+    return out
+
+
+def _value(text: str) -> Any:
+    t = text.strip()
+    low = t.lower()
+    if low in ("unlimited", "none"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(t.replace("_", "") if conv is int else t)
+        except ValueError:
+            pass
+    return t
+
+
+def _path_and_value(key: str, text: str) -> tuple[str, Any]:
+    """Resolve ``key`` (dotted or plain; ``_minutes``/``_days`` variants) and convert ``text``."""
+    value = _value(text)
+    scale = 1.0
+    head, _, leaf = key.rpartition(".")
+    for suffix, factor in (("_minutes", 1 / 60), ("_days", 24.0)):
+        if leaf.endswith(suffix):
+            stem = leaf[: -len(suffix)]
+            leaf = "checkpoint_interval" if stem == "checkpoint_interval" else stem + "_hours"
+            scale = factor
+            break
+    if scale != 1.0:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise argparse.ArgumentTypeError(f"{key} must be a number; got {text!r}")
+        value = float(value) * scale
+    if not head:
+        sections = _field_names().get(leaf, [])
+        if len(sections) != 1:
+            known = ", ".join(sorted(_field_names()))
+            raise argparse.ArgumentTypeError(
+                f"unknown field {key!r}; use a dotted field (policy.restart_hours) or one "
+                f"of {known}"
+            )
+        head = sections[0]
+    return f"{head}.{leaf}", value
+
+
+def parse_policy(text: str) -> tuple[str, dict[str, Any]]:
+    """Parse ``NAME:FIELD=VALUE[,FIELD=VALUE...]`` into ``(name, {dotted field: value})``."""
+    name, sep, rest = text.partition(":")
+    name = name.strip()
+    if not sep or not _NAME.fullmatch(name):
+        raise argparse.ArgumentTypeError(
+            f"must be NAME:FIELD=VALUE[,FIELD=VALUE...] with NAME of letters, digits, _.+-; "
+            f"got {text!r}"
+        )
+    fields: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise argparse.ArgumentTypeError(f"{name}: expected FIELD=VALUE; got {item!r}")
+        path, v = _path_and_value(key.strip(), value)
+        if path in fields:
+            raise argparse.ArgumentTypeError(f"{name}: {path} is given twice")
+        fields[path] = v
+    return name, fields
+
+
+parse_policy.__name__ = "policy"  # argparse: "invalid policy value"
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _scenarios(base, policies: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Return the baseline and each policy's scenario, validated (errors name the policy)."""
+    from relmc.scenario import replace_path
+
+    out = {BASELINE: base}
+    for name, fields in policies:
+        if name in out:
+            raise ValueError(f"--policy: the name {name!r} is used twice (or is {BASELINE!r})")
+        sc = base
+        for path, value in fields.items():
+            try:
+                sc = replace_path(sc, path, value)
+            except ValueError as e:
+                raise ValueError(f"--policy {name}: {e}") from None
+        out[name] = sc
+    return out
+
+
+def check_policies(args: argparse.Namespace) -> None:
+    """Validate ``--policy``/``--baseline`` against the default scenario, before any fit."""
+    from relmc.scenario import Scenario
+
+    if not args.policy:
+        raise ValueError("--policy: give at least one policy to compare with the baseline")
+    # category fields name the data's categories, known only after loading; checked then
+    general = [
+        (name, {k: v for k, v in f.items() if not k.startswith("failures.categories.")})
+        for name, f in args.policy
+    ]
+    names = _scenarios(Scenario.default(), general)
+    if args.baseline is not None and args.baseline not in names:
+        raise ValueError(f"--baseline must be one of {list(names)}; got {args.baseline!r}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``relmc compare``."""
+    from relmc.comparison import compare
+    from relmc.projection import default_scenario
+    from relmc.scenario import FailureModel, Scenario
+
+    ov = inputs.check_scenario_options(args)
+    check_policies(args)
+    outputs = inputs.check_out(
+        args.out, ["compare.nc", *output.summary_names(args, ["compare.nc"])]
+    )
+    seed = inputs.root_seed(args)
+    data = inputs.load_data(args)
+    inputs.check_scalable(args, data, "compare")
+    _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)  # before the fit
+    check_trial_memory(args.n_trials, data.sizes["category"])
+    note(f"fitting {args.model} model ...")
+    posterior = inputs.fit_posterior(args, data, seed)
+    base = inputs.apply_overrides(default_scenario(posterior, data), ov)
+    scenarios = _scenarios(base, args.policy)
+    ds = compare(
+        scenarios,
+        posterior=posterior,
+        baseline=args.baseline,
+        n_gpus=args.n_gpus,
+        n_trials=args.n_trials,
+        seed=seed,
+        n_threads=args.n_threads,
+    )
+    with outputs.stage() as st:
+        ds.attrs["relmc_run_id"] = st.run_id
+        write_netcdf(ds, st.path("compare.nc"))
+        output.write_summaries(st, args, ds, "compare")
+
+    say(f"relmc compare: {model_text(args, posterior, data)}")
+    if args.counts is not None:
+        say(f"recovery: {recovery_text(data)}")
+    say(f"{args.n_gpus:,} GPUs; baseline policy: {policy_text(base)}")
+    for name, fields in args.policy:
+        changes = ", ".join(
+            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items()
+        )
+        say(f"  {name}: {changes or 'no change'}")
+    say(f"{args.n_trials:,} paired trials per policy, seed {seed}")
+    say()
+    say(comparison_table(ds))
+    say()
+    say(
+        f"median [90% interval] over trials; gain = ETTR(policy) - ETTR({ds.attrs['baseline']}) "
+        "per trial (same posterior draw and random stream), mean +- Monte Carlo SE."
+    )
+    say()
+    for f in st.written:
+        say(f"wrote {f}")
+    say(f"run id {st.run_id}")
+    output.print_summaries(args, ds, "compare", st.run_id, st.written)
+    return 0
+
+
+def comparison_table(ds) -> str:
+    """Format a :func:`relmc.compare` result: ETTR and paired gain per scenario."""
+
+    def band(da, sign: str = "") -> str:
+        pairs = zip(da["quantile"].values, da.values, strict=True)
+        q = {round(float(k), 6): float(v) for k, v in pairs}
+        f = f"{{:{sign}.3f}}"
+        return f"{f.format(q[0.5])} [{f.format(q[0.05])}, {f.format(q[0.95])}]"
+
+    rows = []
+    for s in ds["scenario"].values:
+        r = ds.sel(scenario=s)
+        base = s == ds.attrs["baseline"]
+        rows.append(
+            [
+                str(s),
+                band(r["ettr_quantile"]),
+                "-" if base else band(r["gain_quantile"], "+"),
+                "-" if base else f"{float(r['gain_mean']):+.4f} +- {float(r['gain_se']):.4f}",
+                f"{100 * float(r['finished_fraction']):.0f}%",
+            ]
+        )
+    header = ["policy", "ETTR", "gain", "gain mean +- SE", "finished"]
+    return table(header, rows, [False, True, True, True, True])

@@ -1,0 +1,569 @@
+"""What users do with the command: compare, machine-readable summaries, sweep templates,
+adaptive precision flags, their own counts, and the help text."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from relmc.cli import main
+
+ENV = {**os.environ, "MPLBACKEND": "Agg"}
+#: a small, fast job: 2,048 GPUs, 5 days of compute
+SMALL = ["--n-gpus", "2048", "--compute-days", "5", "--seed", "1"]
+
+
+def run(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "relmc", *map(str, args)],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def one_error_line(r) -> str:
+    """Exit 2, exactly one stderr line, no traceback: return that line."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("relmc: error: ")
+    return lines[0]
+
+
+def error_in_process(argv, capsys) -> str:
+    """Exit 2 and one stderr line from main(argv): return that line."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("relmc: error: ")
+    return err[0]
+
+
+# ------------------------------------------------------------------------------------ compare
+
+
+def test_parse_policy():
+    from relmc.cli.compare import parse_policy
+
+    assert parse_policy("fast:restart_minutes=3") == ("fast", {"policy.restart_hours": 0.05})
+    name, f = parse_policy("x:policy.checkpoint_interval=daly, n_spares=unlimited,compute_days=2")
+    assert name == "x"
+    assert f == {
+        "policy.checkpoint_interval": "daly",
+        "policy.n_spares": None,
+        "job.compute_hours": 48.0,
+    }
+    assert parse_policy("ci:checkpoint_interval_minutes=6")[1] == {
+        "policy.checkpoint_interval": 0.1
+    }
+    _, f = parse_policy("hang:failures.categories.Faulty GPU.detection_minutes=30")
+    assert f == {"failures.categories.Faulty GPU.detection_hours": 0.5}
+
+
+def test_compare_prints_each_policy_and_writes_compare_nc(tmp_path, capsys):
+    out = tmp_path / "c"
+    argv = ["compare", *SMALL, "--n-trials", "300", "--out", str(out)]
+    argv += ["--policy", "fast:restart_minutes=2", "--policy", "slow:restart_minutes=60"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(out / "compare.nc", engine="h5netcdf") as ds:
+        assert ds["scenario"].values.tolist() == ["baseline", "fast", "slow"]
+        assert ds.attrs["baseline"] == "baseline" and ds.attrs["relmc_run_id"] in text
+        assert ds["ettr"].dims == ("scenario", "trial") and ds.sizes["trial"] == 300
+        assert ds["draw"].dims == ("trial",)
+        # shorter restarts gain, longer ones lose (negative control), each beyond 4 SE
+        fast, slow = ds.sel(scenario="fast"), ds.sel(scenario="slow")
+        assert float(fast.gain_mean) > 4 * float(fast.gain_se)
+        assert float(slow.gain_mean) < -4 * float(slow.gain_se)
+        med = float(ds["ettr_quantile"].sel(scenario="fast", quantile=0.5))
+        gain = f"{float(fast.gain_mean):+.4f} +- {float(fast.gain_se):.4f}"
+    assert f"{med:.3f} [" in text and gain in text
+    assert "fast: policy.restart_hours=0.03333" in text
+
+
+def test_compare_baseline_option(tmp_path, capsys):
+    argv = ["compare", *SMALL, "--n-trials", "50", "--out", str(tmp_path / "c")]
+    argv += ["--policy", "fast:restart_minutes=2", "--baseline", "fast"]
+    assert main(argv) == 0
+    with xr.open_dataset(tmp_path / "c" / "compare.nc", engine="h5netcdf") as ds:
+        assert ds.attrs["baseline"] == "fast"
+        assert float(ds.gain_mean.sel(scenario="fast")) == 0.0
+
+
+COMPARE_BAD = [
+    ([], "--policy: give at least one policy"),
+    (["--policy", "fast"], "--policy"),
+    (["--policy", "fast:bogus=1"], "unknown field 'bogus'"),
+    (["--policy", "fast:restart_minutes=-1"], "--policy fast: policy.restart_hours"),
+    (["--policy", "a:restart_minutes=2", "--policy", "a:restart_minutes=3"], "used twice"),
+    (["--policy", "baseline:restart_minutes=2"], "used twice"),
+    (["--policy", "a:restart_minutes=2", "--baseline", "b"], "--baseline"),
+    (["--policy", "a:failures.categories.nope.detection_hours=1"], "nope"),
+    (["--policy", "a:restart_minutes=2", "--n-trials", "1"], "--n-trials"),
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), COMPARE_BAD, ids=[" ".join(a) for a, _ in COMPARE_BAD])
+def test_compare_bad_input(argv, text, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = error_in_process(["compare", *argv, "--out", str(tmp_path / "never")], capsys)
+    assert text in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_compare_bad_policy_subprocess(tmp_path):
+    r = run("compare", "--policy", "fast:restart_minutes=-2", "--out", "o", cwd=tmp_path)
+    assert "policy.restart_hours" in one_error_line(r)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_project_keep_trials(tmp_path, capsys):
+    base = ["project", "--n-gpus", "2048,4096", "--compute-days", "5", "--n-trials", "300"]
+    base += ["--seed", "3", "--no-plot"]
+    assert main([*base, "--out", str(tmp_path / "a")]) == 0
+    assert main([*base, "--keep-trials", "--out", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    with (
+        xr.open_dataset(tmp_path / "a" / "projection.nc", engine="h5netcdf") as a,
+        xr.open_dataset(tmp_path / "b" / "projection.nc", engine="h5netcdf") as b,
+    ):
+        assert "ettr" not in a and "trial" not in a.dims  # off by default: unchanged
+        assert b["ettr"].dims == ("n_gpus", "trial") and b.sizes["trial"] == 300
+        assert b["draw"].dims == ("trial",)
+        assert b["draw"].values.tolist() == list(range(300))  # 4,000 draws: trial i uses draw i
+        np.testing.assert_allclose(b["ettr"].mean("trial"), b["ettr_mean"], rtol=1e-12)
+        xr.testing.assert_identical(a["ettr_quantile"], b["ettr_quantile"])
+
+
+# ------------------------------------------------------------------------ --json, --csv, --quiet
+
+
+def _csv_rows(text: str) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_project_json_and_csv_hold_the_netcdf_numbers(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "p"
+    argv = ["project", "--n-gpus", "2048,4096", "--compute-days", "5", "--n-trials", "200"]
+    argv += ["--seed", "2", "--no-plot", "--out", str(out), "--json", "s.json", "--csv", "s.csv"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "ETTR" in text and "wrote " + str(out / "s.json") in text
+    doc = json.loads((out / "s.json").read_text())
+    rows = _csv_rows((out / "s.csv").read_text())
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        assert doc["relmc_run_id"] == ds.attrs["relmc_run_id"]
+        assert doc["command"] == "relmc project" and doc["attrs"]["n_trials"] == 200
+        assert doc["coords"]["n_gpus"] == [2048, 4096]
+        for name in ("ettr_mean", "ettr_se", "mttf_hours_quantile", "lost_fraction_mean"):
+            var = doc["variables"][name]
+            assert var["dims"] == list(ds[name].dims)
+            np.testing.assert_array_equal(np.array(var["values"]), ds[name].values)
+        assert [int(r["n_gpus"]) for r in rows] == [2048, 4096]
+        for r, n in zip(rows, (2048, 4096), strict=True):
+            row = ds.sel(n_gpus=n)
+            assert float(r["ettr_mean"]) == float(row["ettr_mean"])
+            assert float(r["ettr_quantile[0.5]"]) == float(row["ettr_quantile"].sel(quantile=0.5))
+            assert float(r["lost_fraction_mean[rework]"]) == float(
+                row["lost_fraction_mean"].sel(cause="rework")
+            )
+
+
+def test_json_on_stdout_sends_the_report_to_stderr(tmp_path, capsys):
+    import json
+
+    toml = tmp_path / "s.toml"
+    toml.write_text("[cluster]\nn_gpus = 2048\n[job]\ncompute_hours = 100\n")
+    out = tmp_path / "sim"
+    argv = ["simulate", str(toml), "--n-trials", "100", "--seed", "1", "--out", str(out)]
+    assert main([*argv, "--json", "-"]) == 0
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)  # stdout is the JSON alone
+    assert "ETTR mean" in cap.err
+    assert doc["files"] == [str(out / "simulation.nc")]
+    with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
+        assert doc["variables"]["ettr_mean"]["values"] == float(ds["ettr"].mean())
+        assert doc["relmc_run_id"] == ds.attrs["relmc_run_id"]
+    # --quiet: no report anywhere; the CSV alone on stdout
+    assert main([*argv, "--csv", "-", "--quiet"]) == 0
+    cap = capsys.readouterr()
+    assert cap.err == ""
+    (row,) = _csv_rows(cap.out)
+    assert 0 < float(row["ettr_mean"]) < 1
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_fit_optimize_compare_summaries(tmp_path, capsys):
+    import json
+
+    assert main(["fit", "--seed", "1", "--out", str(tmp_path / "f"), "--csv", "-"]) == 0
+    rows = _csv_rows(capsys.readouterr().out)
+    post = __import__("arviz").from_netcdf(str(tmp_path / "f" / "posterior.nc"))
+    mean = post.posterior["rate"].mean(("chain", "draw"))
+    assert [r["category"] for r in rows] == mean["category"].values.tolist()
+    assert [float(r["rate_mean"]) for r in rows] == pytest.approx(mean.values, rel=1e-12)
+    assert rows[0]["count"] == "148"
+
+    argv = ["optimize", *SMALL, "--n-trials", "60", "--intervals", "0.3,0.6"]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--json", "o.json"]) == 0
+    capsys.readouterr()
+    doc = json.loads((tmp_path / "o" / "o.json").read_text())
+    with xr.open_dataset(tmp_path / "o" / "optimize.nc", engine="h5netcdf") as ds:
+        assert doc["coords"]["rule"] == ds["rule"].values.tolist()
+        assert doc["variables"]["gain"]["values"] == ds["gain"].values.tolist()
+
+    argv = ["compare", *SMALL, "--n-trials", "60", "--policy", "fast:restart_minutes=2"]
+    assert main([*argv, "--out", str(tmp_path / "c"), "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    with xr.open_dataset(tmp_path / "c" / "compare.nc", engine="h5netcdf") as ds:
+        assert "ettr" not in doc["variables"] and "trial" not in doc["coords"]
+        assert doc["variables"]["gain_mean"]["values"] == ds["gain_mean"].values.tolist()
+
+
+SUMMARY_BAD = [
+    (["--json", "-", "--csv", "-"], "both print on stdout"),
+    (["--json", "sub/s.json"], "--json takes a file name inside --out"),
+    (["--csv", ".."], "--csv takes a file name"),
+    (["--json", "projection.nc"], "already one of this run's files"),
+    (["--json", "a.x", "--csv", "a.x"], "already one of this run's files"),
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), SUMMARY_BAD, ids=[" ".join(a) for a, _ in SUMMARY_BAD])
+def test_summary_options_bad_input(argv, text, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = error_in_process(["project", *argv, "--out", str(tmp_path / "never")], capsys)
+    assert text in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_summary_bad_name_subprocess(tmp_path):
+    r = run("fit", "--json", "a/b.json", "--out", "o", cwd=tmp_path)
+    assert "--json" in one_error_line(r)
+    assert list(tmp_path.iterdir()) == []
+
+
+SPEC = """\
+seed = 1
+n_trials = 32
+store = "cube.zarr"
+[base.job]
+compute_hours = 100
+[axes]
+"cluster.n_gpus" = [2048, 4096]
+"policy.restart_hours" = [0.1, 0.5]
+"""
+
+
+def test_sweep_open_csv(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    assert main(["sweep", "run", str(spec), "--no-progress", "--shard", "0", "--shards", "2"]) == 0
+    capsys.readouterr()
+    store = str(tmp_path / "cube.zarr")
+    assert main(["sweep", "open", store, "--csv"]) == 0
+    rows = _csv_rows(capsys.readouterr().out)
+    from relmc.sweep import open_sweep
+
+    cube = open_sweep(store)
+    assert [(int(r["n_gpus"]), float(r["restart_hours"])) for r in rows] == [
+        (2048, 0.1),
+        (2048, 0.5),
+        (4096, 0.1),
+        (4096, 0.5),
+    ]
+    assert {"ettr_mean", "ettr_se", "wall_hours_mean", "done"} <= set(rows[0])
+    assert not any(k.endswith("_quantile") for k in rows[0])
+    for r in rows:
+        cell = cube.sel(n_gpus=int(r["n_gpus"]), restart_hours=float(r["restart_hours"]))
+        if r["done"] == "True":
+            assert float(r["ettr_mean"]) == float(cell["ettr_mean"])
+        else:  # shard 1 was not run: its cells are empty
+            assert r["ettr_mean"] == ""
+    assert sum(r["done"] == "True" for r in rows) == 2
+    assert main(["sweep", "open", store, "--csv", str(tmp_path / "t" / "cube.csv")]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert _csv_rows((tmp_path / "t" / "cube.csv").read_text()) == rows
+    assert not list((tmp_path / "t").glob(".relmc-staging-*"))
+
+
+# ------------------------------------------------------------- sweep init, overrides, precision
+
+
+def test_sweep_init_template_runs_and_n_trials_is_part_of_the_identity(tmp_path, capsys):
+    spec = tmp_path / "grid.toml"
+    assert main(["sweep", "init", str(spec)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    text = spec.read_text()
+    assert "[precision]" in text and "# " in text and 'store = "grid.zarr"' in text
+    argv = ["sweep", "run", str(spec), "--no-progress", "--n-trials", "4"]
+    assert main(argv) == 0
+    assert "computed 6 cells" in capsys.readouterr().out
+    from relmc.sweep import open_sweep
+
+    cube = open_sweep(str(tmp_path / "grid.zarr"))
+    assert bool(cube["done"].all()) and int(cube["n_trials"].max()) == 4
+    assert cube.sizes["n_gpus"] == 3 and cube.sizes["restart_hours"] == 2
+    # another n_trials is another spec: refused on this store, as any spec change
+    line = error_in_process([*argv[:-1], "5"], capsys)
+    assert "different sweep spec" in line and "n_trials" in line
+    # init never replaces a file
+    line = error_in_process(["sweep", "init", str(spec)], capsys)
+    assert "exists" in line and spec.read_text() == text
+
+
+def test_sweep_array_larger_than_the_grid_is_refused(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text(SPEC)  # 4 cells
+    line = error_in_process(["sweep", "submit", str(spec), "--array", "5", "--dry-run"], capsys)
+    assert "slurm.array must be at most the number of cells (4)" in line
+    assert line.endswith("(option --array)")
+    assert main(["sweep", "submit", str(spec), "--array", "4", "--dry-run"]) == 0
+    assert "#SBATCH --array=0-3" in capsys.readouterr().out
+    spec.write_text(SPEC + "[slurm]\narray = 9\n")  # the same from the spec: no flag named
+    line = error_in_process(["sweep", "submit", str(spec), "--dry-run"], capsys)
+    assert "slurm.array" in line and "(option" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_precision_flags_project_and_simulate(tmp_path, capsys):
+    argv = ["project", "--n-gpus", "2048", "--compute-days", "5", "--n-trials", "20000"]
+    argv += ["--seed", "1", "--no-plot", "--target-se", "0.002", "--out", str(tmp_path / "p")]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(tmp_path / "p" / "projection.nc", engine="h5netcdf") as ds:
+        n = int(ds["n_trials"].sel(n_gpus=2048))
+        assert n < 20000 and n % 256 == 0 and str(ds["stopped_by"].values[0]) == "target"
+        assert float(ds["ettr_se"].sel(n_gpus=2048)) <= 0.002
+    assert f"2,048: {n:,} (target)" in text
+
+    toml = tmp_path / "s.toml"
+    toml.write_text("[cluster]\nn_gpus = 131072\n[job]\ncompute_hours = 200\n")
+    argv = ["simulate", str(toml), "--n-trials", "5000", "--seed", "1", "--hopeless-ettr", "0.9"]
+    assert main([*argv, "--out", str(tmp_path / "s")]) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(tmp_path / "s" / "simulation.nc", engine="h5netcdf") as ds:
+        assert ds.attrs["stopped_by"] == "hopeless" and ds.sizes["trial"] == 512
+    assert "512 trials (adaptive precision: budget 5,000, stopped by hopeless)" in text
+
+
+PRECISION_BAD = [
+    (["--target-se", "0"], "precision.target_se", "--target-se"),
+    (["--target-rse", "-1"], "precision.target_rse", "--target-rse"),
+    (["--hopeless-ettr", "1.5"], "precision.hopeless_ettr", "--hopeless-ettr"),
+    (["--target-se", "abc"], "--target-se", "--target-se"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "field", "flag"), PRECISION_BAD, ids=[" ".join(a) for a, _, _ in PRECISION_BAD]
+)
+@pytest.mark.parametrize("command", ["project", "simulate"])
+def test_precision_flags_bad_input(command, argv, field, flag, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text("")
+    cmd = [command] + (["s.toml"] if command == "simulate" else [])
+    line = error_in_process([*cmd, *argv, "--out", str(tmp_path / "never")], capsys)
+    assert field in line and flag in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_precision_flag_subprocess(tmp_path):
+    r = run("project", "--target-rse", "0", "--out", "o", cwd=tmp_path)
+    line = one_error_line(r)
+    assert "precision.target_rse" in line and line.endswith("(option --target-rse)")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------- your own data, no surprises
+
+COUNTS = """\
+category,count,exposure,unit,group,recovery,detection_minutes
+GPU,40,2e6,gpu,GPU,,
+Host,10,2.5e5,node,,swap,
+Hang,5,2e6,gpu,Software,restart,25
+Crash,8,2e6,gpu,GPU,,0
+"""
+
+
+def test_recovery_rules_json_round_trip_and_old_records_unchanged():
+    from relmc.defaults import LLAMA3_RULES, RecoveryRules
+
+    assert "category_" not in LLAMA3_RULES.to_json()  # records without them are unchanged
+    rules = RecoveryRules(
+        ("NCCL Watchdog Timeouts",),
+        ("",),
+        category_recovery=(("Host", "swap"),),
+        category_detection_hours=(("Hang", 0.5), ("NCCL Watchdog Timeouts", 0.0)),
+    )
+    back = RecoveryRules.from_attrs({"recovery_rules": rules.to_json()}, LLAMA3_RULES)
+    assert back == rules
+    assert back.recovery("", "Host") == "swap" and back.recovery("", "Other") == "restart"
+    assert back.detection_hours("Hang") == 0.5
+    assert back.detection_hours("NCCL Watchdog Timeouts") == 0.0  # explicit wins over the rule
+
+
+def test_counts_recovery_columns_reach_the_scenario(tmp_path, capsys):
+    from relmc.models._common import az
+    from relmc.scenario import FailureModel
+
+    csv = tmp_path / "c.csv"
+    csv.write_text(COUNTS)
+    assert main(["fit", "--counts", str(csv), "--seed", "1", "--out", str(tmp_path / "f")]) == 0
+    head = capsys.readouterr().out.splitlines()[1]
+    assert head.startswith("recovery: recovery from the recovery column")
+    assert "detection from the detection_minutes column" in head
+    fm = FailureModel.from_posterior(az.from_netcdf(str(tmp_path / "f" / "posterior.nc")))
+    got = {c.name: (c.recovery, c.detection_hours) for c in fm.categories}
+    assert got == {
+        "GPU": ("swap", 0.0),  # blank: by group (GPU swaps)
+        "Host": ("swap", 0.0),  # explicit, though its blank group alone would restart
+        "Hang": ("restart", 25 / 60),
+        "Crash": ("swap", 0.0),
+    }
+
+
+def test_counts_without_recovery_columns_say_which_defaults_apply(tmp_path, capsys):
+    csv = tmp_path / "c.csv"
+    csv.write_text("category,count,exposure,unit\nGPU,40,2e6,gpu\nHost,10,2.5e5,node\n")
+    argv = ["project", "--counts", str(csv), "--n-gpus", "2048", "--compute-days", "2"]
+    assert main([*argv, "--n-trials", "20", "--no-plot", "--out", str(tmp_path / "p")]) == 0
+    head = capsys.readouterr().out.splitlines()[1]
+    assert "no recovery or group column: every category restart-only" in head
+    assert "no detection_minutes column" in head
+    assert main(["project", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "recovery (restart|swap)" in help_text and "every category is restart-only" in help_text
+
+
+@pytest.mark.parametrize(
+    ("row", "text"),
+    [
+        ("Bad,1,1e5,gpu,,fix,", "row 5 (line 6, category 'Bad'): field 'recovery' must be"),
+        ("Bad,1,1e5,gpu,,,-5", "field 'detection_minutes' must be a finite number of minutes"),
+        ("Bad,1,1e5,gpu,,,soon", "field 'detection_minutes' is not a number"),
+    ],
+)
+def test_counts_bad_recovery_columns(row, text, tmp_path, capsys):
+    csv = tmp_path / "c.csv"
+    csv.write_text(COUNTS + row + "\n")
+    out = tmp_path / "never"
+    line = error_in_process(["fit", "--counts", str(csv), "--out", str(out)], capsys)
+    assert line.startswith("relmc: error: --counts: ") and text in line
+    assert "blank:" in line  # the message says what a blank cell gets
+    assert not out.exists()
+
+
+def test_counts_bad_recovery_subprocess(tmp_path):
+    (tmp_path / "c.csv").write_text(COUNTS.replace(",swap,", ",Swap!,"))
+    r = run("project", "--counts", "c.csv", "--out", "o", cwd=tmp_path)
+    assert "field 'recovery' must be restart or swap" in one_error_line(r)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.csv"]
+
+
+def test_observed_gpus_exposure_uses_the_cluster_shape():
+    from relmc.cli import build_parser, inputs
+
+    argv = ["fit", "--counts", "c.csv", "--observed-gpus", "1024", "--observed-hours", "100"]
+
+    def exposure(*extra):
+        args = build_parser().parse_args([*argv, *extra])
+        # load_counts takes columns as well as a CSV path
+        args.counts = {"category": ["G", "H", "S"], "count": [1, 1, 1]}
+        args.counts["unit"] = ["gpu", "node", "rack"]
+        return inputs.load_data(args)["exposure"].values.tolist()
+
+    assert exposure() == [1024 * 100.0, 128 * 100.0, 64 * 100.0]  # 8 GPUs/node, 2 nodes/rack
+    assert exposure("--gpus-per-node", "4", "--nodes-per-rack", "4") == [
+        1024 * 100.0,
+        256 * 100.0,
+        64 * 100.0,
+    ]
+    args = build_parser().parse_args(
+        ["project", *argv[1:], "--gpus-per-node", "16"]  # project takes them as cluster fields
+    )
+    args.counts = {"category": ["H"], "count": [1], "unit": ["node"]}
+    assert inputs.load_data(args)["exposure"].values.tolist() == [64 * 100.0]
+
+
+@pytest.mark.parametrize("command", ["project", "optimize", "compare"])
+def test_units_that_do_not_scale_with_gpus_are_refused_up_front(command, tmp_path, capsys):
+    argv = [command, "--dataset", "pumps", "--out", str(tmp_path / "never")]
+    argv += ["--policy", "a:restart_minutes=2"] if command == "compare" else []
+    line = error_in_process(argv, capsys)
+    assert line == (
+        "relmc: error: --dataset pumps: unit(s) pump do not scale with a cluster of GPUs; "
+        f"relmc {command} needs units among gpu, node, rack, switch, link, pod, job "
+        "(relmc fit takes any)"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pumps_project_subprocess(tmp_path):
+    r = run("project", "--dataset", "pumps", "--out", "o", cwd=tmp_path)
+    assert "--dataset pumps: unit(s) pump" in one_error_line(r)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------- help, words
+
+ALL_HELP = [
+    [],
+    ["project"],
+    ["fit"],
+    ["simulate"],
+    ["optimize"],
+    ["compare"],
+    ["datasets"],
+    ["sweep"],
+    ["sweep", "init"],
+    ["sweep", "run"],
+    ["sweep", "submit"],
+    ["sweep", "status"],
+    ["sweep", "open"],
+]
+
+
+@pytest.mark.parametrize("cmd", ALL_HELP, ids=[" ".join(c) or "relmc" for c in ALL_HELP])
+def test_help_has_examples_and_no_rest_markup(cmd, capsys):
+    import re
+
+    assert main([*cmd, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "examples" in text
+    assert "``" not in text, text
+    assert not re.search(r":[a-z]+:`", text), text
+    assert not re.search(r"`[^`\s]+`", text), text
+
+
+def test_plain_removes_rest_markup():
+    from relmc.cli.options import plain
+
+    assert plain("see :func:`~relmc.sim.simulate` and :class:`relmc.Policy`") == (
+        "see simulate and relmc.Policy"
+    )
+    assert plain("size (``W``) or `x`, 5%") == "size (W) or x, 5%"
+
+
+def test_one_category_is_singular(tmp_path, capsys):
+    assert main(["datasets"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "1 category, 3,613 events" in text and "18 categories, 419 events" in text
+    assert "1 categories" not in text
+    assert main(["fit", "--dataset", "rsc-1", "--seed", "1", "--out", str(tmp_path)]) == 0
+    assert "rsc-1: 1 category, 3,613 events;" in capsys.readouterr().out
