@@ -64,7 +64,8 @@ def test_fit(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Faulty GPU" in text and "job MTTF at 16,384 GPUs" in text
     post = az.from_netcdf(str(tmp_path / "f" / "posterior.nc"))
-    assert post.posterior.sizes["draw"] == 4000
+    # 4 chains x 1,000 draws, as the API (4,000 exact draws in all)
+    assert (post.posterior.sizes["chain"], post.posterior.sizes["draw"]) == (4, 1000)
 
 
 SMALL_TOML = """\

@@ -517,7 +517,9 @@ def test_posterior_sources_agree(tmp_path):
     conj = SweepSpec.from_toml(
         write_spec(tmp_path, small.replace('"point"', '"conjugate:llama3-405b"'), "c.toml")
     )
-    idata = relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), n_draws=32, seed=conj.seed)
+    idata = relmc.fit_conjugate(
+        relmc.load_dataset("llama3-405b"), n_draws=32, n_chains=1, seed=conj.seed
+    )
     idata.to_netcdf(str(tmp_path / "post.nc"))
     nc = SweepSpec.from_toml(write_spec(tmp_path, small.replace('"point"', '"post.nc"'), "n.toml"))
     assert nc.canonical()["posterior"] == {
