@@ -58,6 +58,17 @@ def _check_real(name: str, value: Any, *, lo: float = 0.0, lo_open: bool = False
     return v
 
 
+def _check_range(name: str, value: Any, lo: float, hi: float, *, hi_open: bool = False) -> float:
+    """Validate a real in ``[lo, hi]`` (``[lo, hi)`` when ``hi_open``) and return it as float."""
+    allowed = f"a number in [{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    if not _is_real(value):
+        raise _fail(name, allowed, value)
+    v = float(value)
+    if not (lo <= v <= hi) or (hi_open and v == hi):
+        raise _fail(name, allowed, value)
+    return v
+
+
 def _check_int(name: str, value: Any, *, lo: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
         raise _fail(name, f"an integer >= {lo}", value)
@@ -132,6 +143,12 @@ class Category:
         ``"swap"`` when the failed host must be replaced by a spare node before restarting.
     group : str
         Root-cause group, informational (e.g. ``"GPU"``).
+    diurnal_amplitude : float
+        Relative amplitude ``a`` of a daily cycle of the rate, in [0, 1]: the rate is
+        ``rate * (1 + a cos(2 pi (hour - diurnal_peak_hour) / 24))`` at each hour of day
+        (wall clock). 0 (the default): constant.
+    diurnal_peak_hour : float
+        Hour of day of the rate's peak, in [0, 24).
     """
 
     name: str
@@ -140,6 +157,8 @@ class Category:
     detection_hours: float = 0.0
     recovery: str = "restart"
     group: str = ""
+    diurnal_amplitude: float = 0.0
+    diurnal_peak_hour: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -153,6 +172,12 @@ class Category:
             raise _fail(f"{where}.recovery", "'restart' or 'swap'", self.recovery)
         if not isinstance(self.group, str):
             raise _fail(f"{where}.group", "a string", self.group)
+        amp = _check_range(f"{where}.diurnal_amplitude", self.diurnal_amplitude, 0.0, 1.0)
+        _set(self, "diurnal_amplitude", amp)
+        peak = _check_range(
+            f"{where}.diurnal_peak_hour", self.diurnal_peak_hour, 0.0, 24.0, hi_open=True
+        )
+        _set(self, "diurnal_peak_hour", peak)
 
 
 @dataclass(frozen=True)
@@ -167,11 +192,21 @@ class FailureModel:
         Planned interruptions per hour (job level, independent of size), >= 0.
     maintenance_hours : float
         Downtime of one planned interruption beyond the restart, >= 0.
+    trend_shape : float
+        Shape ``beta`` of a fleet-level power-law (Crow-AMSAA) trend of every failure rate,
+        > 0: the rates are multiplied by ``(1 + t / fleet_age_hours) ** (beta - 1)`` at wall
+        time ``t`` after the job's start, so they are the categories' rates at the start.
+        ``beta < 1``: burn-in (falling), ``> 1``: wear-out (rising), 1 (the default): constant.
+    fleet_age_hours : float
+        Age of the fleet when the job starts (hours since the power-law process began), > 0.
+        Used only when ``trend_shape != 1``; the default of one year is a placeholder.
     """
 
     categories: tuple[Category, ...] = ()
     maintenance_rate: float = 0.0
     maintenance_hours: float = 0.0
+    trend_shape: float = 1.0
+    fleet_age_hours: float = 8760.0
 
     def __post_init__(self) -> None:
         cats = tuple(c if isinstance(c, Category) else Category(**dict(c)) for c in self.categories)
@@ -191,6 +226,15 @@ class FailureModel:
             self,
             "maintenance_hours",
             _check_real("failures.maintenance_hours", self.maintenance_hours),
+        )
+        shape = _check_real("failures.trend_shape", self.trend_shape, lo_open=True)
+        if shape > 100.0:  # far beyond any observed wear-out; keeps the trend finite
+            raise _fail("failures.trend_shape", "a number in (0, 100]", self.trend_shape)
+        _set(self, "trend_shape", shape)
+        _set(
+            self,
+            "fleet_age_hours",
+            _check_real("failures.fleet_age_hours", self.fleet_age_hours, lo_open=True),
         )
 
     @property
@@ -339,15 +383,21 @@ class Job:
     compute_hours : float
         Hours of failure-free compute the job needs at full size (``W``), > 0.
         Default: 54 days, the Llama 3 405B observation window.
+    start_hour : float
+        Hour of day at which the job starts, in [0, 24); the clock of diurnal cycles.
     """
 
     compute_hours: float = 54.0 * 24.0
+    start_hour: float = 0.0
 
     def __post_init__(self) -> None:
         _set(
             self,
             "compute_hours",
             _check_real("job.compute_hours", self.compute_hours, lo_open=True),
+        )
+        _set(
+            self, "start_hour", _check_range("job.start_hour", self.start_hour, 0, 24, hi_open=True)
         )
 
 
@@ -582,7 +632,7 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
             if fld not in {f.name for f in dataclasses.fields(Category)} or fld == "name":
                 raise ValueError(
                     f"unknown field {path!r}: category fields are rate, unit, "
-                    "detection_hours, recovery, group"
+                    "detection_hours, recovery, group, diurnal_amplitude, diurnal_peak_hour"
                 )
             if name != "*":
                 fm.category(name)  # raises for an unknown name
@@ -591,6 +641,6 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
                 for c in fm.categories
             )
             return dataclasses.replace(scenario, failures=dataclasses.replace(fm, categories=cats))
-        if rest in ("maintenance_rate", "maintenance_hours"):
+        if rest in ("maintenance_rate", "maintenance_hours", "trend_shape", "fleet_age_hours"):
             return dataclasses.replace(scenario, failures=dataclasses.replace(fm, **{rest: value}))
     raise ValueError(f"unknown field {path!r}; sections are cluster, failures, job, policy")

@@ -17,10 +17,30 @@ Progress counts in compute hours; each segment is laid out ``[compute s_k][snaps
 Interruptions
 -------------
 Categories ``c`` have cluster-level rates ``Lambda_c`` (per hour, already scaled by the units
-of a cluster of N GPUs); planned maintenance has rate ``maint_rate``. All are exponential and
-independent. Events are drawn only while the job is *exposed*: computing, snapshotting,
-waiting for the final persist, or restarting. The clock of failures is paused during
-detection, node swap, spare wait, maintenance downtime and the maintenance checkpoint.
+of a cluster of N GPUs); planned maintenance has rate ``maint_rate``. All are independent
+Poisson processes. Events are drawn only while the job is *exposed*: computing,
+snapshotting, waiting for the final persist, or restarting. The clock of failures is paused
+during detection, node swap, spare wait, maintenance downtime and the maintenance checkpoint.
+
+Time-varying failure rates
+    Let ``t`` be the trial's *wall clock* (hours since the job started; it runs on through
+    every pause). While the job is exposed, category ``c`` fails with intensity::
+
+        lambda_c(t) = Lambda_c * (1 + a_c cos(2 pi (h0 + t - phi_c) / 24)) * T(t)
+        T(t) = (1 + t / A0) ** (beta - 1)
+
+    ``a_c`` in [0, 1] is the category's diurnal amplitude, ``phi_c`` the hour of day of its
+    peak, ``h0`` the hour of day at which the job starts; ``T`` is a fleet-level power-law
+    (Crow-AMSAA) trend of shape ``beta > 0`` for a fleet of age ``A0 > 0`` hours at the job's
+    start: intensity proportional to ``beta * age ** (beta - 1)``, scaled so that
+    ``T(0) = 1`` (``Lambda_c`` is the rate at the job's start; ``beta < 1`` burn-in, ``> 1``
+    wear-out). Both modulations read the wall clock, never the exposed time: a pause moves
+    the time of day and the age on, and events resume at the intensity of the moment the
+    exposure resumes. The expected number of failures of ``c`` in an exposed wall interval
+    ``[t1, t2]`` is ``integral_{t1}^{t2} lambda_c(t) dt``; given a failure at ``t``, its
+    category is ``c`` with probability ``lambda_c(t) / sum_k lambda_k(t)``. Planned
+    maintenance is not modulated (constant ``maint_rate`` while exposed). With every
+    ``a_c = 0`` and ``beta = 1`` this is the constant-rate process above.
 
 Unexpected failure of category ``c`` while running
     Progress falls back to the last durable checkpoint; the compute done since then is

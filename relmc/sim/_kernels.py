@@ -11,8 +11,20 @@ the job, with a restart of length 0) to the next event is one fresh exponential 
 ``g < R`` the restart failed; otherwise the run that follows reached ``e = g - R`` hours before
 the event, or finished the job if ``e`` reaches the run's length. The position of ``e`` among
 the checkpoint segments (``s = tau + delta`` long) is found arithmetically, so one event costs
-one draw and one pass, whatever the number of segments or GPUs. Every gap is drawn in one
-place (``_gap``): a later time change for time-varying rates replaces that draw.
+one draw and one pass, whatever the number of segments or GPUs. Every standard exponential
+is drawn in one place (``_gap``).
+
+Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
+memorylessness in exposed time, so they take the general path only, where a gap starts at a
+known wall time ``t0`` and the exposure is unbroken until the event (a restart runs straight
+into the run that follows): :func:`_fail_gap` draws the next failure exactly by thinning a
+dominating process of intensity ``(L + A) T(t)``, whose cumulative ``(L + A) K(t)`` inverts in
+closed form, accepting a proposal at ``t`` with probability ``(L + A cos(w t + theta)) /
+(L + A)``, where ``L + A cos(w t + theta)`` is the sum of the categories' diurnal factors
+(same period, so one cosine). The expected number of proposals per failure is at most
+``(L + A) / L <= 2``. Maintenance (constant rate) is drawn as its own exponential and the
+earlier of the two is the event; the category of a failure at ``t`` is drawn from the
+intensities at ``t`` (:func:`_pick_at`, one uniform and a scan over categories).
 
 Paths, chosen inside :func:`simulate_block` from the inputs
 ------------------------------------------------------------
@@ -51,6 +63,7 @@ SPARE_WAIT = CAUSES.index("spare_wait")
 RESTART = CAUSES.index("restart")
 MAINTENANCE = CAUSES.index("maintenance")
 N_CAUSES = len(CAUSES)
+OMEGA = 2.0 * math.pi / 24.0  # diurnal angular frequency, per hour
 
 # sentinel states
 EV_NONE = -2  # event code: no event before the end of the run
@@ -173,6 +186,78 @@ def _gap(rng):
 
 
 @jit
+def _trend_cum(t, shape, age):
+    """``K(t)``: the integral of the trend ``T(u) = (1 + u / age) ** (shape - 1)`` over [0, t]."""
+    if shape == 1.0:
+        return t
+    return age / shape * math.expm1(shape * math.log1p(t / age))
+
+
+@jit
+def _trend_inv(y, shape, age):
+    """Invert :func:`_trend_cum`: the ``t`` with ``K(t) = y``."""
+    if shape == 1.0:
+        return y
+    return age * math.expm1(math.log1p(shape * y / age) / shape)
+
+
+@jit
+def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon):
+    """Wall hours from ``t0`` to the next failure, the exposure unbroken from ``t0`` on.
+
+    The failure intensity is ``T(t) (base + amp cos(OMEGA t + theta))``. Proposals come from
+    the process of intensity ``bound T(t)`` (exactly, by inverting its cumulative) and are
+    accepted with probability ``(base + amp cos(OMEGA t + theta)) / bound``; exact when
+    ``bound >= base + amp``. A proposal past ``horizon`` (the wall cap) is returned at once:
+    the true failure is no earlier, and any time past the cap has the same effect.
+    """
+    y = _trend_cum(t0, shape, age)
+    while True:
+        y += _gap(rng) / bound
+        s = _trend_inv(y, shape, age)
+        if (amp == 0.0 and bound == base) or s > horizon:
+            return s - t0
+        if rng.random() * bound < base + amp * math.cos(OMEGA * s + theta):
+            return s - t0
+
+
+@jit
+def _pick_at(rng, s, w, cat_amp, cat_phase, start_hour):
+    """Category of a failure at wall time ``s``: ``c`` with probability ``lambda_c(s) / sum``.
+
+    The trend factor is common to all categories and cancels.
+    """
+    total = 0.0
+    for c in range(cat_amp.shape[0]):
+        total += w[c] * (1.0 + cat_amp[c] * math.cos(OMEGA * (start_hour + s - cat_phase[c])))
+    u = rng.random() * total
+    acc = 0.0
+    last = 0
+    for c in range(cat_amp.shape[0]):
+        if w[c] > 0.0:
+            acc += w[c] * (1.0 + cat_amp[c] * math.cos(OMEGA * (start_hour + s - cat_phase[c])))
+            last = c
+            if u < acc:
+                return c
+    return last  # u rounded onto the total
+
+
+@jit
+def _diurnal_sum(w, cat_amp, cat_phase, start_hour):
+    """Return ``(A, theta)``: the categories' diurnal terms summed as one cosine.
+
+    ``sum_c w_c a_c cos(OMEGA (h0 + t - phi_c)) = A cos(OMEGA t + theta)`` (one period).
+    """
+    zr = 0.0
+    zi = 0.0
+    for c in range(cat_amp.shape[0]):
+        ang = OMEGA * (start_hour - cat_phase[c])
+        zr += w[c] * cat_amp[c] * math.cos(ang)
+        zi += w[c] * cat_amp[c] * math.sin(ang)
+    return math.hypot(zr, zi), math.atan2(zi, zr)
+
+
+@jit
 def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
     """Walker/Vose alias table over the outcomes of positive weight; returns their number.
 
@@ -283,19 +368,33 @@ def _trial_general(
     interruptions,
     maint_events,
     lost,
+    modulated,
+    w,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    maint_rate,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
 
     State: wall clock ``t``, durable progress ``p`` with ``n_seg`` segments left (the last of
     compute length ``r``), ``events`` so far, the restart ahead ``r_eff`` (0: none), and
     ``carry``, a gap already drawn for the next event (``NO_GAP``: none). No node is in
-    repair. Returns ``(t, p, done, events)``.
+    repair. Returns ``(t, p, done, events)``. When ``modulated``, failures follow the
+    time-varying intensities (``w``: the categories' rates at the job's start) and
+    maintenance is drawn apart at ``maint_rate``; otherwise ``rate`` is the superposed rate
+    and the alias table picks the event.
     """
     seg = tau + delta
     inv_seg = 1.0 / seg
     last_start = (n_seg - 1) * seg
     tail = r + delta + persist  # the last segment, its snapshot and the final persist
     inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+    amp, theta = _diurnal_sum(w, cat_amp, cat_phase, start_hour) if modulated else (0.0, 0.0)
+    g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
+    g_maint = np.inf
     n_repair = 0  # nodes in repair (finite pool)
     next_done = NO_REPAIR  # wall time of the next repair completion
     done = False
@@ -303,6 +402,15 @@ def _trial_general(
         if carry >= 0.0:
             g = carry
             carry = NO_GAP
+        elif modulated:
+            g_fail = np.inf
+            if fail_rate > 0.0:
+                g_fail = _fail_gap(
+                    rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                    fleet_age_hours, cap_hours,
+                )  # fmt: skip
+            g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
+            g = min(g_fail, g_maint)
         elif rate > 0.0:
             g = _gap(rng) * inv_rate
         else:
@@ -317,7 +425,12 @@ def _trial_general(
             t += g
             lost[i, RESTART] += g
             events += 1
-            c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            if not modulated:
+                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            elif g_maint < g_fail:
+                c = EV_MAINT
+            else:
+                c = _pick_at(rng, t, w, cat_amp, cat_phase, start_hour)
             if c == EV_MAINT:
                 maint_events[i] += 1
             else:
@@ -331,6 +444,7 @@ def _trial_general(
                 continue  # maintenance downtime, then a new restart
         else:
             # ---- the restart (if any) completed; a run from durable progress p
+            e_fail = g_fail - r_eff  # modulated: run position of the next failure
             if r_eff > 0.0:
                 if t + r_eff > cap_hours:
                     lost[i, RESTART] += cap_hours - t
@@ -342,13 +456,23 @@ def _trial_general(
             d_run = last_start + tail
             c = EV_NONE
             if e < d_run:
-                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                if not modulated:
+                    c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                elif g_maint < g_fail:
+                    c = EV_MAINT
+                else:
+                    c = _pick_at(rng, t + e, w, cat_amp, cat_phase, start_hour)
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end. From here
                     # on only failures are active, so (memoryless) the next event comes at the
                     # failure rate alone, one fresh draw away
                     c = EV_NONE
-                    if fail_rate > 0.0:
+                    if modulated:
+                        # the failure process was drawn apart: its next failure stands
+                        e = e_fail
+                        if e < d_run:
+                            c = _pick_at(rng, t + e, w, cat_amp, cat_phase, start_hour)
+                    elif fail_rate > 0.0:
                         e += _gap(rng) / fail_rate
                         if e < d_run:
                             c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
@@ -467,6 +591,11 @@ def _block_general(
     repair_hours,
     cap_hours,
     max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
     wall,
     finished,
     progress,
@@ -485,6 +614,7 @@ def _block_general(
     small = np.empty(n_cat + 1, dtype=np.int64)
     large = np.empty(n_cat + 1, dtype=np.int64)
     n_seg0, r0 = _segments(work_hours, tau)
+    modulated = time_varying(cat_amp, trend_shape)
     for i in range(n_trials):
         d = draw_of_trial[i]
         fail_rate = 0.0
@@ -500,6 +630,8 @@ def _block_general(
             detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
             swap_hours, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+            modulated, weights, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+            maint_rate,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -631,6 +763,11 @@ def _block_renewal(
     repair_hours,
     cap_hours,
     max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
     wall,
     finished,
     progress,
@@ -652,7 +789,9 @@ def _block_renewal(
     failures each took). The recovery costs are added per trial from the category counts.
     While the clock could not yet have reached the cap even if every recovery so far had
     cost the most, nothing depends on the categories; past that point, or at the last event
-    the budget allows, the trial continues on the general path.
+    the budget allows, the trial continues on the general path. The time-varying inputs
+    (``cat_amp`` .. ``fleet_age_hours``) are taken in :func:`simulate_block`'s order only:
+    this path runs with them off (:func:`renewal_applies`).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -694,6 +833,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                False, w, w, w, 0.0, 1.0, 1.0, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -826,6 +966,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
+                False, w, w, w, 0.0, 1.0, 1.0, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -834,9 +975,23 @@ def _block_renewal(
 
 
 @jit
-def renewal_applies(maint_rate, n_spares, swap):
-    """Whether the renewal path applies: no maintenance, recovery a per-category constant."""
-    if maint_rate != 0.0:
+def time_varying(cat_amp, trend_shape):
+    """Whether any failure intensity varies in time (a diurnal amplitude or a trend)."""
+    if trend_shape != 1.0:
+        return True
+    for c in range(cat_amp.shape[0]):
+        if cat_amp[c] != 0.0:
+            return True
+    return False
+
+
+@jit
+def renewal_applies(maint_rate, n_spares, swap, modulated=False):
+    """Whether the renewal path applies: no maintenance, recovery a per-category constant.
+
+    Never with time-varying rates (``modulated``): its gaps are memoryless in exposed time.
+    """
+    if maint_rate != 0.0 or modulated:
         return False
     if n_spares < 0:
         return True
@@ -865,6 +1020,11 @@ def simulate_block(
     repair_hours,
     cap_hours,
     max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
     wall,
     finished,
     progress,
@@ -878,10 +1038,11 @@ def simulate_block(
     The path is chosen here from the inputs (see the module docstring); all paths implement
     the one contract.
     """
-    if renewal_applies(maint_rate, n_spares, swap):
+    if renewal_applies(maint_rate, n_spares, swap, time_varying(cat_amp, trend_shape)):
         _block_renewal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
             wall, finished, progress, interruptions, maint_events, n_events, lost,
             True, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
@@ -890,5 +1051,6 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
             wall, finished, progress, interruptions, maint_events, n_events, lost,
         )  # fmt: skip

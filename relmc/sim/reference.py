@@ -15,7 +15,13 @@ superposed-rate kernel:
 * every segment (compute, then snapshot) is stepped through one at a time, with a list of the
   snapshots whose background persist is still in flight;
 * a finite spare pool keeps an explicit list of the absolute completion times of the nodes in
-  repair.
+  repair;
+* time-varying failure rates (diurnal cycles, power-law trend) are sampled per category by
+  thinning, afresh at every exposed interval (a Poisson process has independent increments):
+  candidates of a homogeneous process whose rate bounds the category's intensity over the
+  whole interval, ``Lambda_c (1 + a_c) max(T(start), T(end))`` (``T`` is monotone), each
+  accepted with probability ``lambda_c(t) / bound``; the earliest accepted candidate of any
+  category fires. The constant-rate clocks above are then unused for categories.
 
 Resolutions of points the contract leaves open (the kernel must agree):
 
@@ -90,6 +96,38 @@ class _Trial:
         self.pending: list[tuple[float, float]] = []  # (durable at, progress) of persists
         self.next_cat = [self._draw(r, 0.0) for r in self.rates]
         self.next_maint = self._draw(float(inputs.maint_rate), 0.0)
+        self.amp = [float(a) for a in inputs.cat_amp]
+        self.peak = [float(h) for h in inputs.cat_phase]
+        self.varying = any(a > 0.0 for a in self.amp) or float(inputs.trend_shape) != 1.0
+
+    def trend(self, t: float) -> float:
+        """Return the power-law trend factor at wall time ``t`` (1 at the job's start)."""
+        shape, age = float(self.x.trend_shape), float(self.x.fleet_age_hours)
+        return ((age + t) / age) ** (shape - 1.0)
+
+    def intensity(self, c: int, t: float) -> float:
+        """Failure intensity of category ``c`` at wall time ``t`` (per hour)."""
+        hour = float(self.x.start_hour) + t
+        day = 1.0 + self.amp[c] * math.cos(2.0 * math.pi * (hour - self.peak[c]) / 24.0)
+        return self.rates[c] * day * self.trend(t)
+
+    def first_failure(self, t0: float, t1: float) -> tuple[float, int | None]:
+        """Earliest failure in the exposed wall interval ``[t0, t1)`` by per-category thinning."""
+        first, who = math.inf, None
+        top = max(self.trend(t0), self.trend(t1))
+        for c, rate in enumerate(self.rates):
+            bound = rate * (1.0 + self.amp[c]) * top
+            if bound <= 0.0:
+                continue
+            s = t0
+            while True:
+                s += self.rng.exponential(1.0 / bound)
+                if s >= min(t1, first):
+                    break
+                if self.rng.random() * bound < self.intensity(c, s):
+                    first, who = s, c
+                    break
+        return first, who
 
     def _draw(self, rate: float, now: float) -> float:
         """Absolute time of the next event of a clock with ``rate``, drawn at ``now``."""
@@ -120,13 +158,18 @@ class _Trial:
         """
         t0 = self.t
         end = t0 + duration
-        first, who = math.inf, None
-        for c, tc in enumerate(self.next_cat):
-            if tc < first:
-                first, who = tc, c
+        limit = min(end, self.cap)
+        first: float
+        who: int | None
+        if self.varying:
+            first, who = self.first_failure(t0, limit)
+        else:
+            first, who = math.inf, None
+            for c, tc in enumerate(self.next_cat):
+                if tc < first:
+                    first, who = tc, c
         if maint_exposed and self.next_maint < first:
             first, who = self.next_maint, _MAINT
-        limit = min(end, self.cap)
         event: int | str | None  # a category index, _MAINT, None (run done) or "cap"
         if first < limit:
             stop, event = max(first, t0), who
@@ -144,7 +187,7 @@ class _Trial:
             raise _Stop
         if event == _MAINT:
             self.next_maint = self._draw(float(self.x.maint_rate), stop)
-        elif isinstance(event, int):
+        elif isinstance(event, int) and not self.varying:
             self.next_cat[event] = self._draw(self.rates[event], stop)
         return event, elapsed
 

@@ -112,6 +112,11 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         repair_hours=float(pol.repair_hours),
         cap_hours=float(cap),
         max_events=int(pol.max_events),
+        cat_amp=np.array([c.diurnal_amplitude for c in fm.categories], dtype=np.float64),
+        cat_phase=np.array([c.diurnal_peak_hour for c in fm.categories], dtype=np.float64),
+        start_hour=float(scenario.job.start_hour),
+        trend_shape=float(fm.trend_shape),
+        fleet_age_hours=float(fm.fleet_age_hours),
     )
     labels = {"rates_source": draws.source, "mttf_hours": mttf, "n_draws": draws.n_draws}
     return inputs, labels

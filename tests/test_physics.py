@@ -1,0 +1,307 @@
+"""Failure physics: time-varying failure rates (diurnal cycles, power-law trend).
+
+Three kinds of checks, as for the constant-rate process:
+
+* known answers: with no checkpoint cost, no restart and no recovery time the job is exposed
+  for its whole wall time, so a trial capped at ``window`` hours counts a Poisson number of
+  failures of each category with mean ``integral_0^window lambda_c(t) dt``; the kernel's
+  mean count must be within 4 standard errors (``sqrt(mean / n)``) of that integral. Each has
+  a negative control (a wrong phase; a thinning sampler with too low a bound) that the same
+  check must reject;
+* the kernel against the event-by-event oracle (per-category thinning, written apart) in
+  distribution, with the feature on alone and with spares, persist and maintenance on;
+* invariants on random scenarios (hypothesis): ``wall == progress + sum(lost)``, no negative
+  time, finished trials have ``progress == W``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate
+from test_kernel_vs_reference import _disagreements, _run_both, _scenario
+from test_reference import check_identity
+
+from relmc._seed import resolve_seed
+from relmc.errors import FieldError
+from relmc.scenario import Category, Job, Scenario, replace_path
+from relmc.sim import _kernels
+from relmc.sim.inputs import KernelInputs
+from relmc.sim.reference import simulate_reference
+from relmc.sim.simulate import kernel_inputs, run_kernel, simulate
+
+Z_MAX = 4.0  # known answers: 4 SE; about 40 such checks, so a false alarm has p ~ 2.5e-3
+
+
+def _window_inputs(n_trials, window, rates, amp, peak, start_hour=0.0, shape=1.0, age=1.0):
+    """Always exposed (no checkpoint cost, restart or recovery) until the cap at ``window``."""
+    n_cat = len(rates)
+    return KernelInputs(
+        cat_rate=np.array([rates], dtype=float),
+        draw_of_trial=np.zeros(n_trials, dtype=np.int64),
+        detect_hours=np.zeros(n_cat),
+        swap=np.zeros(n_cat, dtype=bool),
+        maint_rate=0.0,
+        maint_hours=0.0,
+        work_hours=1e6,
+        tau=5.0,
+        delta=0.0,
+        persist=0.0,
+        restart_hours=0.0,
+        swap_hours=0.0,
+        n_spares=-1,
+        repair_hours=1.0,
+        cap_hours=float(window),
+        cat_amp=np.array(amp, dtype=float),
+        cat_phase=np.array(peak, dtype=float),
+        start_hour=start_hour,
+        trend_shape=shape,
+        fleet_age_hours=age,
+    )
+
+
+def _expected_counts(x: KernelInputs, t0: float, t1: float, phase_error: float = 0.0):
+    """``integral_{t0}^{t1} lambda_c(t) dt`` for each category, by quadrature of the contract."""
+
+    def lam(t, c):
+        hour = x.start_hour + t - x.cat_phase[c] - phase_error
+        day = 1.0 + x.cat_amp[c] * math.cos(2.0 * math.pi * hour / 24.0)
+        return x.cat_rate[0, c] * day * (1.0 + t / x.fleet_age_hours) ** (x.trend_shape - 1.0)
+
+    return np.array(
+        [
+            integrate.quad(lam, t0, t1, args=(c,), limit=400, epsabs=0, epsrel=1e-11)[0]
+            for c in range(x.n_categories)
+        ]
+    )
+
+
+def _z(counts: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """z-scores of mean Poisson counts (variance = mean) per category."""
+    return (counts.mean(axis=0) - expected) / np.sqrt(expected / counts.shape[0])
+
+
+# (window h, rates per h, amplitudes, peak hours, start hour, trend shape, fleet age h)
+WINDOWS = {
+    "diurnal_full": (30.0, [0.5, 0.3], [1.0, 0.5], [3.0, 15.0], 7.0, 1.0, 1.0),
+    "diurnal_short": (5.0, [2.0], [1.0], [12.0], 10.0, 1.0, 1.0),
+    "diurnal_trough": (6.0, [2.0, 1.0], [0.8, 1.0], [0.0, 0.0], 9.0, 1.0, 1.0),
+    "burn_in": (48.0, [0.4], [0.0], [0.0], 0.0, 0.5, 5.0),
+    "wear_out": (40.0, [0.2, 0.1], [0.0, 0.0], [0.0, 0.0], 0.0, 3.0, 20.0),
+    "both": (36.0, [0.3, 0.2], [1.0, 0.3], [14.0, 2.0], 20.0, 1.7, 30.0),
+    "both_burn_in": (20.0, [1.0], [0.6], [5.0], 3.0, 0.7, 2.0),
+}
+N_WINDOW = 6000
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_kernel_failure_count_is_the_integrated_intensity(name):
+    window, rates, amp, peak, h0, shape, age = WINDOWS[name]
+    x = _window_inputs(N_WINDOW, window, rates, amp, peak, h0, shape, age)
+    assert not _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap, x.modulated)
+    out, _ = run_kernel(x, resolve_seed(11))
+    assert np.all(out["wall_hours"] == window) and not out["finished"].any()
+    z = _z(out["interruptions"], _expected_counts(x, 0.0, window))
+    assert np.all(np.abs(z) < Z_MAX), z
+
+
+@pytest.mark.parametrize("name", ["diurnal_short", "both"])
+def test_oracle_failure_count_is_the_integrated_intensity(name):
+    window, rates, amp, peak, h0, shape, age = WINDOWS[name]
+    x = _window_inputs(1500, window, rates, amp, peak, h0, shape, age)
+    out = simulate_reference(x, np.random.default_rng(12))
+    z = _z(out["interruptions"], _expected_counts(x, 0.0, window))
+    assert np.all(np.abs(z) < Z_MAX), z
+
+
+def test_negative_control_a_six_hour_phase_error_is_seen():
+    # the same counts against the integral of a rate whose peak is 6 h late must fail
+    window, rates, amp, peak, h0, shape, age = WINDOWS["diurnal_short"]
+    x = _window_inputs(N_WINDOW, window, rates, amp, peak, h0, shape, age)
+    out, _ = run_kernel(x, resolve_seed(11))
+    z = _z(out["interruptions"], _expected_counts(x, 0.0, window, phase_error=6.0))
+    assert np.any(np.abs(z) > Z_MAX), z
+
+
+def _count_by_gaps(bound_scale, n, window, base, amp, theta, shape, age, seed):
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((n, 1))
+    for i in range(n):
+        t = 0.0
+        while True:
+            t += _kernels._fail_gap(
+                rng, t, base, amp, theta, (base + amp) * bound_scale, shape, age, np.inf
+            )
+            if t >= window:
+                break
+            counts[i, 0] += 1
+    return counts
+
+
+def test_thinning_bound_correct_passes_too_low_fails():
+    # _fail_gap alone, gap after gap over [0, 24): with the bound base + amp it reproduces the
+    # integral; with a bound 30 % too low (acceptance clipped at 1) it must not
+    base, amp, theta, shape, age, window = 2.0, 2.0, 0.3, 1.5, 10.0, 24.0
+    x = _window_inputs(1, window, [base], [1.0], [0.0], 0.0, shape, age)
+    x = dataclasses.replace(x, cat_phase=np.array([-theta * 24.0 / (2.0 * math.pi)]))
+    expected = _expected_counts(x, 0.0, window)
+    good = _count_by_gaps(1.0, 3000, window, base, amp, theta, shape, age, 5)
+    bad = _count_by_gaps(0.7, 3000, window, base, amp, theta, shape, age, 5)
+    assert abs(_z(good, expected)[0]) < Z_MAX
+    assert abs(_z(bad, expected)[0]) > Z_MAX
+
+
+def test_failures_resume_at_the_wall_clock_intensity_after_a_pause():
+    # a crash detected 12 h later: the exposure resumes half a day on, so the failure process
+    # must read the wall clock. With rate 0.05/h and a peak at hour 6, two exposed stretches:
+    # the mean count must match the kernel run with the oracle (which steps the wall clock)
+    sc = _scenario(
+        [Category("g", rate=0.05, unit="job", detection_hours=12.0, diurnal_amplitude=1.0,
+                  diurnal_peak_hour=6.0)],
+        work=30.0, checkpoint_interval=1.0, snapshot_hours=0.0, restart_hours=0.0,
+    )  # fmt: skip
+    fast, slow = _run_both(sc, 3000, seed=4)
+    assert _disagreements(fast, slow) == []
+
+
+# ---- off values take the old path -----------------------------------------------------------
+
+
+def test_off_values_are_the_constant_rate_process():
+    sc = Scenario.default(job=Job(100.0))
+    x, _ = kernel_inputs(sc, None, 10)
+    assert not x.modulated
+    assert not _kernels.time_varying(x.cat_amp, x.trend_shape)
+    assert _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap, x.modulated) == (
+        _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap)
+    )
+    # explicit off values (amplitude 0 at any peak hour, shape 1 at any age, any start hour)
+    off = replace_path(sc, "failures.categories.*.diurnal_peak_hour", 17.0)
+    off = replace_path(off, "failures.fleet_age_hours", 3.0)
+    off = replace_path(off, "job.start_hour", 5.5)
+    a = simulate(sc, n_trials=300, seed=3, n_threads=1)
+    b = simulate(off, n_trials=300, seed=3, n_threads=1)
+    for name in ("wall_hours", "progress_hours", "interruptions", "lost_hours", "events"):
+        np.testing.assert_array_equal(a[name].values, b[name].values)
+    # any modulation leaves the constant-rate path
+    on = replace_path(sc, "failures.trend_shape", 1.0 + 1e-12)
+    assert kernel_inputs(on, None, 1)[0].modulated
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("failures.categories.*.diurnal_amplitude", 1.5, "diurnal_amplitude"),
+        ("failures.categories.*.diurnal_amplitude", -0.1, "diurnal_amplitude"),
+        ("failures.categories.*.diurnal_peak_hour", 24.0, "diurnal_peak_hour"),
+        ("failures.trend_shape", 0.0, "failures.trend_shape"),
+        ("failures.fleet_age_hours", 0.0, "failures.fleet_age_hours"),
+        ("job.start_hour", 24.0, "job.start_hour"),
+        ("job.start_hour", float("nan"), "job.start_hour"),
+    ],
+)
+def test_bad_physics_fields_are_named(path, value, field):
+    with pytest.raises(FieldError, match=field) as info:
+        replace_path(Scenario.default(), path, value)
+    assert field in info.value.field
+
+
+# ---- kernel vs oracle --------------------------------------------------------------------------
+
+_CATS = (
+    Category("gpu", rate=3e-5, unit="gpu", recovery="swap", diurnal_amplitude=0.8,
+             diurnal_peak_hour=14.0),
+    Category("hang", rate=2e-5, unit="gpu", detection_hours=1 / 6, diurnal_amplitude=0.3,
+             diurnal_peak_hour=2.0),
+    Category("bug", rate=0.03, unit="job"),
+)  # fmt: skip
+PHYSICS = {
+    # diurnal and trend alone on the constant-recovery configuration
+    "diurnal_trend": _scenario(list(_CATS), work=20.0, checkpoint_interval=0.5, restart_hours=0.2),
+    # with finite spares, persist and maintenance
+    "with_old_features": _scenario(
+        list(_CATS),
+        work=20.0,
+        maint=(0.08, 0.1),
+        checkpoint_interval=0.5,
+        snapshot_hours=1 / 60,
+        persist_hours=0.1,
+        restart_hours=1 / 6,
+        swap_hours=0.25,
+        n_spares=3,
+        repair_hours=4.0,
+    ),  # fmt: skip
+}
+_TREND = {"diurnal_trend": (2.5, 15.0), "with_old_features": (0.6, 4.0)}
+
+
+def _physics_scenario(name):
+    sc = PHYSICS[name]
+    shape, age = _TREND[name]
+    fm = dataclasses.replace(sc.failures, trend_shape=shape, fleet_age_hours=age)
+    return dataclasses.replace(sc, failures=fm, job=dataclasses.replace(sc.job, start_hour=9.0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PHYSICS))
+def test_kernel_matches_reference_with_time_varying_rates(name):
+    sc = _physics_scenario(name)
+    fast, slow = _run_both(sc, 2000, seed=21)
+    assert _disagreements(fast, slow) == []
+
+
+@pytest.mark.slow
+def test_kernel_vs_reference_negative_control_sees_a_wrong_trend():
+    # the oracle is given a trend shape of 2.0 instead of 2.5: the same checks must see it
+    sc = _physics_scenario("diurnal_trend")
+    wrong = replace_path(sc, "failures.trend_shape", 2.0)
+    fast, slow = _run_both(sc, 2000, seed=21, ref_scenario=wrong)
+    assert any(b.startswith("interruptions") for b in _disagreements(fast, slow))
+
+
+# ---- invariants on random scenarios -------------------------------------------------------------
+
+
+@st.composite
+def _random_inputs(draw):
+    n_cat = draw(st.integers(1, 3))
+    rates = [draw(st.just(0.0) | st.floats(0.01, 2.0)) for _ in range(n_cat)]
+    tau = draw(st.floats(0.05, 3.0))
+    return KernelInputs(
+        cat_rate=np.array([rates]),
+        draw_of_trial=np.zeros(8, dtype=np.int64),
+        detect_hours=np.array([draw(st.floats(0.0, 1.0)) for _ in range(n_cat)]),
+        swap=np.array([draw(st.booleans()) for _ in range(n_cat)]),
+        maint_rate=draw(st.sampled_from([0.0, 0.2])),
+        maint_hours=draw(st.floats(0.0, 0.5)),
+        work_hours=draw(st.floats(0.1, 10.0)),
+        tau=tau,
+        delta=draw(st.floats(0.0, 0.3)),
+        persist=draw(st.floats(0.0, 1.0)) * tau,
+        restart_hours=draw(st.floats(0.0, 0.5)),
+        swap_hours=draw(st.floats(0.0, 0.5)),
+        n_spares=draw(st.sampled_from([-1, 0, 2])),
+        repair_hours=draw(st.floats(0.1, 5.0)),
+        cap_hours=draw(st.floats(1.0, 6.0)) * 10.0,
+        max_events=draw(st.sampled_from([3, 1000])),
+        cat_amp=np.array([draw(st.floats(0.0, 1.0)) for _ in range(n_cat)]),
+        cat_phase=np.array([draw(st.floats(0.0, 23.9)) for _ in range(n_cat)]),
+        start_hour=draw(st.floats(0.0, 23.9)),
+        trend_shape=draw(st.floats(0.3, 3.0)),
+        fleet_age_hours=draw(st.floats(0.5, 100.0)),
+    )
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(x=_random_inputs(), seed=st.integers(0, 2**32 - 1))
+def test_invariants_hold_on_random_time_varying_scenarios(x, seed):
+    x = dataclasses.replace(x, cap_hours=max(x.cap_hours, x.work_hours))
+    fast, _ = run_kernel(x, resolve_seed(seed))
+    fast = {k: v.astype(np.int64) if v.dtype == np.int32 else v for k, v in fast.items()}
+    check_identity(fast, x)
+    check_identity(simulate_reference(x, np.random.default_rng(seed)), x)
