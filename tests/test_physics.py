@@ -1,4 +1,5 @@
-"""Failure physics: time-varying failure rates (diurnal cycles, power-law trend).
+"""Failure physics: time-varying failure rates (diurnal cycles, power-law trend), diurnal
+throughput.
 
 Three kinds of checks, as for the constant-rate process:
 
@@ -7,7 +8,9 @@ Three kinds of checks, as for the constant-rate process:
   failures of each category with mean ``integral_0^window lambda_c(t) dt``; the kernel's
   mean count must be within 4 standard errors (``sqrt(mean / n)``) of that integral. Each has
   a negative control (a wrong phase; a thinning sampler with too low a bound) that the same
-  check must reject;
+  check must reject. Without failures, a job at diurnal speed ``s(t)`` ends at the wall time
+  ``T`` that solves ``S(T) - S(0) = W + n delta + persist`` (``S`` the antiderivative of
+  ``s``), to 1e-9 relative;
 * the kernel against the event-by-event oracle (per-category thinning, written apart) in
   distribution, with the feature on alone and with spares, persist and maintenance on;
 * invariants on random scenarios (hypothesis): ``wall == progress + sum(lost)``, no negative
@@ -23,14 +26,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate
+from scipy import integrate, optimize
 from test_kernel_vs_reference import _disagreements, _run_both, _scenario
-from test_reference import check_identity
 
 from relmc._seed import resolve_seed
 from relmc.errors import FieldError
 from relmc.scenario import Category, Job, Scenario, replace_path
-from relmc.sim import _kernels
+from relmc.sim import CAUSES, _kernels
 from relmc.sim.inputs import KernelInputs
 from relmc.sim.reference import simulate_reference
 from relmc.sim.simulate import kernel_inputs, run_kernel, simulate
@@ -169,6 +171,65 @@ def test_failures_resume_at_the_wall_clock_intensity_after_a_pause():
     assert _disagreements(fast, slow) == []
 
 
+# ---- diurnal throughput ------------------------------------------------------------------------
+
+
+def _no_failure_wall(x: KernelInputs, phase_error: float = 0.0) -> float:
+    """Wall time of a failure-free job at diurnal speed: ``S(T) - S(0) = W + n delta + persist``."""
+    w = 2.0 * math.pi / 24.0
+    b, h = x.speed_amp, x.start_hour - x.speed_phase - phase_error
+
+    def big_s(t):
+        return t + b / w * math.sin(w * (h + t))
+
+    nominal = x.work_hours + math.ceil(x.work_hours / x.tau - 1e-9) * x.delta + x.persist
+    return optimize.brentq(
+        lambda t: big_s(t) - big_s(0.0) - nominal, 0.0, 2.0 * nominal / (1.0 - b) + 1.0,
+        xtol=1e-13, rtol=1e-15,
+    )  # fmt: skip
+
+
+# (W, tau, delta, persist, b, peak hour, start hour)
+SPEEDS = {
+    "compute_only": (100.0, 1.0, 0.0, 0.0, 0.3, 3.0, 9.0),
+    "llama3_like": (1296.0, 0.5, 1 / 60, 0.1, 0.01, 4.0, 13.0),
+    "short_fast_start": (5.0, 0.7, 0.05, 0.3, 0.5, 10.0, 10.0),
+    "near_stall": (60.0, 2.0, 0.1, 0.5, 0.95, 18.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEEDS))
+def test_failure_free_wall_time_solves_the_integrated_speed(name):
+    work, tau, delta, persist, b, peak, h0 = SPEEDS[name]
+    x = _window_inputs(3, 1e6, [0.0], [0.0], [0.0], h0)
+    x = dataclasses.replace(
+        x, work_hours=work, tau=tau, delta=delta, persist=persist, speed_amp=b, speed_phase=peak
+    )
+    expected = _no_failure_wall(x)
+    n_seg = math.ceil(work / tau - 1e-9)
+    nominal = work + n_seg * delta + persist
+    fast, _ = run_kernel(x, resolve_seed(1))
+    slow = simulate_reference(x, np.random.default_rng(1))
+    for out in (fast, slow):
+        assert out["finished"].all()
+        np.testing.assert_allclose(out["wall_hours"], expected, rtol=1e-9)
+        # slowdown is the wall time beyond the nominal run (negative when it ran fast)
+        slowdown = out["lost_hours"][:, CAUSES.index("slowdown")]
+        np.testing.assert_allclose(slowdown, expected - nominal, rtol=1e-7, atol=1e-9)
+    # negative controls: the nominal wall time, and a peak 6 h late, are off by far more
+    assert abs(expected / nominal - 1.0) > 1e-6
+    assert abs(_no_failure_wall(x, phase_error=6.0) / expected - 1.0) > 1e-6
+
+
+def test_slowdown_is_negative_when_the_job_runs_at_its_fast_hours():
+    # 4 h starting at the peak of a 40 % cycle: always faster than nominal
+    x = _window_inputs(1, 1e6, [0.0], [0.0], [0.0], 10.0)
+    x = dataclasses.replace(x, work_hours=4.0, tau=1.0, delta=0.0, speed_amp=0.4, speed_phase=12.0)
+    fast, _ = run_kernel(x, resolve_seed(1))
+    assert fast["lost_hours"][0, CAUSES.index("slowdown")] < -0.5
+    assert fast["wall_hours"][0] < 4.0
+
+
 # ---- off values take the old path -----------------------------------------------------------
 
 
@@ -184,6 +245,7 @@ def test_off_values_are_the_constant_rate_process():
     off = replace_path(sc, "failures.categories.*.diurnal_peak_hour", 17.0)
     off = replace_path(off, "failures.fleet_age_hours", 3.0)
     off = replace_path(off, "job.start_hour", 5.5)
+    off = replace_path(off, "job.throughput_peak_hour", 9.0)
     a = simulate(sc, n_trials=300, seed=3, n_threads=1)
     b = simulate(off, n_trials=300, seed=3, n_threads=1)
     for name in ("wall_hours", "progress_hours", "interruptions", "lost_hours", "events"):
@@ -203,6 +265,8 @@ def test_off_values_are_the_constant_rate_process():
         ("failures.fleet_age_hours", 0.0, "failures.fleet_age_hours"),
         ("job.start_hour", 24.0, "job.start_hour"),
         ("job.start_hour", float("nan"), "job.start_hour"),
+        ("job.throughput_amplitude", 1.0, "job.throughput_amplitude"),
+        ("job.throughput_peak_hour", -1.0, "job.throughput_peak_hour"),
     ],
 )
 def test_bad_physics_fields_are_named(path, value, field):
@@ -235,16 +299,54 @@ PHYSICS = {
         swap_hours=0.25,
         n_spares=3,
         repair_hours=4.0,
-    ),  # fmt: skip
+    ),
+    # diurnal throughput alone (constant rates), with persist and maintenance: the wall cap
+    # falls in maintenance checkpoints with persists in flight
+    "throughput": _scenario(
+        [
+            Category("g", rate=1e-4, unit="gpu"),
+            Category("n", rate=1e-3, unit="node", recovery="swap"),
+        ],
+        work=10.0,
+        maint=(0.3, 0.1),
+        checkpoint_interval=1.0,
+        snapshot_hours=0.2,
+        persist_hours=0.8,
+        restart_hours=0.1,
+        swap_hours=0.05,
+        wall_cap_factor=1.6,
+    ),
+    # everything at once
+    "all_physics": _scenario(
+        list(_CATS),
+        work=20.0,
+        maint=(0.08, 0.1),
+        checkpoint_interval=0.5,
+        snapshot_hours=1 / 60,
+        persist_hours=0.1,
+        restart_hours=1 / 6,
+        swap_hours=0.25,
+        n_spares=3,
+        repair_hours=4.0,
+    ),
 }
-_TREND = {"diurnal_trend": (2.5, 15.0), "with_old_features": (0.6, 4.0)}
+# trend (shape, fleet age h) and throughput (amplitude, peak hour) of each
+_TREND = {
+    "diurnal_trend": (2.5, 15.0, 0.0, 0.0),
+    "with_old_features": (0.6, 4.0, 0.0, 0.0),
+    "throughput": (1.0, 1.0, 0.3, 4.0),
+    "all_physics": (1.8, 10.0, 0.2, 20.0),
+}
 
 
 def _physics_scenario(name):
     sc = PHYSICS[name]
-    shape, age = _TREND[name]
+    shape, age, b, peak = _TREND[name]
     fm = dataclasses.replace(sc.failures, trend_shape=shape, fleet_age_hours=age)
-    return dataclasses.replace(sc, failures=fm, job=dataclasses.replace(sc.job, start_hour=9.0))
+    job = dataclasses.replace(
+        sc.job, start_hour=9.0, throughput_amplitude=b, throughput_peak_hour=peak
+    )
+    return dataclasses.replace(sc, failures=fm, job=job)
 
 
 @pytest.mark.slow
@@ -253,6 +355,15 @@ def test_kernel_matches_reference_with_time_varying_rates(name):
     sc = _physics_scenario(name)
     fast, slow = _run_both(sc, 2000, seed=21)
     assert _disagreements(fast, slow) == []
+
+
+@pytest.mark.slow
+def test_kernel_vs_reference_negative_control_sees_a_wrong_throughput_phase():
+    # the oracle's fastest hour is 12 h off: the same checks must see it
+    sc = _physics_scenario("throughput")
+    wrong = replace_path(sc, "job.throughput_peak_hour", 16.0)
+    fast, slow = _run_both(sc, 2000, seed=21, ref_scenario=wrong)
+    assert any(b.startswith("lost_slowdown") for b in _disagreements(fast, slow))
 
 
 @pytest.mark.slow
@@ -294,7 +405,26 @@ def _random_inputs(draw):
         start_hour=draw(st.floats(0.0, 23.9)),
         trend_shape=draw(st.floats(0.3, 3.0)),
         fleet_age_hours=draw(st.floats(0.5, 100.0)),
+        speed_amp=draw(st.just(0.0) | st.floats(0.0, 0.9)),
+        speed_phase=draw(st.floats(0.0, 23.9)),
     )
+
+
+def _check_invariants(out, x: KernelInputs) -> None:
+    wall, progress, lost = out["wall_hours"], out["progress_hours"], out["lost_hours"]
+    # wall == progress + lost, up to rounding of sums of O(cap) hours
+    np.testing.assert_allclose(wall, progress + lost.sum(axis=1), rtol=1e-9, atol=1e-12)
+    # no negative time, but slowdown, which is negative when the job ran fast: at most the
+    # speed's excess over 1 (b) times the wall time
+    slow = CAUSES.index("slowdown")
+    assert np.all(np.delete(lost, slow, axis=1) >= -1e-12)
+    assert np.all(lost[:, slow] >= -x.speed_amp * wall - 1e-12)
+    assert np.all(wall >= 0) and np.all(wall <= x.cap_hours)
+    assert np.all(progress >= 0) and np.all(progress <= x.work_hours)
+    assert np.all(progress[out["finished"]] == x.work_hours)
+    events = out["interruptions"].sum(axis=1) + out["maintenance_events"]
+    stopped = ~out["finished"]
+    assert np.all((wall[stopped] == x.cap_hours) | (events[stopped] == x.max_events))
 
 
 @settings(max_examples=30, deadline=None, database=None)
@@ -302,6 +432,5 @@ def _random_inputs(draw):
 def test_invariants_hold_on_random_time_varying_scenarios(x, seed):
     x = dataclasses.replace(x, cap_hours=max(x.cap_hours, x.work_hours))
     fast, _ = run_kernel(x, resolve_seed(seed))
-    fast = {k: v.astype(np.int64) if v.dtype == np.int32 else v for k, v in fast.items()}
-    check_identity(fast, x)
-    check_identity(simulate_reference(x, np.random.default_rng(seed)), x)
+    _check_invariants(fast, x)
+    _check_invariants(simulate_reference(x, np.random.default_rng(seed)), x)

@@ -14,6 +14,23 @@ ends (background persist; compute goes on meanwhile; ``0 <= persist <= tau``). T
 finished when the final segment's snapshot is durable, so the final ``persist`` is waited for.
 Progress counts in compute hours; each segment is laid out ``[compute s_k][snapshot delta]``.
 
+Diurnal throughput
+    A *run* (the job's activity from the end of a restart, or from its start, to the next
+    event or the end: compute, blocking snapshots, background persists, the final persist
+    wait) advances at speed ``s(t) = 1 + b cos(2 pi (h0 + t - phi_s) / 24)`` *nominal* hours
+    per wall hour, on the wall clock ``t`` (``b`` in [0, 1), ``phi_s`` the hour of day of the
+    fastest running, ``h0`` the job's start hour). All the lengths above (``tau``, ``delta``,
+    ``persist``, ``W``) are nominal: a run that starts at wall ``t1`` has reached nominal
+    position ``S(t2) - S(t1)`` at wall ``t2``, ``S(t) = t + (b / w) sin(w (h0 + t - phi_s))``,
+    ``w = 2 pi / 24``, and the segment layout is the one above in nominal hours. A persist in
+    flight advances at ``s(t)`` too, also during a maintenance checkpoint. Restarts,
+    detection, swaps, spare waits, maintenance downtime and the maintenance checkpoint take
+    their stated wall hours. (Scaling the snapshots and persists with the compute keeps the
+    layout arithmetic, so events are still placed in O(1); with ``b`` of 1-2 % and
+    checkpoints a few % of the run the difference is second order.) Without failures, a
+    job's wall time ``T`` solves ``S(T) - S(0) = W + n delta + persist``. With ``b = 0``
+    this is the process above.
+
 Interruptions
 -------------
 Categories ``c`` have cluster-level rates ``Lambda_c`` (per hour, already scaled by the units
@@ -74,7 +91,9 @@ planned events; the event is counted, no recovery follows), so no scenario loops
 however high its event rate. Per
 trial the outputs are ``wall_hours``, ``finished``, ``progress_hours`` (durable compute at the
 end, ``W`` when finished), ``interruptions[c]``, ``maintenance_events`` and ``lost_hours`` by
-cause, in the order of :data:`CAUSES`. Exactly, up to rounding::
+cause, in the order of :data:`CAUSES`. Run time lost to ``rework`` and ``checkpoint`` is
+counted in nominal hours; ``slowdown`` is the wall hours of every run minus its nominal
+hours, negative when the job ran faster than nominal on balance. Exactly, up to rounding::
 
     wall_hours == progress_hours + sum(lost_hours)
 
@@ -92,13 +111,16 @@ CAUSES: tuple[str, ...] = (
     "spare_wait",
     "restart",
     "maintenance",
+    "slowdown",
 )
 """Names of the ``lost_hours`` causes, in kernel order.
 
 They line up with common badput vocabularies: ``rework`` is "wasted progress from
 disruption", ``checkpoint`` is "checkpoint save" (blocking snapshots and waited-for
 persists), ``restart`` is "program start-up + checkpoint restore", ``detection`` is time a
-crashed or hung job sits before the failure is noticed.
+crashed or hung job sits before the failure is noticed. ``slowdown`` (last, so the earlier
+indices stay) is wall time of runs beyond their nominal time under a diurnal throughput
+cycle; it may be negative (the job ran faster than nominal).
 """
 
 __all__ = ["CAUSES"]

@@ -26,6 +26,12 @@ closed form, accepting a proposal at ``t`` with probability ``(L + A cos(w t + t
 earlier of the two is the event; the category of a failure at ``t`` is drawn from the
 intensities at ``t`` (:func:`_pick_at`, one uniform and a scan over categories).
 
+A diurnal throughput cycle also takes the general path. Runs are laid out in nominal hours
+as before; only the run's events are converted: an event ``e_w`` wall hours into a run that
+started at ``t`` is at nominal ``S(t + e_w) - S(t)`` (:func:`_nominal`, closed form), and the
+run's nominal length is turned into wall hours by one safeguarded Newton solve
+(:func:`_wall_for`). Two conversions per event, none per segment.
+
 Paths, chosen inside :func:`simulate_block` from the inputs
 ------------------------------------------------------------
 * ``_block_renewal``: no planned maintenance, and a failure's recovery (detection, node swap)
@@ -62,6 +68,7 @@ NODE_SWAP = CAUSES.index("node_swap")
 SPARE_WAIT = CAUSES.index("spare_wait")
 RESTART = CAUSES.index("restart")
 MAINTENANCE = CAUSES.index("maintenance")
+SLOWDOWN = CAUSES.index("slowdown")
 N_CAUSES = len(CAUSES)
 OMEGA = 2.0 * math.pi / 24.0  # diurnal angular frequency, per hour
 
@@ -258,6 +265,48 @@ def _diurnal_sum(w, cat_amp, cat_phase, start_hour):
 
 
 @jit
+def _nominal(t1, t2, b, phase0):
+    """Nominal hours a run advances from wall ``t1`` to ``t2``: ``S(t2) - S(t1)``.
+
+    ``S(t) = t + (b / OMEGA) sin(OMEGA (phase0 + t))``; the difference of sines is taken as a
+    product, exact to rounding however close ``t1`` and ``t2`` are.
+    """
+    a1 = OMEGA * (phase0 + t1)
+    a2 = OMEGA * (phase0 + t2)
+    return (t2 - t1) + (b / OMEGA) * 2.0 * math.cos(0.5 * (a1 + a2)) * math.sin(0.5 * (a2 - a1))
+
+
+@jit
+def _wall_for(t1, d, b, phase0):
+    """Wall hours from ``t1`` in which a run advances ``d`` nominal hours.
+
+    Newton on the increasing ``_nominal(t1, t1 + w) - d`` (derivative ``s > 0``), each step
+    kept inside a bracket that shrinks (else bisection): speed in ``[1 - b, 1 + b]`` and
+    ``|S(t) - t|`` at most ``b / OMEGA`` give the first bracket.
+    """
+    if d <= 0.0:
+        return 0.0
+    lo = max(d / (1.0 + b), d - 2.0 * b / OMEGA)
+    hi = min(d / (1.0 - b), d + 2.0 * b / OMEGA)
+    w = min(max(d, lo), hi)
+    for _ in range(200):
+        f = _nominal(t1, t1 + w, b, phase0) - d
+        if f == 0.0:
+            return w
+        if f > 0.0:
+            hi = w
+        else:
+            lo = w
+        wn = w - f / (1.0 + b * math.cos(OMEGA * (phase0 + t1 + w)))
+        if not (lo < wn < hi):
+            wn = 0.5 * (lo + hi)
+        if abs(wn - w) <= 4e-16 * (t1 + w):  # the spacing of floats at the wall clock
+            return wn
+        w = wn
+    return w
+
+
+@jit
 def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
     """Walker/Vose alias table over the outcomes of positive weight; returns their number.
 
@@ -376,6 +425,8 @@ def _trial_general(
     trend_shape,
     fleet_age_hours,
     maint_rate,
+    speed_amp,
+    speed_phase,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
 
@@ -385,7 +436,8 @@ def _trial_general(
     repair. Returns ``(t, p, done, events)``. When ``modulated``, failures follow the
     time-varying intensities (``w``: the categories' rates at the job's start) and
     maintenance is drawn apart at ``maint_rate``; otherwise ``rate`` is the superposed rate
-    and the alias table picks the event.
+    and the alias table picks the event. With ``speed_amp > 0`` runs advance at the diurnal
+    speed: ``e``, ``d_run`` are nominal run positions, ``e_w``, ``d_w`` their wall hours.
     """
     seg = tau + delta
     inv_seg = 1.0 / seg
@@ -395,6 +447,8 @@ def _trial_general(
     amp, theta = _diurnal_sum(w, cat_amp, cat_phase, start_hour) if modulated else (0.0, 0.0)
     g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
     g_maint = np.inf
+    speedy = speed_amp > 0.0
+    sphase = start_hour - speed_phase  # speed s(t) = 1 + b cos(OMEGA (sphase + t))
     n_repair = 0  # nodes in repair (finite pool)
     next_done = NO_REPAIR  # wall time of the next repair completion
     done = False
@@ -454,6 +508,11 @@ def _trial_general(
                 lost[i, RESTART] += r_eff
                 r_eff = 0.0
             d_run = last_start + tail
+            e_w = e  # wall hours into the run of the event; e is its nominal position
+            d_w = d_run
+            if speedy:
+                d_w = _wall_for(t, d_run, speed_amp, sphase)
+                e = _nominal(t, t + e_w, speed_amp, sphase) if e_w < np.inf else np.inf
             c = EV_NONE
             if e < d_run:
                 if not modulated:
@@ -461,7 +520,7 @@ def _trial_general(
                 elif g_maint < g_fail:
                     c = EV_MAINT
                 else:
-                    c = _pick_at(rng, t + e, w, cat_amp, cat_phase, start_hour)
+                    c = _pick_at(rng, t + e_w, w, cat_amp, cat_phase, start_hour)
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end. From here
                     # on only failures are active, so (memoryless) the next event comes at the
@@ -469,17 +528,25 @@ def _trial_general(
                     c = EV_NONE
                     if modulated:
                         # the failure process was drawn apart: its next failure stands
-                        e = e_fail
-                        if e < d_run:
-                            c = _pick_at(rng, t + e, w, cat_amp, cat_phase, start_hour)
+                        e_w = e_fail
                     elif fail_rate > 0.0:
-                        e += _gap(rng) / fail_rate
-                        if e < d_run:
+                        e_w += _gap(rng) / fail_rate
+                    else:
+                        e_w = np.inf
+                    e = e_w
+                    if speedy and e_w < np.inf:
+                        e = _nominal(t, t + e_w, speed_amp, sphase)
+                    if e < d_run:
+                        if modulated:
+                            c = _pick_at(rng, t + e_w, w, cat_amp, cat_phase, start_hour)
+                        else:
                             c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
-            if t + min(e, d_run) > cap_hours:
-                computed, durable, ckpt, _ = _run_position(
-                    cap_hours - t, tau, delta, persist, n_seg, r
-                )
+            if t + min(e_w, d_w) > cap_hours:
+                pos = cap_hours - t
+                if speedy:
+                    pos = _nominal(t, cap_hours, speed_amp, sphase)
+                    lost[i, SLOWDOWN] += (cap_hours - t) - pos
+                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
                 lost[i, REWORK] += computed - durable
                 lost[i, CHECKPOINT] += ckpt
                 p += durable
@@ -487,12 +554,16 @@ def _trial_general(
                 break
             if c == EV_NONE:
                 lost[i, CHECKPOINT] += n_seg * delta + persist
-                t += d_run
+                if speedy:
+                    lost[i, SLOWDOWN] += d_w - d_run
+                t += d_w
                 p = work_hours
                 done = True
                 break
             events += 1
-            t += e
+            t += e_w
+            if speedy:
+                lost[i, SLOWDOWN] += e_w - e
             k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
             computed = k * tau + min(x, s_k)
             lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
@@ -512,7 +583,10 @@ def _trial_general(
                 dt = delta + persist
                 if t + dt > cap_hours:
                     # persists already under way still complete during this checkpoint
-                    durable = _durable_after(e, cap_hours - t, tau, delta, persist, n_seg)
+                    extra = cap_hours - t  # persists in flight advance at the run's speed
+                    if speedy:
+                        extra = _nominal(t, cap_hours, speed_amp, sphase)
+                    durable = _durable_after(e, extra, tau, delta, persist, n_seg)
                     lost[i, REWORK] += computed - durable
                     lost[i, CHECKPOINT] += cap_hours - t
                     p += durable
@@ -596,6 +670,8 @@ def _block_general(
     start_hour,
     trend_shape,
     fleet_age_hours,
+    speed_amp,
+    speed_phase,
     wall,
     finished,
     progress,
@@ -631,7 +707,7 @@ def _block_general(
             swap_hours, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
             modulated, weights, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
-            maint_rate,
+            maint_rate, speed_amp, speed_phase,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -768,6 +844,8 @@ def _block_renewal(
     start_hour,
     trend_shape,
     fleet_age_hours,
+    speed_amp,
+    speed_phase,
     wall,
     finished,
     progress,
@@ -790,7 +868,7 @@ def _block_renewal(
     While the clock could not yet have reached the cap even if every recovery so far had
     cost the most, nothing depends on the categories; past that point, or at the last event
     the budget allows, the trial continues on the general path. The time-varying inputs
-    (``cat_amp`` .. ``fleet_age_hours``) are taken in :func:`simulate_block`'s order only:
+    (``cat_amp`` .. ``speed_phase``) are taken in :func:`simulate_block`'s order only:
     this path runs with them off (:func:`renewal_applies`).
     """
     n_trials = draw_of_trial.shape[0]
@@ -833,7 +911,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-                False, w, w, w, 0.0, 1.0, 1.0, 0.0,
+                False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -966,7 +1044,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
-                False, w, w, w, 0.0, 1.0, 1.0, 0.0,
+                False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -989,7 +1067,8 @@ def time_varying(cat_amp, trend_shape):
 def renewal_applies(maint_rate, n_spares, swap, modulated=False):
     """Whether the renewal path applies: no maintenance, recovery a per-category constant.
 
-    Never with time-varying rates (``modulated``): its gaps are memoryless in exposed time.
+    Never with time-varying rates or speed (``modulated``): its gaps are memoryless in
+    exposed time and its segments are as long on the wall clock as in nominal hours.
     """
     if maint_rate != 0.0 or modulated:
         return False
@@ -1025,6 +1104,8 @@ def simulate_block(
     start_hour,
     trend_shape,
     fleet_age_hours,
+    speed_amp,
+    speed_phase,
     wall,
     finished,
     progress,
@@ -1038,11 +1119,12 @@ def simulate_block(
     The path is chosen here from the inputs (see the module docstring); all paths implement
     the one contract.
     """
-    if renewal_applies(maint_rate, n_spares, swap, time_varying(cat_amp, trend_shape)):
+    varying = time_varying(cat_amp, trend_shape) or speed_amp != 0.0
+    if renewal_applies(maint_rate, n_spares, swap, varying):
         _block_renewal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
-            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             wall, finished, progress, interruptions, maint_events, n_events, lost,
             True, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
@@ -1051,6 +1133,6 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
-            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             wall, finished, progress, interruptions, maint_events, n_events, lost,
         )  # fmt: skip

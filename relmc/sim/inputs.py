@@ -60,6 +60,9 @@ class KernelInputs:
     trend_shape, fleet_age_hours : float
         Power-law trend of the failure rates: shape ``beta`` (1: constant) and the fleet's
         age ``A0`` at the job's start, hours (> 0).
+    speed_amp, speed_phase : float
+        Diurnal throughput: amplitude ``b`` in [0, 1) and hour of day ``phi_s`` of the
+        fastest running (0: constant speed).
     """
 
     cat_rate: np.ndarray
@@ -83,6 +86,8 @@ class KernelInputs:
     start_hour: float = 0.0
     trend_shape: float = 1.0
     fleet_age_hours: float = 1.0
+    speed_amp: float = 0.0
+    speed_phase: float = 0.0
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])

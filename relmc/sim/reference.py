@@ -21,7 +21,12 @@ superposed-rate kernel:
   candidates of a homogeneous process whose rate bounds the category's intensity over the
   whole interval, ``Lambda_c (1 + a_c) max(T(start), T(end))`` (``T`` is monotone), each
   accepted with probability ``lambda_c(t) / bound``; the earliest accepted candidate of any
-  category fires. The constant-rate clocks above are then unused for categories.
+  category fires. The constant-rate clocks above are then unused for categories;
+* a diurnal throughput cycle: each activity of a run (a segment's compute, its snapshot,
+  the final persist wait) is given its nominal length; its wall end is found by bisection
+  on ``S(t) = t + (b / w) sin(w (h0 + t - phi_s))`` and the activity is exposed over that
+  wall interval. An event at wall ``u`` is at nominal ``S(u) - S(start)`` into it. A
+  snapshot's persist is durable at the wall time its nominal ``persist`` has elapsed.
 
 Resolutions of points the contract leaves open (the kernel must agree):
 
@@ -68,7 +73,9 @@ from relmc.sim.inputs import KernelInputs
 __all__ = ["simulate_reference"]
 
 _REWORK, _CHECKPOINT, _DETECTION, _NODE_SWAP, _SPARE_WAIT, _RESTART, _MAINTENANCE = range(7)
-assert CAUSES[_MAINTENANCE] == "maintenance" and len(CAUSES) == 7
+_SLOWDOWN = 7
+assert CAUSES[_MAINTENANCE] == "maintenance" and CAUSES[_SLOWDOWN] == "slowdown"
+assert len(CAUSES) == 8
 
 _REL_TOL = 1e-9  # float noise in (W - p) / tau must never create an extra, empty segment
 _MAINT = -1  # event id of planned maintenance; categories are 0..n_categories-1
@@ -99,6 +106,28 @@ class _Trial:
         self.amp = [float(a) for a in inputs.cat_amp]
         self.peak = [float(h) for h in inputs.cat_phase]
         self.varying = any(a > 0.0 for a in self.amp) or float(inputs.trend_shape) != 1.0
+        self.speed_amp = float(inputs.speed_amp)
+        self.elapsed = 0.0  # nominal hours of the last exposed activity, also when it stopped
+
+    def big_s(self, t: float) -> float:
+        """``S(t)``: nominal hours a run would advance from wall time 0 to ``t``."""
+        b, w = self.speed_amp, 2.0 * math.pi / 24.0
+        return t + b / w * math.sin(w * (float(self.x.start_hour) + t - float(self.x.speed_phase)))
+
+    def wall_end(self, t0: float, nominal: float) -> float:
+        """Wall time at which a run from ``t0`` has advanced ``nominal`` hours (bisection)."""
+        b = self.speed_amp
+        lo, hi = t0 + nominal / (1.0 + b), t0 + nominal / (1.0 - b)
+        target = self.big_s(t0) + nominal
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            if self.big_s(mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        return hi
 
     def trend(self, t: float) -> float:
         """Return the power-law trend factor at wall time ``t`` (1 at the job's start)."""
@@ -149,15 +178,25 @@ class _Trial:
         self.next_maint += duration
         self.t = end
 
-    def expose(self, duration: float, cause: int | None, maint_exposed: bool = True):
+    def expose(
+        self,
+        duration: float,
+        cause: int | None,
+        maint_exposed: bool = True,
+        scaled: bool = False,
+    ):
         """Spend up to ``duration`` exposed to events, charged to ``cause`` (None: compute).
 
         Returns ``(event, elapsed)``: ``event`` is None when the interval completed, a category
         index or ``_MAINT`` when that clock fired first. Raises ``_Stop`` at the cap, after
-        charging the elapsed part; the caller then charges the lost compute as rework.
+        charging the elapsed part; the caller then charges the lost compute as rework. A
+        ``scaled`` activity (part of a run) lasts ``duration`` nominal hours at the diurnal
+        speed: ``elapsed`` (also left in ``self.elapsed``) is nominal, and wall hours beyond
+        it are ``slowdown``.
         """
         t0 = self.t
-        end = t0 + duration
+        scaled = scaled and self.speed_amp > 0.0
+        end = self.wall_end(t0, duration) if scaled else t0 + duration
         limit = min(end, self.cap)
         first: float
         who: int | None
@@ -177,11 +216,17 @@ class _Trial:
             stop, event = end, None
         else:
             stop, event = self.cap, "cap"
-        elapsed = stop - t0
+        elapsed = wall = stop - t0
+        if scaled:
+            elapsed = duration
+            if event is not None:
+                elapsed = min(max(self.big_s(stop) - self.big_s(t0), 0.0), duration)
+            self.lost[_SLOWDOWN] += wall - elapsed
+        self.elapsed = elapsed
         if cause is not None:
             self.lost[cause] += elapsed
         if not maint_exposed:
-            self.next_maint += elapsed
+            self.next_maint += wall
         self.t = stop
         if event == "cap":
             raise _Stop
@@ -303,11 +348,10 @@ class _Trial:
             length = remaining - (n - 1) * tau if last else tau
             end_prog = w if last else base + (k + 1) * tau
             # compute
-            t0 = self.t
             try:
-                event, elapsed = self.expose(length, None)
+                event, elapsed = self.expose(length, None, scaled=True)
             except _Stop:
-                self.fall_back(start + (self.t - t0))
+                self.fall_back(start + self.elapsed)
                 raise
             if event is not None:
                 computed = start + elapsed
@@ -317,7 +361,7 @@ class _Trial:
                 return False
             # blocking snapshot; planned events after the last compute are deferred
             try:
-                event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last)
+                event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last, scaled=True)
             except _Stop:
                 self.fall_back(end_prog)
                 raise
@@ -326,10 +370,13 @@ class _Trial:
                     return self.maintenance(end_prog)
                 self.failure(event, end_prog)
                 return False
-            self.pending.append((self.t + persist, end_prog))
+            durable = self.t + persist
+            if self.speed_amp > 0.0:
+                durable = self.wall_end(self.t, persist)
+            self.pending.append((durable, end_prog))
         # final persist wait: exposed to failures only
         try:
-            event, _ = self.expose(persist, _CHECKPOINT, maint_exposed=False)
+            event, _ = self.expose(persist, _CHECKPOINT, maint_exposed=False, scaled=True)
         except _Stop:
             self.fall_back(w)
             raise

@@ -117,6 +117,8 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         start_hour=float(scenario.job.start_hour),
         trend_shape=float(fm.trend_shape),
         fleet_age_hours=float(fm.fleet_age_hours),
+        speed_amp=float(scenario.job.throughput_amplitude),
+        speed_phase=float(scenario.job.throughput_peak_hour),
     )
     labels = {"rates_source": draws.source, "mttf_hours": mttf, "n_draws": draws.n_draws}
     return inputs, labels
