@@ -312,6 +312,19 @@ def test_planned_events_after_last_compute_do_not_loop():
     np.testing.assert_allclose(ds.progress_hours + ds.lost_hours.sum("cause"), ds.wall_hours)
 
 
+def test_deferred_planned_event_without_failures_still_stops_at_the_cap():
+    # no failure rate, frequent planned events and the cap inside the final snapshot: a
+    # planned event there is deferred, and the trial must stop at the cap, not finish past it
+    fm = FailureModel((Category("none", rate=0.0),), maintenance_rate=2.0)
+    pol = Policy(
+        checkpoint_interval=1.0, snapshot_hours=0.5, persist_hours=0.5, restart_hours=0.0,
+        wall_cap_factor=1.6,
+    )  # fmt: skip
+    ds = simulate(Scenario(failures=fm, job=Job(1.0), policy=pol), n_trials=2000, seed=1)
+    assert float(ds.wall_hours.max()) <= 1.6
+    assert not ds.finished.any()  # W + delta + persist = 2 h > cap: none can finish
+
+
 def test_nan_in_posterior_draws_is_rejected():
     fm = FailureModel((Category("a", rate=0.1, unit="job"),))
     draws = xr.DataArray([[0.1], [np.nan]], dims=("draw", "category"), coords={"category": ["a"]})
