@@ -91,6 +91,16 @@ class Cluster:
         Packing of GPUs into servers, racks and pods (Llama 3: 8, 2, 3,072).
     links_per_gpu : float
         Network links per GPU (Llama 3: 1).
+    gpu_busy_watts : float
+        Power of one GPU while the job computes, > 0 W. Default: 700 W, the H100 SXM TDP of
+        Llama 3's cluster.
+    gpu_idle_watts : float
+        Power of one GPU while the job does not compute (snapshots, restarts, recovery), in
+        [0, gpu_busy_watts] W. The default of 100 W is an assumption (an H100 idles near
+        60-100 W), not a measurement of a training job's pauses.
+    power_swing_threshold_mw : float
+        Power steps of the whole job of at least this many MW count in
+        ``power_swings_per_day``, >= 0.
     """
 
     n_gpus: int = 16_384
@@ -98,6 +108,9 @@ class Cluster:
     nodes_per_rack: int = 2
     gpus_per_pod: int = 3072
     links_per_gpu: float = 1.0
+    gpu_busy_watts: float = 700.0
+    gpu_idle_watts: float = 100.0
+    power_swing_threshold_mw: float = 0.0
 
     def __post_init__(self) -> None:
         n = _check_int("cluster.n_gpus", self.n_gpus, lo=1)
@@ -112,6 +125,23 @@ class Cluster:
             raise FieldError(f"cluster.{e.field}", f"cluster.{e}") from None
         for f in dataclasses.fields(shape):
             _set(self, f.name, getattr(shape, f.name))
+        busy = _check_real("cluster.gpu_busy_watts", self.gpu_busy_watts, lo_open=True)
+        _set(self, "gpu_busy_watts", busy)
+        _set(
+            self,
+            "gpu_idle_watts",
+            _check_range("cluster.gpu_idle_watts", self.gpu_idle_watts, 0.0, busy),
+        )
+        _set(
+            self,
+            "power_swing_threshold_mw",
+            _check_real("cluster.power_swing_threshold_mw", self.power_swing_threshold_mw),
+        )
+
+    @property
+    def power_step_mw(self) -> float:
+        """The job's power step between computing and not computing, MW."""
+        return self.n_gpus * (self.gpu_busy_watts - self.gpu_idle_watts) / 1e6
 
     @property
     def shape(self) -> ClusterShape:

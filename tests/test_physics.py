@@ -1,5 +1,5 @@
 """Failure physics: time-varying failure rates (diurnal cycles, power-law trend), diurnal
-throughput.
+throughput, power swings.
 
 Three kinds of checks, as for the constant-rate process:
 
@@ -10,7 +10,9 @@ Three kinds of checks, as for the constant-rate process:
   a negative control (a wrong phase; a thinning sampler with too low a bound) that the same
   check must reject. Without failures, a job at diurnal speed ``s(t)`` ends at the wall time
   ``T`` that solves ``S(T) - S(0) = W + n delta + persist`` (``S`` the antiderivative of
-  ``s``), to 1e-9 relative;
+  ``s``), to 1e-9 relative. Power swings: exactly two per snapshot without failures, and
+  exactly ``2 (events + 1)`` per finished trial when nothing but compute is ever exposed
+  (no snapshot time, no restart time);
 * the kernel against the event-by-event oracle (per-category thinning, written apart) in
   distribution, with the feature on alone and with spares, persist and maintenance on;
 * invariants on random scenarios (hypothesis): ``wall == progress + sum(lost)``, no negative
@@ -31,7 +33,7 @@ from test_kernel_vs_reference import _disagreements, _run_both, _scenario
 
 from relmc._seed import resolve_seed
 from relmc.errors import FieldError
-from relmc.scenario import Category, Job, Scenario, replace_path
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
 from relmc.sim import CAUSES, _kernels
 from relmc.sim.inputs import KernelInputs
 from relmc.sim.reference import simulate_reference
@@ -230,6 +232,83 @@ def test_slowdown_is_negative_when_the_job_runs_at_its_fast_hours():
     assert fast["wall_hours"][0] < 4.0
 
 
+# ---- power swings ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("work", "tau", "delta", "persist"),
+    [
+        (10.3, 1.0, 0.05, 0.3),
+        (100.0, 0.5, 1 / 60, 0.0),
+        (2.0, 2.0, 0.1, 0.1),
+        (54 * 24, 0.5, 0.01, 0.2),
+    ],
+)
+def test_failure_free_swings_are_two_per_snapshot(work, tau, delta, persist):
+    fm = FailureModel((Category("none", rate=0.0),))
+    pol = Policy(
+        checkpoint_interval=tau, snapshot_hours=delta, persist_hours=persist, restart_hours=0.1
+    )
+    cluster = Cluster(n_gpus=16_384, power_swing_threshold_mw=5.0)
+    ds = simulate(Scenario(cluster=cluster, failures=fm, job=Job(work), policy=pol), n_trials=3)
+    n_snap = math.ceil(work / tau - 1e-9)
+    days = ds.wall_hours.values / 24.0
+    np.testing.assert_array_equal(ds.power_swings.values, 2 * n_snap)
+    np.testing.assert_allclose(ds.power_swings_per_day.values, 2 * n_snap / days, rtol=1e-12)
+    # 16,384 GPUs x (700 - 100) W
+    np.testing.assert_allclose(ds.max_power_step_mw.values, 16_384 * 600 / 1e6, rtol=1e-12)
+    # negative control: counting only the snapshots' down steps (or forgetting the job's start
+    # and end) is off by at least one swing
+    assert not np.any(ds.power_swings.values == n_snap)
+    assert not np.any(ds.power_swings.values == 2 * n_snap - 2)
+    # a step below the threshold is not counted per day; the largest step is still reported
+    big = dataclasses.replace(cluster, power_swing_threshold_mw=20.0)
+    quiet = simulate(Scenario(cluster=big, failures=fm, job=Job(work), policy=pol), n_trials=3)
+    assert (quiet.power_swings_per_day == 0).all() and (quiet.max_power_step_mw > 9).all()
+
+
+def _only_compute_exposed(rate, persist, maint, n_spares=-1, restart=0.0):
+    return KernelInputs(
+        cat_rate=np.array([[rate, rate / 2]]),
+        draw_of_trial=np.zeros(1000, dtype=np.int64),
+        detect_hours=np.array([0.0, 0.3]),
+        swap=np.array([False, True]),
+        maint_rate=maint,
+        maint_hours=0.1,
+        work_hours=12.0,
+        tau=1.0,
+        delta=0.0,
+        persist=persist,
+        restart_hours=restart,
+        swap_hours=0.2,
+        n_spares=n_spares,
+        repair_hours=2.0,
+        cap_hours=1e6,
+    )
+
+
+@pytest.mark.parametrize(
+    ("persist", "maint", "n_spares"), [(0.0, 0.0, -1), (0.5, 0.0, -1), (0.5, 0.4, 1)]
+)
+def test_swings_are_two_per_event_when_only_compute_is_exposed(persist, maint, n_spares):
+    # delta = 0 and no restart time: every event stops compute (or strikes in the final
+    # persist wait, after the down step at the end of compute) and compute starts again:
+    # exactly 2 (events + 1) swings in every finished trial, on both paths and in the oracle
+    x = _only_compute_exposed(0.5, persist, maint, n_spares)
+    fast, _ = run_kernel(x, resolve_seed(2))
+    slow = simulate_reference(x, np.random.default_rng(2))
+    for out in (fast, slow):
+        events = out["interruptions"].sum(axis=1) + out["maintenance_events"]
+        assert out["finished"].all() and events.mean() > 3
+        np.testing.assert_array_equal(out["power_swings"], 2 * (events + 1))
+    # negative control: with a restart, failures during it change nothing, and the identity
+    # must break
+    x = _only_compute_exposed(0.5, persist, maint, n_spares, restart=0.5)
+    fast, _ = run_kernel(x, resolve_seed(2))
+    events = fast["interruptions"].sum(axis=1) + fast["maintenance_events"]
+    assert np.any(fast["power_swings"] != 2 * (events + 1))
+
+
 # ---- off values take the old path -----------------------------------------------------------
 
 
@@ -267,6 +346,9 @@ def test_off_values_are_the_constant_rate_process():
         ("job.start_hour", float("nan"), "job.start_hour"),
         ("job.throughput_amplitude", 1.0, "job.throughput_amplitude"),
         ("job.throughput_peak_hour", -1.0, "job.throughput_peak_hour"),
+        ("cluster.gpu_busy_watts", 0.0, "cluster.gpu_busy_watts"),
+        ("cluster.gpu_idle_watts", 800.0, "cluster.gpu_idle_watts"),
+        ("cluster.power_swing_threshold_mw", -1.0, "cluster.power_swing_threshold_mw"),
     ],
 )
 def test_bad_physics_fields_are_named(path, value, field):
@@ -355,6 +437,10 @@ def test_kernel_matches_reference_with_time_varying_rates(name):
     sc = _physics_scenario(name)
     fast, slow = _run_both(sc, 2000, seed=21)
     assert _disagreements(fast, slow) == []
+    # and the power swings, with the same 4.5 combined SE as every other mean
+    a, b = fast["power_swings"].astype(float), slow["power_swings"].astype(float)
+    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    assert abs(a.mean() - b.mean()) < 4.5 * se, (a.mean(), b.mean())
 
 
 @pytest.mark.slow
@@ -425,6 +511,10 @@ def _check_invariants(out, x: KernelInputs) -> None:
     events = out["interruptions"].sum(axis=1) + out["maintenance_events"]
     stopped = ~out["finished"]
     assert np.all((wall[stopped] == x.cap_hours) | (events[stopped] == x.max_events))
+    # power: a finished job went up at its start and down at its end, alternately between
+    swings = out["power_swings"]
+    assert np.all(swings >= 0)
+    assert np.all(swings[out["finished"]] % 2 == 0) and np.all(swings[out["finished"]] >= 2)
 
 
 @settings(max_examples=30, deadline=None, database=None)

@@ -99,6 +99,23 @@ hours, negative when the job ran faster than nominal on balance. Exactly, up to 
 
 ETTR is ``progress_hours / wall_hours`` (``W / wall_hours`` for a finished trial).
 
+Power swings
+    Every GPU of the job draws ``P_busy`` while the job computes and ``P_idle`` at every other
+    moment (blocking snapshots, the final persist wait, restarts, recovery, maintenance, and
+    before and after the job), so the job's power changes by one step of
+    ``N (P_busy - P_idle)`` at once, synchronised over the cluster, at each change between
+    the two. ``power_swings`` counts these changes per trial, from the same timeline: an up
+    step at the start of the job and at every start of compute after a restart; a down step
+    at the start of every blocking snapshot of positive length (``delta > 0``), at the end
+    of every snapshot that compute follows (up), at every failure or planned event that
+    strikes while computing, and at the end of the job's last compute (the final snapshot,
+    the final persist wait or the job's end, whichever comes first). A failure during a
+    snapshot, a persist wait or a restart changes nothing (the job is already idle). Every
+    stop and start counts, even when the recovery and the restart last 0 h. The wall cap
+    is no step. Counted arithmetically per event: ``2 k`` steps for the ``k`` snapshots a run
+    completed before its event (``delta > 0``). Without failures a job of ``n`` segments has
+    ``2 n`` swings, two per snapshot.
+
 Cost is O(number of events) per trial: between two events whole segments are advanced
 arithmetically, never one by one, and nothing depends on the number of GPUs.
 """

@@ -376,12 +376,13 @@ def _pick_failure(rng, prob, slot_code, alias_code, n):
 
 
 @jit
-def _reset_trial(i, n_cat, interruptions, maint_events, lost):
+def _reset_trial(i, n_cat, interruptions, maint_events, lost, swings):
     for j in range(N_CAUSES):
         lost[i, j] = 0.0
     for c in range(n_cat):
         interruptions[i, c] = 0
     maint_events[i] = 0
+    swings[i] = 0
 
 
 @jit
@@ -417,6 +418,7 @@ def _trial_general(
     interruptions,
     maint_events,
     lost,
+    swings,
     modulated,
     w,
     cat_amp,
@@ -438,6 +440,8 @@ def _trial_general(
     maintenance is drawn apart at ``maint_rate``; otherwise ``rate`` is the superposed rate
     and the alias table picks the event. With ``speed_amp > 0`` runs advance at the diurnal
     speed: ``e``, ``d_run`` are nominal run positions, ``e_w``, ``d_w`` their wall hours.
+    Power swings are added to ``swings[i]``: one at each start of compute, ``2 k`` for the
+    snapshots a run completed and one for its stop (see :mod:`relmc.sim`).
     """
     seg = tau + delta
     inv_seg = 1.0 / seg
@@ -448,6 +452,7 @@ def _trial_general(
     g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
     g_maint = np.inf
     speedy = speed_amp > 0.0
+    snap_steps = 2 if delta > 0.0 else 0  # power steps per completed snapshot
     sphase = start_hour - speed_phase  # speed s(t) = 1 + b cos(OMEGA (sphase + t))
     n_repair = 0  # nodes in repair (finite pool)
     next_done = NO_REPAIR  # wall time of the next repair completion
@@ -507,6 +512,7 @@ def _trial_general(
                 t += r_eff
                 lost[i, RESTART] += r_eff
                 r_eff = 0.0
+            swings[i] += 1  # compute starts: an up step
             d_run = last_start + tail
             e_w = e  # wall hours into the run of the event; e is its nominal position
             d_w = d_run
@@ -547,12 +553,15 @@ def _trial_general(
                     pos = _nominal(t, cap_hours, speed_amp, sphase)
                     lost[i, SLOWDOWN] += (cap_hours - t) - pos
                 computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
+                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
+                swings[i] += snap_steps * k + (1 if x >= s_k else 0)
                 lost[i, REWORK] += computed - durable
                 lost[i, CHECKPOINT] += ckpt
                 p += durable
                 t = cap_hours
                 break
             if c == EV_NONE:
+                swings[i] += snap_steps * (n_seg - 1) + 1  # and the down step at the end
                 lost[i, CHECKPOINT] += n_seg * delta + persist
                 if speedy:
                     lost[i, SLOWDOWN] += d_w - d_run
@@ -565,6 +574,8 @@ def _trial_general(
             if speedy:
                 lost[i, SLOWDOWN] += e_w - e
             k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            # the k snapshots done, and the stop (at the event, or at the snapshot under way)
+            swings[i] += snap_steps * k + 1
             computed = k * tau + min(x, s_k)
             lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
             dk = k - 1 if x < persist else k  # durable segments of this run
@@ -679,6 +690,7 @@ def _block_general(
     maint_events,
     n_events,
     lost,
+    swings,
 ):
     """Run the general path over a block of trials (see the module docstring)."""
     n_trials = draw_of_trial.shape[0]
@@ -700,14 +712,14 @@ def _block_general(
         weights[n_cat] = maint_rate
         rate = fail_rate + maint_rate
         n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
-        _reset_trial(i, n_cat, interruptions, maint_events, lost)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
             detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
             swap_hours, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-            modulated, weights, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
-            maint_rate, speed_amp, speed_phase,
+            swings, modulated, weights, cat_amp, cat_phase, start_hour, trend_shape,
+            fleet_age_hours, maint_rate, speed_amp, speed_phase,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -788,9 +800,12 @@ def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_s
     failures drawn at position ``q`` of successive buffers. The formulas are those of the
     one-by-one loop in :func:`_block_renewal`, written branch-free; ``k`` is a float floor with
     two exact corrections (a float-to-int64 conversion does not vectorise here). Returns the
-    number of segments made durable.
+    number of segments made durable, of snapshots completed and of failures after a
+    completed restart (for the power swings).
     """
     sdk = 0
+    sk = 0
+    n_run = 0
     big_r = restart_hours
     for q in range(np.uint64(j0), np.uint64(BUF)):
         g = buf[q] * mean_gap
@@ -806,7 +821,9 @@ def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_s
         acc[A_REWORK, q] += (kf - dkf) * tau + (x if x < tau else tau)
         acc[A_CKPT, q] += kf * delta + (x - tau if x > tau else 0.0)
         sdk += int(np.int32(dkf))
-    return sdk
+        sk += int(np.int32(kf))
+        n_run += 1 if e >= 0.0 else 0
+    return sdk, sk, n_run
 
 
 @jit
@@ -853,6 +870,7 @@ def _block_renewal(
     maint_events,
     n_events,
     lost,
+    swings,
     use_blocks,
     stats,
 ):
@@ -904,14 +922,14 @@ def _block_renewal(
             s += w[c]
             suffix[c] = s
         n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
-        _reset_trial(i, n_cat, interruptions, maint_events, lost)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if fail_rate == 0.0:
             t, p, done, events = _trial_general(
                 rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-                False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -924,6 +942,8 @@ def _block_renewal(
         x_ckpt = 0.0
         x_restart = 0.0
         n_fail = 0
+        n_snap = 0  # power swings: snapshots completed before failures after a restart,
+        n_run = 0  # and those failures (each one stop and one start of compute)
         n_seg = n_seg0
         last_start = (n_seg - 1) * seg
         r_eff = 0.0  # the job starts computing, with no restart
@@ -950,9 +970,11 @@ def _block_renewal(
                 # segments made durable before it plus its own k + 1, at most the gaps
                 # summed over seg (+ rounding), which the bound keeps two segments short of
                 # the last. Nor the cap or the budget (t_up, n_fail: upper bounds at q).
-                dk_sum = _block_map(
+                dk_sum, sk, nr = _block_map(
                     buf, j, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc
                 )
+                n_snap += sk
+                n_run += nr
                 n_seg -= dk_sum
                 last_start = (n_seg - 1) * seg
                 n_fail += cnt
@@ -1001,6 +1023,8 @@ def _block_renewal(
                 dk = k - 1 if x < persist else k  # durable segments of this run
                 if dk < 0:
                     dk = 0
+                n_snap += k
+                n_run += 1 if e >= 0.0 else 0
                 acc[EXPOSED, q] += g
                 acc[A_RESTART, q] += g if g < r_eff else r_eff
                 acc[A_REWORK, q] += (k - dk) * tau + (x if x < s_k else s_k)
@@ -1034,7 +1058,10 @@ def _block_renewal(
         lost[i, NODE_SWAP] = n_swp
         t = t_exp + n_det + n_swp
         p = work_hours - ((n_seg - 1) * tau + r)
+        snap_steps = 2 if delta > 0.0 else 0
+        swings[i] = snap_steps * n_snap + 2 * n_run
         if done:
+            swings[i] += snap_steps * (n_seg - 1) + 2
             p = work_hours
             events = n_fail
         else:
@@ -1044,7 +1071,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
-                False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -1113,6 +1140,7 @@ def simulate_block(
     maint_events,
     n_events,
     lost,
+    swings,
 ):
     """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
 
@@ -1125,7 +1153,7 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
-            wall, finished, progress, interruptions, maint_events, n_events, lost,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             True, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
     else:
@@ -1134,5 +1162,5 @@ def simulate_block(
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
-            wall, finished, progress, interruptions, maint_events, n_events, lost,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
         )  # fmt: skip

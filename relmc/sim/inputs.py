@@ -122,6 +122,7 @@ OUTPUTS: tuple[tuple[str, str, type, str | None], ...] = (
     ("maintenance_events", "maint_events", np.int32, None),
     ("events", "n_events", np.int32, None),
     ("lost_hours", "lost", np.float64, "cause"),
+    ("power_swings", "swings", np.int32, None),
 )
 
 #: The kernel's parameters, in order: the Generator, the inputs, then the outputs.

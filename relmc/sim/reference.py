@@ -26,7 +26,10 @@ superposed-rate kernel:
   the final persist wait) is given its nominal length; its wall end is found by bisection
   on ``S(t) = t + (b / w) sin(w (h0 + t - phi_s))`` and the activity is exposed over that
   wall interval. An event at wall ``u`` is at nominal ``S(u) - S(start)`` into it. A
-  snapshot's persist is durable at the wall time its nominal ``persist`` has elapsed.
+  snapshot's persist is durable at the wall time its nominal ``persist`` has elapsed;
+* power swings are counted as the segments are stepped through: one whenever the job
+  starts computing, one whenever it stops (a snapshot of positive length starts, an event
+  strikes while computing, its last compute ends).
 
 Resolutions of points the contract leaves open (the kernel must agree):
 
@@ -99,6 +102,7 @@ class _Trial:
         self.lost = [0.0] * len(CAUSES)
         self.interruptions = [0] * len(self.rates)
         self.maintenance_events = 0
+        self.swings = 0  # changes between computing (busy) and not computing (idle)
         self.repairs: list[float] = []  # absolute completion times of nodes in repair
         self.pending: list[tuple[float, float]] = []  # (durable at, progress) of persists
         self.next_cat = [self._draw(r, 0.0) for r in self.rates]
@@ -337,6 +341,7 @@ class _Trial:
         )
         if self.done():
             return True
+        self.swings += 1  # compute starts
         base = self.p
         remaining = w - base
         q = remaining / tau
@@ -354,12 +359,17 @@ class _Trial:
                 self.fall_back(start + self.elapsed)
                 raise
             if event is not None:
+                self.swings += 1  # an event while computing stops it
                 computed = start + elapsed
                 if event == _MAINT:
                     return self.maintenance(computed)
                 self.failure(event, computed)
                 return False
             # blocking snapshot; planned events after the last compute are deferred
+            if delta > 0.0 or last:
+                # compute stops for a snapshot; after the last compute it stops in any case
+                # (final persist wait, or the job's end)
+                self.swings += 1
             try:
                 event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last, scaled=True)
             except _Stop:
@@ -370,6 +380,8 @@ class _Trial:
                     return self.maintenance(end_prog)
                 self.failure(event, end_prog)
                 return False
+            if delta > 0.0 and not last:
+                self.swings += 1  # compute resumes
             durable = self.t + persist
             if self.speed_amp > 0.0:
                 durable = self.wall_end(self.t, persist)
@@ -418,7 +430,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         ``progress_hours`` (n_trials,) float64, durable compute hours at the end;
         ``interruptions`` (n_trials, n_categories) int64; ``maintenance_events`` (n_trials,)
         int64; ``lost_hours`` (n_trials, len(CAUSES)) float64, hours by cause in the order of
-        :data:`relmc.sim.CAUSES`.
+        :data:`relmc.sim.CAUSES`; ``power_swings`` (n_trials,) int64.
     """
     n_trials, n_cat = inputs.n_trials, inputs.n_categories
     out = {
@@ -428,6 +440,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         "interruptions": np.zeros((n_trials, n_cat), dtype=np.int64),
         "maintenance_events": np.zeros(n_trials, dtype=np.int64),
         "lost_hours": np.zeros((n_trials, len(CAUSES))),
+        "power_swings": np.zeros(n_trials, dtype=np.int64),
     }
     cat_rate = np.asarray(inputs.cat_rate, dtype=np.float64)
     assert cat_rate.ndim == 2
@@ -440,4 +453,5 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         out["interruptions"][i] = trial.interruptions
         out["maintenance_events"][i] = trial.maintenance_events
         out["lost_hours"][i] = trial.lost
+        out["power_swings"][i] = trial.swings
     return out
