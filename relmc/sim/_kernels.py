@@ -24,7 +24,8 @@ closed form, accepting a proposal at ``t`` with probability ``(L + A cos(w t + t
 (same period, so one cosine). The expected number of proposals per failure is at most
 ``(L + A) / L <= 2``. Maintenance (constant rate) is drawn as its own exponential and the
 earlier of the two is the event; the category of a failure at ``t`` is drawn from the
-intensities at ``t`` (:func:`_pick_at`, one uniform and a scan over categories).
+intensities at ``t`` (:func:`_pick_at`: one uniform, one cosine and sine, a scan over the
+categories; the alias table when all categories share one diurnal shape).
 
 A diurnal throughput cycle also takes the general path. Runs are laid out in nominal hours
 as before; only the run's events are converted: an event ``e_w`` wall hours into a run that
@@ -224,25 +225,28 @@ def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon):
         s = _trend_inv(y, shape, age)
         if (amp == 0.0 and bound == base) or s > horizon:
             return s - t0
-        if rng.random() * bound < base + amp * math.cos(OMEGA * s + theta):
-            return s - t0
+        v = rng.random() * bound
+        if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
+            return s - t0  # (below the intensity's minimum: accepted without the cosine)
 
 
 @jit
-def _pick_at(rng, s, w, cat_amp, cat_phase, start_hour):
+def _pick_at(rng, s, w, pc, ps, base, zr, zi):
     """Category of a failure at wall time ``s``: ``c`` with probability ``lambda_c(s) / sum``.
 
-    The trend factor is common to all categories and cancels.
+    ``lambda_c(s)`` is proportional to ``w_c + pc_c cos(OMEGA s) - ps_c sin(OMEGA s)`` (the
+    trend factor is common to all categories and cancels); ``pc``, ``ps`` come from
+    :func:`_diurnal_terms`, ``zr``, ``zi`` are their sums and ``base`` the sum of ``w``. One
+    cosine, one sine, one uniform and one pass over the categories.
     """
-    total = 0.0
-    for c in range(cat_amp.shape[0]):
-        total += w[c] * (1.0 + cat_amp[c] * math.cos(OMEGA * (start_hour + s - cat_phase[c])))
-    u = rng.random() * total
+    cs = math.cos(OMEGA * s)
+    sn = math.sin(OMEGA * s)
+    u = rng.random() * (base + zr * cs - zi * sn)
     acc = 0.0
     last = 0
-    for c in range(cat_amp.shape[0]):
+    for c in range(pc.shape[0]):
         if w[c] > 0.0:
-            acc += w[c] * (1.0 + cat_amp[c] * math.cos(OMEGA * (start_hour + s - cat_phase[c])))
+            acc += w[c] + pc[c] * cs - ps[c] * sn
             last = c
             if u < acc:
                 return c
@@ -250,18 +254,31 @@ def _pick_at(rng, s, w, cat_amp, cat_phase, start_hour):
 
 
 @jit
-def _diurnal_sum(w, cat_amp, cat_phase, start_hour):
-    """Return ``(A, theta)``: the categories' diurnal terms summed as one cosine.
+def _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps):
+    """Fill ``pc``, ``ps`` and return their sums ``(zr, zi)``.
 
-    ``sum_c w_c a_c cos(OMEGA (h0 + t - phi_c)) = A cos(OMEGA t + theta)`` (one period).
+    ``w_c a_c cos(OMEGA (h0 + t - phi_c)) = pc_c cos(OMEGA t) - ps_c sin(OMEGA t)``, so the
+    categories' diurnal terms sum to ``A cos(OMEGA t + theta)`` with ``A = hypot(zr, zi)``,
+    ``theta = atan2(zi, zr)`` (one period).
     """
     zr = 0.0
     zi = 0.0
     for c in range(cat_amp.shape[0]):
         ang = OMEGA * (start_hour - cat_phase[c])
-        zr += w[c] * cat_amp[c] * math.cos(ang)
-        zi += w[c] * cat_amp[c] * math.sin(ang)
-    return math.hypot(zr, zi), math.atan2(zi, zr)
+        pc[c] = w[c] * cat_amp[c] * math.cos(ang)
+        ps[c] = w[c] * cat_amp[c] * math.sin(ang)
+        zr += pc[c]
+        zi += ps[c]
+    return zr, zi
+
+
+@jit
+def _same_shape(cat_amp, cat_phase):
+    """Whether every category has the same diurnal amplitude and peak hour."""
+    for c in range(1, cat_amp.shape[0]):
+        if cat_amp[c] != cat_amp[0] or cat_phase[c] != cat_phase[0]:
+            return False
+    return True
 
 
 @jit
@@ -421,14 +438,15 @@ def _trial_general(
     swings,
     modulated,
     w,
-    cat_amp,
-    cat_phase,
+    pc,
+    ps,
     start_hour,
     trend_shape,
     fleet_age_hours,
     maint_rate,
     speed_amp,
     speed_phase,
+    shared,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
 
@@ -436,10 +454,13 @@ def _trial_general(
     compute length ``r``), ``events`` so far, the restart ahead ``r_eff`` (0: none), and
     ``carry``, a gap already drawn for the next event (``NO_GAP``: none). No node is in
     repair. Returns ``(t, p, done, events)``. When ``modulated``, failures follow the
-    time-varying intensities (``w``: the categories' rates at the job's start) and
-    maintenance is drawn apart at ``maint_rate``; otherwise ``rate`` is the superposed rate
-    and the alias table picks the event. With ``speed_amp > 0`` runs advance at the diurnal
-    speed: ``e``, ``d_run`` are nominal run positions, ``e_w``, ``d_w`` their wall hours.
+    time-varying intensities (``w``: the categories' rates at the job's start; ``pc``,
+    ``ps``: their diurnal terms, :func:`_diurnal_terms`) and maintenance is drawn apart at
+    ``maint_rate``; otherwise ``rate`` is the superposed rate and the alias table picks the
+    event. With ``shared`` (every category has the same diurnal shape) the category of a
+    failure does not depend on its time and the alias table picks it. With ``speed_amp > 0``
+    runs advance at the diurnal speed: ``e``, ``d_run`` are nominal run positions, ``e_w``,
+    ``d_w`` their wall hours.
     Power swings are added to ``swings[i]``: one at each start of compute, ``2 k`` for the
     snapshots a run completed and one for its stop (see :mod:`relmc.sim`).
     """
@@ -448,7 +469,13 @@ def _trial_general(
     last_start = (n_seg - 1) * seg
     tail = r + delta + persist  # the last segment, its snapshot and the final persist
     inv_rate = 1.0 / rate if rate > 0.0 else np.inf
-    amp, theta = _diurnal_sum(w, cat_amp, cat_phase, start_hour) if modulated else (0.0, 0.0)
+    zr = 0.0
+    zi = 0.0
+    for c in range(pc.shape[0]):
+        zr += pc[c]
+        zi += ps[c]
+    amp = math.hypot(zr, zi)
+    theta = math.atan2(zi, zr)
     g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
     g_maint = np.inf
     speedy = speed_amp > 0.0
@@ -488,8 +515,10 @@ def _trial_general(
                 c = _pick(rng, prob, slot_code, alias_code, n_slots)
             elif g_maint < g_fail:
                 c = EV_MAINT
+            elif shared:
+                c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
             else:
-                c = _pick_at(rng, t, w, cat_amp, cat_phase, start_hour)
+                c = _pick_at(rng, t, w, pc, ps, fail_rate, zr, zi)
             if c == EV_MAINT:
                 maint_events[i] += 1
             else:
@@ -515,9 +544,8 @@ def _trial_general(
             swings[i] += 1  # compute starts: an up step
             d_run = last_start + tail
             e_w = e  # wall hours into the run of the event; e is its nominal position
-            d_w = d_run
+            d_w = d_run  # the run's wall length, needed (and solved for) only if it ends
             if speedy:
-                d_w = _wall_for(t, d_run, speed_amp, sphase)
                 e = _nominal(t, t + e_w, speed_amp, sphase) if e_w < np.inf else np.inf
             c = EV_NONE
             if e < d_run:
@@ -525,8 +553,10 @@ def _trial_general(
                     c = _pick(rng, prob, slot_code, alias_code, n_slots)
                 elif g_maint < g_fail:
                     c = EV_MAINT
+                elif shared:
+                    c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
                 else:
-                    c = _pick_at(rng, t + e_w, w, cat_amp, cat_phase, start_hour)
+                    c = _pick_at(rng, t + e_w, w, pc, ps, fail_rate, zr, zi)
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end. From here
                     # on only failures are active, so (memoryless) the next event comes at the
@@ -543,11 +573,14 @@ def _trial_general(
                     if speedy and e_w < np.inf:
                         e = _nominal(t, t + e_w, speed_amp, sphase)
                     if e < d_run:
-                        if modulated:
-                            c = _pick_at(rng, t + e_w, w, cat_amp, cat_phase, start_hour)
+                        if modulated and not shared:
+                            c = _pick_at(rng, t + e_w, w, pc, ps, fail_rate, zr, zi)
                         else:
                             c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
-            if t + min(e_w, d_w) > cap_hours:
+            if c == EV_NONE and speedy:
+                d_w = _wall_for(t, d_run, speed_amp, sphase)
+            # the run's end or its event (c == EV_NONE exactly when e >= d_run)
+            if t + (d_w if c == EV_NONE else e_w) > cap_hours:
                 pos = cap_hours - t
                 if speedy:
                     pos = _nominal(t, cap_hours, speed_amp, sphase)
@@ -703,6 +736,9 @@ def _block_general(
     large = np.empty(n_cat + 1, dtype=np.int64)
     n_seg0, r0 = _segments(work_hours, tau)
     modulated = time_varying(cat_amp, trend_shape)
+    shared = _same_shape(cat_amp, cat_phase)
+    pc = np.zeros(n_cat)  # the categories' diurnal terms (zero unless modulated)
+    ps = np.zeros(n_cat)
     for i in range(n_trials):
         d = draw_of_trial[i]
         fail_rate = 0.0
@@ -711,6 +747,8 @@ def _block_general(
             fail_rate += cat_rate[d, c]
         weights[n_cat] = maint_rate
         rate = fail_rate + maint_rate
+        if modulated:
+            _diurnal_terms(weights, cat_amp, cat_phase, start_hour, pc, ps)
         n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
@@ -718,8 +756,8 @@ def _block_general(
             detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
             swap_hours, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-            swings, modulated, weights, cat_amp, cat_phase, start_hour, trend_shape,
-            fleet_age_hours, maint_rate, speed_amp, speed_phase,
+            swings, modulated, weights, pc, ps, start_hour, trend_shape,
+            fleet_age_hours, maint_rate, speed_amp, speed_phase, shared,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -929,7 +967,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -1071,7 +1109,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
