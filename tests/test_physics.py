@@ -29,7 +29,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize
-from test_kernel_vs_reference import _disagreements, _run_both, _scenario
+from test_kernel_vs_reference import N_TRIALS, SCENARIOS, _disagreements, _run_both, _scenario
 
 from relmc._seed import resolve_seed
 from relmc.errors import FieldError
@@ -524,3 +524,14 @@ def test_invariants_hold_on_random_time_varying_scenarios(x, seed):
     fast, _ = run_kernel(x, resolve_seed(seed))
     _check_invariants(fast, x)
     _check_invariants(simulate_reference(x, np.random.default_rng(seed)), x)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["hopeless", "event_cap", "tiny_interval", "no_spares"])
+def test_power_swings_match_the_oracle_on_the_constant_rate_scenarios(name):
+    # the renewal path's block sums, its hand-over to the general path near the cap or the
+    # budget, and the general path, against the oracle's step-by-step count (4.5 combined SE)
+    fast, slow = _run_both(SCENARIOS[name], N_TRIALS[name], seed=22)
+    a, b = fast["power_swings"].astype(float), slow["power_swings"].astype(float)
+    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    assert abs(a.mean() - b.mean()) <= 4.5 * se + 1e-12, (a.mean(), b.mean(), se)
