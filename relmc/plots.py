@@ -67,6 +67,7 @@ _CAUSE_LABELS = {
     "spare_wait": "waiting for spares",
     "restart": "restart",
     "maintenance": "planned maintenance",
+    "slowdown": "diurnal slowdown",
 }
 
 

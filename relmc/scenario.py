@@ -58,6 +58,17 @@ def _check_real(name: str, value: Any, *, lo: float = 0.0, lo_open: bool = False
     return v
 
 
+def _check_range(name: str, value: Any, lo: float, hi: float, *, hi_open: bool = False) -> float:
+    """Validate a real in ``[lo, hi]`` (``[lo, hi)`` when ``hi_open``) and return it as float."""
+    allowed = f"a number in [{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    if not _is_real(value):
+        raise _fail(name, allowed, value)
+    v = float(value)
+    if not (lo <= v <= hi) or (hi_open and v == hi):
+        raise _fail(name, allowed, value)
+    return v
+
+
 def _check_int(name: str, value: Any, *, lo: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
         raise _fail(name, f"an integer >= {lo}", value)
@@ -80,6 +91,16 @@ class Cluster:
         Packing of GPUs into servers, racks and pods (Llama 3: 8, 2, 3,072).
     links_per_gpu : float
         Network links per GPU (Llama 3: 1).
+    gpu_busy_watts : float
+        Power of one GPU while the job computes, > 0 W. Default: 700 W, the H100 SXM TDP of
+        Llama 3's cluster.
+    gpu_idle_watts : float
+        Power of one GPU while the job does not compute (snapshots, restarts, recovery), in
+        [0, gpu_busy_watts] W. The default of 100 W is an assumption (an H100 idles near
+        60-100 W), not a measurement of a training job's pauses.
+    power_swing_threshold_mw : float
+        Power steps of the whole job of at least this many MW count in
+        ``power_swings_per_day``, >= 0.
     """
 
     n_gpus: int = 16_384
@@ -87,6 +108,9 @@ class Cluster:
     nodes_per_rack: int = 2
     gpus_per_pod: int = 3072
     links_per_gpu: float = 1.0
+    gpu_busy_watts: float = 700.0
+    gpu_idle_watts: float = 100.0
+    power_swing_threshold_mw: float = 0.0
 
     def __post_init__(self) -> None:
         n = _check_int("cluster.n_gpus", self.n_gpus, lo=1)
@@ -101,6 +125,23 @@ class Cluster:
             raise FieldError(f"cluster.{e.field}", f"cluster.{e}") from None
         for f in dataclasses.fields(shape):
             _set(self, f.name, getattr(shape, f.name))
+        busy = _check_real("cluster.gpu_busy_watts", self.gpu_busy_watts, lo_open=True)
+        _set(self, "gpu_busy_watts", busy)
+        _set(
+            self,
+            "gpu_idle_watts",
+            _check_range("cluster.gpu_idle_watts", self.gpu_idle_watts, 0.0, busy),
+        )
+        _set(
+            self,
+            "power_swing_threshold_mw",
+            _check_real("cluster.power_swing_threshold_mw", self.power_swing_threshold_mw),
+        )
+
+    @property
+    def power_step_mw(self) -> float:
+        """The job's power step between computing and not computing, MW."""
+        return self.n_gpus * (self.gpu_busy_watts - self.gpu_idle_watts) / 1e6
 
     @property
     def shape(self) -> ClusterShape:
@@ -132,6 +173,12 @@ class Category:
         ``"swap"`` when the failed host must be replaced by a spare node before restarting.
     group : str
         Root-cause group, informational (e.g. ``"GPU"``).
+    diurnal_amplitude : float
+        Relative amplitude ``a`` of a daily cycle of the rate, in [0, 1]: the rate is
+        ``rate * (1 + a cos(2 pi (hour - diurnal_peak_hour) / 24))`` at each hour of day
+        (wall clock). 0 (the default): constant.
+    diurnal_peak_hour : float
+        Hour of day of the rate's peak, in [0, 24).
     """
 
     name: str
@@ -140,6 +187,8 @@ class Category:
     detection_hours: float = 0.0
     recovery: str = "restart"
     group: str = ""
+    diurnal_amplitude: float = 0.0
+    diurnal_peak_hour: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -153,6 +202,12 @@ class Category:
             raise _fail(f"{where}.recovery", "'restart' or 'swap'", self.recovery)
         if not isinstance(self.group, str):
             raise _fail(f"{where}.group", "a string", self.group)
+        amp = _check_range(f"{where}.diurnal_amplitude", self.diurnal_amplitude, 0.0, 1.0)
+        _set(self, "diurnal_amplitude", amp)
+        peak = _check_range(
+            f"{where}.diurnal_peak_hour", self.diurnal_peak_hour, 0.0, 24.0, hi_open=True
+        )
+        _set(self, "diurnal_peak_hour", peak)
 
 
 @dataclass(frozen=True)
@@ -167,11 +222,21 @@ class FailureModel:
         Planned interruptions per hour (job level, independent of size), >= 0.
     maintenance_hours : float
         Downtime of one planned interruption beyond the restart, >= 0.
+    trend_shape : float
+        Shape ``beta`` of a fleet-level power-law (Crow-AMSAA) trend of every failure rate,
+        > 0: the rates are multiplied by ``(1 + t / fleet_age_hours) ** (beta - 1)`` at wall
+        time ``t`` after the job's start, so they are the categories' rates at the start.
+        ``beta < 1``: burn-in (falling), ``> 1``: wear-out (rising), 1 (the default): constant.
+    fleet_age_hours : float
+        Age of the fleet when the job starts (hours since the power-law process began), > 0.
+        Used only when ``trend_shape != 1``; the default of one year is a placeholder.
     """
 
     categories: tuple[Category, ...] = ()
     maintenance_rate: float = 0.0
     maintenance_hours: float = 0.0
+    trend_shape: float = 1.0
+    fleet_age_hours: float = 8760.0
 
     def __post_init__(self) -> None:
         cats = tuple(c if isinstance(c, Category) else Category(**dict(c)) for c in self.categories)
@@ -191,6 +256,15 @@ class FailureModel:
             self,
             "maintenance_hours",
             _check_real("failures.maintenance_hours", self.maintenance_hours),
+        )
+        shape = _check_real("failures.trend_shape", self.trend_shape, lo_open=True)
+        if shape > 100.0:  # far beyond any observed wear-out; keeps the trend finite
+            raise _fail("failures.trend_shape", "a number in (0, 100]", self.trend_shape)
+        _set(self, "trend_shape", shape)
+        _set(
+            self,
+            "fleet_age_hours",
+            _check_real("failures.fleet_age_hours", self.fleet_age_hours, lo_open=True),
         )
 
     @property
@@ -341,9 +415,21 @@ class Job:
     compute_hours : float
         Hours of failure-free compute the job needs at full size (``W``), > 0.
         Default: 54 days, the Llama 3 405B observation window.
+    start_hour : float
+        Hour of day at which the job starts, in [0, 24); the clock of diurnal cycles.
+    throughput_amplitude : float
+        Relative amplitude ``b`` of a daily cycle of the job's speed, in [0, 1): the job runs
+        at ``1 + b cos(2 pi (hour - throughput_peak_hour) / 24)`` times its nominal speed
+        (Llama 3 405B saw 1-2 % diurnal throughput variation: ``b`` about 0.005-0.01).
+        0 (the default): constant speed.
+    throughput_peak_hour : float
+        Hour of day of the fastest running, in [0, 24) (the coolest hour).
     """
 
     compute_hours: float = 54.0 * 24.0
+    start_hour: float = 0.0
+    throughput_amplitude: float = 0.0
+    throughput_peak_hour: float = 0.0
 
     def __post_init__(self) -> None:
         _set(
@@ -351,6 +437,15 @@ class Job:
             "compute_hours",
             _check_real("job.compute_hours", self.compute_hours, lo_open=True),
         )
+        _set(
+            self, "start_hour", _check_range("job.start_hour", self.start_hour, 0, 24, hi_open=True)
+        )
+        b = _check_range("job.throughput_amplitude", self.throughput_amplitude, 0, 1, hi_open=True)
+        _set(self, "throughput_amplitude", b)
+        peak = _check_range(
+            "job.throughput_peak_hour", self.throughput_peak_hour, 0, 24, hi_open=True
+        )
+        _set(self, "throughput_peak_hour", peak)
 
 
 INTERVAL_RULES = ("young", "daly")
@@ -591,7 +686,7 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
             if fld not in {f.name for f in dataclasses.fields(Category)} or fld == "name":
                 raise ValueError(
                     f"unknown field {path!r}: category fields are rate, unit, "
-                    "detection_hours, recovery, group"
+                    "detection_hours, recovery, group, diurnal_amplitude, diurnal_peak_hour"
                 )
             if name != "*":
                 fm.category(name)  # raises for an unknown name
@@ -600,6 +695,6 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
                 for c in fm.categories
             )
             return dataclasses.replace(scenario, failures=dataclasses.replace(fm, categories=cats))
-        if rest in ("maintenance_rate", "maintenance_hours"):
+        if rest in ("maintenance_rate", "maintenance_hours", "trend_shape", "fleet_age_hours"):
             return dataclasses.replace(scenario, failures=dataclasses.replace(fm, **{rest: value}))
     raise ValueError(f"unknown field {path!r}; sections are cluster, failures, job, policy")

@@ -20,6 +20,7 @@ import xarray as xr
 
 from relmc import sweep
 from relmc.cli import main as cli_main
+from relmc.sim import CAUSES
 from relmc.sweep import SlurmOptions, SweepSpec
 
 # small and fast: 12 cells x 64 trials of a 10-day job
@@ -175,7 +176,7 @@ def test_cube_layout(whole, spec_file):
         "restart_hours": 2,
         "category": whole.sizes["category"],
         "quantile": 3,
-        "cause": 7,
+        "cause": len(CAUSES),
     }
     assert whole.done.all()
     assert list(whole.checkpoint_interval.values) == ["0.5", "young"]

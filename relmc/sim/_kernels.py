@@ -11,8 +11,27 @@ the job, with a restart of length 0) to the next event is one fresh exponential 
 ``g < R`` the restart failed; otherwise the run that follows reached ``e = g - R`` hours before
 the event, or finished the job if ``e`` reaches the run's length. The position of ``e`` among
 the checkpoint segments (``s = tau + delta`` long) is found arithmetically, so one event costs
-one draw and one pass, whatever the number of segments or GPUs. Every gap is drawn in one
-place (``_gap``): a later time change for time-varying rates replaces that draw.
+one draw and one pass, whatever the number of segments or GPUs. Every standard exponential
+is drawn in one place (``_gap``).
+
+Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
+memorylessness in exposed time, so they take the general path only, where a gap starts at a
+known wall time ``t0`` and the exposure is unbroken until the event (a restart runs straight
+into the run that follows): :func:`_fail_gap` draws the next failure exactly by thinning a
+dominating process of intensity ``(L + A) T(t)``, whose cumulative ``(L + A) K(t)`` inverts in
+closed form, accepting a proposal at ``t`` with probability ``(L + A cos(w t + theta)) /
+(L + A)``, where ``L + A cos(w t + theta)`` is the sum of the categories' diurnal factors
+(same period, so one cosine). The expected number of proposals per failure is at most
+``(L + A) / L <= 2``. Maintenance (constant rate) is drawn as its own exponential and the
+earlier of the two is the event; the category of a failure at ``t`` is drawn from the
+intensities at ``t`` (:func:`_pick_at`: one uniform, one cosine and sine, a scan over the
+categories; the alias table when all categories share one diurnal shape).
+
+A diurnal throughput cycle also takes the general path. Runs are laid out in nominal hours
+as before; only the run's events are converted: an event ``e_w`` wall hours into a run that
+started at ``t`` is at nominal ``S(t + e_w) - S(t)`` (:func:`_nominal`, closed form), and the
+run's nominal length is turned into wall hours by one safeguarded Newton solve
+(:func:`_wall_for`). Two conversions per event, none per segment.
 
 Paths, chosen inside :func:`simulate_block` from the inputs
 ------------------------------------------------------------
@@ -50,7 +69,9 @@ NODE_SWAP = CAUSES.index("node_swap")
 SPARE_WAIT = CAUSES.index("spare_wait")
 RESTART = CAUSES.index("restart")
 MAINTENANCE = CAUSES.index("maintenance")
+SLOWDOWN = CAUSES.index("slowdown")
 N_CAUSES = len(CAUSES)
+OMEGA = 2.0 * math.pi / 24.0  # diurnal angular frequency, per hour
 
 # sentinel states
 EV_NONE = -2  # event code: no event before the end of the run
@@ -173,6 +194,136 @@ def _gap(rng):
 
 
 @jit
+def _trend_cum(t, shape, age):
+    """``K(t)``: the integral of the trend ``T(u) = (1 + u / age) ** (shape - 1)`` over [0, t]."""
+    if shape == 1.0:
+        return t
+    return age / shape * math.expm1(shape * math.log1p(t / age))
+
+
+@jit
+def _trend_inv(y, shape, age):
+    """Invert :func:`_trend_cum`: the ``t`` with ``K(t) = y``."""
+    if shape == 1.0:
+        return y
+    return age * math.expm1(math.log1p(shape * y / age) / shape)
+
+
+@jit
+def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon):
+    """Wall hours from ``t0`` to the next failure, the exposure unbroken from ``t0`` on.
+
+    The failure intensity is ``T(t) (base + amp cos(OMEGA t + theta))``. Proposals come from
+    the process of intensity ``bound T(t)`` (exactly, by inverting its cumulative) and are
+    accepted with probability ``(base + amp cos(OMEGA t + theta)) / bound``; exact when
+    ``bound >= base + amp``. A proposal past ``horizon`` (the wall cap) is returned at once:
+    the true failure is no earlier, and any time past the cap has the same effect.
+    """
+    y = _trend_cum(t0, shape, age)
+    while True:
+        y += _gap(rng) / bound
+        s = _trend_inv(y, shape, age)
+        if (amp == 0.0 and bound == base) or s > horizon:
+            return s - t0
+        v = rng.random() * bound
+        if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
+            return s - t0  # (below the intensity's minimum: accepted without the cosine)
+
+
+@jit
+def _pick_at(rng, s, w, pc, ps, base, zr, zi):
+    """Category of a failure at wall time ``s``: ``c`` with probability ``lambda_c(s) / sum``.
+
+    ``lambda_c(s)`` is proportional to ``w_c + pc_c cos(OMEGA s) - ps_c sin(OMEGA s)`` (the
+    trend factor is common to all categories and cancels); ``pc``, ``ps`` come from
+    :func:`_diurnal_terms`, ``zr``, ``zi`` are their sums and ``base`` the sum of ``w``. One
+    cosine, one sine, one uniform and one pass over the categories.
+    """
+    cs = math.cos(OMEGA * s)
+    sn = math.sin(OMEGA * s)
+    u = rng.random() * (base + zr * cs - zi * sn)
+    acc = 0.0
+    last = 0
+    for c in range(pc.shape[0]):
+        if w[c] > 0.0:
+            acc += w[c] + pc[c] * cs - ps[c] * sn
+            last = c
+            if u < acc:
+                return c
+    return last  # u rounded onto the total
+
+
+@jit
+def _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps):
+    """Fill ``pc``, ``ps`` and return their sums ``(zr, zi)``.
+
+    ``w_c a_c cos(OMEGA (h0 + t - phi_c)) = pc_c cos(OMEGA t) - ps_c sin(OMEGA t)``, so the
+    categories' diurnal terms sum to ``A cos(OMEGA t + theta)`` with ``A = hypot(zr, zi)``,
+    ``theta = atan2(zi, zr)`` (one period).
+    """
+    zr = 0.0
+    zi = 0.0
+    for c in range(cat_amp.shape[0]):
+        ang = OMEGA * (start_hour - cat_phase[c])
+        pc[c] = w[c] * cat_amp[c] * math.cos(ang)
+        ps[c] = w[c] * cat_amp[c] * math.sin(ang)
+        zr += pc[c]
+        zi += ps[c]
+    return zr, zi
+
+
+@jit
+def _same_shape(cat_amp, cat_phase):
+    """Whether every category has the same diurnal amplitude and peak hour."""
+    for c in range(1, cat_amp.shape[0]):
+        if cat_amp[c] != cat_amp[0] or cat_phase[c] != cat_phase[0]:
+            return False
+    return True
+
+
+@jit
+def _nominal(t1, t2, b, phase0):
+    """Nominal hours a run advances from wall ``t1`` to ``t2``: ``S(t2) - S(t1)``.
+
+    ``S(t) = t + (b / OMEGA) sin(OMEGA (phase0 + t))``; the difference of sines is taken as a
+    product, exact to rounding however close ``t1`` and ``t2`` are.
+    """
+    a1 = OMEGA * (phase0 + t1)
+    a2 = OMEGA * (phase0 + t2)
+    return (t2 - t1) + (b / OMEGA) * 2.0 * math.cos(0.5 * (a1 + a2)) * math.sin(0.5 * (a2 - a1))
+
+
+@jit
+def _wall_for(t1, d, b, phase0):
+    """Wall hours from ``t1`` in which a run advances ``d`` nominal hours.
+
+    Newton on the increasing ``_nominal(t1, t1 + w) - d`` (derivative ``s > 0``), each step
+    kept inside a bracket that shrinks (else bisection): speed in ``[1 - b, 1 + b]`` and
+    ``|S(t) - t|`` at most ``b / OMEGA`` give the first bracket.
+    """
+    if d <= 0.0:
+        return 0.0
+    lo = max(d / (1.0 + b), d - 2.0 * b / OMEGA)
+    hi = min(d / (1.0 - b), d + 2.0 * b / OMEGA)
+    w = min(max(d, lo), hi)
+    for _ in range(200):
+        f = _nominal(t1, t1 + w, b, phase0) - d
+        if f == 0.0:
+            return w
+        if f > 0.0:
+            hi = w
+        else:
+            lo = w
+        wn = w - f / (1.0 + b * math.cos(OMEGA * (phase0 + t1 + w)))
+        if not (lo < wn < hi):
+            wn = 0.5 * (lo + hi)
+        if abs(wn - w) <= 4e-16 * (t1 + w):  # the spacing of floats at the wall clock
+            return wn
+        w = wn
+    return w
+
+
+@jit
 def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
     """Walker/Vose alias table over the outcomes of positive weight; returns their number.
 
@@ -242,12 +393,13 @@ def _pick_failure(rng, prob, slot_code, alias_code, n):
 
 
 @jit
-def _reset_trial(i, n_cat, interruptions, maint_events, lost):
+def _reset_trial(i, n_cat, interruptions, maint_events, lost, swings):
     for j in range(N_CAUSES):
         lost[i, j] = 0.0
     for c in range(n_cat):
         interruptions[i, c] = 0
     maint_events[i] = 0
+    swings[i] = 0
 
 
 @jit
@@ -283,19 +435,52 @@ def _trial_general(
     interruptions,
     maint_events,
     lost,
+    swings,
+    modulated,
+    w,
+    pc,
+    ps,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    maint_rate,
+    speed_amp,
+    speed_phase,
+    shared,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
 
     State: wall clock ``t``, durable progress ``p`` with ``n_seg`` segments left (the last of
     compute length ``r``), ``events`` so far, the restart ahead ``r_eff`` (0: none), and
     ``carry``, a gap already drawn for the next event (``NO_GAP``: none). No node is in
-    repair. Returns ``(t, p, done, events)``.
+    repair. Returns ``(t, p, done, events)``. When ``modulated``, failures follow the
+    time-varying intensities (``w``: the categories' rates at the job's start; ``pc``,
+    ``ps``: their diurnal terms, :func:`_diurnal_terms`) and maintenance is drawn apart at
+    ``maint_rate``; otherwise ``rate`` is the superposed rate and the alias table picks the
+    event. With ``shared`` (every category has the same diurnal shape) the category of a
+    failure does not depend on its time and the alias table picks it. With ``speed_amp > 0``
+    runs advance at the diurnal speed: ``e``, ``d_run`` are nominal run positions, ``e_w``,
+    ``d_w`` their wall hours.
+    Power swings are added to ``swings[i]``: one at each start of compute, ``2 k`` for the
+    snapshots a run completed and one for its stop (see :mod:`relmc.sim`).
     """
     seg = tau + delta
     inv_seg = 1.0 / seg
     last_start = (n_seg - 1) * seg
     tail = r + delta + persist  # the last segment, its snapshot and the final persist
     inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+    zr = 0.0
+    zi = 0.0
+    for c in range(pc.shape[0]):
+        zr += pc[c]
+        zi += ps[c]
+    amp = math.hypot(zr, zi)
+    theta = math.atan2(zi, zr)
+    g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
+    g_maint = np.inf
+    speedy = speed_amp > 0.0
+    snap_steps = 2 if delta > 0.0 else 0  # power steps per completed snapshot
+    sphase = start_hour - speed_phase  # speed s(t) = 1 + b cos(OMEGA (sphase + t))
     n_repair = 0  # nodes in repair (finite pool)
     next_done = NO_REPAIR  # wall time of the next repair completion
     done = False
@@ -303,6 +488,15 @@ def _trial_general(
         if carry >= 0.0:
             g = carry
             carry = NO_GAP
+        elif modulated:
+            g_fail = np.inf
+            if fail_rate > 0.0:
+                g_fail = _fail_gap(
+                    rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                    fleet_age_hours, cap_hours,
+                )  # fmt: skip
+            g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
+            g = min(g_fail, g_maint)
         elif rate > 0.0:
             g = _gap(rng) * inv_rate
         else:
@@ -317,7 +511,14 @@ def _trial_general(
             t += g
             lost[i, RESTART] += g
             events += 1
-            c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            if not modulated:
+                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            elif g_maint < g_fail:
+                c = EV_MAINT
+            elif shared:
+                c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
+            else:
+                c = _pick_at(rng, t, w, pc, ps, fail_rate, zr, zi)
             if c == EV_MAINT:
                 maint_events[i] += 1
             else:
@@ -331,6 +532,7 @@ def _trial_general(
                 continue  # maintenance downtime, then a new restart
         else:
             # ---- the restart (if any) completed; a run from durable progress p
+            e_fail = g_fail - r_eff  # modulated: run position of the next failure
             if r_eff > 0.0:
                 if t + r_eff > cap_hours:
                     lost[i, RESTART] += cap_hours - t
@@ -339,37 +541,74 @@ def _trial_general(
                 t += r_eff
                 lost[i, RESTART] += r_eff
                 r_eff = 0.0
+            swings[i] += 1  # compute starts: an up step
             d_run = last_start + tail
+            e_w = e  # wall hours into the run of the event; e is its nominal position
+            d_w = d_run  # the run's wall length, needed (and solved for) only if it ends
+            if speedy:
+                e = _nominal(t, t + e_w, speed_amp, sphase) if e_w < np.inf else np.inf
             c = EV_NONE
             if e < d_run:
-                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                if not modulated:
+                    c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                elif g_maint < g_fail:
+                    c = EV_MAINT
+                elif shared:
+                    c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
+                else:
+                    c = _pick_at(rng, t + e_w, w, pc, ps, fail_rate, zr, zi)
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end. From here
                     # on only failures are active, so (memoryless) the next event comes at the
                     # failure rate alone, one fresh draw away
                     c = EV_NONE
-                    if fail_rate > 0.0:
-                        e += _gap(rng) / fail_rate
-                        if e < d_run:
+                    if modulated:
+                        # the failure process was drawn apart: its next failure stands
+                        e_w = e_fail
+                    elif fail_rate > 0.0:
+                        e_w += _gap(rng) / fail_rate
+                    else:
+                        e_w = np.inf
+                    e = e_w
+                    if speedy and e_w < np.inf:
+                        e = _nominal(t, t + e_w, speed_amp, sphase)
+                    if e < d_run:
+                        if modulated and not shared:
+                            c = _pick_at(rng, t + e_w, w, pc, ps, fail_rate, zr, zi)
+                        else:
                             c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
-            if t + min(e, d_run) > cap_hours:
-                computed, durable, ckpt, _ = _run_position(
-                    cap_hours - t, tau, delta, persist, n_seg, r
-                )
+            if c == EV_NONE and speedy:
+                d_w = _wall_for(t, d_run, speed_amp, sphase)
+            # the run's end or its event (c == EV_NONE exactly when e >= d_run)
+            if t + (d_w if c == EV_NONE else e_w) > cap_hours:
+                pos = cap_hours - t
+                if speedy:
+                    pos = _nominal(t, cap_hours, speed_amp, sphase)
+                    lost[i, SLOWDOWN] += (cap_hours - t) - pos
+                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
+                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
+                swings[i] += snap_steps * k + (1 if x >= s_k else 0)
                 lost[i, REWORK] += computed - durable
                 lost[i, CHECKPOINT] += ckpt
                 p += durable
                 t = cap_hours
                 break
             if c == EV_NONE:
+                swings[i] += snap_steps * (n_seg - 1) + 1  # and the down step at the end
                 lost[i, CHECKPOINT] += n_seg * delta + persist
-                t += d_run
+                if speedy:
+                    lost[i, SLOWDOWN] += d_w - d_run
+                t += d_w
                 p = work_hours
                 done = True
                 break
             events += 1
-            t += e
+            t += e_w
+            if speedy:
+                lost[i, SLOWDOWN] += e_w - e
             k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            # the k snapshots done, and the stop (at the event, or at the snapshot under way)
+            swings[i] += snap_steps * k + 1
             computed = k * tau + min(x, s_k)
             lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
             dk = k - 1 if x < persist else k  # durable segments of this run
@@ -388,7 +627,10 @@ def _trial_general(
                 dt = delta + persist
                 if t + dt > cap_hours:
                     # persists already under way still complete during this checkpoint
-                    durable = _durable_after(e, cap_hours - t, tau, delta, persist, n_seg)
+                    extra = cap_hours - t  # persists in flight advance at the run's speed
+                    if speedy:
+                        extra = _nominal(t, cap_hours, speed_amp, sphase)
+                    durable = _durable_after(e, extra, tau, delta, persist, n_seg)
                     lost[i, REWORK] += computed - durable
                     lost[i, CHECKPOINT] += cap_hours - t
                     p += durable
@@ -467,6 +709,13 @@ def _block_general(
     repair_hours,
     cap_hours,
     max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    speed_amp,
+    speed_phase,
     wall,
     finished,
     progress,
@@ -474,6 +723,7 @@ def _block_general(
     maint_events,
     n_events,
     lost,
+    swings,
 ):
     """Run the general path over a block of trials (see the module docstring)."""
     n_trials = draw_of_trial.shape[0]
@@ -485,6 +735,10 @@ def _block_general(
     small = np.empty(n_cat + 1, dtype=np.int64)
     large = np.empty(n_cat + 1, dtype=np.int64)
     n_seg0, r0 = _segments(work_hours, tau)
+    modulated = time_varying(cat_amp, trend_shape)
+    shared = _same_shape(cat_amp, cat_phase)
+    pc = np.zeros(n_cat)  # the categories' diurnal terms (zero unless modulated)
+    ps = np.zeros(n_cat)
     for i in range(n_trials):
         d = draw_of_trial[i]
         fail_rate = 0.0
@@ -493,13 +747,17 @@ def _block_general(
             fail_rate += cat_rate[d, c]
         weights[n_cat] = maint_rate
         rate = fail_rate + maint_rate
+        if modulated:
+            _diurnal_terms(weights, cat_amp, cat_phase, start_hour, pc, ps)
         n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
-        _reset_trial(i, n_cat, interruptions, maint_events, lost)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
             detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
             swap_hours, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+            swings, modulated, weights, pc, ps, start_hour, trend_shape,
+            fleet_age_hours, maint_rate, speed_amp, speed_phase, shared,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -580,9 +838,12 @@ def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_s
     failures drawn at position ``q`` of successive buffers. The formulas are those of the
     one-by-one loop in :func:`_block_renewal`, written branch-free; ``k`` is a float floor with
     two exact corrections (a float-to-int64 conversion does not vectorise here). Returns the
-    number of segments made durable.
+    number of segments made durable, of snapshots completed and of failures after a
+    completed restart (for the power swings).
     """
     sdk = 0
+    sk = 0
+    n_run = 0
     big_r = restart_hours
     for q in range(np.uint64(j0), np.uint64(BUF)):
         g = buf[q] * mean_gap
@@ -598,7 +859,9 @@ def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_s
         acc[A_REWORK, q] += (kf - dkf) * tau + (x if x < tau else tau)
         acc[A_CKPT, q] += kf * delta + (x - tau if x > tau else 0.0)
         sdk += int(np.int32(dkf))
-    return sdk
+        sk += int(np.int32(kf))
+        n_run += 1 if e >= 0.0 else 0
+    return sdk, sk, n_run
 
 
 @jit
@@ -631,6 +894,13 @@ def _block_renewal(
     repair_hours,
     cap_hours,
     max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    speed_amp,
+    speed_phase,
     wall,
     finished,
     progress,
@@ -638,6 +908,7 @@ def _block_renewal(
     maint_events,
     n_events,
     lost,
+    swings,
     use_blocks,
     stats,
 ):
@@ -652,7 +923,9 @@ def _block_renewal(
     failures each took). The recovery costs are added per trial from the category counts.
     While the clock could not yet have reached the cap even if every recovery so far had
     cost the most, nothing depends on the categories; past that point, or at the last event
-    the budget allows, the trial continues on the general path.
+    the budget allows, the trial continues on the general path. The time-varying inputs
+    (``cat_amp`` .. ``speed_phase``) are taken in :func:`simulate_block`'s order only:
+    this path runs with them off (:func:`renewal_applies`).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -687,13 +960,14 @@ def _block_renewal(
             s += w[c]
             suffix[c] = s
         n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
-        _reset_trial(i, n_cat, interruptions, maint_events, lost)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if fail_rate == 0.0:
             t, p, done, events = _trial_general(
                 rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -706,6 +980,8 @@ def _block_renewal(
         x_ckpt = 0.0
         x_restart = 0.0
         n_fail = 0
+        n_snap = 0  # power swings: snapshots completed before failures after a restart,
+        n_run = 0  # and those failures (each one stop and one start of compute)
         n_seg = n_seg0
         last_start = (n_seg - 1) * seg
         r_eff = 0.0  # the job starts computing, with no restart
@@ -732,9 +1008,11 @@ def _block_renewal(
                 # segments made durable before it plus its own k + 1, at most the gaps
                 # summed over seg (+ rounding), which the bound keeps two segments short of
                 # the last. Nor the cap or the budget (t_up, n_fail: upper bounds at q).
-                dk_sum = _block_map(
+                dk_sum, sk, nr = _block_map(
                     buf, j, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc
                 )
+                n_snap += sk
+                n_run += nr
                 n_seg -= dk_sum
                 last_start = (n_seg - 1) * seg
                 n_fail += cnt
@@ -783,6 +1061,8 @@ def _block_renewal(
                 dk = k - 1 if x < persist else k  # durable segments of this run
                 if dk < 0:
                     dk = 0
+                n_snap += k
+                n_run += 1 if e >= 0.0 else 0
                 acc[EXPOSED, q] += g
                 acc[A_RESTART, q] += g if g < r_eff else r_eff
                 acc[A_REWORK, q] += (k - dk) * tau + (x if x < s_k else s_k)
@@ -816,7 +1096,10 @@ def _block_renewal(
         lost[i, NODE_SWAP] = n_swp
         t = t_exp + n_det + n_swp
         p = work_hours - ((n_seg - 1) * tau + r)
+        snap_steps = 2 if delta > 0.0 else 0
+        swings[i] = snap_steps * n_snap + 2 * n_run
         if done:
+            swings[i] += snap_steps * (n_seg - 1) + 2
             p = work_hours
             events = n_fail
         else:
@@ -826,6 +1109,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -834,9 +1118,24 @@ def _block_renewal(
 
 
 @jit
-def renewal_applies(maint_rate, n_spares, swap):
-    """Whether the renewal path applies: no maintenance, recovery a per-category constant."""
-    if maint_rate != 0.0:
+def time_varying(cat_amp, trend_shape):
+    """Whether any failure intensity varies in time (a diurnal amplitude or a trend)."""
+    if trend_shape != 1.0:
+        return True
+    for c in range(cat_amp.shape[0]):
+        if cat_amp[c] != 0.0:
+            return True
+    return False
+
+
+@jit
+def renewal_applies(maint_rate, n_spares, swap, modulated=False):
+    """Whether the renewal path applies: no maintenance, recovery a per-category constant.
+
+    Never with time-varying rates or speed (``modulated``): its gaps are memoryless in
+    exposed time and its segments are as long on the wall clock as in nominal hours.
+    """
+    if maint_rate != 0.0 or modulated:
         return False
     if n_spares < 0:
         return True
@@ -865,6 +1164,13 @@ def simulate_block(
     repair_hours,
     cap_hours,
     max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    speed_amp,
+    speed_phase,
     wall,
     finished,
     progress,
@@ -872,17 +1178,20 @@ def simulate_block(
     maint_events,
     n_events,
     lost,
+    swings,
 ):
     """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
 
     The path is chosen here from the inputs (see the module docstring); all paths implement
     the one contract.
     """
-    if renewal_applies(maint_rate, n_spares, swap):
+    varying = time_varying(cat_amp, trend_shape) or speed_amp != 0.0
+    if renewal_applies(maint_rate, n_spares, swap, varying):
         _block_renewal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
-            wall, finished, progress, interruptions, maint_events, n_events, lost,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             True, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
     else:
@@ -890,5 +1199,6 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
-            wall, finished, progress, interruptions, maint_events, n_events, lost,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
         )  # fmt: skip

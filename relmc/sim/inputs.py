@@ -7,7 +7,7 @@ kernel's signature).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -52,6 +52,17 @@ class KernelInputs:
         Wall-clock cap of a trial.
     max_events : int
         A trial also stops unfinished after this many events.
+    cat_amp, cat_phase : ndarray, shape (n_categories,)
+        Diurnal amplitude ``a_c`` in [0, 1] and hour of day of the peak ``phi_c`` of each
+        category's rate (default: no modulation; an empty array means zeros).
+    start_hour : float
+        Hour of day at which the job starts (``h0``).
+    trend_shape, fleet_age_hours : float
+        Power-law trend of the failure rates: shape ``beta`` (1: constant) and the fleet's
+        age ``A0`` at the job's start, hours (> 0).
+    speed_amp, speed_phase : float
+        Diurnal throughput: amplitude ``b`` in [0, 1) and hour of day ``phi_s`` of the
+        fastest running (0: constant speed).
     """
 
     cat_rate: np.ndarray
@@ -70,6 +81,24 @@ class KernelInputs:
     repair_hours: float
     cap_hours: float
     max_events: int = 1_000_000
+    cat_amp: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    cat_phase: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    start_hour: float = 0.0
+    trend_shape: float = 1.0
+    fleet_age_hours: float = 1.0
+    speed_amp: float = 0.0
+    speed_phase: float = 0.0
+
+    def __post_init__(self) -> None:
+        n_cat = int(np.shape(self.cat_rate)[1])
+        for name in ("cat_amp", "cat_phase"):
+            if np.size(getattr(self, name)) == 0:  # not given: no modulation
+                object.__setattr__(self, name, np.zeros(n_cat))
+
+    @property
+    def modulated(self) -> bool:
+        """Whether any failure rate varies in time (diurnal amplitude or trend)."""
+        return bool(np.any(np.asarray(self.cat_amp) > 0.0) or self.trend_shape != 1.0)
 
     @property
     def n_trials(self) -> int:
@@ -93,6 +122,7 @@ OUTPUTS: tuple[tuple[str, str, type, str | None], ...] = (
     ("maintenance_events", "maint_events", np.int32, None),
     ("events", "n_events", np.int32, None),
     ("lost_hours", "lost", np.float64, "cause"),
+    ("power_swings", "swings", np.int32, None),
 )
 
 #: The kernel's parameters, in order: the Generator, the inputs, then the outputs.

@@ -15,7 +15,21 @@ superposed-rate kernel:
 * every segment (compute, then snapshot) is stepped through one at a time, with a list of the
   snapshots whose background persist is still in flight;
 * a finite spare pool keeps an explicit list of the absolute completion times of the nodes in
-  repair.
+  repair;
+* time-varying failure rates (diurnal cycles, power-law trend) are sampled per category by
+  thinning, afresh at every exposed interval (a Poisson process has independent increments):
+  candidates of a homogeneous process whose rate bounds the category's intensity over the
+  whole interval, ``Lambda_c (1 + a_c) max(T(start), T(end))`` (``T`` is monotone), each
+  accepted with probability ``lambda_c(t) / bound``; the earliest accepted candidate of any
+  category fires. The constant-rate clocks above are then unused for categories;
+* a diurnal throughput cycle: each activity of a run (a segment's compute, its snapshot,
+  the final persist wait) is given its nominal length; its wall end is found by bisection
+  on ``S(t) = t + (b / w) sin(w (h0 + t - phi_s))`` and the activity is exposed over that
+  wall interval. An event at wall ``u`` is at nominal ``S(u) - S(start)`` into it. A
+  snapshot's persist is durable at the wall time its nominal ``persist`` has elapsed;
+* power swings are counted as the segments are stepped through: one whenever the job
+  starts computing, one whenever it stops (a snapshot of positive length starts, an event
+  strikes while computing, its last compute ends).
 
 Resolutions of points the contract leaves open (the kernel must agree):
 
@@ -62,7 +76,9 @@ from relmc.sim.inputs import KernelInputs
 __all__ = ["simulate_reference"]
 
 _REWORK, _CHECKPOINT, _DETECTION, _NODE_SWAP, _SPARE_WAIT, _RESTART, _MAINTENANCE = range(7)
-assert CAUSES[_MAINTENANCE] == "maintenance" and len(CAUSES) == 7
+_SLOWDOWN = 7
+assert CAUSES[_MAINTENANCE] == "maintenance" and CAUSES[_SLOWDOWN] == "slowdown"
+assert len(CAUSES) == 8
 
 _REL_TOL = 1e-9  # float noise in (W - p) / tau must never create an extra, empty segment
 _MAINT = -1  # event id of planned maintenance; categories are 0..n_categories-1
@@ -86,10 +102,65 @@ class _Trial:
         self.lost = [0.0] * len(CAUSES)
         self.interruptions = [0] * len(self.rates)
         self.maintenance_events = 0
+        self.swings = 0  # changes between computing (busy) and not computing (idle)
         self.repairs: list[float] = []  # absolute completion times of nodes in repair
         self.pending: list[tuple[float, float]] = []  # (durable at, progress) of persists
         self.next_cat = [self._draw(r, 0.0) for r in self.rates]
         self.next_maint = self._draw(float(inputs.maint_rate), 0.0)
+        self.amp = [float(a) for a in inputs.cat_amp]
+        self.peak = [float(h) for h in inputs.cat_phase]
+        self.varying = any(a > 0.0 for a in self.amp) or float(inputs.trend_shape) != 1.0
+        self.speed_amp = float(inputs.speed_amp)
+        self.elapsed = 0.0  # nominal hours of the last exposed activity, also when it stopped
+
+    def big_s(self, t: float) -> float:
+        """``S(t)``: nominal hours a run would advance from wall time 0 to ``t``."""
+        b, w = self.speed_amp, 2.0 * math.pi / 24.0
+        return t + b / w * math.sin(w * (float(self.x.start_hour) + t - float(self.x.speed_phase)))
+
+    def wall_end(self, t0: float, nominal: float) -> float:
+        """Wall time at which a run from ``t0`` has advanced ``nominal`` hours (bisection)."""
+        b = self.speed_amp
+        lo, hi = t0 + nominal / (1.0 + b), t0 + nominal / (1.0 - b)
+        target = self.big_s(t0) + nominal
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            if self.big_s(mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    def trend(self, t: float) -> float:
+        """Return the power-law trend factor at wall time ``t`` (1 at the job's start)."""
+        shape, age = float(self.x.trend_shape), float(self.x.fleet_age_hours)
+        return ((age + t) / age) ** (shape - 1.0)
+
+    def intensity(self, c: int, t: float) -> float:
+        """Failure intensity of category ``c`` at wall time ``t`` (per hour)."""
+        hour = float(self.x.start_hour) + t
+        day = 1.0 + self.amp[c] * math.cos(2.0 * math.pi * (hour - self.peak[c]) / 24.0)
+        return self.rates[c] * day * self.trend(t)
+
+    def first_failure(self, t0: float, t1: float) -> tuple[float, int | None]:
+        """Earliest failure in the exposed wall interval ``[t0, t1)`` by per-category thinning."""
+        first, who = math.inf, None
+        top = max(self.trend(t0), self.trend(t1))
+        for c, rate in enumerate(self.rates):
+            bound = rate * (1.0 + self.amp[c]) * top
+            if bound <= 0.0:
+                continue
+            s = t0
+            while True:
+                s += self.rng.exponential(1.0 / bound)
+                if s >= min(t1, first):
+                    break
+                if self.rng.random() * bound < self.intensity(c, s):
+                    first, who = s, c
+                    break
+        return first, who
 
     def _draw(self, rate: float, now: float) -> float:
         """Absolute time of the next event of a clock with ``rate``, drawn at ``now``."""
@@ -111,22 +182,37 @@ class _Trial:
         self.next_maint += duration
         self.t = end
 
-    def expose(self, duration: float, cause: int | None, maint_exposed: bool = True):
+    def expose(
+        self,
+        duration: float,
+        cause: int | None,
+        maint_exposed: bool = True,
+        scaled: bool = False,
+    ):
         """Spend up to ``duration`` exposed to events, charged to ``cause`` (None: compute).
 
         Returns ``(event, elapsed)``: ``event`` is None when the interval completed, a category
         index or ``_MAINT`` when that clock fired first. Raises ``_Stop`` at the cap, after
-        charging the elapsed part; the caller then charges the lost compute as rework.
+        charging the elapsed part; the caller then charges the lost compute as rework. A
+        ``scaled`` activity (part of a run) lasts ``duration`` nominal hours at the diurnal
+        speed: ``elapsed`` (also left in ``self.elapsed``) is nominal, and wall hours beyond
+        it are ``slowdown``.
         """
         t0 = self.t
-        end = t0 + duration
-        first, who = math.inf, None
-        for c, tc in enumerate(self.next_cat):
-            if tc < first:
-                first, who = tc, c
+        scaled = scaled and self.speed_amp > 0.0
+        end = self.wall_end(t0, duration) if scaled else t0 + duration
+        limit = min(end, self.cap)
+        first: float
+        who: int | None
+        if self.varying:
+            first, who = self.first_failure(t0, limit)
+        else:
+            first, who = math.inf, None
+            for c, tc in enumerate(self.next_cat):
+                if tc < first:
+                    first, who = tc, c
         if maint_exposed and self.next_maint < first:
             first, who = self.next_maint, _MAINT
-        limit = min(end, self.cap)
         event: int | str | None  # a category index, _MAINT, None (run done) or "cap"
         if first < limit:
             stop, event = max(first, t0), who
@@ -134,17 +220,23 @@ class _Trial:
             stop, event = end, None
         else:
             stop, event = self.cap, "cap"
-        elapsed = stop - t0
+        elapsed = wall = stop - t0
+        if scaled:
+            elapsed = duration
+            if event is not None:
+                elapsed = min(max(self.big_s(stop) - self.big_s(t0), 0.0), duration)
+            self.lost[_SLOWDOWN] += wall - elapsed
+        self.elapsed = elapsed
         if cause is not None:
             self.lost[cause] += elapsed
         if not maint_exposed:
-            self.next_maint += elapsed
+            self.next_maint += wall
         self.t = stop
         if event == "cap":
             raise _Stop
         if event == _MAINT:
             self.next_maint = self._draw(float(self.x.maint_rate), stop)
-        elif isinstance(event, int):
+        elif isinstance(event, int) and not self.varying:
             self.next_cat[event] = self._draw(self.rates[event], stop)
         return event, elapsed
 
@@ -249,6 +341,7 @@ class _Trial:
         )
         if self.done():
             return True
+        self.swings += 1  # compute starts
         base = self.p
         remaining = w - base
         q = remaining / tau
@@ -260,21 +353,25 @@ class _Trial:
             length = remaining - (n - 1) * tau if last else tau
             end_prog = w if last else base + (k + 1) * tau
             # compute
-            t0 = self.t
             try:
-                event, elapsed = self.expose(length, None)
+                event, elapsed = self.expose(length, None, scaled=True)
             except _Stop:
-                self.fall_back(start + (self.t - t0))
+                self.fall_back(start + self.elapsed)
                 raise
             if event is not None:
+                self.swings += 1  # an event while computing stops it
                 computed = start + elapsed
                 if event == _MAINT:
                     return self.maintenance(computed)
                 self.failure(event, computed)
                 return False
             # blocking snapshot; planned events after the last compute are deferred
+            if delta > 0.0 or last:
+                # compute stops for a snapshot; after the last compute it stops in any case
+                # (final persist wait, or the job's end)
+                self.swings += 1
             try:
-                event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last)
+                event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last, scaled=True)
             except _Stop:
                 self.fall_back(end_prog)
                 raise
@@ -283,10 +380,15 @@ class _Trial:
                     return self.maintenance(end_prog)
                 self.failure(event, end_prog)
                 return False
-            self.pending.append((self.t + persist, end_prog))
+            if delta > 0.0 and not last:
+                self.swings += 1  # compute resumes
+            durable = self.t + persist
+            if self.speed_amp > 0.0:
+                durable = self.wall_end(self.t, persist)
+            self.pending.append((durable, end_prog))
         # final persist wait: exposed to failures only
         try:
-            event, _ = self.expose(persist, _CHECKPOINT, maint_exposed=False)
+            event, _ = self.expose(persist, _CHECKPOINT, maint_exposed=False, scaled=True)
         except _Stop:
             self.fall_back(w)
             raise
@@ -328,7 +430,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         ``progress_hours`` (n_trials,) float64, durable compute hours at the end;
         ``interruptions`` (n_trials, n_categories) int64; ``maintenance_events`` (n_trials,)
         int64; ``lost_hours`` (n_trials, len(CAUSES)) float64, hours by cause in the order of
-        :data:`relmc.sim.CAUSES`.
+        :data:`relmc.sim.CAUSES`; ``power_swings`` (n_trials,) int64.
     """
     n_trials, n_cat = inputs.n_trials, inputs.n_categories
     out = {
@@ -338,6 +440,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         "interruptions": np.zeros((n_trials, n_cat), dtype=np.int64),
         "maintenance_events": np.zeros(n_trials, dtype=np.int64),
         "lost_hours": np.zeros((n_trials, len(CAUSES))),
+        "power_swings": np.zeros(n_trials, dtype=np.int64),
     }
     cat_rate = np.asarray(inputs.cat_rate, dtype=np.float64)
     assert cat_rate.ndim == 2
@@ -350,4 +453,5 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         out["interruptions"][i] = trial.interruptions
         out["maintenance_events"][i] = trial.maintenance_events
         out["lost_hours"][i] = trial.lost
+        out["power_swings"][i] = trial.swings
     return out

@@ -112,6 +112,13 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         repair_hours=float(pol.repair_hours),
         cap_hours=float(cap),
         max_events=int(pol.max_events),
+        cat_amp=np.array([c.diurnal_amplitude for c in fm.categories], dtype=np.float64),
+        cat_phase=np.array([c.diurnal_peak_hour for c in fm.categories], dtype=np.float64),
+        start_hour=float(scenario.job.start_hour),
+        trend_shape=float(fm.trend_shape),
+        fleet_age_hours=float(fm.fleet_age_hours),
+        speed_amp=float(scenario.job.throughput_amplitude),
+        speed_phase=float(scenario.job.throughput_peak_hour),
     )
     labels = {"rates_source": draws.source, "mttf_hours": mttf, "n_draws": draws.n_draws}
     return inputs, labels
@@ -294,7 +301,10 @@ def simulate(
     -------
     xarray.Dataset
         Per trial (dim ``trial``): ``wall_hours``, ``ettr``, ``finished``, ``progress_hours``,
-        ``events``, ``maintenance_events``; ``interruptions`` (trial, category);
+        ``events``, ``maintenance_events``, ``power_swings`` (steps of the job's power
+        between computing and not), ``power_swings_per_day`` (those of at least
+        ``cluster.power_swing_threshold_mw``, per wall-clock day), ``max_power_step_mw``;
+        ``interruptions`` (trial, category);
         ``lost_hours`` (trial, cause). Coordinates ``draw`` (rate draw per trial), ``unit``
         (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``, with
         ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``, ``"target"`` or
@@ -331,6 +341,12 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
     with np.errstate(invalid="ignore", divide="ignore"):
         ettr = np.where(wall > 0, out["progress_hours"] / wall, 0.0)
     hours = {"units": "h"}
+    cl = scenario.cluster
+    step = cl.power_step_mw
+    swings = out["power_swings"]
+    counted = swings if step >= cl.power_swing_threshold_mw else np.zeros_like(swings)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_day = np.where(wall > 0, counted * 24.0 / wall, 0.0)
     ds = xr.Dataset(
         {
             "wall_hours": ("trial", wall, {**hours, "long_name": "wall-clock time"}),
@@ -352,6 +368,25 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
                 {"long_name": "planned interruptions", "units": "1"},
             ),
             "events": ("trial", out["events"], {"long_name": "events simulated", "units": "1"}),
+            "power_swings": (
+                "trial",
+                swings,
+                {"long_name": "steps of the job's power (computing <-> not)", "units": "1"},
+            ),
+            "power_swings_per_day": (
+                "trial",
+                per_day,
+                {
+                    "long_name": "power steps of at least the threshold per wall-clock day",
+                    "units": "1/d",
+                    "threshold_mw": cl.power_swing_threshold_mw,
+                },
+            ),
+            "max_power_step_mw": (
+                "trial",
+                np.where(swings > 0, step, 0.0),
+                {"long_name": "largest step of the job's power", "units": "MW"},
+            ),
             "lost_hours": (
                 ("trial", "cause"),
                 out["lost_hours"],
@@ -373,6 +408,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
             **seed_attrs(root),
             "block_size": BLOCK_SIZE,
             "checkpoint_interval_hours": inputs.tau,
+            "power_step_mw": step,
             "cap_hours": inputs.cap_hours,
             "mttf_hours": labels["mttf_hours"],
             "rates_source": labels["rates_source"],
