@@ -14,8 +14,6 @@
 # SLURM_NODE (node name; `hostname -s` if it resolves, else localhost), SLURM_CONF
 # (/etc/slurm/slurm.conf), SLURM_START_TIMEOUT (60 s), SLURM_CPUS (CPUs to advertise; default the
 # real count), SLURM_MIN_JOB_AGE (5 s). Accounting (slurmdbd) is not set up: relmc does not need it.
-#
-# What each setting is for, and the measurements behind it: ../shared/reference/slurm_local.md.
 set -euo pipefail
 
 PACKAGES=(slurm-wlm slurmctld slurmd slurm-client munge)

@@ -420,7 +420,7 @@ def main(argv=None) -> dict:
     daly = daly_scenario(rate100k)
     mtbf = 1.0 / rate100k
     exact = analytic.daly_expected_wall(W_HOURS, TAU, DELTA, RESTART, mtbf)
-    # DESIGN.md's 3,233.8 h scales all 419 Llama 3 interruptions linearly with GPUs
+    # SOURCES.md §7's 3,233.8 h scales all 419 Llama 3 interruptions linearly with GPUs
     rate_lin = 419.0 / W_HOURS * N_GPUS / 16_384
     exact_lin = analytic.daly_expected_wall(W_HOURS, TAU, DELTA, RESTART, 1.0 / rate_lin)
 
@@ -554,7 +554,7 @@ def main(argv=None) -> dict:
     ds_lin = simulate(daly_lin, n_trials=n_daly, seed=SEED, n_threads=2)
     m, se = mean_se(ds_lin.wall_hours)
     row(
-        "relmc at DESIGN.md's linear rate: mean wall",
+        "relmc at SOURCES.md §7's linear rate: mean wall",
         f"{m:,.1f} h",
         "",
         f"+-{se:.1f} SE vs {exact_lin:,.1f} h: z = {(m - exact_lin) / se:+.2f}",

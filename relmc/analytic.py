@@ -3,7 +3,7 @@
 All times are in hours and all rates per hour unless a name says otherwise. Every function
 accepts scalars or NumPy arrays (broadcast together, e.g. one value per posterior draw) and
 returns a float for all-scalar input, an array otherwise. Sources are summarised in
-``reference/facts.md`` §2.2–2.3 (Meta RSC) and §4 (Young 1974, Daly 2006).
+``SOURCES.md`` in the relmc repository, §2.2–2.3 (Meta RSC) and §4 (Young 1974, Daly 2006).
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def rsc_projected_mttf(n_gpus: int, failures_per_node_day=6.5e-3):
 
     ``MTTF(N) = 1 / (ceil(N / 8) r_f)``. With the RSC-1 rate of 6.5 failures per 1000
     node-days this gives 1.803 h at 16,384 GPUs and 0.225 h at 131,072 GPUs
-    (``reference/facts.md`` §2.2; fits large jobs only).
+    (``SOURCES.md`` §2.2; fits large jobs only).
 
     Parameters
     ----------

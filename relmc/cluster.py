@@ -2,7 +2,7 @@
 
 A failure category's rate is per *unit-hour*; the cluster-level rate at size N is
 ``rate * units(N, unit)``. The units and their defaults follow the Llama 3 405B cluster
-(Llama 3 paper §3.3.1, ``reference/facts.md`` §1.3):
+(Llama 3 paper §3.3.1; ``SOURCES.md`` §1.3 in the relmc repository):
 
 ============  ======================================================================
 unit          count at N GPUs (defaults)

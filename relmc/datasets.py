@@ -22,8 +22,8 @@ name               dims, dtype   meaning
 ``attrs`` (all str, int or float, so a dataset round-trips through ``to_netcdf``): ``name``,
 ``title``, ``source``, ``arxiv``, ``where``, ``checked`` (how each number was checked: [P] read in
 the primary text, [S] seen only in secondary sources, [D] derived by arithmetic; the marks of
-``reference/facts.md``), ``n_gpus``, ``gpus_per_node``, ``duration_hours`` (0 where not
-applicable), ``exposure_assumption``, ``rate_units`` and ``notes``.
+``SOURCES.md`` in the relmc repository), ``n_gpus``, ``gpus_per_node``, ``duration_hours``
+(0 where not applicable), ``exposure_assumption``, ``rate_units`` and ``notes``.
 
 The bundled numbers live in ``relmc/data/*.csv`` (each with a ``#`` provenance header) and their
 descriptions in ``relmc/data/datasets.toml``.
@@ -491,7 +491,7 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
 
     Notes
     -----
-    Fleets from ``reference/facts.md`` section 3 that are *not* bundled, and why:
+    Fleets from ``SOURCES.md`` (in the relmc repository) section 3 that are *not* bundled, and why:
 
     - OPT-175B: "at least 35 manual restarts" and "70+ automatic restarts" are a lower bound
       and an authors' estimate, seen only in secondary quotes, and the job's up-time (52-59%,

@@ -36,17 +36,18 @@ __all__ = [
 ]
 
 #: Published job MTTF points overlaid by :func:`plot_mttf`: ``(label, n_gpus, hours, kind,
-#: source)``. ``kind`` is ``"observed"`` or ``"projection"``. See ``reference/facts.md``.
+#: source)``. ``kind`` is ``"observed"`` or ``"projection"``. See ``SOURCES.md`` in the relmc
+#: repository.
 PUBLISHED_MTTF: tuple[tuple[str, int, float, str, str], ...] = (
     (
         "Llama 3 405B, observed",
         16_384,
-        54 * 24 / 419,  # 1,296 h / 419 unexpected interruptions = 3.09 h (facts.md 1.4)
+        54 * 24 / 419,  # 1,296 h / 419 unexpected interruptions = 3.09 h (SOURCES.md 1.4)
         "observed",
         "arXiv:2407.21783 Sec. 3.3.4",
     ),
-    ("Meta RSC-1, projected", 16_384, 1.8, "projection", "arXiv:2410.21680 (facts.md 2.2)"),
-    ("Meta RSC-1, projected", 131_072, 0.23, "projection", "arXiv:2410.21680 (facts.md 2.2)"),
+    ("Meta RSC-1, projected", 16_384, 1.8, "projection", "arXiv:2410.21680 (SOURCES.md 2.2)"),
+    ("Meta RSC-1, projected", 131_072, 0.23, "projection", "arXiv:2410.21680 (SOURCES.md 2.2)"),
 )
 
 _Q = QUANTILES

@@ -95,8 +95,8 @@ def test_daly_expected_wall_float_noise_adds_no_empty_segment():
 
 
 def test_daly_expected_wall_reproduces_design_peer_number():
-    # DESIGN.md "Measured on this kind of machine": Llama 3 rates at 100k GPUs, 54 days of
-    # compute, 30-min checkpoints of 1 min, 10-min restarts -> exact mean wall 3,233.8 h.
+    # SOURCES.md §7: Llama 3 rates at 100k GPUs, 54 days of compute, 30-min checkpoints of
+    # 1 min, 10-min restarts -> exact mean wall 3,233.8 h.
     # Llama 3 rate: 419 unexpected interruptions in 54 days on 16,384 GPUs, linear in GPUs.
     rate = 419 / (54 * 24) / 16384 * 100_000
     got = analytic.daly_expected_wall(54 * 24, 0.5, 1 * MIN, 10 * MIN, 1.0 / rate)

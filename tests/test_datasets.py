@@ -1,6 +1,6 @@
 """Tests for relmc.datasets: bundled data against published values, schema, and input checks.
 
-Expected values are the published numbers of reference/facts.md (sections 1, 2, 5), typed here
+Expected values are the published numbers of SOURCES.md (sections 1, 2, 5), typed here
 as the test oracle; the loader reads them from relmc/data/, so the two must agree.
 """
 
@@ -74,7 +74,7 @@ def test_llama3_table5_totals():
     assert ds["maintenance_count"].dtype == np.int64 and ds["maintenance_count"].dims == ()
     assert int(ds["count"].sel(category="Faulty GPU")) == 148
     assert int(ds["count"].sel(category="GPU HBM3 Memory")) == 72
-    # category subtotals by count, facts.md section 1.1 [D]
+    # category subtotals by count, SOURCES.md section 1.1 [D]
     by_group = ds["count"].groupby(ds["group"]).sum().to_series().to_dict()
     assert by_group == {
         "GPU": 268,
@@ -101,7 +101,7 @@ def test_llama3_exposure_arithmetic():
     assert float(ds["exposure"].sel(category="NIC")) == 2048 * 1296  # node-hours
     assert float(ds["exposure"].sel(category="Network Switch/Cable")) == 1024 * 1296  # racks
     assert float(ds["exposure"].sel(category="Dependency")) == 1296  # job: hours
-    # facts.md section 1.4 [D]: 0.030 HBM3 interruptions per GPU-year
+    # SOURCES.md section 1.4 [D]: 0.030 HBM3 interruptions per GPU-year
     hbm3_per_gpu_year = float(ds["count"].sel(category="GPU HBM3 Memory")) / 16384 * 365 / 54
     rate = ds["count"] / ds["exposure"]
     assert math.isclose(float(rate.sel(category="GPU HBM3 Memory")) * 24 * 365, hbm3_per_gpu_year)
@@ -133,7 +133,7 @@ def test_llama3_bad_override_rejected(units, needle):
 def test_pumps_values():
     ds = load_dataset("pumps")
     assert ds["category"].values.tolist() == [f"pump{i:02d}" for i in range(1, 11)]
-    # facts.md section 5 [P]
+    # SOURCES.md section 5 [P]
     assert ds["count"].values.tolist() == [5, 1, 5, 14, 3, 19, 1, 1, 4, 22]
     assert ds["exposure"].values.tolist() == [
         94.3,

@@ -24,9 +24,9 @@ from relmc.models import (
 )
 
 # --------------------------------------------------------------------------------------------
-# data: the bundled datasets when relmc.datasets exists, else the same numbers from facts.md
+# data: the bundled datasets when relmc.datasets exists, else the same numbers from SOURCES.md
 
-# reference/facts.md §1.1 (Table 5 counts) and §5 (pumps x, t); hand-built only as a fallback.
+# SOURCES.md §1.1 (Table 5 counts) and §5 (pumps x, t); hand-built only as a fallback.
 _LLAMA_COUNTS = {
     "Faulty GPU": 148, "GPU HBM3 Memory": 72, "Software Bug": 54, "Network Switch/Cable": 35,
     "Host Maintenance": 32, "GPU SRAM Memory": 19, "GPU System Processor": 17, "NIC": 7,
@@ -229,7 +229,7 @@ def test_conjugate_proper_prior_closed_form(pumps):
 
 
 # --------------------------------------------------------------------------------------------
-# published posterior: BUGS pumps (facts.md §5)
+# published posterior: BUGS pumps (SOURCES.md §5)
 
 _MAMBA = {  # node: (mean, sd), Mamba.jl docs, 2 chains, 7,500 kept draws
     "theta": [

@@ -29,7 +29,7 @@ from relmc.models.hierarchical import draw_pooled_log, marginal_model
 
 pytestmark = pytest.mark.slow
 
-# four of the BUGS pumps' exposures (1000 pump-hours, reference/facts.md §5): 1 to 126, so a rate
+# four of the BUGS pumps' exposures (1000 pump-hours, SOURCES.md §5): 1 to 126, so a rate
 # of order 1 gives counts from ~1 to ~100
 _EXPOSURE = np.array([1.05, 5.24, 31.4, 126.0])
 # The bugs prior is very wide (beta ~ Gamma(0.1, 1) puts 10% of its mass below 1e-10), so about

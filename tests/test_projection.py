@@ -84,7 +84,7 @@ def test_mttf_at_16k_matches_llama3(proj):
     # SE of a median of 4000 draws: 1.25 sd / sqrt(4000), sd / mean = 1/sqrt(419.5): 0.1%
     # relative; 0.5% is 5 SE.
     assert med == pytest.approx(exact, rel=5e-3)
-    # facts.md 1.4: 54 x 24 / 419 = 3.09 h; the prior's half pseudo-event moves the median by
+    # SOURCES.md 1.4: 54 x 24 / 419 = 3.09 h; the prior's half pseudo-event moves the median by
     # 0.04%, so the same 0.5% (5 SE) holds against the published point
     assert med == pytest.approx(3.09, rel=5e-3)
     # the 90% interval holds the published point

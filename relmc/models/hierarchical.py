@@ -23,9 +23,9 @@ Priors
 ``"bugs"``
     :math:`\theta_c \sim \mathrm{Gamma}(\alpha, \beta)`, :math:`\alpha \sim \mathrm{Exp}(1)`,
     :math:`\beta \sim \mathrm{Gamma}(0.1, 1)` (shape, rate): the BUGS "Pumps" model
-    (``reference/facts.md`` §5). Its :math:`\beta` prior (mean 0.1, density falling like
-    :math:`e^{-\beta}`) expects pooled rates of order 1-10 per time unit, so it is *not*
-    scale-free: fine for the pumps (per 1000 h), informative for per-fleet-hour rates of order
+    (``SOURCES.md`` §5 in the relmc repository). Its :math:`\beta` prior (mean 0.1, density
+    falling like :math:`e^{-\beta}`) expects pooled rates of order 1-10 per time unit, so it is
+    *not* scale-free: fine for the pumps (per 1000 h), informative for per-fleet-hour rates of order
     0.001-0.1 such as Llama 3's.
 ``"scaled"`` (default)
     The same hyperpriors on the dimensionless :math:`\phi_c = \theta_c / s`, where

@@ -41,7 +41,7 @@ def test_dask_jobqueue_slurmcluster_equals_local(slurm, small_spec, tmp_path):
     local = tmp_path / "local.zarr"
     sweep.run_sweep(small_spec, local, progress=False)
     store = tmp_path / "jq.zarr"
-    # settings from reference/slurm_local.md: loopback only, one 1-core worker per job
+    # a single-node Slurm on localhost: loopback only, one 1-core worker per job
     with SLURMCluster(
         cores=1,
         processes=1,
