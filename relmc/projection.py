@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from relmc._cf import CONVENTIONS
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import RateDraws, draw_of_trial, mttf_hours, rate_array, rate_draws
@@ -288,6 +289,7 @@ def project(
         "model": str(post_attrs.get("model", "")),
         "time_units": "hours",
         "relmc_version": _version(),
+        "Conventions": CONVENTIONS,
     }
     return ds
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
+from relmc._cf import CONVENTIONS
 from relmc.errors import FieldError
 
 if TYPE_CHECKING:
@@ -368,14 +369,14 @@ def summarize_rates(
             "rate_per_unit_year_mean": (
                 "category",
                 flat.mean(axis=0) * hours_per_year,
-                {"units": "1/a", "long_name": "mean rate per unit-year"},
+                {"units": "1/(365.25 d)", "long_name": "mean rate per unit-year (Julian year)"},
             ),
         },
         coords=coords,
     )
     if units:
         ds = ds.assign_coords(unit=("category", units))
-    ds.attrs = {"n_gpus": 0, "n_draws": int(flat.shape[0])}
+    ds.attrs = {"n_gpus": 0, "n_draws": int(flat.shape[0]), "Conventions": CONVENTIONS}
     if n_gpus is None:
         return ds
     unknown = sorted({u for u in units if u not in cluster.UNITS}) if units else ["(none)"]

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from relmc._cf import CONVENTIONS
 from relmc.errors import FieldError
 
 __all__ = ["QUANTILES", "HOURS_PER_DAY", "summarize", "check_quantiles"]
@@ -97,7 +98,7 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
     n = ds.sizes["trial"]
     per_trial = {str(name): da for name, da in ds.data_vars.items() if "trial" in da.dims}
     if {"wall_hours", "interruptions", "maintenance_events"} <= set(per_trial):
-        units = {"units": "1/day"}
+        units = {"units": "1/d"}
         for name, da in _per_day(ds).items():
             per_trial[name] = da.assign_attrs(units, long_name=_PER_DAY[name])
     out: dict[str, xr.DataArray] = {}
@@ -135,6 +136,7 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
     res["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
     res["quantile"].attrs = {"long_name": "quantile over trials"}
     res.attrs.update(ds.attrs)
+    res.attrs["Conventions"] = CONVENTIONS
     res.attrs["interval_definition"] = (
         "v_quantile: quantiles over trials, one posterior draw per trial (posterior "
         "predictive for one job); v_se: Monte Carlo standard error of v_mean"

@@ -658,7 +658,7 @@ def test_conjugate_log_likelihood_chains_and_summary(llama):
     )
     unrounded = az.summary(fit, var_names=["rate"])
     assert (unrounded["mean"] == 0).sum() >= 6  # the problem being fixed (negative control)
-    assert fit.posterior["rate_per_million"].attrs["units"] == "events per million unit-hours"
+    assert fit.posterior["rate_per_million"].attrs["units"] == "1e-6/h"
 
 
 @pytest.mark.slow

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         posterior.posterior.attrs["relmc_run_id"] = st.run_id
         write_netcdf(posterior, st.path("posterior.nc"))
         output.write_summaries(st, args, summary, "fit")
-    rate_units = posterior.posterior["rate"].attrs.get("units", "events per unit-hour")
+    rate_units = posterior.posterior["rate"].attrs.get("rate_units", "events per unit-hour")
     say(f"relmc fit: {model_text(args, posterior, data)}, seed {seed}")
     if args.counts is not None:
         say(f"recovery: {recovery_text(data)}")

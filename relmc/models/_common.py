@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from relmc._cf import CONVENTIONS
+from relmc._cf import rate_units as cf_rate_units
 from relmc.cluster import UNITS
 
 # arviz 0.23 announces its 1.0 refactor with a FutureWarning on import. It says nothing about our
@@ -272,9 +274,10 @@ DISPLAY_SCALE = 1e6
 
 
 def display_units(rate_units: str) -> str:
-    """Units of ``rate_per_million`` given the units of ``rate``."""
-    if rate_units == "events per unit-hour":
-        return "events per million unit-hours"
+    """UDUNITS units of ``rate_per_million`` given the prose ``rate_units`` of ``rate``."""
+    units = cf_rate_units(rate_units)
+    if units != rate_units:  # a unit string: rate x 1e6 is in units of 1e-6 of it
+        return f"1e-6{units[1:]}" if units.startswith("1/") else f"1e-6 {units}"
     return f"1e6 x ({rate_units})"
 
 
@@ -292,8 +295,15 @@ def make_idata(
     Adds ``rate_per_million`` (``rate`` x 1e6, for reading ``az.summary``; nothing computes
     from it) and the ``log_likelihood`` group (pointwise, for ``az.loo`` / ``az.compare``).
     """
-    posterior = posterior.assign_attrs(dict(attrs))
-    posterior["rate"].attrs.update({"units": attrs["rate_units"], **attrs})
+    posterior = posterior.assign_attrs({**attrs, "Conventions": CONVENTIONS})
+    posterior["rate"].attrs.update(
+        {
+            **attrs,
+            "units": cf_rate_units(str(attrs["rate_units"])),
+            "long_name": "failure rate per unit of exposure",
+            "description": f"{attrs['rate_units']} (the unit of the category's exposure)",
+        }
+    )
     posterior["rate_per_million"] = (posterior["rate"] * DISPLAY_SCALE).assign_attrs(
         units=display_units(str(attrs["rate_units"])),
         long_name="rate x 1e6, for display (az.summary); rate is the quantity to use",

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from relmc._cf import CONVENTIONS
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import cluster_rates, draw_of_trial, rate_draws
@@ -351,7 +352,11 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
         {
             "wall_hours": ("trial", wall, {**hours, "long_name": "wall-clock time"}),
             "ettr": ("trial", ettr, {"units": "1", "long_name": "effective training time ratio"}),
-            "finished": ("trial", out["finished"], {"long_name": "job finished before the cap"}),
+            "finished": (
+                "trial",
+                out["finished"],
+                {"units": "1", "long_name": "job finished before the cap"},
+            ),
             "progress_hours": (
                 "trial",
                 out["progress_hours"],
@@ -414,6 +419,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
             "rates_source": labels["rates_source"],
             "time_units": "hours",
             "relmc_version": _version(),
+            "Conventions": CONVENTIONS,
         }
     )
     return ds
