@@ -43,6 +43,8 @@ def results():
         ),
         "optimize_checkpoint": relmc.optimize_checkpoint(None, sc, n_trials=40, seed=5),
         "posterior": fit.posterior,
+        "observed_data": fit.observed_data,
+        "constant_data": fit.constant_data,
         "summarize_rates": summarize_rates(fit, n_gpus=2048),
     }
 
@@ -54,6 +56,8 @@ NAMES = [
     "compare",
     "optimize_checkpoint",
     "posterior",
+    "observed_data",
+    "constant_data",
     "summarize_rates",
 ]
 

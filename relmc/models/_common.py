@@ -189,15 +189,33 @@ def sample_coords(obs: Observations, chains: int, draws: int) -> xr.Coordinates:
 def data_groups(obs: Observations) -> dict[str, xr.Dataset]:
     """Return the ``observed_data`` and ``constant_data`` groups of a fit."""
     coords = category_coords(obs)
+    rate = cf_rate_units(obs.rate_units)
+    # exposure is in units of 1 / (the rate's units): "1/h" -> "h", "1/(1000 h)" -> "1000 h"
+    exposure = rate[2:].strip("()") if rate.startswith("1/") else "unit-hours"
     observed = xr.Dataset(
-        {"count": ("category", obs.count, {"units": "events"})},
+        {
+            "count": (
+                "category",
+                obs.count,
+                {"units": "1", "long_name": "observed interruptions or failures"},
+            )
+        },
         coords=coords,
-        attrs={"dataset": obs.name},
+        attrs={"dataset": obs.name, "Conventions": CONVENTIONS},
     )
     constant = xr.Dataset(
-        {"exposure": ("category", obs.exposure, {"units": "unit-hours (dataset exposure units)"})},
+        {
+            "exposure": (
+                "category",
+                obs.exposure,
+                {
+                    "units": exposure,
+                    "long_name": "exposure: units of the category's `unit` times hours observed",
+                },
+            )
+        },
         coords=coords,
-        attrs={"dataset": obs.name},
+        attrs={"dataset": obs.name, "Conventions": CONVENTIONS},
     )
     return {"observed_data": observed, "constant_data": constant}
 
@@ -301,7 +319,8 @@ def make_idata(
             **attrs,
             "units": cf_rate_units(str(attrs["rate_units"])),
             "long_name": "failure rate per unit of exposure",
-            "description": f"{attrs['rate_units']} (the unit of the category's exposure)",
+            "description": f"rate in {attrs['rate_units']}; each category's exposure unit is "
+            "its `unit` coordinate",
         }
     )
     posterior["rate_per_million"] = (posterior["rate"] * DISPLAY_SCALE).assign_attrs(
