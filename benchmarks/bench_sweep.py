@@ -40,11 +40,21 @@ quantiles = [0.05, 0.5, 0.95]
 [base.job]
 compute_hours = {args.compute_hours}
 
-[axes]
+{precision_table(args)}[axes]
 "cluster.n_gpus" = {sizes}
 "policy.checkpoint_interval" = {intervals}
 "policy.restart_hours" = {restarts}
 """
+
+
+def precision_table(args) -> str:
+    """The spec's [precision] table from --hopeless-ettr / --target-rse (empty when neither)."""
+    rows = []
+    if args.hopeless_ettr is not None:
+        rows.append(f"hopeless_ettr = {args.hopeless_ettr}")
+    if args.target_rse is not None:
+        rows.append(f"target_rse = {args.target_rse}")
+    return "[precision]\n" + "\n".join(rows) + "\n\n" if rows else ""
 
 
 def timed(label, fn, n_cells, results):
@@ -64,7 +74,15 @@ def main() -> None:
     p.add_argument("--n-trials", type=int, default=2000, help="trials = posterior draws per cell")
     p.add_argument("--compute-hours", type=float, default=54 * 24.0)
     p.add_argument("--posterior", default="conjugate:llama3-405b")
-    p.add_argument("--skip", nargs="*", default=[], help="paths to skip: procs dask slurm")
+    p.add_argument("--skip", nargs="*", default=[], help="paths to skip: single procs dask slurm")
+    p.add_argument(
+        "--hopeless-ettr",
+        type=float,
+        help="adaptive precision: stop a cell once mean ETTR + 4 SE is below this",
+    )
+    p.add_argument(
+        "--target-rse", type=float, help="adaptive precision: relative SE target of mean ETTR"
+    )
     args = p.parse_args()
 
     from relmc import sweep
@@ -88,7 +106,8 @@ def main() -> None:
         store = stores.setdefault(label, tmp / f"{label}.zarr")
         timed(label, lambda: sweep.run_sweep(spec_path, store, progress=False, **kw), n, results)
 
-    local("local, 1 process x 1 thread", workers=1, n_threads=1)
+    if "single" not in args.skip:
+        local("local, 1 process x 1 thread", workers=1, n_threads=1)
     local(f"local, 1 process x {cores} threads", workers=1, n_threads=cores)
     if "procs" not in args.skip:
         local(f"local, {cores} processes x 1 thread", workers=cores, n_threads=1)
@@ -124,6 +143,11 @@ def main() -> None:
     first = next(iter(cubes.values()))
     same = all(c.identical(first) for c in cubes.values())
     print(f"\nall cubes identical: {same}")
+    if "stopped_code" in first:
+        meanings = first["stopped_code"].attrs["flag_meanings"].split()
+        codes, counts = np.unique(first["stopped_code"].values, return_counts=True)
+        stops = ", ".join(f"{meanings[c]} {k}" for c, k in zip(codes, counts, strict=True))
+        print(f"cells by stop: {stops}; trials run: {int(first['n_trials'].sum()):,}")
     shutil.rmtree(tmp, ignore_errors=True)
     if not same:
         sys.exit(1)

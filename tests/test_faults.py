@@ -225,6 +225,9 @@ def test_damaged_done_cell_is_found_and_recomputed(spec_file, tmp_path, capsys):
     st = sweep.status(store, verify=True)
     assert sorted(st.corrupt.tolist()) == [1, 4] and not st.complete
     assert sweep.status(store).complete  # without --verify the flags alone look complete
+    # reading the damaged cube names the damaged cells instead of a decompression traceback
+    with pytest.raises(ValueError, match=r"cells \[1, 4\] are damaged"):
+        sweep.open_sweep(store, load=True)
     assert main(["sweep", "status", str(store), "--verify", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["corrupt"] == [1, 4]
     assert sweep.run_sweep(spec_file, progress=False) == [1, 4]

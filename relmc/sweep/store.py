@@ -362,13 +362,26 @@ def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
     """Open a sweep's cube (lazily, with dask, unless ``load``).
 
     Cells whose ``done`` flag is False hold fill values (NaN for floats); select complete
-    cells with ``cube.where(cube.done)``. The spec is in ``attrs["relmc_sweep_spec"]``.
+    cells with ``cube.where(cube.done)``. The spec is in ``attrs["relmc_sweep_spec"]``. With
+    ``load``, a damaged cell (a chunk emptied or garbled by a machine crash) raises a
+    ``ValueError`` naming the cells that fail verification.
     """
     store = Path(store)
     _read_attrs(store)
     ds = xr.open_zarr(str(store), consolidated=False, zarr_format=3)
     ds = ds[sorted(ds.data_vars)]  # zarr lists arrays in no fixed order
-    return ds.load() if load else ds
+    if not load:
+        return ds
+    try:
+        return ds.load()
+    except Exception as e:  # codecs raise several types for a damaged chunk
+        corrupt = status(store, verify=True).corrupt
+        if corrupt.size == 0:
+            raise
+        raise ValueError(
+            f"sweep store {str(store)!r}: cells {corrupt.tolist()} are damaged (their data "
+            "fail the checksum written with them); `relmc sweep run` recomputes them"
+        ) from e
 
 
 @dataclass(frozen=True)
