@@ -6,11 +6,12 @@ import os
 import subprocess
 import sys
 
+import arviz as az
 import pytest
 import xarray as xr
+from clirun import one_error_line, run_cli
 
 from relmc.cli import main
-from relmc.models._common import az  # arviz, imported with its 1.0 notice silenced
 
 
 def run(*args, cwd):
@@ -192,29 +193,7 @@ def test_unwritable_out_fails_before_any_work(capsys):
 
 
 def run_patched(prelude: str, *args, cwd):
-    """Run the CLI in a subprocess after ``prelude`` (e.g. blocking an import or a write)."""
-    code = (
-        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
-    )
-    env = {**os.environ, "MPLBACKEND": "Agg"}
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def one_error_line(r) -> str:
-    """Exit 2, exactly one line on stderr, no traceback: return that line."""
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("relmc: error: ")
-    return lines[0]
+    return run_cli(*args, cwd=cwd, prelude=prelude)
 
 
 # an OSError while writing the result (e.g. a full or read-only disk): one line, exit 2

@@ -3,40 +3,16 @@ adaptive precision flags, their own counts, and the help text."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import xarray as xr
+from clirun import one_error_line
+from clirun import run_cli as run
 
 from relmc.cli import main
 
-ENV = {**os.environ, "MPLBACKEND": "Agg"}
 #: a small, fast job: 2,048 GPUs, 5 days of compute
 SMALL = ["--n-gpus", "2048", "--compute-days", "5", "--seed", "1"]
-
-
-def run(*args, cwd):
-    return subprocess.run(
-        [sys.executable, "-m", "relmc", *map(str, args)],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def one_error_line(r) -> str:
-    """Exit 2, exactly one stderr line, no traceback: return that line."""
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("relmc: error: ")
-    return lines[0]
 
 
 def error_in_process(argv, capsys) -> str:

@@ -8,7 +8,6 @@ errors for hostile input, and honest results when trials do not finish.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
+from clirun import ENV, one_error_line
+from clirun import run_cli as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,32 +25,6 @@ from relmc import sweep
 from relmc._io import OutputSet, finish_interrupted
 from relmc.cli import main
 from relmc.errors import FieldError, NotFinishedWarning
-
-ENV = {**os.environ, "MPLBACKEND": "Agg"}
-
-
-def run(*args, cwd, prelude: str = ""):
-    code = (
-        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def one_error_line(r) -> str:
-    """Exit 2, exactly one stderr line, no traceback: return that line."""
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("relmc: error: ")
-    return lines[0]
 
 
 def listing(folder: Path) -> dict[str, bytes | None]:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
+from clirun import one_error_line, run_cli
 
 from relmc import sweep
 from relmc.cli import main as cli_main
@@ -538,29 +539,6 @@ def test_posterior_sources_agree(tmp_path):
 
 
 # ---------------------------------------------------------------------------------- errors
-
-
-def run_cli(*args, prelude: str = "", cwd=None):
-    """``relmc ARGS`` in a subprocess, after ``prelude`` (e.g. blocking an optional import)."""
-    code = (
-        f"import sys\n{prelude}\nfrom relmc.cli import main\nraise SystemExit(main(sys.argv[1:]))"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def one_error_line(r) -> str:
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("relmc: error: ")
-    return lines[0]
 
 
 def test_missing_sweep_extra_is_one_line(spec_file, tmp_path):
