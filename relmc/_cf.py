@@ -24,3 +24,10 @@ def rate_units(prose: str) -> str:
     e.g. a user's own wording, is returned unchanged.
     """
     return _RATE_UNITS.get(prose, prose)
+
+
+def provenance() -> dict[str, str]:
+    """``Conventions`` and ``relmc_version``: the attrs every dataset relmc builds records."""
+    from relmc import __version__
+
+    return {"Conventions": CONVENTIONS, "relmc_version": __version__}

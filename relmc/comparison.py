@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.scenario import Scenario, replace_path
@@ -152,7 +152,7 @@ def compare(
     )
     ds.attrs = {
         "title": "relmc paired comparison",
-        "Conventions": CONVENTIONS,
+        **provenance(),
         "baseline": base,
         "pairing": "one root seed for every scenario: trial i uses posterior draw i mod n_draws "
         "and block b the same child seed under every scenario; gains are per-trial differences",

@@ -23,7 +23,7 @@ import numpy as np
 import xarray as xr
 
 from relmc import analytic
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.projection import default_scenario
@@ -188,7 +188,7 @@ def optimize_checkpoint(
         "seed_rule": "search: spawn_key + [0]; comparison: spawn_key + [1]",
         "dataset": str(post_attrs.get("dataset", "")),
         "time_units": "hours",
-        "Conventions": CONVENTIONS,
+        **provenance(),
     }
     return ds
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import RateDraws, draw_of_trial, mttf_hours, rate_array, rate_draws
@@ -288,8 +288,7 @@ def project(
         "dataset": str(post_attrs.get("dataset", "")),
         "model": str(post_attrs.get("model", "")),
         "time_units": "hours",
-        "relmc_version": _version(),
-        "Conventions": CONVENTIONS,
+        **provenance(),
     }
     return ds
 
@@ -330,9 +329,3 @@ def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws) -> xr.Datas
     out = out.reset_coords(drop=True)
     out.attrs = {}
     return out.assign_coords(unit=("category", res["unit"].values))
-
-
-def _version() -> str:
-    from relmc import __version__
-
-    return __version__

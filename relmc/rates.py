@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc.errors import FieldError
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ def summarize_rates(
     )
     if units:
         ds = ds.assign_coords(unit=("category", units))
-    ds.attrs = {"n_gpus": 0, "n_draws": int(flat.shape[0]), "Conventions": CONVENTIONS}
+    ds.attrs = {"n_gpus": 0, "n_draws": int(flat.shape[0]), **provenance()}
     if n_gpus is None:
         return ds
     unknown = sorted({u for u in units if u not in cluster.UNITS}) if units else ["(none)"]

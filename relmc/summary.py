@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc.errors import FieldError
 
 __all__ = ["QUANTILES", "HOURS_PER_DAY", "summarize", "check_quantiles"]
@@ -136,7 +136,7 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
     res["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
     res["quantile"].attrs = {"long_name": "quantile over trials"}
     res.attrs.update(ds.attrs)
-    res.attrs["Conventions"] = CONVENTIONS
+    res.attrs.update(provenance())
     res.attrs["interval_definition"] = (
         "v_quantile: quantiles over trials, one posterior draw per trial (posterior "
         "predictive for one job); v_se: Monte Carlo standard error of v_mean"

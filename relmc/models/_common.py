@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc._cf import rate_units as cf_rate_units
 from relmc.cluster import UNITS
 
@@ -201,7 +201,7 @@ def data_groups(obs: Observations) -> dict[str, xr.Dataset]:
             )
         },
         coords=coords,
-        attrs={"dataset": obs.name, "Conventions": CONVENTIONS},
+        attrs={"dataset": obs.name, **provenance()},
     )
     constant = xr.Dataset(
         {
@@ -215,7 +215,7 @@ def data_groups(obs: Observations) -> dict[str, xr.Dataset]:
             )
         },
         coords=coords,
-        attrs={"dataset": obs.name, "Conventions": CONVENTIONS},
+        attrs={"dataset": obs.name, **provenance()},
     )
     return {"observed_data": observed, "constant_data": constant}
 
@@ -313,7 +313,7 @@ def make_idata(
     Adds ``rate_per_million`` (``rate`` x 1e6, for reading ``az.summary``; nothing computes
     from it) and the ``log_likelihood`` group (pointwise, for ``az.loo`` / ``az.compare``).
     """
-    posterior = posterior.assign_attrs({**attrs, "Conventions": CONVENTIONS})
+    posterior = posterior.assign_attrs({**attrs, **provenance()})
     posterior["rate"].attrs.update(
         {
             **attrs,

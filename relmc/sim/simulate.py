@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from relmc._cf import CONVENTIONS
+from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import cluster_rates, draw_of_trial, rate_draws
@@ -418,14 +418,7 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
             "mttf_hours": labels["mttf_hours"],
             "rates_source": labels["rates_source"],
             "time_units": "hours",
-            "relmc_version": _version(),
-            "Conventions": CONVENTIONS,
+            **provenance(),
         }
     )
     return ds
-
-
-def _version() -> str:
-    from relmc import __version__
-
-    return __version__
