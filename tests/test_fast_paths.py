@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from kernelcheck import Z_MAX, disagreements
 
 from relmc._seed import child_seed
 from relmc.analytic import daly_expected_wall
@@ -32,9 +32,6 @@ from relmc.sim import CAUSES, _kernels
 from relmc.sim.inputs import allocate_outputs, kernel_args
 from relmc.sim.reference import simulate_reference
 from relmc.sim.simulate import BLOCK_SIZE, kernel_inputs
-
-Z_MAX = 4.5
-KS_P_MIN = 1e-4
 
 
 def _run(block_fn, inputs, seed: int) -> dict[str, np.ndarray]:
@@ -46,44 +43,6 @@ def _run(block_fn, inputs, seed: int) -> dict[str, np.ndarray]:
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
         block_fn(rng, *kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
     return out
-
-
-def _quantities(out) -> dict[str, np.ndarray]:
-    q = {
-        "wall_hours": out["wall_hours"],
-        "progress_hours": out["progress_hours"],
-        "finished": out["finished"].astype(float),
-        "maintenance_events": out["maintenance_events"].astype(float),
-    }
-    if "events" in out:
-        q["events"] = out["events"].astype(float)
-    for c in range(out["interruptions"].shape[1]):
-        q[f"interruptions[{c}]"] = out["interruptions"][:, c].astype(float)
-    for j, cause in enumerate(CAUSES):
-        q[f"lost_{cause}"] = out["lost_hours"][:, j]
-    return q
-
-
-def _disagreements(a_out, b_out) -> list[str]:
-    """Quantities whose means (Z_MAX combined SE) or wall-time distributions (KS) disagree."""
-    bad = []
-    qa, qb = _quantities(a_out), _quantities(b_out)
-    for name in qa.keys() & qb.keys():  # the oracle reports no "events"
-        a, b = qa[name], qb[name]
-        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-        diff = abs(a.mean() - b.mean())
-        if se == 0:
-            if diff > 1e-9 * max(1.0, abs(a.mean())):
-                bad.append(f"{name}: {a.mean()} vs {b.mean()} (no spread)")
-        elif diff / se > Z_MAX:
-            bad.append(f"{name}: {a.mean():.5g} vs {b.mean():.5g}, z={diff / se:.1f}")
-    # failure-free trials end at the same atom, reached by different float sums: round
-    wa, wb = np.round(a_out["wall_hours"], 9), np.round(b_out["wall_hours"], 9)
-    if np.ptp(wa) > 0 or np.ptp(wb) > 0:
-        p = stats.ks_2samp(wa, wb).pvalue
-        if p < KS_P_MIN:
-            bad.append(f"wall_hours KS p={p:.2g}")
-    return bad
 
 
 def _scenario(cats, *, n_gpus=1024, work=20.0, **policy) -> Scenario:
@@ -159,7 +118,7 @@ def test_renewal_path_applies_and_matches_general_path(name):
     assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
     fast = _run(_kernels.simulate_block, inputs, seed=1)
     general = _run(_kernels._block_general, inputs, seed=2)
-    assert _disagreements(fast, general) == []
+    assert disagreements(fast, general) == []
     for out in (fast, general):
         np.testing.assert_allclose(
             out["progress_hours"] + out["lost_hours"].sum(axis=1), out["wall_hours"], rtol=1e-9
@@ -179,7 +138,7 @@ def test_renewal_negative_control_detects_a_ten_percent_restart_error():
     wrong, _ = kernel_inputs(
         _with_policy(base, restart_hours=base.policy.restart_hours * 1.1), None, 4000
     )
-    bad = _disagreements(
+    bad = disagreements(
         _run(_kernels.simulate_block, inputs, 1), _run(_kernels._block_general, wrong, 2)
     )
     assert any(b.startswith("lost_restart") for b in bad)
@@ -324,7 +283,7 @@ def test_spare_pool_counter_matches_reference_list():
     assert not _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
     fast, slow = _general_vs_reference(SPARES)
     assert fast["lost_hours"][:, CAUSES.index("spare_wait")].mean() > 0.1  # waits happen
-    assert _disagreements(fast, slow) == []
+    assert disagreements(fast, slow) == []
 
 
 @pytest.mark.slow
@@ -332,7 +291,7 @@ def test_spare_pool_negative_control_detects_wrong_repair_time():
     # the oracle is given repairs 25 % longer: spare waits grow by far more than 4.5 SE
     wrong = _with_policy(SPARES, repair_hours=SPARES.policy.repair_hours * 1.25)
     fast, slow = _general_vs_reference(wrong)
-    assert any(b.startswith("lost_spare_wait") for b in _disagreements(fast, slow))
+    assert any(b.startswith("lost_spare_wait") for b in disagreements(fast, slow))
 
 
 # ---------------------------------------------------------------- renewal: block reduction

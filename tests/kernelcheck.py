@@ -1,0 +1,56 @@
+"""Comparing two sets of kernel outputs (kernel vs oracle, fast path vs general path).
+
+Every per-trial quantity's mean must agree within ``z_max`` combined standard errors (4.5 by
+default: about 7e-6 chance per comparison for two correct samplers, so a few dozen comparisons
+per file stay below 1e-3), and wall time's distributions by a two-sample KS test (p >= 1e-4).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from relmc.sim import CAUSES
+
+Z_MAX = 4.5
+KS_P_MIN = 1e-4
+
+
+def quantities(out) -> dict[str, np.ndarray]:
+    q = {
+        "wall_hours": out["wall_hours"],
+        "progress_hours": out["progress_hours"],
+        "finished": out["finished"].astype(float),
+        "maintenance_events": out["maintenance_events"].astype(float),
+    }
+    if "events" in out:
+        q["events"] = out["events"].astype(float)
+    for c in range(out["interruptions"].shape[1]):
+        q[f"interruptions[{c}]"] = out["interruptions"][:, c].astype(float)
+    for j, cause in enumerate(CAUSES):
+        q[f"lost_{cause}"] = out["lost_hours"][:, j]
+    return q
+
+
+def disagreements(a_out, b_out, z_max: float = Z_MAX) -> list[str]:
+    """Quantities whose means (Z_MAX combined SE) or wall-time distributions (KS) disagree."""
+    bad = []
+    qa, qb = quantities(a_out), quantities(b_out)
+    for name in qa.keys() & qb.keys():  # the oracle reports no "events"
+        a, b = qa[name], qb[name]
+        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        diff = abs(a.mean() - b.mean())
+        if se == 0:
+            if diff > 1e-9 * max(1.0, abs(a.mean())):
+                bad.append(f"{name}: {a.mean()} vs {b.mean()} (no spread)")
+        elif diff / se > z_max:
+            bad.append(f"{name}: {a.mean():.5g} vs {b.mean():.5g}, z={diff / se:.1f}")
+    # failure-free trials end at the same atom, reached by different float sums: round
+    wa, wb = np.round(a_out["wall_hours"], 9), np.round(b_out["wall_hours"], 9)
+    if np.ptp(wa) > 0 or np.ptp(wb) > 0:
+        p = stats.ks_2samp(wa, wb).pvalue
+        if p < KS_P_MIN:
+            bad.append(f"wall_hours KS p={p:.2g}")
+    return bad
