@@ -81,6 +81,22 @@ class Observations:
         """Planned interruptions per hour when the data carries ``maintenance_count``, else 0."""
         return float(self.attrs.get("_maintenance_rate", 0.0))
 
+    def record(self) -> dict[str, Any]:
+        """Return what every fit records about its data in ``posterior.attrs``.
+
+        ``dataset``, ``rate_units``, ``maintenance_rate`` (planned interruptions per hour),
+        ``recovery_rules`` (JSON, "" when the data state none) and ``n_gpus`` (the observed
+        cluster, 0 if unknown): what :meth:`relmc.FailureModel.from_posterior` and the plots
+        read back.
+        """
+        return {
+            "dataset": self.name,
+            "rate_units": self.rate_units,
+            "maintenance_rate": self.maintenance_rate,
+            "recovery_rules": str(self.attrs.get("recovery_rules", "")),
+            "n_gpus": int(self.attrs.get("n_gpus", 0) or 0),
+        }
+
     @property
     def rate_units(self) -> str:
         """Units of a rate: events per exposure unit (``attrs['rate_units']`` when given)."""

@@ -152,11 +152,7 @@ def fit_conjugate(
         "prior": f"rate ~ Gamma(shape={shape:g}, rate={rate:g}) per category{default}",
         "prior_shape": shape,
         "prior_rate": rate,
-        "dataset": obs.name,
-        "rate_units": obs.rate_units,
-        "maintenance_rate": obs.maintenance_rate,
-        "recovery_rules": str(obs.attrs.get("recovery_rules", "")),
-        "n_gpus": int(obs.attrs.get("n_gpus", 0) or 0),  # the observed cluster, 0 if unknown
+        **obs.record(),
         **seed_attrs(root),
     }
     return make_idata(

@@ -299,12 +299,8 @@ def fit_fleets(
         ),
         "pool": pool,
         "rate_scale": scale if prior == "scaled" else 1.0,
-        "dataset": main.name,
+        **main.record(),
         "fleets": ",".join(names),
-        "rate_units": main.rate_units,
-        "maintenance_rate": main.maintenance_rate,
-        "recovery_rules": str(main.attrs.get("recovery_rules", "")),
-        "n_gpus": int(main.attrs.get("n_gpus", 0) or 0),  # the observed cluster, 0 if unknown
         **seed_attrs(root),
     }
     return make_idata(

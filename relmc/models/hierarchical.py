@@ -382,11 +382,7 @@ def fit_hierarchical(
         "rate_scale": scale if prior == "scaled" else 1.0,
         "sampler": "NUTS on (alpha, beta) with the pooled rates integrated out (negative "
         "binomial), then the pooled rates exactly from Gamma(alpha + count, beta + t)",
-        "dataset": obs.name,
-        "rate_units": obs.rate_units,
-        "maintenance_rate": obs.maintenance_rate,
-        "recovery_rules": str(obs.attrs.get("recovery_rules", "")),
-        "n_gpus": int(obs.attrs.get("n_gpus", 0) or 0),  # the observed cluster, 0 if unknown
+        **obs.record(),
         **seed_attrs(root),
     }
     return make_idata(
