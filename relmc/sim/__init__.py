@@ -81,6 +81,88 @@ Restart
     a restart counts as an interruption of its category and leads to its recovery and a new
     restart; planned maintenance during a restart costs ``maint_hours`` and a new restart.
 
+Nodes: lemons, blast radius, diagnosis, repair pipeline, standbys, memory restore
+---------------------------------------------------------------------------------
+Everything in this section is off by default (``KernelInputs.node_model`` is false); then the
+process is the one above, bit for bit. When any of it is on, nodes are modelled as *counts*
+(good and bad nodes in the job, among the job's standbys, in the shared pool, in each repair
+stage, excluded, retired) plus a sparse *record* of each node that has failed or been sent
+to repair (its type, failure times, repairs, where it is); nothing is held per GPU. The job
+holds ``n_nodes`` nodes, always all of them while it is exposed.
+
+Node types (lemons)
+    Each node is *good* or *bad*. At the job's start the numbers of bad nodes in the job, among
+    its ``n_standbys`` standbys and in the pool of ``n_spares`` are independent
+    ``Binomial(n, f)`` (``f = bad_fraction``; with an unlimited pool every node drawn from it
+    is bad with probability ``f``). A bad node fails ``m_c >= 1`` times as often as a good one
+    in category ``c`` (``bad_multiplier[c]``). ``Lambda_c`` is the category's rate for a job of
+    nodes mixed at the fleet's fraction: with ``B`` bad nodes in the job, the job's rate of a
+    node-domain category is ``Lambda_c (n - B + m_c B) / (n (1 - f + f m_c))`` (so its
+    expectation over ``B ~ Binomial(n, f)`` is ``Lambda_c``); standbys and pool nodes do not
+    fail. A failure of a node-domain category strikes a bad node with probability
+    ``m_c B / (n - B + m_c B)``, and, given the type, a node of that type uniformly at random.
+    Rates change only when ``B`` does (at swaps), so the process is still memoryless between
+    events; diurnal and trend factors multiply these rates as above.
+Blast radius
+    A category of domain size ``d_c > 1`` (``cat_domain``: 1 a node, else the nodes of a rack,
+    a pod, ... from the cluster's shape, at most ``n``) takes ``d = min(d_c, n)`` nodes of the
+    job at once, chosen uniformly at random (the bad ones among them hypergeometric); its rate
+    is ``Lambda_c`` whatever the node types, there is no wrong blame, and all ``d`` nodes go
+    to repair (``swap[c]`` is then taken as true). Their failures do not count towards lemon
+    detection.
+Detection, diagnosis and blame (node-domain categories)
+    After ``detect_hours[c]`` (``detection``) comes ``diag_hours[c]`` of diagnosis
+    (``diagnosis``). With probability ``diag_wrong[c]`` the wrong node is blamed: one of the
+    job's other ``n - 1`` nodes uniformly at random (``wrong_blames`` counts these); the node
+    that failed stays in the job, unchanged. The blamed node is the one acted on below, and
+    the failure is recorded on it at the failure's wall time.
+Lemon detection (``lemon_k >= 1``; 0 is off)
+    A blamed node whose recorded failures within the window ``(t - lemon_window, t]`` of this
+    failure's time ``t`` number ``lemon_k`` or more is *excluded*: it leaves the job and the
+    fleet for good (``nodes_excluded_bad`` / ``_good`` by its true type), and is replaced like
+    a swapped node, whatever the category's recovery.
+Node replacement
+    A node that leaves the job (swapped because ``swap[c]``, or excluded) is replaced at the
+    end of diagnosis. Swapped nodes go to repair (below) at that moment. The replacement is a
+    standby if the job holds one: instant (``standby_swaps`` counts them), and the job at once
+    takes a node from the pool to refill its standbys if the pool has one. Otherwise a pool
+    node is taken, drawn uniformly from the pool (so bad with the pool's current bad
+    fraction): ``preempt_hours`` (``preemption``, reaching the shared pool) then
+    ``swap_hours`` (``node_swap``). If the pool is empty the job waits (``spare_wait``) for the
+    next repair that returns a node, takes it, then ``preempt_hours`` and ``swap_hours``. An
+    event that needs several nodes (a blast radius) takes standbys first, then pool nodes,
+    then waits until it has all of them; ``preempt_hours`` and ``swap_hours`` are charged once
+    per event, if any node came from the pool. If no node can ever come (pool and repairs
+    empty: all excluded or retired) the job waits to the wall cap. With an unlimited pool
+    (``n_spares < 0``) a pool node is always there, bad with probability ``f``; nodes sent
+    to repair are counted but never come back.
+Repair pipeline
+    A node sent to repair for the ``retire_after``-th time is retired instead
+    (``nodes_retired``; ``retire_after = 0`` is off). Otherwise stage 1 (automated,
+    ``repairs_auto`` counts entries) lasts ``repair_hours`` (mean; exponential, or exactly
+    that if ``repair_fixed``); then with probability ``escalate_prob`` the node enters stage 2
+    (manual, ``repairs_manual``), mean ``manual_repair_hours``, same distribution family. A
+    bad node leaving stage ``s`` is still bad with probability ``auto_miss`` (``s = 1``) or
+    ``manual_miss`` (``s = 2``), else good; a good node stays good. Repairs run on the wall
+    clock, many at once; a repaired node refills the job's standbys if short, else joins the
+    pool. Nodes are conserved: ``n + n_standbys + n_spares`` = job + standbys + pool + in
+    repair + excluded + retired, at every moment. Today's finite pool is the case
+    ``n_standbys = 0``, ``preempt_hours = 0``, one exponential stage, no retirement.
+    ``pool_occupancy`` is the time average over the trial's wall hours of the nodes in the
+    pool (NaN with an unlimited pool).
+Restart from memory (``mem_restart_hours >= 0``; negative is off)
+    Peers hold the last checkpoint in memory with ``mem_replicas = r`` copies. A restart after
+    an unexpected failure takes ``mem_restart_hours`` instead of ``restart_hours``
+    (``restarts_memory``) unless the failure took a blast-radius domain (``d > 1``) or more
+    than ``r`` nodes have left the job since the checkpoint it restarts from became durable
+    (nodes left counts swapped and excluded nodes, and is reset whenever a new checkpoint
+    becomes durable); then it reads storage in ``restart_hours``. A restart after planned
+    maintenance always reads storage. ``restarts`` counts every restart begun.
+New outputs
+    ``diagnosis`` and ``preemption`` are ``lost_hours`` causes appended after ``slowdown``
+    (zero when off). The per-trial counts above are zero when off, and ``pool_occupancy`` is
+    NaN unless a finite pool is modelled.
+
 Wall cap and outputs
 --------------------
 A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with
