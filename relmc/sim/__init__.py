@@ -157,11 +157,14 @@ Restart from memory (``mem_restart_hours >= 0``; negative is off)
     than ``r`` nodes have left the job since the checkpoint it restarts from became durable
     (nodes left counts swapped and excluded nodes, and is reset whenever a new checkpoint
     becomes durable); then it reads storage in ``restart_hours``. A restart after planned
-    maintenance always reads storage. ``restarts`` counts every restart begun.
+    maintenance always reads storage. ``restarts_memory`` and ``restarts_storage`` count the
+    restarts begun from each.
 New outputs
     ``diagnosis`` and ``preemption`` are ``lost_hours`` causes appended after ``slowdown``
-    (zero when off). The per-trial counts above are zero when off, and ``pool_occupancy`` is
-    NaN unless a finite pool is modelled.
+    (zero when off). The per-trial counts above (``nodes_excluded_bad``,
+    ``nodes_excluded_good``, ``repairs_auto``, ``repairs_manual``, ``nodes_retired``,
+    ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage``) are zero
+    when off, and ``pool_occupancy`` is NaN unless the node model is on with a finite pool.
 
 Wall cap and outputs
 --------------------
