@@ -122,7 +122,7 @@ def test_paper_pipeline(tmp_path):
 
 @pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_examples_are_listed(script):
-    assert script in {"quickstart.py", "own_cluster.py", "what_if.py"}
+    assert script in {"quickstart.py", "own_cluster.py", "what_if.py", "time_varying.py"}
 
 
 def test_example_sweep_spec_validates_and_dry_runs(capsys):
@@ -161,3 +161,24 @@ def test_example_scenario_toml_simulates(tmp_path, capsys):
     with xr.open_dataset(nc[0]) as ds:
         assert list(ds["category"].values) == ["GPU", "Host", "Network hang", "Software"]
         assert "wall_hours" in ds
+
+
+def test_time_varying(tmp_path):
+    out = _run([EXAMPLES / "time_varying.py"], tmp_path)
+    row = re.compile(
+        r"^(.+?)\s+([\d.]+) \[([\d.]+), ([\d.]+)\]\s+([+-][\d.]+) \[([+-][\d.]+), ([+-][\d.]+)\]"
+        r"\s+(-?[\d.]+)\s+([\d.]+)$",
+        re.M,
+    )
+    rows = row.findall(out)
+    assert len(rows) == 8  # four scenarios at two sizes
+    for r in rows:
+        med, lo, hi = map(float, r[1:4])
+        assert lo <= med <= hi
+        assert float(r[8]) > 0  # power swings every day
+    # the baseline's gain over itself is exactly zero (paired trials)
+    assert [r[4] for r in rows if r[0] == "constant"] == ["+0.000", "+0.000"]
+    # ETTR falls from 16k to 100k GPUs in every scenario
+    ettr = {(r[0], i // 4): float(r[1]) for i, r in enumerate(rows)}
+    assert all(ettr[(name, 0)] > ettr[(name, 1)] for name, _ in ettr if _ == 0)
+    assert "16,384 GPUs (power step 9.8 MW)" in out
