@@ -1,9 +1,22 @@
 """Projections over cluster size: posterior failure rates → interruptions, MTTF and ETTR bands.
 
 :func:`project` runs :func:`relmc.simulate` once per cluster size, one posterior draw per
-trial, so each band mixes parameter uncertainty (which rates are true) with the randomness of
-one job's timeline (when the failures strike). The job MTTF is the exception: it is a function
-of the rates alone, so its bands come straight from the rate draws, with no simulation noise.
+trial, and reports two kinds of interval, each labelled:
+
+*posterior predictive* (``ettr_quantile``, ``interruptions_per_day_quantile``, ...)
+    quantiles over trials: where *one* job will land, mixing parameter uncertainty (which rates
+    are true) with the randomness of its own timeline (when the failures strike);
+*credible* (``ettr_credible``, ``interruptions_per_day_credible``, ``mttf_hours_quantile``)
+    quantiles over posterior draws of an *expected* value: parameter uncertainty alone. The
+    job MTTF is a function of the rates, so its quantiles come straight from every rate draw.
+    The expected ETTR and interruptions per day of a draw are estimated by the mean over the
+    trials that share it (``trials_per_draw`` of them, :func:`relmc.rates.nested_draws`);
+    that mean still holds Monte Carlo noise of variance ``s_w^2 / m`` (``s_w^2`` the pooled
+    variance within draws), which would widen the interval, so the per-draw means are pulled
+    towards their grand mean by ``sqrt(V_b / V)`` (``V`` their variance, ``V_b = V - mean
+    (s_w^2 / m)`` the between-draw part) before taking quantiles: the spread then matches the
+    between-draw variance (exact for the variance, approximate for the shape). With one
+    posterior draw (point rates) the credible interval is a point.
 """
 
 from __future__ import annotations
@@ -19,7 +32,15 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
-from relmc.rates import RateDraws, draw_of_trial, mttf_hours, rate_array, rate_draws
+from relmc.rates import (
+    RateDraws,
+    draw_of_trial,
+    exposed_fraction,
+    mttf_hours,
+    nested_draws,
+    rate_array,
+    rate_draws,
+)
 from relmc.scenario import FailureModel, Scenario, replace_path
 from relmc.sim.simulate import BLOCK_SIZE, Precision, check_n_trials, kernel_inputs, simulate
 from relmc.summary import QUANTILES, summarize
@@ -28,7 +49,9 @@ __all__ = [
     "DEFAULT_SIZES",
     "QUANTILES",
     "INTERVAL_DEFINITION",
+    "TRIALS_PER_DRAW",
     "project",
+    "credible_quantiles",
     "default_scenario",
     "check_sizes",
     "size_seed",
@@ -38,10 +61,19 @@ __all__ = [
 DEFAULT_SIZES: tuple[int, ...] = tuple(2048 * 2**k for k in range(7))
 
 INTERVAL_DEFINITION = (
-    "median and central 50%/90% posterior-predictive intervals: quantiles 0.25-0.75 and "
-    "0.05-0.95 over trials, one posterior draw per trial (mttf_hours: the same quantiles of "
-    "1/Lambda(N) over all posterior rate draws, parameter uncertainty only)"
+    "median and central 50%/90% intervals (quantiles 0.25-0.75 and 0.05-0.95). *_quantile: "
+    "posterior predictive for one job, quantiles over trials, each trial with a posterior "
+    "draw (parameter uncertainty and the job's own luck); *_credible: credible intervals of "
+    "the expected value, quantiles over posterior draws of the mean over the trials sharing "
+    "each draw, with their Monte Carlo noise removed by moment matching (parameter "
+    "uncertainty only); mttf_hours_quantile: credible, quantiles of 1/Lambda(N) over all "
+    "posterior rate draws"
 )
+
+#: Default trials per posterior draw of a projection: enough for the per-draw means behind the
+#: credible intervals (their within-draw noise is estimated from the repeats), few enough to
+#: keep most of the predictive intervals' draws distinct.
+TRIALS_PER_DRAW = 4
 
 MAX_GPUS = 10**8
 
@@ -132,13 +164,17 @@ def project(
     progress: bool | None = None,
     precision: Precision | None = None,
     keep_trials: bool = False,
+    trials_per_draw: int = TRIALS_PER_DRAW,
 ) -> xr.Dataset:
     """Project interruptions, MTTF and ETTR over cluster sizes, with posterior bands.
 
     For each size ``N`` the scenario's ``cluster.n_gpus`` is set to ``N`` and
-    :func:`relmc.simulate` runs ``n_trials`` jobs, trial ``i`` with posterior draw
-    ``i % n_draws``, seeded by :func:`size_seed`. The result depends only on the inputs and
-    ``seed``, whatever ``n_threads``.
+    :func:`relmc.simulate` runs ``n_trials`` jobs, seeded by :func:`size_seed`. Trials come in
+    groups of ``trials_per_draw`` that share a posterior draw: the first
+    ``K = ceil(n_trials / trials_per_draw)`` draws (draw-major over chains; all of them, cycled,
+    when there are fewer), trial ``i`` with draw ``(i // trials_per_draw) mod K``
+    (:func:`relmc.rates.nested_draws`), the same draws at every size. The result depends only
+    on the inputs and ``seed``, whatever ``n_threads``.
 
     Parameters
     ----------
@@ -168,6 +204,11 @@ def project(
         (trial): the posterior draw trial ``i`` used, the same at every size, so results can
         be paired by draw later. With ``precision``, trials a size did not run are NaN.
         Default ``False`` (the result is then unchanged).
+    trials_per_draw : int
+        Trials sharing each posterior draw, >= 1 (default :data:`TRIALS_PER_DRAW`). The
+        credible intervals need at least two; with 1 they are NaN unless ``n_trials`` exceeds
+        the number of draws (then the trials cycle over the draws). 1 reproduces the layout
+        of relmc before credible intervals (trial ``i`` with draw ``i mod n_draws``).
 
     Returns
     -------
@@ -175,14 +216,23 @@ def project(
         Dims ``n_gpus``, ``quantile`` (0.05, 0.25, 0.5, 0.75, 0.95), ``cause`` and
         ``category`` (with its ``unit``). Times in hours.
 
-        ``mttf_hours`` (n_gpus, quantile)
-            Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``,
-            computed exactly from every rate draw (parameter uncertainty only).
-        ``interruptions_per_day`` (n_gpus, quantile)
-            Posterior predictive of unexpected interruptions per wall-clock day.
-        ``ettr`` (n_gpus, quantile), ``ettr_mean``, ``ettr_se`` (n_gpus)
-            Effective training time ratio; ``_se`` is the Monte Carlo standard error of
-            the mean.
+        ``mttf_hours_quantile`` (n_gpus, quantile)
+            Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``
+            on the exposed clock (:func:`relmc.rates.mttf_hours`), computed exactly from every
+            rate draw (parameter uncertainty only: a credible interval).
+        ``interruptions_per_day_quantile`` (n_gpus, quantile)
+            Posterior predictive of one job's unexpected interruptions per wall-clock day.
+        ``interruptions_per_day_credible`` (n_gpus, quantile)
+            Credible interval of the expected interruptions per wall-clock day.
+        ``ettr_quantile`` (n_gpus, quantile), ``ettr_mean``, ``ettr_se`` (n_gpus)
+            Effective training time ratio of one job (posterior predictive); ``_se`` is the
+            Monte Carlo standard error of the mean.
+        ``ettr_credible`` (n_gpus, quantile)
+            Credible interval of the expected ETTR (see the module docstring).
+        ``exposed_fraction_mean`` (n_gpus)
+            Mean over draws of the share of the observation window the observed job was
+            exposed (:func:`relmc.rates.exposed_fraction`; 1 when the rates are per exposed
+            hour); the fitted rates were divided by it.
         ``wall_hours`` (n_gpus, quantile)
             Wall-clock time of the job.
         ``lost_hours`` (n_gpus, cause, quantile), ``lost_fraction_mean`` (n_gpus, cause)
@@ -198,8 +248,9 @@ def project(
             Only with ``keep_trials``: per-trial ETTR and the posterior draw of each trial.
 
         ``attrs``: ``interval_definition``, ``scenario`` (JSON), ``seed_entropy``,
-        ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws``, ``dataset``,
-        ``time_units``. Writable to netCDF and re-loadable.
+        ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws`` (all posterior draws),
+        ``n_draws_used``, ``trials_per_draw``, ``dataset``, ``time_units``. Writable to
+        netCDF and re-loadable.
 
     Raises
     ------
@@ -210,6 +261,16 @@ def project(
     n_trials = check_n_trials(n_trials)
     if not isinstance(keep_trials, bool | np.bool_):
         raise FieldError("keep_trials", f"keep_trials must be True or False; got {keep_trials!r}")
+    if (
+        isinstance(trials_per_draw, bool | np.bool_)
+        or not isinstance(trials_per_draw, int | np.integer)
+        or not 1 <= trials_per_draw <= n_trials
+    ):
+        raise FieldError(
+            "trials_per_draw",
+            f"trials_per_draw must be an integer in [1, n_trials={n_trials}]; "
+            f"got {trials_per_draw!r}",
+        )
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
@@ -217,10 +278,11 @@ def project(
     root = resolve_seed(seed)
     rates = None if posterior is None else rate_array(posterior)
     draws = rate_draws(scenario, rates)
+    used = nested_draws(draws, n_trials, int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:
-        kernel_inputs(sc, rates, 1)
+        kernel_inputs(sc, used, 1)
     if progress is None:
         progress = sys.stderr.isatty()
 
@@ -236,14 +298,14 @@ def project(
             bar.set_postfix_str(f"{n:,} GPUs")
         res = simulate(
             sc,
-            rates=rates,
+            rates=used,
             n_trials=n_trials,
             seed=size_seed(root, n),
             n_threads=n_threads,
             progress=False,
             precision=precision,
         )
-        rows.append(_summarize_size(res, sc, draws))
+        rows.append(_summarize_size(res, sc, draws, used))
         if per_trial is not None:
             per_trial[i, : res.sizes["trial"]] = res["ettr"].values
         _warn_not_finished(res, f"at n_gpus={n:,}")
@@ -256,7 +318,8 @@ def project(
     ds = ds.assign_coords(n_gpus=("n_gpus", np.array(sizes, dtype=np.int64)))
     ds["n_gpus"].attrs = {"long_name": "GPUs in the job", "units": "1"}
     ds["quantile"].attrs = {
-        "long_name": "quantile over trials (mttf_hours_quantile: over rate draws)"
+        "long_name": "quantile level: over trials (*_quantile) or over posterior draws "
+        "(*_credible, mttf_hours_quantile)"
     }
     if per_trial is not None:
         ds["ettr"] = xr.DataArray(
@@ -264,7 +327,7 @@ def project(
             dims=("n_gpus", "trial"),
             coords={
                 "trial": np.arange(n_trials),
-                "draw": ("trial", draw_of_trial(n_trials, draws.n_draws)),
+                "draw": ("trial", used.rows[draw_of_trial(n_trials, used.n_draws)]),
             },
             attrs={
                 "units": "1",
@@ -284,7 +347,15 @@ def project(
         f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]",
         "n_trials": n_trials,
         "n_draws": draws.n_draws,
-        "rates_source": draws.source,
+        "n_draws_used": int(np.unique(used.rows).size),
+        "trials_per_draw": int(trials_per_draw),
+        "rates_source": used.source,
+        "exposure_clock": (
+            f"fitted per wall-clock hour of a window observed on {draws.observed_gpus} GPUs; "
+            "divided by exposed_fraction_mean for the simulation"
+            if draws.observed_gpus
+            else "rates per exposed hour, used as they are"
+        ),
         "dataset": str(post_attrs.get("dataset", "")),
         "model": str(post_attrs.get("model", "")),
         "time_units": "hours",
@@ -308,16 +379,86 @@ def _warn_not_finished(res: xr.Dataset, where: str) -> None:
     )
 
 
-def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws) -> xr.Dataset:
-    """One size's row: :func:`relmc.summarize` plus the MTTF over rate draws and the interval."""
+def credible_quantiles(
+    values: np.ndarray, draw: np.ndarray, quantiles: Sequence[float] = QUANTILES
+) -> np.ndarray:
+    """Quantiles over posterior draws of the expected value of a per-trial quantity.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n_trials,)
+        The quantity per trial (e.g. ETTR), finite.
+    draw : ndarray of int, shape (n_trials,)
+        The posterior draw of each trial; trials with the same draw share its rates.
+    quantiles : sequence of float
+        Levels in [0, 1].
+
+    Returns
+    -------
+    ndarray, shape (len(quantiles),)
+        Quantiles of the per-draw means after their Monte Carlo noise is removed by moment
+        matching (module docstring). One draw: its mean at every level. NaN when there are
+        several draws but none with two or more trials (the noise cannot be estimated).
+    """
+    q = np.asarray(quantiles, dtype=float)
+    _, group, m = np.unique(np.asarray(draw), return_inverse=True, return_counts=True)
+    x = np.asarray(values, dtype=float)
+    means = np.bincount(group, weights=x) / m
+    if means.size == 1:
+        return np.full(q.size, means[0])
+    multi = m >= 2
+    if not multi.any():
+        return np.full(q.size, np.nan)
+    within = np.bincount(group, weights=(x - means[group]) ** 2)
+    s2_within = within[multi].sum() / (m[multi] - 1).sum()
+    total = means.var(ddof=1)
+    between = max(total - s2_within * np.mean(1.0 / m), 0.0)
+    shrink = np.sqrt(between / total) if total > 0 else 0.0
+    centre = means.mean()
+    return np.quantile(centre + (means - centre) * shrink, q)
+
+
+def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws, used: RateDraws) -> xr.Dataset:
+    """One size's row: :func:`relmc.summarize`, the credible intervals, MTTF over all draws."""
     out = summarize(res, quantiles=QUANTILES)
+    draw = used.rows[res["draw"].values]
+    per_day = res["interruptions"].sum("category").values * 24.0 / res["wall_hours"].values
+    labels = {
+        "ettr": ("1", "effective training time ratio"),
+        "interruptions_per_day": ("1/d", "unexpected interruptions per wall-clock day"),
+    }
+    for name, x in (("ettr", res["ettr"].values), ("interruptions_per_day", per_day)):
+        units, what = labels[name]
+        out[f"{name}_credible"] = xr.DataArray(
+            credible_quantiles(x, draw, QUANTILES),
+            dims="quantile",
+            attrs={
+                "units": units,
+                "long_name": f"expected {what}: credible interval over posterior draws",
+                "interval": "credible (parameter uncertainty only)",
+            },
+        )
+        out[f"{name}_quantile"].attrs.update(
+            long_name=f"{what} of one job: posterior-predictive quantiles over trials",
+            interval="posterior predictive (parameter uncertainty and the job's own luck)",
+        )
     out["mttf_hours_quantile"] = xr.DataArray(
         np.quantile(mttf_hours(sc, draws), QUANTILES),
         dims="quantile",
         attrs={
             "units": "h",
             "long_name": "mean time to an unexpected interruption, 1/Lambda(N)",
-            "description": "quantiles over posterior rate draws (no simulation noise)",
+            "description": "quantiles over posterior rate draws (no simulation noise), on the "
+            "exposed clock",
+            "interval": "credible (parameter uncertainty only)",
+        },
+    )
+    out["exposed_fraction_mean"] = (
+        (),
+        float(exposed_fraction(sc, draws).mean()),
+        {
+            "units": "1",
+            "long_name": "share of the observation window the observed job was exposed",
         },
     )
     out["checkpoint_interval_hours"] = (
