@@ -22,6 +22,7 @@ trial, and reports two kinds of interval, each labelled:
 from __future__ import annotations
 
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -229,6 +230,9 @@ def project(
             Monte Carlo standard error of the mean.
         ``ettr_credible`` (n_gpus, quantile)
             Credible interval of the expected ETTR (see the module docstring).
+        ``ettr_credible_noise``, ``interruptions_per_day_credible_noise`` (n_gpus)
+            Share of the per-draw means' variance that is Monte Carlo noise
+            (:func:`credible_quantiles`); near 1 the credible interval is unreliable.
         ``exposed_fraction_mean`` (n_gpus)
             Mean over draws of the share of the observation window the observed job was
             exposed (:func:`relmc.rates.exposed_fraction`; 1 when the rates are per exposed
@@ -381,7 +385,7 @@ def _warn_not_finished(res: xr.Dataset, where: str) -> None:
 
 def credible_quantiles(
     values: np.ndarray, draw: np.ndarray, quantiles: Sequence[float] = QUANTILES
-) -> np.ndarray:
+) -> tuple[np.ndarray, float]:
     """Quantiles over posterior draws of the expected value of a per-trial quantity.
 
     Parameters
@@ -395,27 +399,34 @@ def credible_quantiles(
 
     Returns
     -------
-    ndarray, shape (len(quantiles),)
+    quantiles : ndarray, shape (len(quantiles),)
         Quantiles of the per-draw means after their Monte Carlo noise is removed by moment
         matching (module docstring). One draw: its mean at every level. NaN when there are
         several draws but none with two or more trials (the noise cannot be estimated).
+    noise : float
+        Share of the per-draw means' variance that is Monte Carlo noise, in [0, 1] (0 with
+        one draw, NaN with no estimate). Near 1 the between-draw spread is a small difference
+        of two noisy numbers and the interval is unreliable: a job that sees few events needs
+        more trials per draw.
     """
     q = np.asarray(quantiles, dtype=float)
     _, group, m = np.unique(np.asarray(draw), return_inverse=True, return_counts=True)
     x = np.asarray(values, dtype=float)
     means = np.bincount(group, weights=x) / m
     if means.size == 1:
-        return np.full(q.size, means[0])
+        return np.full(q.size, means[0]), 0.0
     multi = m >= 2
     if not multi.any():
-        return np.full(q.size, np.nan)
+        return np.full(q.size, np.nan), math.nan
     within = np.bincount(group, weights=(x - means[group]) ** 2)
     s2_within = within[multi].sum() / (m[multi] - 1).sum()
     total = means.var(ddof=1)
-    between = max(total - s2_within * np.mean(1.0 / m), 0.0)
+    noise = s2_within * np.mean(1.0 / m)
+    between = max(total - noise, 0.0)
     shrink = np.sqrt(between / total) if total > 0 else 0.0
     centre = means.mean()
-    return np.quantile(centre + (means - centre) * shrink, q)
+    share = min(noise / total, 1.0) if total > 0 else 1.0
+    return np.quantile(centre + (means - centre) * shrink, q), float(share)
 
 
 def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws, used: RateDraws) -> xr.Dataset:
@@ -429,13 +440,24 @@ def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws, used: RateD
     }
     for name, x in (("ettr", res["ettr"].values), ("interruptions_per_day", per_day)):
         units, what = labels[name]
+        cred, noise = credible_quantiles(x, draw, QUANTILES)
         out[f"{name}_credible"] = xr.DataArray(
-            credible_quantiles(x, draw, QUANTILES),
+            cred,
             dims="quantile",
             attrs={
                 "units": units,
                 "long_name": f"expected {what}: credible interval over posterior draws",
                 "interval": "credible (parameter uncertainty only)",
+            },
+        )
+        out[f"{name}_credible_noise"] = (
+            (),
+            noise,
+            {
+                "units": "1",
+                "long_name": f"Monte Carlo noise share of the per-draw means of {what}",
+                "description": "near 1 the credible interval is unreliable (too few events "
+                "per job): raise trials_per_draw",
             },
         )
         out[f"{name}_quantile"].attrs.update(
