@@ -9,9 +9,11 @@ trial, and reports two kinds of interval, each labelled:
 *credible* (``ettr_credible``, ``interruptions_per_day_credible``, ``mttf_hours_quantile``)
     quantiles over posterior draws of an *expected* value: parameter uncertainty alone. The
     job MTTF is a function of the rates, so its quantiles come straight from every rate draw.
-    The expected ETTR and interruptions per day of a draw are estimated by the mean over the
-    trials that share it (``trials_per_draw`` of them, :func:`relmc.rates.nested_draws`);
-    that mean still holds Monte Carlo noise of variance ``s_w^2 / m`` (``s_w^2`` the pooled
+    The expected ETTR and interruptions per day of a draw are estimated by the mean over
+    ``trials_per_draw`` trials that share it, in a second simulation of ``credible_trials``
+    trials (:func:`relmc.rates.nested_draws`; the predictive trials keep one draw each, so
+    they stay independent and their Monte Carlo standard errors exact); that mean still holds
+    Monte Carlo noise of variance ``s_w^2 / m`` (``s_w^2`` the pooled
     variance within draws), which would widen the interval, so the per-draw means are pulled
     towards their grand mean by ``sqrt(V_b / V)`` (``V`` their variance, ``V_b = V - mean
     (s_w^2 / m)`` the between-draw part) before taking quantiles: the spread then matches the
@@ -51,6 +53,7 @@ __all__ = [
     "QUANTILES",
     "INTERVAL_DEFINITION",
     "TRIALS_PER_DRAW",
+    "CREDIBLE_TRIALS",
     "project",
     "credible_quantiles",
     "default_scenario",
@@ -66,15 +69,22 @@ INTERVAL_DEFINITION = (
     "posterior predictive for one job, quantiles over trials, each trial with a posterior "
     "draw (parameter uncertainty and the job's own luck); *_credible: credible intervals of "
     "the expected value, quantiles over posterior draws of the mean over the trials sharing "
-    "each draw, with their Monte Carlo noise removed by moment matching (parameter "
-    "uncertainty only); mttf_hours_quantile: credible, quantiles of 1/Lambda(N) over all "
-    "posterior rate draws"
+    "each draw in a separate simulation (credible_trials, trials_per_draw per draw), with "
+    "their Monte Carlo noise removed by moment matching (parameter uncertainty only); "
+    "mttf_hours_quantile: credible, quantiles of 1/Lambda(N) over all posterior rate draws"
 )
 
-#: Default trials per posterior draw of a projection: enough for the per-draw means behind the
-#: credible intervals (their within-draw noise is estimated from the repeats), few enough to
-#: keep most of the predictive intervals' draws distinct.
+#: Default trials per posterior draw of the credible-interval simulation: the within-draw noise
+#: is estimated from the repeats, and 4 of them cut it to a quarter of a trial's variance.
 TRIALS_PER_DRAW = 4
+
+#: Default (and, with a larger ``n_trials``, the cap of) ``credible_trials``: 500 draws of 4
+#: trials, enough for the 5% and 95% quantiles over draws.
+CREDIBLE_TRIALS = 2000
+
+#: Spawn-key entry of the credible simulation's seed below each size's seed; the predictive
+#: blocks use keys 0 .. n_blocks - 1 (< 2**19 for 1e8 trials), so the streams never meet.
+_CREDIBLE_KEY = 2**32 - 1
 
 MAX_GPUS = 10**8
 
@@ -165,17 +175,19 @@ def project(
     progress: bool | None = None,
     precision: Precision | None = None,
     keep_trials: bool = False,
+    credible_trials: int | None = None,
     trials_per_draw: int = TRIALS_PER_DRAW,
 ) -> xr.Dataset:
     """Project interruptions, MTTF and ETTR over cluster sizes, with posterior bands.
 
     For each size ``N`` the scenario's ``cluster.n_gpus`` is set to ``N`` and
-    :func:`relmc.simulate` runs ``n_trials`` jobs, seeded by :func:`size_seed`. Trials come in
-    groups of ``trials_per_draw`` that share a posterior draw: the first
-    ``K = ceil(n_trials / trials_per_draw)`` draws (draw-major over chains; all of them, cycled,
-    when there are fewer), trial ``i`` with draw ``(i // trials_per_draw) mod K``
-    (:func:`relmc.rates.nested_draws`), the same draws at every size. The result depends only
-    on the inputs and ``seed``, whatever ``n_threads``.
+    :func:`relmc.simulate` runs ``n_trials`` jobs, trial ``i`` with posterior draw
+    ``i % n_draws``, seeded by :func:`size_seed`: the posterior-predictive intervals. A second
+    simulation of ``credible_trials`` jobs in groups of ``trials_per_draw`` that share a draw
+    (the first ``ceil(credible_trials / trials_per_draw)`` draws, draw-major over chains;
+    :func:`relmc.rates.nested_draws`) gives the credible intervals of the expected values
+    (module docstring). The result depends only on the inputs and ``seed``, whatever
+    ``n_threads``.
 
     Parameters
     ----------
@@ -205,11 +217,14 @@ def project(
         (trial): the posterior draw trial ``i`` used, the same at every size, so results can
         be paired by draw later. With ``precision``, trials a size did not run are NaN.
         Default ``False`` (the result is then unchanged).
+    credible_trials : int, optional
+        Jobs of the credible-interval simulation at each size, in [0, 1e8]; default
+        ``min(n_trials, CREDIBLE_TRIALS)`` (2,000). 0 skips it (the ``*_credible`` variables
+        are then NaN).
     trials_per_draw : int
-        Trials sharing each posterior draw, >= 1 (default :data:`TRIALS_PER_DRAW`). The
-        credible intervals need at least two; with 1 they are NaN unless ``n_trials`` exceeds
-        the number of draws (then the trials cycle over the draws). 1 reproduces the layout
-        of relmc before credible intervals (trial ``i`` with draw ``i mod n_draws``).
+        Jobs sharing each posterior draw in that simulation, >= 2 (default
+        :data:`TRIALS_PER_DRAW`, 4): more trials per draw mean less noise in each draw's mean,
+        fewer draws for its quantiles.
 
     Returns
     -------
@@ -253,7 +268,8 @@ def project(
 
         ``attrs``: ``interval_definition``, ``scenario`` (JSON), ``seed_entropy``,
         ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws`` (all posterior draws),
-        ``n_draws_used``, ``trials_per_draw``, ``dataset``, ``time_units``. Writable to
+        ``credible_trials``, ``trials_per_draw``, ``n_draws_credible``, ``dataset``,
+        ``time_units``, ``exposure_clock``. Writable to
         netCDF and re-loadable.
 
     Raises
@@ -265,15 +281,17 @@ def project(
     n_trials = check_n_trials(n_trials)
     if not isinstance(keep_trials, bool | np.bool_):
         raise FieldError("keep_trials", f"keep_trials must be True or False; got {keep_trials!r}")
+    if credible_trials is None:
+        credible_trials = min(n_trials, CREDIBLE_TRIALS)
+    elif credible_trials != 0:
+        credible_trials = check_n_trials(credible_trials, "credible_trials")
     if (
         isinstance(trials_per_draw, bool | np.bool_)
         or not isinstance(trials_per_draw, int | np.integer)
-        or not 1 <= trials_per_draw <= n_trials
+        or trials_per_draw < 2
     ):
         raise FieldError(
-            "trials_per_draw",
-            f"trials_per_draw must be an integer in [1, n_trials={n_trials}]; "
-            f"got {trials_per_draw!r}",
+            "trials_per_draw", f"trials_per_draw must be an integer >= 2; got {trials_per_draw!r}"
         )
     if scenario is None:
         scenario = default_scenario(posterior)
@@ -282,11 +300,11 @@ def project(
     root = resolve_seed(seed)
     rates = None if posterior is None else rate_array(posterior)
     draws = rate_draws(scenario, rates)
-    used = nested_draws(draws, n_trials, int(trials_per_draw))
+    nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:
-        kernel_inputs(sc, used, 1)
+        kernel_inputs(sc, draws, 1)
     if progress is None:
         progress = sys.stderr.isatty()
 
@@ -302,14 +320,24 @@ def project(
             bar.set_postfix_str(f"{n:,} GPUs")
         res = simulate(
             sc,
-            rates=used,
+            rates=draws,
             n_trials=n_trials,
             seed=size_seed(root, n),
             n_threads=n_threads,
             progress=False,
             precision=precision,
         )
-        rows.append(_summarize_size(res, sc, draws, used))
+        cred = None
+        if credible_trials:
+            cred = simulate(
+                sc,
+                rates=nested,
+                n_trials=credible_trials,
+                seed=child_seed(size_seed(root, n), _CREDIBLE_KEY),
+                n_threads=n_threads,
+                progress=False,
+            )
+        rows.append(_summarize_size(res, sc, draws, cred, nested))
         if per_trial is not None:
             per_trial[i, : res.sizes["trial"]] = res["ettr"].values
         _warn_not_finished(res, f"at n_gpus={n:,}")
@@ -331,7 +359,7 @@ def project(
             dims=("n_gpus", "trial"),
             coords={
                 "trial": np.arange(n_trials),
-                "draw": ("trial", used.rows[draw_of_trial(n_trials, used.n_draws)]),
+                "draw": ("trial", draw_of_trial(n_trials, draws.n_draws)),
             },
             attrs={
                 "units": "1",
@@ -348,12 +376,15 @@ def project(
         "scenario": json.dumps(scenario.to_dict()),
         **seed_attrs(root),
         "seed_rule": "size N is simulated with SeedSequence(seed_entropy, seed_spawn_key + [N]), "
-        f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]",
+        f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]; the credible "
+        f"simulation at N with spawn key + [N, {_CREDIBLE_KEY}] (its blocks + [N, "
+        f"{_CREDIBLE_KEY}, b])",
         "n_trials": n_trials,
         "n_draws": draws.n_draws,
-        "n_draws_used": int(np.unique(used.rows).size),
+        "credible_trials": int(credible_trials),
         "trials_per_draw": int(trials_per_draw),
-        "rates_source": used.source,
+        "n_draws_credible": int(np.unique(nested.rows).size) if credible_trials else 0,
+        "rates_source": draws.source,
         "exposure_clock": (
             f"fitted per wall-clock hour of a window observed on {draws.observed_gpus} GPUs; "
             "divided by exposed_fraction_mean for the simulation"
@@ -429,18 +460,33 @@ def credible_quantiles(
     return np.quantile(centre + (means - centre) * shrink, q), float(share)
 
 
-def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws, used: RateDraws) -> xr.Dataset:
+def _summarize_size(
+    res: xr.Dataset,
+    sc: Scenario,
+    draws: RateDraws,
+    cred_res: xr.Dataset | None,
+    nested: RateDraws,
+) -> xr.Dataset:
     """One size's row: :func:`relmc.summarize`, the credible intervals, MTTF over all draws."""
     out = summarize(res, quantiles=QUANTILES)
-    draw = used.rows[res["draw"].values]
-    per_day = res["interruptions"].sum("category").values * 24.0 / res["wall_hours"].values
     labels = {
         "ettr": ("1", "effective training time ratio"),
         "interruptions_per_day": ("1/d", "unexpected interruptions per wall-clock day"),
     }
-    for name, x in (("ettr", res["ettr"].values), ("interruptions_per_day", per_day)):
-        units, what = labels[name]
-        cred, noise = credible_quantiles(x, draw, QUANTILES)
+    values: dict[str, np.ndarray] = {}
+    draw = np.zeros(0, dtype=np.int64)
+    if cred_res is not None:
+        draw = nested.rows[cred_res["draw"].values]
+        wall = cred_res["wall_hours"].values
+        values["ettr"] = cred_res["ettr"].values
+        values["interruptions_per_day"] = (
+            cred_res["interruptions"].sum("category").values * 24.0 / wall
+        )
+    for name, (units, what) in labels.items():
+        if cred_res is None:
+            cred, noise = np.full(len(QUANTILES), np.nan), math.nan
+        else:
+            cred, noise = credible_quantiles(values[name], draw, QUANTILES)
         out[f"{name}_credible"] = xr.DataArray(
             cred,
             dims="quantile",
