@@ -349,3 +349,73 @@ def test_credible_run_leaves_the_predictive_trials_alone(posterior):
             relmc.project(posterior, n_gpus=1024, n_trials=30, trials_per_draw=bad)
     with pytest.raises(ValueError, match="credible_trials"):
         relmc.project(posterior, n_gpus=1024, n_trials=30, credible_trials=-1)
+
+
+# --------------------------------------------------------------------------------------------
+# the relmc command: both intervals in the table, JSON and CSV; the assumed defaults named
+
+SMALL = ["--n-gpus", "2048,4096", "--compute-days", "2", "--n-trials", "64", "--seed", "1"]
+
+
+def test_cli_project_reports_both_intervals_and_the_assumed_defaults(tmp_path, capsys):
+    import csv
+    import json
+
+    from relmc.cli import main
+
+    out = tmp_path / "p"
+    argv = ["project", *SMALL, "--no-plot", "--out", str(out), "--json", "s.json", "--csv", "s.csv"]
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    assert "E[ETTR]" in cap.out and "ETTR (job)" in cap.out and "E[interruptions/day]" in cap.out
+    # one "assumed:" line on stderr, naming the defaults with no source, and nothing else
+    (line,) = cap.err.strip().splitlines()
+    assert line.startswith("assumed: node swap 0 min, planned downtime 0 min, restart 10 min")
+    assert "--swap-minutes" in line and "--maintenance-minutes" in line
+    doc = json.loads((out / "s.json").read_text())
+    rows = list(csv.DictReader((out / "s.csv").read_text().splitlines()))
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        for name in ("ettr_credible", "interruptions_per_day_credible"):
+            assert doc["variables"][name]["dims"] == ["n_gpus", "quantile"]
+            np.testing.assert_array_equal(doc["variables"][name]["values"], ds[name].values)
+            assert float(rows[0][f"{name}[0.5]"]) == float(ds[name].isel(n_gpus=0, quantile=2))
+    # values the user set are not "assumed"; planned downtime matters only with maintenance
+    argv = ["project", *SMALL, "--no-plot", "--out", str(tmp_path / "q")]
+    assert main([*argv, "--swap-minutes", "30", "--maintenance-rate", "0"]) == 0
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "node swap" not in line and "planned downtime" not in line and "restart 10" in line
+    # --quiet: no report and no assumed line
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_cli_simulate_names_what_the_toml_left_assumed(tmp_path, capsys):
+    from relmc.cli import main
+
+    toml = tmp_path / "s.toml"
+    toml.write_text(
+        "[cluster]\nn_gpus = 2048\n[job]\ncompute_hours = 50\n[policy]\nswap_hours = 0.5\n"
+    )
+    argv = ["simulate", str(toml), "--n-trials", "50", "--seed", "1", "--out", str(tmp_path / "s")]
+    assert main(argv) == 0
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("assumed: planned downtime 0 min, restart 10 min")
+    assert "node swap" not in line and "failures.maintenance_hours" in line
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_assumed_values_follow_the_scenario():
+    from relmc.defaults import assumed_values
+
+    sc = Scenario.default()
+    fields = [a.field for a, _ in assumed_values(sc)]
+    assert fields[:2] == ["policy.swap_hours", "failures.maintenance_hours"]
+    assert "policy.repair_hours" not in fields  # unlimited spares: no repairs waited for
+    finite = Scenario.default(policy=Policy(n_spares=10))
+    assert "policy.repair_hours" in [a.field for a, _ in assumed_values(finite)]
+    # a value off the default is the user's, even when not named as given
+    changed = Scenario.default(policy=Policy(swap_hours=0.25))
+    assert "policy.swap_hours" not in [a.field for a, _ in assumed_values(changed)]
+    restart_only = Scenario(failures=FailureModel((Category("bug", rate=1e-6),)))
+    assert "policy.swap_hours" not in [a.field for a, _ in assumed_values(restart_only)]
