@@ -159,11 +159,11 @@ def run(args: argparse.Namespace) -> int:
         )
         say(f"adaptive precision, budget {args.n_trials:,} trials per size, seed {seed}")
         say(f"trials run (stopped by) per size: {ran}")
-    f = float(ds["exposed_fraction_mean"].values.ravel()[0])
-    if f < 1.0:
+    exposed = float(ds["exposed_fraction_mean"].values.ravel()[0])
+    if exposed < 1.0:
         say(
             f"exposure clock: rates per wall-clock hour of the observed window, divided by the "
-            f"share {f:.3g} of it the observed job was exposed (with this run's overheads)"
+            f"share {exposed:.3g} of it the observed job was exposed (with this run's overheads)"
         )
     say()
     say(projection_table(ds))
@@ -177,9 +177,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{options.PROG}: warning: {plot_note}", file=sys.stderr)
     say(f"done in {time.perf_counter() - t0:.1f} s")
     given = {f"{section}.{name}" for section, fields in ov.items() for name in fields}
-    flags = [a.flag for a, _ in assumed_values(sc, given)]
-    output.print_assumed(
-        args, assumed_text(assumed_values(sc, given), f"set with {', '.join(flags)}")
-    )
+    items = assumed_values(sc, given)
+    flags = ", ".join(a.flag for a, _ in items)
+    output.print_assumed(args, assumed_text(items, f"set with {flags}"))
     output.print_summaries(args, ds, "project", st.run_id, files)
     return 0

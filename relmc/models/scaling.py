@@ -159,9 +159,9 @@ def check_sizes_data(data: Any, field: str = "data") -> dict[str, Any]:
     if np.any((hours == 0) & (count > 0)):
         raise ValueError(f"{field}: a job_count > 0 needs job_hours > 0 at the same size")
     unit = np.asarray(data["unit"].values).astype(str)
-    sized = (hours > 0).any(axis=1)
-    for c, u, s in zip(cats, unit, sized, strict=True):
-        if s and u not in cluster.UNITS or s and u == "job":
+    sized = np.asarray((hours > 0).any(axis=1), dtype=bool)
+    for c, u, s in zip(cats, unit, sized.tolist(), strict=True):
+        if s and (u not in cluster.UNITS or u == "job"):
             raise ValueError(
                 f"{field}: category {c!r} has size-resolved rows but unit {u!r}, which has no "
                 f"count that grows with the job; units must be among "
