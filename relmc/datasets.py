@@ -17,7 +17,21 @@ name               dims, dtype   meaning
 ``group``          (category)    root-cause group (Llama 3 Table 5's "Category" column); ``""``
                    str           when there is none
 ``maintenance_count``  0-d int64     optional; planned interruptions kept apart from ``count``
+``job_count``      (category,    optional size-resolved rows: interruptions of jobs of
+                   job_gpus)     ``job_gpus`` GPUs (int64, >= 0); :mod:`relmc.models.scaling`
+``job_hours``      (category,    hours those jobs *ran* (float64, >= 0; 0: not observed at that
+                   job_gpus)     size), so ``job_count / job_hours`` is a job-level rate per
+                                 exposed hour (a job MTTF's clock)
+``job_gpus``       (job_gpus)    coordinate: job sizes of the size-resolved rows (int64, GPUs)
 =================  ============  ==================================================================
+
+``rsc-1`` carries Meta's job MTTF at 8 and 1,024 GPUs as size-resolved rows (secondary-source
+quality, pseudo-counts; ``attrs["job_mttf_checked"]`` and ``attrs["job_exposure_assumption"]``).
+
+Exposure clock: ``exposure`` is unit-hours of the *wall clock* of the observation window
+(units in service times the window's hours, downtime included), which is what a count over a
+window measures and what a user's CSV must report; :mod:`relmc.rates` converts such rates to
+the simulation's exposed clock with the scenario's overheads. ``job_hours`` are hours jobs ran.
 
 ``attrs`` (all str, int or float, so a dataset round-trips through ``to_netcdf``): ``name``,
 ``title``, ``source``, ``arxiv``, ``where``, ``checked`` (how each number was checked: [P] read in
@@ -415,7 +429,7 @@ def _rsc(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None) ->
         "utilization": util,
         "published_rate_per_1000_node_days": p["rate"],
     }
-    return _build(
+    ds = _build(
         categories,
         [count],
         _cluster_exposure(categories, unit_of, n_gpus, hours, shape, util),
@@ -423,6 +437,47 @@ def _rsc(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None) ->
         [""],
         attrs,
     )
+    if "job_mttf_file" in meta:
+        ds = _with_job_mttf(ds, meta)
+    return ds
+
+
+def _with_job_mttf(ds: xr.Dataset, meta: Mapping[str, Any]) -> xr.Dataset:
+    """Add the job MTTF by size as size-resolved pseudo-count rows (category ``all``)."""
+    origin = f"relmc/data/{meta['job_mttf_file']}"
+    _, rows = _bundled_csv(meta["job_mttf_file"])
+    sizes = [_count(r.fields["n_gpus"], r.where(), origin) for r in rows]
+    mttf = [float(_number(r.fields["mttf_hours"], "mttf_hours", r.where(), origin)) for r in rows]
+    k = int(meta["job_assumed_failures"])
+    ds = ds.assign_coords(job_gpus=("job_gpus", np.asarray(sizes, dtype=np.int64)))
+    ds["job_gpus"].attrs = {"long_name": "GPUs of the jobs of a size-resolved row", "units": "1"}
+    ds["job_mttf_hours"] = ("job_gpus", np.asarray(mttf, dtype=np.float64))
+    ds["job_mttf_hours"].attrs = {
+        "long_name": "published mean time to failure of jobs of this size",
+        "units": "h",
+        "checked": "[S-quote] secondary-source quality",
+    }
+    ds["job_count"] = (("category", "job_gpus"), np.full((1, len(sizes)), k, dtype=np.int64))
+    ds["job_count"].attrs = {
+        "long_name": "assumed interruptions behind each job MTTF (pseudo-count)",
+        "units": "events",
+    }
+    ds["job_hours"] = (("category", "job_gpus"), k * np.asarray([mttf], dtype=np.float64))
+    ds["job_hours"].attrs = {
+        "long_name": "hours jobs of this size ran: pseudo-count x MTTF",
+        "units": "h",
+    }
+    table = ", ".join(f"{n:,} GPUs: {m:,.1f} h" for n, m in zip(sizes, mttf, strict=True))
+    ds.attrs["job_mttf_checked"] = meta["job_mttf_checked"]
+    ds.attrs["job_exposure_assumption"] = (
+        f"Job MTTF by size ({table}) as size-resolved pseudo-counts [D]: job_count = {k} "
+        f"assumed interruptions at each size (an ASSUMPTION: the paper's counts are not "
+        f"published; a relative sd of 1/sqrt({k}) on each MTTF, for a secondary-source figure "
+        f"and an unknown job mix) and job_hours = {k} x MTTF. The width of a size exponent "
+        f"fitted to them (relmc.models.scaling.fit_scaling) follows from this choice. "
+        f"job_hours are hours the jobs ran (the exposed clock of a job MTTF)."
+    )
+    return ds
 
 
 _BUILDERS = {"llama3-405b": _llama3, "pumps": _pumps, "rsc-1": _rsc, "rsc-2": _rsc}
@@ -470,7 +525,12 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
             (all nodes x 11 months x the published 83% / 85% utilisation, in node-hours) and the
             count is derived as rate x exposure, rounded. The width of any posterior fitted to
             these datasets therefore reflects that assumed exposure, not an observed count;
-            read ``attrs["exposure_assumption"]`` before using it.
+            read ``attrs["exposure_assumption"]`` before using it. ``"rsc-1"`` also carries
+            the paper's measured job MTTF at 8 GPUs (47.7 days) and 1,024 GPUs (7.9 h) as
+            size-resolved rows (``job_count``, ``job_hours`` along ``job_gpus``; quoted in a
+            secondary source only, pseudo-counts of an assumed 10 failures per size; see
+            ``attrs["job_mttf_checked"]`` and ``attrs["job_exposure_assumption"]``), for
+            :func:`relmc.models.scaling.fit_scaling`.
     units : mapping of str to str, optional
         Overrides of the default category -> exposure-unit mapping (for Llama 3
         :data:`relmc.cluster.LLAMA3_DEFAULT_UNITS`; for RSC ``{"all": "node"}``). ``exposure``

@@ -12,12 +12,18 @@ its own rules).
   published per-category breakdown relmc bundles.
 - :func:`default_failures` / :func:`default_scenario`: Llama 3 405B point rates on 16,384 GPUs
   with the default policy (reads the bundled data once per call).
+- :data:`ASSUMED_DEFAULTS` / :func:`assumed_values`: the scenario defaults that no published
+  number stands behind (``SOURCES.md`` has none for node-swap time, maintenance downtime,
+  checkpoint or persist times; only a 5-20 minute *range* of restart overheads), so that a run
+  can say which of them it used. ``relmc project`` and ``relmc simulate`` print them on one
+  ``assumed:`` line on stderr (``--quiet`` drops it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +31,9 @@ if TYPE_CHECKING:
     from relmc.scenario import FailureModel, Scenario
 
 __all__ = [
+    "ASSUMED_DEFAULTS",
+    "AssumedDefault",
+    "assumed_values",
     "NCCL_DEFAULT_TIMEOUT_HOURS",
     "RecoveryRules",
     "LLAMA3_RULES",
@@ -142,3 +151,123 @@ def default_scenario(**kwargs: Any) -> Scenario:
     if kwargs.get("failures") is None:
         kwargs["failures"] = default_failures()
     return Scenario(**kwargs)
+
+
+@dataclass(frozen=True)
+class AssumedDefault:
+    """A scenario default that no published number stands behind.
+
+    Parameters
+    ----------
+    field : str
+        Dotted scenario field (``"policy.swap_hours"``).
+    what : str
+        What it is, in a few words (``"node swap"``).
+    flag : str
+        The ``relmc`` option that sets it.
+    why : str
+        Why it is an assumption (what ``SOURCES.md`` does and does not give).
+    """
+
+    field: str
+    what: str
+    flag: str
+    why: str
+
+
+#: Defaults a run uses without a source, most hidden first: with node-swap time and planned
+#: downtime at 0, those lost-time causes are exactly zero in every default projection.
+ASSUMED_DEFAULTS: tuple[AssumedDefault, ...] = (
+    AssumedDefault(
+        "policy.swap_hours",
+        "node swap",
+        "--swap-minutes",
+        "no published node-swap time (Llama 3 and the RSC paper give none); 0 makes a hardware "
+        "failure cost no more than a software one",
+    ),
+    AssumedDefault(
+        "failures.maintenance_hours",
+        "planned downtime",
+        "--maintenance-minutes",
+        "Llama 3 counts 47 planned interruptions in 54 days but gives no downtime; 0 makes "
+        "each cost only its checkpoint and restart",
+    ),
+    AssumedDefault(
+        "policy.restart_hours",
+        "restart",
+        "--restart-minutes",
+        "the RSC paper quotes restart overheads of 5-20 min [S]; Llama 3 publishes none",
+    ),
+    AssumedDefault(
+        "policy.checkpoint_interval",
+        "checkpoint interval",
+        "--checkpoint-interval-minutes",
+        "Llama 3 publishes no checkpoint interval",
+    ),
+    AssumedDefault(
+        "policy.snapshot_hours",
+        "blocking snapshot",
+        "--snapshot-minutes",
+        "Llama 3 publishes no checkpoint write time",
+    ),
+    AssumedDefault(
+        "policy.persist_hours",
+        "background persist",
+        "--persist-minutes",
+        "no published persist time; 0 makes a snapshot durable at once",
+    ),
+    AssumedDefault(
+        "policy.repair_hours",
+        "node repair",
+        "--repair-hours",
+        "no published repair time (used only with a finite spare pool)",
+    ),
+)
+
+
+def _default_of(field: str) -> Any:
+    from relmc.scenario import FailureModel, Policy
+
+    section, name = field.split(".")
+    cls = Policy if section == "policy" else FailureModel
+    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
+
+
+def assumed_values(
+    scenario: Scenario, given: Iterable[str] = ()
+) -> list[tuple[AssumedDefault, Any]]:
+    """Return the assumed defaults a scenario runs with, and their values.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The scenario of a run.
+    given : iterable of str
+        Dotted fields the user set (a flag, a TOML field): never reported, whatever their
+        value.
+
+    Returns
+    -------
+    list of (AssumedDefault, value)
+        In :data:`ASSUMED_DEFAULTS` order, the fields that still hold their dataclass default
+        and matter to this scenario: ``failures.maintenance_hours`` only with planned
+        maintenance, ``policy.swap_hours`` only when a category needs a swap,
+        ``policy.repair_hours`` only with a finite spare pool. Values in the field's own
+        units (hours; the interval may be a rule's name).
+    """
+    given = set(given)
+    fm, pol = scenario.failures, scenario.policy
+    relevant = {
+        "failures.maintenance_hours": fm.maintenance_rate > 0,
+        "policy.swap_hours": any(c.recovery == "swap" for c in fm.categories),
+        "policy.repair_hours": pol.n_spares is not None,
+    }
+    out = []
+    for a in ASSUMED_DEFAULTS:
+        if a.field in given or not relevant.get(a.field, True):
+            continue
+        section, name = a.field.split(".")
+        value = getattr(getattr(scenario, section), name)
+        if value == _default_of(a.field):
+            out.append((a, value))
+    return out

@@ -1,14 +1,30 @@
 """Projections over cluster size: posterior failure rates → interruptions, MTTF and ETTR bands.
 
 :func:`project` runs :func:`relmc.simulate` once per cluster size, one posterior draw per
-trial, so each band mixes parameter uncertainty (which rates are true) with the randomness of
-one job's timeline (when the failures strike). The job MTTF is the exception: it is a function
-of the rates alone, so its bands come straight from the rate draws, with no simulation noise.
+trial, and reports two kinds of interval, each labelled:
+
+*posterior predictive* (``ettr_quantile``, ``interruptions_per_day_quantile``, ...)
+    quantiles over trials: where *one* job will land, mixing parameter uncertainty (which rates
+    are true) with the randomness of its own timeline (when the failures strike);
+*credible* (``ettr_credible``, ``interruptions_per_day_credible``, ``mttf_hours_quantile``)
+    quantiles over posterior draws of an *expected* value: parameter uncertainty alone. The
+    job MTTF is a function of the rates, so its quantiles come straight from every rate draw.
+    The expected ETTR and interruptions per day of a draw are estimated by the mean over
+    ``trials_per_draw`` trials that share it, in a second simulation of ``credible_trials``
+    trials (:func:`relmc.rates.nested_draws`; the predictive trials keep one draw each, so
+    they stay independent and their Monte Carlo standard errors exact); that mean still holds
+    Monte Carlo noise of variance ``s_w^2 / m`` (``s_w^2`` the pooled
+    variance within draws), which would widen the interval, so the per-draw means are pulled
+    towards their grand mean by ``sqrt(V_b / V)`` (``V`` their variance, ``V_b = V - mean
+    (s_w^2 / m)`` the between-draw part) before taking quantiles: the spread then matches the
+    between-draw variance (exact for the variance, approximate for the shape). With one
+    posterior draw (point rates) the credible interval is a point.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -19,7 +35,15 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
-from relmc.rates import RateDraws, draw_of_trial, mttf_hours, rate_array, rate_draws
+from relmc.rates import (
+    RateDraws,
+    draw_of_trial,
+    exposed_fraction,
+    mttf_hours,
+    nested_draws,
+    rate_array,
+    rate_draws,
+)
 from relmc.scenario import FailureModel, Scenario, replace_path
 from relmc.sim.simulate import BLOCK_SIZE, Precision, check_n_trials, kernel_inputs, simulate
 from relmc.summary import QUANTILES, summarize
@@ -28,7 +52,10 @@ __all__ = [
     "DEFAULT_SIZES",
     "QUANTILES",
     "INTERVAL_DEFINITION",
+    "TRIALS_PER_DRAW",
+    "CREDIBLE_TRIALS",
     "project",
+    "credible_quantiles",
     "default_scenario",
     "check_sizes",
     "size_seed",
@@ -38,10 +65,26 @@ __all__ = [
 DEFAULT_SIZES: tuple[int, ...] = tuple(2048 * 2**k for k in range(7))
 
 INTERVAL_DEFINITION = (
-    "median and central 50%/90% posterior-predictive intervals: quantiles 0.25-0.75 and "
-    "0.05-0.95 over trials, one posterior draw per trial (mttf_hours: the same quantiles of "
-    "1/Lambda(N) over all posterior rate draws, parameter uncertainty only)"
+    "median and central 50%/90% intervals (quantiles 0.25-0.75 and 0.05-0.95). *_quantile: "
+    "posterior predictive for one job, quantiles over trials, each trial with a posterior "
+    "draw (parameter uncertainty and the job's own luck); *_credible: credible intervals of "
+    "the expected value, quantiles over posterior draws of the mean over the trials sharing "
+    "each draw in a separate simulation (credible_trials, trials_per_draw per draw), with "
+    "their Monte Carlo noise removed by moment matching (parameter uncertainty only); "
+    "mttf_hours_quantile: credible, quantiles of 1/Lambda(N) over all posterior rate draws"
 )
+
+#: Default trials per posterior draw of the credible-interval simulation: the within-draw noise
+#: is estimated from the repeats, and 4 of them cut it to a quarter of a trial's variance.
+TRIALS_PER_DRAW = 4
+
+#: Default (and, with a larger ``n_trials``, the cap of) ``credible_trials``: 500 draws of 4
+#: trials, enough for the 5% and 95% quantiles over draws.
+CREDIBLE_TRIALS = 2000
+
+#: Spawn-key entry of the credible simulation's seed below each size's seed; the predictive
+#: blocks use keys 0 .. n_blocks - 1 (< 2**19 for 1e8 trials), so the streams never meet.
+_CREDIBLE_KEY = 2**32 - 1
 
 MAX_GPUS = 10**8
 
@@ -132,13 +175,19 @@ def project(
     progress: bool | None = None,
     precision: Precision | None = None,
     keep_trials: bool = False,
+    credible_trials: int | None = None,
+    trials_per_draw: int = TRIALS_PER_DRAW,
 ) -> xr.Dataset:
     """Project interruptions, MTTF and ETTR over cluster sizes, with posterior bands.
 
     For each size ``N`` the scenario's ``cluster.n_gpus`` is set to ``N`` and
     :func:`relmc.simulate` runs ``n_trials`` jobs, trial ``i`` with posterior draw
-    ``i % n_draws``, seeded by :func:`size_seed`. The result depends only on the inputs and
-    ``seed``, whatever ``n_threads``.
+    ``i % n_draws``, seeded by :func:`size_seed`: the posterior-predictive intervals. A second
+    simulation of ``credible_trials`` jobs in groups of ``trials_per_draw`` that share a draw
+    (the first ``ceil(credible_trials / trials_per_draw)`` draws, draw-major over chains;
+    :func:`relmc.rates.nested_draws`) gives the credible intervals of the expected values
+    (module docstring). The result depends only on the inputs and ``seed``, whatever
+    ``n_threads``.
 
     Parameters
     ----------
@@ -168,6 +217,14 @@ def project(
         (trial): the posterior draw trial ``i`` used, the same at every size, so results can
         be paired by draw later. With ``precision``, trials a size did not run are NaN.
         Default ``False`` (the result is then unchanged).
+    credible_trials : int, optional
+        Jobs of the credible-interval simulation at each size, in [0, 1e8]; default
+        ``min(n_trials, CREDIBLE_TRIALS)`` (2,000). 0 skips it (the ``*_credible`` variables
+        are then NaN).
+    trials_per_draw : int
+        Jobs sharing each posterior draw in that simulation, >= 2 (default
+        :data:`TRIALS_PER_DRAW`, 4): more trials per draw mean less noise in each draw's mean,
+        fewer draws for its quantiles.
 
     Returns
     -------
@@ -175,14 +232,26 @@ def project(
         Dims ``n_gpus``, ``quantile`` (0.05, 0.25, 0.5, 0.75, 0.95), ``cause`` and
         ``category`` (with its ``unit``). Times in hours.
 
-        ``mttf_hours`` (n_gpus, quantile)
-            Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``,
-            computed exactly from every rate draw (parameter uncertainty only).
-        ``interruptions_per_day`` (n_gpus, quantile)
-            Posterior predictive of unexpected interruptions per wall-clock day.
-        ``ettr`` (n_gpus, quantile), ``ettr_mean``, ``ettr_se`` (n_gpus)
-            Effective training time ratio; ``_se`` is the Monte Carlo standard error of
-            the mean.
+        ``mttf_hours_quantile`` (n_gpus, quantile)
+            Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``
+            on the exposed clock (:func:`relmc.rates.mttf_hours`), computed exactly from every
+            rate draw (parameter uncertainty only: a credible interval).
+        ``interruptions_per_day_quantile`` (n_gpus, quantile)
+            Posterior predictive of one job's unexpected interruptions per wall-clock day.
+        ``interruptions_per_day_credible`` (n_gpus, quantile)
+            Credible interval of the expected interruptions per wall-clock day.
+        ``ettr_quantile`` (n_gpus, quantile), ``ettr_mean``, ``ettr_se`` (n_gpus)
+            Effective training time ratio of one job (posterior predictive); ``_se`` is the
+            Monte Carlo standard error of the mean.
+        ``ettr_credible`` (n_gpus, quantile)
+            Credible interval of the expected ETTR (see the module docstring).
+        ``ettr_credible_noise``, ``interruptions_per_day_credible_noise`` (n_gpus)
+            Share of the per-draw means' variance that is Monte Carlo noise
+            (:func:`credible_quantiles`); near 1 the credible interval is unreliable.
+        ``exposed_fraction_mean`` (n_gpus)
+            Mean over draws of the share of the observation window the observed job was
+            exposed (:func:`relmc.rates.exposed_fraction`; 1 when the rates are per exposed
+            hour); the fitted rates were divided by it.
         ``wall_hours`` (n_gpus, quantile)
             Wall-clock time of the job.
         ``lost_hours`` (n_gpus, cause, quantile), ``lost_fraction_mean`` (n_gpus, cause)
@@ -198,8 +267,10 @@ def project(
             Only with ``keep_trials``: per-trial ETTR and the posterior draw of each trial.
 
         ``attrs``: ``interval_definition``, ``scenario`` (JSON), ``seed_entropy``,
-        ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws``, ``dataset``,
-        ``time_units``. Writable to netCDF and re-loadable.
+        ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws`` (all posterior draws),
+        ``credible_trials``, ``trials_per_draw``, ``n_draws_credible``, ``dataset``,
+        ``time_units``, ``exposure_clock``. Writable to
+        netCDF and re-loadable.
 
     Raises
     ------
@@ -210,6 +281,18 @@ def project(
     n_trials = check_n_trials(n_trials)
     if not isinstance(keep_trials, bool | np.bool_):
         raise FieldError("keep_trials", f"keep_trials must be True or False; got {keep_trials!r}")
+    if credible_trials is None:
+        credible_trials = min(n_trials, CREDIBLE_TRIALS)
+    elif credible_trials != 0:
+        credible_trials = check_n_trials(credible_trials, "credible_trials")
+    if (
+        isinstance(trials_per_draw, bool | np.bool_)
+        or not isinstance(trials_per_draw, int | np.integer)
+        or trials_per_draw < 2
+    ):
+        raise FieldError(
+            "trials_per_draw", f"trials_per_draw must be an integer >= 2; got {trials_per_draw!r}"
+        )
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
@@ -217,10 +300,11 @@ def project(
     root = resolve_seed(seed)
     rates = None if posterior is None else rate_array(posterior)
     draws = rate_draws(scenario, rates)
+    nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:
-        kernel_inputs(sc, rates, 1)
+        kernel_inputs(sc, draws, 1)
     if progress is None:
         progress = sys.stderr.isatty()
 
@@ -236,14 +320,24 @@ def project(
             bar.set_postfix_str(f"{n:,} GPUs")
         res = simulate(
             sc,
-            rates=rates,
+            rates=draws,
             n_trials=n_trials,
             seed=size_seed(root, n),
             n_threads=n_threads,
             progress=False,
             precision=precision,
         )
-        rows.append(_summarize_size(res, sc, draws))
+        cred = None
+        if credible_trials:
+            cred = simulate(
+                sc,
+                rates=nested,
+                n_trials=credible_trials,
+                seed=child_seed(size_seed(root, n), _CREDIBLE_KEY),
+                n_threads=n_threads,
+                progress=False,
+            )
+        rows.append(_summarize_size(res, sc, draws, cred, nested))
         if per_trial is not None:
             per_trial[i, : res.sizes["trial"]] = res["ettr"].values
         _warn_not_finished(res, f"at n_gpus={n:,}")
@@ -256,7 +350,8 @@ def project(
     ds = ds.assign_coords(n_gpus=("n_gpus", np.array(sizes, dtype=np.int64)))
     ds["n_gpus"].attrs = {"long_name": "GPUs in the job", "units": "1"}
     ds["quantile"].attrs = {
-        "long_name": "quantile over trials (mttf_hours_quantile: over rate draws)"
+        "long_name": "quantile level: over trials (*_quantile) or over posterior draws "
+        "(*_credible, mttf_hours_quantile)"
     }
     if per_trial is not None:
         ds["ettr"] = xr.DataArray(
@@ -281,10 +376,21 @@ def project(
         "scenario": json.dumps(scenario.to_dict()),
         **seed_attrs(root),
         "seed_rule": "size N is simulated with SeedSequence(seed_entropy, seed_spawn_key + [N]), "
-        f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]",
+        f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]; the credible "
+        f"simulation at N with spawn key + [N, {_CREDIBLE_KEY}] (its blocks + [N, "
+        f"{_CREDIBLE_KEY}, b])",
         "n_trials": n_trials,
         "n_draws": draws.n_draws,
+        "credible_trials": int(credible_trials),
+        "trials_per_draw": int(trials_per_draw),
+        "n_draws_credible": int(np.unique(nested.rows).size) if credible_trials else 0,
         "rates_source": draws.source,
+        "exposure_clock": (
+            f"fitted per wall-clock hour of a window observed on {draws.observed_gpus} GPUs; "
+            "divided by exposed_fraction_mean for the simulation"
+            if draws.observed_gpus
+            else "rates per exposed hour, used as they are"
+        ),
         "dataset": str(post_attrs.get("dataset", "")),
         "model": str(post_attrs.get("model", "")),
         "time_units": "hours",
@@ -308,16 +414,119 @@ def _warn_not_finished(res: xr.Dataset, where: str) -> None:
     )
 
 
-def _summarize_size(res: xr.Dataset, sc: Scenario, draws: RateDraws) -> xr.Dataset:
-    """One size's row: :func:`relmc.summarize` plus the MTTF over rate draws and the interval."""
+def credible_quantiles(
+    values: np.ndarray, draw: np.ndarray, quantiles: Sequence[float] = QUANTILES
+) -> tuple[np.ndarray, float]:
+    """Quantiles over posterior draws of the expected value of a per-trial quantity.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n_trials,)
+        The quantity per trial (e.g. ETTR), finite.
+    draw : ndarray of int, shape (n_trials,)
+        The posterior draw of each trial; trials with the same draw share its rates.
+    quantiles : sequence of float
+        Levels in [0, 1].
+
+    Returns
+    -------
+    quantiles : ndarray, shape (len(quantiles),)
+        Quantiles of the per-draw means after their Monte Carlo noise is removed by moment
+        matching (module docstring). One draw: its mean at every level. NaN when there are
+        several draws but none with two or more trials (the noise cannot be estimated).
+    noise : float
+        Share of the per-draw means' variance that is Monte Carlo noise, in [0, 1] (0 with
+        one draw, NaN with no estimate). Near 1 the between-draw spread is a small difference
+        of two noisy numbers and the interval is unreliable: a job that sees few events needs
+        more trials per draw.
+    """
+    q = np.asarray(quantiles, dtype=float)
+    _, group, m = np.unique(np.asarray(draw), return_inverse=True, return_counts=True)
+    x = np.asarray(values, dtype=float)
+    means = np.bincount(group, weights=x) / m
+    if means.size == 1:
+        return np.full(q.size, means[0]), 0.0
+    multi = m >= 2
+    if not multi.any():
+        return np.full(q.size, np.nan), math.nan
+    within = np.bincount(group, weights=(x - means[group]) ** 2)
+    s2_within = within[multi].sum() / (m[multi] - 1).sum()
+    total = means.var(ddof=1)
+    noise = s2_within * np.mean(1.0 / m)
+    between = max(total - noise, 0.0)
+    shrink = np.sqrt(between / total) if total > 0 else 0.0
+    centre = means.mean()
+    share = min(noise / total, 1.0) if total > 0 else 1.0
+    return np.quantile(centre + (means - centre) * shrink, q), float(share)
+
+
+def _summarize_size(
+    res: xr.Dataset,
+    sc: Scenario,
+    draws: RateDraws,
+    cred_res: xr.Dataset | None,
+    nested: RateDraws,
+) -> xr.Dataset:
+    """One size's row: :func:`relmc.summarize`, the credible intervals, MTTF over all draws."""
     out = summarize(res, quantiles=QUANTILES)
+    labels = {
+        "ettr": ("1", "effective training time ratio"),
+        "interruptions_per_day": ("1/d", "unexpected interruptions per wall-clock day"),
+    }
+    values: dict[str, np.ndarray] = {}
+    draw = np.zeros(0, dtype=np.int64)
+    if cred_res is not None:
+        draw = nested.rows[cred_res["draw"].values]
+        wall = cred_res["wall_hours"].values
+        values["ettr"] = cred_res["ettr"].values
+        values["interruptions_per_day"] = (
+            cred_res["interruptions"].sum("category").values * 24.0 / wall
+        )
+    for name, (units, what) in labels.items():
+        if cred_res is None:
+            cred, noise = np.full(len(QUANTILES), np.nan), math.nan
+        else:
+            cred, noise = credible_quantiles(values[name], draw, QUANTILES)
+        out[f"{name}_credible"] = xr.DataArray(
+            cred,
+            dims="quantile",
+            attrs={
+                "units": units,
+                "long_name": f"expected {what}: credible interval over posterior draws",
+                "interval": "credible (parameter uncertainty only)",
+            },
+        )
+        out[f"{name}_credible_noise"] = (
+            (),
+            noise,
+            {
+                "units": "1",
+                "long_name": f"Monte Carlo noise share of the per-draw means of {what}",
+                "description": "near 1 the credible interval is unreliable (too few events "
+                "per job): raise trials_per_draw",
+            },
+        )
+        out[f"{name}_quantile"].attrs.update(
+            long_name=f"{what} of one job: posterior-predictive quantiles over trials",
+            interval="posterior predictive (parameter uncertainty and the job's own luck)",
+        )
     out["mttf_hours_quantile"] = xr.DataArray(
         np.quantile(mttf_hours(sc, draws), QUANTILES),
         dims="quantile",
         attrs={
             "units": "h",
             "long_name": "mean time to an unexpected interruption, 1/Lambda(N)",
-            "description": "quantiles over posterior rate draws (no simulation noise)",
+            "description": "quantiles over posterior rate draws (no simulation noise), on the "
+            "exposed clock",
+            "interval": "credible (parameter uncertainty only)",
+        },
+    )
+    out["exposed_fraction_mean"] = (
+        (),
+        float(exposed_fraction(sc, draws).mean()),
+        {
+            "units": "1",
+            "long_name": "share of the observation window the observed job was exposed",
         },
     )
     out["checkpoint_interval_hours"] = (

@@ -18,7 +18,31 @@ Draws are flattened *draw-major, chain-minor*: row ``k`` of :attr:`RateDraws.val
 chain ``k mod n_chains``, draw ``k // n_chains``. Trial ``i`` of a simulation uses row
 ``i mod n_draws``, so any number of trials spreads evenly over all chains (a chain-by-chain
 order would give 1,000 trials of a 4 x 1,000 fit to chain 0 alone). With one chain this is the
-plain order of the draws.
+plain order of the draws. :func:`nested_draws` gives each of the first draws several trials in
+a row (a projection's credible intervals need trials that share a draw).
+
+Size scaling
+------------
+A fit may say that a category's job-level rate is not linear in its units
+(:mod:`relmc.models.scaling`): ``posterior["exponent"]`` ``b_c`` per draw and the coordinate
+``reference_gpus`` (the job size ``N_ref`` at which ``rate`` is per unit-hour). At ``N`` GPUs
+the category's job-level rate is then ``rate_c * u_c(N_ref) ** (1 - b_c) * u_c(N) ** b_c``
+(``u_c`` its units), which is ``rate_c * u_c(N)`` at ``b_c = 1``. Without an exponent every
+rate is linear in its units, exactly as before.
+
+Exposure clock
+--------------
+The kernel draws failures only while the job is *exposed* (computing, snapshotting, waiting
+for the final persist, restarting); its clock pauses during detection, node swaps, spare
+waits, planned downtime and the maintenance checkpoint (see :mod:`relmc.sim`). A fit of counts
+over an observation window (Llama 3: 419 in 1,296 h) measures interruptions per *wall-clock*
+hour of a job that was itself paused part of that time. :func:`cluster_rates` therefore
+divides such rates by the share of the window the observed job was exposed,
+:func:`exposed_fraction`, computed at the observed size (the fit's ``n_gpus``) with the
+scenario's overheads, so a simulation at the observed size shows the fitted interruptions per
+wall-clock day. Rates that are already per exposed hour (a scenario's point rates, a mapping,
+a fit whose ``exposure_clock`` attribute is ``"exposed"``, such as job MTTF data) and fits
+without an observed size are used as they are.
 """
 
 from __future__ import annotations
@@ -32,6 +56,7 @@ import numpy as np
 import xarray as xr
 
 from relmc._cf import provenance
+from relmc.cluster import units
 from relmc.errors import FieldError
 
 if TYPE_CHECKING:
@@ -42,7 +67,11 @@ __all__ = [
     "rate_array",
     "rate_draws",
     "draw_of_trial",
+    "nested_draws",
     "unit_counts",
+    "scaled_units",
+    "fitted_rates",
+    "exposed_fraction",
     "cluster_rates",
     "job_rates",
     "mttf_hours",
@@ -63,7 +92,7 @@ _SOURCE_TEXT = (
 
 @dataclass(frozen=True, eq=False)
 class RateDraws:
-    """Rate draws per unit-hour in a scenario's category order.
+    """Rate draws per unit-hour in a scenario's category order, with how they scale and tick.
 
     Attributes
     ----------
@@ -71,15 +100,38 @@ class RateDraws:
         Draw-major, chain-minor (see the module docstring); finite and >= 0.
     source : str
         What they came from, for ``attrs``.
+    exponent : ndarray, shape (n_draws, n_categories), or None
+        Size exponent ``b`` of each category in each draw (see "Size scaling" in the module
+        docstring); ``None``: every rate is linear in its units.
+    reference_gpus : ndarray of int64, shape (n_categories,), or None
+        Job size (GPUs) at which ``values`` are per unit-hour; set with ``exponent``.
+    observed_gpus : int
+        When > 0, ``values`` are per unit-hour of the *wall clock* of a window observed on a
+        job of this many GPUs, and :func:`cluster_rates` converts them to the kernel's exposed
+        clock (see "Exposure clock" in the module docstring). 0: already per exposed hour.
+    draw_index : ndarray of int64, shape (n_draws,), or None
+        The source's row (draw-major) that each row repeats (:func:`nested_draws`); ``None``:
+        row ``k`` is the source's row ``k``.
     """
 
     values: np.ndarray
     source: str
+    exponent: np.ndarray | None = None
+    reference_gpus: np.ndarray | None = None
+    observed_gpus: int = 0
+    draw_index: np.ndarray | None = None
 
     @property
     def n_draws(self) -> int:
         """Number of draws (rows)."""
         return int(self.values.shape[0])
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The source's row of each row: :attr:`draw_index`, or ``0 .. n_draws - 1``."""
+        if self.draw_index is None:
+            return np.arange(self.n_draws, dtype=np.int64)
+        return self.draw_index
 
 
 _POINT_SOURCE = "scenario point rates"
@@ -92,6 +144,10 @@ MAX_CLUSTER_RATE = 1e12
 def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
     """Return ``posterior["rate"]`` of an InferenceData, or a rate DataArray as it is.
 
+    A size-scaling fit's ``posterior["exponent"]`` is attached to the rate as the coordinate
+    ``exponent`` (dims ``chain``, ``draw``, ``category``), so every consumer of the rate
+    array (simulations, sweeps, plots) scales it the same way.
+
     Raises
     ------
     ValueError
@@ -101,7 +157,10 @@ def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
     if post is not None:
         if "rate" not in post:
             raise FieldError(field, f"{field} must have posterior['rate'] (a relmc.models fit)")
-        return post["rate"]
+        rate = post["rate"]
+        if "exponent" in post.data_vars:  # a size-scaling fit: the exponent travels with rate
+            rate = rate.assign_coords(exponent=post["exponent"])
+        return rate
     if isinstance(posterior, xr.DataArray) and "category" in posterior.dims:
         return posterior
     raise FieldError(
@@ -141,17 +200,35 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
     ----------
     scenario : Scenario
         Gives the categories, their units and (for ``rates=None``) the point rates.
-    rates : None, mapping, InferenceData or DataArray
-        The source (see the module docstring).
+    rates : None, mapping, InferenceData, DataArray or RateDraws
+        The source (see the module docstring); a :class:`RateDraws` (e.g. from
+        :func:`nested_draws`) is returned as it is once its width is checked.
+
+    Returns
+    -------
+    RateDraws
+        With the size exponents and reference sizes of a scaling fit (coordinates
+        ``exponent`` and ``reference_gpus`` of the rate array), and ``observed_gpus`` set when
+        the rates are per wall-clock hour of an observed window (the rate's ``attrs``:
+        ``n_gpus`` > 0 and ``exposure_clock`` not ``"exposed"``).
 
     Raises
     ------
     ValueError
         For an unknown source type, categories that do not match the scenario's, a unit that
-        differs from the scenario's, no draws, or a rate that is not finite and >= 0.
+        differs from the scenario's, no draws, or a rate (or exponent) that is not finite
+        (and >= 0).
     """
     fm = scenario.failures
     names = list(fm.names)
+    if isinstance(rates, RateDraws):
+        if rates.values.ndim != 2 or rates.values.shape[1] != len(names):
+            raise FieldError(
+                "rates",
+                f"rates: RateDraws of {rates.values.shape} do not fit the scenario's "
+                f"{len(names)} categories",
+            )
+        return rates
     if rates is None:
         return RateDraws(np.array([[c.rate for c in fm.categories]], float), _POINT_SOURCE)
     posterior = getattr(rates, "posterior", None)  # InferenceData (itself a Mapping)
@@ -186,8 +263,84 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
             f"rates[{c!r}]", f"rates[{c!r}] must be finite and >= 0; found {values[bad][0]!r}"
         )
     n = values.shape[0]
+    exponent, reference = _scaling(da, names, n)
+    observed = _observed_gpus(da)
+    source = f"posterior ({n} draws, draw-major over chains, cycled over trials)"
+    if exponent is not None:
+        source += "; job-level rates scale as a power of the units (size exponents fitted)"
+    if observed:
+        source += (
+            f"; per wall-clock hour of a window observed on {observed:,} GPUs, divided by the "
+            "share of it the observed job was exposed"
+        )
+    return RateDraws(values.astype(float), source, exponent, reference, observed)
+
+
+def _scaling(
+    da: xr.DataArray, names: list[str], n: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Size exponents (n_draws, n_categories) and reference sizes of a rate array, or Nones."""
+    if "exponent" not in da.coords:
+        return None, None
+    exponent = _ordered(da.coords["exponent"], names).astype(float)
+    if exponent.shape[0] != n or not np.all(np.isfinite(exponent)):
+        raise FieldError("rates", "rates: the size exponent must be finite, one per rate draw")
+    if "reference_gpus" not in da.coords:
+        raise FieldError(
+            "rates", "rates: a size exponent needs the coordinate reference_gpus (category)"
+        )
+    ref = np.asarray(da.coords["reference_gpus"].sel(category=names).values)
+    if ref.dtype.kind not in "iuf" or not np.all((ref >= 1) & (ref == np.round(ref))):
+        raise FieldError(
+            "rates", f"rates: reference_gpus must be whole numbers >= 1; got {ref.tolist()}"
+        )
+    return exponent, ref.astype(np.int64)
+
+
+def _observed_gpus(da: xr.DataArray) -> int:
+    """Observed job size of rates per wall-clock hour (``attrs``), else 0 (no conversion)."""
+    if str(da.attrs.get("exposure_clock", "wall")) == "exposed":
+        return 0
+    n = da.attrs.get("n_gpus", 0)
+    if isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer | float | np.floating):
+        return 0
+    return int(n) if n >= 1 and float(n) == int(n) else 0
+
+
+def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateDraws:
+    """Return the draws for ``n_trials`` trials that share each draw ``trials_per_draw`` ways.
+
+    The first ``K = min(ceil(n_trials / m), n_draws)`` rows (draw-major, so spread over every
+    chain) each repeated ``m = trials_per_draw`` times in a row: with :func:`draw_of_trial`,
+    trials ``k m .. k m + m - 1`` use draw ``k``, and a prefix of the trials (adaptive
+    precision) holds whole groups. With more trials than ``K m`` the groups cycle. With
+    ``m = 1`` the trials use exactly the rows they use without nesting.
+
+    Parameters
+    ----------
+    draws : RateDraws
+        All the draws (from :func:`rate_draws`).
+    n_trials : int
+        Trials to run, >= 1.
+    trials_per_draw : int
+        Trials per draw ``m``, >= 1.
+
+    Returns
+    -------
+    RateDraws
+        ``K m`` rows; :attr:`RateDraws.draw_index` gives each row's row in ``draws``.
+    """
+    m = int(trials_per_draw)
+    k = min(-(-int(n_trials) // m), draws.n_draws)
+    idx = np.repeat(np.arange(k, dtype=np.int64), m)
+    rows = draws.rows[idx]
     return RateDraws(
-        values.astype(float), f"posterior ({n} draws, draw-major over chains, cycled over trials)"
+        values=draws.values[idx],
+        source=f"{draws.source}; {k} draws x {m} trials each",
+        exponent=None if draws.exponent is None else draws.exponent[idx],
+        reference_gpus=draws.reference_gpus,
+        observed_gpus=draws.observed_gpus,
+        draw_index=rows,
     )
 
 
@@ -202,16 +355,118 @@ def unit_counts(scenario: Scenario) -> np.ndarray:
     return np.array([cl.units(c.unit) for c in scenario.failures.categories], dtype=float)
 
 
-def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
-    """Cluster-level rate of each category per hour, shape (n_draws, n_categories).
+def _units_at(scenario: Scenario, n_gpus: int) -> np.ndarray:
+    shape = scenario.cluster.shape
+    return np.array([units(int(n_gpus), c.unit, shape) for c in scenario.failures.categories])
+
+
+def scaled_units(scenario: Scenario, draws: RateDraws, n_gpus: int | None = None) -> np.ndarray:
+    """Return the factors turning per-unit-hour rates into job-level rates at ``n_gpus``.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Categories, units and cluster shape; ``n_gpus`` defaults to its cluster's size.
+    draws : RateDraws
+        With or without size exponents.
+    n_gpus : int, optional
+        Job size (GPUs).
+
+    Returns
+    -------
+    ndarray
+        The unit counts ``u_c(N)``, shape (n_categories,), when the draws have no exponent;
+        else ``u_c(N_ref) ** (1 - b) * u_c(N) ** b``, shape (n_draws, n_categories).
+    """
+    u = unit_counts(scenario) if n_gpus is None else _units_at(scenario, n_gpus)
+    if draws.exponent is None or draws.reference_gpus is None:
+        return u
+    shape = scenario.cluster.shape
+    ref = np.array(
+        [
+            units(int(n), c.unit, shape)
+            for n, c in zip(draws.reference_gpus, scenario.failures.categories, strict=True)
+        ]
+    )
+    b = draws.exponent
+    with np.errstate(over="ignore"):
+        return ref ** (1.0 - b) * u**b
+
+
+def fitted_rates(scenario: Scenario, draws: RateDraws, n_gpus: int | None = None) -> np.ndarray:
+    """Job-level rate of each category per hour *on the rates' own clock*, (n_draws, n_cat).
+
+    The rates times :func:`scaled_units` at ``n_gpus`` (default: the scenario's size), before
+    any exposure-clock conversion: for a fit of counts over an observed window, interruptions
+    per wall-clock hour as the data count them.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return draws.values * scaled_units(scenario, draws, n_gpus)
+
+
+def exposed_fraction(scenario: Scenario, draws: RateDraws) -> np.ndarray:
+    """Share of the observation window the observed job was exposed to failures, per draw.
+
+    In a long window on the wall clock, each unexpected interruption of category ``c`` pauses
+    the failure clock for its detection plus (if it needs a swap) ``policy.swap_hours``, and
+    each planned one for the maintenance checkpoint (``snapshot_hours + persist_hours``) plus
+    ``failures.maintenance_hours``. With ``Lambda_c`` and ``m`` the fitted rates per
+    wall-clock hour at the observed size, the exposed share is::
+
+        f = 1 - sum_c Lambda_c (detection_c + swap_c) - m (snapshot + persist + maintenance)
+
+    and the rates per exposed hour are ``Lambda_c / f`` (renewal-reward: the events of a
+    window over its exposed hours). The overheads are the scenario's, i.e. the observed job is
+    assumed to have recovered as the scenario does; spare waits (finite pools), diurnal and
+    trend modulation are left out.
+
+    Returns
+    -------
+    ndarray, shape (n_draws,)
+        ``f`` per draw; all ones when the draws are already per exposed hour
+        (``draws.observed_gpus == 0``).
 
     Raises
     ------
     ValueError
-        When a rate times its units (or the total with maintenance) overflows.
+        When the overheads would pause the observed job for the whole window (``f <= 0``).
     """
-    with np.errstate(over="ignore"):
-        rates = draws.values * unit_counts(scenario)
+    if draws.observed_gpus <= 0:
+        return np.ones(draws.n_draws)
+    fm, pol = scenario.failures, scenario.policy
+    swap = np.array([c.recovery == "swap" for c in fm.categories])
+    pause = np.array([c.detection_hours for c in fm.categories]) + pol.swap_hours * swap
+    planned = fm.maintenance_rate * (fm.maintenance_hours + pol.snapshot_hours + pol.persist_hours)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = 1.0 - fitted_rates(scenario, draws, draws.observed_gpus) @ pause - planned
+    if not np.all(f > 0):  # also catches NaN
+        raise FieldError(
+            "rates",
+            f"rates: with these recovery overheads (detection, policy.swap_hours, "
+            f"failures.maintenance_hours, the maintenance checkpoint) the job observed on "
+            f"{draws.observed_gpus:,} GPUs would have been paused for its whole observation "
+            f"window (exposed share {float(np.min(f)):.3g} <= 0); shorten the overheads",
+        )
+    return f
+
+
+def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
+    """Cluster-level rate of each category per exposed hour, shape (n_draws, n_categories).
+
+    :func:`fitted_rates` at the scenario's size, divided by :func:`exposed_fraction` when the
+    draws are per wall-clock hour of an observed window (see the module docstring); without a
+    size exponent and an observed size this is the rates times the unit counts.
+
+    Raises
+    ------
+    ValueError
+        When a rate times its units (or the total with maintenance) overflows, or the
+        exposure conversion is impossible.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        rates = fitted_rates(scenario, draws)
+        if draws.observed_gpus > 0:
+            rates = rates / exposed_fraction(scenario, draws)[:, None]
         total = rates.sum(axis=1) + scenario.failures.maintenance_rate
     if not np.all(total <= MAX_CLUSTER_RATE):  # also catches inf and NaN
         names = scenario.failures.names
@@ -229,12 +484,18 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
 
 
 def job_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
-    """Job-level rate of unexpected interruptions, ``Lambda(N)`` per hour, one per draw."""
+    """Job-level rate of unexpected interruptions, ``Lambda(N)`` per exposed hour, per draw."""
     return cluster_rates(scenario, draws).sum(axis=1)
 
 
 def mttf_hours(scenario: Scenario, draws: RateDraws) -> np.ndarray:
-    """Mean time to an unexpected interruption, ``1 / Lambda(N)`` hours, one per draw."""
+    """Mean time to an unexpected interruption, ``1 / Lambda(N)`` hours, one per draw.
+
+    ``Lambda(N)`` is :func:`job_rates`, per exposed hour (the kernel's clock): the mean
+    running time (computing or restarting) from one interruption to the next, which is what
+    Young's and Daly's rules take as the MTBF. For a fit of a window observed at ``N``, it is
+    the observed wall-clock time between interruptions times :func:`exposed_fraction`.
+    """
     lam = job_rates(scenario, draws)
     with np.errstate(divide="ignore"):
         return np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), math.inf)
@@ -289,7 +550,7 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
             )
         # one chain of exactly n_draws exact draws: the source's draw count is the spec's
         idata = fit_conjugate(load_dataset(name), n_draws=n_draws, n_chains=1, seed=seed)
-        return idata["posterior"]["rate"].load()
+        return rate_array(idata).load()
     path = Path(source)
     if path_root is not None and not path.is_absolute():
         path = Path(path_root) / path
@@ -303,7 +564,7 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
 
     try:
         idata = az.from_netcdf(str(path))
-        return idata.posterior["rate"].load()
+        return rate_array(idata).load()
     except Exception as e:  # arviz raises several types for a wrong file
         raise FieldError(
             "posterior",
@@ -327,7 +588,9 @@ def summarize_rates(
     n_gpus : int, optional
         Cluster size at which to express each category as hours between interruptions and
         the job's MTTF; needs every category's unit to be a cluster unit
-        (:data:`relmc.cluster.UNITS`). ``None``: per-unit rates only.
+        (:data:`relmc.cluster.UNITS`). ``None``: per-unit rates only. A size-scaling fit's
+        exponents apply; there is no scenario here, so the rates stay on the fit's own clock
+        (per wall-clock hour for counts over a window: no exposure conversion).
     shape : relmc.cluster.ClusterShape, optional
         GPU packing used to count units (Llama 3 defaults).
     quantiles : tuple of float
@@ -387,6 +650,15 @@ def summarize_rates(
             f"units must be among {', '.join(cluster.UNITS)}",
         )
     scale = np.array([cluster.units(n_gpus, u, shape) for u in units])
+    if "exponent" in rate.coords:  # a size-scaling fit (see the module docstring)
+        b = rate.coords["exponent"].transpose(*other, "category").values.reshape(flat.shape)
+        ref = np.array(
+            [
+                cluster.units(int(n), u, shape)
+                for n, u in zip(rate["reference_gpus"].values, units, strict=True)
+            ]
+        )
+        scale = ref ** (1.0 - b) * scale**b
     lam = flat * scale
     total = lam.sum(axis=1)
     with np.errstate(divide="ignore"):

@@ -23,7 +23,13 @@ LLAMA3_GPUS = 16384
 
 
 def check_schema(ds: xr.Dataset) -> None:
-    assert set(ds.dims) == {"category"}
+    # size-resolved rows (rsc-1's job MTTF) add a job_gpus dim; the fleet rows stay as they are
+    assert set(ds.dims) in ({"category"}, {"category", "job_gpus"})
+    if "job_gpus" in ds.dims:
+        assert ds["job_count"].dims == ("category", "job_gpus")
+        assert ds["job_count"].dtype == np.int64 and (ds["job_count"] >= 0).all()
+        assert ds["job_hours"].dtype == np.float64 and (ds["job_hours"] >= 0).all()
+        assert ds["job_gpus"].dtype == np.int64 and (ds["job_gpus"] >= 1).all()
     assert ds["category"].dtype.kind == "U"
     assert ds["count"].dtype == np.int64 and ds["count"].dims == ("category",)
     assert ds["exposure"].dtype == np.float64 and ds["exposure"].dims == ("category",)
@@ -171,6 +177,21 @@ def test_rsc_count_reproduces_published_rate(name, rate, gpus):
     assert abs(per_1000_node_days - rate) <= 0.5 / node_days * 1000
     assert "[D]" in ds.attrs["exposure_assumption"]
     assert f"{rate:.2f}" in ds.attrs["exposure_assumption"]
+
+
+def test_rsc1_job_mttf_by_size():
+    ds = load_dataset("rsc-1")
+    # SOURCES.md 2.2 [S-quote]: 47.7 days at 8 GPUs, 7.9 h at 1,024 GPUs; 47.7 x 24 [D]
+    assert ds["job_gpus"].values.tolist() == [8, 1024]
+    np.testing.assert_allclose(ds["job_mttf_hours"].values, [47.7 * 24, 7.9], rtol=1e-12)
+    # pseudo-counts: an assumed 10 failures per size over 10 MTTFs of job-hours
+    assert ds["job_count"].values.tolist() == [[10, 10]]
+    np.testing.assert_allclose(ds["job_hours"] / ds["job_count"], [[47.7 * 24, 7.9]])
+    # provenance says secondary-source quality and labels the assumption
+    assert "secondary-source" in ds.attrs["job_mttf_checked"]
+    assert "[S-quote]" in ds.attrs["job_mttf_checked"]
+    assert "ASSUMPTION" in ds.attrs["job_exposure_assumption"]
+    assert "job_gpus" not in load_dataset("rsc-2").dims
 
 
 def test_rsc_unit_override_keeps_count():

@@ -7,7 +7,14 @@ import pytest
 import xarray as xr
 
 import relmc
-from relmc.rates import draw_of_trial, mttf_hours, rate_array, rate_draws, unit_counts
+from relmc.rates import (
+    cluster_rates,
+    draw_of_trial,
+    mttf_hours,
+    rate_array,
+    rate_draws,
+    unit_counts,
+)
 from relmc.scenario import Category, Cluster, FailureModel, Scenario
 from relmc.sim._kernels import simulate_block
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args
@@ -139,3 +146,90 @@ def test_summarize_rates_refuses_units_it_cannot_scale():
     with pytest.raises(ValueError, match="cannot be scaled"):
         summarize_rates(pumps, n_gpus=1024)
     assert summarize_rates(pumps)["rate_mean"].sizes["category"] == 10
+
+
+# --------------------------------------------------------------------------------------------
+# exposure clock: rates per wall-clock hour of an observed window vs the kernel's exposed clock
+
+
+@pytest.fixture(scope="module")
+def llama_fit():
+    return relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), n_draws=100, seed=0)
+
+
+def _overheads(fit, swap_hours=0.5, maintenance_hours=0.25):
+    """Llama 3 at its observed 16,384 GPUs with the issue's 0.5-h swaps and 0.25-h downtime."""
+    import dataclasses
+
+    from relmc.projection import default_scenario
+
+    sc = default_scenario(fit)
+    return dataclasses.replace(
+        sc,
+        policy=dataclasses.replace(sc.policy, swap_hours=swap_hours),
+        failures=dataclasses.replace(sc.failures, maintenance_hours=maintenance_hours),
+    )
+
+
+def _per_wall_day(runs):
+    """Unexpected interruptions per wall-clock day over all trials (total / total)."""
+    return float(runs["interruptions"].sum()) / (float(runs["wall_hours"].sum()) / 24.0)
+
+
+def test_exposed_fraction_closed_form(llama_fit):
+    from relmc.rates import exposed_fraction, fitted_rates
+
+    sc = _overheads(llama_fit)
+    draws = rate_draws(sc, llama_fit)
+    assert draws.observed_gpus == 16384
+    lam = fitted_rates(sc, draws)  # per wall-clock hour at 16,384 GPUs
+    swap = np.array([c.recovery == "swap" for c in sc.failures.categories])
+    detect = np.array([c.detection_hours for c in sc.failures.categories])
+    planned = 47 / 1296 * (0.25 + 1 / 60)  # downtime + the maintenance checkpoint's snapshot
+    expected = 1 - lam @ (detect + 0.5 * swap) - planned
+    np.testing.assert_allclose(exposed_fraction(sc, draws), expected, rtol=1e-12)
+    # the rates the kernel gets are the fitted ones over that share
+    np.testing.assert_allclose(cluster_rates(sc, draws), lam / expected[:, None], rtol=1e-12)
+    # overheads longer than the window between interruptions: refused, naming the fields
+    with pytest.raises(ValueError, match="swap_hours"):
+        cluster_rates(_overheads(llama_fit, swap_hours=10.0), draws)
+
+
+def test_simulated_interruptions_per_wall_day_match_the_fitted_rate(llama_fit):
+    # 400 jobs of 54 days at the observed size, ~420 interruptions each: the rate per wall-clock
+    # day has an MC SE of ~0.35% (Poisson 1/sqrt(400 x 420) and the posterior's 4.9% spread
+    # over 100 draws / sqrt(4)); 2% is ~6 SE. Without the conversion the 0.5-h swaps and
+    # 0.25-h downtime pause the failure clock ~15% of the wall clock and the rate falls ~13%
+    # below the fitted one: the negative control must miss the same 2%.
+    sc = _overheads(llama_fit)
+    fitted = 24 * float(job_rates_on_wall_clock(sc, llama_fit))
+    runs = relmc.simulate(sc, rates=llama_fit, n_trials=400, seed=1)
+    assert _per_wall_day(runs) == pytest.approx(fitted, rel=0.02)
+    # negative control: the same rates taken as per exposed hour (no conversion)
+    exposed = rate_array(llama_fit).assign_attrs(exposure_clock="exposed")
+    uncorrected = relmc.simulate(sc, rates=exposed, n_trials=400, seed=1)
+    assert _per_wall_day(uncorrected) != pytest.approx(fitted, rel=0.02)
+    assert _per_wall_day(uncorrected) < 0.9 * fitted
+
+
+def job_rates_on_wall_clock(sc, fit):
+    """Posterior-mean fitted job rate per wall-clock hour at the scenario's size."""
+    from relmc.rates import fitted_rates
+
+    return fitted_rates(sc, rate_draws(sc, fit)).sum(axis=1).mean()
+
+
+def test_rates_without_an_observed_window_are_used_as_they_are(llama_fit):
+    # point rates and a mapping are per exposed hour (the kernel's clock): no conversion,
+    # even with long overheads
+    sc = _overheads(llama_fit)
+    for source in (None, {"Faulty GPU": 1e-6}):
+        draws = rate_draws(sc, source)
+        assert draws.observed_gpus == 0
+        np.testing.assert_array_equal(cluster_rates(sc, draws), draws.values * unit_counts(sc))
+    # so is a rate array that records no observed size
+    draws = rate_draws(_scenario(), _posterior())
+    assert draws.observed_gpus == 0
+    np.testing.assert_array_equal(
+        cluster_rates(_scenario(), draws), draws.values * unit_counts(_scenario())
+    )

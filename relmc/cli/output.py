@@ -24,6 +24,9 @@ __all__ = [
     "policy_text",
     "model_text",
     "projection_table",
+    "PROJECTION_NOTE",
+    "assumed_text",
+    "print_assumed",
     "recovery_text",
     "plural",
     "add_summary_options",
@@ -152,6 +155,19 @@ def recovery_text(data) -> str:
 _CAUSE_TEXT = {"node_swap": "node swap", "spare_wait": "spare wait"}
 
 
+def _three(x: float) -> str:
+    return f"{x:.3f}"
+
+
+#: What the columns of :func:`projection_table` are, printed under it.
+PROJECTION_NOTE = (
+    "median [90% interval]. (job): posterior predictive for one job, over trials with one "
+    "posterior draw each (which rates are true and the job's own luck); E[...] and MTTF: "
+    "credible intervals of the expected value over posterior draws (rates only). MTTF: mean "
+    "running time to an unexpected interruption, 1/Lambda(N) on the exposed clock."
+)
+
+
 def projection_table(ds) -> str:
     """Format a :func:`relmc.project` result as a table: medians with 90% intervals.
 
@@ -163,10 +179,13 @@ def projection_table(ds) -> str:
     Returns
     -------
     str
-        One row per size: MTTF (h), unexpected interruptions per day, ETTR and the two
-        largest causes of lost time (mean share of wall-clock time).
+        One row per size: MTTF (h); unexpected interruptions per day and ETTR, each as one
+        job's posterior-predictive band and as the credible band of the expected value (when
+        the projection has ``*_credible``); the two largest causes of lost time (mean share
+        of wall-clock time). See :data:`PROJECTION_NOTE`.
     """
     rows = []
+    credible = "ettr_credible" in ds and "interruptions_per_day_credible" in ds
     for n in ds["n_gpus"].values:
         row = ds.sel(n_gpus=n)
         lost = row["lost_fraction_mean"]
@@ -177,23 +196,47 @@ def projection_table(ds) -> str:
             for i in order
             if lost.values[i] > 0
         )
-        rows.append(
-            [
-                f"{int(n):,}",
-                band(row["mttf_hours_quantile"]),
-                band(row["interruptions_per_day_quantile"]),
-                band(row["ettr_quantile"], lambda x: f"{x:.3f}"),
-                top,
-            ]
-        )
-    header = [
-        "GPUs",
-        "MTTF h",
-        "unexpected interruptions/day",
-        "ETTR",
-        "top lost time (% of wall)",
-    ]
-    return table(header, rows, [True, True, True, True, False])
+        cells = [f"{int(n):,}", band(row["mttf_hours_quantile"])]
+        for name, f in (("interruptions_per_day", fmt), ("ettr", _three)):
+            cells.append(band(row[f"{name}_quantile"], f))
+            if credible:
+                cells.append(band(row[f"{name}_credible"], f))
+        rows.append([*cells, top])
+    header = ["GPUs", "MTTF h", "interruptions/day (job)"]
+    header += ["E[interruptions/day]"] if credible else []
+    header += ["ETTR (job)"] + (["E[ETTR]"] if credible else [])
+    header += ["top lost time (% of wall)"]
+    return table(header, rows, [True] * (len(header) - 1) + [False])
+
+
+def assumed_text(items, setter: str) -> str:
+    """One ``assumed:`` line naming the unsourced defaults a run used (empty if none).
+
+    Parameters
+    ----------
+    items : list of (relmc.defaults.AssumedDefault, value)
+        From :func:`relmc.defaults.assumed_values`.
+    setter : str
+        How to set them (``"set with --swap-minutes, ..."``).
+    """
+    if not items:
+        return ""
+    parts = []
+    for a, v in items:
+        if isinstance(v, str):
+            shown = f"{v} rule"
+        elif a.field == "policy.repair_hours":
+            shown = f"{v:g} h"
+        else:
+            shown = f"{60 * v:.3g} min"
+        parts.append(f"{a.what} {shown}")
+    return f"assumed: {', '.join(parts)} (relmc defaults, no published value; {setter})"
+
+
+def print_assumed(args: argparse.Namespace, text: str) -> None:
+    """Print the ``assumed:`` line on stderr, unless ``--quiet`` or there is none."""
+    if text and not getattr(args, "quiet", False):
+        print(text, file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,7 +9,17 @@ import time
 from relmc._extras import install_hint
 from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import model_text, note, policy_text, projection_table, recovery_text, say
+from relmc.cli.output import (
+    PROJECTION_NOTE,
+    assumed_text,
+    model_text,
+    note,
+    policy_text,
+    projection_table,
+    recovery_text,
+    say,
+)
+from relmc.defaults import assumed_values
 
 EPILOG = """\
 Fits the failure-rate posterior, simulates a job of the given compute at each size (one
@@ -22,6 +32,12 @@ Default policy (relmc.Policy): checkpoint every 30 min with a 1-min blocking sna
 10-min restart, unlimited spares; job of 54 days of compute (the Llama 3 window). With the
 Llama 3 data, planned maintenance is added at the observed 47 per 54 days
 (--maintenance-rate 0 turns it off).
+
+Prints one "assumed:" line on stderr naming the defaults used that no published number
+stands behind (node-swap time, planned downtime, restart, checkpoint and persist times);
+--quiet drops it. Rates fitted per wall-clock hour of an observed window are divided by the
+share of that window the observed job was exposed (its clock paused for detection, swaps and
+downtime), with this run's overheads, before they are simulated.
 
 examples:
   relmc project
@@ -46,6 +62,25 @@ def add_parser(sub) -> None:
         help="cluster sizes in GPUs, each in [1, 1e8] (default: 2048,4096,...,131072)",
     )
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG figure")
+    p.add_argument(
+        "--credible-trials",
+        type=options.int_at_least(0),
+        action=options.Field,
+        field="credible_trials",
+        metavar="N",
+        help="jobs of the separate simulation behind the credible intervals (E[...] columns) "
+        "at each size, groups of --trials-per-draw sharing a posterior draw; 0 skips it "
+        "(default: --n-trials, at most 2000)",
+    )
+    p.add_argument(
+        "--trials-per-draw",
+        type=options.int_at_least(2),
+        action=options.Field,
+        field="trials_per_draw",
+        default=4,
+        metavar="M",
+        help="jobs sharing each posterior draw in that simulation, >= 2 (default: 4)",
+    )
     p.add_argument(
         "--keep-trials",
         action="store_true",
@@ -87,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         n_threads=args.n_threads,
         keep_trials=args.keep_trials,
         precision=precision,
+        credible_trials=args.credible_trials,
+        trials_per_draw=args.trials_per_draw,
     )
     # everything is computed: only now touch the file system, all files or none
     plot_note = ""
@@ -122,14 +159,16 @@ def run(args: argparse.Namespace) -> int:
         )
         say(f"adaptive precision, budget {args.n_trials:,} trials per size, seed {seed}")
         say(f"trials run (stopped by) per size: {ran}")
+    exposed = float(ds["exposed_fraction_mean"].values.ravel()[0])
+    if exposed < 1.0:
+        say(
+            f"exposure clock: rates per wall-clock hour of the observed window, divided by the "
+            f"share {exposed:.3g} of it the observed job was exposed (with this run's overheads)"
+        )
     say()
     say(projection_table(ds))
     say()
-    say(
-        "median [90% interval]. MTTF: mean time to an unexpected interruption, posterior of "
-        "1/Lambda(N) from the rate draws; other columns: posterior predictive over trials, "
-        "one posterior draw per trial."
-    )
+    say(PROJECTION_NOTE)
     say()
     for f in files:
         say(f"wrote {f}")
@@ -137,5 +176,9 @@ def run(args: argparse.Namespace) -> int:
     if plot_note:
         print(f"{options.PROG}: warning: {plot_note}", file=sys.stderr)
     say(f"done in {time.perf_counter() - t0:.1f} s")
+    given = {f"{section}.{name}" for section, fields in ov.items() for name in fields}
+    items = assumed_values(sc, given)
+    flags = ", ".join(a.flag for a, _ in items)
+    output.print_assumed(args, assumed_text(items, f"set with {flags}"))
     output.print_summaries(args, ds, "project", st.run_id, files)
     return 0

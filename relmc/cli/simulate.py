@@ -7,7 +7,8 @@ from pathlib import Path
 
 from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import fmt, policy_text, say, table
+from relmc.cli.output import assumed_text, fmt, policy_text, say, table
+from relmc.defaults import assumed_values
 
 EPILOG = """\
 The TOML file uses Scenario.to_dict()'s layout; missing sections take their defaults, and
@@ -21,6 +22,10 @@ without [failures] the rates are Llama 3's point rates (or --posterior's categor
   checkpoint_interval = "daly"
   snapshot_hours = 0.02
   restart_hours = 0.1
+
+Prints one "assumed:" line on stderr naming the defaults the scenario left in place that no
+published number stands behind (node-swap time, planned downtime, restart, checkpoint and
+persist times); --quiet drops it.
 
 examples:
   relmc simulate scenario.toml
@@ -117,5 +122,14 @@ def run(args: argparse.Namespace) -> int:
     for f in st.written:
         say(f"wrote {f}")
     say(f"run id {st.run_id}")
+    given = {
+        f"{section}.{name}"
+        for section in ("policy", "failures")
+        if isinstance(d.get(section), dict)
+        for name in d[section]
+    }
+    items = assumed_values(sc, given)
+    fields = ", ".join(a.field for a, _ in items)
+    output.print_assumed(args, assumed_text(items, f"set them in {args.scenario}: {fields}"))
     output.print_summaries(args, s, "simulate", st.run_id, st.written)
     return 0
