@@ -701,3 +701,21 @@ def test_precision_is_validated_and_excludes_keep_trials(tmp_path):
     both = PRECISION_SPEC.replace("seed = 3", "seed = 3\nkeep_trials = true")
     with pytest.raises(ValueError, match="keep_trials cannot be combined with precision"):
         SweepSpec.from_toml(write_spec(tmp_path, both))
+
+
+# ---------------------------------------------------------------------------------- template
+
+
+def test_spec_template_is_package_data_and_valid(tmp_path, capsys):
+    """``relmc sweep init`` writes the packaged template (relmc/templates/sweep.toml)."""
+    import tomllib
+    from importlib.resources import files
+
+    raw = files("relmc").joinpath("templates", "sweep.toml").read_text(encoding="utf-8")
+    text = sweep.spec_template("grids/restart.toml")
+    assert "relmc sweep run grids/restart.toml" in text and 'store = "restart.zarr"' in text
+    assert text == raw.replace("${spec}", "grids/restart.toml").replace("${store}", "restart.zarr")
+    spec = SweepSpec.from_dict(tomllib.loads(text), root=tmp_path)
+    assert spec.n_cells == 6 and spec.store == "restart.zarr"
+    assert cli_main(["sweep", "init", str(tmp_path / "grid.toml")]) == 0
+    assert (tmp_path / "grid.toml").read_text() == sweep.spec_template(tmp_path / "grid.toml")
