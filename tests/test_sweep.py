@@ -180,7 +180,8 @@ def test_cube_layout(whole, spec_file):
         "cause": len(CAUSES),
     }
     assert whole.done.all()
-    assert list(whole.checkpoint_interval.values) == ["0.5", "young"]
+    # a mixed axis keeps its exact values: numbers stay numbers beside the rule
+    assert list(whole.checkpoint_interval.values) == [0.5, "young"]
     assert whole.checkpoint_interval.attrs["field"] == "policy.checkpoint_interval"
     assert whole.attrs["relmc_sweep_spec_sha256"] == SweepSpec.from_toml(spec_file).sha256()
     for v in ("ettr_mean", "ettr_se", "wall_hours_mean", "interruptions_per_day_mean"):
@@ -204,6 +205,8 @@ def test_cell_equals_direct_simulate(whole, spec_file):
     per_day = (res.interruptions.sum("category") / (res.wall_hours / 24)).mean().item()
     assert cell.interruptions_per_day_mean.item() == pytest.approx(per_day, rel=1e-12)
     np.testing.assert_array_equal(cell.lost_hours_mean, res.lost_hours.mean("trial"))
+    assert spec.cell_values(flat)["policy.checkpoint_interval"] == "young"
+    assert cell.checkpoint_interval_hours.item() == res.attrs["checkpoint_interval_hours"]
 
 
 def test_sharded_equals_whole(whole, spec_file, tmp_path):
@@ -220,6 +223,58 @@ def test_threads_and_processes_equal_whole(whole, spec_file, tmp_path):
     b = tmp_path / "procs.zarr"
     sweep.run_sweep(spec_file, b, workers=2, n_threads=1, progress=False)
     assert_bitwise_equal(sweep.open_sweep(b, load=True), whole)
+
+
+def test_mixed_axis_selects_numbers_and_rules(whole, spec_file):
+    """``[0.5, "young"]``: select by number or by rule; the interval each cell used is stored."""
+    from relmc.analytic import young_interval
+
+    fixed = whole.sel(checkpoint_interval=0.5)
+    np.testing.assert_array_equal(fixed.checkpoint_interval_hours, 0.5)
+    young = whole.checkpoint_interval_hours.sel(checkpoint_interval="young", restart_hours=0.1)
+    # Young's rule at each size's MTTF (the point rates of the default scenario)
+    spec = SweepSpec.from_toml(spec_file)
+    cells = [i for i in range(spec.n_cells) if spec.cell_index(i)[1:] == (1, 0)]
+    expected = [
+        young_interval(spec.scenario(i).policy.snapshot_hours, spec.scenario(i).mttf_hours())
+        for i in cells
+    ]
+    np.testing.assert_allclose(young.values, expected, rtol=1e-12)
+    assert (np.diff(young.values) < 0).all()  # larger clusters fail sooner: shorter intervals
+    assert whole.checkpoint_interval_hours.attrs["units"] == "h"
+
+
+def test_store_layout_consolidated_and_flat(whole, spec_file, tmp_path):
+    """Consolidated metadata (plain ``xr.open_zarr`` reads without a warning), no chunk folders."""
+    import json
+
+    store = tmp_path / "l.zarr"
+    sweep.run_sweep(spec_file, store, progress=False)
+    root = json.loads((store / "zarr.json").read_text())
+    assert set(root["consolidated_metadata"]["metadata"]) >= {"ettr_mean", "done", "n_gpus"}
+    # pytest turns warnings into errors: open_zarr with no arguments must not warn
+    plain = xr.open_zarr(store)
+    assert plain.ettr_mean.shape == whole.ettr_mean.shape
+    folders = [p for p in store.rglob("*") if p.is_dir()]
+    assert all(p.parent == store for p in folders)  # one folder per array, none per chunk
+    chunks = [p for p in store.rglob("c.*") if p.is_file()]
+    n_cell_vars = len([v for v in whole.data_vars if whole[v].dims[:3] == whole.done.dims])
+    assert len(chunks) <= 12 * n_cell_vars + len(whole.coords)
+
+
+def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
+    """A store made before consolidation opens, resumes and verifies as before."""
+    import json
+
+    store = tmp_path / "old.zarr"
+    sweep.run_sweep(spec_file, store, shard=0, shards=2, progress=False)
+    root = json.loads((store / "zarr.json").read_text())
+    root.pop("consolidated_metadata")
+    (store / "zarr.json").write_text(json.dumps(root))
+    assert sweep.status(store).done.tolist() == list(range(0, 12, 2))
+    sweep.run_sweep(spec_file, store, progress=False)
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+    assert sweep.status(store, verify=True).complete
 
 
 def test_keep_trials(spec_file, tmp_path):
@@ -646,3 +701,21 @@ def test_precision_is_validated_and_excludes_keep_trials(tmp_path):
     both = PRECISION_SPEC.replace("seed = 3", "seed = 3\nkeep_trials = true")
     with pytest.raises(ValueError, match="keep_trials cannot be combined with precision"):
         SweepSpec.from_toml(write_spec(tmp_path, both))
+
+
+# ---------------------------------------------------------------------------------- template
+
+
+def test_spec_template_is_package_data_and_valid(tmp_path, capsys):
+    """``relmc sweep init`` writes the packaged template (relmc/templates/sweep.toml)."""
+    import tomllib
+    from importlib.resources import files
+
+    raw = files("relmc").joinpath("templates", "sweep.toml").read_text(encoding="utf-8")
+    text = sweep.spec_template("grids/restart.toml")
+    assert "relmc sweep run grids/restart.toml" in text and 'store = "restart.zarr"' in text
+    assert text == raw.replace("${spec}", "grids/restart.toml").replace("${store}", "restart.zarr")
+    spec = SweepSpec.from_dict(tomllib.loads(text), root=tmp_path)
+    assert spec.n_cells == 6 and spec.store == "restart.zarr"
+    assert cli_main(["sweep", "init", str(tmp_path / "grid.toml")]) == 0
+    assert (tmp_path / "grid.toml").read_text() == sweep.spec_template(tmp_path / "grid.toml")

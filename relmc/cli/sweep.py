@@ -201,63 +201,20 @@ def _submit(args: argparse.Namespace) -> int:
     return 0
 
 
-TEMPLATE = """\
-# A relmc sweep spec: a grid of scenarios, each cell one relmc.simulate() call, summarised into
-# one resumable zarr cube. Edit, then:
-#   relmc sweep run {name} --n-trials 64 --store quick.zarr   # a quick look first
-#   relmc sweep run {name}                   # every missing cell, all cores; rerun to resume
-#   relmc sweep open {store} --csv           # one row per cell
-# Names are the API's (seed, n_trials, n_draws); times are in hours unless a name says so.
-# Changing anything below except `store` and [slurm] changes the spec's identity: a store made
-# by another spec is refused, so use a new store path.
-
-seed = 2026                          # root seed (required): the cube depends only on spec+seed
-n_trials = 1000                      # simulated jobs per cell (the budget with [precision])
-posterior = "conjugate:llama3-405b"  # "point", "conjugate:DATASET" or a posterior .nc path
-n_draws = 1000                       # draws of a conjugate posterior
-keep_trials = false                  # also store per-trial data (not with [precision])
-quantiles = [0.05, 0.5, 0.95]
-store = "{store}"                    # relative to this file; `sweep run --store` overrides
-
-[base]                               # overrides of the default scenario (Scenario.to_dict())
-job.compute_hours = 1296             # 54 days of compute
-policy.snapshot_hours = 0.0166667    # 1-minute blocking snapshot
-
-[axes]                               # dims of the cube, in this order: any dotted field
-"cluster.n_gpus" = [16384, 65536, 131072]
-"policy.restart_hours" = [0.0333333, 0.1666667]   # 2 and 10 minutes
-# "policy.checkpoint_interval" = [0.0833333, 0.5, "daly"]
-# "failures.categories.*.detection_hours" = [0.0, 0.1666667]
-
-# [precision]                        # adaptive precision per cell (no --precision flags:
-# target_se = 0.002                  # it lives here, in the spec's identity): stop a cell once
-# target_rse = 0.005                 # the SE of mean ETTR meets a target, or when
-# hopeless_ettr = 0.05               # mean ETTR + 4 SE < hopeless_ettr; min_trials first
-# min_trials = 512
-
-[slurm]                              # only for `relmc sweep submit`
-array = 4                            # array tasks (shards), at most the number of cells
-time = "00:30:00"
-# partition = "gpu"
-# account = "my-project"
-# max_parallel = 2
-"""
-
-
 def _init(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from relmc._io import write_bytes
     from relmc.cli.inputs import check_out
+    from relmc.sweep.spec import spec_template
 
     path = Path(args.path)
     if path.exists() or path.is_symlink():
         raise ValueError(f"path: {str(path)!r} exists; relmc sweep init never replaces a file")
     outputs = check_out(path.parent, [path.name])
     outputs.what = "path"
-    store = (path.stem or "sweep") + ".zarr"
     with outputs.stage() as st:
-        write_bytes(st.path(path.name), TEMPLATE.format(name=path, store=store).encode())
+        write_bytes(st.path(path.name), spec_template(path).encode())
     say(
         f"wrote {st.written[0]}; edit it, then 'relmc sweep run {path} --n-trials 64 "
         "--store quick.zarr' for a quick look"

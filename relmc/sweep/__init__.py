@@ -55,7 +55,8 @@ Modules
     line is ``relmc sweep`` (:mod:`relmc.cli.sweep`).
 
 The store records the canonical spec (JSON) and its SHA-256 in its attrs; a run against a
-store created by a different spec is refused.
+store created by a different spec is refused. :func:`spec_template` returns a commented
+template spec (package data; what ``relmc sweep init`` writes).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from __future__ import annotations
 from relmc.sweep.cells import cell_seed, resolve_rates, shard_cells
 from relmc.sweep.running import run_sweep
 from relmc.sweep.slurm import sbatch_script, submit
-from relmc.sweep.spec import SlurmOptions, SweepSpec, load_spec
+from relmc.sweep.spec import SlurmOptions, SweepSpec, load_spec, spec_template
 from relmc.sweep.store import SweepStatus, init_store, open_sweep, status
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "SweepSpec",
     "SweepStatus",
     "load_spec",
+    "spec_template",
     "resolve_rates",
     "cell_seed",
     "shard_cells",

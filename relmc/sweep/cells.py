@@ -77,8 +77,9 @@ def shard_cells(n_cells: int, shard: int = 0, shards: int = 1) -> range:
 def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
     """Summarise one cell's :func:`relmc.simulate` result into the cube's per-cell variables.
 
-    :func:`relmc.summarize` (means, Monte Carlo SEs, quantiles, per-day rates), without
-    ``n_trials``, scalar coords or attrs (the cube has its own).
+    :func:`relmc.summarize` (means, Monte Carlo SEs, quantiles, per-day rates), plus
+    ``stopped_code`` and ``checkpoint_interval_hours`` (the interval the cell used, a rule
+    resolved), without ``n_trials``, scalar coords or attrs (the cube has its own).
     """
     out = summarize(res, quantiles=tuple(quantiles))
     code = STOPPED_BY.index(str(res.attrs.get("stopped_by", "n_trials")))
@@ -90,6 +91,12 @@ def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
             "flag_values": np.arange(len(STOPPED_BY), dtype=np.int8),
             "flag_meanings": " ".join(STOPPED_BY),
         },
+    )
+    # the interval the cell used: a rule ("young", "daly") resolved at the cell's rates
+    out["checkpoint_interval_hours"] = (
+        (),
+        float(res.attrs["checkpoint_interval_hours"]),
+        {"units": "h", "long_name": "compute between checkpoints, as the cell resolved it"},
     )
     # scalar coords such as n_gpus would clash with the axes; the cube has its own
     out = out.drop_vars([c for c in out.coords if out[c].ndim == 0])

@@ -24,7 +24,7 @@ import numpy as np
 
 from relmc.errors import FieldError
 
-__all__ = ["SlurmOptions", "SweepSpec", "load_spec", "resolve_store"]
+__all__ = ["SlurmOptions", "SweepSpec", "load_spec", "resolve_store", "spec_template"]
 
 SPEC_FORMAT = 1
 """Version of the canonical spec layout (part of the spec's hash)."""
@@ -587,3 +587,28 @@ def resolve_store(spec: SweepSpec, store: str | os.PathLike | None) -> Path:
                 "no store given: pass store=... (CLI --store) or set 'store' in the spec"
             )
     return Path(store).absolute()
+
+
+def spec_template(path: str | os.PathLike = "sweep.toml") -> str:
+    """Return the commented template sweep spec that ``relmc sweep init`` writes.
+
+    The text is package data (``relmc/templates/sweep.toml``, read with
+    :mod:`importlib.resources`), so an installed relmc writes it without the repository.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where the spec will be written; its name appears in the template's usage comments and
+        its stem names the default store (``sweep.toml`` -> ``store = "sweep.zarr"``).
+
+    Returns
+    -------
+    str
+        A spec that :func:`load_spec` accepts as it is.
+    """
+    import string
+    from importlib.resources import files
+
+    p = Path(path)
+    text = files("relmc").joinpath("templates", "sweep.toml").read_text(encoding="utf-8")
+    return string.Template(text).substitute(spec=str(p), store=(p.stem or "sweep") + ".zarr")

@@ -4,6 +4,21 @@ The store is created once with every coordinate and one chunk per cell per varia
 ``done`` flag per cell written after the cell's data (see "Crash safety" in
 :mod:`relmc.sweep`). Its attrs hold the canonical spec and its SHA-256, the root seed
 (:func:`relmc._seed.seed_attrs`: ``seed_entropy``, ``seed_spawn_key``) and the axes.
+
+Layout
+    Zarr v3. Chunk files are named ``c.i.j...`` inside each array's folder (the ``.``
+    chunk-key separator), so a cell costs one file per variable and no folders. The metadata of
+    every array is consolidated into the root ``zarr.json`` when the store is created; it never
+    changes afterwards (writing a cell writes chunks only), so ``xr.open_zarr(store)`` reads it
+    without a warning. Stores made before either choice (nested chunk folders, no consolidated
+    metadata) open and resume as before.
+Axes
+    An axis of numbers, of booleans or of strings is a coordinate of that type. An axis that
+    mixes numbers and rules (``policy.checkpoint_interval = [0.25, "daly"]``) is stored as string
+    labels with the exact values in the coordinate's ``values_json`` attribute, and
+    :func:`open_sweep` gives it back as those values (an object index), so both
+    ``.sel(checkpoint_interval=0.25)`` and ``.sel(checkpoint_interval="daly")`` work. The
+    interval every cell actually used is the data variable ``checkpoint_interval_hours``.
 """
 
 from __future__ import annotations
@@ -32,6 +47,11 @@ __all__ = ["SweepStatus", "init_store", "open_sweep", "status", "CellWriter", "c
 
 ATTR_SPEC = "relmc_sweep_spec"
 ATTR_HASH = "relmc_sweep_spec_sha256"
+#: chunk files ``c.0.3.1`` beside the array's zarr.json instead of nested ``c/0/3/1`` folders
+CHUNK_KEY_ENCODING = {"name": "default", "separator": "."}
+#: per-cell variables that stores made by earlier relmc versions lack; a resumed old store
+#: simply goes on without them (every other variable must match the store's)
+ADDED_LATER = frozenset({"checkpoint_interval_hours"})
 
 
 def _axis_coord(path: str, values: tuple[Any, ...]) -> tuple[np.ndarray, dict[str, Any]]:
@@ -74,25 +94,27 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
         data_vars[name] = xr.Variable(
             dims + v.dims, da.full(vshape, fill, dtype=v.dtype, chunks=chunks), v.attrs
         )
-        encoding[name] = {"chunks": chunks}
+        encoding[name] = {"chunks": chunks, "chunk_key_encoding": CHUNK_KEY_ENCODING}
     data_vars[DONE] = xr.Variable(
         dims,
         da.zeros(shape, dtype=bool, chunks=(1,) * len(shape)),
         {"long_name": "cell complete (written after its data)"},
     )
-    encoding[DONE] = {"chunks": (1,) * len(shape)}
     data_vars[CHECKSUM] = xr.Variable(
         dims,
         da.zeros(shape, dtype=np.uint64, chunks=(1,) * len(shape)),
         {"long_name": "checksum of the cell's data as written (relmc.sweep.store.cell_checksum)"},
     )
-    encoding[CHECKSUM] = {"chunks": (1,) * len(shape)}
+    for name in (DONE, CHECKSUM):
+        encoding[name] = {"chunks": (1,) * len(shape), "chunk_key_encoding": CHUNK_KEY_ENCODING}
     coords = _coords(spec)
     for c, v in template.coords.items():
         vals = np.arange(spec.n_trials) if c == "trial" else v.values
         if vals.dtype.kind in "UO":
             vals = vals.astype(object)
         coords[str(c)] = xr.Variable(v.dims, vals, v.attrs)
+    for c in coords:
+        encoding[str(c)] = {"chunk_key_encoding": CHUNK_KEY_ENCODING}
     cube = xr.Dataset(data_vars, coords=coords)
     cube.attrs.update(
         {
@@ -149,6 +171,7 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
         cube.to_zarr(
             str(tmp), mode="w-", compute=False, consolidated=False, zarr_format=3, encoding=encoding
         )
+        _consolidate(tmp)  # before the rename: no reader ever sees the store without it
         try:
             os.rename(tmp, store)  # atomic; fails if another task created the store first
         except OSError:
@@ -161,9 +184,48 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
     return store
 
 
+def _consolidate(store: Path) -> None:
+    """Write every array's metadata into the root ``zarr.json`` (consolidated metadata)."""
+    import warnings
+
+    zarr = require("zarr")
+    with warnings.catch_warnings():
+        # zarr warns that consolidated metadata is not (yet) part of the v3 specification;
+        # readers that do not know it still read each array's own zarr.json, which stays
+        warnings.filterwarnings("ignore", message="Consolidated metadata", category=UserWarning)
+        zarr.consolidate_metadata(str(store), zarr_format=3)
+
+
+def _is_consolidated(store: Path) -> bool:
+    """Whether the store's root ``zarr.json`` holds consolidated metadata (older ones do not)."""
+    try:
+        root = json.loads((store / "zarr.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(root, dict) and root.get("consolidated_metadata") is not None
+
+
+def _decode_axes(ds: xr.Dataset) -> xr.Dataset:
+    """Give mixed axes (numbers and rules, stored as labels) back their exact values."""
+    for name in list(ds.coords):
+        var = ds[name].variable
+        text = var.attrs.get("values_json")
+        if text is None or var.ndim != 1:
+            continue
+        values = json.loads(text)
+        labels = [str(v) for v in values]
+        if len(values) != var.size or [str(x) for x in var.values] != labels:
+            continue  # not the labels this store wrote: leave them as they are
+        arr = np.empty(len(values), dtype=object)
+        arr[:] = values
+        ds = ds.assign_coords({name: xr.Variable(var.dims, arr, var.attrs)})
+    return ds
+
+
 def _check_room(spec: SweepSpec, cube: xr.Dataset, where: Path) -> None:
     """Refuse (``ValueError``) a store that cannot fit: files (inodes) and bytes, estimated."""
-    n_files = spec.n_cells * len(cube.data_vars) + 64
+    # a chunk file per cell per variable (no chunk folders), a folder and a zarr.json per array
+    n_files = spec.n_cells * len(cube.data_vars) + 2 * len(cube.variables) + 64
     n_bytes = sum(int(v.nbytes) for v in cube.data_vars.values())  # uncompressed: an upper bound
     try:
         st = os.statvfs(where)
@@ -284,6 +346,8 @@ class CellWriter:
             self._array(DONE)[idx] = False
         values = {}
         for name, v in cell.data_vars.items():
+            if name in ADDED_LATER and name not in self.group:
+                continue  # a store made before this variable existed
             arr = self._array(str(name))
             if arr.shape[len(idx) :] != v.shape:
                 raise ValueError(
@@ -362,14 +426,16 @@ def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
     """Open a sweep's cube (lazily, with dask, unless ``load``).
 
     Cells whose ``done`` flag is False hold fill values (NaN for floats); select complete
-    cells with ``cube.where(cube.done)``. The spec is in ``attrs["relmc_sweep_spec"]``. With
-    ``load``, a damaged cell (a chunk emptied or garbled by a machine crash) raises a
-    ``ValueError`` naming the cells that fail verification.
+    cells with ``cube.where(cube.done)``. The spec is in ``attrs["relmc_sweep_spec"]``. An
+    axis that mixes numbers and rules holds its exact values (numbers and strings), so
+    ``cube.sel(checkpoint_interval=0.25)`` works; ``checkpoint_interval_hours`` is the interval
+    each cell used. With ``load``, a damaged cell (a chunk emptied or garbled by a machine
+    crash) raises a ``ValueError`` naming the cells that fail verification.
     """
     store = Path(store)
     _read_attrs(store)
-    ds = xr.open_zarr(str(store), consolidated=False, zarr_format=3)
-    ds = ds[sorted(ds.data_vars)]  # zarr lists arrays in no fixed order
+    ds = xr.open_zarr(str(store), consolidated=_is_consolidated(store), zarr_format=3)
+    ds = _decode_axes(ds[sorted(ds.data_vars)])  # zarr lists arrays in no fixed order
     if not load:
         return ds
     try:

@@ -1,0 +1,54 @@
+"""The wheel carries what an installed (non-editable) relmc reads at run time.
+
+Built from a copy of the source tree, so the checkout gets no ``build/`` or ``*.egg-info``.
+Every non-Python file under ``relmc/`` that relmc reads (bundled data, templates, ``py.typed``)
+must be in the wheel, and so must the licence.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# what setuptools reads to build the wheel (the rest of the repository is not packaged)
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "SOURCES.md", "relmc")
+
+
+def _package_files() -> set[str]:
+    """Non-Python files under relmc/ (bundled data, templates, markers), as wheel paths."""
+    return {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "relmc").rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    }
+
+
+@pytest.mark.slow
+def test_wheel_ships_data_templates_and_licence(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, src / name)
+    out = tmp_path / "dist"
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (wheel,) = out.glob("relmc-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = _package_files()
+    assert "relmc/templates/sweep.toml" in expected  # the check below covers the template
+    assert expected <= names, sorted(expected - names)
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
