@@ -20,6 +20,7 @@ _LAZY = {
     "fit_conjugate": "relmc.models",
     "fit_hierarchical": "relmc.models",
     "fit_fleets": "relmc.models",
+    "fit_scaling": "relmc.models",
     "Scenario": "relmc.scenario",
     "Cluster": "relmc.scenario",
     "Category": "relmc.scenario",

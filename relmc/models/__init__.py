@@ -3,6 +3,8 @@
 - :func:`fit_conjugate`: independent Gamma-Poisson per category, exact draws (milliseconds).
 - :func:`fit_hierarchical`: partial pooling across categories on a unit-free scale (PyMC).
 - :func:`fit_fleets`: several fleets, shared category rates times a fleet multiplier (PyMC).
+- :func:`fit_scaling`: a category's job-level rate as a power of its units, from job MTTFs
+  observed at several sizes (exact grid draws of the exponent).
 
 Every fit returns ``posterior["rate"]`` (chain, draw, category) in events per unit-hour of the
 data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCMC fits warn with
@@ -13,6 +15,7 @@ from relmc.models._common import ConvergenceWarning, import_arviz, import_pymc
 from relmc.models.conjugate import JEFFREYS, fit_conjugate, total_jeffreys
 from relmc.models.fleets import fit_fleets
 from relmc.models.hierarchical import fit_hierarchical
+from relmc.models.scaling import fit_scaling
 
 __all__ = [
     "JEFFREYS",
@@ -20,6 +23,7 @@ __all__ = [
     "fit_conjugate",
     "fit_fleets",
     "fit_hierarchical",
+    "fit_scaling",
     "import_arviz",
     "import_pymc",
     "total_jeffreys",
