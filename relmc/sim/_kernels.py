@@ -1684,6 +1684,7 @@ def _block_nodes(
         last_start = (n_seg - 1) * seg
         tail = r + delta + persist
         left = 0  # nodes that left the job since the checkpoint it restarts from was durable
+        short = 0  # nodes the job still waits for when the cap ends the trial
         g_fail = np.inf
         g_maint = np.inf
         done = False
@@ -1867,7 +1868,6 @@ def _block_nodes(
                 repairs_manual,
             )  # fmt: skip
             need = 0  # nodes that leave the job now
-            bad_out = 0
             big = False  # a blast radius of more than one node
             if is_dom[c]:
                 big = dom[c] > 1
@@ -1879,7 +1879,6 @@ def _block_nodes(
                         rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours,
                         repair_fixed, i, repairs_auto, nodes_retired,
                     )  # fmt: skip
-                    bad_out += typ
                 need = dom[c]
             else:
                 typ = bt
@@ -1925,18 +1924,15 @@ def _block_nodes(
                             repair_fixed, i, repairs_auto, nodes_retired,
                         )  # fmt: skip
                     need = 1
-                    bad_out = typ
             if need > 0:
                 # replacements: standbys, then pool nodes, then waiting for repairs
                 left += need
                 got = 0
-                bad_in = 0
                 from_pool = False
                 while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
                     rid, typ = _take(rng, L_STANDBY, nc, lst, ll, rec)
                     _put(L_JOB, rid, typ, nc, lst, ll, rec)
                     standby_swaps[i] += 1
-                    bad_in += typ
                     got += 1
                 while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
                     if unlimited:
@@ -1946,7 +1942,6 @@ def _block_nodes(
                         _occupancy(fs, nc, t)
                         rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
                     _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                    bad_in += typ
                     got += 1
                     from_pool = True
                 # the standbys are refilled from the pool at once, while it has nodes
@@ -1960,10 +1955,11 @@ def _block_nodes(
                         _occupancy(fs, nc, t)
                         rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
                     _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
-                if got < need:
+                ready = t
+                waited = got < need
+                if waited:
                     # wait for repairs to return the rest; none before the cap: wait to it
                     from_pool = True
-                    ready = t
                     while got < need:
                         if meta[M_HEAP] == 0 or ht[0] > cap_hours:
                             ready = np.inf
@@ -1976,21 +1972,11 @@ def _block_nodes(
                             typ = rec[rid, R_TYPE]
                             rid = _release(rid, free, meta, keep)
                             _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                            bad_in += typ
                             got += 1
                             ready = tc
-                    t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
-                    if capped:
-                        break
-                if from_pool:
-                    t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
-                    if capped:
-                        break
-                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
-                    if capped:
-                        break
-                if bad_in != bad_out:
-                    n_bad += bad_in - bad_out
+                    short = need - got  # still owed when the cap comes first
+                if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
+                    n_bad = nc[2 * L_JOB + BAD]
                     w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
                     fail_rate = w_good + w_bad + w_dom
                     if modulated:
@@ -2001,6 +1987,17 @@ def _block_nodes(
                         theta = math.atan2(zi, zr)
                     rate = fail_rate + maint_rate
                     inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+                if waited:
+                    t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+                    if capped:
+                        break
+                if from_pool:
+                    t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
+                    if capped:
+                        break
+                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                    if capped:
+                        break
             if mem_on and not big and left <= mem_replicas:
                 r_eff = mem_restart_hours
                 restarts_memory[i] += 1
@@ -2031,7 +2028,7 @@ def _block_nodes(
             if ll[q] > nc[q] or nc[q] < 0:
                 stats[1] += 1
         out = nodes_excluded_bad[i] + nodes_excluded_good[i] + nodes_retired[i]
-        if nc[2 * L_JOB] + nc[2 * L_JOB + 1] != n or n_bad != nc[2 * L_JOB + BAD]:
+        if nc[2 * L_JOB] + nc[2 * L_JOB + 1] + short != n or n_bad != nc[2 * L_JOB + BAD]:
             stats[0] += 1
         if not unlimited and held + meta[M_HEAP] + out != n + n_standbys + n_spares:
             stats[0] += 1
