@@ -69,6 +69,8 @@ _CAUSE_LABELS = {
     "restart": "restart",
     "maintenance": "planned maintenance",
     "slowdown": "diurnal slowdown",
+    "diagnosis": "diagnosis",
+    "preemption": "preemption (shared pool)",
 }
 
 

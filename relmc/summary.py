@@ -14,7 +14,8 @@ everywhere. For each per-trial quantity ``v``:
     for one job (rate uncertainty and the randomness of the timeline together).
 
 The per-trial quantities are the simulation's own (``wall_hours``, ``ettr``, ``progress_hours``,
-``events``, ``maintenance_events``, ``interruptions`` by category, ``lost_hours`` by cause) and
+``events``, ``maintenance_events``, ``interruptions`` by category, ``lost_hours`` by cause, the
+node model's counts and ``pool_occupancy``, NaN where the pool is unlimited) and
 three rates per wall-clock day derived from them: ``interruptions_per_day`` (all categories),
 ``interruptions_per_day_by_category`` and ``maintenance_per_day``. Also ``finished_fraction``
 (with ``finished_fraction_se``), ``lost_fraction_mean`` (mean lost hours / mean wall hours, by
@@ -23,6 +24,7 @@ cause) and ``n_trials``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -122,10 +124,12 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
         out[f"{name}_se"] = (sd / np.sqrt(n)).assign_attrs(
             units=units, long_name=f"Monte Carlo standard error of {name}_mean"
         )
-        out[f"{name}_quantile"] = (
-            x.quantile(list(q), dim="trial")
-            .transpose(..., "quantile")
-            .assign_attrs(units=units, long_name=f"{long_name}, quantiles over trials")
+        with warnings.catch_warnings():
+            # pool_occupancy is NaN in every trial without a finite pool: NaN quantiles
+            warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
+            qv = x.quantile(list(q), dim="trial")
+        out[f"{name}_quantile"] = qv.transpose(..., "quantile").assign_attrs(
+            units=units, long_name=f"{long_name}, quantiles over trials"
         )
     if "lost_hours" in per_trial and "wall_hours" in per_trial:
         out["lost_fraction_mean"] = (

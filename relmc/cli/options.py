@@ -217,9 +217,18 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             factory: Any = f.default_factory  # set when the field has no plain default
             default = f.default if f.default is not dataclasses.MISSING else factory()
             text = plain(docs.get(f.name, "")).replace("%", "%%")
-            shown = "unlimited" if default is None else f"{default:g}"
+            if default is None:
+                shown = "off" if f.name == "memory_restart_hours" else "unlimited"
+            elif isinstance(default, str):
+                shown = default
+            else:
+                shown = f"{default:g}"
             opts: list[_Option] = []
-            if f.name == "checkpoint_interval":
+            if f.name == "repair_distribution":
+                opts.append(
+                    _Option((flag,), dest, _typed("distribution", lambda v: v.strip().lower()), text, "exponential|fixed")
+                )
+            elif f.name == "checkpoint_interval":
                 opts.append(
                     _Option((flag,), dest, _typed("interval", _interval), text, "HOURS|young|daly")
                 )

@@ -159,6 +159,40 @@ Restart from memory (``mem_restart_hours >= 0``; negative is off)
     becomes durable); then it reads storage in ``restart_hours``. A restart after planned
     maintenance always reads storage. ``restarts_memory`` and ``restarts_storage`` count the
     restarts begun from each.
+Resolutions of points left open above (kernel and oracle agree on these)
+    1. ``n_nodes = ceil(n_gpus / gpus_per_node)``; a rack is ``nodes_per_rack`` nodes, a pod
+       ``max(1, gpus_per_pod // gpus_per_node)``, each capped at ``n``. A category whose
+       capped domain is one node is a node-domain category.
+    2. Diagnosis (``diag_hours[c]``) follows detection for every category (restart-only and
+       blast-radius ones too); wrong blame only for node-domain ones, and never when
+       ``n = 1``. A node-domain failure of a restart-only category is still recorded on the
+       blamed node (and may exclude it); if nothing is excluded no node leaves.
+    3. A blamed node keeps its recorded failure times and its repair count through repairs;
+       failures during a restart count. A failure ``s`` is in the window of ``t`` when
+       ``t - lemon_window < s <= t``. An excluded node does not go to repair.
+    4. A standby (or pool node) taken is drawn uniformly among the standbys (pool).
+       ``standby_swaps`` counts nodes taken from the standbys.
+    5. Replacing ``d`` nodes: standbys first, then pool nodes for the rest, then the
+       standbys are refilled from what the pool has left, then the job waits for repairs.
+       A node coming out of repair goes to a waiting job first, then to the standbys if
+       short, then to the pool. ``preempt_hours`` and ``swap_hours`` are charged once, after
+       any wait, when any node came from the pool or from repair; none when all were standbys.
+    6. Retirement is decided when a node is sent: its ``retire_after``-th send retires it
+       (not counted in ``repairs_auto``). ``repairs_auto`` counts sends into stage 1,
+       ``repairs_manual`` escalations at the end of stage 1; a repair stage that would end
+       after the trial's end never ends. With an unlimited pool, sent nodes go through the
+       pipeline the same way and leave the simulation when they come out.
+    7. The wall cap cuts a spare wait like any pause; a repair ending after the cap returns
+       nothing. With the pool, the standbys and the repairs all empty, the job waits to the
+       cap.
+    8. Restarts are counted when they begin (the end of recovery, or of maintenance
+       downtime), also if then cut by the cap or interrupted; the job's start is no restart.
+       With the node model on and ``mem_restart_hours < 0`` every restart counts in
+       ``restarts_storage``. A restart after a failure during a restart follows the same
+       rule; ``nodes left`` is reset before the event when a checkpoint of the run became
+       durable before it, and by the maintenance checkpoint.
+    9. Bad nodes in the job change only when nodes are replaced (at the end of recovery); the
+       job's rates change then.
 New outputs
     ``diagnosis`` and ``preemption`` are ``lost_hours`` causes appended after ``slowdown``
     (zero when off). The per-trial counts above (``nodes_excluded_bad``,
@@ -214,6 +248,8 @@ CAUSES: tuple[str, ...] = (
     "restart",
     "maintenance",
     "slowdown",
+    "diagnosis",
+    "preemption",
 )
 """Names of the ``lost_hours`` causes, in kernel order.
 
@@ -222,7 +258,9 @@ disruption", ``checkpoint`` is "checkpoint save" (blocking snapshots and waited-
 persists), ``restart`` is "program start-up + checkpoint restore", ``detection`` is time a
 crashed or hung job sits before the failure is noticed. ``slowdown`` (last, so the earlier
 indices stay) is wall time of runs beyond their nominal time under a diurnal throughput
-cycle; it may be negative (the job ran faster than nominal).
+cycle; it may be negative (the job ran faster than nominal). ``diagnosis`` (finding the node
+at fault after detection) and ``preemption`` (taking a node from the shared pool) follow, zero
+unless the node model is on.
 """
 
 __all__ = ["CAUSES"]

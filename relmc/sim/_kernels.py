@@ -70,6 +70,8 @@ SPARE_WAIT = CAUSES.index("spare_wait")
 RESTART = CAUSES.index("restart")
 MAINTENANCE = CAUSES.index("maintenance")
 SLOWDOWN = CAUSES.index("slowdown")
+DIAGNOSIS = CAUSES.index("diagnosis")
+PREEMPTION = CAUSES.index("preemption")
 N_CAUSES = len(CAUSES)
 OMEGA = 2.0 * math.pi / 24.0  # diurnal angular frequency, per hour
 
@@ -1117,6 +1119,955 @@ def _block_renewal(
         n_events[i] = events
 
 
+# ---------------------------------------------------------------------------------------------
+# The node model (relmc.sim, "Nodes"): counts of nodes by place and type, plus a sparse record
+# of each node that has failed or been sent to repair; nothing per GPU or per node of the job.
+
+# where a node is; the counts ``nc`` and record lists ``lst`` of L_JOB .. L_POOL are indexed
+# ``2 * place + type``
+L_JOB = 0
+L_STANDBY = 1
+L_POOL = 2
+L_REPAIR1 = 3  # automated repair
+L_REPAIR2 = 4  # manual repair
+GOOD = 0
+BAD = 1
+FRESH = -1  # a node without a record: never blamed, never sent to repair
+# columns of a record: type, place, position in its place's list, repairs begun, failures blamed
+R_TYPE, R_LOC, R_POS, R_REPAIRS, R_NFAIL = range(5)
+N_RFIELDS = 5
+# the integer bookkeeping ``meta``: records ever used, free records, repairs in the heap
+M_HIGH, M_NFREE, M_HEAP = range(3)
+# the float bookkeeping ``fs``: integral of the pool's size over wall time, its last change
+F_OCC, F_TLAST = range(2)
+_CAP0 = 16  # first capacity of the records, lists and repair heap (doubled as needed)
+
+
+@jit
+def _grow1(a, need):
+    """Return ``a`` (1-D) with room for ``need`` entries, capacity doubled as needed."""
+    n = a.shape[0]
+    if n >= need:
+        return a
+    m = max(n, 1)
+    while m < need:
+        m *= 2
+    b = np.empty(m, dtype=a.dtype)
+    b[:n] = a
+    return b
+
+
+@jit
+def _grow_rows(a, need):
+    """Return ``a`` (2-D) with room for ``need`` rows, rows doubled as needed."""
+    n = a.shape[0]
+    if n >= need:
+        return a
+    m = max(n, 1)
+    while m < need:
+        m *= 2
+    b = np.empty((m, a.shape[1]), dtype=a.dtype)
+    b[:n, :] = a
+    return b
+
+
+@jit
+def _grow_cols(a, need):
+    """Return ``a`` (2-D) with room for ``need`` columns, columns doubled as needed."""
+    n = a.shape[1]
+    if n >= need:
+        return a
+    m = max(n, 1)
+    while m < need:
+        m *= 2
+    b = np.empty((a.shape[0], m), dtype=a.dtype)
+    b[:, :n] = a
+    return b
+
+
+@jit
+def _heap_push(ht, hr, meta, time, rid):
+    """Add record ``rid``'s repair completion at ``time`` to the binary min-heap."""
+    j = meta[M_HEAP]
+    while j > 0:
+        up = (j - 1) >> 1
+        if ht[up] <= time:
+            break
+        ht[j] = ht[up]
+        hr[j] = hr[up]
+        j = up
+    ht[j] = time
+    hr[j] = rid
+    meta[M_HEAP] += 1
+
+
+@jit
+def _heap_pop(ht, hr, meta):
+    """Remove and return the earliest repair completion ``(time, record)``."""
+    top_t = ht[0]
+    top_r = hr[0]
+    n = meta[M_HEAP] - 1
+    meta[M_HEAP] = n
+    if n > 0:
+        last_t = ht[n]
+        last_r = hr[n]
+        j = 0
+        while True:
+            k = 2 * j + 1
+            if k >= n:
+                break
+            if k + 1 < n and ht[k + 1] < ht[k]:
+                k += 1
+            if ht[k] >= last_t:
+                break
+            ht[j] = ht[k]
+            hr[j] = hr[k]
+            j = k
+        ht[j] = last_t
+        hr[j] = last_r
+    return top_t, top_r
+
+
+@jit
+def _rec_new(rec, free, meta, typ):
+    """Return a new record for a node of type ``typ`` (capacity ensured by the caller)."""
+    if meta[M_NFREE] > 0:
+        meta[M_NFREE] -= 1
+        rid = free[meta[M_NFREE]]
+    else:
+        rid = meta[M_HIGH]
+        meta[M_HIGH] += 1
+    rec[rid, R_TYPE] = typ
+    rec[rid, R_LOC] = -1
+    rec[rid, R_POS] = -1
+    rec[rid, R_REPAIRS] = 0
+    rec[rid, R_NFAIL] = 0
+    return rid
+
+
+@jit
+def _rec_free(free, meta, rid):
+    """Release a record (its node left the fleet, or its history no longer matters)."""
+    free[meta[M_NFREE]] = rid
+    meta[M_NFREE] += 1
+
+
+@jit
+def _list_remove(lst, ll, rec, which, pos):
+    """Remove entry ``pos`` of list ``which`` (the last entry takes its place)."""
+    n = ll[which] - 1
+    last = lst[which, n]
+    lst[which, pos] = last
+    rec[last, R_POS] = pos
+    ll[which] = n
+
+
+@jit
+def _put(loc, rid, typ, nc, lst, ll, rec):
+    """Place a node of type ``typ`` (record ``rid`` or ``FRESH``) at ``loc``."""
+    which = 2 * loc + typ
+    nc[which] += 1
+    if rid != FRESH:
+        rec[rid, R_LOC] = loc
+        rec[rid, R_TYPE] = typ
+        n = ll[which]
+        lst[which, n] = rid
+        rec[rid, R_POS] = n
+        ll[which] = n + 1
+
+
+@jit
+def _take(rng, loc, nc, lst, ll, rec):
+    """Remove a node drawn uniformly from ``loc`` (not empty): ``(record or FRESH, type)``.
+
+    One uniform: its type (in proportion to the counts), then its rank among the nodes of that
+    type; ranks below the number of recorded ones are those records, the rest fresh nodes.
+    """
+    g = nc[2 * loc]
+    b = nc[2 * loc + 1]
+    x = rng.random() * (g + b)
+    if x < g or b == 0:
+        typ = GOOD
+        j = int(x)
+    else:
+        typ = BAD
+        j = int(x - g)
+    which = 2 * loc + typ
+    if j >= nc[which]:  # x rounded onto a boundary
+        j = nc[which] - 1
+    nc[which] -= 1
+    if j < ll[which]:
+        rid = lst[which, j]
+        _list_remove(lst, ll, rec, which, j)
+        return rid, typ
+    return FRESH, typ
+
+
+@jit
+def _occupancy(fs, nc, t):
+    """Add the pool's size since its last change to the integral; call before each change."""
+    fs[F_OCC] += (nc[2 * L_POOL] + nc[2 * L_POOL + 1]) * (t - fs[F_TLAST])
+    fs[F_TLAST] = t
+
+
+@jit
+def _stage_hours(rng, mean, fixed):
+    """Duration of one repair stage: exactly ``mean``, or exponential of that mean."""
+    if fixed:
+        return mean
+    return rng.standard_exponential() * mean
+
+
+@jit
+def _send_to_repair(rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours, fixed,
+                    i, repairs_auto, nodes_retired):  # fmt: skip
+    """Send record ``rid``'s node to automated repair at ``t``, or retire it (its n-th time)."""
+    rec[rid, R_REPAIRS] += 1
+    if retire_after > 0 and rec[rid, R_REPAIRS] >= retire_after:
+        nodes_retired[i] += 1
+        _rec_free(free, meta, rid)
+        return
+    repairs_auto[i] += 1
+    rec[rid, R_LOC] = L_REPAIR1
+    _heap_push(ht, hr, meta, t + _stage_hours(rng, repair_hours, fixed), rid)
+
+
+@jit
+def _repair_next(rng, rec, ht, hr, meta, escalate_prob, manual_hours, fixed, auto_miss,
+                 manual_miss, i, repairs_manual):  # fmt: skip
+    """Complete the earliest repair stage: ``(time, record, whether the node leaves repair)``.
+
+    An automated repair goes on to manual repair with probability ``escalate_prob``; a bad
+    node leaving a stage stays bad with that stage's miss probability, else becomes good.
+    """
+    tc, rid = _heap_pop(ht, hr, meta)
+    if rec[rid, R_LOC] == L_REPAIR1:
+        if escalate_prob > 0.0 and (escalate_prob >= 1.0 or rng.random() < escalate_prob):
+            repairs_manual[i] += 1
+            rec[rid, R_LOC] = L_REPAIR2
+            _heap_push(ht, hr, meta, tc + _stage_hours(rng, manual_hours, fixed), rid)
+            return tc, rid, False
+        miss = auto_miss
+    else:
+        miss = manual_miss
+    if rec[rid, R_TYPE] == BAD and miss < 1.0 and (miss <= 0.0 or rng.random() >= miss):
+        rec[rid, R_TYPE] = GOOD
+    return tc, rid, True
+
+
+@jit
+def _release(rid, free, meta, keep):
+    """Return the record a repaired node keeps: its own if its history matters, else none."""
+    if keep:
+        return rid
+    _rec_free(free, meta, rid)
+    return FRESH
+
+
+@jit
+def _settle(rng, until, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, keep,
+            n_standbys, escalate_prob, manual_hours, fixed, auto_miss, manual_miss, i,
+            repairs_manual):  # fmt: skip
+    """Complete every repair stage due by ``until``, in time order.
+
+    A repaired node refills the job's standbys if short, else joins the pool; with an
+    unlimited pool it leaves the simulation (its record is released).
+    """
+    while meta[M_HEAP] > 0 and ht[0] <= until:
+        tc, rid, back = _repair_next(
+            rng, rec, ht, hr, meta, escalate_prob, manual_hours, fixed, auto_miss, manual_miss,
+            i, repairs_manual,
+        )  # fmt: skip
+        if not back:
+            continue
+        typ = rec[rid, R_TYPE]
+        if unlimited:
+            _rec_free(free, meta, rid)
+            continue
+        rid = _release(rid, free, meta, keep)
+        if nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys:
+            _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
+        else:
+            _occupancy(fs, nc, tc)
+            _put(L_POOL, rid, typ, nc, lst, ll, rec)
+
+
+@jit
+def _pick_class(rng, w0, w1, w2, w3):
+    """Index of one of four weights (not all zero) drawn in proportion to them (one uniform)."""
+    x = rng.random() * (w0 + w1 + w2 + w3)
+    acc = w0
+    last = 0 if w0 > 0.0 else -1
+    if x < acc and w0 > 0.0:
+        return 0
+    acc += w1
+    if w1 > 0.0:
+        last = 1
+        if x < acc:
+            return 1
+    acc += w2
+    if w2 > 0.0:
+        last = 2
+        if x < acc:
+            return 2
+    if w3 > 0.0:
+        return 3
+    return last  # x rounded onto the total
+
+
+@jit
+def _node_rates(n_nodes, n_bad, g_sum, h_sum, d_sum):
+    """Rates of a good-node, a bad-node and a domain failure with ``n_bad`` bad nodes."""
+    nf = float(n_nodes)
+    return g_sum * ((nf - n_bad) / nf), h_sum * (n_bad / nf), d_sum
+
+
+@jit
+def _binomial(rng, n, f):
+    """Bad nodes among ``n``, each bad with probability ``f`` (no draw when certain)."""
+    if n <= 0 or f <= 0.0:
+        return 0
+    if f >= 1.0:
+        return n
+    return rng.binomial(n, f)
+
+
+@jit
+def _fresh_type(rng, f):
+    """Type of a node from an unlimited pool: bad with probability ``f``."""
+    if f <= 0.0:
+        return GOOD
+    if f >= 1.0:
+        return BAD
+    return BAD if rng.random() < f else GOOD
+
+
+@jit
+def _ensure(rec, rtime, free, lst, ht, hr, meta, d_max):
+    """Grow the records, lists and heap (doubling) to hold whatever one event can add."""
+    need = meta[M_HIGH] + d_max + 2
+    rec = _grow_rows(rec, need)
+    rtime = _grow_rows(rtime, need)
+    free = _grow1(free, need)
+    lst = _grow_cols(lst, rec.shape[0])  # a list holds live records only
+    ht = _grow1(ht, meta[M_HEAP] + d_max + 2)
+    hr = _grow1(hr, ht.shape[0])
+    return rec, rtime, free, lst, ht, hr
+
+
+@jit
+def _node_modulation(w, wg, wb, wd, n_nodes, n_bad, cat_amp, cat_phase, start_hour, pc, ps):
+    """Set each category's rate with ``n_bad`` bad nodes (``w``) and its diurnal terms.
+
+    Returns the total rate and the sums of the diurnal terms, ``(rate, zr, zi)``.
+    """
+    nf = float(n_nodes)
+    total = 0.0
+    for c in range(w.shape[0]):
+        w[c] = wg[c] * ((nf - n_bad) / nf) + wb[c] * (n_bad / nf) + wd[c]
+        total += w[c]
+    zr, zi = _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps)
+    return total, zr, zi
+
+
+@jit
+def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, prob3, slot3, alias3, n_slots,
+                is_dom, w, wb, pc, ps, fail_rate, zr, zi, n_bad, n_nodes):  # fmt: skip
+    """Draw what an event is: ``(code, type of the node struck)``.
+
+    ``mode`` 0: failure or planned event, in proportion to the rates; 1: a failure, rates
+    constant in time or of one diurnal shape; 2: a failure at wall time ``s`` with categories
+    of their own diurnal shapes (:func:`_pick_at`, then the struck node's type). In modes 0
+    and 1 a class is drawn first (a good node's, a bad node's or a domain failure, or
+    maintenance), then its category from that class's alias table, so the category and the
+    type come out jointly as the contract states, in O(1).
+    """
+    if mode == 2:
+        c = _pick_at(rng, s, w, pc, ps, fail_rate, zr, zi)
+        if is_dom[c] or n_bad == 0:
+            return c, GOOD
+        bad_part = wb[c] * (n_bad / float(n_nodes))
+        return c, (BAD if rng.random() * w[c] < bad_part else GOOD)
+    k = _pick_class(rng, w_good, w_bad, w_dom, w_maint if mode == 0 else 0.0)
+    if k == 3:
+        return EV_MAINT, GOOD
+    c = _pick(rng, prob3[k], slot3[k], alias3[k], n_slots[k])
+    return c, (BAD if k == 1 else GOOD)
+
+
+@jit
+def _block_nodes(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    speed_amp,
+    speed_phase,
+    n_nodes,
+    bad_fraction,
+    bad_multiplier,
+    cat_domain,
+    diag_hours,
+    diag_wrong,
+    lemon_k,
+    lemon_window,
+    repair_fixed,
+    escalate_prob,
+    manual_repair_hours,
+    auto_miss,
+    manual_miss,
+    retire_after,
+    n_standbys,
+    preempt_hours,
+    mem_restart_hours,
+    mem_replicas,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+    swings,
+    nodes_excluded_bad,
+    nodes_excluded_good,
+    repairs_auto,
+    repairs_manual,
+    nodes_retired,
+    wrong_blames,
+    standby_swaps,
+    restarts_memory,
+    restarts_storage,
+    pool_occupancy,
+    stats,
+):
+    """Run the node path over a block of trials (the node model on; see :mod:`relmc.sim`).
+
+    The timeline of runs, restarts, maintenance, the wall cap and the event budget is the
+    general path's (:func:`_trial_general`), with the rates of node-domain categories set by
+    the bad nodes in the job and recovery through diagnosis, blame, lemon detection, standbys,
+    the pool and the repair pipeline. Repairs are a binary heap of completion times (exact for
+    any duration); records, lists and heap double their capacity as needed. ``stats`` counts
+    broken bookkeeping at the end of trials (for tests; always zero): ``[0]`` nodes not
+    conserved, ``[1]`` more records listed at a place than nodes there, ``[2]`` records
+    leaked.
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    n = n_nodes
+    nf = float(n)
+    unlimited = n_spares < 0
+    keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
+    mem_on = mem_restart_hours >= 0.0
+    k_ring = max(lemon_k, 1)
+    is_dom = np.zeros(n_cat, dtype=np.bool_)
+    dom = np.ones(n_cat, dtype=np.int64)
+    mix = np.empty(n_cat)  # 1 - f + f m_c: the fleet's mix relative to a good node
+    d_max = 1
+    for c in range(n_cat):
+        if min(cat_domain[c], n) > 1:  # a domain of one node is a node
+            is_dom[c] = True
+            dom[c] = min(cat_domain[c], n)
+            d_max = max(d_max, dom[c])
+        mix[c] = 1.0 - bad_fraction + bad_fraction * bad_multiplier[c]
+    wg = np.zeros(n_cat)  # per good node's share, per bad node's share, domain categories
+    wb = np.zeros(n_cat)
+    wd = np.zeros(n_cat)
+    prob3 = np.empty((3, n_cat))
+    slot3 = np.empty((3, n_cat), dtype=np.int64)
+    alias3 = np.empty((3, n_cat), dtype=np.int64)
+    n_slots = np.zeros(3, dtype=np.int64)
+    small = np.empty(n_cat, dtype=np.int64)
+    large = np.empty(n_cat, dtype=np.int64)
+    w = np.zeros(n_cat)  # modulated: each category's rate now
+    pc = np.zeros(n_cat)
+    ps = np.zeros(n_cat)
+    n_seg0, r0 = _segments(work_hours, tau)
+    modulated = time_varying(cat_amp, trend_shape)
+    shared = _same_shape(cat_amp, cat_phase)
+    mode_run = 0 if not modulated else (1 if shared else 2)  # _node_event's mode
+    mode_fail = 2 if (modulated and not shared) else 1
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    speedy = speed_amp > 0.0
+    snap_steps = 2 if delta > 0.0 else 0
+    sphase = start_hour - speed_phase
+    nc = np.zeros(6, dtype=np.int64)
+    ll = np.zeros(6, dtype=np.int64)
+    rec = np.empty((_CAP0, N_RFIELDS), dtype=np.int64)
+    rtime = np.empty((_CAP0, k_ring))
+    free = np.empty(_CAP0, dtype=np.int64)
+    lst = np.empty((6, _CAP0), dtype=np.int64)
+    ht = np.empty(_CAP0)
+    hr = np.empty(_CAP0, dtype=np.int64)
+    meta = np.zeros(3, dtype=np.int64)
+    fs = np.zeros(2)
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        g_sum = 0.0
+        h_sum = 0.0
+        d_sum = 0.0
+        for c in range(n_cat):
+            lam = cat_rate[d, c]
+            if is_dom[c]:
+                wd[c] = lam
+                d_sum += lam
+            else:
+                wg[c] = lam / mix[c]
+                wb[c] = lam * bad_multiplier[c] / mix[c]
+                g_sum += wg[c]
+                h_sum += wb[c]
+        n_slots[0] = _build_alias(wg, n_cat, prob3[0], slot3[0], alias3[0], small, large)
+        n_slots[1] = _build_alias(wb, n_cat, prob3[1], slot3[1], alias3[1], small, large)
+        n_slots[2] = _build_alias(wd, n_cat, prob3[2], slot3[2], alias3[2], small, large)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
+        nodes_excluded_bad[i] = 0
+        nodes_excluded_good[i] = 0
+        repairs_auto[i] = 0
+        repairs_manual[i] = 0
+        nodes_retired[i] = 0
+        wrong_blames[i] = 0
+        standby_swaps[i] = 0
+        restarts_memory[i] = 0
+        restarts_storage[i] = 0
+        # the nodes at the start: bad ones in the job, among the standbys and in the pool
+        meta[:] = 0
+        ll[:] = 0
+        fs[:] = 0.0
+        n_bad = _binomial(rng, n, bad_fraction)
+        nc[2 * L_JOB + GOOD] = n - n_bad
+        nc[2 * L_JOB + BAD] = n_bad
+        b = _binomial(rng, n_standbys, bad_fraction)
+        nc[2 * L_STANDBY + GOOD] = n_standbys - b
+        nc[2 * L_STANDBY + BAD] = b
+        b = 0 if unlimited else _binomial(rng, n_spares, bad_fraction)
+        nc[2 * L_POOL + GOOD] = 0 if unlimited else n_spares - b
+        nc[2 * L_POOL + BAD] = b
+        # the rates with n_bad bad nodes in the job (redone whenever n_bad changes)
+        w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
+        fail_rate = w_good + w_bad + w_dom
+        zr = 0.0
+        zi = 0.0
+        if modulated:
+            fail_rate, zr, zi = _node_modulation(
+                w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
+            )
+        amp = math.hypot(zr, zi)
+        theta = math.atan2(zi, zr)
+        rate = fail_rate + maint_rate
+        inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+
+        t = 0.0
+        p = 0.0
+        n_seg = n_seg0
+        r = r0
+        events = 0
+        r_eff = 0.0
+        last_start = (n_seg - 1) * seg
+        tail = r + delta + persist
+        left = 0  # nodes that left the job since the checkpoint it restarts from was durable
+        short = 0  # nodes the job still waits for when the cap ends the trial
+        g_fail = np.inf
+        g_maint = np.inf
+        done = False
+        while True:
+            if modulated:
+                g_fail = np.inf
+                if fail_rate > 0.0:
+                    g_fail = _fail_gap(
+                        rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                        fleet_age_hours, cap_hours,
+                    )  # fmt: skip
+                g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
+                g = min(g_fail, g_maint)
+            elif rate > 0.0:
+                g = _gap(rng) * inv_rate
+            else:
+                g = np.inf
+            e = g - r_eff
+            bt = GOOD  # the type of the node a failure strikes
+            if e < 0.0:
+                # ---- an event during the restart
+                if t + g > cap_hours:
+                    lost[i, RESTART] += cap_hours - t
+                    t = cap_hours
+                    break
+                t += g
+                lost[i, RESTART] += g
+                events += 1
+                if modulated and g_maint < g_fail:
+                    c = EV_MAINT
+                else:
+                    c, bt = _node_event(
+                        rng, mode_fail if modulated else 0, t, w_good, w_bad, w_dom, maint_rate,
+                        prob3, slot3, alias3, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
+                        zi, n_bad, n,
+                    )  # fmt: skip
+                if c == EV_MAINT:
+                    maint_events[i] += 1
+                else:
+                    interruptions[i, c] += 1
+                if events >= max_events:
+                    break
+                if c == EV_MAINT:
+                    t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                    if capped:
+                        break
+                    r_eff = restart_hours  # after planned maintenance: from storage
+                    restarts_storage[i] += 1
+                    continue
+            else:
+                # ---- the restart (if any) completed; a run from durable progress p
+                e_fail = g_fail - r_eff
+                if r_eff > 0.0:
+                    if t + r_eff > cap_hours:
+                        lost[i, RESTART] += cap_hours - t
+                        t = cap_hours
+                        break
+                    t += r_eff
+                    lost[i, RESTART] += r_eff
+                    r_eff = 0.0
+                swings[i] += 1
+                d_run = last_start + tail
+                e_w = e
+                d_w = d_run
+                if speedy:
+                    e = _nominal(t, t + e_w, speed_amp, sphase) if e_w < np.inf else np.inf
+                c = EV_NONE
+                if e < d_run:
+                    if modulated and g_maint < g_fail:
+                        c = EV_MAINT
+                    else:
+                        c, bt = _node_event(
+                            rng, mode_run, t + e_w, w_good, w_bad, w_dom, maint_rate, prob3,
+                            slot3, alias3, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr, zi,
+                            n_bad, n,
+                        )  # fmt: skip
+                    if c == EV_MAINT and e >= last_start + r:
+                        # planned event after the last compute: deferred past the end
+                        c = EV_NONE
+                        if modulated:
+                            e_w = e_fail
+                        elif fail_rate > 0.0:
+                            e_w += _gap(rng) / fail_rate
+                        else:
+                            e_w = np.inf
+                        e = e_w
+                        if speedy and e_w < np.inf:
+                            e = _nominal(t, t + e_w, speed_amp, sphase)
+                        if e < d_run:
+                            c, bt = _node_event(
+                                rng, mode_fail, t + e_w, w_good, w_bad, w_dom, 0.0, prob3,
+                                slot3, alias3, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
+                                zi, n_bad, n,
+                            )  # fmt: skip
+                if c == EV_NONE and speedy:
+                    d_w = _wall_for(t, d_run, speed_amp, sphase)
+                if t + (d_w if c == EV_NONE else e_w) > cap_hours:
+                    pos = cap_hours - t
+                    if speedy:
+                        pos = _nominal(t, cap_hours, speed_amp, sphase)
+                        lost[i, SLOWDOWN] += (cap_hours - t) - pos
+                    computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
+                    k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
+                    swings[i] += snap_steps * k + (1 if x >= s_k else 0)
+                    lost[i, REWORK] += computed - durable
+                    lost[i, CHECKPOINT] += ckpt
+                    p += durable
+                    t = cap_hours
+                    break
+                if c == EV_NONE:
+                    swings[i] += snap_steps * (n_seg - 1) + 1
+                    lost[i, CHECKPOINT] += n_seg * delta + persist
+                    if speedy:
+                        lost[i, SLOWDOWN] += d_w - d_run
+                    t += d_w
+                    p = work_hours
+                    done = True
+                    break
+                events += 1
+                t += e_w
+                if speedy:
+                    lost[i, SLOWDOWN] += e_w - e
+                k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                swings[i] += snap_steps * k + 1
+                computed = k * tau + min(x, s_k)
+                lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
+                dk = k - 1 if x < persist else k
+                if dk < 0:
+                    dk = 0
+                if dk > 0:
+                    left = 0  # a newer checkpoint became durable in this run
+                if c == EV_MAINT:
+                    maint_events[i] += 1
+                else:
+                    interruptions[i, c] += 1
+                if events >= max_events:
+                    lost[i, REWORK] += computed - dk * tau
+                    p += dk * tau
+                    break
+                if c == EV_MAINT:
+                    dt = delta + persist
+                    if t + dt > cap_hours:
+                        extra = cap_hours - t
+                        if speedy:
+                            extra = _nominal(t, cap_hours, speed_amp, sphase)
+                        durable = _durable_after(e, extra, tau, delta, persist, n_seg)
+                        lost[i, REWORK] += computed - durable
+                        lost[i, CHECKPOINT] += cap_hours - t
+                        p += durable
+                        t = cap_hours
+                        break
+                    lost[i, CHECKPOINT] += dt
+                    t += dt
+                    p += computed
+                    left = 0  # the maintenance checkpoint is durable
+                    t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                    if capped:
+                        break
+                    n_seg, r = _segments(work_hours - p, tau)
+                    last_start = (n_seg - 1) * seg
+                    tail = r + delta + persist
+                    r_eff = restart_hours
+                    restarts_storage[i] += 1
+                    continue
+                lost[i, REWORK] += computed - dk * tau
+                p += dk * tau
+                n_seg -= dk
+                last_start = (n_seg - 1) * seg
+            # ---- recovery of category c (struck node of type bt), then a restart
+            t_fail = t
+            t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
+            if capped:
+                break
+            t, capped = _spend(lost, i, DIAGNOSIS, t, diag_hours[c], cap_hours)
+            if capped:
+                break
+            rec, rtime, free, lst, ht, hr = _ensure(rec, rtime, free, lst, ht, hr, meta, d_max)
+            _settle(
+                rng, t, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, keep, n_standbys,
+                escalate_prob, manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
+                repairs_manual,
+            )  # fmt: skip
+            need = 0  # nodes that leave the job now
+            big = False  # a blast radius of more than one node
+            if is_dom[c]:
+                big = dom[c] > 1
+                for _ in range(dom[c]):
+                    rid, typ = _take(rng, L_JOB, nc, lst, ll, rec)
+                    if rid == FRESH:
+                        rid = _rec_new(rec, free, meta, typ)
+                    _send_to_repair(
+                        rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours,
+                        repair_fixed, i, repairs_auto, nodes_retired,
+                    )  # fmt: skip
+                need = dom[c]
+            else:
+                typ = bt
+                q_wrong = diag_wrong[c]
+                if n > 1 and q_wrong > 0.0 and (q_wrong >= 1.0 or rng.random() < q_wrong):
+                    # another of the job's n - 1 nodes, uniformly: bad with probability
+                    # (bad nodes but the struck one) / (n - 1), then uniform within its type
+                    wrong_blames[i] += 1
+                    typ = BAD if rng.random() * (nf - 1.0) < n_bad - bt else GOOD
+                which = 2 * L_JOB + typ
+                j = int(rng.random() * nc[which])
+                if j >= nc[which]:
+                    j = nc[which] - 1
+                rid = lst[which, j] if j < ll[which] else FRESH
+                excluded = False
+                if lemon_k > 0:
+                    if rid == FRESH:  # recorded from now on
+                        rid = _rec_new(rec, free, meta, typ)
+                        nc[which] -= 1
+                        _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                    q = rec[rid, R_NFAIL]
+                    rtime[rid, q % k_ring] = t_fail
+                    q += 1
+                    rec[rid, R_NFAIL] = q
+                    # the oldest of the last lemon_k failures is in the slot written next
+                    excluded = q >= lemon_k and rtime[rid, q % k_ring] > t_fail - lemon_window
+                if excluded or swap[c]:
+                    nc[which] -= 1
+                    if rid != FRESH:
+                        _list_remove(lst, ll, rec, which, rec[rid, R_POS])
+                    if excluded:
+                        if typ == BAD:
+                            nodes_excluded_bad[i] += 1
+                        else:
+                            nodes_excluded_good[i] += 1
+                        if rid != FRESH:
+                            _rec_free(free, meta, rid)
+                    else:
+                        if rid == FRESH:
+                            rid = _rec_new(rec, free, meta, typ)
+                        _send_to_repair(
+                            rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours,
+                            repair_fixed, i, repairs_auto, nodes_retired,
+                        )  # fmt: skip
+                    need = 1
+            if need > 0:
+                # replacements: standbys, then pool nodes, then waiting for repairs
+                left += need
+                got = 0
+                from_pool = False
+                while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
+                    rid, typ = _take(rng, L_STANDBY, nc, lst, ll, rec)
+                    _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                    standby_swaps[i] += 1
+                    got += 1
+                while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
+                    if unlimited:
+                        rid = FRESH
+                        typ = _fresh_type(rng, bad_fraction)
+                    else:
+                        _occupancy(fs, nc, t)
+                        rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
+                    _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                    got += 1
+                    from_pool = True
+                # the standbys are refilled from the pool at once, while it has nodes
+                while nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys and (
+                    unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0
+                ):
+                    if unlimited:
+                        rid = FRESH
+                        typ = _fresh_type(rng, bad_fraction)
+                    else:
+                        _occupancy(fs, nc, t)
+                        rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
+                    _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
+                ready = t
+                waited = got < need
+                if waited:
+                    # wait for repairs to return the rest; none before the cap: wait to it
+                    from_pool = True
+                    while got < need:
+                        if meta[M_HEAP] == 0 or ht[0] > cap_hours:
+                            ready = np.inf
+                            break
+                        tc, rid, back = _repair_next(
+                            rng, rec, ht, hr, meta, escalate_prob, manual_repair_hours,
+                            repair_fixed, auto_miss, manual_miss, i, repairs_manual,
+                        )  # fmt: skip
+                        if back:
+                            typ = rec[rid, R_TYPE]
+                            rid = _release(rid, free, meta, keep)
+                            _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                            got += 1
+                            ready = tc
+                    short = need - got  # still owed when the cap comes first
+                if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
+                    n_bad = nc[2 * L_JOB + BAD]
+                    w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
+                    fail_rate = w_good + w_bad + w_dom
+                    if modulated:
+                        fail_rate, zr, zi = _node_modulation(
+                            w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
+                        )
+                        amp = math.hypot(zr, zi)
+                        theta = math.atan2(zi, zr)
+                    rate = fail_rate + maint_rate
+                    inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+                if waited:
+                    t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+                    if capped:
+                        break
+                if from_pool:
+                    t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
+                    if capped:
+                        break
+                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                    if capped:
+                        break
+            if mem_on and not big and left <= mem_replicas:
+                r_eff = mem_restart_hours
+                restarts_memory[i] += 1
+            else:
+                r_eff = restart_hours
+                restarts_storage[i] += 1
+        # repairs completed by the end count; the pool's time average over the wall hours
+        _settle(
+            rng, t, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, keep, n_standbys,
+            escalate_prob, manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
+            repairs_manual,
+        )  # fmt: skip
+        if unlimited:
+            pool_occupancy[i] = np.nan
+        else:
+            _occupancy(fs, nc, t)
+            pool_occupancy[i] = fs[F_OCC] / t if t > 0.0 else float(n_spares)
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+        # bookkeeping checks (tests read stats; a correct kernel leaves them at zero)
+        held = 0
+        listed = 0
+        for q in range(6):
+            held += nc[q]
+            listed += ll[q]
+            if ll[q] > nc[q] or nc[q] < 0:
+                stats[1] += 1
+        out = nodes_excluded_bad[i] + nodes_excluded_good[i] + nodes_retired[i]
+        if nc[2 * L_JOB] + nc[2 * L_JOB + 1] + short != n or n_bad != nc[2 * L_JOB + BAD]:
+            stats[0] += 1
+        if not unlimited and held + meta[M_HEAP] + out != n + n_standbys + n_spares:
+            stats[0] += 1
+        if meta[M_HIGH] - meta[M_NFREE] != listed + meta[M_HEAP]:
+            stats[2] += 1
+
+
+@jit
+def node_model_on(
+    bad_fraction,
+    cat_domain,
+    diag_hours,
+    diag_wrong,
+    lemon_k,
+    repair_fixed,
+    escalate_prob,
+    retire_after,
+    n_standbys,
+    preempt_hours,
+    mem_restart_hours,
+):
+    """Whether any node feature is on (:attr:`relmc.sim.inputs.KernelInputs.node_model`)."""
+    if (
+        bad_fraction > 0.0
+        or lemon_k > 0
+        or repair_fixed
+        or escalate_prob > 0.0
+        or retire_after > 0
+        or n_standbys > 0
+        or preempt_hours > 0.0
+        or mem_restart_hours >= 0.0
+    ):
+        return True
+    for c in range(cat_domain.shape[0]):
+        if cat_domain[c] > 1 or diag_hours[c] > 0.0 or diag_wrong[c] > 0.0:
+            return True
+    return False
+
+
 @jit
 def time_varying(cat_amp, trend_shape):
     """Whether any failure intensity varies in time (a diurnal amplitude or a trend)."""
@@ -1171,6 +2122,24 @@ def simulate_block(
     fleet_age_hours,
     speed_amp,
     speed_phase,
+    n_nodes,
+    bad_fraction,
+    bad_multiplier,
+    cat_domain,
+    diag_hours,
+    diag_wrong,
+    lemon_k,
+    lemon_window,
+    repair_fixed,
+    escalate_prob,
+    manual_repair_hours,
+    auto_miss,
+    manual_miss,
+    retire_after,
+    n_standbys,
+    preempt_hours,
+    mem_restart_hours,
+    mem_replicas,
     wall,
     finished,
     progress,
@@ -1179,12 +2148,53 @@ def simulate_block(
     n_events,
     lost,
     swings,
+    nodes_excluded_bad,
+    nodes_excluded_good,
+    repairs_auto,
+    repairs_manual,
+    nodes_retired,
+    wrong_blames,
+    standby_swaps,
+    restarts_memory,
+    restarts_storage,
+    pool_occupancy,
 ):
     """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
 
     The path is chosen here from the inputs (see the module docstring); all paths implement
-    the one contract.
+    the one contract. With the node model off the node inputs are not read and the node
+    outputs are zero (``pool_occupancy`` NaN).
     """
+    if node_model_on(
+        bad_fraction, cat_domain, diag_hours, diag_wrong, lemon_k, repair_fixed, escalate_prob,
+        retire_after, n_standbys, preempt_hours, mem_restart_hours,
+    ):  # fmt: skip
+        _block_nodes(
+            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+            work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
+            repair_hours, cap_hours, max_events,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
+            n_nodes, bad_fraction, bad_multiplier, cat_domain, diag_hours, diag_wrong, lemon_k,
+            lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss,
+            manual_miss, retire_after, n_standbys, preempt_hours, mem_restart_hours,
+            mem_replicas,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+            nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+            nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+            pool_occupancy, np.zeros(3, dtype=np.int64),
+        )  # fmt: skip
+        return
+    for i in range(draw_of_trial.shape[0]):
+        nodes_excluded_bad[i] = 0
+        nodes_excluded_good[i] = 0
+        repairs_auto[i] = 0
+        repairs_manual[i] = 0
+        nodes_retired[i] = 0
+        wrong_blames[i] = 0
+        standby_swaps[i] = 0
+        restarts_memory[i] = 0
+        restarts_storage[i] = 0
+        pool_occupancy[i] = np.nan
     varying = time_varying(cat_amp, trend_shape) or speed_amp != 0.0
     if renewal_applies(maint_rate, n_spares, swap, varying):
         _block_renewal(

@@ -63,6 +63,37 @@ class KernelInputs:
     speed_amp, speed_phase : float
         Diurnal throughput: amplitude ``b`` in [0, 1) and hour of day ``phi_s`` of the
         fastest running (0: constant speed).
+    n_nodes : int
+        Nodes in the job (``n``), >= 1.
+    bad_fraction : float
+        Fraction ``f`` of bad ("lemon") nodes, in [0, 1].
+    bad_multiplier : ndarray, shape (n_categories,)
+        Rate multiplier ``m_c >= 1`` of a bad node in each category (empty: ones).
+    cat_domain : ndarray of int64, shape (n_categories,)
+        Nodes one failure of each category takes (1: a node; empty: ones).
+    diag_hours, diag_wrong : ndarray, shape (n_categories,)
+        Diagnosis time after detection, and probability of blaming the wrong node
+        (empty: zeros).
+    lemon_k : int
+        Lemon detection: blamed failures within ``lemon_window`` that exclude a node (0: off).
+    lemon_window : float
+        Window of lemon detection, hours (> 0; inf: the whole trial).
+    repair_fixed : bool
+        Repair stages last exactly their mean (else exponential).
+    escalate_prob, manual_repair_hours : float
+        Probability of going on from automated to manual repair, and its mean duration.
+    auto_miss, manual_miss : float
+        Probability that a bad node leaves automated / manual repair still bad.
+    retire_after : int
+        A node sent to repair for this many times is retired instead (0: never).
+    n_standbys : int
+        Standby nodes the job holds.
+    preempt_hours : float
+        Time to take a node from the shared pool (before the swap).
+    mem_restart_hours : float
+        Restart time from peers' memory (negative: off).
+    mem_replicas : int
+        In-memory copies of the checkpoint, >= 1.
     """
 
     cat_rate: np.ndarray
@@ -88,17 +119,64 @@ class KernelInputs:
     fleet_age_hours: float = 1.0
     speed_amp: float = 0.0
     speed_phase: float = 0.0
+    n_nodes: int = 1
+    bad_fraction: float = 0.0
+    bad_multiplier: np.ndarray = field(default_factory=lambda: np.ones(0))
+    cat_domain: np.ndarray = field(default_factory=lambda: np.ones(0, dtype=np.int64))
+    diag_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    diag_wrong: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    lemon_k: int = 0
+    lemon_window: float = np.inf
+    repair_fixed: bool = False
+    escalate_prob: float = 0.0
+    manual_repair_hours: float = 168.0
+    auto_miss: float = 0.0
+    manual_miss: float = 0.0
+    retire_after: int = 0
+    n_standbys: int = 0
+    preempt_hours: float = 0.0
+    mem_restart_hours: float = -1.0
+    mem_replicas: int = 1
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
-        for name in ("cat_amp", "cat_phase"):
-            if np.size(getattr(self, name)) == 0:  # not given: no modulation
+        for name in ("cat_amp", "cat_phase", "diag_hours", "diag_wrong"):
+            if np.size(getattr(self, name)) == 0:  # not given: no modulation, no diagnosis
                 object.__setattr__(self, name, np.zeros(n_cat))
+        if np.size(self.bad_multiplier) == 0:
+            object.__setattr__(self, "bad_multiplier", np.ones(n_cat))
+        if np.size(self.cat_domain) == 0:
+            object.__setattr__(self, "cat_domain", np.ones(n_cat, dtype=np.int64))
+        # the kernel's types: int64 domains, float rates, plain scalars
+        object.__setattr__(self, "cat_domain", np.asarray(self.cat_domain, dtype=np.int64))
+        for name in ("bad_multiplier", "diag_hours", "diag_wrong"):
+            object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.float64))
 
     @property
     def modulated(self) -> bool:
         """Whether any failure rate varies in time (diurnal amplitude or trend)."""
         return bool(np.any(np.asarray(self.cat_amp) > 0.0) or self.trend_shape != 1.0)
+
+    @property
+    def node_model(self) -> bool:
+        """Whether any node feature is on (off: the kernel runs the process without nodes).
+
+        The features: lemons, blast radius, diagnosis, the repair pipeline, standbys,
+        preemption and restart from memory (see :mod:`relmc.sim`).
+        """
+        return bool(
+            self.bad_fraction > 0.0
+            or np.any(np.asarray(self.cat_domain) > 1)
+            or np.any(np.asarray(self.diag_hours) > 0.0)
+            or np.any(np.asarray(self.diag_wrong) > 0.0)
+            or self.lemon_k > 0
+            or self.repair_fixed
+            or self.escalate_prob > 0.0
+            or self.retire_after > 0
+            or self.n_standbys > 0
+            or self.preempt_hours > 0.0
+            or self.mem_restart_hours >= 0.0
+        )
 
     @property
     def n_trials(self) -> int:
@@ -123,6 +201,17 @@ OUTPUTS: tuple[tuple[str, str, type, str | None], ...] = (
     ("events", "n_events", np.int32, None),
     ("lost_hours", "lost", np.float64, "cause"),
     ("power_swings", "swings", np.int32, None),
+    # the node model's counts (zero when it is off) and the pool's time-averaged size
+    ("nodes_excluded_bad", "nodes_excluded_bad", np.int32, None),
+    ("nodes_excluded_good", "nodes_excluded_good", np.int32, None),
+    ("repairs_auto", "repairs_auto", np.int32, None),
+    ("repairs_manual", "repairs_manual", np.int32, None),
+    ("nodes_retired", "nodes_retired", np.int32, None),
+    ("wrong_blames", "wrong_blames", np.int32, None),
+    ("standby_swaps", "standby_swaps", np.int32, None),
+    ("restarts_memory", "restarts_memory", np.int32, None),
+    ("restarts_storage", "restarts_storage", np.int32, None),
+    ("pool_occupancy", "pool_occupancy", np.float64, None),
 )
 
 #: The kernel's parameters, in order: the Generator, the inputs, then the outputs.

@@ -120,9 +120,47 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         fleet_age_hours=float(fm.fleet_age_hours),
         speed_amp=float(scenario.job.throughput_amplitude),
         speed_phase=float(scenario.job.throughput_peak_hour),
+        **_node_inputs(scenario),
     )
     labels = {"rates_source": draws.source, "mttf_hours": mttf, "n_draws": draws.n_draws}
     return inputs, labels
+
+
+def _node_inputs(scenario: Scenario) -> dict[str, Any]:
+    """Lower the node model's fields (lemons, blast radius, repairs, ...) to kernel inputs."""
+    fm, pol, cl = scenario.failures, scenario.policy, scenario.cluster
+    n_nodes = -(-cl.n_gpus // cl.gpus_per_node)  # a part-filled node is still a node
+    pod = max(1, cl.gpus_per_pod // cl.gpus_per_node)
+    sizes = {"node": 1, "rack": cl.nodes_per_rack, "pod": pod}
+    cats = fm.categories
+    return {
+        "n_nodes": int(n_nodes),
+        "bad_fraction": float(fm.bad_node_fraction),
+        "bad_multiplier": np.array(
+            [
+                fm.bad_node_multiplier if c.bad_node_multiplier is None else c.bad_node_multiplier
+                for c in cats
+            ],
+            dtype=np.float64,
+        ),
+        "cat_domain": np.array([min(sizes[c.domain], n_nodes) for c in cats], dtype=np.int64),
+        "diag_hours": np.array([c.diagnosis_hours for c in cats], dtype=np.float64),
+        "diag_wrong": np.array([c.wrong_blame for c in cats], dtype=np.float64),
+        "lemon_k": int(pol.lemon_failures),
+        "lemon_window": float(pol.lemon_window_hours),
+        "repair_fixed": pol.repair_distribution == "fixed",
+        "escalate_prob": float(pol.escalation_probability),
+        "manual_repair_hours": float(pol.manual_repair_hours),
+        "auto_miss": float(pol.auto_repair_miss),
+        "manual_miss": float(pol.manual_repair_miss),
+        "retire_after": int(pol.retire_after_repairs),
+        "n_standbys": int(pol.n_standbys),
+        "preempt_hours": float(pol.preemption_hours),
+        "mem_restart_hours": -1.0
+        if pol.memory_restart_hours is None
+        else float(pol.memory_restart_hours),
+        "mem_replicas": int(pol.memory_replicas),
+    }
 
 
 @dataclass(frozen=True)
@@ -306,7 +344,11 @@ def simulate(
         between computing and not), ``power_swings_per_day`` (those of at least
         ``cluster.power_swing_threshold_mw``, per wall-clock day), ``max_power_step_mw``;
         ``interruptions`` (trial, category);
-        ``lost_hours`` (trial, cause). Coordinates ``draw`` (rate draw per trial), ``unit``
+        ``lost_hours`` (trial, cause); the node model's counts ``nodes_excluded_bad``,
+        ``nodes_excluded_good``, ``repairs_auto``, ``repairs_manual``, ``nodes_retired``,
+        ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage`` (zero
+        when it is off) and ``pool_occupancy`` (NaN unless it is on with a finite pool; see
+        :mod:`relmc.sim`). Coordinates ``draw`` (rate draw per trial), ``unit``
         (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``, with
         ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``, ``"target"`` or
         ``"hopeless"``).
@@ -333,6 +375,21 @@ def simulate(
     if precision is not None:
         ds.attrs["precision"] = json.dumps(dataclasses.asdict(precision))
     return ds
+
+
+#: The node model's per-trial outputs and their long names (zero, or NaN, when it is off).
+NODE_OUTPUTS = {
+    "nodes_excluded_bad": "bad nodes excluded by lemon detection",
+    "nodes_excluded_good": "good nodes excluded by lemon detection",
+    "repairs_auto": "automated repairs begun",
+    "repairs_manual": "manual repairs begun (escalations)",
+    "nodes_retired": "nodes retired after repeated repairs",
+    "wrong_blames": "failures blamed on the wrong node",
+    "standby_swaps": "nodes replaced by a standby",
+    "restarts_memory": "restarts from a checkpoint in peers' memory",
+    "restarts_storage": "restarts from a checkpoint in storage (node model only)",
+    "pool_occupancy": "time-averaged nodes in the spare pool (NaN: unlimited or node model off)",
+}
 
 
 def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
@@ -397,6 +454,10 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
                 out["lost_hours"],
                 {**hours, "long_name": "wall-clock hours lost, by cause"},
             ),
+            **{
+                name: ("trial", out[name], {"long_name": long_name, "units": "1"})
+                for name, long_name in NODE_OUTPUTS.items()
+            },
         },
         coords={
             "trial": trial,
