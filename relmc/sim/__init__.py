@@ -214,6 +214,8 @@ CAUSES: tuple[str, ...] = (
     "restart",
     "maintenance",
     "slowdown",
+    "diagnosis",
+    "preemption",
 )
 """Names of the ``lost_hours`` causes, in kernel order.
 
@@ -222,7 +224,8 @@ disruption", ``checkpoint`` is "checkpoint save" (blocking snapshots and waited-
 persists), ``restart`` is "program start-up + checkpoint restore", ``detection`` is time a
 crashed or hung job sits before the failure is noticed. ``slowdown`` (last, so the earlier
 indices stay) is wall time of runs beyond their nominal time under a diurnal throughput
-cycle; it may be negative (the job ran faster than nominal).
+cycle; it may be negative (the job ran faster than nominal). ``diagnosis`` and ``preemption``
+(the node model, zero when it is off) come after it.
 """
 
 __all__ = ["CAUSES"]
