@@ -675,6 +675,8 @@ class _NodeTrial(_Trial):
 
     def advance_shop(self, t: float) -> None:
         """Process every repair stage that ends at or before ``t``, in time order."""
+        if not self.shop or self.shop[0][0] > t:
+            return
         while self.shop and self.shop[0][0] <= t:
             when, _, node, stage = heapq.heappop(self.shop)
             self.integrate_pool(when)
