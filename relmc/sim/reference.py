@@ -113,8 +113,8 @@ Resolutions for the node model (the kernel must agree):
 * If the job waits for nodes and none is in repair, no node can ever come: the job waits to
   the cap (``spare_wait``); with an infinite cap the wall time is infinite.
 * Memory restore: the nodes that left the job (swapped, excluded, blast-radius) are counted
-  at the end of diagnosis. The count is reset when an unexpected failure finds a snapshot
-  durable at or before its time (since the last restart) and when a maintenance checkpoint
+  at the end of diagnosis. The count is reset when an unexpected failure finds a snapshot of
+  the run it interrupts durable at or before its time, and when a maintenance checkpoint
   completes. A restart after a failure reads memory iff ``mem_restart_hours >= 0``, the
   failure was not a blast of ``d > 1`` nodes and the count is ``<= mem_replicas``; a
   failure during a restart decides the next restart afresh; a restart after planned
