@@ -10,7 +10,7 @@ import pytest
 from relmc import analytic
 from relmc.sim import CAUSES
 from relmc.sim.inputs import KernelInputs
-from relmc.sim.reference import simulate_reference
+from relmc.sim.reference import NODE_COUNTS, simulate_reference
 
 CAUSE = {c: i for i, c in enumerate(CAUSES)}
 
@@ -406,3 +406,19 @@ def test_max_events_counts_failures_and_planned_events():
     assert (~out["finished"]).sum() > 50 and out["finished"].any()
     stopped_by_maint = ~out["finished"] & (out["maintenance_events"] > 0)
     assert stopped_by_maint.any()
+
+
+# ---- the node model off ---------------------------------------------------------------------
+
+
+def test_node_outputs_are_off_without_the_node_model():
+    # inputs without the node model (here: without its fields at all) run the plain process:
+    # its counts are zero, pool_occupancy NaN, diagnosis and preemption never charged
+    x = feature_rich(5, n_trials=50)
+    assert not getattr(x, "node_model", False)
+    out = simulate_reference(x, np.random.default_rng(9))
+    check_identity(out, x)
+    for name in NODE_COUNTS:
+        assert out[name].shape == (50,) and np.all(out[name] == 0), name
+    assert np.isnan(out["pool_occupancy"]).all()
+    assert np.all(out["lost_hours"][:, [CAUSE["diagnosis"], CAUSE["preemption"]]] == 0)

@@ -29,7 +29,18 @@ superposed-rate kernel:
   snapshot's persist is durable at the wall time its nominal ``persist`` has elapsed;
 * power swings are counted as the segments are stepped through: one whenever the job
   starts computing, one whenever it stops (a snapshot of positive length starts, an event
-  strikes while computing, its last compute ends).
+  strikes while computing, its last compute ends);
+* the node model (``node_model`` true) holds an explicit object per node (type, where it is,
+  recorded failure times, times sent to repair) in lists (job, standbys, pool, excluded,
+  retired) and a heap of repair-stage completions, never counts. Each node of the job has
+  its *own* exponential clock per node-domain category, at ``g_c = Lambda_c / (n (1 - f + f
+  m_c))`` if good and ``m_c g_c`` if bad; the clock that fires names the failed node. A
+  blast-radius category keeps one cluster clock at ``Lambda_c``. Nodes entering the job get
+  fresh clocks; clocks of nodes that leave are dropped. Under time-varying rates each (node,
+  category) is thinned like a category above. An unlimited pool creates a fresh node object
+  (bad with probability ``f``) for every draw. Nodes are counted across job, standbys, pool,
+  repair, excluded and retired (and repaired nodes gone back to an unlimited pool) after
+  every move, and the job must hold all ``n`` nodes whenever it is exposed (assertions).
 
 Resolutions of points the contract leaves open (the kernel must agree):
 
@@ -62,10 +73,63 @@ Resolutions of points the contract leaves open (the kernel must agree):
   ``max_events`` is counted, then the trial stops unfinished at that event's time (no
   recovery, no maintenance checkpoint); compute since the last durable checkpoint is rework.
   A planned event deferred past the end of the job (final persist wait) is not an event.
+
+Resolutions for the node model (the kernel must agree):
+
+* A category is a blast-radius category iff ``cat_domain[c] > 1``; it takes
+  ``d = min(cat_domain[c], n)`` nodes, with no blame, no lemon record, ``swap`` taken as true.
+  Memory restore reads "``d > 1``" literally: with ``n = 1`` such an event takes one node and
+  may restart from memory.
+* ``diag_hours[c]`` (``diagnosis``, clocks paused) follows detection for *every* category,
+  restart-only and blast-radius ones included; only the wrong blame is limited to
+  node-domain categories. With ``n = 1`` there is no other node: the blame is always right.
+* The wrong node is drawn at the end of diagnosis, uniformly among the job's other ``n - 1``
+  nodes. A node-domain failure is recorded on the blamed node also when the category is
+  restart-only; a node's record follows it through repairs for the whole trial.
+* Lemon detection comes before repair: a blamed node whose recorded failures in
+  ``(t - lemon_window, t]`` (this one included) reach ``lemon_k`` is excluded, never sent
+  to repair, whatever ``swap[c]``. So ``lemon_k = 1`` excludes every blamed node.
+* Replacement of ``k`` nodes: standbys first (each drawn uniformly among the standbys; each
+  counts one ``standby_swaps``), then pool nodes (uniform), then the standbys are refilled
+  from what is left in the pool (free, not a swap), then the job waits. A node leaving
+  repair goes to a waiting job first, then to short standbys, then to the pool. A node that
+  reaches a waiting job counts as taken from the pool. ``preempt_hours`` then
+  ``swap_hours`` are charged once, after the last node has arrived, if any node came from
+  the pool (an unlimited pool included); none if only standbys were used.
+* Swapped nodes enter repair before the replacement is drawn: a repair that ends at that
+  same instant (zero repair time) is not in the pool for the draw, but it is the next repair
+  that returns a node if the job has to wait.
+* Retirement: a node's sends to repair are counted including this one; the send that makes
+  it ``retire_after`` retires it instead (no stage 1, not counted in ``repairs_auto``).
+* Stages: at the end of stage 1 a bad node is fixed with probability ``1 - auto_miss``;
+  then, independently of its type, it enters stage 2 with probability ``escalate_prob``,
+  at whose end a bad node is fixed with probability ``1 - manual_miss`` (so an escalated
+  bad node stays bad with probability ``auto_miss * manual_miss``). ``repairs_manual``
+  counts entries into stage 2 at the wall time they happen; stage ends after the trial's
+  end do not happen (nor count).
+* Unlimited pool: nodes sent to repair go through the same stages, counted by the same
+  rules, then return to the unlimited pool and are not seen again; standbys are refilled
+  from it at once with fresh nodes.
+* If the job waits for nodes and none is in repair, no node can ever come: the job waits to
+  the cap (``spare_wait``); with an infinite cap the wall time is infinite.
+* Memory restore: the nodes that left the job (swapped, excluded, blast-radius) are counted
+  at the end of diagnosis. The count is reset when an unexpected failure finds a snapshot of
+  the run it interrupts durable at or before its time, and when a maintenance checkpoint
+  completes. A restart after a failure reads memory iff ``mem_restart_hours >= 0``, the
+  failure was not a blast of ``d > 1`` nodes and the count is ``<= mem_replicas``; a
+  failure during a restart decides the next restart afresh; a restart after planned
+  maintenance (while running or during a restart) reads storage. With the node model on
+  and memory restore off every restart counts in ``restarts_storage``; with the model off
+  both counts are zero.
+* ``pool_occupancy``: repairs are settled up to the trial's last wall time (cap and
+  ``max_events`` stops included), then the pool's size is averaged over ``[0, wall]``.
+* Initial node types are drawn node by node (each bad with probability ``f``), which makes
+  the counts the stated binomials.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
@@ -73,12 +137,13 @@ import numpy as np
 from relmc.sim import CAUSES
 from relmc.sim.inputs import KernelInputs
 
-__all__ = ["simulate_reference"]
+__all__ = ["simulate_reference", "NODE_COUNTS"]
 
 _REWORK, _CHECKPOINT, _DETECTION, _NODE_SWAP, _SPARE_WAIT, _RESTART, _MAINTENANCE = range(7)
-_SLOWDOWN = 7
+_SLOWDOWN, _DIAGNOSIS, _PREEMPTION = 7, 8, 9
 assert CAUSES[_MAINTENANCE] == "maintenance" and CAUSES[_SLOWDOWN] == "slowdown"
-assert len(CAUSES) == 8
+assert CAUSES[_DIAGNOSIS] == "diagnosis" and CAUSES[_PREEMPTION] == "preemption"
+assert len(CAUSES) == 10
 
 _REL_TOL = 1e-9  # float noise in (W - p) / tau must never create an extra, empty segment
 _MAINT = -1  # event id of planned maintenance; categories are 0..n_categories-1
@@ -112,6 +177,7 @@ class _Trial:
         self.varying = any(a > 0.0 for a in self.amp) or float(inputs.trend_shape) != 1.0
         self.speed_amp = float(inputs.speed_amp)
         self.elapsed = 0.0  # nominal hours of the last exposed activity, also when it stopped
+        self.struck = None  # the node whose clock fired (node model), else None
 
     def big_s(self, t: float) -> float:
         """``S(t)``: nominal hours a run would advance from wall time 0 to ``t``."""
@@ -138,17 +204,28 @@ class _Trial:
         shape, age = float(self.x.trend_shape), float(self.x.fleet_age_hours)
         return ((age + t) / age) ** (shape - 1.0)
 
-    def intensity(self, c: int, t: float) -> float:
-        """Failure intensity of category ``c`` at wall time ``t`` (per hour)."""
+    def modulation(self, c: int, t: float) -> float:
+        """Diurnal and trend factor of category ``c`` at wall time ``t`` (1 when constant)."""
         hour = float(self.x.start_hour) + t
         day = 1.0 + self.amp[c] * math.cos(2.0 * math.pi * (hour - self.peak[c]) / 24.0)
-        return self.rates[c] * day * self.trend(t)
+        return day * self.trend(t)
+
+    def intensity(self, c: int, t: float) -> float:
+        """Failure intensity of category ``c`` at wall time ``t`` (per hour)."""
+        return self.rates[c] * self.modulation(c, t)
+
+    def sources(self) -> list[tuple[int, object, float]]:
+        """Independent failure sources: (category, node or None, rate at modulation 1)."""
+        return [(c, None, rate) for c, rate in enumerate(self.rates)]
 
     def first_failure(self, t0: float, t1: float) -> tuple[float, int | None]:
-        """Earliest failure in the exposed wall interval ``[t0, t1)`` by per-category thinning."""
-        first, who = math.inf, None
+        """Earliest failure in the exposed wall interval ``[t0, t1)`` by per-source thinning.
+
+        The node that failed (None for a cluster-level source) is left in ``self.struck``.
+        """
+        first, who, struck = math.inf, None, None
         top = max(self.trend(t0), self.trend(t1))
-        for c, rate in enumerate(self.rates):
+        for c, node, rate in self.sources():
             bound = rate * (1.0 + self.amp[c]) * top
             if bound <= 0.0:
                 continue
@@ -157,10 +234,24 @@ class _Trial:
                 s += self.rng.exponential(1.0 / bound)
                 if s >= min(t1, first):
                     break
-                if self.rng.random() * bound < self.intensity(c, s):
-                    first, who = s, c
+                if self.rng.random() * bound < rate * self.modulation(c, s):
+                    first, who, struck = s, c, node
                     break
+        self.struck = struck
         return first, who
+
+    def earliest_clock(self) -> tuple[float, int | None]:
+        """Earliest pending constant-rate category clock: (time, category)."""
+        first, who = math.inf, None
+        for c, tc in enumerate(self.next_cat):
+            if tc < first:
+                first, who = tc, c
+        self.struck = None
+        return first, who
+
+    def redraw(self, c: int, now: float) -> None:
+        """Redraw the constant-rate clock of category ``c`` that fired at ``now``."""
+        self.next_cat[c] = self._draw(self.rates[c], now)
 
     def _draw(self, rate: float, now: float) -> float:
         """Absolute time of the next event of a clock with ``rate``, drawn at ``now``."""
@@ -207,10 +298,7 @@ class _Trial:
         if self.varying:
             first, who = self.first_failure(t0, limit)
         else:
-            first, who = math.inf, None
-            for c, tc in enumerate(self.next_cat):
-                if tc < first:
-                    first, who = tc, c
+            first, who = self.earliest_clock()
         if maint_exposed and self.next_maint < first:
             first, who = self.next_maint, _MAINT
         event: int | str | None  # a category index, _MAINT, None (run done) or "cap"
@@ -237,7 +325,7 @@ class _Trial:
         if event == _MAINT:
             self.next_maint = self._draw(float(self.x.maint_rate), stop)
         elif isinstance(event, int) and not self.varying:
-            self.next_cat[event] = self._draw(self.rates[event], stop)
+            self.redraw(event, stop)
         return event, elapsed
 
     # ---- progress bookkeeping -------------------------------------------------------
@@ -289,16 +377,24 @@ class _Trial:
 
     # ---- phases ---------------------------------------------------------------------
 
+    def restart_length(self) -> float:
+        """Hours of the restart about to begin."""
+        return float(self.x.restart_hours)
+
+    def planned_in_restart(self) -> None:
+        """Note planned maintenance during a restart (used by the node model)."""
+
     def restart(self) -> None:
         """Restart until one completes; failures and maintenance may strike during it."""
         x = self.x
         while True:
-            event, _ = self.expose(float(x.restart_hours), _RESTART)
+            event, _ = self.expose(self.restart_length(), _RESTART)
             if event is None:
                 return
             if event == _MAINT:
                 self.maintenance_events += 1
                 self.check_events()
+                self.planned_in_restart()
                 self.pause(float(x.maint_hours), _MAINTENANCE)
             else:
                 self.failure(event, self.p)
@@ -412,6 +508,347 @@ class _Trial:
             return False
 
 
+# ---- the node model -------------------------------------------------------------------------
+
+#: Per-trial counts of the node model, in output order (zero when it is off).
+NODE_COUNTS: tuple[str, ...] = (
+    "nodes_excluded_bad",
+    "nodes_excluded_good",
+    "repairs_auto",
+    "repairs_manual",
+    "nodes_retired",
+    "wrong_blames",
+    "standby_swaps",
+    "restarts_memory",
+    "restarts_storage",
+)
+
+
+def _per_category(value, n_cat: int, default: float) -> list[float]:
+    """Per-category values of a node-model input; an empty array means the default."""
+    a = np.asarray(value, dtype=np.float64).ravel()
+    if a.size == 0:
+        return [default] * n_cat
+    assert a.shape == (n_cat,), f"a per-category input has shape {a.shape}, not ({n_cat},)"
+    return [float(v) for v in a]
+
+
+class _Node:
+    """One node: its type, where it is, its recorded failures, repairs and failure clocks."""
+
+    __slots__ = ("bad", "where", "failures", "sends", "clock")
+
+    def __init__(self, bad: bool, where: str):
+        self.bad = bad
+        self.where = where  # job, standby, pool, repair1, repair2, excluded, retired, returned
+        self.failures: list[float] = []  # wall times of the failures recorded on it
+        self.sends = 0  # times sent to repair (or retired)
+        self.clock: list[float] = []  # absolute next failure time per category (in the job)
+
+
+class _NodeTrial(_Trial):
+    """A trial of the node model: an explicit list of node objects, one clock per node.
+
+    Every node of the job carries its own exponential clock per node-domain category, at
+    ``g_c = Lambda_c / (n (1 - f + f m_c))`` for a good node and ``m_c g_c`` for a bad one;
+    a blast-radius category keeps one cluster clock at ``Lambda_c``. Nodes move between
+    lists (job, standbys, pool) and a heap of repair completions; every move is checked
+    against the conservation of nodes.
+    """
+
+    def __init__(self, inputs: KernelInputs, rates: np.ndarray, rng: np.random.Generator):
+        super().__init__(inputs, rates, rng)
+        x = inputs
+        n_cat = len(self.rates)
+        self.n = int(x.n_nodes)
+        self.f = float(x.bad_fraction)
+        self.mult = _per_category(x.bad_multiplier, n_cat, 1.0)
+        self.dsize = [int(d) for d in _per_category(x.cat_domain, n_cat, 1.0)]
+        self.diag = _per_category(x.diag_hours, n_cat, 0.0)
+        self.wrong = _per_category(x.diag_wrong, n_cat, 0.0)
+        self.node_cats = [c for c in range(n_cat) if self.dsize[c] <= 1]
+        self.good_rate = [
+            self.rates[c] / (self.n * (1.0 - self.f + self.f * self.mult[c])) for c in range(n_cat)
+        ]
+        for c in self.node_cats:  # per-node clocks replace the cluster clock
+            self.next_cat[c] = math.inf
+        self.lemon_k, self.window = int(x.lemon_k), float(x.lemon_window)
+        self.n_standbys, self.finite = int(x.n_standbys), int(x.n_spares) >= 0
+        self.mem_hours, self.replicas = float(x.mem_restart_hours), int(x.mem_replicas)
+        self.counts = dict.fromkeys(NODE_COUNTS, 0)
+        self.created = 0  # fresh nodes drawn from an unlimited pool
+        self.total = self.n + self.n_standbys + (int(x.n_spares) if self.finite else 0)
+        self.shop: list[tuple[float, int, _Node, int]] = []  # heap: (done at, seq, node, stage)
+        self.seq = 0
+        self.excluded: list[_Node] = []
+        self.retired: list[_Node] = []
+        self.returned = 0  # repaired nodes gone back to an unlimited pool
+        self.need = 0  # nodes the job still waits for
+        self.left = 0  # nodes that left the job since the last durable checkpoint
+        self.memory_next = False  # whether the next restart reads peers' memory
+        self.t_fail = 0.0
+        self.struck_fail: _Node | None = None
+        self.pool_area, self.pool_t = 0.0, 0.0
+        self.took_pool = False  # whether the current replacement took a node from the pool
+        self.job: list[_Node] = []
+        for _ in range(self.n):
+            self.join(self.fresh())
+        self.standbys = [self.fresh("standby") for _ in range(self.n_standbys)]
+        self.pool = [self.fresh("pool") for _ in range(int(x.n_spares) if self.finite else 0)]
+        self.created = 0  # the initial nodes are in self.total already
+        self.check_nodes()
+
+    # ---- nodes ----------------------------------------------------------------------
+
+    def fresh(self, where: str = "job") -> _Node:
+        """Make a new node, bad with probability ``f``."""
+        self.created += 1
+        return _Node(bool(self.rng.random() < self.f), where)
+
+    def node_rate(self, node: _Node, c: int) -> float:
+        """Failure rate of ``node`` in node-domain category ``c`` (per exposed hour)."""
+        return self.good_rate[c] * (self.mult[c] if node.bad else 1.0)
+
+    def join(self, node: _Node) -> None:
+        """Put ``node`` in the job with fresh clocks (the job is not exposed now)."""
+        node.where = "job"
+        node.clock = [math.inf] * len(self.rates)
+        for c in self.node_cats:
+            node.clock[c] = self._draw(self.node_rate(node, c), self.t)
+        self.job.append(node)
+
+    def leave(self, node: _Node) -> None:
+        self.job.remove(node)
+        node.clock = []
+
+    def check_nodes(self) -> None:
+        """Nodes are conserved across job, standbys, pool, repair, excluded and retired."""
+        held = len(self.job) + len(self.standbys) + len(self.pool) + len(self.shop)
+        held += len(self.excluded) + len(self.retired) + self.returned
+        assert held == self.total + self.created, (held, self.total, self.created)
+        assert len(self.job) + self.need == self.n and self.need >= 0
+        assert 0 <= len(self.standbys) <= self.n_standbys and len(self.pool) >= 0
+        assert self.finite or not self.pool
+        assert all(nd.where == "job" for nd in self.job)
+        assert all(nd.where == "standby" for nd in self.standbys)
+        assert all(nd.where == "pool" for nd in self.pool)
+
+    def integrate_pool(self, t: float) -> None:
+        """Accumulate the time integral of the pool's size up to ``t``."""
+        assert t >= self.pool_t
+        self.pool_area += len(self.pool) * (t - self.pool_t)
+        self.pool_t = t
+
+    def take_from_pool(self) -> _Node | None:
+        """Draw a node uniformly from the pool (fresh from an unlimited one), or None."""
+        if not self.finite:
+            return self.fresh()
+        if not self.pool:
+            return None
+        self.integrate_pool(self.t)
+        return self.pool.pop(int(self.rng.integers(len(self.pool))))
+
+    # ---- repair pipeline --------------------------------------------------------------
+
+    def stage_hours(self, stage: int) -> float:
+        mean = float(self.x.repair_hours if stage == 1 else self.x.manual_repair_hours)
+        if bool(self.x.repair_fixed) or mean <= 0.0:
+            return mean
+        return float(self.rng.exponential(mean))
+
+    def enter_stage(self, node: _Node, stage: int, now: float) -> None:
+        node.where = f"repair{stage}"
+        self.counts["repairs_auto" if stage == 1 else "repairs_manual"] += 1
+        self.seq += 1
+        heapq.heappush(self.shop, (now + self.stage_hours(stage), self.seq, node, stage))
+
+    def send_to_repair(self, node: _Node) -> None:
+        """Send a node that left the job to repair, or retire it on its last send."""
+        node.sends += 1
+        retire_after = int(self.x.retire_after)
+        if retire_after > 0 and node.sends >= retire_after:
+            node.where = "retired"
+            self.retired.append(node)
+            self.counts["nodes_retired"] += 1
+        else:
+            self.enter_stage(node, 1, self.t)
+
+    def advance_shop(self, t: float) -> None:
+        """Process every repair stage that ends at or before ``t``, in time order."""
+        if not self.shop or self.shop[0][0] > t:
+            return
+        while self.shop and self.shop[0][0] <= t:
+            when, _, node, stage = heapq.heappop(self.shop)
+            self.integrate_pool(when)
+            miss = float(self.x.auto_miss if stage == 1 else self.x.manual_miss)
+            if node.bad and self.rng.random() >= miss:
+                node.bad = False
+            if stage == 1 and float(self.x.escalate_prob) > 0.0:
+                if self.rng.random() < float(self.x.escalate_prob):
+                    self.enter_stage(node, 2, when)
+                    continue
+            self.route(node)
+        self.check_nodes()
+
+    def route(self, node: _Node) -> None:
+        """Send a repaired node to a waiting job, else the standbys if short, else the pool."""
+        if self.need > 0:
+            self.join(node)
+            self.need -= 1
+            self.took_pool = True
+        elif len(self.standbys) < self.n_standbys:
+            node.where = "standby"
+            self.standbys.append(node)
+        elif self.finite:
+            node.where = "pool"
+            self.pool.append(node)
+        else:
+            node.where = "returned"
+            self.returned += 1
+
+    # ---- clocks -------------------------------------------------------------------------
+
+    def sources(self) -> list[tuple[int, object, float]]:
+        cluster = [(c, None, self.rates[c]) for c in range(len(self.rates)) if self.dsize[c] > 1]
+        per_node = [(c, nd, self.node_rate(nd, c)) for nd in self.job for c in self.node_cats]
+        return cluster + per_node
+
+    def earliest_clock(self) -> tuple[float, int | None]:
+        first, who = super().earliest_clock()
+        struck = None
+        for node in self.job:
+            for c in self.node_cats:
+                if node.clock[c] < first:
+                    first, who, struck = node.clock[c], c, node
+        self.struck = struck
+        return first, who
+
+    def redraw(self, c: int, now: float) -> None:
+        if self.struck is None:
+            super().redraw(c, now)
+        else:
+            self.struck.clock[c] = self._draw(self.node_rate(self.struck, c), now)
+
+    def pause(self, duration: float, cause: int) -> None:
+        super().pause(duration, cause)
+        for node in self.job:
+            node.clock = [tc + duration for tc in node.clock]
+
+    def expose(self, duration, cause, maint_exposed=True, scaled=False):
+        assert len(self.job) == self.n and self.need == 0  # the job holds all its nodes
+        return super().expose(duration, cause, maint_exposed=maint_exposed, scaled=scaled)
+
+    # ---- failures, recovery, restarts ---------------------------------------------------
+
+    def fall_back(self, computed: float) -> None:
+        if any(when <= self.t for when, _ in self.pending):  # a new checkpoint is durable
+            self.left = 0
+        super().fall_back(computed)
+
+    def failure(self, c: int, computed: float) -> None:
+        self.t_fail, self.struck_fail = self.t, self.struck
+        super().failure(c, computed)
+
+    def recover(self, c: int) -> None:
+        """Spend detection and diagnosis; blame, detect lemons, repair, replace."""
+        x = self.x
+        self.pause(float(x.detect_hours[c]), _DETECTION)
+        self.pause(self.diag[c], _DIAGNOSIS)
+        self.advance_shop(self.t)
+        to_repair: list[_Node] = []
+        to_exclude: list[_Node] = []
+        blast = False
+        if self.dsize[c] > 1:  # blast radius: d nodes at once, no blame, all to repair
+            d = min(self.dsize[c], self.n)
+            picks = self.rng.choice(len(self.job), size=d, replace=False)
+            to_repair = [self.job[int(i)] for i in picks]
+            blast = d > 1
+        else:
+            blamed = self.struck_fail
+            assert blamed is not None and blamed.where == "job"
+            if self.n > 1 and self.wrong[c] > 0.0 and self.rng.random() < self.wrong[c]:
+                others = [nd for nd in self.job if nd is not blamed]
+                blamed = others[int(self.rng.integers(len(others)))]
+                self.counts["wrong_blames"] += 1
+            blamed.failures.append(self.t_fail)
+            recent = sum(1 for s in blamed.failures if s > self.t_fail - self.window)
+            if self.lemon_k >= 1 and recent >= self.lemon_k:
+                to_exclude = [blamed]
+            elif bool(x.swap[c]):
+                to_repair = [blamed]
+        for node in to_exclude:
+            self.leave(node)
+            node.where = "excluded"
+            self.excluded.append(node)
+            self.counts["nodes_excluded_bad" if node.bad else "nodes_excluded_good"] += 1
+        for node in to_repair:
+            self.leave(node)
+            self.send_to_repair(node)
+        gone = len(to_exclude) + len(to_repair)
+        self.left += gone
+        self.memory_next = self.mem_hours >= 0.0 and not blast and self.left <= self.replicas
+        self.replace(gone)
+
+    def replace(self, need: int) -> None:
+        """Refill the job: standbys first, then pool nodes, then wait for repairs."""
+        self.need = need
+        self.took_pool = False
+        while self.need > 0 and self.standbys:
+            node = self.standbys.pop(int(self.rng.integers(len(self.standbys))))
+            self.join(node)
+            self.need -= 1
+            self.counts["standby_swaps"] += 1
+        while self.need > 0:
+            node = self.take_from_pool()
+            if node is None:
+                break
+            self.join(node)
+            self.need -= 1
+            self.took_pool = True
+        while len(self.standbys) < self.n_standbys:
+            node = self.take_from_pool()
+            if node is None:
+                break
+            node.where = "standby"
+            self.standbys.append(node)
+        self.check_nodes()
+        while self.need > 0:
+            if not self.shop:  # no node can ever come: wait to the cap
+                self.lost[_SPARE_WAIT] += self.cap - self.t
+                self.t = self.cap
+                raise _Stop
+            self.pause(self.shop[0][0] - self.t, _SPARE_WAIT)
+            self.advance_shop(self.t)
+        if self.took_pool:
+            self.pause(float(self.x.preempt_hours), _PREEMPTION)
+            self.pause(float(self.x.swap_hours), _NODE_SWAP)
+        self.check_nodes()
+
+    def restart_length(self) -> float:
+        if self.memory_next:
+            self.counts["restarts_memory"] += 1
+            return self.mem_hours
+        self.counts["restarts_storage"] += 1
+        return float(self.x.restart_hours)
+
+    def planned_in_restart(self) -> None:
+        self.memory_next = False
+
+    def maintenance(self, computed: float) -> bool:
+        self.memory_next = False
+        done = super().maintenance(computed)
+        self.left = 0  # the maintenance checkpoint is durable
+        return done
+
+    def finish(self) -> float:
+        """Settle repairs to the trial's end; return the pool's time-average size."""
+        self.advance_shop(self.t)
+        self.integrate_pool(self.t)
+        if not self.finite or self.t <= 0.0:
+            return math.nan
+        return self.pool_area / self.t
+
+
 def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Simulate every trial of ``inputs`` event by event (slow; the oracle for the kernel).
 
@@ -430,7 +867,10 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         ``progress_hours`` (n_trials,) float64, durable compute hours at the end;
         ``interruptions`` (n_trials, n_categories) int64; ``maintenance_events`` (n_trials,)
         int64; ``lost_hours`` (n_trials, len(CAUSES)) float64, hours by cause in the order of
-        :data:`relmc.sim.CAUSES`; ``power_swings`` (n_trials,) int64.
+        :data:`relmc.sim.CAUSES`; ``power_swings`` (n_trials,) int64; the node model's counts
+        (n_trials,) int64, named in :data:`NODE_COUNTS` (zero when it is off), and
+        ``pool_occupancy`` (n_trials,) float64, the time-average number of nodes in the pool
+        (NaN unless the node model is on with a finite pool).
     """
     n_trials, n_cat = inputs.n_trials, inputs.n_categories
     out = {
@@ -441,13 +881,21 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         "maintenance_events": np.zeros(n_trials, dtype=np.int64),
         "lost_hours": np.zeros((n_trials, len(CAUSES))),
         "power_swings": np.zeros(n_trials, dtype=np.int64),
+        **{name: np.zeros(n_trials, dtype=np.int64) for name in NODE_COUNTS},
+        "pool_occupancy": np.full(n_trials, np.nan),
     }
+    # inputs from before the node model have no node_model property: it is off
+    trial_class = _NodeTrial if getattr(inputs, "node_model", False) else _Trial
     cat_rate = np.asarray(inputs.cat_rate, dtype=np.float64)
     assert cat_rate.ndim == 2
     assert np.shape(inputs.detect_hours) == (n_cat,) and np.shape(inputs.swap) == (n_cat,)
     for i in range(n_trials):
-        trial = _Trial(inputs, cat_rate[int(inputs.draw_of_trial[i])], rng)
+        trial = trial_class(inputs, cat_rate[int(inputs.draw_of_trial[i])], rng)
         out["finished"][i] = trial.simulate()
+        if isinstance(trial, _NodeTrial):
+            out["pool_occupancy"][i] = trial.finish()
+            for name, value in trial.counts.items():
+                out[name][i] = value
         out["wall_hours"][i] = trial.t
         out["progress_hours"][i] = trial.p
         out["interruptions"][i] = trial.interruptions
