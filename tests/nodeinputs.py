@@ -1,24 +1,14 @@
-"""Node-model inputs for tests, and the one switch that says whether the kernel has the model.
-
-The node model's fields (:mod:`relmc.sim`, "Nodes: ...") are added to
-:class:`~relmc.sim.inputs.KernelInputs` by the kernel's implementation. Until then this module
-builds the same fields, with the same names and defaults, on a test-only subclass, so the
-oracle and the known answers can run; the kernel variants of the tests skip (one helper:
-:func:`kernel_has_nodes`). Once ``KernelInputs`` has ``node_model``, :func:`node_inputs` builds
-a plain ``KernelInputs`` and the stand-in is never used.
-"""
+"""Node-model inputs for tests, one runner for the oracle and the kernel, one comparison."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
-import pytest
 from kernelcheck import Z_MAX, disagreements
 
 from relmc._seed import resolve_seed
-from relmc.sim.inputs import OUTPUTS, KernelInputs
+from relmc.sim.inputs import KernelInputs
 from relmc.sim.reference import NODE_COUNTS, simulate_reference
 
 #: The node model's scalar fields and their defaults (the model is off at these).
@@ -40,62 +30,6 @@ NODE_SCALARS = {
 }
 #: Per-category fields and the value of every entry by default.
 NODE_ARRAYS = {"bad_multiplier": 1.0, "cat_domain": 1, "diag_hours": 0.0, "diag_wrong": 0.0}
-
-
-def kernel_has_nodes() -> bool:
-    """Whether the kernel implements the node model: the one skip condition of its tests."""
-    names = {name for name, _, _, _ in OUTPUTS}
-    return hasattr(KernelInputs, "node_model") and "repairs_auto" in names
-
-
-def _empty():
-    return np.zeros(0)
-
-
-@dataclass(frozen=True, eq=False)
-class _StandIn(KernelInputs):
-    """``KernelInputs`` with the node fields, for the oracle until the kernel has them."""
-
-    n_nodes: int = 1
-    bad_fraction: float = 0.0
-    bad_multiplier: np.ndarray = field(default_factory=_empty)
-    cat_domain: np.ndarray = field(default_factory=_empty)
-    diag_hours: np.ndarray = field(default_factory=_empty)
-    diag_wrong: np.ndarray = field(default_factory=_empty)
-    lemon_k: int = 0
-    lemon_window: float = math.inf
-    repair_fixed: bool = False
-    escalate_prob: float = 0.0
-    manual_repair_hours: float = 168.0
-    auto_miss: float = 0.0
-    manual_miss: float = 0.0
-    retire_after: int = 0
-    n_standbys: int = 0
-    preempt_hours: float = 0.0
-    mem_restart_hours: float = -1.0
-    mem_replicas: int = 1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        n_cat = self.n_categories
-        for name, value in NODE_ARRAYS.items():
-            if np.size(getattr(self, name)) == 0:
-                dtype = np.int64 if name == "cat_domain" else np.float64
-                object.__setattr__(self, name, np.full(n_cat, value, dtype=dtype))
-
-    @property
-    def node_model(self) -> bool:
-        """Whether any node-model field is on (differs from its default)."""
-        scalars = any(
-            getattr(self, k) != v
-            for k, v in NODE_SCALARS.items()
-            if k not in ("lemon_window", "manual_repair_hours", "mem_replicas")
-        )
-        arrays = any(np.any(np.asarray(getattr(self, k)) != v) for k, v in NODE_ARRAYS.items())
-        return bool(scalars or arrays or self.mem_restart_hours >= 0.0)
-
-
-INPUTS_CLASS = KernelInputs if hasattr(KernelInputs, "node_model") else _StandIn
 
 
 def node_inputs(
@@ -131,7 +65,7 @@ def node_inputs(
         if name in args:
             dtype = np.int64 if name == "cat_domain" else np.float64
             args[name] = np.asarray(args[name], dtype=dtype)
-    return INPUTS_CLASS(
+    return KernelInputs(
         cat_rate=rates,
         draw_of_trial=np.zeros(n_trials, dtype=np.int64),
         detect_hours=np.zeros(n_cat) if detect is None else np.asarray(detect, dtype=float),
@@ -141,14 +75,9 @@ def node_inputs(
 
 
 def run(engine: str, inputs: KernelInputs, seed: int) -> dict[str, np.ndarray]:
-    """Run ``inputs`` on the oracle (``"reference"``) or the kernel (``"kernel"``).
-
-    The kernel variant of a node-model input skips until the kernel has the model.
-    """
+    """Run ``inputs`` on the oracle (``"reference"``) or the kernel (``"kernel"``)."""
     if engine == "reference":
         return simulate_reference(inputs, np.random.default_rng(seed))
-    if getattr(inputs, "node_model", False) and not kernel_has_nodes():
-        pytest.skip("the kernel does not implement the node model yet")
     from relmc.sim.simulate import run_kernel
 
     out, _ = run_kernel(inputs, resolve_seed(seed), n_threads=1)

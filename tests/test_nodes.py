@@ -2,8 +2,7 @@
 memory restore), each derived in ``benchmarks/NODES_ANSWERS.md``, and the kernel against the
 oracle with everything on.
 
-Every known answer runs on both engines (``engine`` fixture): the oracle now, the kernel once it
-implements the node model (:func:`nodeinputs.kernel_has_nodes`, the one skip condition).
+Every known answer runs on both engines (``engine`` fixture): the oracle and the kernel.
 Tolerance: 4 standard errors of the per-trial statistic (about 6e-5 chance per check for a
 correct sampler; the file makes about 40 such checks per engine). Each answer has a negative
 control: a deliberately wrong answer, or a deliberately wrong input, that the same check must
@@ -20,7 +19,7 @@ import math
 import numpy as np
 import pytest
 from kernelcheck import disagreements
-from nodeinputs import INPUTS_CLASS, node_disagreements, node_inputs, run
+from nodeinputs import node_disagreements, node_inputs, run
 from scipy import linalg, stats
 from test_reference import feature_rich
 
@@ -839,9 +838,8 @@ def test_trivial_node_model_matches_the_plain_process(engine, spares):
     # n = 6 nodes, all good, memory restore as long as a restart and never refused: the same
     # process as with the node model off, in distribution (clocks per node vs one per category)
     base = feature_rich(11, n_trials=1500, n_spares=spares, cap_hours=40.0)
-    fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
-    node = INPUTS_CLASS(
-        **fields, n_nodes=6, mem_restart_hours=float(base.restart_hours), mem_replicas=10**6
+    node = dataclasses.replace(
+        base, n_nodes=6, mem_restart_hours=float(base.restart_hours), mem_replicas=10**6
     )
     plain = run(engine, base, seed=400)
     nodes = run(engine, node, seed=401)
