@@ -81,6 +81,51 @@ Restart
     a restart counts as an interruption of its category and leads to its recovery and a new
     restart; planned maintenance during a restart costs ``maint_hours`` and a new restart.
 
+Stragglers and silent data corruption
+-------------------------------------
+Off by default (every category is a *failure* category; then the process above is unchanged
+bit for bit). A category ``c`` has a kind ``cat_kind[c]``: 0 failure (all of the above), 1
+straggler, 2 silent data corruption (SDC). Stragglers and SDC are not node-model features:
+with the node model on, their node is the one swapped (a node-domain event, no wrong blame).
+
+Straggler (kind 1, speed ``straggler_speed[c]`` in (0, 1))
+    Arrives at the category's rate (diurnal and trend factors as for failures) while the job
+    is exposed and no straggler is active (its clock is paused while one is). It does not
+    stop the job: from its arrival the job's runs advance at ``straggler_speed[c]`` times
+    their speed (times ``s(t)`` under a throughput cycle) until it is *handled*, at wall
+    time ``arrival + detect_hours[c]`` if the job is then running: the job stops as for
+    planned maintenance (a fresh checkpoint, ``delta`` + ``persist``, of the progress
+    reached, no rework), then recovery of ``c`` (``diag_hours[c]`` and a swap if
+    ``swap[c]``; its ``detect_hours`` were the slow phase itself), then a restart. A
+    failure, a planned event or another stop before that handles the straggler with it:
+    the slow node is removed during that recovery at no extra cost, and the slow phase ends
+    at the stop. If the detection time falls during a restart, the straggler is handled at
+    the end of the restart (the restart is not slowed; nothing is computed during it). The
+    extra wall hours of a slow phase (wall hours minus the nominal hours the run would have
+    taken at its unslowed speed) are lost to ``straggler``; a straggler counts in
+    ``interruptions[c]`` when it arrives.
+SDC (kind 2, latency ``sdc_latency[c]``, fixed or exponential with that mean per
+``sdc_latency_exp``)
+    Corruption arrives at the category's rate while the job computes (exposed, as failures;
+    its clock is paused while a corruption is latent, so at most one is) and is silent: the
+    job runs on. It is detected ``L`` wall hours later (``L`` drawn at the arrival), at once
+    if the job is then exposed, else when the exposure resumes. At detection the job stops
+    and rolls back to the newest *retained* checkpoint whose snapshot began at or before the
+    corruption (progress at most the corrupted progress ``p_c``); ``retention`` ``K >= 1``
+    keeps the ``K`` newest durable checkpoints (``K = 0``: all are kept), so a rollback may
+    lose several intervals, and if none qualifies the job restarts from progress 0. Durable
+    compute beyond the rollback point and the compute of the run since its last durable
+    checkpoint are ``rework``. Then recovery of ``c`` (``detect_hours[c]``, diagnosis, swap
+    per ``swap[c]``) and a restart. An SDC counts in ``interruptions[c]`` when detected. A
+    failure between arrival and detection recovers as usual to the last durable checkpoint
+    (which may be corrupted); the latent corruption stays latent. A trial that ends (done,
+    cap, ``max_events``) with a latent corruption ends with it undetected
+    (``sdc_undetected`` = 1); its progress counts as is.
+Outputs
+    ``straggler`` is a ``lost_hours`` cause appended after ``preemption``; ``sdc_rollbacks``
+    counts the checkpoints skipped over by rollbacks (beyond the newest durable one),
+    ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial.
+
 Nodes: lemons, blast radius, diagnosis, repair pipeline, standbys, memory restore
 ---------------------------------------------------------------------------------
 Everything in this section is off by default (``KernelInputs.node_model`` is false); then the
