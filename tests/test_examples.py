@@ -122,7 +122,13 @@ def test_paper_pipeline(tmp_path):
 
 @pytest.mark.parametrize("script", sorted(p.name for p in EXAMPLES.glob("*.py")))
 def test_examples_are_listed(script):
-    assert script in {"quickstart.py", "own_cluster.py", "what_if.py", "time_varying.py"}
+    assert script in {
+        "quickstart.py",
+        "own_cluster.py",
+        "what_if.py",
+        "time_varying.py",
+        "levers.py",
+    }
 
 
 def test_example_sweep_spec_validates_and_dry_runs(capsys):
@@ -182,3 +188,22 @@ def test_time_varying(tmp_path):
     ettr = {(r[0], i // 4): float(r[1]) for i, r in enumerate(rows)}
     assert all(ettr[(name, 0)] > ettr[(name, 1)] for name, _ in ettr if _ == 0)
     assert "16,384 GPUs (power step 9.8 MW)" in out
+
+
+def test_levers(tmp_path):
+    out = _run([EXAMPLES / "levers.py"], tmp_path)
+    row = re.compile(
+        r"^(.+?)\s+([\d.]+) \[([\d.]+), ([\d.]+)\]\s+([+-][\d.]+) \[([+-][\d.]+), ([+-][\d.]+)\]"
+        r"\s+([\d.]+)$",
+        re.M,
+    )
+    rows = row.findall(out)
+    assert len(rows) == 12  # six policies at two sizes
+    for r in rows:
+        assert float(r[2]) <= float(r[1]) <= float(r[3])
+        assert float(r[5]) <= float(r[4]) <= float(r[6])
+    base = [r for r in rows if r[0].startswith("baseline")]
+    assert [r[4] for r in base] == ["+0.000", "+0.000"]  # paired: zero gain over itself
+    # restoring from memory in 1/13 of the restart time gains at both sizes, across its band
+    memory = [r for r in rows if r[0] == "memory restore"]
+    assert all(float(r[5]) > 0 for r in memory)
