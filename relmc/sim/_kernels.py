@@ -50,6 +50,15 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
   exponential repairs only, by memorylessness), never a list of repairs.
+* ``_block_nodes`` / ``_trial_nodes``: the node model (any of its inputs on; see
+  :func:`node_model_on`), the general path's timeline plus nodes held as counts by place
+  (job, standbys, pool) and type (good, bad), a sparse record of the nodes that were blamed or
+  sent to repair, and two repair stages. An event's class (a good node's, a bad node's or a
+  blast-radius failure, or maintenance) is drawn from four weights that depend on the bad
+  nodes in the job, then its category from that class's alias table: O(1) however the rates
+  change. The trial loop indexes arrays only (compiled without reference counting); when an
+  event could outgrow the records or the repair stages it returns, the block doubles them,
+  and the trial resumes.
 """
 
 from __future__ import annotations
