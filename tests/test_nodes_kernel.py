@@ -635,3 +635,80 @@ def test_same_result_on_one_or_two_threads():
     b = simulate(sc, n_trials=600, seed=3, n_threads=2)
     for var in a.data_vars:
         np.testing.assert_array_equal(a[var].values, b[var].values, err_msg=var)
+
+
+# --------------------------------------------------------------------------------------------
+# with nothing of it in play, the node path is today's process: compared with the general path
+
+
+def _run_plain(x: KernelInputs, seed: int):
+    n = x.n_trials
+    out = allocate_outputs(n, x.n_categories)
+    root = np.random.SeedSequence(seed)
+    for b in range(-(-n // BLOCK_SIZE)):
+        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        _kernels.simulate_block(
+            rng, *kernel_args(x, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
+        )
+    return out
+
+
+_CATS = [
+    Category("gpu", rate=3e-5, unit="gpu", recovery="swap"),
+    Category("node", rate=1e-4, unit="node", recovery="swap", detection_hours=0.05),
+    Category("hang", rate=2e-5, unit="gpu", detection_hours=1 / 6),
+    Category("bug", rate=0.03, unit="job"),
+]
+PLAIN = {
+    # finite pool (exponential repairs), maintenance, persist, swaps
+    "finite_pool_maintenance": _scenario(
+        _CATS,
+        n_gpus=1024,
+        maint=(0.08, 0.1),
+        persist_hours=0.1,
+        restart_hours=1 / 6,
+        swap_hours=0.25,
+        n_spares=3,
+        repair_hours=4.0,
+    ),  # fmt: skip
+    # time-varying rates of their own diurnal shapes, a trend and a throughput cycle
+    "diurnal_trend_speed": _scenario(
+        [
+            dataclasses.replace(c, diurnal_amplitude=0.6, diurnal_peak_hour=float(5 * k))
+            for k, c in enumerate(_CATS)
+        ],
+        n_gpus=2048,
+        maint=(0.05, 0.2),
+        failures={"trend_shape": 1.5, "fleet_age_hours": 30.0},
+        job={"start_hour": 7.0, "throughput_amplitude": 0.2, "throughput_peak_hour": 3.0},
+        n_spares=2,
+        repair_hours=3.0,
+        swap_hours=0.1,
+    ),  # fmt: skip
+    # unlimited pool, the cap and the event budget in reach
+    "unlimited_cap_budget": _scenario(
+        _CATS, n_gpus=4096, work=40.0, wall_cap_factor=1.6, max_events=60, swap_hours=0.2
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PLAIN))
+def test_node_path_with_nothing_in_play_is_the_general_process(name):
+    # The node model on through lemon detection that can never fire (2 blames within 1e-9 h)
+    # and nothing else: no bad nodes, no diagnosis, one exponential repair stage, no
+    # standbys, preemption or memory restore. Then the node path must be the process of the
+    # general path, in distribution (kernelcheck: means within 4.5 SE, KS on wall time).
+    from kernelcheck import disagreements
+
+    x = _inputs(PLAIN[name], 2048)
+    on = dataclasses.replace(x, lemon_k=2, lemon_window=1e-9)
+    assert on.node_model and not x.node_model
+    nodes, stats = _run_nodes(on, 21)
+    check_invariants(nodes, on, stats)
+    assert not nodes["nodes_excluded_good"].any()
+    plain = _run_plain(x, 22)
+    bad = disagreements(nodes, plain)
+    assert not bad, bad
+    # negative control: 30 % longer node swaps must be seen
+    wrong = dataclasses.replace(on, swap_hours=1.3 * on.swap_hours)
+    assert disagreements(_run_nodes(wrong, 21)[0], plain)

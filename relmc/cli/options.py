@@ -225,9 +225,8 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
                 shown = f"{default:g}"
             opts: list[_Option] = []
             if f.name == "repair_distribution":
-                opts.append(
-                    _Option((flag,), dest, _typed("distribution", lambda v: v.strip().lower()), text, "exponential|fixed")
-                )
+                dist = _typed("distribution", lambda v: v.strip().lower())
+                opts.append(_Option((flag,), dest, dist, text, "exponential|fixed"))
             elif f.name == "checkpoint_interval":
                 opts.append(
                     _Option((flag,), dest, _typed("interval", _interval), text, "HOURS|young|daly")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from relmc._io import check_trial_memory, write_netcdf
@@ -110,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
         f"{fmt(float(pv.sel(quantile=0.05)))}, {fmt(float(pv.sel(quantile=0.95)))}]"
     )
     say(f"finished before the cap: {100 * float(s['finished_fraction']):.1f}% of trials")
+    nodes = node_text(s)
+    if nodes:
+        say(nodes)
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])
     rows = [
@@ -133,3 +137,24 @@ def run(args: argparse.Namespace) -> int:
     output.print_assumed(args, assumed_text(items, f"set them in {args.scenario}: {fields}"))
     output.print_summaries(args, s, "simulate", st.run_id, st.written)
     return 0
+
+
+def node_text(s) -> str:
+    """One line of the node model's means per job, or "" when it was off (all zero)."""
+    from relmc.sim.simulate import NODE_OUTPUTS
+
+    m = {k: float(s[f"{k}_mean"]) for k in NODE_OUTPUTS if f"{k}_mean" in s}
+    occ = m.pop("pool_occupancy", math.nan)
+    if not any(v > 0 for v in m.values()) and math.isnan(occ):
+        return ""
+    text = (
+        f"nodes per job (mean): excluded as lemons {fmt(m['nodes_excluded_bad'])} bad + "
+        f"{fmt(m['nodes_excluded_good'])} good; repairs {fmt(m['repairs_auto'])} automated, "
+        f"{fmt(m['repairs_manual'])} manual, {fmt(m['nodes_retired'])} nodes retired; "
+        f"{fmt(m['wrong_blames'])} wrong blames; {fmt(m['standby_swaps'])} standby swaps; "
+        f"restarts {fmt(m['restarts_memory'])} from memory, {fmt(m['restarts_storage'])} "
+        "from storage"
+    )
+    if not math.isnan(occ):
+        text += f"; {fmt(occ)} nodes in the pool on average"
+    return text

@@ -50,6 +50,15 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
   exponential repairs only, by memorylessness), never a list of repairs.
+* ``_block_nodes`` / ``_trial_nodes``: the node model (any of its inputs on; see
+  :func:`node_model_on`), the general path's timeline plus nodes held as counts by place
+  (job, standbys, pool) and type (good, bad), a sparse record of the nodes that were blamed or
+  sent to repair, and two repair stages. An event's class (a good node's, a bad node's or a
+  blast-radius failure, or maintenance) is drawn from four weights that depend on the bad
+  nodes in the job, then its category from that class's alias table: O(1) however the rates
+  change. The trial loop indexes arrays only (compiled without reference counting); when an
+  event could outgrow the records or the repair stages it returns, the block doubles them,
+  and the trial resumes.
 """
 
 from __future__ import annotations
@@ -1136,11 +1145,15 @@ FRESH = -1  # a node without a record: never blamed, never sent to repair
 # columns of a record: type, place, position in its place's list, repairs begun, failures blamed
 R_TYPE, R_LOC, R_POS, R_REPAIRS, R_NFAIL = range(5)
 N_RFIELDS = 5
-# the integer bookkeeping ``meta``: records ever used, free records, repairs in the heap
-M_HIGH, M_NFREE, M_HEAP = range(3)
-# the float bookkeeping ``fs``: integral of the pool's size over wall time, its last change
-F_OCC, F_TLAST = range(2)
-_CAP0 = 16  # first capacity of the records, lists and repair heap (doubled as needed)
+# the integer bookkeeping ``meta``: records ever used, free records, nodes in repair, nodes in
+# repair stage 0 (automated) and 1 (manual), and (fixed durations) each stage's queue head
+M_HIGH, M_NFREE, M_REPAIR, M_CNT0, M_CNT1, M_HEAD0, M_HEAD1 = range(7)
+N_META = 7
+# the float bookkeeping ``fs``: integral of the pool's size over wall time, its last change,
+# and (exponential durations) each stage's next completion
+F_OCC, F_TLAST, F_NEXT0, F_NEXT1 = range(4)
+N_FS = 4
+_CAP0 = 16  # first capacity of the records, lists and repair stages (doubled as needed)
 
 
 @jit
@@ -1185,50 +1198,95 @@ def _grow_cols(a, need):
     return b
 
 
-@jit
-def _heap_push(ht, hr, meta, time, rid):
-    """Add record ``rid``'s repair completion at ``time`` to the binary min-heap."""
-    j = meta[M_HEAP]
-    while j > 0:
-        up = (j - 1) >> 1
-        if ht[up] <= time:
-            break
-        ht[j] = ht[up]
-        hr[j] = hr[up]
-        j = up
-    ht[j] = time
-    hr[j] = rid
-    meta[M_HEAP] += 1
+@jit(inline="always")
+def _stage_next(s, qt, meta, fs, fixed):
+    """Wall time of the next completion of repair stage ``s`` (inf: none in it)."""
+    if meta[M_CNT0 + s] == 0:
+        return np.inf
+    if fixed:
+        return qt[s, meta[M_HEAD0 + s]]
+    return fs[F_NEXT0 + s]
+
+
+@jit(inline="always")
+def _repair_first(qt, meta, fs, fixed):
+    """Wall time of the next repair completion of either stage (inf: none)."""
+    return min(_stage_next(0, qt, meta, fs, fixed), _stage_next(1, qt, meta, fs, fixed))
+
+
+@jit(inline="always")
+def _repair_add(rng, s, rid, t, mean, fixed, qt, qr, meta, fs):
+    """Start record ``rid``'s repair stage ``s`` at ``t`` (mean duration ``mean``).
+
+    Fixed durations: stage ``s`` is a FIFO queue (it completes in the order it was entered).
+    Exponential: an unordered list plus the stage's next completion; by memorylessness the
+    residual repairs are fresh exponentials at any moment, so a new one joins by taking the
+    minimum, and when one completes it is any of them with equal chance. O(1) either way.
+    """
+    k = meta[M_CNT0 + s]
+    if fixed:
+        j = meta[M_HEAD0 + s] + k
+        if j >= qr.shape[1]:
+            j -= qr.shape[1]
+        qt[s, j] = t + mean
+        qr[s, j] = rid
+    else:
+        qr[s, k] = rid
+        done = t + rng.standard_exponential() * mean
+        if k == 0 or done < fs[F_NEXT0 + s]:
+            fs[F_NEXT0 + s] = done
+    meta[M_CNT0 + s] = k + 1
+    meta[M_REPAIR] += 1
+
+
+@jit(inline="always")
+def _repair_pop(rng, s, mean, fixed, qt, qr, meta, fs):
+    """Remove the node whose repair stage ``s`` completes next: ``(time, record)``."""
+    k = meta[M_CNT0 + s]
+    if fixed:
+        h = meta[M_HEAD0 + s]
+        tc = qt[s, h]
+        rid = qr[s, h]
+        h += 1
+        meta[M_HEAD0 + s] = 0 if h == qr.shape[1] else h
+    else:
+        tc = fs[F_NEXT0 + s]
+        j = int(rng.random() * k)
+        if j >= k:
+            j = k - 1
+        rid = qr[s, j]
+        qr[s, j] = qr[s, k - 1]
+        if k > 1:
+            fs[F_NEXT0 + s] = tc + rng.standard_exponential() * mean / (k - 1)
+    meta[M_CNT0 + s] = k - 1
+    meta[M_REPAIR] -= 1
+    return tc, rid
 
 
 @jit
-def _heap_pop(ht, hr, meta):
-    """Remove and return the earliest repair completion ``(time, record)``."""
-    top_t = ht[0]
-    top_r = hr[0]
-    n = meta[M_HEAP] - 1
-    meta[M_HEAP] = n
-    if n > 0:
-        last_t = ht[n]
-        last_r = hr[n]
-        j = 0
-        while True:
-            k = 2 * j + 1
-            if k >= n:
-                break
-            if k + 1 < n and ht[k + 1] < ht[k]:
-                k += 1
-            if ht[k] >= last_t:
-                break
-            ht[j] = ht[k]
-            hr[j] = hr[k]
-            j = k
-        ht[j] = last_t
-        hr[j] = last_r
-    return top_t, top_r
+def _grow_queue(qt, qr, meta, need):
+    """Return the repair stages with room for ``need`` nodes each, queue heads moved to 0."""
+    cap = qr.shape[1]
+    if cap >= need:
+        return qt, qr
+    m = max(cap, 1)
+    while m < need:
+        m *= 2
+    nt = np.empty((2, m))
+    nr = np.empty((2, m), dtype=np.int64)
+    for s in range(2):
+        h = meta[M_HEAD0 + s]
+        for q in range(meta[M_CNT0 + s]):
+            j = h + q
+            if j >= cap:
+                j -= cap
+            nt[s, q] = qt[s, j]
+            nr[s, q] = qr[s, j]
+        meta[M_HEAD0 + s] = 0
+    return nt, nr
 
 
-@jit
+@jit(inline="always")
 def _rec_new(rec, free, meta, typ):
     """Return a new record for a node of type ``typ`` (capacity ensured by the caller)."""
     if meta[M_NFREE] > 0:
@@ -1245,14 +1303,14 @@ def _rec_new(rec, free, meta, typ):
     return rid
 
 
-@jit
+@jit(inline="always")
 def _rec_free(free, meta, rid):
     """Release a record (its node left the fleet, or its history no longer matters)."""
     free[meta[M_NFREE]] = rid
     meta[M_NFREE] += 1
 
 
-@jit
+@jit(inline="always")
 def _list_remove(lst, ll, rec, which, pos):
     """Remove entry ``pos`` of list ``which`` (the last entry takes its place)."""
     n = ll[which] - 1
@@ -1262,7 +1320,7 @@ def _list_remove(lst, ll, rec, which, pos):
     ll[which] = n
 
 
-@jit
+@jit(inline="always")
 def _put(loc, rid, typ, nc, lst, ll, rec):
     """Place a node of type ``typ`` (record ``rid`` or ``FRESH``) at ``loc``."""
     which = 2 * loc + typ
@@ -1276,7 +1334,7 @@ def _put(loc, rid, typ, nc, lst, ll, rec):
         ll[which] = n + 1
 
 
-@jit
+@jit(inline="always")
 def _take(rng, loc, nc, lst, ll, rec):
     """Remove a node drawn uniformly from ``loc`` (not empty): ``(record or FRESH, type)``.
 
@@ -1303,49 +1361,50 @@ def _take(rng, loc, nc, lst, ll, rec):
     return FRESH, typ
 
 
-@jit
+@jit(inline="always")
 def _occupancy(fs, nc, t):
     """Add the pool's size since its last change to the integral; call before each change."""
     fs[F_OCC] += (nc[2 * L_POOL] + nc[2 * L_POOL + 1]) * (t - fs[F_TLAST])
     fs[F_TLAST] = t
 
 
-@jit
-def _stage_hours(rng, mean, fixed):
-    """Duration of one repair stage: exactly ``mean``, or exponential of that mean."""
-    if fixed:
-        return mean
-    return rng.standard_exponential() * mean
+@jit(inline="always")
+def _send_to_repair(rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
+                    fixed, i, repairs_auto, nodes_retired, track):  # fmt: skip
+    """Send record ``rid``'s node to automated repair at ``t``, or retire it (its n-th time).
 
-
-@jit
-def _send_to_repair(rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours, fixed,
-                    i, repairs_auto, nodes_retired):  # fmt: skip
-    """Send record ``rid``'s node to automated repair at ``t``, or retire it (its n-th time)."""
+    Without ``track`` (an unlimited pool and no escalation: the node never comes back and
+    nothing more is counted) the repair is counted and the record released at once.
+    """
     rec[rid, R_REPAIRS] += 1
     if retire_after > 0 and rec[rid, R_REPAIRS] >= retire_after:
         nodes_retired[i] += 1
         _rec_free(free, meta, rid)
         return
     repairs_auto[i] += 1
+    if not track:
+        _rec_free(free, meta, rid)
+        return
     rec[rid, R_LOC] = L_REPAIR1
-    _heap_push(ht, hr, meta, t + _stage_hours(rng, repair_hours, fixed), rid)
+    _repair_add(rng, 0, rid, t, repair_hours, fixed, qt, qr, meta, fs)
 
 
-@jit
-def _repair_next(rng, rec, ht, hr, meta, escalate_prob, manual_hours, fixed, auto_miss,
-                 manual_miss, i, repairs_manual):  # fmt: skip
+@jit(inline="always")
+def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual_hours, fixed,
+                 auto_miss, manual_miss, i, repairs_manual):  # fmt: skip
     """Complete the earliest repair stage: ``(time, record, whether the node leaves repair)``.
 
     An automated repair goes on to manual repair with probability ``escalate_prob``; a bad
     node leaving a stage stays bad with that stage's miss probability, else becomes good.
     """
-    tc, rid = _heap_pop(ht, hr, meta)
-    if rec[rid, R_LOC] == L_REPAIR1:
+    s = 0 if _stage_next(0, qt, meta, fs, fixed) <= _stage_next(1, qt, meta, fs, fixed) else 1
+    tc, rid = _repair_pop(rng, s, repair_hours if s == 0 else manual_hours, fixed, qt, qr,
+                          meta, fs)  # fmt: skip
+    if s == 0:
         if escalate_prob > 0.0 and (escalate_prob >= 1.0 or rng.random() < escalate_prob):
             repairs_manual[i] += 1
             rec[rid, R_LOC] = L_REPAIR2
-            _heap_push(ht, hr, meta, tc + _stage_hours(rng, manual_hours, fixed), rid)
+            _repair_add(rng, 1, rid, tc, manual_hours, fixed, qt, qr, meta, fs)
             return tc, rid, False
         miss = auto_miss
     else:
@@ -1355,7 +1414,7 @@ def _repair_next(rng, rec, ht, hr, meta, escalate_prob, manual_hours, fixed, aut
     return tc, rid, True
 
 
-@jit
+@jit(inline="always")
 def _release(rid, free, meta, keep):
     """Return the record a repaired node keeps: its own if its history matters, else none."""
     if keep:
@@ -1364,19 +1423,19 @@ def _release(rid, free, meta, keep):
     return FRESH
 
 
-@jit
-def _settle(rng, until, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, keep,
-            n_standbys, escalate_prob, manual_hours, fixed, auto_miss, manual_miss, i,
-            repairs_manual):  # fmt: skip
+@jit(inline="always")
+def _settle(rng, until, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep,
+            n_standbys, repair_hours, escalate_prob, manual_hours, fixed, auto_miss,
+            manual_miss, i, repairs_manual):  # fmt: skip
     """Complete every repair stage due by ``until``, in time order.
 
     A repaired node refills the job's standbys if short, else joins the pool; with an
     unlimited pool it leaves the simulation (its record is released).
     """
-    while meta[M_HEAP] > 0 and ht[0] <= until:
+    while meta[M_REPAIR] > 0 and _repair_first(qt, meta, fs, fixed) <= until:
         tc, rid, back = _repair_next(
-            rng, rec, ht, hr, meta, escalate_prob, manual_hours, fixed, auto_miss, manual_miss,
-            i, repairs_manual,
+            rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual_hours, fixed,
+            auto_miss, manual_miss, i, repairs_manual,
         )  # fmt: skip
         if not back:
             continue
@@ -1392,7 +1451,7 @@ def _settle(rng, until, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, kee
             _put(L_POOL, rid, typ, nc, lst, ll, rec)
 
 
-@jit
+@jit(inline="always")
 def _pick_class(rng, w0, w1, w2, w3):
     """Index of one of four weights (not all zero) drawn in proportion to them (one uniform)."""
     x = rng.random() * (w0 + w1 + w2 + w3)
@@ -1415,7 +1474,7 @@ def _pick_class(rng, w0, w1, w2, w3):
     return last  # x rounded onto the total
 
 
-@jit
+@jit(inline="always")
 def _node_rates(n_nodes, n_bad, g_sum, h_sum, d_sum):
     """Rates of a good-node, a bad-node and a domain failure with ``n_bad`` bad nodes."""
     nf = float(n_nodes)
@@ -1432,7 +1491,7 @@ def _binomial(rng, n, f):
     return rng.binomial(n, f)
 
 
-@jit
+@jit(inline="always")
 def _fresh_type(rng, f):
     """Type of a node from an unlimited pool: bad with probability ``f``."""
     if f <= 0.0:
@@ -1443,16 +1502,15 @@ def _fresh_type(rng, f):
 
 
 @jit
-def _ensure(rec, rtime, free, lst, ht, hr, meta, d_max):
-    """Grow the records, lists and heap (doubling) to hold whatever one event can add."""
+def _ensure(rec, rtime, free, lst, qt, qr, meta, d_max):
+    """Grow the records, lists and repair stages (doubling) to hold what one event can add."""
     need = meta[M_HIGH] + d_max + 2
     rec = _grow_rows(rec, need)
     rtime = _grow_rows(rtime, need)
     free = _grow1(free, need)
     lst = _grow_cols(lst, rec.shape[0])  # a list holds live records only
-    ht = _grow1(ht, meta[M_HEAP] + d_max + 2)
-    hr = _grow1(hr, ht.shape[0])
-    return rec, rtime, free, lst, ht, hr
+    qt, qr = _grow_queue(qt, qr, meta, meta[M_REPAIR] + d_max + 2)
+    return rec, rtime, free, lst, qt, qr
 
 
 @jit
@@ -1470,9 +1528,9 @@ def _node_modulation(w, wg, wb, wd, n_nodes, n_bad, cat_amp, cat_phase, start_ho
     return total, zr, zi
 
 
-@jit
-def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, prob3, slot3, alias3, n_slots,
-                is_dom, w, wb, pc, ps, fail_rate, zr, zi, n_bad, n_nodes):  # fmt: skip
+@jit(inline="always")
+def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, pg, sg, ag, pb, sb, ab, pd, sd, ad,
+                n_slots, is_dom, w, wb, pc, ps, fail_rate, zr, zi, n_bad, n_nodes):  # fmt: skip
     """Draw what an event is: ``(code, type of the node struck)``.
 
     ``mode`` 0: failure or planned event, in proportion to the rates; 1: a failure, rates
@@ -1491,8 +1549,415 @@ def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, prob3, slot3, alias
     k = _pick_class(rng, w_good, w_bad, w_dom, w_maint if mode == 0 else 0.0)
     if k == 3:
         return EV_MAINT, GOOD
-    c = _pick(rng, prob3[k], slot3[k], alias3[k], n_slots[k])
-    return c, (BAD if k == 1 else GOOD)
+    if k == 0:
+        return _pick(rng, pg, sg, ag, n_slots[0]), GOOD
+    if k == 1:
+        return _pick(rng, pb, sb, ab, n_slots[1]), BAD
+    return _pick(rng, pd, sd, ad, n_slots[2]), GOOD
+
+
+@jit(_nrt=False)  # indexes arrays only: no reference counting
+def _trial_nodes(
+    rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab, pd, sd, ad,
+    n_slots, is_dom, dom, d_max, w, pc, ps, detect_hours, swap, maint_rate, maint_hours,
+    work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+    cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+    speed_amp, speed_phase, n_nodes, bad_fraction, diag_hours, diag_wrong, lemon_k,
+    lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss,
+    retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
+    rtime, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
+    nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
+    wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+):  # fmt: skip
+    """Simulate trial ``i`` of the node path from the state in ``st_f``, ``st_i``.
+
+    State: ``st_f = [t, p, r, r_eff]`` (wall clock, durable progress, compute of the last
+    segment, the restart ahead) and ``st_i = [n_seg, events, left, short, n_bad]`` (segments
+    left, events so far, nodes that left since the last durable checkpoint, nodes still owed
+    at the cap, bad nodes in the job). Arrays are never reallocated here (so this compiles
+    without reference counting, which would otherwise cost more than the event itself): when
+    one event might overflow the records or the repair stages, the state is saved and
+    ``(True, False)`` returned, and the caller grows them and calls again; otherwise the
+    trial runs to its end and returns ``(False, done)``. The timeline is
+    :func:`_trial_general`'s.
+    """
+    n = n_nodes
+    nf = float(n)
+    unlimited = n_spares < 0
+    keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
+    track = not unlimited or escalate_prob > 0.0  # repairs followed to their end
+    mem_on = mem_restart_hours >= 0.0
+    k_ring = max(lemon_k, 1)
+    modulated = time_varying(cat_amp, trend_shape)
+    shared = _same_shape(cat_amp, cat_phase)
+    mode_run = 0 if not modulated else (1 if shared else 2)  # _node_event's mode
+    mode_fail = 2 if (modulated and not shared) else 1
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    speedy = speed_amp > 0.0
+    snap_steps = 2 if delta > 0.0 else 0
+    sphase = start_hour - speed_phase
+    n_bad = st_i[4]
+    # the rates with n_bad bad nodes in the job (redone whenever n_bad changes)
+    w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
+    fail_rate = w_good + w_bad + w_dom
+    zr = 0.0
+    zi = 0.0
+    if modulated:
+        fail_rate, zr, zi = _node_modulation(
+            w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
+        )
+    amp = math.hypot(zr, zi)
+    theta = math.atan2(zi, zr)
+    rate = fail_rate + maint_rate
+    inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+
+    t = st_f[0]
+    p = st_f[1]
+    r = st_f[2]
+    r_eff = st_f[3]
+    n_seg = st_i[0]
+    events = st_i[1]
+    last_start = (n_seg - 1) * seg
+    tail = r + delta + persist
+    left = st_i[2]  # nodes that left the job since the checkpoint it restarts from was durable
+    short = 0  # nodes the job still waits for when the cap ends the trial
+    g_fail = np.inf
+    g_maint = np.inf
+    done = False
+    grow = False
+    while True:
+        if meta[M_HIGH] + d_max + 2 > rec.shape[0] or meta[M_REPAIR] + d_max + 2 > qr.shape[1]:
+            grow = True  # the caller grows the records and repair stages, then resumes here
+            break
+        if modulated:
+            g_fail = np.inf
+            if fail_rate > 0.0:
+                g_fail = _fail_gap(
+                    rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                    fleet_age_hours, cap_hours,
+                )  # fmt: skip
+            g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
+            g = min(g_fail, g_maint)
+        elif rate > 0.0:
+            g = _gap(rng) * inv_rate
+        else:
+            g = np.inf
+        e = g - r_eff
+        bt = GOOD  # the type of the node a failure strikes
+        if e < 0.0:
+            # ---- an event during the restart
+            if t + g > cap_hours:
+                lost[i, RESTART] += cap_hours - t
+                t = cap_hours
+                break
+            t += g
+            lost[i, RESTART] += g
+            events += 1
+            if modulated and g_maint < g_fail:
+                c = EV_MAINT
+            else:
+                c, bt = _node_event(
+                    rng, mode_fail if modulated else 0, t, w_good, w_bad, w_dom, maint_rate,
+                    pg, sg, ag, pb, sb, ab, pd, sd, ad, n_slots, is_dom, w, wb, pc, ps,
+                    fail_rate, zr, zi, n_bad, n,
+                )  # fmt: skip
+            if c == EV_MAINT:
+                maint_events[i] += 1
+            else:
+                interruptions[i, c] += 1
+            if events >= max_events:
+                break
+            if c == EV_MAINT:
+                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                if capped:
+                    break
+                r_eff = restart_hours  # after planned maintenance: from storage
+                restarts_storage[i] += 1
+                continue
+        else:
+            # ---- the restart (if any) completed; a run from durable progress p
+            e_fail = g_fail - r_eff
+            if r_eff > 0.0:
+                if t + r_eff > cap_hours:
+                    lost[i, RESTART] += cap_hours - t
+                    t = cap_hours
+                    break
+                t += r_eff
+                lost[i, RESTART] += r_eff
+                r_eff = 0.0
+            swings[i] += 1
+            d_run = last_start + tail
+            e_w = e
+            d_w = d_run
+            if speedy:
+                e = _nominal(t, t + e_w, speed_amp, sphase) if e_w < np.inf else np.inf
+            c = EV_NONE
+            if e < d_run:
+                if modulated and g_maint < g_fail:
+                    c = EV_MAINT
+                else:
+                    c, bt = _node_event(
+                        rng, mode_run, t + e_w, w_good, w_bad, w_dom, maint_rate, pg, sg, ag,
+                        pb, sb, ab, pd, sd, ad, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
+                        zi, n_bad, n,
+                    )  # fmt: skip
+                if c == EV_MAINT and e >= last_start + r:
+                    # planned event after the last compute: deferred past the end
+                    c = EV_NONE
+                    if modulated:
+                        e_w = e_fail
+                    elif fail_rate > 0.0:
+                        e_w += _gap(rng) / fail_rate
+                    else:
+                        e_w = np.inf
+                    e = e_w
+                    if speedy and e_w < np.inf:
+                        e = _nominal(t, t + e_w, speed_amp, sphase)
+                    if e < d_run:
+                        c, bt = _node_event(
+                            rng, mode_fail, t + e_w, w_good, w_bad, w_dom, 0.0, pg, sg, ag, pb,
+                            sb, ab, pd, sd, ad, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
+                            zi, n_bad, n,
+                        )  # fmt: skip
+            if c == EV_NONE and speedy:
+                d_w = _wall_for(t, d_run, speed_amp, sphase)
+            if t + (d_w if c == EV_NONE else e_w) > cap_hours:
+                pos = cap_hours - t
+                if speedy:
+                    pos = _nominal(t, cap_hours, speed_amp, sphase)
+                    lost[i, SLOWDOWN] += (cap_hours - t) - pos
+                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
+                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
+                swings[i] += snap_steps * k + (1 if x >= s_k else 0)
+                lost[i, REWORK] += computed - durable
+                lost[i, CHECKPOINT] += ckpt
+                p += durable
+                t = cap_hours
+                break
+            if c == EV_NONE:
+                swings[i] += snap_steps * (n_seg - 1) + 1
+                lost[i, CHECKPOINT] += n_seg * delta + persist
+                if speedy:
+                    lost[i, SLOWDOWN] += d_w - d_run
+                t += d_w
+                p = work_hours
+                done = True
+                break
+            events += 1
+            t += e_w
+            if speedy:
+                lost[i, SLOWDOWN] += e_w - e
+            k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            swings[i] += snap_steps * k + 1
+            computed = k * tau + min(x, s_k)
+            lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
+            dk = k - 1 if x < persist else k
+            if dk < 0:
+                dk = 0
+            if dk > 0:
+                left = 0  # a newer checkpoint became durable in this run
+            if c == EV_MAINT:
+                maint_events[i] += 1
+            else:
+                interruptions[i, c] += 1
+            if events >= max_events:
+                lost[i, REWORK] += computed - dk * tau
+                p += dk * tau
+                break
+            if c == EV_MAINT:
+                dt = delta + persist
+                if t + dt > cap_hours:
+                    extra = cap_hours - t
+                    if speedy:
+                        extra = _nominal(t, cap_hours, speed_amp, sphase)
+                    durable = _durable_after(e, extra, tau, delta, persist, n_seg)
+                    lost[i, REWORK] += computed - durable
+                    lost[i, CHECKPOINT] += cap_hours - t
+                    p += durable
+                    t = cap_hours
+                    break
+                lost[i, CHECKPOINT] += dt
+                t += dt
+                p += computed
+                left = 0  # the maintenance checkpoint is durable
+                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                if capped:
+                    break
+                n_seg, r = _segments(work_hours - p, tau)
+                last_start = (n_seg - 1) * seg
+                tail = r + delta + persist
+                r_eff = restart_hours
+                restarts_storage[i] += 1
+                continue
+            lost[i, REWORK] += computed - dk * tau
+            p += dk * tau
+            n_seg -= dk
+            last_start = (n_seg - 1) * seg
+        # ---- recovery of category c (struck node of type bt), then a restart
+        t_fail = t
+        t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
+        if capped:
+            break
+        t, capped = _spend(lost, i, DIAGNOSIS, t, diag_hours[c], cap_hours)
+        if capped:
+            break
+        if meta[M_REPAIR] > 0 and _repair_first(qt, meta, fs, repair_fixed) <= t:
+            # repairs done by now: their nodes are back first
+            _settle(
+                rng, t, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep, n_standbys,
+                repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
+                manual_miss, i, repairs_manual,
+            )  # fmt: skip
+        need = 0  # nodes that leave the job now
+        big = False  # a blast radius of more than one node
+        if is_dom[c]:
+            big = dom[c] > 1
+            for _ in range(dom[c]):
+                rid, typ = _take(rng, L_JOB, nc, lst, ll, rec)
+                if rid == FRESH:
+                    rid = _rec_new(rec, free, meta, typ)
+                _send_to_repair(
+                    rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
+                    repair_fixed, i, repairs_auto, nodes_retired, track,
+                )  # fmt: skip
+            need = dom[c]
+        else:
+            typ = bt
+            q_wrong = diag_wrong[c]
+            if n > 1 and q_wrong > 0.0 and (q_wrong >= 1.0 or rng.random() < q_wrong):
+                # another of the job's n - 1 nodes, uniformly: bad with probability
+                # (bad nodes but the struck one) / (n - 1), then uniform within its type
+                wrong_blames[i] += 1
+                typ = BAD if rng.random() * (nf - 1.0) < n_bad - bt else GOOD
+            which = 2 * L_JOB + typ
+            j = int(rng.random() * nc[which])
+            if j >= nc[which]:
+                j = nc[which] - 1
+            rid = lst[which, j] if j < ll[which] else FRESH
+            excluded = False
+            if lemon_k > 0:
+                if rid == FRESH:  # recorded from now on
+                    rid = _rec_new(rec, free, meta, typ)
+                    nc[which] -= 1
+                    _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                q = rec[rid, R_NFAIL]
+                rtime[rid, q % k_ring] = t_fail
+                q += 1
+                rec[rid, R_NFAIL] = q
+                # the oldest of the last lemon_k failures is in the slot written next
+                excluded = q >= lemon_k and rtime[rid, q % k_ring] > t_fail - lemon_window
+            if excluded or swap[c]:
+                nc[which] -= 1
+                if rid != FRESH:
+                    _list_remove(lst, ll, rec, which, rec[rid, R_POS])
+                if excluded:
+                    if typ == BAD:
+                        nodes_excluded_bad[i] += 1
+                    else:
+                        nodes_excluded_good[i] += 1
+                    if rid != FRESH:
+                        _rec_free(free, meta, rid)
+                else:
+                    if rid == FRESH:
+                        rid = _rec_new(rec, free, meta, typ)
+                    _send_to_repair(
+                        rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
+                        repair_fixed, i, repairs_auto, nodes_retired, track,
+                    )  # fmt: skip
+                need = 1
+        if need > 0:
+            # replacements: standbys, then pool nodes, then waiting for repairs
+            left += need
+            got = 0
+            from_pool = False
+            while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
+                rid, typ = _take(rng, L_STANDBY, nc, lst, ll, rec)
+                _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                standby_swaps[i] += 1
+                got += 1
+            while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
+                if unlimited:
+                    rid = FRESH
+                    typ = _fresh_type(rng, bad_fraction)
+                else:
+                    _occupancy(fs, nc, t)
+                    rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
+                _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                got += 1
+                from_pool = True
+            # the standbys are refilled from the pool at once, while it has nodes
+            while nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys and (
+                unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0
+            ):
+                if unlimited:
+                    rid = FRESH
+                    typ = _fresh_type(rng, bad_fraction)
+                else:
+                    _occupancy(fs, nc, t)
+                    rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
+                _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
+            ready = t
+            waited = got < need
+            if waited:
+                # wait for repairs to return the rest; none before the cap: wait to it
+                from_pool = True
+                while got < need:
+                    first = _repair_first(qt, meta, fs, repair_fixed)
+                    if meta[M_REPAIR] == 0 or first > cap_hours:
+                        ready = np.inf
+                        break
+                    tc, rid, back = _repair_next(
+                        rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob,
+                        manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
+                        repairs_manual,
+                    )  # fmt: skip
+                    if back:
+                        typ = rec[rid, R_TYPE]
+                        rid = _release(rid, free, meta, keep)
+                        _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                        got += 1
+                        ready = tc
+                short = need - got  # still owed when the cap comes first
+            if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
+                n_bad = nc[2 * L_JOB + BAD]
+                w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
+                fail_rate = w_good + w_bad + w_dom
+                if modulated:
+                    fail_rate, zr, zi = _node_modulation(
+                        w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
+                    )
+                    amp = math.hypot(zr, zi)
+                    theta = math.atan2(zi, zr)
+                rate = fail_rate + maint_rate
+                inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+            if waited:
+                t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+                if capped:
+                    break
+            if from_pool:
+                t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
+                if capped:
+                    break
+                t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                if capped:
+                    break
+        if mem_on and not big and left <= mem_replicas:
+            r_eff = mem_restart_hours
+            restarts_memory[i] += 1
+        else:
+            r_eff = restart_hours
+            restarts_storage[i] += 1
+    st_f[0] = t
+    st_f[1] = p
+    st_f[2] = r
+    st_f[3] = r_eff
+    st_i[0] = n_seg
+    st_i[1] = events
+    st_i[2] = left
+    st_i[3] = short
+    st_i[4] = n_bad
+    return grow, done
 
 
 @jit
@@ -1564,8 +2029,9 @@ def _block_nodes(
     The timeline of runs, restarts, maintenance, the wall cap and the event budget is the
     general path's (:func:`_trial_general`), with the rates of node-domain categories set by
     the bad nodes in the job and recovery through diagnosis, blame, lemon detection, standbys,
-    the pool and the repair pipeline. Repairs are a binary heap of completion times (exact for
-    any duration); records, lists and heap double their capacity as needed. ``stats`` counts
+    the pool and the repair pipeline. Each repair stage is a FIFO queue of completion times
+    (fixed durations) or a list with its next completion (exponential, memoryless), so a
+    repair costs O(1); records, lists and stages double their capacity as needed. ``stats`` counts
     broken bookkeeping at the end of trials (for tests; always zero): ``[0]`` nodes not
     conserved, ``[1]`` more records listed at a place than nodes there, ``[2]`` records
     leaked.
@@ -1573,10 +2039,8 @@ def _block_nodes(
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
     n = n_nodes
-    nf = float(n)
     unlimited = n_spares < 0
     keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
-    mem_on = mem_restart_hours >= 0.0
     k_ring = max(lemon_k, 1)
     is_dom = np.zeros(n_cat, dtype=np.bool_)
     dom = np.ones(n_cat, dtype=np.int64)
@@ -1591,9 +2055,17 @@ def _block_nodes(
     wg = np.zeros(n_cat)  # per good node's share, per bad node's share, domain categories
     wb = np.zeros(n_cat)
     wd = np.zeros(n_cat)
-    prob3 = np.empty((3, n_cat))
-    slot3 = np.empty((3, n_cat), dtype=np.int64)
-    alias3 = np.empty((3, n_cat), dtype=np.int64)
+    pg = np.empty(n_cat)  # alias tables: good-node, bad-node and domain failures
+    sg = np.empty(n_cat, dtype=np.int64)
+    ag = np.empty(n_cat, dtype=np.int64)
+    pb = np.empty(n_cat)
+    sb = np.empty(n_cat, dtype=np.int64)
+    ab = np.empty(n_cat, dtype=np.int64)
+    pd = np.empty(n_cat)
+    sd = np.empty(n_cat, dtype=np.int64)
+    ad = np.empty(n_cat, dtype=np.int64)
+    st_f = np.zeros(4)  # a trial's resumable state (see _trial_nodes)
+    st_i = np.zeros(5, dtype=np.int64)
     n_slots = np.zeros(3, dtype=np.int64)
     small = np.empty(n_cat, dtype=np.int64)
     large = np.empty(n_cat, dtype=np.int64)
@@ -1601,25 +2073,16 @@ def _block_nodes(
     pc = np.zeros(n_cat)
     ps = np.zeros(n_cat)
     n_seg0, r0 = _segments(work_hours, tau)
-    modulated = time_varying(cat_amp, trend_shape)
-    shared = _same_shape(cat_amp, cat_phase)
-    mode_run = 0 if not modulated else (1 if shared else 2)  # _node_event's mode
-    mode_fail = 2 if (modulated and not shared) else 1
-    seg = tau + delta
-    inv_seg = 1.0 / seg
-    speedy = speed_amp > 0.0
-    snap_steps = 2 if delta > 0.0 else 0
-    sphase = start_hour - speed_phase
     nc = np.zeros(6, dtype=np.int64)
     ll = np.zeros(6, dtype=np.int64)
     rec = np.empty((_CAP0, N_RFIELDS), dtype=np.int64)
     rtime = np.empty((_CAP0, k_ring))
     free = np.empty(_CAP0, dtype=np.int64)
     lst = np.empty((6, _CAP0), dtype=np.int64)
-    ht = np.empty(_CAP0)
-    hr = np.empty(_CAP0, dtype=np.int64)
-    meta = np.zeros(3, dtype=np.int64)
-    fs = np.zeros(2)
+    qt = np.empty((2, _CAP0))  # the repair stages (see _repair_add)
+    qr = np.empty((2, _CAP0), dtype=np.int64)
+    meta = np.zeros(N_META, dtype=np.int64)
+    fs = np.zeros(N_FS)
     for i in range(n_trials):
         d = draw_of_trial[i]
         g_sum = 0.0
@@ -1635,9 +2098,9 @@ def _block_nodes(
                 wb[c] = lam * bad_multiplier[c] / mix[c]
                 g_sum += wg[c]
                 h_sum += wb[c]
-        n_slots[0] = _build_alias(wg, n_cat, prob3[0], slot3[0], alias3[0], small, large)
-        n_slots[1] = _build_alias(wb, n_cat, prob3[1], slot3[1], alias3[1], small, large)
-        n_slots[2] = _build_alias(wd, n_cat, prob3[2], slot3[2], alias3[2], small, large)
+        n_slots[0] = _build_alias(wg, n_cat, pg, sg, ag, small, large)
+        n_slots[1] = _build_alias(wb, n_cat, pb, sb, ab, small, large)
+        n_slots[2] = _build_alias(wd, n_cat, pd, sd, ad, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         nodes_excluded_bad[i] = 0
         nodes_excluded_good[i] = 0
@@ -1661,354 +2124,42 @@ def _block_nodes(
         b = 0 if unlimited else _binomial(rng, n_spares, bad_fraction)
         nc[2 * L_POOL + GOOD] = 0 if unlimited else n_spares - b
         nc[2 * L_POOL + BAD] = b
-        # the rates with n_bad bad nodes in the job (redone whenever n_bad changes)
-        w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
-        fail_rate = w_good + w_bad + w_dom
-        zr = 0.0
-        zi = 0.0
-        if modulated:
-            fail_rate, zr, zi = _node_modulation(
-                w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
-            )
-        amp = math.hypot(zr, zi)
-        theta = math.atan2(zi, zr)
-        rate = fail_rate + maint_rate
-        inv_rate = 1.0 / rate if rate > 0.0 else np.inf
-
-        t = 0.0
-        p = 0.0
-        n_seg = n_seg0
-        r = r0
-        events = 0
-        r_eff = 0.0
-        last_start = (n_seg - 1) * seg
-        tail = r + delta + persist
-        left = 0  # nodes that left the job since the checkpoint it restarts from was durable
-        short = 0  # nodes the job still waits for when the cap ends the trial
-        g_fail = np.inf
-        g_maint = np.inf
-        done = False
+        st_f[0] = 0.0
+        st_f[1] = 0.0
+        st_f[2] = r0
+        st_f[3] = 0.0
+        st_i[0] = n_seg0
+        st_i[1] = 0
+        st_i[2] = 0
+        st_i[3] = 0
+        st_i[4] = n_bad
         while True:
-            if modulated:
-                g_fail = np.inf
-                if fail_rate > 0.0:
-                    g_fail = _fail_gap(
-                        rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
-                        fleet_age_hours, cap_hours,
-                    )  # fmt: skip
-                g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
-                g = min(g_fail, g_maint)
-            elif rate > 0.0:
-                g = _gap(rng) * inv_rate
-            else:
-                g = np.inf
-            e = g - r_eff
-            bt = GOOD  # the type of the node a failure strikes
-            if e < 0.0:
-                # ---- an event during the restart
-                if t + g > cap_hours:
-                    lost[i, RESTART] += cap_hours - t
-                    t = cap_hours
-                    break
-                t += g
-                lost[i, RESTART] += g
-                events += 1
-                if modulated and g_maint < g_fail:
-                    c = EV_MAINT
-                else:
-                    c, bt = _node_event(
-                        rng, mode_fail if modulated else 0, t, w_good, w_bad, w_dom, maint_rate,
-                        prob3, slot3, alias3, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
-                        zi, n_bad, n,
-                    )  # fmt: skip
-                if c == EV_MAINT:
-                    maint_events[i] += 1
-                else:
-                    interruptions[i, c] += 1
-                if events >= max_events:
-                    break
-                if c == EV_MAINT:
-                    t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
-                    if capped:
-                        break
-                    r_eff = restart_hours  # after planned maintenance: from storage
-                    restarts_storage[i] += 1
-                    continue
-            else:
-                # ---- the restart (if any) completed; a run from durable progress p
-                e_fail = g_fail - r_eff
-                if r_eff > 0.0:
-                    if t + r_eff > cap_hours:
-                        lost[i, RESTART] += cap_hours - t
-                        t = cap_hours
-                        break
-                    t += r_eff
-                    lost[i, RESTART] += r_eff
-                    r_eff = 0.0
-                swings[i] += 1
-                d_run = last_start + tail
-                e_w = e
-                d_w = d_run
-                if speedy:
-                    e = _nominal(t, t + e_w, speed_amp, sphase) if e_w < np.inf else np.inf
-                c = EV_NONE
-                if e < d_run:
-                    if modulated and g_maint < g_fail:
-                        c = EV_MAINT
-                    else:
-                        c, bt = _node_event(
-                            rng, mode_run, t + e_w, w_good, w_bad, w_dom, maint_rate, prob3,
-                            slot3, alias3, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr, zi,
-                            n_bad, n,
-                        )  # fmt: skip
-                    if c == EV_MAINT and e >= last_start + r:
-                        # planned event after the last compute: deferred past the end
-                        c = EV_NONE
-                        if modulated:
-                            e_w = e_fail
-                        elif fail_rate > 0.0:
-                            e_w += _gap(rng) / fail_rate
-                        else:
-                            e_w = np.inf
-                        e = e_w
-                        if speedy and e_w < np.inf:
-                            e = _nominal(t, t + e_w, speed_amp, sphase)
-                        if e < d_run:
-                            c, bt = _node_event(
-                                rng, mode_fail, t + e_w, w_good, w_bad, w_dom, 0.0, prob3,
-                                slot3, alias3, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
-                                zi, n_bad, n,
-                            )  # fmt: skip
-                if c == EV_NONE and speedy:
-                    d_w = _wall_for(t, d_run, speed_amp, sphase)
-                if t + (d_w if c == EV_NONE else e_w) > cap_hours:
-                    pos = cap_hours - t
-                    if speedy:
-                        pos = _nominal(t, cap_hours, speed_amp, sphase)
-                        lost[i, SLOWDOWN] += (cap_hours - t) - pos
-                    computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
-                    k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
-                    swings[i] += snap_steps * k + (1 if x >= s_k else 0)
-                    lost[i, REWORK] += computed - durable
-                    lost[i, CHECKPOINT] += ckpt
-                    p += durable
-                    t = cap_hours
-                    break
-                if c == EV_NONE:
-                    swings[i] += snap_steps * (n_seg - 1) + 1
-                    lost[i, CHECKPOINT] += n_seg * delta + persist
-                    if speedy:
-                        lost[i, SLOWDOWN] += d_w - d_run
-                    t += d_w
-                    p = work_hours
-                    done = True
-                    break
-                events += 1
-                t += e_w
-                if speedy:
-                    lost[i, SLOWDOWN] += e_w - e
-                k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
-                swings[i] += snap_steps * k + 1
-                computed = k * tau + min(x, s_k)
-                lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
-                dk = k - 1 if x < persist else k
-                if dk < 0:
-                    dk = 0
-                if dk > 0:
-                    left = 0  # a newer checkpoint became durable in this run
-                if c == EV_MAINT:
-                    maint_events[i] += 1
-                else:
-                    interruptions[i, c] += 1
-                if events >= max_events:
-                    lost[i, REWORK] += computed - dk * tau
-                    p += dk * tau
-                    break
-                if c == EV_MAINT:
-                    dt = delta + persist
-                    if t + dt > cap_hours:
-                        extra = cap_hours - t
-                        if speedy:
-                            extra = _nominal(t, cap_hours, speed_amp, sphase)
-                        durable = _durable_after(e, extra, tau, delta, persist, n_seg)
-                        lost[i, REWORK] += computed - durable
-                        lost[i, CHECKPOINT] += cap_hours - t
-                        p += durable
-                        t = cap_hours
-                        break
-                    lost[i, CHECKPOINT] += dt
-                    t += dt
-                    p += computed
-                    left = 0  # the maintenance checkpoint is durable
-                    t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
-                    if capped:
-                        break
-                    n_seg, r = _segments(work_hours - p, tau)
-                    last_start = (n_seg - 1) * seg
-                    tail = r + delta + persist
-                    r_eff = restart_hours
-                    restarts_storage[i] += 1
-                    continue
-                lost[i, REWORK] += computed - dk * tau
-                p += dk * tau
-                n_seg -= dk
-                last_start = (n_seg - 1) * seg
-            # ---- recovery of category c (struck node of type bt), then a restart
-            t_fail = t
-            t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
-            if capped:
-                break
-            t, capped = _spend(lost, i, DIAGNOSIS, t, diag_hours[c], cap_hours)
-            if capped:
-                break
-            rec, rtime, free, lst, ht, hr = _ensure(rec, rtime, free, lst, ht, hr, meta, d_max)
-            _settle(
-                rng, t, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, keep, n_standbys,
-                escalate_prob, manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
-                repairs_manual,
+            grow, done = _trial_nodes(
+                rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab,
+                pd, sd, ad, n_slots, is_dom, dom, d_max, w, pc, ps, detect_hours, swap,
+                maint_rate, maint_hours, work_hours, tau, delta, persist, restart_hours,
+                swap_hours, n_spares, repair_hours, cap_hours, max_events, cat_amp, cat_phase,
+                start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes,
+                bad_fraction, diag_hours, diag_wrong, lemon_k, lemon_window, repair_fixed,
+                escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
+                n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
+                rtime, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
+                nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+                nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
             )  # fmt: skip
-            need = 0  # nodes that leave the job now
-            big = False  # a blast radius of more than one node
-            if is_dom[c]:
-                big = dom[c] > 1
-                for _ in range(dom[c]):
-                    rid, typ = _take(rng, L_JOB, nc, lst, ll, rec)
-                    if rid == FRESH:
-                        rid = _rec_new(rec, free, meta, typ)
-                    _send_to_repair(
-                        rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours,
-                        repair_fixed, i, repairs_auto, nodes_retired,
-                    )  # fmt: skip
-                need = dom[c]
-            else:
-                typ = bt
-                q_wrong = diag_wrong[c]
-                if n > 1 and q_wrong > 0.0 and (q_wrong >= 1.0 or rng.random() < q_wrong):
-                    # another of the job's n - 1 nodes, uniformly: bad with probability
-                    # (bad nodes but the struck one) / (n - 1), then uniform within its type
-                    wrong_blames[i] += 1
-                    typ = BAD if rng.random() * (nf - 1.0) < n_bad - bt else GOOD
-                which = 2 * L_JOB + typ
-                j = int(rng.random() * nc[which])
-                if j >= nc[which]:
-                    j = nc[which] - 1
-                rid = lst[which, j] if j < ll[which] else FRESH
-                excluded = False
-                if lemon_k > 0:
-                    if rid == FRESH:  # recorded from now on
-                        rid = _rec_new(rec, free, meta, typ)
-                        nc[which] -= 1
-                        _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                    q = rec[rid, R_NFAIL]
-                    rtime[rid, q % k_ring] = t_fail
-                    q += 1
-                    rec[rid, R_NFAIL] = q
-                    # the oldest of the last lemon_k failures is in the slot written next
-                    excluded = q >= lemon_k and rtime[rid, q % k_ring] > t_fail - lemon_window
-                if excluded or swap[c]:
-                    nc[which] -= 1
-                    if rid != FRESH:
-                        _list_remove(lst, ll, rec, which, rec[rid, R_POS])
-                    if excluded:
-                        if typ == BAD:
-                            nodes_excluded_bad[i] += 1
-                        else:
-                            nodes_excluded_good[i] += 1
-                        if rid != FRESH:
-                            _rec_free(free, meta, rid)
-                    else:
-                        if rid == FRESH:
-                            rid = _rec_new(rec, free, meta, typ)
-                        _send_to_repair(
-                            rng, rid, t, rec, free, meta, ht, hr, retire_after, repair_hours,
-                            repair_fixed, i, repairs_auto, nodes_retired,
-                        )  # fmt: skip
-                    need = 1
-            if need > 0:
-                # replacements: standbys, then pool nodes, then waiting for repairs
-                left += need
-                got = 0
-                from_pool = False
-                while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
-                    rid, typ = _take(rng, L_STANDBY, nc, lst, ll, rec)
-                    _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                    standby_swaps[i] += 1
-                    got += 1
-                while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
-                    if unlimited:
-                        rid = FRESH
-                        typ = _fresh_type(rng, bad_fraction)
-                    else:
-                        _occupancy(fs, nc, t)
-                        rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
-                    _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                    got += 1
-                    from_pool = True
-                # the standbys are refilled from the pool at once, while it has nodes
-                while nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys and (
-                    unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0
-                ):
-                    if unlimited:
-                        rid = FRESH
-                        typ = _fresh_type(rng, bad_fraction)
-                    else:
-                        _occupancy(fs, nc, t)
-                        rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
-                    _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
-                ready = t
-                waited = got < need
-                if waited:
-                    # wait for repairs to return the rest; none before the cap: wait to it
-                    from_pool = True
-                    while got < need:
-                        if meta[M_HEAP] == 0 or ht[0] > cap_hours:
-                            ready = np.inf
-                            break
-                        tc, rid, back = _repair_next(
-                            rng, rec, ht, hr, meta, escalate_prob, manual_repair_hours,
-                            repair_fixed, auto_miss, manual_miss, i, repairs_manual,
-                        )  # fmt: skip
-                        if back:
-                            typ = rec[rid, R_TYPE]
-                            rid = _release(rid, free, meta, keep)
-                            _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                            got += 1
-                            ready = tc
-                    short = need - got  # still owed when the cap comes first
-                if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
-                    n_bad = nc[2 * L_JOB + BAD]
-                    w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
-                    fail_rate = w_good + w_bad + w_dom
-                    if modulated:
-                        fail_rate, zr, zi = _node_modulation(
-                            w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
-                        )
-                        amp = math.hypot(zr, zi)
-                        theta = math.atan2(zi, zr)
-                    rate = fail_rate + maint_rate
-                    inv_rate = 1.0 / rate if rate > 0.0 else np.inf
-                if waited:
-                    t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
-                    if capped:
-                        break
-                if from_pool:
-                    t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
-                    if capped:
-                        break
-                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
-                    if capped:
-                        break
-            if mem_on and not big and left <= mem_replicas:
-                r_eff = mem_restart_hours
-                restarts_memory[i] += 1
-            else:
-                r_eff = restart_hours
-                restarts_storage[i] += 1
+            if not grow:
+                break
+            rec, rtime, free, lst, qt, qr = _ensure(rec, rtime, free, lst, qt, qr, meta, d_max)
+        t = st_f[0]
+        p = st_f[1]
+        events = st_i[1]
+        short = st_i[3]
+        n_bad = st_i[4]
         # repairs completed by the end count; the pool's time average over the wall hours
         _settle(
-            rng, t, nc, lst, ll, rec, free, meta, ht, hr, fs, unlimited, keep, n_standbys,
-            escalate_prob, manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
-            repairs_manual,
+            rng, t, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep, n_standbys,
+            repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
+            manual_miss, i, repairs_manual,
         )  # fmt: skip
         if unlimited:
             pool_occupancy[i] = np.nan
@@ -2030,9 +2181,9 @@ def _block_nodes(
         out = nodes_excluded_bad[i] + nodes_excluded_good[i] + nodes_retired[i]
         if nc[2 * L_JOB] + nc[2 * L_JOB + 1] + short != n or n_bad != nc[2 * L_JOB + BAD]:
             stats[0] += 1
-        if not unlimited and held + meta[M_HEAP] + out != n + n_standbys + n_spares:
+        if not unlimited and held + meta[M_REPAIR] + out != n + n_standbys + n_spares:
             stats[0] += 1
-        if meta[M_HIGH] - meta[M_NFREE] != listed + meta[M_HEAP]:
+        if meta[M_HIGH] - meta[M_NFREE] != listed + meta[M_REPAIR]:
             stats[2] += 1
 
 
