@@ -295,6 +295,7 @@ CAUSES: tuple[str, ...] = (
     "slowdown",
     "diagnosis",
     "preemption",
+    "straggler",
 )
 """Names of the ``lost_hours`` causes, in kernel order.
 

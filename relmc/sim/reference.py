@@ -125,6 +125,61 @@ Resolutions for the node model (the kernel must agree):
   ``max_events`` stops included), then the pool's size is averaged over ``[0, wall]``.
 * Initial node types are drawn node by node (each bad with probability ``f``), which makes
   the counts the stated binomials.
+
+Stragglers and silent data corruption (``cat_kind``; inputs without the fields have them off).
+The oracle keeps an explicit list of every kept durable checkpoint (wall time its snapshot
+began, progress), oldest first, ``retention`` applied by dropping the oldest; an active
+straggler as a record (arrival, handling time, node, speed) whose speed factor multiplies the
+stepping of every run activity (a straggler arrival splits the activity in two pieces); a
+latent corruption as a record (wall time, corrupted progress, detection time, node). It
+asserts that the newest kept checkpoint is the durable progress, that a rollback is at most
+the corrupted and the reached progress, and at each trial's end that wall equals progress
+plus lost hours with no negative time but ``slowdown``. Resolutions (the kernel must agree):
+
+* S1. While a straggler is active the clocks of *every* straggler category are paused; while
+  a corruption is latent those of *every* SDC category are (at most one of each at once).
+  Paused clocks restart fresh when the straggler ends or the corruption is detected
+  (memoryless, so the same process).
+* S2. A straggler arriving during a restart, a snapshot or the final persist wait starts its
+  slow phase there. A restart is never slowed; every run activity (compute, snapshots,
+  background persists in flight, the final persist wait) advances at the straggler's factor
+  times ``s(t)``: persists already in flight when it arrives are stretched from then on.
+* S3. A straggler whose handling time falls after the job's last compute (final snapshot or
+  final persist wait) is not handled: the slow phase runs on to the job's end (as planned
+  maintenance there is deferred). A failure there still ends it.
+* S4. A straggler handled at the end of a restart takes no checkpoint (the progress is
+  already durable, as for maintenance during a restart): recovery (``diag_hours``, swap)
+  then a new restart.
+* S5. ``straggler`` lost hours of a slow piece from wall ``t1`` to ``t2`` at factor ``f``:
+  ``(1 - f) (S(t2) - S(t1))`` (the nominal hours the unslowed run would have made, minus
+  those made); ``slowdown`` stays ``(t2 - t1) - (S(t2) - S(t1))``. With ``b = 0`` a handled
+  straggler costs exactly ``(1 - f) detect_hours``.
+* S6. A stop that handles a straggler "with it" (failure, planned event, SDC detection, the
+  cap) costs nothing extra: no node leaves, no repair; the slow phase just ends.
+* S7. A straggler counts in ``interruptions`` (and towards ``max_events``) at its arrival; at
+  the ``max_events``-th arrival the trial stops there, compute since the last durable
+  checkpoint is rework. An SDC counts at detection: its rollback is done, then the trial
+  stops if that was the ``max_events``-th event.
+* S8. SDC arrives whenever the job is exposed (as failures: computing, snapshots, the final
+  persist wait, restarts); the corrupted progress is the progress reached then (during a
+  snapshot its progress, during a restart the durable progress).
+* S9. The rollback point is chosen by *time*: the newest kept checkpoint whose snapshot
+  began at or before the corruption's wall time (so its progress is at most the corrupted
+  progress). Checkpoints newer than the rollback point are dropped from the list. Persists
+  in flight at detection are lost (as for a failure); the kept list is read at detection.
+* S10. ``sdc_rollbacks`` adds the number of kept checkpoints newer than the rollback point
+  (all kept ones for a rollback to scratch); ``sdc_from_scratch`` counts rollbacks with no
+  qualifying checkpoint (also a corruption in the first interval, when none exists yet).
+* S11. Detection due while the job is not exposed happens at the start of the next exposed
+  activity (a restart's start); a maintenance checkpoint during the latency is kept.
+* S12. A maintenance or straggler checkpoint begins at the stop's wall time; persists in
+  flight complete during it and are kept before it.
+* S13. Node model: straggler and SDC categories are node-domain whatever ``cat_domain`` says
+  (one clock per node, ``bad_multiplier`` applies), never wrongly blamed; the struck node is
+  recorded at the arrival (straggler) or the corruption's wall time (SDC) and may be
+  excluded as a lemon. An SDC whose node left the job before detection blames no node. The
+  restart after a straggler's handling or an SDC reads storage; a straggler's checkpoint
+  resets the count of nodes left.
 """
 
 from __future__ import annotations
@@ -137,16 +192,26 @@ import numpy as np
 from relmc.sim import CAUSES
 from relmc.sim.inputs import KernelInputs
 
-__all__ = ["simulate_reference", "NODE_COUNTS"]
+__all__ = ["simulate_reference", "NODE_COUNTS", "SDC_COUNTS"]
+
+#: Per-trial counts of silent data corruption, in output order (zero when none is on).
+SDC_COUNTS: tuple[str, ...] = ("sdc_rollbacks", "sdc_from_scratch", "sdc_undetected")
 
 _REWORK, _CHECKPOINT, _DETECTION, _NODE_SWAP, _SPARE_WAIT, _RESTART, _MAINTENANCE = range(7)
-_SLOWDOWN, _DIAGNOSIS, _PREEMPTION = 7, 8, 9
+_SLOWDOWN, _DIAGNOSIS, _PREEMPTION, _STRAGGLER = 7, 8, 9, 10
 assert CAUSES[_MAINTENANCE] == "maintenance" and CAUSES[_SLOWDOWN] == "slowdown"
 assert CAUSES[_DIAGNOSIS] == "diagnosis" and CAUSES[_PREEMPTION] == "preemption"
-assert len(CAUSES) == 10
+assert CAUSES[_STRAGGLER] == "straggler" and len(CAUSES) == 11
 
 _REL_TOL = 1e-9  # float noise in (W - p) / tau must never create an extra, empty segment
 _MAINT = -1  # event id of planned maintenance; categories are 0..n_categories-1
+_FAILURE, _STRAGGLE, _SDC = 0, 1, 2  # category kinds (``cat_kind``)
+_KIND_DEFAULTS = {  # stragglers and SDC: inputs without these fields have them off
+    "cat_kind": 0,
+    "straggler_speed": 1.0,
+    "sdc_latency": 0.0,
+    "sdc_latency_exp": False,
+}
 
 
 class _Stop(Exception):
@@ -178,6 +243,20 @@ class _Trial:
         self.speed_amp = float(inputs.speed_amp)
         self.elapsed = 0.0  # nominal hours of the last exposed activity, also when it stopped
         self.struck = None  # the node whose clock fired (node model), else None
+        n_cat = len(self.rates)
+        self.kind = [int(k) for k in _kind_field(inputs, "cat_kind", n_cat)]
+        self.slow_speed = _kind_field(inputs, "straggler_speed", n_cat)
+        self.latency = _kind_field(inputs, "sdc_latency", n_cat)
+        self.latency_exp = [bool(v) for v in _kind_field(inputs, "sdc_latency_exp", n_cat)]
+        self.retention = int(getattr(inputs, "retention", 0))
+        # every durable checkpoint still kept: (wall time its snapshot began, progress), oldest
+        # first; the newest is always the durable progress ``p`` (none: ``p = 0``)
+        self.ckpts: list[tuple[float, float]] = []
+        self.slow: dict | None = None  # the active straggler: category, arrival, handling, node
+        self.latent: dict | None = None  # the latent corruption: category, time, progress, ...
+        self.act_base, self.act_moves = 0.0, False  # progress at the activity's start, computing
+        self.sdc_rollbacks = 0
+        self.sdc_from_scratch = 0
 
     def big_s(self, t: float) -> float:
         """``S(t)``: nominal hours a run would advance from wall time 0 to ``t``."""
@@ -227,7 +306,7 @@ class _Trial:
         top = max(self.trend(t0), self.trend(t1))
         for c, node, rate in self.sources():
             bound = rate * (1.0 + self.amp[c]) * top
-            if bound <= 0.0:
+            if bound <= 0.0 or self.blocked(c):
                 continue
             s = t0
             while True:
@@ -244,10 +323,25 @@ class _Trial:
         """Earliest pending constant-rate category clock: (time, category)."""
         first, who = math.inf, None
         for c, tc in enumerate(self.next_cat):
-            if tc < first:
+            if tc < first and not self.blocked(c):
                 first, who = tc, c
         self.struck = None
         return first, who
+
+    def blocked(self, c: int) -> bool:
+        """Whether category ``c``'s clock is paused: a straggler active, a corruption latent."""
+        kind = self.kind[c]
+        return (kind == _STRAGGLE and self.slow is not None) or (
+            kind == _SDC and self.latent is not None
+        )
+
+    def fresh_clocks(self, kind: int, now: float) -> None:
+        """Restart the paused clocks of every category of ``kind`` at ``now`` (memoryless)."""
+        if self.varying:
+            return
+        for c in range(len(self.rates)):
+            if self.kind[c] == kind:
+                self.next_cat[c] = self._draw(self.rates[c], now)
 
     def redraw(self, c: int, now: float) -> None:
         """Redraw the constant-rate clock of category ``c`` that fired at ``now``."""
@@ -283,74 +377,191 @@ class _Trial:
         """Spend up to ``duration`` exposed to events, charged to ``cause`` (None: compute).
 
         Returns ``(event, elapsed)``: ``event`` is None when the interval completed, a category
-        index or ``_MAINT`` when that clock fired first. Raises ``_Stop`` at the cap, after
-        charging the elapsed part; the caller then charges the lost compute as rework. A
-        ``scaled`` activity (part of a run) lasts ``duration`` nominal hours at the diurnal
-        speed: ``elapsed`` (also left in ``self.elapsed``) is nominal, and wall hours beyond
-        it are ``slowdown``.
+        index or ``_MAINT`` when that clock fired first, ``("sdc", c)`` when a latent
+        corruption is detected, ``("straggler", c)`` when an active straggler is handled.
+        Straggler and SDC *arrivals* do not end the interval: they are recorded and the
+        interval goes on (from an arrival on, a ``scaled`` activity advances at the
+        straggler's speed). Raises ``_Stop`` at the cap, after charging the elapsed part;
+        the caller then charges the lost compute as rework. A ``scaled`` activity (part of a
+        run) lasts ``duration`` nominal hours at the diurnal speed times the straggler's
+        factor: ``elapsed`` (also left in ``self.elapsed``) is nominal; wall hours beyond
+        the unslowed run's are ``slowdown``, the unslowed run's nominal hours beyond those
+        made are ``straggler``.
         """
-        t0 = self.t
-        scaled = scaled and self.speed_amp > 0.0
-        end = self.wall_end(t0, duration) if scaled else t0 + duration
-        limit = min(end, self.cap)
-        first: float
-        who: int | None
-        if self.varying:
-            first, who = self.first_failure(t0, limit)
+        done = 0.0  # nominal hours of this activity done so far
+        while True:
+            t0 = self.t
+            factor = self.slow["speed"] if scaled and self.slow is not None else 1.0
+            stretched = scaled and (self.speed_amp > 0.0 or factor < 1.0)
+            rem = duration - done
+            end = self.wall_end(t0, rem / factor) if stretched else t0 + rem
+            # deadlines: detection of a latent corruption (any exposed activity), handling
+            # of a straggler (only in a run before its last compute; in a restart the
+            # caller handles it at the restart's end)
+            due, due_event = math.inf, None
+            if self.latent is not None:
+                due, due_event = max(self.latent["detect"], t0), ("sdc", self.latent["c"])
+            if self.slow is not None and scaled and maint_exposed:
+                handle = max(self.slow["handle"], t0)
+                if handle < due:
+                    due, due_event = handle, ("straggler", self.slow["c"])
+            if due > t0 and due >= end:  # neither overdue nor before the end
+                due, due_event = math.inf, None
+            limit = min(end, self.cap, due)
+            first: float
+            who: int | None
+            if self.varying:
+                first, who = self.first_failure(t0, limit)
+            else:
+                first, who = self.earliest_clock()
+            if maint_exposed and self.next_maint < first:
+                first, who = self.next_maint, _MAINT
+            event: object  # a category index, _MAINT, a tuple, None (done) or "cap"
+            if first < limit:
+                stop, event = max(first, t0), who
+            elif due <= self.cap and due < math.inf:
+                stop, event = due, due_event
+            elif end <= self.cap:
+                stop, event = end, None
+            else:
+                stop, event = self.cap, "cap"
+            wall = stop - t0
+            nominal = wall
+            if stretched:
+                unslowed = self.big_s(stop) - self.big_s(t0)  # nominal hours at factor 1
+                nominal = rem
+                if event is not None:
+                    nominal = min(max(factor * unslowed, 0.0), rem)
+                if factor < 1.0:
+                    self.lost[_SLOWDOWN] += wall - unslowed
+                    self.lost[_STRAGGLER] += unslowed - nominal
+                else:
+                    self.lost[_SLOWDOWN] += wall - nominal
+            assert wall >= 0.0 and nominal >= 0.0
+            done += nominal
+            self.elapsed = done
+            if cause is not None:
+                self.lost[cause] += nominal
+            if not maint_exposed:
+                self.next_maint += wall
+            self.t = stop
+            if event == "cap":
+                raise _Stop
+            if event == _MAINT:
+                self.next_maint = self._draw(float(self.x.maint_rate), stop)
+            elif isinstance(event, int) and self.kind[event] != _FAILURE:
+                self.arrival(event, done)  # a straggler or a corruption: the activity goes on
+                continue
+            elif isinstance(event, int) and not self.varying:
+                self.redraw(event, stop)
+            return event, done
+
+    def arrival(self, c: int, done: float) -> None:
+        """Record the arrival now (``self.t``) of a straggler or a corruption of category ``c``."""
+        now = self.t
+        if self.kind[c] == _STRAGGLE:
+            self.interruptions[c] += 1
+            speed = self.slow_speed[c]
+            assert 0.0 < speed < 1.0
+            self.slow = {
+                "c": c,
+                "arrival": now,
+                "handle": now + float(self.x.detect_hours[c]),
+                "node": self.struck,
+                "speed": speed,
+            }
+            # persists in flight are part of the run: from now on they advance slower too
+            self.pending = [
+                (self.run_wall_end(now, self.nominal_left(now, when)), prog, began)
+                if when > now
+                else (when, prog, began)
+                for when, prog, began in self.pending
+            ]
+            self.check_events()
         else:
-            first, who = self.earliest_clock()
-        if maint_exposed and self.next_maint < first:
-            first, who = self.next_maint, _MAINT
-        event: int | str | None  # a category index, _MAINT, None (run done) or "cap"
-        if first < limit:
-            stop, event = max(first, t0), who
-        elif end <= self.cap:
-            stop, event = end, None
-        else:
-            stop, event = self.cap, "cap"
-        elapsed = wall = stop - t0
-        if scaled:
-            elapsed = duration
-            if event is not None:
-                elapsed = min(max(self.big_s(stop) - self.big_s(t0), 0.0), duration)
-            self.lost[_SLOWDOWN] += wall - elapsed
-        self.elapsed = elapsed
-        if cause is not None:
-            self.lost[cause] += elapsed
-        if not maint_exposed:
-            self.next_maint += wall
-        self.t = stop
-        if event == "cap":
-            raise _Stop
-        if event == _MAINT:
-            self.next_maint = self._draw(float(self.x.maint_rate), stop)
-        elif isinstance(event, int) and not self.varying:
-            self.redraw(event, stop)
-        return event, elapsed
+            mean = self.latency[c]
+            latency = float(self.rng.exponential(mean)) if self.latency_exp[c] else mean
+            self.latent = {
+                "c": c,
+                "time": now,
+                "progress": self.act_base + (done if self.act_moves else 0.0),
+                "detect": now + latency,
+                "node": self.struck,
+            }
+
+    def nominal_left(self, now: float, when: float) -> float:
+        """Nominal hours, at factor 1, a run needs from ``now`` to wall ``when``."""
+        if self.speed_amp > 0.0:
+            return self.big_s(when) - self.big_s(now)
+        return when - now
+
+    def run_wall_end(self, t0: float, nominal: float) -> float:
+        """Wall time at which the run from ``t0`` has advanced ``nominal`` hours."""
+        factor = self.slow["speed"] if self.slow is not None else 1.0
+        if self.speed_amp > 0.0:
+            return self.wall_end(t0, nominal / factor)
+        return t0 + nominal / factor
+
+    def end_slow(self) -> None:
+        """End an active straggler's slow phase: the job stops (its node is handled)."""
+        if self.slow is not None:
+            self.slow = None
+            self.fresh_clocks(_STRAGGLE, self.t)
 
     # ---- progress bookkeeping -------------------------------------------------------
 
     def durable_at(self, t: float) -> float:
         """Durable progress at wall time ``t`` (snapshots whose persist ended by ``t``)."""
         d = self.p
-        for when, prog in self.pending:
+        for when, prog, _ in self.pending:
             if when <= t:
                 d = max(d, prog)
         return d
 
+    def keep(self, began: float, progress: float) -> None:
+        """Keep a checkpoint that became durable; drop the oldest beyond ``retention``."""
+        assert not self.ckpts or (
+            self.ckpts[-1][0] <= began and self.ckpts[-1][1] <= progress * (1 + _REL_TOL)
+        )
+        self.ckpts.append((began, progress))
+        if self.retention > 0:
+            del self.ckpts[: -self.retention]
+
+    def settle(self, t: float, everything: bool = False) -> None:
+        """Keep the persists durable by ``t`` (all in flight if ``everything``), in order."""
+        still = []
+        for when, prog, began in self.pending:
+            if when <= t or everything:
+                self.keep(began, prog)
+            else:
+                still.append((when, prog, began))
+        self.pending = still
+
+    def check_progress(self) -> None:
+        """Check that the newest kept checkpoint is the durable progress (none: 0)."""
+        newest = self.ckpts[-1][1] if self.ckpts else 0.0
+        assert newest == self.p or (self.p == float(self.x.work_hours) and not self.pending), (
+            newest,
+            self.p,
+        )
+
     def fall_back(self, computed: float) -> None:
         """Throw away compute since the last durable checkpoint (a failure or the cap)."""
         d = self.durable_at(self.t)
+        assert computed >= d - 1e-9 * max(1.0, d)
         self.lost[_REWORK] += computed - d
+        self.settle(self.t)
         self.p = d
         self.pending = []
+        self.check_progress()
 
     # ---- recovery -------------------------------------------------------------------
 
-    def recover(self, c: int) -> None:
+    def recover(self, c: int, detect: bool = True) -> None:
         """Spend detection, then a node swap (spare pool) if category ``c`` needs one."""
         x = self.x
-        self.pause(float(x.detect_hours[c]), _DETECTION)
+        if detect:
+            self.pause(float(x.detect_hours[c]), _DETECTION)
         if not bool(x.swap[c]):
             return
         if x.n_spares >= 0:
@@ -370,10 +581,83 @@ class _Trial:
 
     def failure(self, c: int, computed: float) -> None:
         """Unexpected failure of category ``c`` with ``computed`` progress reached."""
+        self.end_slow()
         self.interruptions[c] += 1
         self.fall_back(computed)
         self.check_events()
         self.recover(c)
+
+    def blame(self, node, when: float) -> None:
+        """Name the node a straggler or a corruption struck (used by the node model)."""
+
+    def sdc_detect(self, computed: float) -> None:
+        """Detect the latent corruption now with ``computed`` progress reached; roll back."""
+        lat = self.latent
+        assert lat is not None and lat["detect"] <= self.t
+        c = lat["c"]
+        self.latent = None
+        self.fresh_clocks(_SDC, self.t)
+        self.end_slow()
+        self.interruptions[c] += 1
+        self.settle(self.t)  # persists in flight now are lost, as in a failure
+        self.pending = []
+        clean = [i for i, (began, _) in enumerate(self.ckpts) if began <= lat["time"]]
+        keep = clean[-1] + 1 if clean else 0  # checkpoints up to the rollback point
+        back = self.ckpts[keep - 1][1] if keep else 0.0
+        self.sdc_rollbacks += len(self.ckpts) - keep
+        self.sdc_from_scratch += 0 if keep else 1
+        assert back <= lat["progress"] * (1 + _REL_TOL) + 1e-12
+        assert back <= computed * (1 + _REL_TOL) + 1e-12
+        self.lost[_REWORK] += computed - back
+        self.ckpts = self.ckpts[:keep]
+        self.p = back
+        self.check_progress()
+        self.check_events()
+        self.blame(lat["node"], lat["time"])
+        self.recover(c)
+        self.after_sdc()
+
+    def after_sdc(self) -> None:
+        """Run after an SDC's or a straggler's recovery (node model: restart from storage)."""
+
+    def checkpoint_now(self, computed: float) -> None:
+        """Take a fresh checkpoint of ``computed`` (maintenance, straggler): ``delta + persist``.
+
+        Persists in flight complete during it; its snapshot begins now.
+        """
+        x = self.x
+        began = self.t
+        try:
+            self.pause(float(x.delta) + float(x.persist), _CHECKPOINT)
+        except _Stop:
+            self.fall_back(computed)
+            raise
+        self.settle(self.t, everything=True)
+        self.keep(began, computed)
+        self.p = computed
+        self.check_progress()
+
+    def handle_straggler(self, computed: float | None) -> bool:
+        """Handle the active straggler; True if the job is then done.
+
+        In a run (``computed`` reached) the job first takes a fresh checkpoint as for planned
+        maintenance; at the end of a restart (``computed`` None) it takes none.
+        """
+        slow = self.slow
+        assert slow is not None and slow["handle"] <= self.t
+        self.end_slow()
+        if computed is not None:
+            self.checkpoint_now(computed)
+            if self.done():
+                return True
+        self.after_straggler_checkpoint(computed is not None)
+        self.blame(slow["node"], slow["arrival"])
+        self.recover(slow["c"], detect=False)  # its detection was the slow phase itself
+        self.after_sdc()
+        return False
+
+    def after_straggler_checkpoint(self, took: bool) -> None:
+        """Run after a straggler's checkpoint (the node model resets its count of nodes)."""
 
     # ---- phases ---------------------------------------------------------------------
 
@@ -388,10 +672,18 @@ class _Trial:
         """Restart until one completes; failures and maintenance may strike during it."""
         x = self.x
         while True:
+            self.act_base, self.act_moves = self.p, False
             event, _ = self.expose(self.restart_length(), _RESTART)
             if event is None:
+                if self.slow is not None and self.slow["handle"] <= self.t:
+                    self.handle_straggler(None)  # handled at the end of the restart
+                    continue
                 return
-            if event == _MAINT:
+            if isinstance(event, tuple):
+                assert event[0] == "sdc"
+                self.sdc_detect(self.p)
+            elif event == _MAINT:
+                self.end_slow()
                 self.maintenance_events += 1
                 self.check_events()
                 self.planned_in_restart()
@@ -402,15 +694,14 @@ class _Trial:
     def maintenance(self, computed: float) -> bool:
         """Planned maintenance with ``computed`` progress reached; True if the job is done."""
         x = self.x
+        self.end_slow()
         self.maintenance_events += 1
         try:
             self.check_events()
-            self.pause(float(x.delta) + float(x.persist), _CHECKPOINT)
         except _Stop:
             self.fall_back(computed)
             raise
-        self.p = computed
-        self.pending = []
+        self.checkpoint_now(computed)
         if self.done():  # unreachable but for float noise: the event came before compute ended
             return True
         self.pause(float(x.maint_hours), _MAINTENANCE)
@@ -449,6 +740,7 @@ class _Trial:
             length = remaining - (n - 1) * tau if last else tau
             end_prog = w if last else base + (k + 1) * tau
             # compute
+            self.act_base, self.act_moves = start, True
             try:
                 event, elapsed = self.expose(length, None, scaled=True)
             except _Stop:
@@ -456,44 +748,58 @@ class _Trial:
                 raise
             if event is not None:
                 self.swings += 1  # an event while computing stops it
-                computed = start + elapsed
-                if event == _MAINT:
-                    return self.maintenance(computed)
-                self.failure(event, computed)
-                return False
+                return self.stop_run(event, start + elapsed)
             # blocking snapshot; planned events after the last compute are deferred
             if delta > 0.0 or last:
                 # compute stops for a snapshot; after the last compute it stops in any case
                 # (final persist wait, or the job's end)
                 self.swings += 1
+            began = self.t  # the snapshot captures the state at its start
+            self.act_base, self.act_moves = end_prog, False
             try:
                 event, _ = self.expose(delta, _CHECKPOINT, maint_exposed=not last, scaled=True)
             except _Stop:
                 self.fall_back(end_prog)
                 raise
             if event is not None:
-                if event == _MAINT:
-                    return self.maintenance(end_prog)
-                self.failure(event, end_prog)
-                return False
+                return self.stop_run(event, end_prog)
             if delta > 0.0 and not last:
                 self.swings += 1  # compute resumes
-            durable = self.t + persist
-            if self.speed_amp > 0.0:
-                durable = self.wall_end(self.t, persist)
-            self.pending.append((durable, end_prog))
-        # final persist wait: exposed to failures only
+            durable = self.run_wall_end(self.t, persist)
+            self.pending.append((durable, end_prog, began))
+        # final persist wait: exposed to failures only (and to a corruption's detection)
         try:
             event, _ = self.expose(persist, _CHECKPOINT, maint_exposed=False, scaled=True)
         except _Stop:
             self.fall_back(w)
             raise
         if event is not None:
-            self.failure(event, w)
-            return False
+            return self.stop_run(event, w)
         self.p = w
         self.pending = []
         return True
+
+    def stop_run(self, event, computed: float) -> bool:
+        """Stop the run for ``event`` with ``computed`` progress; True if the job is done."""
+        if event == _MAINT:
+            return self.maintenance(computed)
+        if isinstance(event, tuple):
+            if event[0] == "sdc":
+                self.sdc_detect(computed)
+                return False
+            return self.handle_straggler(computed)
+        self.failure(event, computed)
+        return False
+
+    def check_accounts(self) -> None:
+        """At the trial's end: wall == progress + lost, no negative time but slowdown."""
+        if not math.isfinite(self.t):
+            return
+        total = self.p + sum(self.lost)
+        assert abs(self.t - total) <= 1e-7 * max(1.0, self.t), (self.t, total)
+        for j, hours in enumerate(self.lost):
+            assert j == _SLOWDOWN or hours >= -1e-7 * max(1.0, self.t), (CAUSES[j], hours)
+        assert 0.0 <= self.p <= float(self.x.work_hours) * (1 + _REL_TOL)
 
     def simulate(self) -> bool:
         """Run the trial to the end or the cap; return ``finished``."""
@@ -533,6 +839,11 @@ def _per_category(value, n_cat: int, default: float) -> list[float]:
     return [float(v) for v in a]
 
 
+def _kind_field(inputs, name: str, n_cat: int) -> list[float]:
+    """Per-category stragglers/SDC input ``name`` (absent or empty: its default)."""
+    return _per_category(getattr(inputs, name, np.zeros(0)), n_cat, _KIND_DEFAULTS[name])
+
+
 class _Node:
     """One node: its type, where it is, its recorded failures, repairs and failure clocks."""
 
@@ -566,6 +877,9 @@ class _NodeTrial(_Trial):
         self.dsize = [int(d) for d in _per_category(x.cat_domain, n_cat, 1.0)]
         self.diag = _per_category(x.diag_hours, n_cat, 0.0)
         self.wrong = _per_category(x.diag_wrong, n_cat, 0.0)
+        for c in range(n_cat):  # stragglers and SDC: node-domain, never a wrong blame
+            if self.kind[c] != _FAILURE:
+                self.dsize[c], self.wrong[c] = 1, 0.0
         self.node_cats = [c for c in range(n_cat) if self.dsize[c] <= 1]
         self.good_rate = [
             self.rates[c] / (self.n * (1.0 - self.f + self.f * self.mult[c])) for c in range(n_cat)
@@ -718,10 +1032,34 @@ class _NodeTrial(_Trial):
         struck = None
         for node in self.job:
             for c in self.node_cats:
-                if node.clock[c] < first:
+                if node.clock[c] < first and not self.blocked(c):
                     first, who, struck = node.clock[c], c, node
         self.struck = struck
         return first, who
+
+    def fresh_clocks(self, kind: int, now: float) -> None:
+        if self.varying:
+            return
+        for c in range(len(self.rates)):
+            if self.kind[c] != kind:
+                continue
+            if c in self.node_cats:
+                for node in self.job:
+                    node.clock[c] = self._draw(self.node_rate(node, c), now)
+            else:
+                self.next_cat[c] = self._draw(self.rates[c], now)
+
+    def blame(self, node, when: float) -> None:
+        # the struck node, if it is still in the job (a failure's recovery may have swapped it)
+        self.t_fail = when
+        self.struck_fail = node if node is not None and node.where == "job" else None
+
+    def after_sdc(self) -> None:
+        self.memory_next = False
+
+    def after_straggler_checkpoint(self, took: bool) -> None:
+        if took:
+            self.left = 0
 
     def redraw(self, c: int, now: float) -> None:
         if self.struck is None:
@@ -741,7 +1079,7 @@ class _NodeTrial(_Trial):
     # ---- failures, recovery, restarts ---------------------------------------------------
 
     def fall_back(self, computed: float) -> None:
-        if any(when <= self.t for when, _ in self.pending):  # a new checkpoint is durable
+        if any(when <= self.t for when, _, _ in self.pending):  # a new checkpoint is durable
             self.left = 0
         super().fall_back(computed)
 
@@ -749,10 +1087,11 @@ class _NodeTrial(_Trial):
         self.t_fail, self.struck_fail = self.t, self.struck
         super().failure(c, computed)
 
-    def recover(self, c: int) -> None:
+    def recover(self, c: int, detect: bool = True) -> None:
         """Spend detection and diagnosis; blame, detect lemons, repair, replace."""
         x = self.x
-        self.pause(float(x.detect_hours[c]), _DETECTION)
+        if detect:
+            self.pause(float(x.detect_hours[c]), _DETECTION)
         self.pause(self.diag[c], _DIAGNOSIS)
         self.advance_shop(self.t)
         to_repair: list[_Node] = []
@@ -763,9 +1102,11 @@ class _NodeTrial(_Trial):
             picks = self.rng.choice(len(self.job), size=d, replace=False)
             to_repair = [self.job[int(i)] for i in picks]
             blast = d > 1
+        elif self.struck_fail is None:  # an SDC whose node has left the job: no one to blame
+            assert self.kind[c] == _SDC
         else:
             blamed = self.struck_fail
-            assert blamed is not None and blamed.where == "job"
+            assert blamed.where == "job"
             if self.n > 1 and self.wrong[c] > 0.0 and self.rng.random() < self.wrong[c]:
                 others = [nd for nd in self.job if nd is not blamed]
                 blamed = others[int(self.rng.integers(len(others)))]
@@ -883,6 +1224,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         "power_swings": np.zeros(n_trials, dtype=np.int64),
         **{name: np.zeros(n_trials, dtype=np.int64) for name in NODE_COUNTS},
         "pool_occupancy": np.full(n_trials, np.nan),
+        **{name: np.zeros(n_trials, dtype=np.int64) for name in SDC_COUNTS},
     }
     # inputs from before the node model have no node_model property: it is off
     trial_class = _NodeTrial if getattr(inputs, "node_model", False) else _Trial
@@ -902,4 +1244,8 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         out["maintenance_events"][i] = trial.maintenance_events
         out["lost_hours"][i] = trial.lost
         out["power_swings"][i] = trial.swings
+        out["sdc_rollbacks"][i] = trial.sdc_rollbacks
+        out["sdc_from_scratch"][i] = trial.sdc_from_scratch
+        out["sdc_undetected"][i] = int(trial.latent is not None)
+        trial.check_accounts()
     return out
