@@ -295,6 +295,7 @@ CAUSES: tuple[str, ...] = (
     "slowdown",
     "diagnosis",
     "preemption",
+    "straggler",
 )
 """Names of the ``lost_hours`` causes, in kernel order.
 
@@ -305,7 +306,8 @@ crashed or hung job sits before the failure is noticed. ``slowdown`` (last, so t
 indices stay) is wall time of runs beyond their nominal time under a diurnal throughput
 cycle; it may be negative (the job ran faster than nominal). ``diagnosis`` (finding the node
 at fault after detection) and ``preemption`` (taking a node from the shared pool) follow, zero
-unless the node model is on.
+unless the node model is on. ``straggler`` (wall hours a job ran slow behind a straggling
+node, beyond its unslowed speed) follows, zero unless a category is a straggler category.
 """
 
 __all__ = ["CAUSES"]
