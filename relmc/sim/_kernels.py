@@ -2397,7 +2397,7 @@ def _block_physics(
                 events += 1
                 if maint_stop:
                     maint_events[i] += 1
-                else:
+                elif cat_kind[c] != KIND_SDC:  # an SDC counts when it is detected
                     interruptions[i, c] += 1
                 if events < max_events and not maint_stop and cat_kind[c] != KIND_FAILURE:
                     # a straggler or a corruption: the job runs on
