@@ -2085,7 +2085,7 @@ def _pick_scan(u, wa):
 
 @jit
 def _pool_wait(rng, t, n_repair, next_done, n_spares, repair_hours, lost, i, cap_hours):
-    """A failed node goes to repair at ``t``; wait for a spare if the pool is short.
+    """Send a failed node to repair at ``t``; wait for a spare if the pool is short.
 
     The finite pool of the general path (a count and the next completion, exact for
     exponential repairs by memorylessness). Returns ``(t, capped, n_repair, next_done)``.

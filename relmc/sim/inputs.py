@@ -173,7 +173,9 @@ class KernelInputs:
         if np.size(self.sdc_latency_exp) == 0:
             object.__setattr__(self, "sdc_latency_exp", np.zeros(n_cat, dtype=np.bool_))
         object.__setattr__(self, "cat_kind", np.asarray(self.cat_kind, dtype=np.int64))
-        object.__setattr__(self, "sdc_latency_exp", np.asarray(self.sdc_latency_exp, dtype=np.bool_))
+        object.__setattr__(
+            self, "sdc_latency_exp", np.asarray(self.sdc_latency_exp, dtype=np.bool_)
+        )
         for name in ("straggler_speed", "sdc_latency"):
             object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.float64))
         # the kernel's types: int64 domains, float rates, plain scalars
