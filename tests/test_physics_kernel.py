@@ -11,6 +11,7 @@ import dataclasses
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,7 +44,7 @@ def _run(x: KernelInputs, seed: int) -> dict[str, np.ndarray]:
 def _inputs(rates, kind, *, n_trials=512, speed=None, latency=None, lat_exp=None, **kw):
     """KernelInputs with the kernel's exact types (a new type signature would recompile)."""
     n = len(rates)
-    base = dict(
+    base: dict[str, Any] = dict(
         cat_rate=np.asarray([rates], dtype=np.float64),
         draw_of_trial=np.zeros(n_trials, dtype=np.int64),
         detect_hours=np.zeros(n),
@@ -156,7 +157,7 @@ S = "failures.categories['s']."  # the field prefix of a category named "s"
         (lambda: Category("s", straggler_speed=0.0), S + "straggler_speed", "(0, 1)"),
         (lambda: Category("s", straggler_speed=1.0), S + "straggler_speed", "(0, 1)"),
         (lambda: Category("s", straggler_speed=1.5), S + "straggler_speed", "[0, 1]"),
-        (lambda: Category("s", straggler_speed="x"), S + "straggler_speed", "[0, 1]"),
+        (lambda: Category("s", straggler_speed="x"), S + "straggler_speed", "[0, 1]"),  # type: ignore[arg-type]
         (lambda: Category("s", sdc_latency_hours=-1.0), S + "sdc_latency_hours", ">= 0"),
         (lambda: Category("s", sdc_latency_hours=math.inf), S + "sdc_latency_hours", ">= 0"),
         (
@@ -165,7 +166,7 @@ S = "failures.categories['s']."  # the field prefix of a category named "s"
             "fixed, exponential",
         ),
         (lambda: Policy(checkpoint_retention=-1), "policy.checkpoint_retention", ">= 0"),
-        (lambda: Policy(checkpoint_retention=1.5), "policy.checkpoint_retention", ">= 0"),
+        (lambda: Policy(checkpoint_retention=1.5), "policy.checkpoint_retention", ">= 0"),  # type: ignore[arg-type]
     ],
 )  # fmt: skip
 def test_each_bad_field_is_named_with_its_range(build, field, allowed):

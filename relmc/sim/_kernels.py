@@ -2052,11 +2052,14 @@ def physics_on(cat_kind):
 
 
 @jit
-def _active_rates(w, cat_kind, cat_amp, cat_phase, start_hour, strag_on, sdc_on, wa, pca, psa):
+def _active_rates(
+    w, cat_kind, cat_amp, cat_phase, start_hour, strag_on, sdc_on, wa, pca, psa, modulated
+):
     """Rates of the categories whose clocks run now, in ``wa``; returns ``(sum, zr, zi)``.
 
     Straggler categories are paused while a straggler is active, SDC categories while a
-    corruption is latent; failure categories always run.
+    corruption is latent; failure categories always run. Diurnal terms only if
+    ``modulated`` (else zero: no trigonometry per event).
     """
     tot = 0.0
     for c in range(w.shape[0]):
@@ -2065,6 +2068,8 @@ def _active_rates(w, cat_kind, cat_amp, cat_phase, start_hour, strag_on, sdc_on,
         run = run or (k == KIND_SDC and not sdc_on)
         wa[c] = w[c] if run else 0.0
         tot += wa[c]
+    if not modulated:
+        return tot, 0.0, 0.0
     zr, zi = _diurnal_terms(wa, cat_amp, cat_phase, start_hour, pca, psa)
     return tot, zr, zi
 
@@ -2273,7 +2278,7 @@ def _block_physics(
         c_detect = np.inf
         c_prog = 0.0
         fail_rate, zr, zi = _active_rates(
-            w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa
+            w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa, modulated
         )
         amp = math.hypot(zr, zi)
         theta = math.atan2(zi, zr)
@@ -2421,8 +2426,9 @@ def _block_physics(
                             k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
                             c_prog = p + k * tau + min(x, s_k)
                     fail_rate, zr, zi = _active_rates(
-                        w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa
-                    )
+                        w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa,
+                        modulated,
+                    )  # fmt: skip
                     amp = math.hypot(zr, zi)
                     theta = math.atan2(zi, zr)
                     continue
@@ -2500,7 +2506,7 @@ def _block_physics(
             s_on = False  # any stop removes an active straggler with it
             s_handle = np.inf
             fail_rate, zr, zi = _active_rates(
-                w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa
+                w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa, modulated
             )
             amp = math.hypot(zr, zi)
             theta = math.atan2(zi, zr)
