@@ -39,6 +39,8 @@ __all__ = [
 RECOVERY_KINDS = ("restart", "swap")
 DOMAINS = ("node", "rack", "pod")  # blast radius of one failure
 REPAIR_DISTRIBUTIONS = ("exponential", "fixed")
+CATEGORY_KINDS = ("failure", "straggler", "sdc")  # kernel codes 0, 1, 2
+SDC_LATENCY_DISTRIBUTIONS = ("fixed", "exponential")
 
 
 def _fail(name: str, allowed: str, value: Any) -> FieldError:
@@ -194,6 +196,18 @@ class Category:
     wrong_blame : float
         Probability that diagnosis blames the wrong node (another of the job's nodes), in
         [0, 1]; node-domain categories only.
+    kind : {"failure", "straggler", "sdc"}
+        ``"failure"`` (the default) stops the job; ``"straggler"`` slows it until handled
+        ``detection_hours`` later; ``"sdc"`` (silent data corruption) lets it run on and is
+        found ``sdc_latency_hours`` later, rolling back to a clean checkpoint (see
+        :mod:`relmc.sim`).
+    straggler_speed : float
+        Speed of the job behind a straggler, as a fraction of its normal speed, in (0, 1);
+        read for ``kind="straggler"`` only.
+    sdc_latency_hours : float
+        Wall hours from a corruption to its detection (fixed, or the mean), >= 0.
+    sdc_latency_distribution : {"fixed", "exponential"}
+        Distribution of the SDC latency.
     """
 
     name: str
@@ -208,6 +222,10 @@ class Category:
     domain: str = "node"
     diagnosis_hours: float = 0.0
     wrong_blame: float = 0.0
+    kind: str = "failure"
+    straggler_speed: float = 0.5
+    sdc_latency_hours: float = 0.0
+    sdc_latency_distribution: str = "fixed"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -234,6 +252,24 @@ class Category:
             raise _fail(f"{where}.domain", f"one of {', '.join(DOMAINS)}", self.domain)
         _set(self, "diagnosis_hours", _check_real(f"{where}.diagnosis_hours", self.diagnosis_hours))
         _set(self, "wrong_blame", _check_range(f"{where}.wrong_blame", self.wrong_blame, 0.0, 1.0))
+        self._check_physics(where)
+
+    def _check_physics(self, where: str) -> None:
+        """Validate the straggler and SDC fields."""
+        if self.kind not in CATEGORY_KINDS:
+            raise _fail(f"{where}.kind", f"one of {', '.join(CATEGORY_KINDS)}", self.kind)
+        speed = _check_range(f"{where}.straggler_speed", self.straggler_speed, 0.0, 1.0)
+        if speed in (0.0, 1.0):
+            raise _fail(f"{where}.straggler_speed", "a number in (0, 1)", self.straggler_speed)
+        _set(self, "straggler_speed", speed)
+        lat = _check_real(f"{where}.sdc_latency_hours", self.sdc_latency_hours)
+        _set(self, "sdc_latency_hours", lat)
+        if self.sdc_latency_distribution not in SDC_LATENCY_DISTRIBUTIONS:
+            raise _fail(
+                f"{where}.sdc_latency_distribution",
+                f"one of {', '.join(SDC_LATENCY_DISTRIBUTIONS)}",
+                self.sdc_latency_distribution,
+            )
 
 
 @dataclass(frozen=True)
@@ -562,6 +598,9 @@ class Policy:
         durable, and the failure took no rack or pod), >= 0; ``None`` (the default): off.
     memory_replicas : int
         Copies of the checkpoint held in memory, >= 1.
+    checkpoint_retention : int
+        Durable checkpoints kept for rolling back from silent data corruption: the newest
+        ``K >= 1``, or 0 (the default) for all.
     """
 
     checkpoint_interval: float | str = 0.5
@@ -585,6 +624,7 @@ class Policy:
     preemption_hours: float = 0.0
     memory_restart_hours: float | None = None
     memory_replicas: int = 1
+    checkpoint_retention: int = 0
 
     def __post_init__(self) -> None:
         ci = self.checkpoint_interval
@@ -642,6 +682,8 @@ class Policy:
             _set(self, "memory_restart_hours", mem)
         reps = _check_int("policy.memory_replicas", self.memory_replicas, lo=1)
         _set(self, "memory_replicas", reps)
+        keep = _check_int("policy.checkpoint_retention", self.checkpoint_retention, lo=0)
+        _set(self, "checkpoint_retention", keep)
 
     def interval(self, mttf_hours: float) -> float:
         """Return the checkpoint interval in hours, applying a named rule at ``mttf_hours``."""

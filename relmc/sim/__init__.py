@@ -125,6 +125,37 @@ Outputs
     ``straggler`` is a ``lost_hours`` cause appended after ``preemption``; ``sdc_rollbacks``
     counts the checkpoints skipped over by rollbacks (beyond the newest durable one),
     ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial.
+Resolutions of points left open above (the kernel's; issue 11)
+    1. SDC arrivals are exposed exactly as failures (computing, snapshots, the final persist
+       wait, restarts). The corrupted progress ``p_c`` is the durable progress plus the
+       compute done in the run at the arrival (the durable progress during a restart); a
+       retained checkpoint qualifies when its progress is at most ``p_c`` (to
+       ``1e-9 tau``).
+    2. Straggler and SDC arrivals are events: they count in ``events`` and towards
+       ``max_events`` when they arrive; a straggler's handling and an SDC's detection are
+       not events. An SDC that is the ``max_events``-th event ends the trial latent
+       (``sdc_undetected`` = 1, not in ``interruptions``).
+    3. The slow phase's loss: from wall ``t1`` to ``t2`` at factor ``sigma`` the run
+       advances ``sigma (S(t2) - S(t1))`` nominal hours; ``straggler`` gets
+       ``(1 - sigma) (S(t2) - S(t1))`` (``(1 - sigma) (t2 - t1)`` without a throughput
+       cycle) and ``slowdown`` keeps ``(t2 - t1) - (S(t2) - S(t1))``, so the accounting
+       identity holds exactly. Snapshots and persists in a slow run are slowed with it.
+    4. A straggler that arrives during a restart slows the run after it. One whose handling
+       time falls after the job's last compute (final snapshot or persist wait) is never
+       handled: the job finishes slow. One handled at the end of a restart takes no
+       checkpoint (nothing was computed) and makes no power step: its recovery (a swap per
+       ``swap[c]``), then a new restart.
+    5. Retained checkpoints are the durable ones of runs plus the checkpoints taken at
+       maintenance and at a straggler's handling; the job's start (progress 0) is none. A
+       rollback discards the retained checkpoints newer than its target; ``sdc_rollbacks``
+       adds their number (all retained ones for a rollback to 0), and ``sdc_from_scratch``
+       counts every rollback for which none qualified, also when progress was 0 already.
+    6. A detection that falls in a pause (recovery, maintenance, a maintenance or
+       straggler checkpoint) happens when the next restart begins, before any of it is
+       spent; a detection due at the same moment as a restart's end comes first.
+    7. Stragglers and SDC together with the node model are not implemented yet:
+       :func:`relmc.simulate` rejects them (``FieldError`` naming
+       ``failures.categories.kind``).
 
 Nodes: lemons, blast radius, diagnosis, repair pipeline, standbys, memory restore
 ---------------------------------------------------------------------------------
@@ -306,7 +337,8 @@ crashed or hung job sits before the failure is noticed. ``slowdown`` (last, so t
 indices stay) is wall time of runs beyond their nominal time under a diurnal throughput
 cycle; it may be negative (the job ran faster than nominal). ``diagnosis`` (finding the node
 at fault after detection) and ``preemption`` (taking a node from the shared pool) follow, zero
-unless the node model is on.
+unless the node model is on. ``straggler`` (wall hours a job ran slow behind a straggling
+node, beyond its unslowed speed) follows, zero unless a category is a straggler category.
 """
 
 __all__ = ["CAUSES"]

@@ -2187,6 +2187,509 @@ def _block_nodes(
             stats[2] += 1
 
 
+# ---- stragglers and silent data corruption (issue 11; see relmc.sim) -------------------------
+STRAGGLER = CAUSES.index("straggler")
+KIND_FAILURE, KIND_STRAGGLER, KIND_SDC = 0, 1, 2
+_SDC_RTOL = 1e-9  # relative to tau: a checkpoint at the corrupted progress still qualifies
+
+
+@jit
+def physics_on(cat_kind):
+    """Whether any category is a straggler or SDC category (the physics path's switch)."""
+    for c in range(cat_kind.shape[0]):
+        if cat_kind[c] != KIND_FAILURE:
+            return True
+    return False
+
+
+@jit
+def _active_rates(
+    w, cat_kind, cat_amp, cat_phase, start_hour, strag_on, sdc_on, wa, pca, psa, modulated
+):
+    """Rates of the categories whose clocks run now, in ``wa``; returns ``(sum, zr, zi)``.
+
+    Straggler categories are paused while a straggler is active, SDC categories while a
+    corruption is latent; failure categories always run. Diurnal terms only if
+    ``modulated`` (else zero: no trigonometry per event).
+    """
+    tot = 0.0
+    for c in range(w.shape[0]):
+        k = cat_kind[c]
+        run = k == KIND_FAILURE or (k == KIND_STRAGGLER and not strag_on)
+        run = run or (k == KIND_SDC and not sdc_on)
+        wa[c] = w[c] if run else 0.0
+        tot += wa[c]
+    if not modulated:
+        return tot, 0.0, 0.0
+    zr, zi = _diurnal_terms(wa, cat_amp, cat_phase, start_hour, pca, psa)
+    return tot, zr, zi
+
+
+@jit
+def _pick_scan(u, wa):
+    """Category of a constant-rate failure: ``u`` uniform on ``[0, sum(wa))``, one scan."""
+    acc = 0.0
+    last = 0
+    for c in range(wa.shape[0]):
+        if wa[c] > 0.0:
+            acc += wa[c]
+            last = c
+            if u < acc:
+                return c
+    return last
+
+
+@jit
+def _pool_wait(rng, t, n_repair, next_done, n_spares, repair_hours, lost, i, cap_hours):
+    """Send a failed node to repair at ``t``; wait for a spare if the pool is short.
+
+    The finite pool of the general path (a count and the next completion, exact for
+    exponential repairs by memorylessness). Returns ``(t, capped, n_repair, next_done)``.
+    """
+    while next_done <= t:
+        n_repair -= 1
+        if n_repair > 0:
+            next_done += rng.standard_exponential() * repair_hours / n_repair
+        else:
+            next_done = NO_REPAIR
+    n_repair += 1
+    done_new = t + rng.standard_exponential() * repair_hours
+    if done_new < next_done:
+        next_done = done_new
+    capped = False
+    if n_repair > n_spares:
+        ready = next_done
+        n_repair -= 1
+        if n_repair > 0:
+            next_done = ready + rng.standard_exponential() * repair_hours / n_repair
+        else:
+            next_done = NO_REPAIR
+        t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+    return t, capped, n_repair, next_done
+
+
+@jit
+def _ring_add(rf, rn, nr, first, n, tau, retention):
+    """Add ``n`` durable checkpoints at progress ``first + j tau`` (``j < n``) to the ring.
+
+    The ring is a list of arithmetic runs ``(rf[j], rn[j])`` in increasing progress; a run
+    that continues the newest one is merged into it. With ``retention = K >= 1`` only the
+    ``K`` newest checkpoints are kept (``O(K)`` per call at most). Returns the arrays (grown
+    if needed) and the number of runs.
+    """
+    if n <= 0:
+        return rf, rn, nr
+    if nr > 0 and abs(rf[nr - 1] + rn[nr - 1] * tau - first) <= _SDC_RTOL * tau:
+        rn[nr - 1] += n
+    else:
+        rf = _grow1(rf, nr + 1)
+        rn = _grow1(rn, nr + 1)
+        rf[nr] = first
+        rn[nr] = n
+        nr += 1
+    if retention > 0:
+        total = 0
+        for j in range(nr):
+            total += rn[j]
+        drop = total - retention
+        j0 = 0
+        while drop > 0:
+            m = min(rn[j0], drop)
+            rf[j0] += m * tau
+            rn[j0] -= m
+            drop -= m
+            if rn[j0] == 0:
+                j0 += 1
+        if j0 > 0:
+            for j in range(j0, nr):
+                rf[j - j0] = rf[j]
+                rn[j - j0] = rn[j]
+            nr -= j0
+    return rf, rn, nr
+
+
+@jit
+def _ring_rollback(rf, rn, nr, p_c, tau):
+    """Newest retained checkpoint at progress ``<= p_c``; drops the newer ones.
+
+    Returns ``(q, skipped, nr)``: its progress (0 and ``nr = 0`` when none qualifies) and
+    the number of retained checkpoints newer than it.
+    """
+    lim = p_c + _SDC_RTOL * tau
+    skipped = 0
+    j = nr - 1
+    while j >= 0:
+        if rf[j] > lim:
+            skipped += rn[j]
+            j -= 1
+            continue
+        m = int((lim - rf[j]) / tau)
+        if m > rn[j] - 1:
+            m = rn[j] - 1
+        skipped += rn[j] - 1 - m
+        rn[j] = m + 1
+        return rf[j] + m * tau, skipped, j + 1
+    return 0.0, skipped, 0
+
+
+@jit
+def _block_physics(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    speed_amp,
+    speed_phase,
+    cat_kind,
+    straggler_speed,
+    sdc_latency,
+    sdc_latency_exp,
+    retention,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+    swings,
+    sdc_rollbacks,
+    sdc_from_scratch,
+    sdc_undetected,
+):
+    """Run the physics path (stragglers, SDC) over a block of trials (see :mod:`relmc.sim`).
+
+    An event loop over the exposed phases (a restart, a run): at each step the next arrival
+    is drawn afresh from the categories whose clocks run now (exact for Poisson processes,
+    constant or time-varying, by independent increments) and compared with the deterministic
+    times ahead: the restart's end, the run's end, a straggler's handling, an SDC's
+    detection, the cap. A run's nominal position is ``e_a + sig (S(t) - S(t_a))`` from an
+    anchor ``(t_a, e_a)`` moved at each change of the straggler factor ``sig``; segments
+    are located arithmetically only when the run stops. Retained checkpoints are a ring of
+    arithmetic runs (:func:`_ring_add`). Cost O(events), O(K) per event at most.
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    w = np.zeros(n_cat)
+    wa = np.zeros(n_cat)
+    pca = np.zeros(n_cat)
+    psa = np.zeros(n_cat)
+    modulated = time_varying(cat_amp, trend_shape)
+    speedy = speed_amp > 0.0
+    sphase = start_hour - speed_phase
+    snap_steps = 2 if delta > 0.0 else 0
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    n_seg0, r0 = _segments(work_hours, tau)
+    rf = np.empty(8)
+    rn = np.empty(8, dtype=np.int64)
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        for c in range(n_cat):
+            w[c] = cat_rate[d, c]
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
+        lost[i, STRAGGLER] = 0.0
+        sdc_rollbacks[i] = 0
+        sdc_from_scratch[i] = 0
+        t = 0.0
+        p = 0.0
+        n_seg = n_seg0
+        r = r0
+        last_start = (n_seg - 1) * seg
+        d_run = last_start + r + delta + persist
+        events = 0
+        done = False
+        nr = 0  # runs in the ring of retained checkpoints
+        n_repair = 0
+        next_done = NO_REPAIR
+        s_on = False  # a straggler is active: its category, handling time, speed factor
+        s_cat = 0
+        s_handle = np.inf
+        sig = 1.0
+        c_on = False  # a corruption is latent: its category, detection time, progress
+        c_cat = 0
+        c_detect = np.inf
+        c_prog = 0.0
+        fail_rate, zr, zi = _active_rates(
+            w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa, modulated
+        )
+        amp = math.hypot(zr, zi)
+        theta = math.atan2(zi, zr)
+        in_restart = False
+        t_rend = 0.0
+        t_a = 0.0  # the run's anchor: wall time and nominal position
+        e_a = 0.0
+        swings[i] += 1  # the job starts computing
+        while True:
+            # ---- the next arrival, drawn from now with the clocks that run now
+            g_fail = np.inf
+            g_maint = np.inf
+            if modulated:
+                if fail_rate > 0.0:
+                    g_fail = _fail_gap(
+                        rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                        fleet_age_hours, cap_hours,
+                    )  # fmt: skip
+                if maint_rate > 0.0:
+                    g_maint = _gap(rng) / maint_rate
+                t_arr = t + min(g_fail, g_maint)
+            else:
+                tot = fail_rate + maint_rate
+                t_arr = t + _gap(rng) / tot if tot > 0.0 else np.inf
+            t_det = max(c_detect, t) if c_on else np.inf
+            rc = -1  # category to recover from (and restart after), -1: none
+            rc_detect = 0.0  # its detection hours to spend
+            ckpt_stop = False  # stop with a fresh checkpoint (maintenance, straggler)
+            maint_stop = False
+            sdc_stop = False
+            arrival = False
+            if in_restart:
+                # a detection due at the restart's start (or in it) comes before its end
+                if t_det <= t_arr and t_det <= t_rend:
+                    t_next = t_det
+                    sdc_stop = True
+                elif t_arr < t_rend:
+                    t_next = t_arr
+                    arrival = True
+                else:
+                    t_next = t_rend
+                if t_next > cap_hours:
+                    lost[i, RESTART] += cap_hours - t
+                    t = cap_hours
+                    break
+                lost[i, RESTART] += t_next - t
+                t = t_next
+                if not (sdc_stop or arrival):
+                    # ---- the restart completes
+                    in_restart = False
+                    if s_on and s_handle <= t:
+                        # a straggler detected during the restart: handled at its end,
+                        # nothing computed yet, so no checkpoint
+                        rc = s_cat
+                    else:
+                        swings[i] += 1
+                        t_a = t
+                        e_a = 0.0
+                        sig = straggler_speed[s_cat] if s_on else 1.0
+                        continue
+            else:
+                # ---- a run: which comes first, an event or the run's end?
+                t_next = min(t_arr, t_det)
+                if s_on:
+                    t_next = min(t_next, s_handle)
+                e_next = np.inf
+                if t_next < np.inf:
+                    ds = _nominal(t_a, t_next, speed_amp, sphase) if speedy else t_next - t_a
+                    e_next = e_a + sig * ds
+                ends = e_next >= d_run
+                if ends:
+                    dn = (d_run - e_a) / sig
+                    t_next = t_a + (_wall_for(t_a, dn, speed_amp, sphase) if speedy else dn)
+                t_stop = min(t_next, cap_hours)
+                ds = _nominal(t_a, t_stop, speed_amp, sphase) if speedy else t_stop - t_a
+                if speedy:
+                    lost[i, SLOWDOWN] += (t_stop - t_a) - ds
+                if sig < 1.0:
+                    lost[i, STRAGGLER] += (1.0 - sig) * ds
+                e = e_a + sig * ds
+                t = t_stop
+                t_a = t
+                e_a = e
+                if t_next > cap_hours:
+                    # ---- the cap cuts the run
+                    computed, durable, ckpt, _ = _run_position(e, tau, delta, persist, n_seg, r)
+                    k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                    swings[i] += snap_steps * k + (1 if x >= s_k else 0)
+                    lost[i, REWORK] += computed - durable
+                    lost[i, CHECKPOINT] += ckpt
+                    p += durable
+                    break
+                if ends:
+                    swings[i] += snap_steps * (n_seg - 1) + 1
+                    lost[i, CHECKPOINT] += n_seg * delta + persist
+                    p = work_hours
+                    done = True
+                    break
+                if t_det <= t_next:
+                    sdc_stop = True
+                elif t_arr <= t_next:
+                    arrival = True
+                else:
+                    ckpt_stop = True  # the straggler is handled now
+                    rc = s_cat
+            c = -1
+            if arrival:
+                if modulated:
+                    if g_maint < g_fail:
+                        maint_stop = True
+                    else:
+                        c = _pick_at(rng, t, wa, pca, psa, fail_rate, zr, zi)
+                else:
+                    u = rng.random() * (fail_rate + maint_rate)
+                    if u >= fail_rate:
+                        maint_stop = True
+                    else:
+                        c = _pick_scan(u, wa)
+                if maint_stop and not in_restart and e_a >= last_start + r:
+                    continue  # a planned event after the last compute: deferred, uncounted
+                events += 1
+                if maint_stop:
+                    maint_events[i] += 1
+                elif cat_kind[c] != KIND_SDC:  # an SDC counts when it is detected
+                    interruptions[i, c] += 1
+                if events < max_events and not maint_stop and cat_kind[c] != KIND_FAILURE:
+                    # a straggler or a corruption: the job runs on
+                    if cat_kind[c] == KIND_STRAGGLER:
+                        s_on = True
+                        s_cat = c
+                        s_handle = t + detect_hours[c]
+                        if not in_restart:
+                            sig = straggler_speed[c]
+                        if not in_restart and e_a >= last_start + r:
+                            s_handle = np.inf  # after the last compute: never handled
+                    else:
+                        c_on = True
+                        c_cat = c
+                        lat = sdc_latency[c]
+                        if sdc_latency_exp[c]:
+                            lat = rng.standard_exponential() * lat
+                        c_detect = t + lat
+                        c_prog = p
+                        if not in_restart:
+                            k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
+                            c_prog = p + k * tau + min(x, s_k)
+                    fail_rate, zr, zi = _active_rates(
+                        w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa,
+                        modulated,
+                    )  # fmt: skip
+                    amp = math.hypot(zr, zi)
+                    theta = math.atan2(zi, zr)
+                    continue
+                if not maint_stop:
+                    rc = c
+                    rc_detect = detect_hours[c]
+                    if cat_kind[c] == KIND_SDC:
+                        c_on = True  # the event budget ends the trial with it latent
+            if ckpt_stop and e_a >= last_start + r:
+                # a straggler whose handling falls after the job's last compute (it arrived
+                # in the restart before): never handled, the job finishes slow
+                s_handle = np.inf
+                continue
+            if sdc_stop:
+                rc = c_cat
+                rc_detect = detect_hours[c_cat]
+            # ---- the job stops (not after a restart-end straggler: nothing ran)
+            if not in_restart and (arrival or sdc_stop or ckpt_stop):
+                e = e_a
+                k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                swings[i] += snap_steps * k + 1
+                computed = k * tau + min(x, s_k)
+                lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
+                dk = k - 1 if x < persist else k
+                if dk < 0:
+                    dk = 0
+                if events >= max_events and arrival:
+                    lost[i, REWORK] += computed - dk * tau
+                    p += dk * tau
+                    break
+                if maint_stop or ckpt_stop:
+                    dt = delta + persist
+                    if t + dt > cap_hours:
+                        extra = cap_hours - t
+                        if speedy:
+                            extra = _nominal(t, cap_hours, speed_amp, sphase)
+                        durable = _durable_after(e, extra, tau, delta, persist, n_seg)
+                        lost[i, REWORK] += computed - durable
+                        lost[i, CHECKPOINT] += cap_hours - t
+                        p += durable
+                        t = cap_hours
+                        break
+                    lost[i, CHECKPOINT] += dt
+                    t += dt
+                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, dk, tau, retention)
+                    if computed > dk * tau:
+                        rf, rn, nr = _ring_add(rf, rn, nr, p + computed, 1, tau, retention)
+                    p += computed
+                    n_seg, r = _segments(work_hours - p, tau)
+                else:
+                    lost[i, REWORK] += computed - dk * tau
+                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, dk, tau, retention)
+                    p += dk * tau
+                    n_seg -= dk
+            elif events >= max_events and arrival:
+                break  # (during a restart)
+            if sdc_stop:
+                q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau)
+                if q < p:
+                    lost[i, REWORK] += p - q
+                    p = q
+                    n_seg, r = _segments(work_hours - p, tau)
+                sdc_rollbacks[i] += skipped
+                if nr == 0:
+                    sdc_from_scratch[i] += 1
+                    p = 0.0
+                    n_seg, r = n_seg0, r0
+                interruptions[i, c_cat] += 1
+                c_on = False
+                c_detect = np.inf
+            last_start = (n_seg - 1) * seg
+            d_run = last_start + r + delta + persist
+            in_restart = False
+            sig = 1.0
+            s_on = False  # any stop removes an active straggler with it
+            s_handle = np.inf
+            fail_rate, zr, zi = _active_rates(
+                w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa, modulated
+            )
+            amp = math.hypot(zr, zi)
+            theta = math.atan2(zi, zr)
+            if maint_stop:
+                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                if capped:
+                    break
+            else:
+                # ---- recovery of category rc (a straggler's detection was its slow phase)
+                t, capped = _spend(lost, i, DETECTION, t, rc_detect, cap_hours)
+                if capped:
+                    break
+                if swap[rc]:
+                    if n_spares >= 0:
+                        t, capped, n_repair, next_done = _pool_wait(
+                            rng, t, n_repair, next_done, n_spares, repair_hours, lost, i,
+                            cap_hours,
+                        )  # fmt: skip
+                        if capped:
+                            break
+                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                    if capped:
+                        break
+            in_restart = True
+            t_rend = t + restart_hours
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+        sdc_undetected[i] = 1 if c_on else 0
+
+
 @jit
 def node_model_on(
     bad_fraction,
@@ -2291,6 +2794,11 @@ def simulate_block(
     preempt_hours,
     mem_restart_hours,
     mem_replicas,
+    cat_kind,
+    straggler_speed,
+    sdc_latency,
+    sdc_latency_exp,
+    retention,
     wall,
     finished,
     progress,
@@ -2309,13 +2817,22 @@ def simulate_block(
     restarts_memory,
     restarts_storage,
     pool_occupancy,
+    sdc_rollbacks,
+    sdc_from_scratch,
+    sdc_undetected,
 ):
     """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
 
     The path is chosen here from the inputs (see the module docstring); all paths implement
     the one contract. With the node model off the node inputs are not read and the node
-    outputs are zero (``pool_occupancy`` NaN).
+    outputs are zero (``pool_occupancy`` NaN). With every category a failure category the
+    straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
+    path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
     """
+    for i in range(draw_of_trial.shape[0]):
+        sdc_rollbacks[i] = 0
+        sdc_from_scratch[i] = 0
+        sdc_undetected[i] = 0
     if node_model_on(
         bad_fraction, cat_domain, diag_hours, diag_wrong, lemon_k, repair_fixed, escalate_prob,
         retire_after, n_standbys, preempt_hours, mem_restart_hours,
@@ -2346,6 +2863,17 @@ def simulate_block(
         restarts_memory[i] = 0
         restarts_storage[i] = 0
         pool_occupancy[i] = np.nan
+    if physics_on(cat_kind):
+        _block_physics(
+            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+            work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
+            repair_hours, cap_hours, max_events,
+            cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
+            cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+            sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+        )  # fmt: skip
+        return
     varying = time_varying(cat_amp, trend_shape) or speed_amp != 0.0
     if renewal_applies(maint_rate, n_spares, swap, varying):
         _block_renewal(

@@ -94,6 +94,17 @@ class KernelInputs:
         Restart time from peers' memory (negative: off).
     mem_replicas : int
         In-memory copies of the checkpoint, >= 1.
+    cat_kind : ndarray of int64, shape (n_categories,)
+        Kind of each category: 0 failure, 1 straggler, 2 silent data corruption (empty: zeros).
+    straggler_speed : ndarray, shape (n_categories,)
+        Speed factor of the job behind a straggler of each category, in (0, 1) (empty: ones;
+        read for straggler categories only).
+    sdc_latency : ndarray, shape (n_categories,)
+        Wall hours from a corruption to its detection (fixed or the mean; empty: zeros).
+    sdc_latency_exp : ndarray of bool, shape (n_categories,)
+        Whether the SDC latency is exponential with mean ``sdc_latency`` (empty: False).
+    retention : int
+        Durable checkpoints kept for SDC rollbacks, ``K >= 1`` newest (0: all).
     """
 
     cat_rate: np.ndarray
@@ -137,6 +148,11 @@ class KernelInputs:
     preempt_hours: float = 0.0
     mem_restart_hours: float = -1.0
     mem_replicas: int = 1
+    cat_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    straggler_speed: np.ndarray = field(default_factory=lambda: np.ones(0))
+    sdc_latency: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sdc_latency_exp: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    retention: int = 0
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
@@ -147,6 +163,21 @@ class KernelInputs:
             object.__setattr__(self, "bad_multiplier", np.ones(n_cat))
         if np.size(self.cat_domain) == 0:
             object.__setattr__(self, "cat_domain", np.ones(n_cat, dtype=np.int64))
+        # stragglers and SDC: off unless given (every category a failure category)
+        if np.size(self.cat_kind) == 0:
+            object.__setattr__(self, "cat_kind", np.zeros(n_cat, dtype=np.int64))
+        if np.size(self.straggler_speed) == 0:
+            object.__setattr__(self, "straggler_speed", np.ones(n_cat))
+        if np.size(self.sdc_latency) == 0:
+            object.__setattr__(self, "sdc_latency", np.zeros(n_cat))
+        if np.size(self.sdc_latency_exp) == 0:
+            object.__setattr__(self, "sdc_latency_exp", np.zeros(n_cat, dtype=np.bool_))
+        object.__setattr__(self, "cat_kind", np.asarray(self.cat_kind, dtype=np.int64))
+        object.__setattr__(
+            self, "sdc_latency_exp", np.asarray(self.sdc_latency_exp, dtype=np.bool_)
+        )
+        for name in ("straggler_speed", "sdc_latency"):
+            object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.float64))
         # the kernel's types: int64 domains, float rates, plain scalars
         object.__setattr__(self, "cat_domain", np.asarray(self.cat_domain, dtype=np.int64))
         for name in ("bad_multiplier", "diag_hours", "diag_wrong"):
@@ -177,6 +208,11 @@ class KernelInputs:
             or self.preempt_hours > 0.0
             or self.mem_restart_hours >= 0.0
         )
+
+    @property
+    def physics(self) -> bool:
+        """Whether any category is a straggler or SDC category (see :mod:`relmc.sim`)."""
+        return bool(np.any(np.asarray(self.cat_kind) != 0))
 
     @property
     def n_trials(self) -> int:
@@ -212,6 +248,10 @@ OUTPUTS: tuple[tuple[str, str, type, str | None], ...] = (
     ("restarts_memory", "restarts_memory", np.int32, None),
     ("restarts_storage", "restarts_storage", np.int32, None),
     ("pool_occupancy", "pool_occupancy", np.float64, None),
+    # stragglers and SDC (zero when every category is a failure category)
+    ("sdc_rollbacks", "sdc_rollbacks", np.int32, None),
+    ("sdc_from_scratch", "sdc_from_scratch", np.int32, None),
+    ("sdc_undetected", "sdc_undetected", np.int32, None),
 )
 
 #: The kernel's parameters, in order: the Generator, the inputs, then the outputs.

@@ -121,7 +121,16 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         speed_amp=float(scenario.job.throughput_amplitude),
         speed_phase=float(scenario.job.throughput_peak_hour),
         **_node_inputs(scenario),
+        **_physics_inputs(scenario),
     )
+    if inputs.physics and inputs.node_model:
+        raise FieldError(
+            "failures.categories.kind",
+            "failures.categories.kind must be 'failure' for every category while the node "
+            "model is on (lemons, blast radius, diagnosis, repair pipeline, standbys, "
+            "preemption, memory restart): stragglers and SDC with the node model are not "
+            "implemented yet",
+        )
     labels = {"rates_source": draws.source, "mttf_hours": mttf, "n_draws": draws.n_draws}
     return inputs, labels
 
@@ -160,6 +169,23 @@ def _node_inputs(scenario: Scenario) -> dict[str, Any]:
         if pol.memory_restart_hours is None
         else float(pol.memory_restart_hours),
         "mem_replicas": int(pol.memory_replicas),
+    }
+
+
+def _physics_inputs(scenario: Scenario) -> dict[str, Any]:
+    """Lower the straggler and SDC fields (issue 11) to kernel inputs."""
+    cats = scenario.failures.categories
+    kinds = {"failure": 0, "straggler": 1, "sdc": 2}
+    return {
+        "cat_kind": np.array([kinds[c.kind] for c in cats], dtype=np.int64),
+        "straggler_speed": np.array(
+            [c.straggler_speed if c.kind == "straggler" else 1.0 for c in cats], dtype=np.float64
+        ),
+        "sdc_latency": np.array([c.sdc_latency_hours for c in cats], dtype=np.float64),
+        "sdc_latency_exp": np.array(
+            [c.sdc_latency_distribution == "exponential" for c in cats], dtype=np.bool_
+        ),
+        "retention": int(scenario.policy.checkpoint_retention),
     }
 
 
@@ -391,6 +417,14 @@ NODE_OUTPUTS = {
     "pool_occupancy": "time-averaged nodes in the spare pool (NaN: unlimited or node model off)",
 }
 
+#: Straggler and SDC per-trial outputs and their long names (zero when every category is a
+#: failure category).
+PHYSICS_OUTPUTS = {
+    "sdc_rollbacks": "retained checkpoints skipped over by SDC rollbacks",
+    "sdc_from_scratch": "SDC rollbacks to progress 0 (no clean checkpoint retained)",
+    "sdc_undetected": "silent data corruption still latent at the trial's end",
+}
+
 
 def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
     fm = scenario.failures
@@ -457,6 +491,10 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
             **{
                 name: ("trial", out[name], {"long_name": long_name, "units": "1"})
                 for name, long_name in NODE_OUTPUTS.items()
+            },
+            **{
+                name: ("trial", out[name], {"long_name": long_name, "units": "1"})
+                for name, long_name in PHYSICS_OUTPUTS.items()
             },
         },
         coords={
