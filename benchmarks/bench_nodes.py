@@ -147,7 +147,7 @@ def main(argv=None) -> None:
 
     print("\n[1] every node feature on vs off, Llama 3 categories, 1 thread")
     print(f"  {'N GPUs':>10} {'ev/trial':>9} {'on ns/ev':>9} {'draw/ev':>8} {'off ns/ev':>9} "
-          f"{'on/off':>6} {'finished':>8}")  # fmt: skip
+          f"{'on/off':>6} {'finished':>8} {'no-history ns/ev':>16}")  # fmt: skip
     for n_gpus in (2048, 16_384, 100_000, 1_000_000):
         base = bk.llama3_scenario(n_gpus)
         on, off = nodes_on(base), nodes_off(base)
@@ -158,11 +158,15 @@ def main(argv=None) -> None:
         assert x_on.node_model and not x_off.node_model
         t_on = per_event(x_on, reps)
         t_off = per_event(x_off, reps)
+        # the same without per-node history (no lemon detection, no retirement): records
+        # only for nodes in repair
+        x_nh = dataclasses.replace(x_on, lemon_k=0, retire_after=0)
+        t_nh = per_event(x_nh, reps)
         out = bk.allocate_outputs(n, x_on.n_categories)
         ev = bk.run_blocks(_kernels.simulate_block, x_on)
         fin = float(_finished(x_on, out))
         print(f"  {n_gpus:>10,} {ev / n:>9,.0f} {t_on:>9.1f} {draw / t_on:>8.3f} {t_off:>9.1f} "
-              f"{t_on / t_off:>6.2f} {fin:>8.2f}", flush=True)  # fmt: skip
+              f"{t_on / t_off:>6.2f} {fin:>8.2f} {t_nh:>16.1f}", flush=True)  # fmt: skip
 
     print("\n[2] AIReSim-like: 4,096 nodes, 15 % bad x5, two-stage repair, 16 standbys, 200 spares")
     sc = airesim_like()

@@ -139,8 +139,10 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
             # pool_occupancy is NaN in every trial without a finite pool: NaN quantiles
             warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
             qv = x.quantile(list(q), dim="trial")
-        out[f"{name}_quantile"] = _plain_nan(qv).transpose(..., "quantile").assign_attrs(
-            units=units, long_name=f"{long_name}, quantiles over trials"
+        out[f"{name}_quantile"] = (
+            _plain_nan(qv)
+            .transpose(..., "quantile")
+            .assign_attrs(units=units, long_name=f"{long_name}, quantiles over trials")
         )
     if "lost_hours" in per_trial and "wall_hours" in per_trial:
         out["lost_fraction_mean"] = (

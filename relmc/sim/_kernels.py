@@ -1142,9 +1142,10 @@ L_REPAIR2 = 4  # manual repair
 GOOD = 0
 BAD = 1
 FRESH = -1  # a node without a record: never blamed, never sent to repair
-# columns of a record: type, place, position in its place's list, repairs begun, failures blamed
-R_TYPE, R_LOC, R_POS, R_REPAIRS, R_NFAIL = range(5)
-N_RFIELDS = 5
+# columns of a record: type, place, position in its place's list, repairs begun, failures
+# blamed, then (from R_T0, as float64 bits: one row, so one cache line) the last lemon_k
+# failure times
+R_TYPE, R_LOC, R_POS, R_REPAIRS, R_NFAIL, R_T0 = range(6)
 # the integer bookkeeping ``meta``: records ever used, free records, nodes in repair, nodes in
 # repair stage 0 (automated) and 1 (manual), and (fixed durations) each stage's queue head
 M_HIGH, M_NFREE, M_REPAIR, M_CNT0, M_CNT1, M_HEAD0, M_HEAD1 = range(7)
@@ -1502,15 +1503,14 @@ def _fresh_type(rng, f):
 
 
 @jit
-def _ensure(rec, rtime, free, lst, qt, qr, meta, d_max):
+def _ensure(rec, free, lst, qt, qr, meta, d_max):
     """Grow the records, lists and repair stages (doubling) to hold what one event can add."""
     need = meta[M_HIGH] + d_max + 2
     rec = _grow_rows(rec, need)
-    rtime = _grow_rows(rtime, need)
     free = _grow1(free, need)
     lst = _grow_cols(lst, rec.shape[0])  # a list holds live records only
     qt, qr = _grow_queue(qt, qr, meta, meta[M_REPAIR] + d_max + 2)
-    return rec, rtime, free, lst, qt, qr
+    return rec, free, lst, qt, qr
 
 
 @jit
@@ -1565,7 +1565,7 @@ def _trial_nodes(
     speed_amp, speed_phase, n_nodes, bad_fraction, diag_hours, diag_wrong, lemon_k,
     lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss,
     retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
-    rtime, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
+    recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
     nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
     wrong_blames, standby_swaps, restarts_memory, restarts_storage,
 ):  # fmt: skip
@@ -1842,11 +1842,12 @@ def _trial_nodes(
                     nc[which] -= 1
                     _put(L_JOB, rid, typ, nc, lst, ll, rec)
                 q = rec[rid, R_NFAIL]
-                rtime[rid, q % k_ring] = t_fail
+                recf[rid, R_T0 + q % k_ring] = t_fail
                 q += 1
                 rec[rid, R_NFAIL] = q
                 # the oldest of the last lemon_k failures is in the slot written next
-                excluded = q >= lemon_k and rtime[rid, q % k_ring] > t_fail - lemon_window
+                oldest = recf[rid, R_T0 + q % k_ring]
+                excluded = q >= lemon_k and oldest > t_fail - lemon_window
             if excluded or swap[c]:
                 nc[which] -= 1
                 if rid != FRESH:
@@ -2075,8 +2076,8 @@ def _block_nodes(
     n_seg0, r0 = _segments(work_hours, tau)
     nc = np.zeros(6, dtype=np.int64)
     ll = np.zeros(6, dtype=np.int64)
-    rec = np.empty((_CAP0, N_RFIELDS), dtype=np.int64)
-    rtime = np.empty((_CAP0, k_ring))
+    rec = np.empty((_CAP0, R_T0 + k_ring), dtype=np.int64)
+    recf = rec.view(np.float64)  # the same rows, for the failure times
     free = np.empty(_CAP0, dtype=np.int64)
     lst = np.empty((6, _CAP0), dtype=np.int64)
     qt = np.empty((2, _CAP0))  # the repair stages (see _repair_add)
@@ -2143,13 +2144,14 @@ def _block_nodes(
                 bad_fraction, diag_hours, diag_wrong, lemon_k, lemon_window, repair_fixed,
                 escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
                 n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
-                rtime, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
+                recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
                 nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
                 nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
             )  # fmt: skip
             if not grow:
                 break
-            rec, rtime, free, lst, qt, qr = _ensure(rec, rtime, free, lst, qt, qr, meta, d_max)
+            rec, free, lst, qt, qr = _ensure(rec, free, lst, qt, qr, meta, d_max)
+            recf = rec.view(np.float64)
         t = st_f[0]
         p = st_f[1]
         events = st_i[1]
