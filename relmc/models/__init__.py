@@ -3,6 +3,8 @@
 - :func:`fit_conjugate`: independent Gamma-Poisson per category, exact draws (milliseconds).
 - :func:`fit_hierarchical`: partial pooling across categories on a unit-free scale (PyMC).
 - :func:`fit_fleets`: several fleets, shared category rates times a fleet multiplier (PyMC).
+- :func:`fit_events`: an event log, with diurnal, trend and per-node (lemon) terms (PyMC);
+  :func:`compare_event_models` ranks such fits by PSIS-LOO.
 
 Every fit returns ``posterior["rate"]`` (chain, draw, category) in events per unit-hour of the
 data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCMC fits warn with
@@ -11,13 +13,16 @@ data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCM
 
 from relmc.models._common import ConvergenceWarning, import_arviz, import_pymc
 from relmc.models.conjugate import JEFFREYS, fit_conjugate, total_jeffreys
+from relmc.models.events import compare_event_models, fit_events
 from relmc.models.fleets import fit_fleets
 from relmc.models.hierarchical import fit_hierarchical
 
 __all__ = [
     "JEFFREYS",
     "ConvergenceWarning",
+    "compare_event_models",
     "fit_conjugate",
+    "fit_events",
     "fit_fleets",
     "fit_hierarchical",
     "import_arviz",
