@@ -87,6 +87,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -832,4 +833,9 @@ def compare_event_models(fits: Mapping[str, Any], *, ic: str = "loo", **kwargs) 
             "fits are of different event logs (pointwise unit, number of units, dataset or "
             f"counts differ): {seen}"
         )
-    return az.compare(dict(fits), ic=ic, var_name="events", **kwargs)
+    with warnings.catch_warnings():
+        # arviz 0.23's compare calls DataFrame.sort_values(inplace=True), which pandas 3.1
+        # deprecates (Pandas4Warning); it says nothing about the numbers, and under
+        # ``-W error`` it would make every comparison fail. Silenced here, around the call.
+        warnings.filterwarnings("ignore", message="The inplace keyword")
+        return az.compare(dict(fits), ic=ic, var_name="events", **kwargs)
