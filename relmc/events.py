@@ -980,26 +980,44 @@ def synthetic_events(
 
 
 def write_events_csv(
-    events: xr.Dataset, path: str | os.PathLike[str], *, comments: Sequence[str] = ()
+    events: xr.Dataset,
+    path: str | os.PathLike[str],
+    *,
+    start: str | dt.datetime | None = None,
+    comments: Sequence[str] = (),
 ) -> Path:
     """Write an event log as CSV that :func:`load_events` reads back (atomically).
 
-    Columns ``time`` (hours since the window's start, 6 decimals: 3.6 ms), ``category``,
-    ``unit``, then ``node`` when the log has nodes and ``gpus`` when any is given. Each entry
-    of ``comments`` becomes a ``#`` line at the top (provenance). Read it back with
+    Columns ``time``, ``category``, ``unit``, then ``group`` when any category has one,
+    ``node`` when the log has nodes and ``gpus`` when any is given. ``time`` is hours since
+    the window's start (6 decimals: 3.6 ms), or with ``start`` (the window's start, an ISO
+    8601 timestamp or datetime) ISO 8601 timestamps to the microsecond. Each entry of
+    ``comments`` becomes a ``#`` line at the top (provenance). Categories without events are
+    not in the file (give them to ``load_events`` through ``units``). Read it back with
     ``load_events(path, n_gpus=attrs["n_gpus"], end=attrs["duration_hours"],
-    start_hour=attrs["start_hour"])``.
+    start_hour=attrs["start_hour"])`` (hours), or ``start=start, end=start + duration``.
 
     Returns
     -------
     pathlib.Path
         The file written.
+
+    Raises
+    ------
+    ValueError
+        If ``events`` is not an event log or ``start`` not a timestamp.
     """
     if not isinstance(events, xr.Dataset) or "event_time" not in events:
         raise ValueError("events must be an event log from load_events or synthetic_events")
-    unit_of = dict(
-        zip(events["category"].values.tolist(), events["unit"].values.tolist(), strict=True)
-    )
+    origin = None
+    if start is not None:
+        origin = _as_datetime(start)
+        if origin is None:
+            raise ValueError(f"start must be an ISO 8601 timestamp or a datetime; got {start!r}")
+    names = events["category"].values.tolist()
+    unit_of = dict(zip(names, events["unit"].values.tolist(), strict=True))
+    group_of = dict(zip(names, events["group"].values.tolist(), strict=True))
+    has_groups = any(group_of.values())
     has_nodes = bool(events.attrs.get("has_nodes", 0))
     gpus = events["event_gpus"].values
     has_gpus = bool(np.any(gpus > 0))
@@ -1013,6 +1031,7 @@ def write_events_csv(
             "time",
             "category",
             "unit",
+            *(["group"] if has_groups else []),
             *(["node"] if has_nodes else []),
             *(["gpus"] if has_gpus else []),
         ]
@@ -1024,7 +1043,13 @@ def write_events_csv(
         gpus,
         strict=True,
     ):
-        row = [f"{t:.6f}", c, unit_of[c]]
+        if origin is None:
+            when = f"{t:.6f}"
+        else:
+            when = (origin + dt.timedelta(microseconds=round(float(t) * 3.6e9))).isoformat()
+        row = [when, c, unit_of[c]]
+        if has_groups:
+            row.append(group_of[c])
         if has_nodes:
             row.append(n)
         if has_gpus:

@@ -243,6 +243,13 @@ def test_csv_round_trip(tmp_path):
     back = back.sel(category=ev["category"].values)
     for var in ("count", "exposure", "unit"):
         np.testing.assert_array_equal(back[var].values, ev[var].values)
+    # ISO 8601 timestamps from a start (microseconds: 2.8e-10 h)
+    iso = write_events_csv(ev, tmp_path / "iso.csv", start="2024-03-01T02:00:00")
+    assert iso.read_text().splitlines()[1].startswith("2024-03-01T")
+    again = load_events(iso, n_gpus=ev.attrs["n_gpus"], start="2024-03-01T02:00:00",
+                        end="2024-04-10T02:00:00")  # 960 h  # fmt: skip
+    np.testing.assert_allclose(again["event_time"].values, ev["event_time"].values, atol=1e-9)
+    assert again.attrs["start_hour"] == 2.0 and again.attrs["duration_hours"] == 960.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -510,3 +517,75 @@ def test_bad_terms_are_refused_before_sampling(log):
         fit_events(relmc.load_dataset("pumps"))
     with pytest.raises(ValueError, match=r"at least two"):
         compare_event_models({"one": None})
+
+
+def _trace_at(point, k, n_diurnal):
+    """A one-draw 'trace' of event_model's free variables at ``point`` (natural scale)."""
+    dims = {
+        "log_mu": ("chain", "draw", "c"),
+        "amplitude": ("chain", "draw", "d"),
+        "peak_vector": ("chain", "draw", "d", "xy"),
+    }
+    post = xr.Dataset(
+        {
+            name: (dims.get(name, ("chain", "draw")), np.asarray(v, dtype=float)[None, None])
+            for name, v in point.items()
+        }
+    )
+    stats_ = xr.Dataset({"diverging": (("chain", "draw"), np.zeros((1, 1), dtype=bool))})
+    return az.InferenceData(posterior=post, sample_stats=stats_)
+
+
+@pytest.mark.parametrize("nodes", ["mixture", "frailty"])
+def test_pytensor_loglik_equals_the_numpy_pointwise_sum(log, nodes):
+    # the sampler's log-likelihood (PyTensor) and the pointwise one (NumPy) are two codes of
+    # one formula; pooled diurnal and the frailty are not covered by the fits above
+    from relmc.models.events import event_model
+
+    data = event_data(log)
+    model = event_model(data, diurnal="pooled", trend=True, nodes=nodes)
+    point = {
+        "log_mu": np.log([0.9, 0.5]),
+        "amplitude": [0.4],
+        "peak_vector": [[0.3, -1.2]],
+        "trend_shape": 0.7,
+    }
+    point.update(
+        {"bad_node_fraction": 0.07, "lemon_excess": 6.0}
+        if nodes == "mixture"
+        else {"frailty_variance": 0.8}
+    )
+    values = {}
+    for rv in model.free_RVs:
+        value_var = model.rvs_to_values[rv]
+        transform = model.rvs_to_transforms.get(rv)
+        x = np.asarray(point[rv.name], dtype=float)
+        values[value_var.name] = (
+            transform.forward(x, *rv.owner.inputs).eval() if transform is not None else x
+        )
+    import pytensor
+
+    potential = [p for p in model.potentials if p.name == "events_loglik"][0]
+    fn = pytensor.function(model.value_vars, model.replace_rvs_by_values([potential])[0])
+    got = float(fn(*[values[v.name] for v in model.value_vars]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # one draw: no r_hat
+        fit = assemble(_trace_at(point, 2, 1), data, check_data(log, "events"),
+                       diurnal="pooled", trend=True, nodes=nodes,
+                       root=np.random.SeedSequence(0))  # fmt: skip
+    want = float(fit.log_likelihood["events"].sum())
+    assert got == pytest.approx(want, rel=1e-10)
+    if nodes == "frailty":
+        # and the frailty's per-node term from its definition: integrate z out by quadrature
+        v = point["frailty_variance"]
+        total_mu = float(np.exp(point["log_mu"]).sum())
+        for y in (0, 3):
+            want = math.log(integrate.quad(
+                lambda z, y=y: z**y * math.exp(-z * total_mu) * stats.gamma(1 / v, scale=v).pdf(z),
+                0, np.inf)[0])  # fmt: skip
+            from relmc.models.events import _Draws, _node_part  # the NumPy twin itself
+
+            d = _Draws(np.exp(point["log_mu"])[None, None], None, None, None, None, None, None,
+                       np.array([[v]]))  # fmt: skip
+            assert float(_node_part(d, np.array([y]), "frailty")[0, 0, 0]) == pytest.approx(
+                want, rel=1e-9)  # fmt: skip
