@@ -90,7 +90,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -474,12 +474,14 @@ def _node_part(d: _Draws, total: np.ndarray, nodes: str | None, sl=slice(None)) 
     if nodes is None:
         return np.broadcast_to(-big_m, (*big_m.shape[:-1], y.size)).copy()
     if nodes == "mixture":
+        assert d.fraction is not None and d.multiplier is not None
         f, m = d.fraction[sl][..., None], d.multiplier[sl][..., None]
         w_good = 1.0 / (1.0 - f + f * m)
         w_bad = m * w_good
         good = np.log1p(-f) + y * np.log(w_good) - w_good * big_m
         bad = np.log(f) + y * np.log(w_bad) - w_bad * big_m
         return np.logaddexp(good, bad)
+    assert d.frailty_variance is not None
     v = d.frailty_variance[sl][..., None]
     kappa = 1.0 / v
     return (
@@ -555,9 +557,11 @@ def _predictive(d: _Draws, data: EventData, nodes: str | None, rng) -> np.ndarra
     if nodes is None:
         weight = np.full(d.mu.shape[:2], float(n))
     elif nodes == "mixture":
+        assert d.fraction is not None and d.multiplier is not None
         bad = rng.binomial(n, d.fraction)
         weight = (n - bad + d.multiplier * bad) / (1.0 - d.fraction + d.fraction * d.multiplier)
     else:  # the sum of n Gamma(1/v, 1/v) frailties is Gamma(n/v, 1/v)
+        assert d.frailty_variance is not None
         weight = rng.gamma(n / d.frailty_variance) * d.frailty_variance
     return rng.poisson(d.mu * weight[..., None]).astype(np.int64)
 
@@ -581,7 +585,7 @@ def _physics_vars(d: _Draws, dims3, dims2) -> dict[str, tuple]:
             d.trend_shape,
             {"units": "1", "long_name": "Crow-AMSAA shape of the fleet-level power-law trend"},
         )
-    if d.fraction is not None:
+    if d.fraction is not None and d.multiplier is not None:
         out["bad_node_fraction"] = (
             dims2,
             d.fraction,
@@ -745,7 +749,7 @@ def assemble(trace, data: EventData, obs, *, diurnal, trend, nodes, root) -> az.
     if d.peak_vector is not None:  # the peak hour wraps at 24: check its direction instead
         check["peak_cos"] = (dims3, d.peak_vector[..., 0])
         check["peak_sin"] = (dims3, d.peak_vector[..., 1])
-    check_convergence(check, list(check.data_vars), where)
+    check_convergence(check, [str(v) for v in check.data_vars], where)
 
     ll, unit, unit_coords = _pointwise(d, data, nodes, big_h)
     log_lik = xr.Dataset(
@@ -785,7 +789,9 @@ def assemble(trace, data: EventData, obs, *, diurnal, trend, nodes, root) -> az.
     )
 
 
-def compare_event_models(fits: Mapping[str, Any], *, ic: str = "loo", **kwargs) -> pd.DataFrame:
+def compare_event_models(
+    fits: Mapping[str, Any], *, ic: Literal["loo", "waic"] = "loo", **kwargs
+) -> pd.DataFrame:
     """Rank fits of one event log by expected log predictive density (``az.compare``).
 
     Every fit must come from :func:`fit_events` on the same log (same pointwise unit and
