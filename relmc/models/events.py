@@ -50,8 +50,12 @@ Priors
   prior is Jeffreys' :math:`\mathrm{Gamma}(1/2, 0)`); improper, with a proper posterior.
   Without time or node terms the posterior of ``rate`` is then exactly ``fit_conjugate``'s.
 - :math:`a_c \sim \mathrm{Uniform}(0, 1)`: every amplitude that keeps the intensity >= 0,
-  equally; the peak's direction :math:`(\cos, \sin)(\omega\phi_c)` is a 2-D standard
-  normal vector normalised (uniform peak hour; no funnel when :math:`a_c \to 0`).
+  equally; the peak's direction :math:`(\cos, \sin)(\omega\phi_c)` is a 2-D vector
+  :math:`z` normalised, :math:`z` with a rotation-invariant density
+  :math:`\propto e^{-(|z| - 1)^2 / (2 \cdot 0.2^2)}` (a ring): the peak hour is uniform, and
+  the nuisance radius stays near 1, away from the origin where a well-determined direction
+  makes a funnel (with a standard normal :math:`z`, NUTS diverged there in each of 11
+  validation fits, 1-6 of 1,000 transitions; with the ring, in none of 3).
 - :math:`\log\beta \sim \mathrm{Normal}(0, 1)`: centred on no trend, 90% prior mass on
   :math:`0.19 < \beta < 5.2`, from strong burn-in to strong wear-out.
 - :math:`f \sim \mathrm{Beta}(1, 19)`: mean 5%, 90% below 14%; Meta's RSC reports lemon
@@ -131,11 +135,12 @@ LEMON_FRACTION_BETA = (1.0, 19.0)
 LEMON_EXCESS_LOG_MEDIAN, LEMON_EXCESS_LOG_SD = math.log(9.0), 1.0
 TREND_LOG_SD = 1.0
 FRAILTY_VARIANCE_RATE = 1.0
+PEAK_RING_WIDTH = 0.2
 
 PRIOR_TEXT = {
     "rate": "window-mean events per node mu_c ~ mu_c^(1/(2K) - 1) (total Jeffreys, improper)",
     "diurnal": "a_c ~ Uniform(0, 1); peak direction (cos, sin)(w phi_c) = z / |z|, "
-    "z ~ Normal(0, I_2)",
+    f"z ~ exp(-(|z| - 1)^2 / (2 {PEAK_RING_WIDTH:g}^2)) (uniform peak hour)",
     "trend": f"log beta ~ Normal(0, {TREND_LOG_SD:g})",
     "mixture": f"f ~ Beta{LEMON_FRACTION_BETA}; m - 1 ~ LogNormal(log 9, {LEMON_EXCESS_LOG_SD:g})",
     "frailty": f"v ~ Exponential({FRAILTY_VARIANCE_RATE:g})",
@@ -355,8 +360,13 @@ def event_model(data: EventData, *, diurnal: str | None, trend: bool, nodes: str
         amp = cos_p = sin_p = 0.0
         if diurnal is not None:
             amp = pm.Uniform("amplitude", 0.0, 1.0, shape=n_diurnal)
-            vec = pm.Normal("peak_vector", 0.0, 1.0, shape=(n_diurnal, 2))
+            # the peak's direction is peak_vector / |peak_vector|, uniform; the radius is a
+            # nuisance kept near 1 (a ring, width PEAK_RING_WIDTH), because near the origin a
+            # well-determined direction is a funnel that NUTS diverges in
+            start_vec = np.tile([1.0, 0.0], (n_diurnal, 1))
+            vec = pm.Flat("peak_vector", shape=(n_diurnal, 2), initval=start_vec)
             norm = pt.sqrt((vec**2).sum(axis=1))
+            pm.Potential("peak_ring", -(((norm - 1.0) / PEAK_RING_WIDTH) ** 2).sum() / 2.0)
             cos_p, sin_p = vec[:, 0] / norm, vec[:, 1] / norm
             x = OMEGA * (data.start_hour + t)
             ev = cat_map[data.category]
