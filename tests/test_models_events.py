@@ -29,7 +29,6 @@ from relmc.events import (
     write_events_csv,
 )
 from relmc.models import ConvergenceWarning, compare_event_models, fit_conjugate, fit_events
-from relmc.models._common import check_data
 from relmc.models.events import assemble, event_data
 from relmc.rates import physics_draws, rate_draws, with_posterior_physics
 
@@ -468,7 +467,7 @@ def test_day_pointwise_sums_to_the_node_total(homogeneous, log):
     )
     trace = az.InferenceData(posterior=xr.Dataset({"log_mu": np.log(mu)}),
                              sample_stats=homogeneous.sample_stats)  # fmt: skip
-    again = assemble(trace, event_data(no_nodes), check_data(no_nodes, "events"), diurnal=None,
+    again = assemble(trace, no_nodes, diurnal=None,
                      trend=False, nodes=None, root=np.random.SeedSequence(0))  # fmt: skip
     days = again.log_likelihood["events"]
     assert days.dims == ("chain", "draw", "day") and days.sizes["day"] == 40
@@ -570,7 +569,7 @@ def test_pytensor_loglik_equals_the_numpy_pointwise_sum(log, nodes):
     got = float(fn(*[values[v.name] for v in model.value_vars]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # one draw: no r_hat
-        fit = assemble(_trace_at(point, 2, 1), data, check_data(log, "events"),
+        fit = assemble(_trace_at(point, 2, 1), log,
                        diurnal="pooled", trend=True, nodes=nodes,
                        root=np.random.SeedSequence(0))  # fmt: skip
     want = float(fit.log_likelihood["events"].sum())
@@ -582,7 +581,7 @@ def test_pytensor_loglik_equals_the_numpy_pointwise_sum(log, nodes):
         without = {k: v for k, v in point.items() if k != "frailty_variance"}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            alike = assemble(_trace_at(without, 2, 1), data, check_data(log, "events"),
+            alike = assemble(_trace_at(without, 2, 1), log,
                              diurnal="pooled", trend=True, nodes=None,
                              root=np.random.SeedSequence(0))  # fmt: skip
         diff = (fit.log_likelihood["events"] - alike.log_likelihood["events"]).values.ravel()

@@ -125,6 +125,7 @@ __all__ = [
     "event_model",
     "fit_events",
     "compare_event_models",
+    "assemble",
 ]
 
 DIURNAL: tuple[str | None, ...] = (None, "category", "pooled")
@@ -705,7 +706,6 @@ def fit_events(
     n_draws, n_tune, n_chains, target_accept = check_sampling(
         n_draws, n_tune, n_chains, target_accept, cores
     )
-    obs = check_data(events, "events")
     pm = import_pymc()
     root = resolve_seed(seed)
     model = event_model(data, diurnal=diurnal, trend=trend, nodes=nodes)
@@ -721,15 +721,48 @@ def fit_events(
                 target_accept,
             )
         )
-    return assemble(trace, data, obs, diurnal=diurnal, trend=trend, nodes=nodes, root=root)
+    return assemble(
+        trace,
+        events,
+        diurnal=diurnal,
+        trend=trend,
+        nodes=nodes,
+        root=root,
+        fleet_age_at_start_hours=fleet_age_at_start_hours,
+    )
 
 
-def assemble(trace, data: EventData, obs, *, diurnal, trend, nodes, root) -> az.InferenceData:
-    """Turn a NUTS trace of :func:`event_model` into the InferenceData of :func:`fit_events`.
+def assemble(
+    trace: Any,
+    events: xr.Dataset,
+    *,
+    diurnal: str | None,
+    trend: bool,
+    nodes: str | None,
+    root: np.random.SeedSequence,
+    fleet_age_at_start_hours: float | None = None,
+) -> az.InferenceData:
+    """Turn draws of :func:`event_model`'s free variables into :func:`fit_events`' result.
 
-    Public for simulation studies that sample the model themselves (one compiled model,
-    many logs): ``obs`` is ``relmc.models._common.check_data(events)``.
+    Public for studies that sample the model themselves (e.g. one compiled model for many
+    logs) or evaluate the pointwise log-likelihood at chosen parameters.
+
+    Parameters
+    ----------
+    trace : arviz.InferenceData
+        ``posterior`` with the free variables (``log_mu``, and per term ``amplitude``,
+        ``peak_vector``, ``trend_shape``, ``bad_node_fraction``, ``lemon_excess``,
+        ``frailty_variance``) over (chain, draw, ...); ``sample_stats`` with ``diverging``.
+    events : xarray.Dataset
+        The log the draws are of.
+    diurnal, trend, nodes, fleet_age_at_start_hours
+        The terms, as given to :func:`fit_events`.
+    root : numpy.random.SeedSequence
+        Root seed: child 1 draws the posterior predictive; recorded in ``attrs``.
     """
+    data = event_data(events, fleet_age_at_start_hours)
+    _check_terms(diurnal, trend, nodes, data)
+    obs = check_data(events, "events")
     post = trace.posterior
     d = _draws(post, data, diurnal)
     n_chains, n_draws = d.mu.shape[:2]
