@@ -105,6 +105,20 @@ def test_iso_times_equal_hours(tmp_path):
     assert aware["event_time"].values.tolist() == [7.5]
 
 
+def test_numeric_start_and_dataframe_input():
+    import pandas as pd
+
+    df = pd.DataFrame({"Time": [150.0, 120.5], "Category": ["GPU", "Host"],
+                       "Node": ["a", "b"]})  # fmt: skip
+    ev = load_events(df, n_gpus=16, start=100.0, end=200.0, start_hour=23.0)
+    assert ev["event_time"].values.tolist() == [20.5, 50.0]
+    assert ev.attrs["duration_hours"] == 100.0 and ev.attrs["source"] == "DataFrame"
+    stamps = pd.DataFrame({"time": pd.to_datetime(["2024-05-01T13:30"]), "category": ["GPU"]})
+    ev = load_events(stamps, n_gpus=16, start=pd.Timestamp("2024-05-01T12:00"),
+                     end="2024-05-02T12:00")  # fmt: skip
+    assert ev["event_time"].values.tolist() == [1.5] and ev.attrs["start_hour"] == 12.0
+
+
 def test_units_mapping_adds_zero_event_categories():
     ev = load_events({"time": [1.0], "category": ["GPU"]}, n_gpus=16, end=10.0,
                      units={"GPU": "gpu", "Switch": "rack"})  # fmt: skip
