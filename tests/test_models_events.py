@@ -2,7 +2,9 @@
 recovery of known parameters by ``fit_events`` (with a negative control).
 
 The MCMC fits are made once per module (fixtures) and shared: a PyMC compilation costs
-10-20 s on 2 cores. The heavier coverage study (>= 50 replications) is
+10-20 s on 2 cores. Tests that fit or compile a model are marked ``slow`` (they run in CI):
+about 40 s with PyTensor's compile cache warm, up to about 100 s cold on a loaded 2-core
+machine; the rest of the file takes about 10 s. The heavier coverage study (>= 50 replications) is
 ``benchmarks/validate_events.py``, recorded in ``benchmarks/VALIDATION.md``.
 """
 
@@ -372,6 +374,7 @@ def _z(draws, truth):
     return (np.mean(draws) - truth) / np.std(draws)
 
 
+@pytest.mark.slow
 def test_full_model_recovers_the_truth(full, log):
     post = full.posterior
     checks = {
@@ -402,6 +405,7 @@ def test_full_model_recovers_the_truth(full, log):
     assert post.attrs["loo_unit"] == "node" and post.attrs["model"] == "events"
 
 
+@pytest.mark.slow
 def test_homogeneous_model_misses_the_end_rate(homogeneous):
     # negative control: with burn-in (beta 0.5, fleet 200 h old) the rate at the window's end
     # is far below the window's mean, which is what a constant-rate model estimates
@@ -410,6 +414,7 @@ def test_homogeneous_model_misses_the_end_rate(homogeneous):
         assert _z(post["rate"].sel(category=c).values.ravel(), TRUTH["rate"][c]) > 4
 
 
+@pytest.mark.slow
 def test_homogeneous_fit_equals_the_conjugate_closed_form(homogeneous, log):
     # without time or node terms the posterior of the rate is Gamma(count + 1/(2K), exposure)
     rate = homogeneous.posterior["rate"]
@@ -452,6 +457,7 @@ def _brute_force_node_loglik(full, log, draw, node):
     return float(np.logaddexp(*terms))
 
 
+@pytest.mark.slow
 def test_pointwise_loglik_matches_the_definition(full, log):
     ll = full.log_likelihood["events"].stack(s=("chain", "draw"))
     ids = list(ll["node_id"].values)
@@ -466,6 +472,7 @@ def test_pointwise_loglik_matches_the_definition(full, log):
             assert got == pytest.approx(want, rel=1e-6, abs=1e-6), (node, draw)
 
 
+@pytest.mark.slow
 def test_day_pointwise_sums_to_the_node_total(homogeneous, log):
     # the same draws as a log without nodes: one entry per day; with every node alike the
     # two factorisations differ by log(n_nodes) per event (the fleet's intensity vs a node's)
@@ -490,6 +497,7 @@ def test_day_pointwise_sums_to_the_node_total(homogeneous, log):
     np.testing.assert_allclose(days.sum("day"), node_total + n_events * math.log(256), rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_loo_prefers_the_full_model(full, homogeneous):
     with warnings.catch_warnings():
         # arviz notes Pareto k > 0.7 for a node if any; the ranking is what is tested
@@ -500,6 +508,7 @@ def test_loo_prefers_the_full_model(full, homogeneous):
     assert table.loc["homogeneous", "elpd_diff"] > 4 * table.loc["homogeneous", "dse"]
 
 
+@pytest.mark.slow
 def test_simulate_and_project_accept_the_fit(full):
     sc = relmc.Scenario(cluster=relmc.Cluster(n_gpus=4096),
                         failures=relmc.FailureModel.from_posterior(full))  # fmt: skip
@@ -549,6 +558,7 @@ def _trace_at(point, k, n_diurnal):
     return az.InferenceData(posterior=post, sample_stats=stats_)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nodes", ["mixture", "frailty"])
 def test_pytensor_loglik_equals_the_numpy_pointwise_sum(log, nodes):
     # the sampler's log-likelihood (PyTensor) and the pointwise one (NumPy) are two codes of
