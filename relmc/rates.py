@@ -12,6 +12,11 @@ A *rate source* is one of:
   ``category``), as every :mod:`relmc.models` fit returns;
 - that ``DataArray`` itself (any dims besides ``category``).
 
+A posterior may also carry physics parameters per draw (the event-log fits of
+:mod:`relmc.models.events`: diurnal amplitude and peak hour, trend shape, lemon fraction and
+multiplier); :func:`physics_draws` reads them in the same draw order as the rates, and
+:func:`with_posterior_physics` puts a point summary of them into a scenario.
+
 Draw order
 ----------
 Draws are flattened *draw-major, chain-minor*: row ``k`` of :attr:`RateDraws.values` is
@@ -79,6 +84,10 @@ __all__ = [
     "posterior_from_source",
     "summarize_rates",
     "SOURCE_KINDS",
+    "PHYSICS_VARIABLES",
+    "PhysicsDraws",
+    "physics_draws",
+    "with_posterior_physics",
 ]
 
 #: Kinds of the string rate sources that sweep specs use (see :func:`posterior_from_source`).
@@ -681,3 +690,192 @@ def summarize_rates(
     )
     ds.attrs["n_gpus"] = int(n_gpus)
     return ds
+
+
+# --------------------------------------------------------------------------------------------
+# physics parameters per draw (event-log fits, relmc.models.events)
+
+#: Posterior variables of the physics beyond the rates, as the event-log fits name them, and
+#: the scenario field each one is a draw of (``bad_node_*``: the contract's lemon fields,
+#: ``bad_fraction`` and ``bad_multiplier[c]`` in relmc.sim, not yet on FailureModel).
+PHYSICS_VARIABLES: dict[str, str] = {
+    "diurnal_amplitude": "failures.categories.NAME.diurnal_amplitude",
+    "diurnal_peak_hour": "failures.categories.NAME.diurnal_peak_hour",
+    "trend_shape": "failures.trend_shape",
+    "bad_node_fraction": "failures.bad_node_fraction",
+    "bad_node_multiplier": "failures.bad_node_multiplier (per category)",
+}
+
+#: each variable's allowed range: (low, high, high included)
+_PHYSICS_RANGE = {
+    "diurnal_amplitude": (0.0, 1.0, True),
+    "diurnal_peak_hour": (0.0, 24.0, False),
+    "trend_shape": (0.0, 100.0, True),
+    "bad_node_fraction": (0.0, 1.0, True),
+    "bad_node_multiplier": (1.0, math.inf, False),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class PhysicsDraws:
+    """Physics parameters per posterior draw, in the row order of :func:`rate_draws`.
+
+    Row ``k`` belongs with row ``k`` of :attr:`RateDraws.values` (draw-major, chain-minor);
+    per-category arrays are in the scenario's category order. An attribute is ``None`` when
+    the posterior does not have the variable (the scenario's own value then applies).
+
+    Attributes
+    ----------
+    diurnal_amplitude, diurnal_peak_hour : ndarray, shape (n_draws, n_categories), or None
+        Relative amplitude in [0, 1] and hour of day of the peak in [0, 24).
+    trend_shape : ndarray, shape (n_draws,), or None
+        Crow-AMSAA shape, > 0.
+    fleet_age_hours : float or None
+        The fleet's age (hours) at which the posterior's ``rate`` holds
+        (``posterior.attrs["fleet_age_hours"]``), with ``trend_shape``.
+    bad_node_fraction : ndarray, shape (n_draws,), or None
+        Probability that a node is bad.
+    bad_node_multiplier : ndarray, shape (n_draws, n_categories), or None
+        How many times as often a bad node fails, >= 1.
+    """
+
+    diurnal_amplitude: np.ndarray | None
+    diurnal_peak_hour: np.ndarray | None
+    trend_shape: np.ndarray | None
+    fleet_age_hours: float | None
+    bad_node_fraction: np.ndarray | None
+    bad_node_multiplier: np.ndarray | None
+
+    @property
+    def present(self) -> tuple[str, ...]:
+        """Names of the variables the posterior has, in :data:`PHYSICS_VARIABLES` order."""
+        return tuple(v for v in PHYSICS_VARIABLES if getattr(self, v) is not None)
+
+
+def _flat_draws(da: xr.DataArray) -> np.ndarray:
+    """Values of a (chain, draw) variable, draw-major and chain-minor (as :func:`_ordered`)."""
+    other = [d for d in da.dims]
+    if "chain" in other and "draw" in other:
+        other = ["draw", "chain", *[d for d in other if d not in ("chain", "draw")]]
+    return da.transpose(*other).values.reshape(-1)
+
+
+def physics_draws(scenario: Scenario, posterior: Any) -> PhysicsDraws:
+    """Read the per-draw physics parameters of a posterior, aligned with its rate draws.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Gives the category order (the posterior's categories must match, as for
+        :func:`rate_draws`).
+    posterior : InferenceData
+        A fit, e.g. :func:`relmc.models.fit_events`; variables of :data:`PHYSICS_VARIABLES`
+        that it lacks are ``None`` in the result.
+
+    Returns
+    -------
+    PhysicsDraws
+        Row ``k`` goes with row ``k`` of ``rate_draws(scenario, posterior).values``.
+
+    Raises
+    ------
+    ValueError
+        Naming the variable, for values outside its range (amplitude in [0, 1], peak hour in
+        [0, 24), trend shape in (0, 100], fraction in [0, 1], multiplier >= 1), a draw count
+        that differs from the rates', or categories that do not match the scenario's.
+
+    Notes
+    -----
+    The kernel takes one diurnal amplitude, peak hour and trend shape per simulation, not per
+    draw, so :func:`relmc.simulate` does not use these yet; :func:`with_posterior_physics`
+    puts a point summary of them into a scenario.
+    """
+    names = list(scenario.failures.names)
+    n = rate_draws(scenario, posterior).n_draws  # validates the categories and units
+    post = getattr(posterior, "posterior", None)
+    if post is None:
+        raise FieldError("posterior", "posterior must be an InferenceData (e.g. from fit_events)")
+    values: dict[str, Any] = {}
+    for var, (lo, hi, hi_in) in _PHYSICS_RANGE.items():
+        if var not in post:
+            values[var] = None
+            continue
+        da = post[var]
+        arr = _ordered(da, names) if "category" in da.dims else _flat_draws(da)
+        arr = np.asarray(arr, dtype=float)
+        ok = np.isfinite(arr) & (arr >= lo) & ((arr <= hi) if hi_in else (arr < hi))
+        if var == "trend_shape":
+            ok &= arr > 0
+        if not ok.all():
+            raise FieldError(
+                f"posterior[{var!r}]",
+                f"posterior[{var!r}] must be in [{lo:g}, {hi:g}{']' if hi_in else ')'}"
+                f"{' and > 0' if var == 'trend_shape' else ''}; found {arr[~ok].ravel()[0]!r}",
+            )
+        if arr.shape[0] != n:
+            raise FieldError(
+                f"posterior[{var!r}]",
+                f"posterior[{var!r}] has {arr.shape[0]} draws but the rates have {n}",
+            )
+        values[var] = arr
+    age = float(post.attrs.get("fleet_age_hours", 0.0) or 0.0)
+    return PhysicsDraws(
+        fleet_age_hours=age if values["trend_shape"] is not None and age > 0 else None,
+        **values,
+    )
+
+
+def with_posterior_physics(scenario: Scenario, posterior: Any) -> Scenario:
+    """Return ``scenario`` with the posterior's diurnal and trend parameters as point values.
+
+    Each category's ``diurnal_amplitude`` becomes its posterior median and
+    ``diurnal_peak_hour`` its circular mean (hours of day wrap at 24); ``trend_shape``
+    becomes its median and ``fleet_age_hours`` the fleet's age at which the posterior's
+    ``rate`` holds (``posterior.attrs["fleet_age_hours"]``: for an event-log fit, the end of
+    the log). Variables the posterior lacks leave the scenario's values. Rates are untouched:
+    pass the posterior to :func:`relmc.simulate` / :func:`relmc.project` for their draws.
+
+    The parameters' own uncertainty is not propagated (one value per simulation: the kernel
+    takes them per simulation, not per draw). The lemon parameters become
+    ``FailureModel.bad_node_fraction`` and each ``Category.bad_node_multiplier`` (posterior
+    medians; multipliers floored at 1, the model's range), which turn the node model on.
+
+    Raises
+    ------
+    ValueError
+        As :func:`physics_draws`.
+    """
+    import dataclasses
+
+    phys = physics_draws(scenario, posterior)
+    fm = scenario.failures
+    cats = list(fm.categories)
+    if phys.diurnal_amplitude is not None:
+        amp = np.median(phys.diurnal_amplitude, axis=0)
+        cats = [
+            dataclasses.replace(c, diurnal_amplitude=float(a))
+            for c, a in zip(cats, amp, strict=True)
+        ]
+    if phys.diurnal_peak_hour is not None:
+        angle = 2.0 * math.pi * phys.diurnal_peak_hour / 24.0
+        mean = np.arctan2(np.sin(angle).mean(axis=0), np.cos(angle).mean(axis=0))
+        peak = np.mod(mean * 24.0 / (2.0 * math.pi), 24.0)
+        peak = np.where(peak >= 24.0, 0.0, peak)
+        cats = [
+            dataclasses.replace(c, diurnal_peak_hour=float(p))
+            for c, p in zip(cats, peak, strict=True)
+        ]
+    changes: dict[str, Any] = {"categories": tuple(cats)}
+    if phys.trend_shape is not None:
+        changes["trend_shape"] = float(np.median(phys.trend_shape))
+        if phys.fleet_age_hours is not None:
+            changes["fleet_age_hours"] = phys.fleet_age_hours
+    if phys.bad_node_fraction is not None:
+        changes["bad_node_fraction"] = float(np.median(phys.bad_node_fraction))
+    if phys.bad_node_multiplier is not None:
+        mult = np.maximum(1.0, np.median(phys.bad_node_multiplier, axis=0))
+        changes["categories"] = tuple(
+            dataclasses.replace(c, bad_node_multiplier=float(m))
+            for c, m in zip(changes["categories"], mult, strict=True)
+        )
+    return dataclasses.replace(scenario, failures=dataclasses.replace(fm, **changes))

@@ -128,7 +128,32 @@ def test_examples_are_listed(script):
         "what_if.py",
         "time_varying.py",
         "levers.py",
+        "event_log.py",
+        "make_event_log.py",
     }
+
+
+def test_event_log_csv_is_made_by_its_script(tmp_path):
+    # the bundled synthetic log is what the committed script writes with its named seed
+    out = _run([EXAMPLES / "make_event_log.py", tmp_path / "log.csv"], tmp_path)
+    assert out.startswith("wrote log.csv: ")
+    assert (tmp_path / "log.csv").read_bytes() == (EXAMPLES / "event_log.csv").read_bytes()
+
+
+@pytest.mark.slow
+def test_event_log(tmp_path):
+    # two PyMC fits (homogeneous and full) and two projections: ~40 s in quick mode
+    out = _run([EXAMPLES / "event_log.py"], tmp_path)
+    assert "event_log.csv: 601 interruptions over 1440 h on 2048 nodes" in out
+    assert "LOO prefers: full" in out
+    for name in ("trend shape", "lemon nodes: fraction", "diurnal amplitude"):
+        assert name in out
+    rows = re.findall(r"^\s*([\d,]+) GPUs: ETTR ([\d.]+) \[([\d.]+), ([\d.]+)\]", out, re.M)
+    assert [r[0] for r in rows] == ["4,096", "16,384", "65,536"]
+    med = [float(r[1]) for r in rows]
+    assert med == sorted(med, reverse=True)
+    for _, m, lo, hi in rows:
+        assert float(lo) <= float(m) <= float(hi)
 
 
 def test_example_sweep_spec_validates_and_dry_runs(capsys):

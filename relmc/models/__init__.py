@@ -5,6 +5,8 @@
 - :func:`fit_fleets`: several fleets, shared category rates times a fleet multiplier (PyMC).
 - :func:`fit_scaling`: a category's job-level rate as a power of its units, from job MTTFs
   observed at several sizes (exact grid draws of the exponent).
+- :func:`fit_events`: an event log, with diurnal, trend and per-node (lemon) terms (PyMC);
+  :func:`compare_event_models` ranks such fits by PSIS-LOO.
 
 Every fit returns ``posterior["rate"]`` (chain, draw, category) in events per unit-hour of the
 data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCMC fits warn with
@@ -13,6 +15,7 @@ data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCM
 
 from relmc.models._common import ConvergenceWarning, import_arviz, import_pymc
 from relmc.models.conjugate import JEFFREYS, fit_conjugate, total_jeffreys
+from relmc.models.events import compare_event_models, fit_events
 from relmc.models.fleets import fit_fleets
 from relmc.models.hierarchical import fit_hierarchical
 from relmc.models.scaling import fit_scaling
@@ -20,7 +23,9 @@ from relmc.models.scaling import fit_scaling
 __all__ = [
     "JEFFREYS",
     "ConvergenceWarning",
+    "compare_event_models",
     "fit_conjugate",
+    "fit_events",
     "fit_fleets",
     "fit_hierarchical",
     "fit_scaling",

@@ -1,0 +1,1061 @@
+r"""Event logs: one row per interruption, validated, and synthetic logs from known parameters.
+
+An *event log* records when each interruption happened, its category and, optionally, the node
+it struck and the size of the job it interrupted. :func:`load_events` reads one (CSV, DataFrame
+or mapping of columns) into an :class:`xarray.Dataset`; :func:`synthetic_events` draws one from
+known parameters (to test a pipeline, or the models of :mod:`relmc.models.events`);
+:func:`write_events_csv` writes either back as CSV.
+
+Columns (names case-insensitive; other columns are ignored)
+------------------------------------------------------------
+``time`` (required)
+    When the interruption happened: either an ISO 8601 timestamp (``2024-05-01T13:45:00``,
+    optionally with a UTC offset) or a number of hours since the window's start. All rows use
+    the same kind.
+``category`` (required)
+    The failure category (any non-empty text).
+``node`` (optional)
+    Identifier of the node struck (any non-empty text). With it the models can estimate
+    per-node heterogeneity (lemon nodes); every row then needs one.
+``gpus`` (optional)
+    GPUs of the job that was interrupted, an integer in [1, n_gpus]. Recorded
+    (``event_gpus``); the models of :mod:`relmc.models.events` do not use it yet.
+``unit``, ``group`` (optional)
+    The category's exposure unit (one of :data:`relmc.cluster.UNITS`; default ``node``) and
+    root-cause group; every row of a category must agree.
+
+The window and the fleet are arguments, not file metadata: ``n_gpus`` (the fleet observed, in
+service for the whole window) and the window's ``start`` and ``end``.
+
+Exposure convention
+-------------------
+Rates are per *wall-clock* unit-hour of the observation window: the exposure of a category is
+``relmc.cluster.units(n_gpus, unit) * duration_hours``, every GPU in service for the whole
+window, as :func:`relmc.load_counts` computes it from ``n_gpus`` and ``duration_hours``.
+
+The time-varying intensity
+--------------------------
+The models and the generator share one form, the one the simulation's contract uses
+(:mod:`relmc.sim`): on a node of the mixed fleet, category :math:`c` fails at
+
+.. math::
+
+    \lambda_c(t) = \rho_c \, (1 + a_c \cos(\omega (h_0 + t - \phi_c))) \, T(t), \qquad
+    T(t) = \left(\frac{A + t}{A + D}\right)^{\beta - 1}, \qquad \omega = 2\pi / 24,
+
+with :math:`t` hours since the window's start, :math:`h_0` the hour of day at the start,
+:math:`D` the window's length, :math:`A` the fleet's age at the start (hours since the
+power-law process began), :math:`a_c \in [0, 1]` the diurnal amplitude, :math:`\phi_c` the hour
+of day of the peak and :math:`\beta > 0` the Crow-AMSAA shape. :math:`T(D) = 1`, so
+:math:`\rho_c` is the daily-mean rate *at the window's end*, where a job started after the log
+begins; the fleet's age there, :math:`A + D`, is what :class:`relmc.FailureModel` calls
+``fleet_age_hours``. :func:`shape_integral` integrates the intensity in closed form.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import math
+import numbers
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from relmc import cluster
+from relmc._cf import provenance
+from relmc._io import atomic_path, read_text
+from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
+
+__all__ = [
+    "load_events",
+    "synthetic_events",
+    "write_events_csv",
+    "intensity_shape",
+    "shape_integral",
+    "OMEGA",
+    "DEFAULT_UNIT",
+    "MAX_EVENT_ROWS",
+]
+
+#: Angular frequency of the daily cycle, radians per hour.
+OMEGA = 2.0 * math.pi / 24.0
+#: Exposure unit of a category whose unit the log does not state.
+DEFAULT_UNIT = "node"
+#: The most rows an event log may have (bounds the memory a hostile input can take; a CSV is
+#: also bounded by relmc's 16 MiB input limit).
+MAX_EVENT_ROWS = 1_000_000
+
+_REQUIRED = ("time", "category")
+_OPTIONAL = ("node", "gpus", "unit", "group")
+
+
+# --------------------------------------------------------------------------------------------
+# the intensity's shape (NumPy; the models have a PyTensor twin)
+
+
+def intensity_shape(
+    t: Any,
+    *,
+    start_hour: Any = 0.0,
+    amplitude: Any = 0.0,
+    peak_hour: Any = 0.0,
+    trend_shape: Any = 1.0,
+    fleet_age_hours: Any = 1.0,
+    duration_hours: Any = 1.0,
+) -> np.ndarray:
+    r"""Relative intensity :math:`(1 + a \cos(\omega(h_0 + t - \phi))) T(t)` (broadcast).
+
+    Parameters
+    ----------
+    t : array_like
+        Hours since the window's start.
+    start_hour : array_like
+        Hour of day at the window's start (:math:`h_0`).
+    amplitude, peak_hour : array_like
+        Diurnal amplitude :math:`a \in [0, 1]` and hour of day of the peak :math:`\phi`.
+    trend_shape : array_like
+        Crow-AMSAA shape :math:`\beta > 0` (1: no trend).
+    fleet_age_hours : array_like
+        The fleet's age at the window's start, :math:`A > 0` hours.
+    duration_hours : array_like
+        The window's length :math:`D`, hours; :math:`T(D) = 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Dimensionless; multiply by the daily-mean rate at the window's end.
+    """
+    t = np.asarray(t, dtype=float)
+    diurnal = 1.0 + np.asarray(amplitude) * np.cos(OMEGA * (start_hour + t - peak_hour))
+    beta = np.asarray(trend_shape, dtype=float)
+    age = np.asarray(fleet_age_hours, dtype=float)
+    trend = np.exp((beta - 1.0) * np.log((age + t) / (age + duration_hours)))
+    return diurnal * trend
+
+
+def shape_integral(
+    t0: Any,
+    t1: Any,
+    *,
+    start_hour: Any = 0.0,
+    amplitude: Any = 0.0,
+    peak_hour: Any = 0.0,
+    trend_shape: Any = 1.0,
+    fleet_age_hours: Any = 1.0,
+    duration_hours: Any = 1.0,
+) -> np.ndarray:
+    r"""Integral of :func:`intensity_shape` over :math:`[t_0, t_1]`, in closed form (hours).
+
+    The trend alone integrates exactly:
+    :math:`\int T = \frac{A + D}{\beta} [u^\beta]_{u_0}^{u_1}`, :math:`u = (A + t)/(A + D)`.
+    The diurnal term :math:`a \int T(t) \cos\theta(t)\,dt`, :math:`\theta = \omega(h_0 + t -
+    \phi)`, is integrated by parts four times,
+
+    .. math::
+
+        \int T \cos\theta = \left[\frac{T \sin\theta}{\omega} + \frac{T' \cos\theta}{\omega^2}
+        - \frac{T'' \sin\theta}{\omega^3} - \frac{T''' \cos\theta}{\omega^4}
+        \right]_{t_0}^{t_1} + R, \qquad
+        |R| \le \frac{|T'''(t_1) - T'''(t_0)|}{\omega^4}
+
+    (:math:`T^{(4)}` keeps one sign), which is exact without a trend (:math:`\beta = 1`) and
+    for :math:`\beta \in \{2, 3\}`. For :math:`0.2 \le \beta \le 5` and any sub-interval of
+    the window, the error is below :math:`10^{-3}` of the interval's :math:`\int T` for a fleet
+    at least 24 h old at the window's start, and below :math:`10^{-6}` for one at least a week
+    old (the tests check the formula against numerical quadrature).
+
+    Parameters
+    ----------
+    t0, t1 : array_like
+        Bounds, hours since the window's start (broadcast).
+    start_hour, amplitude, peak_hour, trend_shape, fleet_age_hours, duration_hours
+        As in :func:`intensity_shape`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Hours (the expected number of events of a process of daily-mean rate 1 per hour at the
+        window's end).
+    """
+    beta = np.asarray(trend_shape, dtype=float)
+    age = np.asarray(fleet_age_hours, dtype=float)
+    scale = age + np.asarray(duration_hours, dtype=float)
+    t0, t1 = np.asarray(t0, dtype=float), np.asarray(t1, dtype=float)
+
+    def log_u(t):
+        return np.log((age + t) / scale)
+
+    # int T = scale / beta * (u1^beta - u0^beta), written with expm1 so beta -> 0 stays exact
+    trend_part = (
+        scale
+        * np.exp(beta * log_u(t0))
+        * np.expm1(beta * (log_u(t1) - log_u(t0)))
+        / np.where(beta == 0, 1.0, beta)
+    )
+
+    def boundary(t):
+        # sum_k T^(k) G_k: G_0 = sin/w, G_1 = cos/w^2, G_2 = -sin/w^3, G_3 = -cos/w^4
+        theta = OMEGA * (start_hour + t - peak_hour)
+        s, c = np.sin(theta), np.cos(theta)
+        deriv = np.exp((beta - 1.0) * log_u(t))  # T, then T', T'', T'''
+        total = deriv * s / OMEGA
+        for k, trig in ((1, c / OMEGA**2), (2, -s / OMEGA**3), (3, -c / OMEGA**4)):
+            deriv = deriv * (beta - k) / (age + t)
+            total = total + trig * deriv
+        return total
+
+    return trend_part + np.asarray(amplitude) * (boundary(t1) - boundary(t0))
+
+
+# --------------------------------------------------------------------------------------------
+# reading rows
+
+
+class _Row:
+    """One data row: its 1-based data-row number, file line (0 if none) and raw fields."""
+
+    __slots__ = ("number", "line", "fields")
+
+    def __init__(self, number: int, line: int, fields: dict[str, Any]) -> None:
+        self.number = number
+        self.line = line
+        self.fields = fields
+
+    def where(self) -> str:
+        return f"row {self.number}" + (f" (line {self.line})" if self.line else "")
+
+
+def _read_csv(text: str, origin: str) -> tuple[list[str], list[_Row]]:
+    """Header and rows of CSV text; blank lines and lines starting with ``#`` are skipped."""
+    header: list[str] | None = None
+    rows: list[_Row] = []
+    for lineno, line in enumerate(io.StringIO(text), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            values = next(csv.reader([line]))
+        except csv.Error as e:
+            raise ValueError(f"{origin}: line {lineno}: not valid CSV ({e})") from None
+        if header is None:
+            header = [v.strip().lower() for v in values]
+            continue
+        if len(rows) >= MAX_EVENT_ROWS:
+            raise ValueError(f"{origin}: more than {MAX_EVENT_ROWS:,} data rows (events)")
+        row = _Row(len(rows) + 1, lineno, {})
+        if len(values) != len(header):
+            raise ValueError(
+                f"{origin}: {row.where()} has {len(values)} fields but the header has "
+                f"{len(header)} ({', '.join(header)})"
+            )
+        row.fields = dict(zip(header, values, strict=True))
+        rows.append(row)
+    if header is None:
+        raise ValueError(f"{origin}: empty file: no header and no data rows")
+    return header, rows
+
+
+def _read_source(src: Any) -> tuple[list[str], list[_Row], str, str]:
+    """Header, rows, a name for messages and a default log name of any accepted input."""
+    if isinstance(src, str | os.PathLike):
+        path = Path(src)
+        header, rows = _read_csv(read_text(path, "events"), str(path))
+        return header, rows, str(path), path.stem
+    if hasattr(src, "columns") and hasattr(src, "to_dict"):  # a DataFrame
+        src = {c: src[c].tolist() for c in src.columns}
+        origin = "DataFrame"
+    elif isinstance(src, Mapping):
+        origin = "columns"
+    else:
+        raise ValueError(
+            "events must be a CSV path, a pandas DataFrame or a mapping of columns; "
+            f"got {type(src).__name__}"
+        )
+    header = [str(k).strip().lower() for k in src]
+    lists = [list(np.asarray(v, dtype=object).ravel()) for v in src.values()]
+    if len({len(v) for v in lists}) > 1:
+        sizes = ", ".join(f"{h}: {len(v)}" for h, v in zip(header, lists, strict=True))
+        raise ValueError(f"{origin}: columns have different lengths ({sizes})")
+    n = len(lists[0]) if lists else 0
+    if n > MAX_EVENT_ROWS:
+        raise ValueError(f"{origin}: more than {MAX_EVENT_ROWS:,} rows (events); got {n:,}")
+    rows = [_Row(i + 1, 0, {h: v[i] for h, v in zip(header, lists, strict=True)}) for i in range(n)]
+    return header, rows, origin, "user"
+
+
+def _missing(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip() == ""
+    if value is None:
+        return True
+    na = pd.isna(value)
+    return bool(na) if np.ndim(na) == 0 else False
+
+
+def _text(value: Any) -> str:
+    return "" if _missing(value) else str(value).strip()
+
+
+def _as_hours(value: Any) -> float | None:
+    """``value`` as a finite or infinite float if it is a number (or numeric text), else None."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _as_datetime(value: Any) -> dt.datetime | None:
+    """``value`` as a datetime if it is one (or ISO 8601 text, or numpy datetime64), else None."""
+    if isinstance(value, dt.datetime):
+        return value.to_pydatetime() if isinstance(value, pd.Timestamp) else value
+    if isinstance(value, np.datetime64):
+        return pd.Timestamp(value).to_pydatetime()
+    if isinstance(value, str):
+        try:
+            return dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _hour_of_day(t: dt.datetime) -> float:
+    return t.hour + t.minute / 60.0 + (t.second + t.microsecond / 1e6) / 3600.0
+
+
+def _check_positive_int(value: Any, field: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{field} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def _check_real(value: Any, field: str, lo: float, hi: float = math.inf, *, lo_open=True) -> float:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    v = float(value) if ok else math.nan
+    inside = (v > lo if lo_open else v >= lo) and v < hi and math.isfinite(v)
+    if not inside:
+        bracket = "(" if lo_open else "["
+        hi_text = "inf" if math.isinf(hi) else f"{hi:g}"
+        raise ValueError(
+            f"{field} must be a finite number in {bracket}{lo:g}, {hi_text}); got {value!r}"
+        )
+    return v
+
+
+class _Window:
+    """The observation window in hours, and how to turn a row's ``time`` into hours."""
+
+    def __init__(self, kind: str, start: Any, end: Any, start_hour: Any, origin: str) -> None:
+        self.kind = kind
+        if kind == "hours":
+            self.start = 0.0 if start is None else _check_real(start, "start", -math.inf)
+            if end is None:
+                raise ValueError(
+                    "end is required: the window's end, in hours on the log's time axis (the "
+                    "log cannot say when observation stopped)"
+                )
+            self.end = _check_real(end, "end", -math.inf)
+            self.start_hour = (
+                0.0
+                if start_hour is None
+                else _check_real(start_hour, "start_hour", 0.0, 24.0, lo_open=False)
+            )
+            self.start_text = ""
+            self.start_dt: dt.datetime | None = None
+        else:
+            if start_hour is not None:
+                raise ValueError(
+                    "start_hour is only for times in hours; with ISO 8601 times the hour of day "
+                    f"comes from start; got start_hour={start_hour!r}"
+                )
+            s, e = _as_datetime(start), _as_datetime(end)
+            if s is None or e is None:
+                raise ValueError(
+                    f"{origin}: the times are ISO 8601 timestamps, so start and end must be ISO "
+                    f"8601 timestamps (or datetimes) too; got start={start!r}, end={end!r}"
+                )
+            if (s.tzinfo is None) != (e.tzinfo is None):
+                raise ValueError(
+                    f"start and end must both have a UTC offset or both have none; got {start!r}, "
+                    f"{end!r}"
+                )
+            self.start_dt = s
+            self.start = 0.0
+            self.end = (e - s).total_seconds() / 3600.0
+            self.start_hour = _hour_of_day(s)
+            self.start_text = s.isoformat()
+        if not self.end > self.start:
+            raise ValueError(f"end must be after start; got start={start!r}, end={end!r}")
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+    def hours(self, value: Any, where: str, origin: str) -> float:
+        """Hours since the window's start of one row's ``time``, validated."""
+        if _missing(value):
+            raise ValueError(f"{origin}: {where}: field 'time' is empty")
+        if self.kind == "hours":
+            h = _as_hours(value)
+            if h is None or not math.isfinite(h):
+                raise ValueError(
+                    f"{origin}: {where}: field 'time' must be a finite number of hours, like the "
+                    f"first row's; got {value!r}"
+                )
+            t = h - self.start
+        else:
+            d = _as_datetime(value)
+            if d is None:
+                raise ValueError(
+                    f"{origin}: {where}: field 'time' must be an ISO 8601 timestamp, like the "
+                    f"first row's; got {value!r}"
+                )
+            assert self.start_dt is not None
+            if (d.tzinfo is None) != (self.start_dt.tzinfo is None):
+                raise ValueError(
+                    f"{origin}: {where}: field 'time' must "
+                    f"{'have' if self.start_dt.tzinfo is not None else 'not have'} a UTC offset, "
+                    f"like start; got {value!r}"
+                )
+            t = (d - self.start_dt).total_seconds() / 3600.0
+        if not 0.0 <= t <= self.duration:
+            raise ValueError(
+                f"{origin}: {where}: field 'time' must be inside the window [start, end] "
+                f"(0 to {self.duration:g} h after start); got {value!r} ({t:g} h)"
+            )
+        return t
+
+
+def _kind_of(value: Any) -> str:
+    if _as_hours(value) is not None:
+        return "hours"
+    return "iso8601"
+
+
+# --------------------------------------------------------------------------------------------
+# building the Dataset
+
+
+def _build(
+    *,
+    time: np.ndarray,
+    category_of: np.ndarray,
+    node: np.ndarray,
+    gpus: np.ndarray,
+    categories: list[str],
+    unit: list[str],
+    group: list[str],
+    n_gpus: int,
+    shape: cluster.ClusterShape,
+    duration: float,
+    attrs: dict[str, Any],
+) -> xr.Dataset:
+    """Assemble the event-log schema: events along ``event``, counts along ``category``."""
+    order = np.argsort(time, kind="stable")
+    time, category_of, node, gpus = time[order], category_of[order], node[order], gpus[order]
+    count = np.bincount(category_of, minlength=len(categories)).astype(np.int64)
+    exposure = np.array([cluster.units(n_gpus, u, shape) * duration for u in unit])
+    ds = xr.Dataset(
+        {
+            "event_time": (
+                "event",
+                time.astype(np.float64),
+                {"units": "h", "long_name": "time of the interruption since the window's start"},
+            ),
+            "event_category": (
+                "event",
+                np.asarray(categories, dtype=str)[category_of]
+                if len(time)
+                else np.array([], dtype=str),
+                {"long_name": "category of the interruption"},
+            ),
+            "event_node": (
+                "event",
+                node.astype(str),
+                {"long_name": "node struck ('' when the log names none)"},
+            ),
+            "event_gpus": (
+                "event",
+                gpus.astype(np.int64),
+                {"units": "1", "long_name": "GPUs of the interrupted job (0: not given)"},
+            ),
+            "count": (
+                "category",
+                count,
+                {"units": "1", "long_name": "observed interruptions or failures"},
+            ),
+            "exposure": (
+                "category",
+                exposure,
+                {
+                    "units": "h",
+                    "long_name": "exposure: units of the category's `unit` times hours observed",
+                },
+            ),
+            "unit": ("category", np.asarray(unit, dtype=str)),
+            "group": ("category", np.asarray(group, dtype=str)),
+        },
+        coords={"category": np.asarray(categories, dtype=str)},
+        attrs={**attrs, **provenance()},
+    )
+    ds["unit"].attrs = {"long_name": "exposure unit the category's rate is per"}
+    ds["group"].attrs = {"long_name": "root-cause group ('' when none)"}
+    return ds
+
+
+def _window_attrs(
+    *,
+    n_gpus: int,
+    shape: cluster.ClusterShape,
+    duration: float,
+    start_hour: float,
+    fleet_age: float,
+    start_text: str,
+    time_input: str,
+    has_nodes: bool,
+) -> dict[str, Any]:
+    return {
+        "n_gpus": int(n_gpus),
+        "gpus_per_node": int(shape.gpus_per_node),
+        "n_nodes": int(cluster.units(n_gpus, "node", shape)),
+        "duration_hours": float(duration),
+        "start_hour": float(start_hour),
+        "window_start": start_text,
+        "fleet_age_at_start_hours": float(fleet_age),
+        "time_input": time_input,
+        "has_nodes": int(has_nodes),
+        "rate_units": "events per unit-hour",
+        "exposure_assumption": (
+            f"exposure = relmc.cluster.units({n_gpus}, unit) x {duration:g} h: every GPU in "
+            "service for the whole window, wall-clock hours "
+            f"({shape.gpus_per_node} GPUs per node)"
+        ),
+    }
+
+
+def load_events(
+    path_or_dataframe: str | os.PathLike[str] | Mapping[str, Any] | Any,
+    *,
+    n_gpus: int,
+    end: Any,
+    start: Any = None,
+    start_hour: float | None = None,
+    fleet_age_at_start_hours: float | None = None,
+    units: Mapping[str, str] | None = None,
+    shape: cluster.ClusterShape | None = None,
+    name: str = "",
+    title: str = "",
+    notes: str = "",
+) -> xr.Dataset:
+    """Load and validate an event log: one row per interruption.
+
+    Parameters
+    ----------
+    path_or_dataframe : str, path, pandas.DataFrame or mapping
+        A CSV file (blank lines and lines starting with ``#`` are skipped), a DataFrame or a
+        mapping of column name -> values, with the columns of the module docstring:
+        ``time`` and ``category``, optionally ``node``, ``gpus``, ``unit``, ``group``.
+    n_gpus : int
+        GPUs of the fleet observed, >= 1, all in service for the whole window (the exposure
+        convention of the module docstring). The fleet has ``ceil(n_gpus / gpus_per_node)``
+        nodes; a log naming more distinct nodes is refused.
+    end : float, str or datetime
+        The window's end: hours on the log's time axis when ``time`` is numeric, else an ISO
+        8601 timestamp (or datetime). Every event must lie in ``[start, end]``.
+    start : float, str or datetime, optional
+        The window's start, of the same kind as ``end``: default 0 h for numeric times;
+        required for ISO 8601 times. Event times are stored as hours since it.
+    start_hour : float, optional
+        Hour of day at the window's start, in [0, 24), the clock of diurnal terms (use the
+        data centre's local time). Numeric times only (default 0); with ISO 8601 times it is
+        ``start``'s clock time as written.
+    fleet_age_at_start_hours : float, optional
+        The fleet's age at the window's start (hours since the power-law trend's process
+        began, e.g. since the fleet entered service), > 0; needed only by fits with a trend.
+        Stored as ``attrs["fleet_age_at_start_hours"]`` (0: unknown).
+    units : mapping, optional
+        Category -> exposure unit (one of :data:`relmc.cluster.UNITS`), for logs without a
+        ``unit`` column; a category named here but absent from the log is kept with zero
+        events. Default :data:`DEFAULT_UNIT` (``node``).
+    shape : relmc.cluster.ClusterShape, optional
+        GPU packing (Llama 3 defaults: 8 GPUs per node).
+    name, title, notes : str, optional
+        Recorded in ``attrs`` (``name`` defaults to the file's stem, or "user").
+
+    Returns
+    -------
+    xarray.Dataset
+        Along ``event`` (sorted by time): ``event_time`` (hours since the window's start),
+        ``event_category``, ``event_node`` ('' without a node column), ``event_gpus`` (0
+        without a gpus column). Along ``category`` (first appearance in the log, then
+        categories only in ``units``): ``count``, ``exposure`` (unit-hours), ``unit`` and
+        ``group``, the schema of :func:`relmc.load_counts`, so :func:`relmc.fit_conjugate`
+        fits the log's counts directly. ``attrs``: ``n_gpus``, ``gpus_per_node``,
+        ``n_nodes``, ``duration_hours``, ``start_hour``, ``window_start`` (ISO text, '' for
+        numeric times), ``fleet_age_at_start_hours``, ``time_input`` (``hours`` or
+        ``iso8601``), ``has_nodes`` (1 or 0), ``rate_units``, ``exposure_assumption``,
+        ``name``, ``title``, ``source``, ``checked``, ``notes``.
+
+    Raises
+    ------
+    ValueError
+        Before anything is returned, naming the row (and file line), the field and the
+        reason: a missing column, no rows, a time that is empty, of the other kind than the
+        first row's, not finite or outside the window, an empty category or node, a gpus
+        value that is not an integer in [1, n_gpus], a unit not in
+        :data:`relmc.cluster.UNITS`, a category whose rows disagree on unit or group, more
+        distinct nodes than the fleet has; or a bad ``n_gpus``, window, ``start_hour``,
+        ``fleet_age_at_start_hours`` or ``units``.
+    """
+    header, rows, origin, default_name = _read_source(path_or_dataframe)
+    n_gpus = _check_positive_int(n_gpus, "n_gpus")
+    shape = cluster.ClusterShape() if shape is None else shape
+    if not isinstance(shape, cluster.ClusterShape):
+        raise ValueError(f"shape must be a relmc.cluster.ClusterShape; got {type(shape).__name__}")
+    fleet_age = (
+        0.0
+        if fleet_age_at_start_hours is None
+        else _check_real(fleet_age_at_start_hours, "fleet_age_at_start_hours", 0.0)
+    )
+    declared = _check_units(units)
+    if len(set(header)) != len(header):
+        dups = sorted({h for h in header if header.count(h) > 1})
+        raise ValueError(f"{origin}: header: duplicate column(s) {dups}")
+    missing = [c for c in _REQUIRED if c not in header]
+    if missing:
+        raise ValueError(
+            f"{origin}: header: missing column(s) {missing}; need {', '.join(_REQUIRED)} "
+            f"(optionally {', '.join(_OPTIONAL)}); got {header}"
+        )
+    if not rows:
+        raise ValueError(f"{origin}: no data rows (only a header and comments)")
+    first = rows[0].fields["time"]
+    if _missing(first):
+        raise ValueError(f"{origin}: {rows[0].where()}: field 'time' is empty")
+    window = _Window(_kind_of(first), start, end, start_hour, origin)
+    has_nodes = "node" in header
+    has_gpus = "gpus" in header
+    n_nodes = int(cluster.units(n_gpus, "node", shape))
+
+    times = np.empty(len(rows))
+    cat_index = np.empty(len(rows), dtype=np.int64)
+    node = np.full(len(rows), "", dtype=object)
+    gpus = np.zeros(len(rows), dtype=np.int64)
+    categories: dict[str, int] = {}
+    unit_of: dict[str, tuple[str, int]] = {}
+    group_of: dict[str, tuple[str, int]] = {}
+    nodes_seen: set[str] = set()
+    for i, row in enumerate(rows):
+        where = row.where()
+        times[i] = window.hours(row.fields["time"], where, origin)
+        cat = _text(row.fields["category"])
+        if not cat:
+            raise ValueError(f"{origin}: {where}: field 'category' is empty")
+        cat_index[i] = categories.setdefault(cat, len(categories))
+        if "unit" in header:
+            u = _text(row.fields["unit"]).lower()
+            if u not in cluster.UNITS:
+                raise ValueError(
+                    f"{origin}: {where}: field 'unit' must be one of {', '.join(cluster.UNITS)}; "
+                    f"got {row.fields['unit']!r}"
+                )
+            _agree(unit_of, cat, u, row, "unit", origin)
+        if "group" in header:
+            _agree(group_of, cat, _text(row.fields["group"]), row, "group", origin)
+        if has_nodes:
+            nd = _text(row.fields["node"])
+            if not nd:
+                raise ValueError(
+                    f"{origin}: {where}: field 'node' is empty (with a node column every row "
+                    "names its node; leave the column out if nodes are unknown)"
+                )
+            node[i] = nd
+            nodes_seen.add(nd)
+        if has_gpus:
+            gpus[i] = _gpus(row.fields["gpus"], n_gpus, where, origin)
+    if len(nodes_seen) > n_nodes:
+        raise ValueError(
+            f"{origin}: field 'node': the log names {len(nodes_seen):,} distinct nodes but a "
+            f"fleet of n_gpus={n_gpus:,} has {n_nodes:,} ({shape.gpus_per_node} GPUs per node)"
+        )
+    for cat, u in declared.items():
+        if cat in unit_of and unit_of[cat][0] != u:
+            raise ValueError(
+                f"units[{cat!r}] is {u!r} but the log's unit column says {unit_of[cat][0]!r} "
+                f"(row {unit_of[cat][1]})"
+            )
+        categories.setdefault(cat, len(categories))
+    names = list(categories)
+    unit = [unit_of[c][0] if c in unit_of else declared.get(c, DEFAULT_UNIT) for c in names]
+    group = [group_of[c][0] if c in group_of else "" for c in names]
+    attrs = {
+        "name": name or default_name,
+        "title": title or f"event log from {origin}",
+        "source": origin,
+        "checked": (
+            "Not checked against any publication: a user's event log, validated for form only "
+            "(times inside the window, known units, consistent categories)."
+        ),
+        "notes": notes,
+        **_window_attrs(
+            n_gpus=n_gpus,
+            shape=shape,
+            duration=window.duration,
+            start_hour=window.start_hour,
+            fleet_age=fleet_age,
+            start_text=window.start_text,
+            time_input=window.kind,
+            has_nodes=has_nodes,
+        ),
+    }
+    return _build(
+        time=times,
+        category_of=cat_index,
+        node=node,
+        gpus=gpus,
+        categories=names,
+        unit=unit,
+        group=group,
+        n_gpus=n_gpus,
+        shape=shape,
+        duration=window.duration,
+        attrs=attrs,
+    )
+
+
+def _agree(seen: dict[str, tuple[str, int]], cat: str, value: str, row: _Row, field: str, origin):
+    if cat in seen and seen[cat][0] != value:
+        raise ValueError(
+            f"{origin}: {row.where()}: field {field!r} is {value!r} but row {seen[cat][1]} gives "
+            f"category {cat!r} the {field} {seen[cat][0]!r}; a category has one {field}"
+        )
+    seen.setdefault(cat, (value, row.number))
+
+
+def _gpus(value: Any, n_gpus: int, where: str, origin: str) -> int:
+    if _missing(value):
+        return 0
+    x = _as_hours(value)
+    if x is None or not math.isfinite(x) or not float(x).is_integer() or not 1 <= x <= n_gpus:
+        raise ValueError(
+            f"{origin}: {where}: field 'gpus' must be an integer in [1, n_gpus={n_gpus}] (or "
+            f"blank); got {value!r}"
+        )
+    return int(x)
+
+
+def _check_units(units: Any) -> dict[str, str]:
+    if units is None:
+        return {}
+    if not isinstance(units, Mapping):
+        raise ValueError(f"units must be a mapping category -> unit; got {type(units).__name__}")
+    out = {}
+    for c, u in units.items():
+        if not isinstance(c, str) or not c.strip():
+            raise ValueError(f"units: category names must be non-empty text; got {c!r}")
+        if u not in cluster.UNITS:
+            raise ValueError(f"units[{c!r}] must be one of {', '.join(cluster.UNITS)}; got {u!r}")
+        out[c.strip()] = str(u)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# synthetic logs
+
+
+def _per_category(value: Any, names: list[str], field: str, lo: float, hi: float, *, hi_open: bool):
+    """Return a number or a mapping category -> number as an array in ``names`` order, checked."""
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise ValueError(f"{field}: unknown categories {unknown}; known: {names}")
+        missing = sorted(set(names) - set(value))
+        if missing:
+            raise ValueError(f"{field}: no value for categories {missing}")
+        items = [(f"{field}[{c!r}]", value[c]) for c in names]
+    else:
+        items = [(field, value)] * len(names)
+    out = []
+    for label, v in items:
+        ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
+        if not ok or not (lo <= float(v) <= hi) or (hi_open and float(v) == hi):
+            raise ValueError(
+                f"{label} must be a number in [{lo:g}, {hi:g}{')' if hi_open else ']'}; got {v!r}"
+            )
+        out.append(float(v))
+    return np.array(out)
+
+
+def synthetic_events(
+    rate: Mapping[str, float],
+    *,
+    n_gpus: int,
+    duration_hours: float,
+    units: Mapping[str, str] | None = None,
+    start_hour: float = 0.0,
+    diurnal_amplitude: float | Mapping[str, float] = 0.0,
+    diurnal_peak_hour: float | Mapping[str, float] = 0.0,
+    trend_shape: float = 1.0,
+    fleet_age_at_start_hours: float = 8760.0,
+    bad_node_fraction: float = 0.0,
+    bad_node_multiplier: float | Mapping[str, float] = 1.0,
+    shape: cluster.ClusterShape | None = None,
+    seed: SeedLike = None,
+) -> xr.Dataset:
+    r"""Draw a synthetic event log from known parameters: per-node event times by thinning.
+
+    Each of the fleet's ``n`` nodes is bad with probability ``f = bad_node_fraction``
+    (independently). A node of type ``s`` fails in category :math:`c` as an inhomogeneous
+    Poisson process of intensity :math:`w_{s,c}\, \rho_c\, (1 + a_c \cos(\omega(h_0 + t -
+    \phi_c)))\, T(t)` (module docstring), with :math:`w = 1/(1 - f + f m_c)` for a good node
+    and :math:`m_c / (1 - f + f m_c)` for a bad one, so that the fleet mixed at fraction
+    :math:`f` fails at :math:`\rho_c` per node-hour on average, the convention of the
+    simulation's contract. The superposition over nodes is drawn by thinning (Lewis and
+    Shedler 1979): candidate times of a homogeneous process at the intensity's maximum over
+    the window, each kept with probability intensity / maximum; each kept event is then given
+    a node, bad with probability :math:`m_c B / (n - B + m_c B)` for :math:`B` bad nodes and
+    uniform within its type. That is the same law as drawing each node's process separately.
+
+    Parameters
+    ----------
+    rate : mapping
+        Category -> daily-mean rate per unit-hour *at the window's end* (>= 0), the quantity
+        the fits of :mod:`relmc.models.events` call ``rate``.
+    n_gpus : int
+        GPUs of the fleet, >= 1 (``ceil(n_gpus / gpus_per_node)`` nodes).
+    duration_hours : float
+        The window's length, > 0 hours.
+    units : mapping, optional
+        Category -> exposure unit of its rate (default :data:`DEFAULT_UNIT`, ``node``).
+    start_hour : float
+        Hour of day at the window's start, in [0, 24).
+    diurnal_amplitude, diurnal_peak_hour : float or mapping
+        Per category (or one for all): amplitude in [0, 1] and hour of day of the peak in
+        [0, 24).
+    trend_shape : float
+        Crow-AMSAA shape :math:`\beta`, in (0, 100] (1: no trend).
+    fleet_age_at_start_hours : float
+        The fleet's age at the window's start, > 0 hours.
+    bad_node_fraction : float
+        Probability that a node is bad, in [0, 1].
+    bad_node_multiplier : float or mapping
+        How many times as often a bad node fails, per category (or one for all), >= 1.
+    shape : relmc.cluster.ClusterShape, optional
+        GPU packing (Llama 3 defaults).
+    seed : int, SeedSequence, Generator or None
+        Root of randomness: child 0 draws the node types, child ``(1, c)`` category ``c``'s
+        events, so a category's events do not depend on the categories after it.
+
+    Returns
+    -------
+    xarray.Dataset
+        The schema of :func:`load_events` (nodes named ``n00000``, ...; only nodes with
+        events appear, as in a real log; ``event_gpus`` 0), with ``attrs["truth"]`` (JSON of
+        the parameters), ``n_bad_nodes`` (the bad nodes drawn), ``checked`` saying the log is
+        synthetic, and the root seed.
+    """
+    if not isinstance(rate, Mapping) or not rate:
+        raise ValueError(f"rate must be a non-empty mapping category -> rate; got {rate!r}")
+    names = [str(c) for c in rate]
+    rates = _per_category(dict(rate), names, "rate", 0.0, math.inf, hi_open=True)
+    n_gpus = _check_positive_int(n_gpus, "n_gpus")
+    duration = _check_real(duration_hours, "duration_hours", 0.0)
+    declared = _check_units(units)
+    unknown = sorted(set(declared) - set(names))
+    if unknown:
+        raise ValueError(f"units: unknown categories {unknown}; known: {names}")
+    unit = [declared.get(c, DEFAULT_UNIT) for c in names]
+    h0 = _check_real(start_hour, "start_hour", 0.0, 24.0, lo_open=False)
+    amp = _per_category(diurnal_amplitude, names, "diurnal_amplitude", 0.0, 1.0, hi_open=False)
+    peak = _per_category(diurnal_peak_hour, names, "diurnal_peak_hour", 0.0, 24.0, hi_open=True)
+    beta = _check_real(trend_shape, "trend_shape", 0.0, 100.0 + 1e-12)
+    age = _check_real(fleet_age_at_start_hours, "fleet_age_at_start_hours", 0.0)
+    f = _check_real(bad_node_fraction, "bad_node_fraction", 0.0, 1.0 + 1e-12, lo_open=False)
+    mult = _per_category(
+        bad_node_multiplier, names, "bad_node_multiplier", 1.0, math.inf, hi_open=True
+    )
+    shape = cluster.ClusterShape() if shape is None else shape
+    root = resolve_seed(seed)
+
+    n_nodes = int(cluster.units(n_gpus, "node", shape))
+    is_bad = np.random.default_rng(child_seed(root, 0)).random(n_nodes) < f
+    bad_ids = np.flatnonzero(is_bad)
+    good_ids = np.flatnonzero(~is_bad)
+    per_node = rates * np.array([cluster.units(n_gpus, u, shape) for u in unit]) / n_nodes
+    times, cats, nodes = [], [], []
+    for c in range(len(names)):
+        rng = np.random.default_rng(child_seed(root, 1, c))
+        norm = 1.0 - f + f * mult[c]
+        fleet = per_node[c] * (good_ids.size + mult[c] * bad_ids.size) / norm
+        shape_kw = dict(
+            start_hour=h0,
+            amplitude=amp[c],
+            peak_hour=peak[c],
+            trend_shape=beta,
+            fleet_age_hours=age,
+            duration_hours=duration,
+        )
+        # T is monotone, so its maximum over the window is at an end
+        bound = (1.0 + amp[c]) * max(
+            float(
+                intensity_shape(0.0, trend_shape=beta, fleet_age_hours=age, duration_hours=duration)
+            ),
+            1.0,
+        )
+        candidates = rng.uniform(0.0, duration, size=rng.poisson(fleet * bound * duration))
+        kept = candidates[
+            rng.random(candidates.size) * bound < intensity_shape(candidates, **shape_kw)
+        ]
+        p_bad = mult[c] * bad_ids.size / (good_ids.size + mult[c] * bad_ids.size) if fleet else 0.0
+        on_bad = rng.random(kept.size) < p_bad
+        node = np.where(
+            on_bad,
+            bad_ids[rng.integers(0, max(bad_ids.size, 1), kept.size)] if bad_ids.size else -1,
+            good_ids[rng.integers(0, max(good_ids.size, 1), kept.size)] if good_ids.size else -1,
+        )
+        times.append(kept)
+        cats.append(np.full(kept.size, c, dtype=np.int64))
+        nodes.append(node)
+    node_ids = np.concatenate(nodes)
+    width = len(str(max(n_nodes - 1, 0)))
+    truth = {
+        "rate": dict(zip(names, rates.tolist(), strict=True)),
+        "units": dict(zip(names, unit, strict=True)),
+        "start_hour": h0,
+        "diurnal_amplitude": dict(zip(names, amp.tolist(), strict=True)),
+        "diurnal_peak_hour": dict(zip(names, peak.tolist(), strict=True)),
+        "trend_shape": beta,
+        "fleet_age_at_start_hours": age,
+        "bad_node_fraction": f,
+        "bad_node_multiplier": dict(zip(names, mult.tolist(), strict=True)),
+        "n_gpus": n_gpus,
+        "duration_hours": duration,
+    }
+    attrs = {
+        "name": "synthetic",
+        "title": "synthetic event log drawn by relmc.events.synthetic_events",
+        "source": "relmc.events.synthetic_events",
+        "checked": "Synthetic: drawn from the known parameters in attrs['truth']; not data.",
+        "notes": "",
+        "truth": json.dumps(truth),
+        "n_bad_nodes": int(bad_ids.size),
+        **seed_attrs(root),
+        **_window_attrs(
+            n_gpus=n_gpus,
+            shape=shape,
+            duration=duration,
+            start_hour=h0,
+            fleet_age=age,
+            start_text="",
+            time_input="hours",
+            has_nodes=True,
+        ),
+    }
+    return _build(
+        time=np.concatenate(times),
+        category_of=np.concatenate(cats),
+        node=np.array([f"n{k:0{width}d}" for k in node_ids], dtype=object),
+        gpus=np.zeros(node_ids.size, dtype=np.int64),
+        categories=names,
+        unit=unit,
+        group=[""] * len(names),
+        n_gpus=n_gpus,
+        shape=shape,
+        duration=duration,
+        attrs=attrs,
+    )
+
+
+def write_events_csv(
+    events: xr.Dataset,
+    path: str | os.PathLike[str],
+    *,
+    start: str | dt.datetime | None = None,
+    comments: Sequence[str] = (),
+) -> Path:
+    """Write an event log as CSV that :func:`load_events` reads back (atomically).
+
+    Columns ``time``, ``category``, ``unit``, then ``group`` when any category has one,
+    ``node`` when the log has nodes and ``gpus`` when any is given. ``time`` is hours since
+    the window's start (6 decimals: 3.6 ms), or with ``start`` (the window's start, an ISO
+    8601 timestamp or datetime) ISO 8601 timestamps to the microsecond. Each entry of
+    ``comments`` becomes a ``#`` line at the top (provenance). Categories without events are
+    not in the file (give them to ``load_events`` through ``units``). Read it back with
+    ``load_events(path, n_gpus=attrs["n_gpus"], end=attrs["duration_hours"],
+    start_hour=attrs["start_hour"])`` (hours), or ``start=start, end=start + duration``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ValueError
+        If ``events`` is not an event log or ``start`` not a timestamp.
+    """
+    if not isinstance(events, xr.Dataset) or "event_time" not in events:
+        raise ValueError("events must be an event log from load_events or synthetic_events")
+    origin = None
+    if start is not None:
+        origin = _as_datetime(start)
+        if origin is None:
+            raise ValueError(f"start must be an ISO 8601 timestamp or a datetime; got {start!r}")
+    names = events["category"].values.tolist()
+    unit_of = dict(zip(names, events["unit"].values.tolist(), strict=True))
+    group_of = dict(zip(names, events["group"].values.tolist(), strict=True))
+    has_groups = any(group_of.values())
+    has_nodes = bool(events.attrs.get("has_nodes", 0))
+    gpus = events["event_gpus"].values
+    has_gpus = bool(np.any(gpus > 0))
+    buf = io.StringIO()
+    for line in comments:
+        for part in str(line).splitlines() or [""]:
+            buf.write(f"# {part}\n")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        [
+            "time",
+            "category",
+            "unit",
+            *(["group"] if has_groups else []),
+            *(["node"] if has_nodes else []),
+            *(["gpus"] if has_gpus else []),
+        ]
+    )
+    for t, c, n, g in zip(
+        events["event_time"].values,
+        events["event_category"].values,
+        events["event_node"].values,
+        gpus,
+        strict=True,
+    ):
+        if origin is None:
+            when = f"{t:.6f}"
+        else:
+            when = (origin + dt.timedelta(microseconds=round(float(t) * 3.6e9))).isoformat()
+        row = [when, c, unit_of[c]]
+        if has_groups:
+            row.append(group_of[c])
+        if has_nodes:
+            row.append(n)
+        if has_gpus:
+            row.append(str(int(g)) if g > 0 else "")
+        w.writerow(row)
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(buf.getvalue(), encoding="utf-8")
+    return path
