@@ -364,3 +364,36 @@ def test_plain_inputs_have_no_stragglers_or_sdc():
     assert not out["lost_hours"][:, STRAGGLER].any()
     for name in ("sdc_rollbacks", "sdc_from_scratch", "sdc_undetected"):
         assert not out[name].any()
+
+
+# one feature at a time, kernel against oracle: the points where the two once differed
+# (an SDC is an event at detection, so max_events counts detections; the rollback is by
+# time after a fall back during the latency; persists in flight are kept before a
+# maintenance checkpoint)
+_BASE = dict(work_hours=7.3, tau=0.9, delta=0.05, persist=0.4, restart_hours=0.15, cap_hours=40.0)
+SINGLE = {
+    "straggler": dict(rates=[0.3, 0.2], cat_kind=[1, 0], straggler_speed=[0.3, 1.0]),
+    "straggler_max_events": dict(
+        rates=[0.3, 0.3], cat_kind=[1, 0], straggler_speed=[0.3, 1.0], max_events=2
+    ),
+    "sdc_keep_all": dict(rates=[0.3, 0.0], cat_kind=[2, 0], sdc_latency=[1.5, 0.0]),
+    "sdc_k1": dict(rates=[0.3, 0.0], cat_kind=[2, 0], sdc_latency=[1.5, 0.0], retention=1),
+    "sdc_k2_failures_maintenance": dict(
+        rates=[0.3, 0.3],
+        cat_kind=[2, 0],
+        sdc_latency=[1.5, 0.0],
+        retention=2,
+        maint_rate=0.2,
+        maint_hours=0.5,
+    ),
+    "sdc_max_events": dict(
+        rates=[0.3, 0.3], cat_kind=[2, 0], sdc_latency=[1.5, 0.0], retention=2, max_events=3
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SINGLE))
+def test_kernel_matches_oracle_one_feature(name):
+    kw = dict(SINGLE[name])
+    x = sdc_inputs(kw.pop("rates"), n_trials=3000, detect=[0.5, 0.1], **_BASE, **kw)
+    assert sdc_disagreements(run("kernel", x, seed=41), run("reference", x, seed=42)) == []
