@@ -1,62 +1,25 @@
-"""Stragglers and SDC inputs for tests, and the one switch that says whether the kernel has them.
+"""Stragglers and SDC inputs for tests, one runner for the oracle and the kernel, one comparison.
 
 The fields of :mod:`relmc.sim`, "Stragglers and silent data corruption" (``cat_kind``,
-``straggler_speed``, ``sdc_latency``, ``sdc_latency_exp``, ``retention``) are added at the end
-of :class:`~relmc.sim.inputs.KernelInputs` by the kernel's implementation. Until then this
-module builds the same fields, with the same names and defaults, on a test-only subclass, so
-the oracle and the known answers run; the kernel variants of the tests skip through one helper,
-:func:`kernel_has_sdc`. Once ``KernelInputs`` has ``cat_kind`` the stand-in is never used.
+``straggler_speed``, ``sdc_latency``, ``sdc_latency_exp``, ``retention``) are fields of
+:class:`~relmc.sim.inputs.KernelInputs`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 
 import numpy as np
-import pytest
 from nodeinputs import node_disagreements
 
 from relmc._seed import resolve_seed
-from relmc.sim.inputs import OUTPUTS, KernelInputs
+from relmc.sim.inputs import KernelInputs
 from relmc.sim.reference import SDC_COUNTS, simulate_reference
 
 #: Per-category fields and the value of every entry by default (all failure categories).
 SDC_ARRAYS = {"cat_kind": 0, "straggler_speed": 1.0, "sdc_latency": 0.0, "sdc_latency_exp": False}
 _DTYPES = {"cat_kind": np.int64, "sdc_latency_exp": np.bool_}
-
-
-def kernel_has_sdc() -> bool:
-    """Whether the kernel implements stragglers and SDC: the one skip condition of its tests."""
-    names = {f.name for f in fields(KernelInputs)}
-    outputs = {name for name, _, _, _ in OUTPUTS}
-    return "cat_kind" in names and "sdc_rollbacks" in outputs
-
-
-def _empty():
-    return np.zeros(0)
-
-
-@dataclass(frozen=True, eq=False)
-class _StandIn(KernelInputs):
-    """``KernelInputs`` with the stragglers/SDC fields, for the oracle until the kernel has them."""
-
-    cat_kind: np.ndarray = field(default_factory=_empty)
-    straggler_speed: np.ndarray = field(default_factory=_empty)
-    sdc_latency: np.ndarray = field(default_factory=_empty)
-    sdc_latency_exp: np.ndarray = field(default_factory=_empty)
-    retention: int = 0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for name, value in SDC_ARRAYS.items():
-            if np.size(getattr(self, name)) == 0:
-                object.__setattr__(
-                    self, name, np.full(self.n_categories, value, dtype=_DTYPES.get(name, float))
-                )
-
-
-INPUTS_CLASS = KernelInputs if kernel_has_sdc() else _StandIn
 
 
 def sdc_inputs(rates, *, n_trials: int = 100, detect=None, swap=None, **kw) -> KernelInputs:
@@ -83,7 +46,7 @@ def sdc_inputs(rates, *, n_trials: int = 100, detect=None, swap=None, **kw) -> K
         if name in args:
             dtype = _DTYPES.get(name, np.int64 if name == "cat_domain" else np.float64)
             args[name] = np.asarray(args[name], dtype=dtype)
-    return INPUTS_CLASS(
+    return KernelInputs(
         cat_rate=rates,
         draw_of_trial=np.zeros(n_trials, dtype=np.int64),
         detect_hours=np.zeros(n_cat) if detect is None else np.asarray(detect, dtype=float),
@@ -99,18 +62,13 @@ def with_sdc_fields(inputs: KernelInputs, **kw) -> KernelInputs:
     for name in SDC_ARRAYS:
         if name in values:
             values[name] = np.asarray(values[name], dtype=_DTYPES.get(name, np.float64))
-    return INPUTS_CLASS(**values)
+    return KernelInputs(**values)
 
 
 def run(engine: str, inputs: KernelInputs, seed: int) -> dict[str, np.ndarray]:
-    """Run ``inputs`` on the oracle (``"reference"``) or the kernel (``"kernel"``).
-
-    The kernel variant skips until the kernel has stragglers and SDC.
-    """
+    """Run ``inputs`` on the oracle (``"reference"``) or the kernel (``"kernel"``)."""
     if engine == "reference":
         return simulate_reference(inputs, np.random.default_rng(seed))
-    if not kernel_has_sdc():
-        pytest.skip("the kernel has no stragglers/SDC yet (KernelInputs.cat_kind)")
     from relmc.sim.simulate import run_kernel
 
     out, _ = run_kernel(inputs, resolve_seed(seed), n_threads=1)

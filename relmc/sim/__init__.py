@@ -125,37 +125,59 @@ Outputs
     ``straggler`` is a ``lost_hours`` cause appended after ``preemption``; ``sdc_rollbacks``
     counts the checkpoints skipped over by rollbacks (beyond the newest durable one),
     ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial.
-Resolutions of points left open above (the kernel's; issue 11)
-    1. SDC arrivals are exposed exactly as failures (computing, snapshots, the final persist
-       wait, restarts). The corrupted progress ``p_c`` is the durable progress plus the
-       compute done in the run at the arrival (the durable progress during a restart); a
-       retained checkpoint qualifies when its progress is at most ``p_c`` (to
-       ``1e-9 tau``).
-    2. Straggler and SDC arrivals are events: they count in ``events`` and towards
-       ``max_events`` when they arrive; a straggler's handling and an SDC's detection are
-       not events. An SDC that is the ``max_events``-th event ends the trial latent
-       (``sdc_undetected`` = 1, not in ``interruptions``).
-    3. The slow phase's loss: from wall ``t1`` to ``t2`` at factor ``sigma`` the run
+Resolutions of points left open above (kernel and oracle alike; issue 11)
+    1. Clocks: while a straggler is active the clocks of *every* straggler category are
+       paused, while a corruption is latent those of *every* SDC category (so at most one
+       of each at once); they restart fresh when it ends (memoryless: the same process).
+    2. SDC arrivals are exposed exactly as failures (computing, snapshots, the final persist
+       wait, restarts). The corrupted progress ``p_c`` is the progress reached then: the
+       durable progress plus the compute done in the run (during a snapshot its progress,
+       during a restart the durable progress).
+    3. Events: a straggler counts in ``interruptions[c]`` and towards ``max_events`` at its
+       arrival; at the ``max_events``-th arrival the trial stops there and the compute since
+       the last durable checkpoint is rework. An SDC is an event when it is *detected*, not
+       when it arrives: its rollback is done, then the trial stops (no recovery) if that was
+       the ``max_events``-th event. A straggler's handling is no event.
+    4. The slow phase's loss: from wall ``t1`` to ``t2`` at factor ``sigma`` the run
        advances ``sigma (S(t2) - S(t1))`` nominal hours; ``straggler`` gets
        ``(1 - sigma) (S(t2) - S(t1))`` (``(1 - sigma) (t2 - t1)`` without a throughput
-       cycle) and ``slowdown`` keeps ``(t2 - t1) - (S(t2) - S(t1))``, so the accounting
-       identity holds exactly. Snapshots and persists in a slow run are slowed with it.
-    4. A straggler that arrives during a restart slows the run after it. One whose handling
-       time falls after the job's last compute (final snapshot or persist wait) is never
-       handled: the job finishes slow. One handled at the end of a restart takes no
-       checkpoint (nothing was computed) and makes no power step: its recovery (a swap per
-       ``swap[c]``), then a new restart.
-    5. Retained checkpoints are the durable ones of runs plus the checkpoints taken at
+       cycle; a handled straggler costs exactly ``(1 - sigma) detect_hours[c]``) and
+       ``slowdown`` keeps ``(t2 - t1) - (S(t2) - S(t1))``, so the accounting identity holds
+       exactly. Every run activity is slowed: compute, snapshots, the final persist wait and
+       the background persists in flight (stretched from the arrival on).
+    5. A straggler that arrives during a restart, a snapshot or the final persist wait
+       starts its slow phase there; a restart is never slowed (one arriving in a restart
+       slows the run after it). One whose handling time falls after the job's last compute
+       (final snapshot or persist wait) is never handled: the job finishes slow (a failure
+       there still ends it). One handled at the end of a restart takes no checkpoint (the
+       progress is durable) and makes no power step: its recovery (a swap per ``swap[c]``),
+       then a new restart.
+    6. A stop that handles a straggler "with it" (failure, planned event, SDC detection, the
+       cap) costs nothing extra: no node leaves, no repair; the slow phase just ends.
+    7. Retained checkpoints are the durable ones of runs plus the checkpoints taken at
        maintenance and at a straggler's handling; the job's start (progress 0) is none. A
-       rollback discards the retained checkpoints newer than its target; ``sdc_rollbacks``
-       adds their number (all retained ones for a rollback to 0), and ``sdc_from_scratch``
-       counts every rollback for which none qualified, also when progress was 0 already.
-    6. A detection that falls in a pause (recovery, maintenance, a maintenance or
+       maintenance or straggler checkpoint begins at the stop's wall time; persists in
+       flight complete during it and are kept before it. Persists in flight at a failure or
+       a detection are lost.
+    8. The rollback point is chosen by *time*, as stated: the newest retained checkpoint
+       whose snapshot began at or before the corruption's wall time. (Its progress is at
+       most ``p_c``; but a checkpoint of progress at most ``p_c`` taken after a fall back
+       during the latency, or a maintenance checkpoint of the snapshot the corruption
+       struck, began after it and does not qualify.) The retained list is read at
+       detection; the newer ones are discarded and ``sdc_rollbacks`` adds their number (all
+       retained ones for a rollback to 0); ``sdc_from_scratch`` counts every rollback for
+       which none qualified, also when progress was 0 already.
+    9. A detection due while the job is not exposed (recovery, maintenance, a maintenance or
        straggler checkpoint) happens when the next restart begins, before any of it is
        spent; a detection due at the same moment as a restart's end comes first.
-    7. Stragglers and SDC together with the node model are not implemented yet:
-       :func:`relmc.simulate` rejects them (``FieldError`` naming
-       ``failures.categories.kind``).
+    10. Node model (the oracle only): straggler and SDC categories are node-domain whatever
+        ``cat_domain`` says (one clock per node, ``bad_multiplier`` applies), never wrongly
+        blamed; the struck node is recorded at the arrival (straggler) or the corruption's
+        wall time (SDC) and may be excluded as a lemon. An SDC whose node left the job
+        before detection blames no node. The restart after a straggler's handling or an SDC
+        reads storage; a straggler's checkpoint resets the count of nodes left. The kernel
+        does not implement stragglers and SDC with the node model: :func:`relmc.simulate`
+        rejects them (``FieldError`` naming ``failures.categories.kind``).
 
 Nodes: lemons, blast radius, diagnosis, repair pipeline, standbys, memory restore
 ---------------------------------------------------------------------------------

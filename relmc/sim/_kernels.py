@@ -2552,12 +2552,16 @@ def _block_physics(
                         c = _pick_scan(u, wa)
                 if maint_stop and not in_restart and e_a >= last_start + r:
                     continue  # a planned event after the last compute: deferred, uncounted
-                events += 1
-                if maint_stop:
-                    maint_events[i] += 1
-                elif cat_kind[c] != KIND_SDC:  # an SDC counts when it is detected
-                    interruptions[i, c] += 1
-                if events < max_events and not maint_stop and cat_kind[c] != KIND_FAILURE:
+                sdc_arrival = not maint_stop and cat_kind[c] == KIND_SDC
+                if not sdc_arrival:  # an SDC is an event when it is detected
+                    events += 1
+                    if maint_stop:
+                        maint_events[i] += 1
+                    else:
+                        interruptions[i, c] += 1
+                if sdc_arrival or (
+                    events < max_events and not maint_stop and cat_kind[c] == KIND_STRAGGLER
+                ):
                     # a straggler or a corruption: the job runs on
                     if cat_kind[c] == KIND_STRAGGLER:
                         s_on = True
@@ -2588,8 +2592,6 @@ def _block_physics(
                 if not maint_stop:
                     rc = c
                     rc_detect = detect_hours[c]
-                    if cat_kind[c] == KIND_SDC:
-                        c_on = True  # the event budget ends the trial with it latent
             if ckpt_stop and e_a >= last_start + r:
                 # a straggler whose handling falls after the job's last compute (it arrived
                 # in the restart before): never handled, the job finishes slow
@@ -2598,6 +2600,7 @@ def _block_physics(
             if sdc_stop:
                 rc = c_cat
                 rc_detect = detect_hours[c_cat]
+                events += 1  # counted at detection; the trial may stop after the rollback
             # ---- the job stops (not after a restart-end straggler: nothing ran)
             if not in_restart and (arrival or sdc_stop or ckpt_stop):
                 e = e_a
@@ -2626,9 +2629,14 @@ def _block_physics(
                         break
                     lost[i, CHECKPOINT] += dt
                     t += dt
-                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, dk, tau, retention)
-                    if computed > dk * tau:
+                    # a persist in flight completes during it and is kept before it
+                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, k, tau, retention)
+                    if computed > k * tau:
                         rf, rn, nr = _ring_add(rf, rn, nr, p + computed, 1, tau, retention)
+                        if c_on and p + computed <= c_prog + _SDC_RTOL * tau:
+                            # begun after the corruption (in the snapshot it struck): the
+                            # rollback takes an older one
+                            c_prog = p + computed - 2.0 * _SDC_RTOL * tau
                     p += computed
                     n_seg, r = _segments(work_hours - p, tau)
                 else:
@@ -2636,6 +2644,10 @@ def _block_physics(
                     rf, rn, nr = _ring_add(rf, rn, nr, p + tau, dk, tau, retention)
                     p += dk * tau
                     n_seg -= dk
+                    if c_on and p < c_prog:
+                        # a fall back while latent: every checkpoint taken from here on
+                        # begins after the corruption
+                        c_prog = p
             elif events >= max_events and arrival:
                 break  # (during a restart)
             if sdc_stop:
@@ -2652,6 +2664,8 @@ def _block_physics(
                 interruptions[i, c_cat] += 1
                 c_on = False
                 c_detect = np.inf
+                if events >= max_events:
+                    break  # the max_events-th event: stop after the rollback
             last_start = (n_seg - 1) * seg
             d_run = last_start + r + delta + persist
             in_restart = False

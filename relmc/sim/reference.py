@@ -134,52 +134,10 @@ stepping of every run activity (a straggler arrival splits the activity in two p
 latent corruption as a record (wall time, corrupted progress, detection time, node). It
 asserts that the newest kept checkpoint is the durable progress, that a rollback is at most
 the corrupted and the reached progress, and at each trial's end that wall equals progress
-plus lost hours with no negative time but ``slowdown``. Resolutions (the kernel must agree):
-
-* S1. While a straggler is active the clocks of *every* straggler category are paused; while
-  a corruption is latent those of *every* SDC category are (at most one of each at once).
-  Paused clocks restart fresh when the straggler ends or the corruption is detected
-  (memoryless, so the same process).
-* S2. A straggler arriving during a restart, a snapshot or the final persist wait starts its
-  slow phase there. A restart is never slowed; every run activity (compute, snapshots,
-  background persists in flight, the final persist wait) advances at the straggler's factor
-  times ``s(t)``: persists already in flight when it arrives are stretched from then on.
-* S3. A straggler whose handling time falls after the job's last compute (final snapshot or
-  final persist wait) is not handled: the slow phase runs on to the job's end (as planned
-  maintenance there is deferred). A failure there still ends it.
-* S4. A straggler handled at the end of a restart takes no checkpoint (the progress is
-  already durable, as for maintenance during a restart): recovery (``diag_hours``, swap)
-  then a new restart.
-* S5. ``straggler`` lost hours of a slow piece from wall ``t1`` to ``t2`` at factor ``f``:
-  ``(1 - f) (S(t2) - S(t1))`` (the nominal hours the unslowed run would have made, minus
-  those made); ``slowdown`` stays ``(t2 - t1) - (S(t2) - S(t1))``. With ``b = 0`` a handled
-  straggler costs exactly ``(1 - f) detect_hours``.
-* S6. A stop that handles a straggler "with it" (failure, planned event, SDC detection, the
-  cap) costs nothing extra: no node leaves, no repair; the slow phase just ends.
-* S7. A straggler counts in ``interruptions`` (and towards ``max_events``) at its arrival; at
-  the ``max_events``-th arrival the trial stops there, compute since the last durable
-  checkpoint is rework. An SDC counts at detection: its rollback is done, then the trial
-  stops if that was the ``max_events``-th event.
-* S8. SDC arrives whenever the job is exposed (as failures: computing, snapshots, the final
-  persist wait, restarts); the corrupted progress is the progress reached then (during a
-  snapshot its progress, during a restart the durable progress).
-* S9. The rollback point is chosen by *time*: the newest kept checkpoint whose snapshot
-  began at or before the corruption's wall time (so its progress is at most the corrupted
-  progress). Checkpoints newer than the rollback point are dropped from the list. Persists
-  in flight at detection are lost (as for a failure); the kept list is read at detection.
-* S10. ``sdc_rollbacks`` adds the number of kept checkpoints newer than the rollback point
-  (all kept ones for a rollback to scratch); ``sdc_from_scratch`` counts rollbacks with no
-  qualifying checkpoint (also a corruption in the first interval, when none exists yet).
-* S11. Detection due while the job is not exposed happens at the start of the next exposed
-  activity (a restart's start); a maintenance checkpoint during the latency is kept.
-* S12. A maintenance or straggler checkpoint begins at the stop's wall time; persists in
-  flight complete during it and are kept before it.
-* S13. Node model: straggler and SDC categories are node-domain whatever ``cat_domain`` says
-  (one clock per node, ``bad_multiplier`` applies), never wrongly blamed; the struck node is
-  recorded at the arrival (straggler) or the corruption's wall time (SDC) and may be
-  excluded as a lemon. An SDC whose node left the job before detection blames no node. The
-  restart after a straggler's handling or an SDC reads storage; a straggler's checkpoint
-  resets the count of nodes left.
+plus lost hours with no negative time but ``slowdown``. Its resolutions of the points the
+contract leaves open are the one list in :mod:`relmc.sim` ("Resolutions of points left open
+above (kernel and oracle alike; issue 11)", items 1-10); the kernel agrees with them but for
+10 (no stragglers or SDC with the node model in the kernel).
 """
 
 from __future__ import annotations
