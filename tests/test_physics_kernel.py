@@ -185,6 +185,14 @@ def test_stragglers_with_the_node_model_are_refused_before_any_work():
     with pytest.raises(FieldError) as e:
         simulate(sc, n_trials=4, seed=0)
     assert e.value.field == "failures.categories.kind"
+    # and a direct caller of the kernel driver gets no silently different process either
+    from relmc.sim.simulate import kernel_inputs, run_kernel
+
+    plain = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, bad_node_fraction=0))
+    inputs, _ = kernel_inputs(plain, None, 4)
+    both = dataclasses.replace(inputs, bad_fraction=0.1)
+    with pytest.raises(ValueError, match="not implemented"):
+        run_kernel(both, np.random.SeedSequence(0))
 
 
 def test_lowering_of_the_new_fields():

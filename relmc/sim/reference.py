@@ -144,6 +144,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import Any
 
 import numpy as np
 
@@ -192,7 +193,8 @@ class _Trial:
         self.maintenance_events = 0
         self.swings = 0  # changes between computing (busy) and not computing (idle)
         self.repairs: list[float] = []  # absolute completion times of nodes in repair
-        self.pending: list[tuple[float, float]] = []  # (durable at, progress) of persists
+        # (durable at, progress, snapshot began) of persists in flight
+        self.pending: list[tuple[float, float, float]] = []
         self.next_cat = [self._draw(r, 0.0) for r in self.rates]
         self.next_maint = self._draw(float(inputs.maint_rate), 0.0)
         self.amp = [float(a) for a in inputs.cat_amp]
@@ -200,7 +202,7 @@ class _Trial:
         self.varying = any(a > 0.0 for a in self.amp) or float(inputs.trend_shape) != 1.0
         self.speed_amp = float(inputs.speed_amp)
         self.elapsed = 0.0  # nominal hours of the last exposed activity, also when it stopped
-        self.struck = None  # the node whose clock fired (node model), else None
+        self.struck: Any = None  # the node whose clock fired (node model), else None
         n_cat = len(self.rates)
         self.kind = [int(k) for k in _kind_field(inputs, "cat_kind", n_cat)]
         self.slow_speed = _kind_field(inputs, "straggler_speed", n_cat)
@@ -251,7 +253,7 @@ class _Trial:
         """Failure intensity of category ``c`` at wall time ``t`` (per hour)."""
         return self.rates[c] * self.modulation(c, t)
 
-    def sources(self) -> list[tuple[int, object, float]]:
+    def sources(self) -> list[tuple[int, Any, float]]:
         """Independent failure sources: (category, node or None, rate at modulation 1)."""
         return [(c, None, rate) for c, rate in enumerate(self.rates)]
 
@@ -980,14 +982,18 @@ class _NodeTrial(_Trial):
 
     # ---- clocks -------------------------------------------------------------------------
 
-    def sources(self) -> list[tuple[int, object, float]]:
-        cluster = [(c, None, self.rates[c]) for c in range(len(self.rates)) if self.dsize[c] > 1]
-        per_node = [(c, nd, self.node_rate(nd, c)) for nd in self.job for c in self.node_cats]
+    def sources(self) -> list[tuple[int, Any, float]]:
+        cluster: list[tuple[int, _Node | None, float]] = [
+            (c, None, self.rates[c]) for c in range(len(self.rates)) if self.dsize[c] > 1
+        ]
+        per_node: list[tuple[int, _Node | None, float]] = [
+            (c, nd, self.node_rate(nd, c)) for nd in self.job for c in self.node_cats
+        ]
         return cluster + per_node
 
     def earliest_clock(self) -> tuple[float, int | None]:
         first, who = super().earliest_clock()
-        struck = None
+        struck: _Node | None = None
         for node in self.job:
             for c in self.node_cats:
                 if node.clock[c] < first and not self.blocked(c):
@@ -1093,8 +1099,8 @@ class _NodeTrial(_Trial):
         self.need = need
         self.took_pool = False
         while self.need > 0 and self.standbys:
-            node = self.standbys.pop(int(self.rng.integers(len(self.standbys))))
-            self.join(node)
+            standby = self.standbys.pop(int(self.rng.integers(len(self.standbys))))
+            self.join(standby)
             self.need -= 1
             self.counts["standby_swaps"] += 1
         while self.need > 0:

@@ -281,6 +281,11 @@ def run_kernel(
     Returns the outputs (truncated to the trials run) and why the run stopped: ``"n_trials"``
     (all of them), ``"target"`` or ``"hopeless"`` (see :class:`Precision`).
     """
+    if inputs.physics and inputs.node_model:  # not silently the node path without them
+        raise ValueError(
+            "stragglers and SDC (cat_kind > 0) with the node model are not implemented in "
+            "the kernel"
+        )
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
 
