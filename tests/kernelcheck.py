@@ -34,19 +34,35 @@ def quantities(out) -> dict[str, np.ndarray]:
     return q
 
 
+def mean_disagreement(name: str, a, b, z_max: float = Z_MAX) -> str | None:
+    """Why the means of samples ``a`` and ``b`` disagree (``z_max`` combined SE), or None.
+
+    Samples that are NaN in every trial on both sides (an output that does not apply) agree.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if np.isnan(a).all() and np.isnan(b).all():
+        return None
+    if np.isnan(a).any() or np.isnan(b).any():
+        return f"{name}: NaN in one sample only"
+    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    diff = abs(a.mean() - b.mean())
+    if se == 0:
+        if diff > 1e-9 * max(1.0, abs(a.mean())):
+            return f"{name}: {a.mean()} vs {b.mean()} (no spread)"
+    elif diff / se > z_max:
+        return f"{name}: {a.mean():.5g} vs {b.mean():.5g}, z={diff / se:.1f}"
+    return None
+
+
 def disagreements(a_out, b_out, z_max: float = Z_MAX) -> list[str]:
     """Quantities whose means (Z_MAX combined SE) or wall-time distributions (KS) disagree."""
     bad = []
     qa, qb = quantities(a_out), quantities(b_out)
     for name in qa.keys() & qb.keys():  # the oracle reports no "events"
-        a, b = qa[name], qb[name]
-        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-        diff = abs(a.mean() - b.mean())
-        if se == 0:
-            if diff > 1e-9 * max(1.0, abs(a.mean())):
-                bad.append(f"{name}: {a.mean()} vs {b.mean()} (no spread)")
-        elif diff / se > z_max:
-            bad.append(f"{name}: {a.mean():.5g} vs {b.mean():.5g}, z={diff / se:.1f}")
+        found = mean_disagreement(name, qa[name], qb[name], z_max)
+        if found:
+            bad.append(found)
     # failure-free trials end at the same atom, reached by different float sums: round
     wa, wb = np.round(a_out["wall_hours"], 9), np.round(b_out["wall_hours"], 9)
     if np.ptp(wa) > 0 or np.ptp(wb) > 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from kernelcheck import Z_MAX, disagreements
+from kernelcheck import Z_MAX, disagreements, mean_disagreement
 
 from relmc._seed import resolve_seed
 from relmc.sim.inputs import KernelInputs
@@ -88,18 +88,7 @@ def node_disagreements(a_out, b_out, z_max: float = Z_MAX) -> list[str]:
     """:func:`kernelcheck.disagreements` plus the node model's per-trial outputs."""
     bad = disagreements(a_out, b_out, z_max)
     for name in (*NODE_COUNTS, "pool_occupancy"):
-        a = np.asarray(a_out[name], dtype=float)
-        b = np.asarray(b_out[name], dtype=float)
-        if np.isnan(a).all() and np.isnan(b).all():
-            continue
-        if np.isnan(a).any() or np.isnan(b).any():
-            bad.append(f"{name}: NaN in one sample only")
-            continue
-        se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-        diff = abs(a.mean() - b.mean())
-        if se == 0:
-            if diff > 1e-9 * max(1.0, abs(a.mean())):
-                bad.append(f"{name}: {a.mean()} vs {b.mean()} (no spread)")
-        elif diff / se > z_max:
-            bad.append(f"{name}: {a.mean():.5g} vs {b.mean():.5g}, z={diff / se:.1f}")
+        found = mean_disagreement(name, a_out[name], b_out[name], z_max)
+        if found:
+            bad.append(found)
     return bad
