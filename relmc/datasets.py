@@ -114,8 +114,13 @@ class _Row:
         return f"row {self.number}" + (f" ({', '.join(parts)})" if parts else "")
 
 
-def _read_csv_text(text: str, origin: str) -> tuple[list[str], list[_Row]]:
-    """Parse CSV text, skipping blank lines and lines whose first non-blank character is ``#``."""
+def _read_csv_text(
+    text: str, origin: str, *, max_rows: int = MAX_ROWS, what: str = "categories"
+) -> tuple[list[str], list[_Row]]:
+    """Parse CSV text, skipping blank lines and lines whose first non-blank character is ``#``.
+
+    More than ``max_rows`` data rows (``what`` they are, for the message) is an error.
+    """
     header: list[str] | None = None
     rows: list[_Row] = []
     for lineno, line in enumerate(io.StringIO(text), start=1):
@@ -130,8 +135,8 @@ def _read_csv_text(text: str, origin: str) -> tuple[list[str], list[_Row]]:
             header = [v.strip().lower() for v in values]
             continue
         row = _Row(len(rows) + 1, lineno, {})
-        if row.number > MAX_ROWS:
-            raise ValueError(f"{origin}: more than {MAX_ROWS:,} data rows (categories)")
+        if row.number > max_rows:
+            raise ValueError(f"{origin}: more than {max_rows:,} data rows ({what})")
         if len(values) != len(header):
             raise ValueError(
                 f"{origin}: {row.where()} has {len(values)} fields but the header has "

@@ -73,6 +73,7 @@ from relmc import cluster
 from relmc._cf import provenance
 from relmc._io import atomic_path, read_text
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
+from relmc.datasets import _read_csv_text, _Row
 
 __all__ = [
     "load_events",
@@ -219,48 +220,9 @@ def shape_integral(
 # reading rows
 
 
-class _Row:
-    """One data row: its 1-based data-row number, file line (0 if none) and raw fields."""
-
-    __slots__ = ("number", "line", "fields")
-
-    def __init__(self, number: int, line: int, fields: dict[str, Any]) -> None:
-        self.number = number
-        self.line = line
-        self.fields = fields
-
-    def where(self) -> str:
-        return f"row {self.number}" + (f" (line {self.line})" if self.line else "")
-
-
 def _read_csv(text: str, origin: str) -> tuple[list[str], list[_Row]]:
-    """Header and rows of CSV text; blank lines and lines starting with ``#`` are skipped."""
-    header: list[str] | None = None
-    rows: list[_Row] = []
-    for lineno, line in enumerate(io.StringIO(text), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        try:
-            values = next(csv.reader([line]))
-        except csv.Error as e:
-            raise ValueError(f"{origin}: line {lineno}: not valid CSV ({e})") from None
-        if header is None:
-            header = [v.strip().lower() for v in values]
-            continue
-        if len(rows) >= MAX_EVENT_ROWS:
-            raise ValueError(f"{origin}: more than {MAX_EVENT_ROWS:,} data rows (events)")
-        row = _Row(len(rows) + 1, lineno, {})
-        if len(values) != len(header):
-            raise ValueError(
-                f"{origin}: {row.where()} has {len(values)} fields but the header has "
-                f"{len(header)} ({', '.join(header)})"
-            )
-        row.fields = dict(zip(header, values, strict=True))
-        rows.append(row)
-    if header is None:
-        raise ValueError(f"{origin}: empty file: no header and no data rows")
-    return header, rows
+    """Header and rows of CSV text, at most :data:`MAX_EVENT_ROWS` events (one reader)."""
+    return _read_csv_text(text, origin, max_rows=MAX_EVENT_ROWS, what="events")
 
 
 def _read_source(src: Any) -> tuple[list[str], list[_Row], str, str]:
