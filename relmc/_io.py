@@ -135,24 +135,43 @@ def available_memory() -> int | None:
     return None
 
 
-#: bytes a simulated trial holds (per-trial outputs and coordinates) beyond 4 per category
-_TRIAL_BYTES = 128
+#: bytes a simulated trial holds beyond its kernel outputs (trial and draw coordinates, ETTR
+#: and the other variables derived per trial; with the outputs of issue 8 this gave the earlier
+#: fixed 128 + 4 per category)
+_TRIAL_EXTRA_BYTES = 35
 #: copies of the per-trial arrays alive at once (kernel buffers, the Dataset, summaries' sorts)
 _TRIAL_COPIES = 3
+
+
+def trial_bytes(n_categories: int) -> int:
+    """Bytes one simulated trial holds: its kernel outputs plus :data:`_TRIAL_EXTRA_BYTES`.
+
+    The outputs are read from ``relmc.sim.inputs.OUTPUTS``, so a new output counts without a
+    change here.
+    """
+    import numpy as np
+
+    from relmc.sim import CAUSES
+    from relmc.sim.inputs import OUTPUTS
+
+    width = {None: 1, "category": int(n_categories), "cause": len(CAUSES)}
+    outputs = sum(np.dtype(dtype).itemsize * width[dim] for _, _, dtype, dim in OUTPUTS)
+    return outputs + _TRIAL_EXTRA_BYTES
 
 
 def check_trial_memory(n_trials: int, n_categories: int, *, field: str = "n_trials") -> None:
     """Refuse (``FieldError`` on ``field``) ``n_trials`` whose arrays cannot fit in memory.
 
-    The estimate is ``(128 + 4 * n_categories) * 3`` bytes per trial, against the memory
+    The estimate is :func:`trial_bytes` times 3 copies per trial, against the memory
     available now; where that is unknown nothing is checked.
     """
     from relmc.errors import FieldError
 
     avail = available_memory()
-    need = int(n_trials) * (_TRIAL_BYTES + 4 * int(n_categories)) * _TRIAL_COPIES
+    per_trial = trial_bytes(n_categories) * _TRIAL_COPIES
+    need = int(n_trials) * per_trial
     if avail is not None and need > avail:
-        most = avail // ((_TRIAL_BYTES + 4 * int(n_categories)) * _TRIAL_COPIES)
+        most = avail // per_trial
         raise FieldError(
             field,
             f"{field}={int(n_trials):,} needs about {need / 2**30:.1f} GiB of memory but "
