@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import test_nodes as t  # noqa: E402
-from nodeinputs import node_inputs, run  # noqa: E402
+from nodeinputs import run  # noqa: E402
 
 
 def row(name, formula, samples, predicted, controls):
@@ -75,19 +75,7 @@ def main(engine: str) -> None:
     )
 
     p = t.CLOSED
-    x = node_inputs(
-        [p["lam"]],
-        n_trials=1000,
-        swap=[True],
-        n_nodes=p["n"],
-        bad_fraction=p["f"],
-        bad_multiplier=[p["m"]],
-        n_spares=p["spares"],
-        repair_hours=1e-6,
-        auto_miss=1.0,
-        cap_hours=p["horizon"],
-    )
-    count = run(engine, x, seed=3)["interruptions"][:, 0]
+    count = run(engine, t.closed_pool_inputs(), seed=3)["interruptions"][:, 0]
     inv = t.closed_pool_stationary_rate(p["n"], p["spares"], p["f"], p["m"], p["lam"], p["m"])
     stat = t.closed_pool_stationary_rate(p["n"], p["spares"], p["f"], p["m"], p["lam"])
     rows.append(
@@ -239,17 +227,7 @@ def main(engine: str) -> None:
 
     m = t.MEMORY
     for r in (1, 2):
-        x = node_inputs(
-            [m["lam"]],
-            n_trials=600,
-            n_nodes=4,
-            swap=[True],
-            mem_restart_hours=0.0,
-            mem_replicas=r,
-            work_hours=m["work"],
-            tau=m["tau"],
-        )
-        out = run(engine, x, seed=80 + r)
+        out = run(engine, t.memory_inputs(r), seed=80 + r)
         rows.append(
             row(
                 f"7 memory r={r}: storage",

@@ -177,9 +177,10 @@ def test_fisher_law_is_the_stationary_law_of_the_closed_pool_chain():
     assert slope == pytest.approx(rate, rel=1e-6)
 
 
-def test_closed_pool_never_fixed_sorts_bad_nodes_into_the_pool(engine):
+def closed_pool_inputs():
+    """:data:`CLOSED`: swaps from a closed pool, instant repairs that never fix, 1000 trials."""
     p = CLOSED
-    x = node_inputs(
+    return node_inputs(
         [p["lam"]],
         n_trials=1000,
         swap=[True],
@@ -191,7 +192,11 @@ def test_closed_pool_never_fixed_sorts_bad_nodes_into_the_pool(engine):
         auto_miss=1.0,
         cap_hours=p["horizon"],
     )
-    count = run(engine, x, seed=3)["interruptions"][:, 0]
+
+
+def test_closed_pool_never_fixed_sorts_bad_nodes_into_the_pool(engine):
+    p = CLOSED
+    count = run(engine, closed_pool_inputs(), seed=3)["interruptions"][:, 0]
     exact = closed_pool_mean(**p)  # 38.6 against Lam T = 60 without sorting
     assert abs(z_score(count - exact)) < Z  # 4 SE at 1000 trials
     # negative controls: no sorting (Lam T), and Fisher's law with the odds inverted (m, not
@@ -565,10 +570,10 @@ def memory_split(r, lam, tau, work) -> tuple[float, float]:
     return n_seg * (q - q ** (r + 1)) / (1 - q), n_seg * q ** (r + 1) / (1 - q)
 
 
-@pytest.mark.parametrize("replicas", [1, 2])
-def test_memory_restore_split_by_replicas(engine, replicas):
+def memory_inputs(replicas):
+    """:data:`MEMORY`: node failures only, restarts from memory with ``replicas`` copies."""
     m = MEMORY
-    x = node_inputs(
+    return node_inputs(
         [m["lam"]],
         n_trials=600,
         n_nodes=4,
@@ -578,6 +583,12 @@ def test_memory_restore_split_by_replicas(engine, replicas):
         work_hours=m["work"],
         tau=m["tau"],
     )
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_memory_restore_split_by_replicas(engine, replicas):
+    m = MEMORY
+    x = memory_inputs(replicas)
     out = run(engine, x, seed=80 + replicas)
     memory, storage = out["restarts_memory"], out["restarts_storage"]
     count = out["interruptions"][:, 0]
