@@ -298,6 +298,49 @@ New outputs
     ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage``) are zero
     when off, and ``pool_occupancy`` is NaN unless the node model is on with a finite pool.
 
+Uncertain overheads
+-------------------
+Off by default (``overhead_factor`` has no rows and every ``overhead_jitter`` is 0; then the
+process above is unchanged bit for bit, and no extra random number is drawn). The stated
+overheads are then *medians* of lognormal durations, uncertain in two ways that combine.
+
+Per draw (epistemic: the true value is unknown but the same all through a job)
+    ``overhead_factor`` (shape ``(n_draws, 6)``, columns snapshot, persist, restart, swap,
+    detection, maintenance) holds one multiplier per rate draw and overhead, drawn by
+    :func:`relmc.sim.simulate.draw_overhead_factors` as ``exp(sigma_x Z)`` with ``Z``
+    standard normal and ``sigma_x = overhead_sigma[x]``, from the run's seed (a stream of
+    its own, so the rate draws and the trials' streams do not move). A trial of draw ``d``
+    runs the whole process above with ``delta F[d,0]``, ``min(persist F[d,1], tau)``,
+    ``restart_hours F[d,2]`` (and ``mem_restart_hours F[d,2]`` when restart from memory is
+    on), ``swap_hours F[d,3]``, every ``detect_hours[c] F[d,4]`` (one factor for all
+    categories) and ``maint_hours F[d,5]``. ``tau`` stays as given (it was chosen from the
+    medians, as an operator who does not know the true values would); the maintenance
+    checkpoint and the straggler's checkpoint take the trial's ``delta`` and ``persist``.
+    Trials that share a rate draw share its factors, so a credible interval over draws
+    includes the overheads' uncertainty and a predictive one both kinds.
+Per event (aleatoric: each occurrence differs)
+    With ``j_x = overhead_jitter[x] > 0`` (columns restart, swap, detection, maintenance),
+    each occurrence of that overhead lasts its (per-draw) value times a fresh
+    ``exp(j_x Z)``, drawn from the trial's stream when the overhead begins: each restart
+    (also one after a failure during a restart, and the restart from memory), each node
+    swap, each detection (for a straggler, its slow phase ``detect_hours[c]``, drawn at the
+    arrival; for an SDC, the detection delay after the corruption is found), each
+    maintenance downtime. Snapshots and persists have no per-event jitter: they occur per
+    segment, and a draw per segment would break the O(events) cost; their uncertainty is
+    per draw only. Spare waits, repairs, diagnosis and preemption keep their own process.
+Resolutions
+    1. A median ``m`` with a 90% range factor ``k >= 1`` (5% and 95% quantiles ``m / k`` and
+       ``m k``) is ``sigma = ln(k) / z_0.95``, ``z_0.95 = 1.6448536...``; the mean duration is
+       ``m exp(sigma^2 / 2)``, and with both kinds ``m exp((sigma^2 + j^2) / 2)``.
+    2. An overhead of 0 stays 0 (no draw is skipped: the draw is made and multiplies 0).
+    3. The restart in flight when the wall cap strikes is cut like any other; a jittered
+       restart during which an event arrives is abandoned, and the next restart draws
+       afresh.
+    4. The renewal fast path does not run when either kind is on (the general, node and
+       physics paths implement them); the results are the process above, whichever path.
+    5. The exposure-clock conversion of fitted rates (:func:`relmc.rates.exposed_fraction`)
+       uses the overheads' means (resolution 1).
+
 Wall cap and outputs
 --------------------
 A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with

@@ -18,10 +18,18 @@ __all__ = [
     "allocate_outputs",
     "kernel_args",
     "UNLIMITED_SPARES",
+    "OVERHEADS",
+    "EVENT_OVERHEADS",
 ]
 
 #: ``n_spares`` value that means an unlimited spare pool.
 UNLIMITED_SPARES = -1
+
+#: Overheads with a per-draw (epistemic) multiplier: columns of ``overhead_factor``.
+OVERHEADS: tuple[str, ...] = ("snapshot", "persist", "restart", "swap", "detection", "maintenance")
+
+#: Overheads with a per-event (aleatoric) multiplier: entries of ``overhead_jitter``.
+EVENT_OVERHEADS: tuple[str, ...] = ("restart", "swap", "detection", "maintenance")
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +113,16 @@ class KernelInputs:
         Whether the SDC latency is exponential with mean ``sdc_latency`` (empty: False).
     retention : int
         Durable checkpoints kept for SDC rollbacks, ``K >= 1`` newest (0: all).
+    overhead_sigma : ndarray, shape (6,)
+        Log-standard deviation of the per-draw (epistemic) multiplier of each overhead, in the
+        order of :data:`OVERHEADS` (empty: zeros). Read by
+        :func:`relmc.sim.simulate.draw_overhead_factors`, not by the kernel.
+    overhead_factor : ndarray, shape (n_draws, 6) or (0, 6)
+        The per-draw multipliers themselves (no rows: off); see "Uncertain overheads" in
+        :mod:`relmc.sim`.
+    overhead_jitter : ndarray, shape (4,)
+        Log-standard deviation of the per-event multiplier of each event overhead, in the
+        order of :data:`EVENT_OVERHEADS` (empty: zeros, off).
     """
 
     cat_rate: np.ndarray
@@ -153,6 +171,9 @@ class KernelInputs:
     sdc_latency: np.ndarray = field(default_factory=lambda: np.zeros(0))
     sdc_latency_exp: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     retention: int = 0
+    overhead_sigma: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    overhead_factor: np.ndarray = field(default_factory=lambda: np.ones((0, 6)))
+    overhead_jitter: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
@@ -182,6 +203,14 @@ class KernelInputs:
         object.__setattr__(self, "cat_domain", np.asarray(self.cat_domain, dtype=np.int64))
         for name in ("bad_multiplier", "diag_hours", "diag_wrong"):
             object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.float64))
+        # uncertain overheads: off unless given
+        for name, n in (("overhead_sigma", len(OVERHEADS)), ("overhead_jitter", 4)):
+            value = np.asarray(getattr(self, name), dtype=np.float64)
+            object.__setattr__(self, name, np.zeros(n) if value.size == 0 else value)
+        factor = np.asarray(self.overhead_factor, dtype=np.float64)
+        object.__setattr__(
+            self, "overhead_factor", np.ascontiguousarray(factor.reshape(-1, len(OVERHEADS)))
+        )
 
     @property
     def modulated(self) -> bool:
@@ -207,6 +236,15 @@ class KernelInputs:
             or self.n_standbys > 0
             or self.preempt_hours > 0.0
             or self.mem_restart_hours >= 0.0
+        )
+
+    @property
+    def uncertain_overheads(self) -> bool:
+        """Whether any overhead is uncertain, per draw or per event (see :mod:`relmc.sim`)."""
+        return bool(
+            np.any(self.overhead_sigma > 0.0)
+            or self.overhead_factor.shape[0] > 0
+            or np.any(self.overhead_jitter > 0.0)
         )
 
     @property

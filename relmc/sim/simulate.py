@@ -33,6 +33,7 @@ __all__ = [
     "Precision",
     "BLOCK_SIZE",
     "MAX_TRIALS",
+    "draw_overhead_factors",
 ]
 
 BLOCK_SIZE = 256
@@ -41,6 +42,26 @@ identity, so it is a constant (recorded in ``attrs``), not a tuning knob."""
 
 MAX_TRIALS = 100_000_000
 MAX_SEGMENTS = 1e12  # segment counts and indices stay exact in float64 and int64 far below this
+
+#: Spawn-key entry of the stream of the per-draw overhead multipliers below a run's root; the
+#: blocks use 0 .. n_blocks - 1 (< 2**19) and a projection's credible simulation 2**32 - 1.
+OVERHEAD_KEY = 2**32 - 2
+
+
+def draw_overhead_factors(inputs: KernelInputs, root: np.random.SeedSequence) -> KernelInputs:
+    """Return ``inputs`` with ``overhead_factor`` drawn: one row per rate draw.
+
+    Row ``d`` is ``exp(overhead_sigma * Z_d)``, ``Z_d`` standard normal, from the stream
+    ``child_seed(root, OVERHEAD_KEY)``; the inputs are returned unchanged when every
+    ``overhead_sigma`` is 0 or the factors are already there (see "Uncertain overheads" in
+    :mod:`relmc.sim`).
+    """
+    sigma = inputs.overhead_sigma
+    if not np.any(sigma > 0.0) or inputs.overhead_factor.shape[0] > 0:
+        return inputs
+    rng = np.random.Generator(np.random.PCG64(child_seed(root, OVERHEAD_KEY)))
+    z = rng.standard_normal((inputs.cat_rate.shape[0], sigma.shape[0]))
+    return dataclasses.replace(inputs, overhead_factor=np.exp(sigma * z))
 
 
 def check_n_trials(n_trials: Any, field: str = "n_trials") -> int:
@@ -286,6 +307,7 @@ def run_kernel(
             "stragglers and SDC (cat_kind > 0) with the node model are not implemented in "
             "the kernel"
         )
+    inputs = draw_overhead_factors(inputs, root)
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
 
