@@ -64,6 +64,7 @@ import xarray as xr
 from relmc import cluster
 from relmc._io import read_text
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
+from relmc.errors import FieldError
 
 __all__ = ["list_datasets", "load_dataset", "load_counts"]
 
@@ -81,6 +82,10 @@ _REQUIRED = ("category", "count", "exposure", "unit")
 _OPTIONAL = ("group", "recovery", "detection_minutes")
 #: values of the optional ``recovery`` column
 RECOVERY_KINDS = ("restart", "swap")
+
+#: What a counts file's exposure hours count (:func:`load_counts`): the window's wall clock,
+#: or only the hours the observed job was exposed to failures.
+EXPOSURE_CLOCKS = ("wall", "exposed")
 
 #: what applies to a category when the optional columns are absent (or a cell is blank); the
 #: CLI prints it in a run's header and the errors quote it
@@ -587,6 +592,7 @@ def load_counts(
     name: str = "",
     title: str = "",
     notes: str = "",
+    exposure_clock: str = "wall",
 ) -> xr.Dataset:
     """Load and validate a user's own failure counts.
 
@@ -618,6 +624,14 @@ def load_counts(
         GPU packing used to compute exposure from ``n_gpus``; Llama 3 defaults (8 GPUs per node).
     name, title, notes : str, optional
         Recorded in ``attrs`` (``name`` defaults to the file's stem, or "user").
+    exposure_clock : {"wall", "exposed"}
+        What the exposure hours count, recorded in ``attrs``. ``"wall"`` (the default): the
+        wall-clock hours of the observation window, downtime included (units in service times
+        the window's length); with ``n_gpus`` given, simulations divide the fitted rates by
+        the share of the window the observed job was exposed (see "Exposure clock" in
+        :mod:`relmc.rates`). ``"exposed"``: only the hours the job was running (computing,
+        checkpointing or restarting, e.g. summed from job logs); the rates are used as they
+        are.
 
     Returns
     -------
@@ -635,6 +649,11 @@ def load_counts(
         restart or swap, a detection_minutes not finite and >= 0; or bad ``n_gpus`` /
         ``duration_hours``.
     """
+    if exposure_clock not in EXPOSURE_CLOCKS:
+        raise FieldError(
+            "exposure_clock",
+            f"exposure_clock must be one of {', '.join(EXPOSURE_CLOCKS)}; got {exposure_clock!r}",
+        )
     header, rows, origin, default_name = _read_source(path_or_dataframe)
     n_gpus, duration_hours = _check_window(n_gpus, duration_hours)
     shape = cluster.ClusterShape() if shape is None else shape
@@ -680,6 +699,7 @@ def load_counts(
         "rate_units": "events per unit-hour",
         "notes": notes,
         "recovery_columns": ",".join(given),
+        "exposure_clock": exposure_clock,
     }
     if given:
         attrs["recovery_rules"] = dataclasses.replace(

@@ -12,6 +12,10 @@ A *rate source* is one of:
   ``category``), as every :mod:`relmc.models` fit returns;
 - that ``DataArray`` itself (any dims besides ``category``).
 
+A posterior's categories must be the scenario's, except that straggler and SDC categories
+(``Category.kind``) the posterior lacks may be added to a scenario: no count data has them, so
+they keep their scenario rate (per exposed hour) in every draw (:attr:`RateDraws.fixed`).
+
 A posterior may also carry physics parameters per draw (the event-log fits of
 :mod:`relmc.models.events`: diurnal amplitude and peak hour, trend shape, lemon fraction and
 multiplier); :func:`physics_draws` reads them in the same draw order as the rates, and
@@ -63,6 +67,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc.cluster import units
 from relmc.errors import FieldError
+from relmc.scenario import OVERHEAD_DRAWS, SPREAD_FIELDS
 
 if TYPE_CHECKING:
     from relmc.scenario import Scenario
@@ -121,6 +126,10 @@ class RateDraws:
     draw_index : ndarray of int64, shape (n_draws,), or None
         The source's row (draw-major) that each row repeats (:func:`nested_draws`); ``None``:
         row ``k`` is the source's row ``k``.
+    fixed : ndarray of bool, shape (n_categories,), or None
+        Columns that are not the source's but a straggler or SDC category's scenario rate,
+        the same in every draw and already per exposed hour (see :func:`rate_draws`);
+        ``None``: none.
     """
 
     values: np.ndarray
@@ -129,6 +138,13 @@ class RateDraws:
     reference_gpus: np.ndarray | None = None
     observed_gpus: int = 0
     draw_index: np.ndarray | None = None
+    fixed: np.ndarray | None = None
+
+    @property
+    def fitted(self) -> np.ndarray:
+        """Bool per column: the source's own rates (not :attr:`fixed`)."""
+        n = self.values.shape[1]
+        return np.ones(n, dtype=bool) if self.fixed is None else ~self.fixed
 
     @property
     def n_draws(self) -> int:
@@ -239,20 +255,24 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
             )
         return rates
     if rates is None:
-        return RateDraws(np.array([[c.rate for c in fm.categories]], float), _POINT_SOURCE)
+        return _point(scenario, fm, _POINT_SOURCE)
     posterior = getattr(rates, "posterior", None)  # InferenceData (itself a Mapping)
     if isinstance(rates, Mapping) and posterior is None:
         fm = fm.with_rates({k: _finite_rate(k, v) for k, v in rates.items()})
-        return RateDraws(np.array([[c.rate for c in fm.categories]], float), "rates mapping")
+        return _point(scenario, fm, "rates mapping")
     if posterior is None and not (isinstance(rates, xr.DataArray) and "category" in rates.dims):
         raise FieldError("rates", f"rates must be {_SOURCE_TEXT}; got {type(rates).__name__}")
     da = rate_array(rates, "rates")
     got = [str(c) for c in da["category"].values]
-    if sorted(got) != sorted(names):
+    # straggler and SDC categories that no fit has: their scenario rate in every draw
+    added = [c.name for c in fm.categories if c.kind != "failure" and c.name not in got]
+    fitted_names = [n for n in names if n not in added]
+    if sorted(got) != sorted(fitted_names):
         raise FieldError(
             "rates",
             f"rates: categories {got} do not match the scenario's {names}; build the scenario "
-            "with FailureModel.from_posterior(idata)",
+            "with FailureModel.from_posterior(idata) (straggler and SDC categories the "
+            "posterior lacks may be added: they keep their scenario rate)",
         )
     if "unit" in da.coords:
         for c, u in zip(got, da["unit"].values, strict=True):
@@ -262,7 +282,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
                     f"rates: category {c!r} was fitted per {u}-hour but the scenario scales it "
                     f"per {fm.category(c).unit}; refit with matching units",
                 )
-    values = _ordered(da, names)
+    values = _ordered(da, fitted_names)
     if values.shape[0] == 0:
         raise FieldError("rates", "rates: the posterior has no draws")
     bad = ~np.isfinite(values) | (values < 0)
@@ -272,7 +292,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
             f"rates[{c!r}]", f"rates[{c!r}] must be finite and >= 0; found {values[bad][0]!r}"
         )
     n = values.shape[0]
-    exponent, reference = _scaling(da, names, n)
+    exponent, reference = _scaling(da, fitted_names, n)
     observed = _observed_gpus(da)
     source = f"posterior ({n} draws, draw-major over chains, cycled over trials)"
     if exponent is not None:
@@ -282,7 +302,31 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
             f"; per wall-clock hour of a window observed on {observed:,} GPUs, divided by the "
             "share of it the observed job was exposed"
         )
-    return RateDraws(values.astype(float), source, exponent, reference, observed)
+    if not added:
+        return RateDraws(values.astype(float), source, exponent, reference, observed)
+    # put the added categories' columns in at their scenario positions
+    fixed = np.array([name in added for name in names])
+    full = np.empty((n, len(names)))
+    full[:, ~fixed] = values
+    full[:, fixed] = [fm.category(name).rate for name in added]
+    if exponent is not None and reference is not None:
+        e = np.ones((n, len(names)))  # linear in their units
+        e[:, ~fixed] = exponent
+        r = np.ones(len(names), dtype=np.int64)
+        r[~fixed] = reference
+        exponent, reference = e, r
+    source += f"; {', '.join(added)} at the scenario's rate (not in the posterior)"
+    return RateDraws(full, source, exponent, reference, observed, fixed=fixed)
+
+
+def _point(scenario: Scenario, fm: Any, source: str) -> RateDraws:
+    """One draw of point rates, repeated over :data:`~relmc.scenario.OVERHEAD_DRAWS` draws
+    when an overhead has a per-draw spread (each draw then has its own overhead multipliers)."""
+    values = np.array([[c.rate for c in fm.categories]], float)
+    if any(getattr(scenario.policy, f) != 1.0 for f in SPREAD_FIELDS):
+        values = np.repeat(values, OVERHEAD_DRAWS, axis=0)
+        source += f", repeated over {OVERHEAD_DRAWS:,} draws of the uncertain overheads"
+    return RateDraws(values, source)
 
 
 def _scaling(
@@ -350,6 +394,7 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
         reference_gpus=draws.reference_gpus,
         observed_gpus=draws.observed_gpus,
         draw_index=rows,
+        fixed=draws.fixed,
     )
 
 
@@ -443,11 +488,18 @@ def exposed_fraction(scenario: Scenario, draws: RateDraws) -> np.ndarray:
     if draws.observed_gpus <= 0:
         return np.ones(draws.n_draws)
     fm, pol = scenario.failures, scenario.policy
+    mean = pol.mean_factor  # uncertain overheads enter with their means
     swap = np.array([c.recovery == "swap" for c in fm.categories])
-    pause = np.array([c.detection_hours for c in fm.categories]) + pol.swap_hours * swap
-    planned = fm.maintenance_rate * (fm.maintenance_hours + pol.snapshot_hours + pol.persist_hours)
+    detect = np.array([c.detection_hours for c in fm.categories]) * mean("detection")
+    pause = detect + pol.swap_hours * mean("swap") * swap
+    planned = fm.maintenance_rate * (
+        fm.maintenance_hours * mean("maintenance")
+        + pol.snapshot_hours * mean("snapshot")
+        + pol.persist_hours * mean("persist")
+    )
     with np.errstate(over="ignore", invalid="ignore"):
-        f = 1.0 - fitted_rates(scenario, draws, draws.observed_gpus) @ pause - planned
+        lam = fitted_rates(scenario, draws, draws.observed_gpus)[:, draws.fitted]
+        f = 1.0 - lam @ pause[draws.fitted] - planned
     if not np.all(f > 0):  # also catches NaN
         raise FieldError(
             "rates",
@@ -474,14 +526,15 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
     """
     with np.errstate(over="ignore", invalid="ignore"):
         rates = fitted_rates(scenario, draws)
-        if draws.observed_gpus > 0:
-            rates = rates / exposed_fraction(scenario, draws)[:, None]
+        if draws.observed_gpus > 0:  # the fitted columns only: added ones are per exposed hour
+            f = exposed_fraction(scenario, draws)[:, None]
+            rates = np.where(draws.fitted, rates / f, rates)
         total = rates.sum(axis=1) + scenario.failures.maintenance_rate
     if not np.all(total <= MAX_CLUSTER_RATE):  # also catches inf and NaN
         names = scenario.failures.names
         bad = ~(rates <= MAX_CLUSTER_RATE)
         c = names[int(np.argwhere(bad)[0][1])] if bad.any() else "(total)"
-        point = draws.source == _POINT_SOURCE and c != "(total)"
+        point = draws.source.startswith(_POINT_SOURCE) and c != "(total)"
         field = f"failures.categories[{c!r}].rate" if point else f"rates[{c!r}]"
         raise FieldError(
             field,
@@ -490,6 +543,22 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
             f"{MAX_CLUSTER_RATE:.0e} per hour",
         )
     return rates
+
+
+def maintenance_rate(scenario: Scenario, draws: RateDraws) -> float:
+    """Planned maintenance rate per exposed hour (the kernel's clock).
+
+    ``failures.maintenance_rate`` counts planned events per wall-clock hour of the window the
+    rates were observed in, like the categories' rates: when the draws are per wall-clock hour
+    (``draws.observed_gpus > 0``) it is divided by the mean over draws of
+    :func:`exposed_fraction` (the kernel takes one maintenance rate; the fraction varies by a
+    few tenths of a percent over a posterior, so the mean's error is second order).
+    Otherwise it is used as it is.
+    """
+    m = float(scenario.failures.maintenance_rate)
+    if draws.observed_gpus <= 0 or m == 0.0:
+        return m
+    return m / float(np.mean(exposed_fraction(scenario, draws)))
 
 
 def job_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:

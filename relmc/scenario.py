@@ -34,6 +34,7 @@ __all__ = [
     "Policy",
     "Scenario",
     "replace_path",
+    "spread_of_range",
 ]
 
 RECOVERY_KINDS = ("restart", "swap")
@@ -41,6 +42,48 @@ DOMAINS = ("node", "rack", "pod")  # blast radius of one failure
 REPAIR_DISTRIBUTIONS = ("exponential", "fixed")
 CATEGORY_KINDS = ("failure", "straggler", "sdc")  # kernel codes 0, 1, 2
 SDC_LATENCY_DISTRIBUTIONS = ("fixed", "exponential")
+
+
+#: The 95% quantile of the standard normal: a 90% range ``[m / k, m k]`` is ``sigma = ln k / Z95``.
+Z95 = 1.6448536269514722
+
+#: Largest allowed spread or jitter factor (a 90% range of four orders of magnitude).
+MAX_SPREAD = 100.0
+
+#: Policy fields of the per-draw overhead spreads, in the kernel's column order.
+SPREAD_FIELDS: tuple[str, ...] = (
+    "snapshot_spread",
+    "persist_spread",
+    "restart_spread",
+    "swap_spread",
+    "detection_spread",
+    "maintenance_spread",
+)
+
+#: Policy fields of the per-event overhead jitters, in the kernel's order.
+JITTER_FIELDS: tuple[str, ...] = (
+    "restart_jitter",
+    "swap_jitter",
+    "detection_jitter",
+    "maintenance_jitter",
+)
+
+#: Draws over which point rates are repeated when an overhead has a spread (each draw its
+#: own overhead multipliers; trials cycle over them).
+OVERHEAD_DRAWS = 4096
+
+
+def spread_of_range(low: float, high: float) -> tuple[float, float]:
+    """Median and 90%-range factor ``k`` of a lognormal whose 5% and 95% quantiles are given.
+
+    ``median = sqrt(low * high)``, ``k = sqrt(high / low)``: e.g. restarts of 5-20 minutes
+    (Meta's RSC clusters) are a median of 10 minutes with ``k = 2``. ``0 < low <= high``.
+    """
+    lo = _check_real("low", low, lo_open=True)
+    hi = _check_real("high", high, lo_open=True)
+    if hi < lo or not math.isfinite(hi):
+        raise _fail("high", f"finite and >= low={lo:g}", high)
+    return math.sqrt(lo * hi), math.sqrt(hi / lo)
 
 
 def _fail(name: str, allowed: str, value: Any) -> FieldError:
@@ -601,6 +644,22 @@ class Policy:
     checkpoint_retention : int
         Durable checkpoints kept for rolling back from silent data corruption: the newest
         ``K >= 1``, or 0 (the default) for all.
+    snapshot_spread, persist_spread, restart_spread, swap_spread, detection_spread, \
+maintenance_spread : float
+        Uncertain overheads, per draw (epistemic: unknown, but the same all through a job):
+        the stated value (``snapshot_hours``, ``persist_hours``, ``restart_hours``,
+        ``swap_hours``, every category's ``detection_hours``, ``failures.maintenance_hours``)
+        is the median of a lognormal whose 90% range is ``[value / k, value * k]`` for this
+        factor ``k``, in [1, 100]; 1 (the default): known exactly. One multiplier per
+        posterior draw (point rates are repeated over :data:`OVERHEAD_DRAWS` draws), so
+        credible intervals include it. :func:`spread_of_range` turns a published range
+        (e.g. restarts of 5-20 minutes) into a median and ``k``.
+    restart_jitter, swap_jitter, detection_jitter, maintenance_jitter : float
+        Uncertain overheads, per event (aleatoric: each restart, swap, detection, maintenance
+        downtime differs): a fresh lognormal multiplier of median 1 and 90% range
+        ``[1 / k, k]`` each time, ``k`` in [1, 100]; 1 (the default): off. Combines with the
+        spreads; snapshots and persists have none (see "Uncertain overheads" in
+        :mod:`relmc.sim`).
     """
 
     checkpoint_interval: float | str = 0.5
@@ -625,6 +684,16 @@ class Policy:
     memory_restart_hours: float | None = None
     memory_replicas: int = 1
     checkpoint_retention: int = 0
+    snapshot_spread: float = 1.0
+    persist_spread: float = 1.0
+    restart_spread: float = 1.0
+    swap_spread: float = 1.0
+    detection_spread: float = 1.0
+    maintenance_spread: float = 1.0
+    restart_jitter: float = 1.0
+    swap_jitter: float = 1.0
+    detection_jitter: float = 1.0
+    maintenance_jitter: float = 1.0
 
     def __post_init__(self) -> None:
         ci = self.checkpoint_interval
@@ -684,6 +753,35 @@ class Policy:
         _set(self, "memory_replicas", reps)
         keep = _check_int("policy.checkpoint_retention", self.checkpoint_retention, lo=0)
         _set(self, "checkpoint_retention", keep)
+        for name in (*SPREAD_FIELDS, *JITTER_FIELDS):
+            k = _check_range(f"policy.{name}", getattr(self, name), 1.0, MAX_SPREAD)
+            _set(self, name, k)
+
+    @property
+    def overhead_sigma(self) -> np.ndarray:
+        """Log-sd of the per-draw multiplier of each overhead, in :data:`SPREAD_FIELDS` order."""
+        return np.log([getattr(self, f) for f in SPREAD_FIELDS]) / Z95
+
+    @property
+    def overhead_jitter(self) -> np.ndarray:
+        """Log-sd of the per-event multiplier of each event overhead (:data:`JITTER_FIELDS`)."""
+        return np.log([getattr(self, f) for f in JITTER_FIELDS]) / Z95
+
+    @property
+    def uncertain_overheads(self) -> bool:
+        """Whether any overhead has a spread or a jitter."""
+        return any(getattr(self, f) != 1.0 for f in (*SPREAD_FIELDS, *JITTER_FIELDS))
+
+    def mean_factor(self, overhead: str) -> float:
+        """Mean multiplier of an overhead's median: ``exp((sigma^2 + j^2) / 2)``.
+
+        ``overhead`` is one of ``snapshot``, ``persist``, ``restart``, ``swap``,
+        ``detection``, ``maintenance``. (A persist is capped at the checkpoint interval; the
+        mean ignores the cap.)
+        """
+        s = math.log(getattr(self, f"{overhead}_spread")) / Z95
+        j = math.log(getattr(self, f"{overhead}_jitter", 1.0)) / Z95
+        return math.exp((s * s + j * j) / 2.0)
 
     def interval(self, mttf_hours: float) -> float:
         """Return the checkpoint interval in hours, applying a named rule at ``mttf_hours``."""

@@ -1,6 +1,7 @@
 """The one path from a rate source to kernel inputs: draw order, units, packing."""
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -233,3 +234,50 @@ def test_rates_without_an_observed_window_are_used_as_they_are(llama_fit):
     np.testing.assert_array_equal(
         cluster_rates(_scenario(), draws), draws.values * unit_counts(_scenario())
     )
+
+
+def test_counts_can_declare_exposed_hours(tmp_path):
+    # a CSV whose exposure counts only the hours the job ran: recorded, and the fitted rates
+    # are used as they are (no conversion); the default "wall" converts at the observed size
+    src = Path(__file__).resolve().parents[1] / "examples" / "my_cluster.csv"
+    kw = {"n_gpus": 4096, "duration_hours": 720.0}
+    wall = relmc.fit_conjugate(relmc.load_counts(src, **kw), n_draws=10, seed=0)
+    exposed_data = relmc.load_counts(src, exposure_clock="exposed", **kw)
+    assert exposed_data.attrs["exposure_clock"] == "exposed"
+    exposed = relmc.fit_conjugate(exposed_data, n_draws=10, seed=0)
+    assert exposed.posterior.attrs["exposure_clock"] == "exposed"
+    sc = relmc.Scenario(failures=relmc.FailureModel.from_posterior(wall))
+    assert rate_draws(sc, wall).observed_gpus == 4096
+    assert rate_draws(sc, exposed).observed_gpus == 0
+    np.testing.assert_array_equal(rate_draws(sc, wall).values, rate_draws(sc, exposed).values)
+    with pytest.raises(ValueError, match="exposure_clock must be one of wall, exposed"):
+        relmc.load_counts(src, exposure_clock="hours", **kw)
+
+
+def test_straggler_and_sdc_categories_may_be_added_to_a_posterior(llama_fit):
+    # no count data has stragglers: a scenario built from a fit may add one (and an SDC
+    # category) at its own rate, the same in every draw and not converted by the exposure
+    # clock; an added *failure* category is still a mismatch
+    import dataclasses
+
+    sc = _overheads(llama_fit)
+    straggler = relmc.Category("Straggler", rate=2e-5, unit="node", kind="straggler")
+    sdc = relmc.Category("Latent SDC", rate=1e-6, unit="gpu", kind="sdc", sdc_latency_hours=2)
+    cats = (*sc.failures.categories[:3], straggler, *sc.failures.categories[3:], sdc)
+    added = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
+    plain, draws = rate_draws(sc, llama_fit), rate_draws(added, llama_fit)
+    assert draws.values.shape == (plain.n_draws, plain.values.shape[1] + 2)
+    assert draws.fixed.tolist() == [c.name in ("Straggler", "Latent SDC") for c in cats]
+    np.testing.assert_array_equal(draws.values[:, ~draws.fixed], plain.values)
+    np.testing.assert_array_equal(draws.values[:, 3], 2e-5)
+    assert "Straggler, Latent SDC at the scenario's rate" in draws.source
+    rates = cluster_rates(added, draws)
+    units = unit_counts(added)
+    np.testing.assert_allclose(rates[:, 3], 2e-5 * units[3], rtol=1e-15)  # not divided by f
+    np.testing.assert_allclose(rates[:, ~draws.fixed], cluster_rates(sc, plain), rtol=1e-12)
+    failure = relmc.Category("Made up", rate=1e-6)
+    wrong = dataclasses.replace(
+        sc, failures=dataclasses.replace(sc.failures, categories=(*sc.failures.categories, failure))
+    )
+    with pytest.raises(ValueError, match="do not match"):
+        rate_draws(wrong, llama_fit)

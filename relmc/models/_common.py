@@ -85,9 +85,10 @@ class Observations:
         """Return what every fit records about its data in ``posterior.attrs``.
 
         ``dataset``, ``rate_units``, ``maintenance_rate`` (planned interruptions per hour),
-        ``recovery_rules`` (JSON, "" when the data state none) and ``n_gpus`` (the observed
-        cluster, 0 if unknown): what :meth:`relmc.FailureModel.from_posterior` and the plots
-        read back.
+        ``recovery_rules`` (JSON, "" when the data state none), ``n_gpus`` (the observed
+        cluster, 0 if unknown) and ``exposure_clock`` (``"wall"`` or ``"exposed"``, what the
+        exposure hours count): what :meth:`relmc.FailureModel.from_posterior`,
+        :mod:`relmc.rates` and the plots read back.
         """
         return {
             "dataset": self.name,
@@ -95,6 +96,7 @@ class Observations:
             "maintenance_rate": self.maintenance_rate,
             "recovery_rules": str(self.attrs.get("recovery_rules", "")),
             "n_gpus": int(self.attrs.get("n_gpus", 0) or 0),
+            "exposure_clock": str(self.attrs.get("exposure_clock", "wall")),
         }
 
     @property

@@ -316,8 +316,9 @@ Per draw (epistemic: the true value is unknown but the same all through a job)
     categories) and ``maint_hours F[d,5]``. ``tau`` stays as given (it was chosen from the
     medians, as an operator who does not know the true values would); the maintenance
     checkpoint and the straggler's checkpoint take the trial's ``delta`` and ``persist``.
-    Trials that share a rate draw share its factors, so a credible interval over draws
-    includes the overheads' uncertainty and a predictive one both kinds.
+    Trials that share a rate draw share its factors (also rows that repeat one posterior
+    draw, as a credible simulation's groups do), so a credible interval over draws includes
+    the overheads' uncertainty and a predictive one both kinds.
 Per event (aleatoric: each occurrence differs)
     With ``j_x = overhead_jitter[x] > 0`` (columns restart, swap, detection, maintenance),
     each occurrence of that overhead lasts its (per-draw) value times a fresh

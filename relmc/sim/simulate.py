@@ -18,7 +18,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError
-from relmc.rates import cluster_rates, draw_of_trial, rate_draws
+from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
 from relmc.scenario import Scenario
 from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
@@ -48,20 +48,28 @@ MAX_SEGMENTS = 1e12  # segment counts and indices stay exact in float64 and int6
 OVERHEAD_KEY = 2**32 - 2
 
 
-def draw_overhead_factors(inputs: KernelInputs, root: np.random.SeedSequence) -> KernelInputs:
+def draw_overhead_factors(
+    inputs: KernelInputs, root: np.random.SeedSequence, rows: np.ndarray | None = None
+) -> KernelInputs:
     """Return ``inputs`` with ``overhead_factor`` drawn: one row per rate draw.
 
-    Row ``d`` is ``exp(overhead_sigma * Z_d)``, ``Z_d`` standard normal, from the stream
-    ``child_seed(root, OVERHEAD_KEY)``; the inputs are returned unchanged when every
-    ``overhead_sigma`` is 0 or the factors are already there (see "Uncertain overheads" in
-    :mod:`relmc.sim`).
+    Row ``d`` is ``exp(overhead_sigma * Z[rows[d]])``, ``Z`` standard normal rows drawn in
+    order from the stream ``child_seed(root, OVERHEAD_KEY)``; ``rows`` (default
+    ``0 .. n_draws - 1``) is the source draw of each row (:attr:`relmc.rates.RateDraws.rows`),
+    so rows that repeat one posterior draw (a credible simulation's groups) share its
+    multipliers. The inputs are returned unchanged when every ``overhead_sigma`` is 0 or the
+    factors are already there (see "Uncertain overheads" in :mod:`relmc.sim`).
     """
     sigma = inputs.overhead_sigma
     if not np.any(sigma > 0.0) or inputs.overhead_factor.shape[0] > 0:
         return inputs
+    n = inputs.cat_rate.shape[0]
+    rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    if rows.shape != (n,) or (n and rows.min() < 0):
+        raise ValueError(f"rows must be {n} source-draw indices >= 0; got shape {rows.shape}")
     rng = np.random.Generator(np.random.PCG64(child_seed(root, OVERHEAD_KEY)))
-    z = rng.standard_normal((inputs.cat_rate.shape[0], sigma.shape[0]))
-    return dataclasses.replace(inputs, overhead_factor=np.exp(sigma * z))
+    z = rng.standard_normal((int(rows.max()) + 1 if n else 0, sigma.shape[0]))
+    return dataclasses.replace(inputs, overhead_factor=np.exp(sigma * z[rows]))
 
 
 def check_n_trials(n_trials: Any, field: str = "n_trials") -> int:
@@ -122,7 +130,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         draw_of_trial=draw_of_trial(n_trials, draws.n_draws),
         detect_hours=np.array([c.detection_hours for c in fm.categories], dtype=np.float64),
         swap=np.array([c.recovery == "swap" for c in fm.categories], dtype=np.bool_),
-        maint_rate=float(fm.maintenance_rate),
+        maint_rate=maintenance_rate(scenario, draws),
         maint_hours=float(fm.maintenance_hours),
         work_hours=float(w),
         tau=float(tau),
@@ -143,6 +151,8 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         speed_phase=float(scenario.job.throughput_peak_hour),
         **_node_inputs(scenario),
         **_physics_inputs(scenario),
+        overhead_sigma=pol.overhead_sigma,
+        overhead_jitter=pol.overhead_jitter,
     )
     if inputs.physics and inputs.node_model:
         raise FieldError(
@@ -152,7 +162,12 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
             "preemption, memory restart): stragglers and SDC with the node model are not "
             "implemented yet",
         )
-    labels = {"rates_source": draws.source, "mttf_hours": mttf, "n_draws": draws.n_draws}
+    labels = {
+        "rates_source": draws.source,
+        "mttf_hours": mttf,
+        "n_draws": draws.n_draws,
+        "draw_rows": draws.rows,
+    }
     return inputs, labels
 
 
@@ -417,6 +432,7 @@ def simulate(
         )
     root = resolve_seed(seed)
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
+    inputs = draw_overhead_factors(inputs, root, labels["draw_rows"])
     if progress is None:
         progress = sys.stderr.isatty() and n_trials >= 100 * BLOCK_SIZE
     out, stopped = run_kernel(

@@ -1,0 +1,186 @@
+"""Uncertain overheads from the scenario down: fields, lowering, draws, exposure, helpers.
+
+The process itself (per-draw factors and per-event jitter in the kernel and the oracle, with
+closed-form answers) is tested in tests/test_overheads.py and tests/test_overheads_kernel.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import relmc
+from relmc import overheads
+from relmc.rates import cluster_rates, exposed_fraction, maintenance_rate, rate_draws
+from relmc.scenario import JITTER_FIELDS, OVERHEAD_DRAWS, SPREAD_FIELDS, Z95, replace_path
+from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS
+from relmc.sim.simulate import draw_overhead_factors, kernel_inputs
+
+
+def _policy(sc, **kw):
+    return dataclasses.replace(sc, policy=dataclasses.replace(sc.policy, **kw))
+
+
+@pytest.fixture(scope="module")
+def base():
+    return relmc.Scenario.default()
+
+
+def test_field_order_matches_the_kernel_columns():
+    assert [f.removesuffix("_spread") for f in SPREAD_FIELDS] == list(OVERHEADS)
+    assert [f.removesuffix("_jitter") for f in JITTER_FIELDS] == list(EVENT_OVERHEADS)
+
+
+@pytest.mark.parametrize("name", [*SPREAD_FIELDS, *JITTER_FIELDS])
+@pytest.mark.parametrize("bad", [0.99, 0.0, -1.0, 101.0, math.nan, math.inf, True, "2"])
+def test_bad_spreads_are_refused_naming_the_field_and_range(name, bad):
+    with pytest.raises(ValueError, match=rf"policy\.{name}.*\[1, 100\]"):
+        relmc.Policy(**{name: bad})
+
+
+def test_spread_of_range_gives_the_stated_quantiles():
+    # a lognormal of median m and sigma = ln(k) / z_0.95 has exactly these 5% / 95% quantiles
+    for lo, hi in [(5 / 60, 20 / 60), (0.01, 0.02), (1.0, 1.0), (0.5, 50.0)]:
+        m, k = relmc.spread_of_range(lo, hi)
+        dist = stats.lognorm(s=math.log(k) / Z95, scale=m) if k > 1 else None
+        if dist is None:
+            assert m == lo == hi and k == 1.0
+            continue
+        assert dist.ppf(0.05) == pytest.approx(lo, rel=1e-12)
+        assert dist.ppf(0.95) == pytest.approx(hi, rel=1e-12)
+    with pytest.raises(ValueError, match="high"):
+        relmc.spread_of_range(2.0, 1.0)
+    with pytest.raises(ValueError, match="low"):
+        relmc.spread_of_range(0.0, 1.0)
+
+
+def test_mean_factor_is_the_lognormal_mean(base):
+    pol = dataclasses.replace(base.policy, restart_spread=3.0, restart_jitter=2.0)
+    s, j = math.log(3.0) / Z95, math.log(2.0) / Z95
+    assert pol.mean_factor("restart") == pytest.approx(math.exp((s * s + j * j) / 2), rel=1e-14)
+    assert pol.mean_factor("snapshot") == 1.0  # no spread, and snapshots have no jitter
+    # by simulation of the product of the two lognormals: the same mean (4 SE at 1e6 draws)
+    rng = np.random.default_rng(0)
+    x = np.exp(s * rng.standard_normal(10**6) + j * rng.standard_normal(10**6))
+    assert abs(x.mean() - pol.mean_factor("restart")) < 4 * x.std() / 1e3
+
+
+def test_lowering_sigma_jitter_and_repeated_point_rates(base):
+    off, _ = kernel_inputs(base, None, 10)
+    assert not off.uncertain_overheads and off.cat_rate.shape[0] == 1
+    sc = _policy(base, restart_spread=2.0, snapshot_spread=1.5, detection_jitter=4.0)
+    x, labels = kernel_inputs(sc, None, 10)
+    assert x.uncertain_overheads
+    np.testing.assert_allclose(
+        x.overhead_sigma, np.log([1.5, 1, 2.0, 1, 1, 1]) / Z95, rtol=0, atol=1e-15
+    )
+    np.testing.assert_allclose(x.overhead_jitter, np.log([1, 1, 4.0, 1]) / Z95, atol=1e-15)
+    # point rates repeated so that every draw has its own overheads; rates unchanged
+    assert x.cat_rate.shape == (OVERHEAD_DRAWS, off.cat_rate.shape[1])
+    np.testing.assert_array_equal(x.cat_rate, np.repeat(off.cat_rate, OVERHEAD_DRAWS, axis=0))
+    assert "repeated over 4,096 draws" in labels["rates_source"]
+    np.testing.assert_array_equal(x.draw_of_trial, np.arange(10))
+    # a jitter alone needs no per-draw table
+    y, _ = kernel_inputs(_policy(base, swap_jitter=2.0), None, 10)
+    assert y.cat_rate.shape[0] == 1 and y.uncertain_overheads
+
+
+def test_posterior_draws_are_not_repeated(base):
+    fit = relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), n_draws=50, seed=0)
+    from relmc.projection import default_scenario
+
+    sc = _policy(default_scenario(fit), restart_spread=2.0)
+    x, _ = kernel_inputs(sc, fit, 10)
+    assert x.cat_rate.shape[0] == rate_draws(sc, fit).n_draws == 50 * 4
+
+
+def test_overhead_factors_depend_only_on_the_seed_and_the_draws(base):
+    sc = _policy(base, restart_spread=2.0, maintenance_spread=3.0)
+    x, _ = kernel_inputs(sc, None, 10)
+    a = draw_overhead_factors(x, np.random.SeedSequence(7))
+    b = draw_overhead_factors(x, np.random.SeedSequence(7))
+    c = draw_overhead_factors(x, np.random.SeedSequence(8))
+    np.testing.assert_array_equal(a.overhead_factor, b.overhead_factor)
+    assert not np.array_equal(a.overhead_factor, c.overhead_factor)
+    f = a.overhead_factor
+    assert f.shape == (OVERHEAD_DRAWS, 6)
+    # the columns without a spread are exactly 1; the others lognormal with the stated range
+    np.testing.assert_array_equal(f[:, [0, 1, 3, 4]], 1.0)
+    for col, k in ((2, 2.0), (5, 3.0)):
+        q5, q95 = np.quantile(f[:, col], [0.05, 0.95])
+        # quantiles of 4,096 draws: the 5% quantile's SE in log space is about
+        # sqrt(0.05 * 0.95 / 4096) / pdf(z_0.05) * sigma ~ 0.033 sigma; 0.15 sigma is > 4 SE
+        sig = math.log(k) / Z95
+        assert abs(math.log(q5) - (-math.log(k))) < 0.15 * sig
+        assert abs(math.log(q95) - math.log(k)) < 0.15 * sig
+    # rows that repeat one source draw share its multipliers (a credible simulation's groups)
+    g = draw_overhead_factors(x, np.random.SeedSequence(7), np.repeat(np.arange(1024), 4))
+    np.testing.assert_array_equal(g.overhead_factor, np.repeat(f[:1024], 4, axis=0))
+    with pytest.raises(ValueError, match="rows"):
+        draw_overhead_factors(x, np.random.SeedSequence(7), np.arange(3))
+    # already drawn, or nothing to draw: returned as it is
+    assert draw_overhead_factors(a, np.random.SeedSequence(9)) is a
+    off, _ = kernel_inputs(base, None, 10)
+    assert draw_overhead_factors(off, np.random.SeedSequence(9)) is off
+
+
+def test_scenario_round_trip_and_sweep_path(base):
+    sc = _policy(base, restart_spread=2.5, swap_jitter=1.5)
+    again = relmc.Scenario.from_dict(sc.to_dict())
+    assert again.policy.restart_spread == 2.5 and again.policy.swap_jitter == 1.5
+    moved = replace_path(base, "policy.detection_spread", 3.0)
+    assert moved.policy.detection_spread == 3.0
+    with pytest.raises(ValueError, match="policy.detection_spread"):
+        replace_path(base, "policy.detection_spread", 0.5)
+
+
+# --------------------------------------------------------------------------------------------
+# exposure clock: fitted rates per wall-clock hour, with uncertain overheads and maintenance
+
+
+@pytest.fixture(scope="module")
+def llama_fit():
+    return relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), n_draws=100, seed=0)
+
+
+def _observed(fit, **policy):
+    from relmc.projection import default_scenario
+
+    sc = default_scenario(fit)
+    sc = dataclasses.replace(
+        sc,
+        policy=dataclasses.replace(sc.policy, swap_hours=0.5, **policy),
+        failures=dataclasses.replace(sc.failures, maintenance_hours=0.25),
+    )
+    return sc
+
+
+def test_exposed_fraction_takes_the_overheads_means(llama_fit):
+    from relmc.rates import fitted_rates
+
+    sc = _observed(llama_fit, swap_spread=2.0, swap_jitter=3.0, detection_spread=2.0)
+    draws = rate_draws(sc, llama_fit)
+    lam = fitted_rates(sc, draws)
+    swap = np.array([c.recovery == "swap" for c in sc.failures.categories])
+    detect = np.array([c.detection_hours for c in sc.failures.categories])
+    ms = math.exp((math.log(2) ** 2 + math.log(3) ** 2) / 2 / Z95**2)
+    md = math.exp(math.log(2) ** 2 / 2 / Z95**2)
+    planned = sc.failures.maintenance_rate * (0.25 + sc.policy.snapshot_hours)
+    expected = 1 - lam @ (md * detect + 0.5 * ms * swap) - planned
+    np.testing.assert_allclose(exposed_fraction(sc, draws), expected, rtol=1e-12)
+    np.testing.assert_allclose(cluster_rates(sc, draws), lam / expected[:, None], rtol=1e-12)
+
+
+def test_maintenance_rate_is_converted_to_the_exposed_clock(llama_fit):
+    sc = _observed(llama_fit)
+    draws = rate_draws(sc, llama_fit)
+    m = sc.failures.maintenance_rate
+    assert m == pytest.approx(47 / 1296)  # Llama 3: 47 planned interruptions in 54 days
+    f = exposed_fraction(sc, draws)
+    assert maintenance_rate(sc, draws) == pytest.approx(m / f.mean(), rel=1e-12)
+    # point rates are per exposed hour already: unchanged
+    assert maintenance_rate(sc, rate_draws(sc, None)) == m
