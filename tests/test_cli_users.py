@@ -303,6 +303,132 @@ def test_sweep_init_template_runs_and_n_trials_is_part_of_the_identity(tmp_path,
     assert "exists" in line and spec.read_text() == text
 
 
+# ------------------------------------------------------------------ simulate --init (template)
+
+#: the template's TOML tables, and the dataclass whose fields each holds
+TEMPLATE_SECTIONS = {
+    "[cluster]": "Cluster",
+    "[job]": "Job",
+    "[policy]": "Policy",
+    "[failures]": "FailureModel",
+    "[[failures.categories]]": "Category",
+}
+
+
+def _template_fields(text: str) -> dict[str, dict[str, tuple[bool, str, str]]]:
+    """{table: {field: (commented out, value text, the comment block above it)}}."""
+    import re
+
+    out: dict[str, dict[str, tuple[bool, str, str]]] = {}
+    section, block = None, []
+    for line in text.splitlines():
+        if line in TEMPLATE_SECTIONS:
+            section, block = line, []
+            out[section] = {}
+            continue
+        m = re.match(r"^(# )?([a-z][a-z_]*) = (.*)$", line)
+        if m and section is not None:
+            name = m.group(2)
+            assert name not in out[section], (section, name)
+            out[section][name] = (m.group(1) is not None, m.group(3), " ".join(block))
+            block = []
+        elif line.startswith("# "):
+            block.append(line[2:])
+        else:
+            block = []
+    return out
+
+
+def _same(value, default) -> bool:
+    # the template writes 1/60 h as 0.0166667: 7 digits, so a relative 1e-5
+    if isinstance(default, float) and isinstance(value, int | float):
+        return abs(value - default) <= 1e-5 * abs(default)
+    return value == default and type(value) is type(default)
+
+
+def test_scenario_template_lists_every_field_with_its_default():
+    import dataclasses
+    import re
+    import tomllib
+
+    import relmc.scenario
+    from relmc.cli.simulate import scenario_template
+
+    tables = _template_fields(scenario_template("s.toml"))
+    assert set(tables) == set(TEMPLATE_SECTIONS)
+    for section, cls_name in TEMPLATE_SECTIONS.items():
+        fields = dataclasses.fields(getattr(relmc.scenario, cls_name))
+        if cls_name == "FailureModel":  # its categories are the [[failures.categories]] tables
+            fields = [f for f in fields if f.name != "categories"]
+        assert sorted(tables[section]) == sorted(f.name for f in fields), section
+        for f in fields:
+            commented, value, block = tables[section][f.name]
+            where = f"{section} {f.name}"
+            assert block, f"{where}: no comment says what it means"
+            if f.default is dataclasses.MISSING:  # Category.name
+                assert not commented and "Required" in block, where
+                continue
+            if f.default is None:  # an example value; the comment says it is unset by default
+                assert "default: unset" in block.lower(), where
+                continue
+            if not commented:  # a value set for the example: the comment gives the default
+                m = re.search(r"Default: (\S+?)[.,;]?(\s|$)", block)
+                assert m, f"{where}: the comment does not give the default"
+                value = m.group(1)
+            parsed = tomllib.loads(f"v = {value}")["v"]
+            assert _same(parsed, f.default), (where, parsed, f.default)
+
+
+def test_scenario_template_field_check_catches_a_missing_or_wrong_field():
+    from relmc.cli.simulate import scenario_template
+
+    text = scenario_template("s.toml")
+    tables = _template_fields(text.replace("# swap_hours = 0.0\n", ""))
+    assert "swap_hours" not in tables["[policy]"]  # a dropped field is seen as missing
+    tables = _template_fields(text.replace("# repair_hours = 72.0", "# repair_hours = 48.0"))
+    _, value, _ = tables["[policy]"]["repair_hours"]
+    assert not _same(float(value), 72.0)  # a wrong default is seen as wrong
+
+
+def test_simulate_init_writes_a_template_that_loads_and_simulates(tmp_path):
+    import tomllib
+
+    from relmc import Scenario
+
+    r = run("simulate", "--init", "my.toml", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "wrote my.toml" in r.stdout
+    text = (tmp_path / "my.toml").read_text()
+    assert "relmc simulate my.toml --n-trials" in text  # the usage comment names the file
+    with open(tmp_path / "my.toml", "rb") as f:
+        sc = Scenario.from_dict(tomllib.load(f))
+    assert sc.cluster.n_gpus == 16384 and sc.job.compute_hours == 720.0
+    assert sc.failures.names == ("All unexpected interruptions",)
+    # never over an existing file, and nothing else is written
+    line = one_error_line(run("simulate", "--init", "my.toml", cwd=tmp_path))
+    assert "'my.toml' exists" in line and "--init" in line
+    assert (tmp_path / "my.toml").read_text() == text
+    r = run("simulate", "my.toml", "--n-trials", "20", "--seed", "1", "--out", "o", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "relmc simulate: my.toml on 16,384 GPUs, 20 trials" in r.stdout
+    # the policy was left at its defaults: the assumed line says so and where to set them
+    assert "set them in my.toml: policy.restart_hours" in r.stderr
+    with xr.open_dataset(tmp_path / "o" / "simulation.nc", engine="h5netcdf") as ds:
+        assert ds.sizes["trial"] == 20 and float(ds["ettr"].mean()) > 0.5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my.toml", "o"]
+
+
+def test_simulate_init_default_path_and_bad_use(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--init"]) == 0
+    assert (tmp_path / "scenario.toml").is_file()
+    line = error_in_process(["simulate", "x.toml", "--init", "y.toml"], capsys)
+    assert "--init writes a template" in line
+    line = error_in_process(["simulate"], capsys)
+    assert "give a scenario TOML" in line and "--init" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scenario.toml"]
+
+
 def test_sweep_array_larger_than_the_grid_is_refused(tmp_path, capsys):
     spec = tmp_path / "s.toml"
     spec.write_text(SPEC)  # 4 cells
@@ -525,6 +651,55 @@ def test_help_has_examples_and_no_rest_markup(cmd, capsys):
     assert "``" not in text, text
     assert not re.search(r":[a-z]+:`", text), text
     assert not re.search(r"`[^`\s]+`", text), text
+
+
+SCRIPTS = ["quickstart.py", "what_if.py", "own_cluster.py", "event_log.py", "levers.py"]
+SCRIPTS += ["time_varying.py"]
+SWEEP_SPEC = ["'relmc sweep init'", "relmc/templates/sweep.toml", "examples/sweep.toml"]
+#: what each command's --help points to: the package's templates, the repository's examples
+HELP_POINTS_TO = {
+    (): [*SCRIPTS, "relmc simulate --init", "relmc sweep init", "relmc/templates/"],
+    ("project",): ["quickstart.py", "own_cluster.py", "examples/my_cluster.csv"],
+    ("fit",): ["quickstart.py", "own_cluster.py", "event_log.py"],
+    ("simulate",): [
+        "relmc simulate --init",
+        "relmc/templates/scenario.toml",
+        "examples/scenario.toml",
+        "time_varying.py",
+        "levers.py",
+    ],
+    ("optimize",): ["what_if.py"],
+    ("compare",): ["what_if.py", "levers.py"],
+    ("datasets",): ["quickstart.py", "own_cluster.py"],
+    **{("sweep", *c): SWEEP_SPEC for c in [(), ("init",), ("run",), ("submit",), ("status",)]},
+    ("sweep", "open"): SWEEP_SPEC,
+}
+
+
+def test_every_command_help_is_checked_for_its_examples():
+    assert sorted(HELP_POINTS_TO) == sorted(tuple(c) for c in ALL_HELP)
+
+
+@pytest.mark.parametrize(
+    "cmd", list(HELP_POINTS_TO), ids=[" ".join(c) or "relmc" for c in HELP_POINTS_TO]
+)
+def test_help_points_to_the_templates_and_example_scripts(cmd, capsys):
+    from pathlib import Path
+
+    assert main([*cmd, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse may wrap anywhere
+    for needle in HELP_POINTS_TO[cmd]:
+        assert needle in text, (cmd, needle)
+    # the files named exist: templates in the package, scripts in the repository
+    root = Path(__file__).resolve().parents[1]
+    for name in SCRIPTS:
+        if name in text:
+            assert (root / "examples" / name).is_file(), name
+    for name in ("scenario.toml", "sweep.toml"):
+        if f"relmc/templates/{name}" in text:
+            assert (root / "relmc" / "templates" / name).is_file(), name
+        if f"examples/{name}" in text:
+            assert (root / "examples" / name).is_file(), name
 
 
 def test_plain_removes_rest_markup():

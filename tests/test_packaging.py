@@ -49,6 +49,7 @@ def test_wheel_ships_data_templates_and_licence(tmp_path):
     (wheel,) = out.glob("relmc-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = _package_files()
-    assert "relmc/templates/sweep.toml" in expected  # the check below covers the template
+    # the check below covers the templates that `sweep init` and `simulate --init` write
+    assert {"relmc/templates/sweep.toml", "relmc/templates/scenario.toml"} <= expected
     assert expected <= names, sorted(expected - names)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)

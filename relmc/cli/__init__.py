@@ -34,6 +34,15 @@ examples:
   relmc optimize --n-gpus 100000         # best checkpoint interval vs Young/Daly
   relmc compare --policy fast:restart_minutes=2   # paired gain of a policy over the default
   relmc sweep run sweep.toml             # grids of scenarios (see 'relmc sweep --help')
+
+templates (shipped in the package, relmc/templates/; written commented, ready to edit):
+  relmc simulate --init scenario.toml    # every scenario field with its unit, range, default
+  relmc sweep init sweep.toml            # a sweep spec
+
+example scripts, the same from Python (examples/ in the relmc source repository, not
+installed): quickstart.py (fit and project), what_if.py (paired policy gains), own_cluster.py
+(your own counts CSV), event_log.py (an event log), levers.py (node and operator levers),
+time_varying.py (daily cycles, trends, power swings)
 """
 
 _SUBCOMMANDS = (project, fit, simulate, optimize, compare, datasets, sweep)

@@ -33,6 +33,10 @@ examples:
       --policy ckpt-5min:checkpoint_interval_minutes=5 \\
       --policy both:restart_minutes=2,checkpoint_interval_minutes=5
   relmc compare --policy daly:checkpoint_interval=daly --snapshot-minutes 0.5 --seed 1
+
+example scripts, the same from Python (examples/ in the relmc source repository):
+what_if.py (restart and checkpoint policies at 100,000 GPUs), levers.py (lemon detection,
+diagnosis, standbys, spares, in-memory checkpoints)
 """
 
 BASELINE = "baseline"

@@ -12,6 +12,10 @@ EPILOG = """\
 examples:
   relmc datasets                 # one line per dataset
   relmc datasets llama3-405b     # full provenance and the counts
+
+example scripts (examples/ in the relmc source repository): quickstart.py (a bundled
+dataset, fitted and projected), own_cluster.py (your own counts instead:
+examples/my_cluster.csv shows the CSV's columns)
 """
 
 

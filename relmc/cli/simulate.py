@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from pathlib import Path
 
 from relmc._io import check_trial_memory, write_netcdf
@@ -12,33 +13,47 @@ from relmc.cli.output import assumed_text, fmt, policy_text, say, table
 from relmc.defaults import assumed_values
 
 EPILOG = """\
-The TOML file uses Scenario.to_dict()'s layout; missing sections take their defaults, and
-without [failures] the rates are Llama 3's point rates (or --posterior's categories).
-
-  [cluster]
-  n_gpus = 65536
-  [job]
-  compute_hours = 720
-  [policy]
-  checkpoint_interval = "daly"
-  snapshot_hours = 0.02
-  restart_hours = 0.1
+The TOML file uses Scenario.to_dict()'s layout ([cluster], [job], [policy], [failures] with
+[[failures.categories]] tables); missing fields and sections take their defaults, and without
+[failures] the rates are Llama 3's point rates (or --posterior's categories). 'relmc simulate
+--init' writes a template (the package's relmc/templates/scenario.toml) that lists every field
+with its meaning, unit, allowed range and default.
 
 Prints one "assumed:" line on stderr naming the defaults the scenario left in place that no
 published number stands behind (node-swap time, planned downtime, restart, checkpoint and
 persist times); --quiet drops it.
 
 examples:
-  relmc simulate scenario.toml
+  relmc simulate --init my.toml                    # the commented template, to edit
+  relmc simulate my.toml
+  relmc simulate examples/scenario.toml            # a complete scenario, in the repository
   relmc simulate scenario.toml --target-rse 0.001 --hopeless-ettr 0.1 --n-trials 1000000
   relmc simulate scenario.toml --posterior relmc-output/posterior.nc --n-trials 10000 --seed 2
+
+example scripts (examples/ in the relmc source repository): scenario.toml (a complete
+scenario), time_varying.py (daily cycles, a wear-out trend and power swings in a scenario),
+levers.py (the node fields: lemons, repairs, standbys, in-memory checkpoints)
 """
 
 
 def add_parser(sub) -> None:
     """Register ``relmc simulate``."""
     p = options.add_subcommand(sub, "simulate", "simulate one scenario from a TOML file", EPILOG)
-    p.add_argument("scenario", type=Path, help="scenario TOML (Scenario.to_dict layout)")
+    p.add_argument(
+        "scenario",
+        type=Path,
+        nargs="?",
+        help="scenario TOML (Scenario.to_dict layout; --init writes a commented template)",
+    )
+    p.add_argument(
+        "--init",
+        type=Path,
+        nargs="?",
+        const=Path("scenario.toml"),
+        metavar="PATH",
+        help="write a commented template scenario to PATH (default: scenario.toml) and stop; "
+        "never replaces a file",
+    )
     p.add_argument(
         "--posterior",
         type=Path,
@@ -52,8 +67,20 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``relmc simulate``."""
+    """Run ``relmc simulate`` (or write the template scenario, with ``--init``)."""
     from relmc.scenario import FailureModel, Scenario
+
+    if args.init is not None:
+        if args.scenario is not None:
+            raise ValueError(
+                f"--init writes a template and simulates nothing; drop {str(args.scenario)!r} "
+                "or --init"
+            )
+        return _init(args.init)
+    if args.scenario is None:
+        raise ValueError(
+            "give a scenario TOML to simulate (or --init PATH to write a commented template)"
+        )
     from relmc.sim.simulate import simulate
     from relmc.summary import summarize
 
@@ -136,6 +163,49 @@ def run(args: argparse.Namespace) -> int:
     fields = ", ".join(a.field for a, _ in items)
     output.print_assumed(args, assumed_text(items, f"set them in {args.scenario}: {fields}"))
     output.print_summaries(args, s, "simulate", st.run_id, st.written)
+    return 0
+
+
+def scenario_template(path: str | os.PathLike = "scenario.toml") -> str:
+    """Return the commented template scenario that ``relmc simulate --init`` writes.
+
+    The text is package data (``relmc/templates/scenario.toml``), so an installed relmc
+    writes it without the repository. It lists every field of the scenario dataclasses with
+    its meaning, unit, allowed range and default.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where the template will be written; its name appears in the usage comments.
+
+    Returns
+    -------
+    str
+        TOML that :meth:`relmc.Scenario.from_dict` accepts as it is.
+    """
+    import string
+    from importlib.resources import files
+
+    text = files("relmc").joinpath("templates", "scenario.toml").read_text(encoding="utf-8")
+    return string.Template(text).substitute(path=str(path))
+
+
+def _init(path: Path) -> int:
+    """Write the template scenario to ``path`` (never over an existing file)."""
+    from relmc._io import OutputSet, write_bytes
+
+    if path.exists() or path.is_symlink():
+        raise ValueError(
+            f"--init: {str(path)!r} exists; relmc simulate --init never replaces a file"
+        )
+    outputs = OutputSet(path.parent, [path.name], what="--init")
+    outputs.check()
+    with outputs.stage() as st:
+        write_bytes(st.path(path.name), scenario_template(path).encode())
+    say(
+        f"wrote {st.written[0]}; edit it, then 'relmc simulate {path} --n-trials 2000' "
+        "(a field left out takes its default)"
+    )
     return 0
 
 

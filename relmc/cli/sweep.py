@@ -51,6 +51,13 @@ examples:
   relmc sweep open sweep.zarr --csv cube.csv    # ... written to a file (atomically)
   (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
 }
+# every sweep command's help ends saying where a spec to start from is
+_SPEC_SOURCES = """
+
+spec to start from: 'relmc sweep init' writes the package's commented template
+(relmc/templates/sweep.toml); examples/sweep.toml in the relmc source repository is a
+complete one."""
+EPILOGS = {name: text + _SPEC_SOURCES for name, text in EPILOGS.items()}
 
 # `relmc sweep submit` options that override a field of the spec's [slurm] table
 _SLURM_FIELDS = ("array", "partition", "account", "time", "cpus_per_task", "max_parallel", "python")
