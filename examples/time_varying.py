@@ -12,7 +12,14 @@ throughput cycle (``slowdown``) and the job's synchronised power swings per day:
   (Llama 3: "a diurnal 1-2% throughput variation based on time-of-day", higher mid-day
   temperatures lowering GPU clocks);
 * ``wear-out trend``: a power-law (Crow-AMSAA) trend of shape 1.2 for a fleet one year old
-  at the job's start, an ASSUMED value to show the lever's size.
+  at the job's start, an ASSUMED value to show the lever's size;
+* ``stragglers``: a straggler category added to the fit (Llama 3: "a single straggler can
+  slow down thousands of other GPUs", but no rate is published): one straggler a day per
+  2,048 nodes, the job at half speed until it is found an hour later and the node swapped.
+  All three numbers are ASSUMED;
+* ``latent SDC``: Llama 3's 6 silent data corruptions in 54 days (its fitted rate) made
+  latent: found 4 hours after they strike (ASSUMED), the job rolls back to the newest of its
+  2 retained checkpoints taken before the corruption.
 
 The throughput cycle's ``slowdown`` averages to about zero: a job's nominal hours are at its
 daily mean speed, so it gains at night what it loses by day (measured against its fastest
@@ -23,6 +30,7 @@ Trials are paired across scenarios (same root seed, trial ``i`` uses posterior d
 ``i % n_draws``), so the gain column's band is the spread of per-trial differences.
 """
 
+import dataclasses
 import os
 
 import numpy as np
@@ -50,6 +58,24 @@ scenarios = {
     ),
     "wear-out trend (shape 1.2, assumed)": replace_path(base, "failures.trend_shape", 1.2),
 }
+straggler = relmc.Category(
+    "Straggler",
+    rate=1.0 / (24.0 * 2048),  # per node-hour: one a day on 2,048 nodes (assumed)
+    unit="node",
+    kind="straggler",
+    straggler_speed=0.5,
+    detection_hours=1.0,
+    recovery="swap",
+)
+scenarios["stragglers (assumed rate)"] = dataclasses.replace(
+    base,
+    failures=dataclasses.replace(base.failures, categories=(*failures.categories, straggler)),
+)
+sdc = replace_path(base, "failures.categories.Silent Data Corruption.kind", "sdc")
+sdc = replace_path(sdc, "failures.categories.Silent Data Corruption.sdc_latency_hours", 4.0)
+scenarios["latent SDC (4 h latency, assumed)"] = replace_path(
+    sdc, "policy.checkpoint_retention", 2
+)
 
 slowdown = relmc.sim.CAUSES.index("slowdown")
 print(f"54-day job, {N_TRIALS} paired trials per scenario; medians with [5%, 95%] bands")

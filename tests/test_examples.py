@@ -202,7 +202,7 @@ def test_time_varying(tmp_path):
         re.M,
     )
     rows = row.findall(out)
-    assert len(rows) == 8  # four scenarios at two sizes
+    assert len(rows) == 12  # six scenarios at two sizes
     for r in rows:
         med, lo, hi = map(float, r[1:4])
         assert lo <= med <= hi
@@ -210,8 +210,12 @@ def test_time_varying(tmp_path):
     # the baseline's gain over itself is exactly zero (paired trials)
     assert [r[4] for r in rows if r[0] == "constant"] == ["+0.000", "+0.000"]
     # ETTR falls from 16k to 100k GPUs in every scenario
-    ettr = {(r[0], i // 4): float(r[1]) for i, r in enumerate(rows)}
+    ettr = {(r[0].strip(), i // 6): float(r[1]) for i, r in enumerate(rows)}
     assert all(ettr[(name, 0)] > ettr[(name, 1)] for name, _ in ettr if _ == 0)
+    # stragglers and latent SDC cost ETTR at both sizes (their own lost-time causes)
+    for size in (0, 1):
+        assert ettr[("stragglers (assumed rate)", size)] < ettr[("constant", size)]
+        assert ettr[("latent SDC (4 h latency, assumed)", size)] < ettr[("constant", size)]
     assert "16,384 GPUs (power step 9.8 MW)" in out
 
 
