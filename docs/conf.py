@@ -65,30 +65,6 @@ EXTERNAL_REFS = [("py:mod", "importlib.resources")]
 # fixed in the docstrings (double backticks for a private name, the documented path for a
 # public one), and then dropped here: tests/test_docs.py fails while an entry is stale
 DOCSTRING_REFS_TO_FIX = {
-    "relmc/datasets.py": [
-        ("py:data", "ABSENT_COLUMN_DEFAULTS"),
-        ("py:func", "relmc.models.scaling.fit_scaling"),  # documented as relmc.fit_scaling
-    ],
-    "relmc/events.py": [("py:data", "DEFAULT_UNIT")],
-    "relmc/models/conjugate.py": [("py:data", "JEFFREYS"), ("py:func", "total_jeffreys")],
-    "relmc/models/events.py": [("py:func", "relmc.events.synthetic_events")],
-    "relmc/models/scaling.py": [("py:func", "check_sizes_data")],
-    "relmc/optimize.py": [("py:func", "relmc.projection.default_scenario")],
-    "relmc/plots.py": [("py:data", "PUBLISHED_MTTF")],
-    "relmc/projection.py": [
-        ("py:data", "DEFAULT_SIZES"),
-        ("py:data", "TRIALS_PER_DRAW"),
-        ("py:func", "credible_quantiles"),
-        ("py:func", "default_scenario"),
-        ("py:func", "size_seed"),
-    ],
-    "relmc/sim/simulate.py": [
-        ("py:data", "BLOCK_SIZE"),
-        ("py:attr", "hopeless_ettr"),
-        ("py:attr", "min_trials"),
-        ("py:attr", "target_rse"),
-        ("py:attr", "target_se"),
-    ],
     "relmc/sweep/running.py": [("py:func", "shard_cells")],
     "relmc/sweep/store.py": [("py:meth", "CellWriter.verify")],
 }

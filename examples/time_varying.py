@@ -73,9 +73,7 @@ scenarios["stragglers (assumed rate)"] = dataclasses.replace(
 )
 sdc = replace_path(base, "failures.categories.Silent Data Corruption.kind", "sdc")
 sdc = replace_path(sdc, "failures.categories.Silent Data Corruption.sdc_latency_hours", 4.0)
-scenarios["latent SDC (4 h latency, assumed)"] = replace_path(
-    sdc, "policy.checkpoint_retention", 2
-)
+scenarios["latent SDC (4 h latency, assumed)"] = replace_path(sdc, "policy.checkpoint_retention", 2)
 
 slowdown = relmc.sim.CAUSES.index("slowdown")
 print(f"54-day job, {N_TRIALS} paired trials per scenario; medians with [5%, 95%] bands")

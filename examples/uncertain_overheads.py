@@ -68,5 +68,9 @@ for n_gpus in SIZES:
     for name, sc in scenarios.items():
         show(name, n_gpus, sc)
     grown = overheads.restart_hours(n_gpus, exponent=0.2)  # an Assumption, in hours
-    show("restart grows with N (assumed)", n_gpus, replace_path(rsc, "policy.restart_hours", grown.value))
+    show(
+        "restart grows with N (assumed)",
+        n_gpus,
+        replace_path(rsc, "policy.restart_hours", grown.value),
+    )
     print(f"  {grown}")

@@ -540,7 +540,7 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
             size-resolved rows (``job_count``, ``job_hours`` along ``job_gpus``; quoted in a
             secondary source only, pseudo-counts of an assumed 10 failures per size; see
             ``attrs["job_mttf_checked"]`` and ``attrs["job_exposure_assumption"]``), for
-            :func:`relmc.models.scaling.fit_scaling`.
+            :func:`relmc.fit_scaling`.
     units : mapping of str to str, optional
         Overrides of the default category -> exposure-unit mapping (for Llama 3
         :data:`relmc.cluster.LLAMA3_DEFAULT_UNITS`; for RSC ``{"all": "node"}``). ``exposure``
@@ -609,7 +609,7 @@ def load_counts(
         >= 0 (how long the interruption goes unseen); they are recorded in
         ``attrs["recovery_rules"]`` as explicit per-category values, which
         :meth:`relmc.FailureModel.from_posterior` and ``from_counts`` apply over the group
-        rules. When they are absent or blank: see :data:`ABSENT_COLUMN_DEFAULTS` (recovery by
+        rules. When they are absent or blank: see ``ABSENT_COLUMN_DEFAULTS`` (recovery by
         group with Llama 3 Table 5's rule, so without a group column every category is
         restart-only; detection at once except NCCL timeouts and switch/cable hangs).
         ``attrs["recovery_columns"]`` lists which of the two columns were given. In a CSV,

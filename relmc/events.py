@@ -551,7 +551,7 @@ def load_events(
     units : mapping, optional
         Category -> exposure unit (one of :data:`relmc.cluster.UNITS`), for logs without a
         ``unit`` column; a category named here but absent from the log is kept with zero
-        events. Default :data:`DEFAULT_UNIT` (``node``).
+        events. Default ``DEFAULT_UNIT`` (``node``).
     shape : relmc.cluster.ClusterShape, optional
         GPU packing (Llama 3 defaults: 8 GPUs per node).
     name, title, notes : str, optional
@@ -801,7 +801,7 @@ def synthetic_events(
     duration_hours : float
         The window's length, > 0 hours.
     units : mapping, optional
-        Category -> exposure unit of its rate (default :data:`DEFAULT_UNIT`, ``node``).
+        Category -> exposure unit of its rate (default ``DEFAULT_UNIT``, ``node``).
     start_hour : float
         Hour of day at the window's start, in [0, 24).
     diurnal_amplitude, diurnal_peak_hour : float or mapping

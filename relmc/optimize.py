@@ -83,7 +83,7 @@ def optimize_checkpoint(
         Failure-rate posterior (one draw per trial); ``None`` uses the scenario's point rates.
     scenario : Scenario, optional
         The job and policy; its ``checkpoint_interval`` is what is varied. Default
-        :func:`relmc.projection.default_scenario` of ``posterior`` (16,384 GPUs).
+        ``default_scenario()`` of ``posterior`` (16,384 GPUs).
     n_gpus : int, optional
         Replace the scenario's cluster size.
     intervals : sequence of float, optional

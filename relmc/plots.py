@@ -302,7 +302,7 @@ def plot_mttf(
     path : str or path-like, optional
         Where to write the figure.
     published : bool, optional
-        Overlay published points (:data:`PUBLISHED_MTTF`): Llama 3's observed 3.09 h at
+        Overlay published points (``PUBLISHED_MTTF``): Llama 3's observed 3.09 h at
         16,384 GPUs (filled marker) and Meta RSC-1's projections of 1.8 h at 16,384 and
         0.23 h at 131,072 GPUs (open markers, marked as projections). Default: only when the
         projection was fitted to Llama 3 or RSC data (``attrs["dataset"]``); a user's own

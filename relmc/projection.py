@@ -95,7 +95,7 @@ def check_sizes(n_gpus) -> list[int]:
     Parameters
     ----------
     n_gpus : int or sequence of int or None
-        GPUs per job, each an integer in [1, 1e8]; ``None`` gives :data:`DEFAULT_SIZES`.
+        GPUs per job, each an integer in [1, 1e8]; ``None`` gives ``DEFAULT_SIZES``.
 
     Returns
     -------
@@ -182,7 +182,7 @@ def project(
 
     For each size ``N`` the scenario's ``cluster.n_gpus`` is set to ``N`` and
     :func:`relmc.simulate` runs ``n_trials`` jobs, trial ``i`` with posterior draw
-    ``i % n_draws``, seeded by :func:`size_seed`: the posterior-predictive intervals. A second
+    ``i % n_draws``, seeded by ``size_seed()``: the posterior-predictive intervals. A second
     simulation of ``credible_trials`` jobs in groups of ``trials_per_draw`` that share a draw
     (the first ``ceil(credible_trials / trials_per_draw)`` draws, draw-major over chains;
     :func:`relmc.rates.nested_draws`) gives the credible intervals of the expected values
@@ -195,10 +195,10 @@ def project(
         Failure-rate posterior from :mod:`relmc.models` (``posterior["rate"]`` per unit-hour).
         ``None`` uses the scenario's point rates (one draw, no parameter uncertainty).
     n_gpus : int or sequence of int, optional
-        Cluster sizes (GPUs), integers in [1, 1e8]; default :data:`DEFAULT_SIZES`
+        Cluster sizes (GPUs), integers in [1, 1e8]; default ``DEFAULT_SIZES``
         (2,048 to 131,072 in powers of two).
     scenario : Scenario, optional
-        Everything but the size; default :func:`default_scenario` of ``posterior`` (Llama 3
+        Everything but the size; default ``default_scenario()`` of ``posterior`` (Llama 3
         default policy, no planned maintenance unless given the data; see there).
     n_trials : int
         Simulated jobs per size, in [1, 1e8].
@@ -223,7 +223,7 @@ def project(
         are then NaN).
     trials_per_draw : int
         Jobs sharing each posterior draw in that simulation, >= 2 (default
-        :data:`TRIALS_PER_DRAW`, 4): more trials per draw mean less noise in each draw's mean,
+        ``TRIALS_PER_DRAW``, 4): more trials per draw mean less noise in each draw's mean,
         fewer draws for its quantiles.
 
     Returns
@@ -247,7 +247,7 @@ def project(
             Credible interval of the expected ETTR (see the module docstring).
         ``ettr_credible_noise``, ``interruptions_per_day_credible_noise`` (n_gpus)
             Share of the per-draw means' variance that is Monte Carlo noise
-            (:func:`credible_quantiles`); near 1 the credible interval is unreliable.
+            (``credible_quantiles()``); near 1 the credible interval is unreliable.
         ``exposed_fraction_mean`` (n_gpus)
             Mean over draws of the share of the observation window the observed job was
             exposed (:func:`relmc.rates.exposed_fraction`; 1 when the rates are per exposed

@@ -651,7 +651,7 @@ maintenance_spread : float
         ``swap_hours``, every category's ``detection_hours``, ``failures.maintenance_hours``)
         is the median of a lognormal whose 90% range is ``[value / k, value * k]`` for this
         factor ``k``, in [1, 100]; 1 (the default): known exactly. One multiplier per
-        posterior draw (point rates are repeated over :data:`OVERHEAD_DRAWS` draws), so
+        posterior draw (point rates are repeated over ``OVERHEAD_DRAWS`` (4,096) draws), so
         credible intervals include it. :func:`spread_of_range` turns a published range
         (e.g. restarts of 5-20 minutes) into a median and ``k``.
     restart_jitter, swap_jitter, detection_jitter, maintenance_jitter : float
@@ -759,12 +759,12 @@ maintenance_spread : float
 
     @property
     def overhead_sigma(self) -> np.ndarray:
-        """Log-sd of the per-draw multiplier of each overhead, in :data:`SPREAD_FIELDS` order."""
+        """Log-sd of the per-draw multiplier of each overhead, in ``SPREAD_FIELDS`` order."""
         return np.log([getattr(self, f) for f in SPREAD_FIELDS]) / Z95
 
     @property
     def overhead_jitter(self) -> np.ndarray:
-        """Log-sd of the per-event multiplier of each event overhead (:data:`JITTER_FIELDS`)."""
+        """Log-sd of the per-event multiplier of each event overhead (``JITTER_FIELDS``)."""
         return np.log([getattr(self, f) for f in JITTER_FIELDS]) / Z95
 
     @property

@@ -14,7 +14,6 @@ import pytest
 from scipy import stats
 
 import relmc
-from relmc import overheads
 from relmc.rates import cluster_rates, exposed_fraction, maintenance_rate, rate_draws
 from relmc.scenario import JITTER_FIELDS, OVERHEAD_DRAWS, SPREAD_FIELDS, Z95, replace_path
 from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS

@@ -23,7 +23,7 @@ from relmc.models._common import (
 __all__ = ["JEFFREYS", "fit_conjugate", "total_jeffreys"]
 
 #: Gamma(1/2, 0) ``(shape, rate)``: Jeffreys' prior for one Poisson rate. Given to each of K
-#: categories it adds K/2 events to the total (see :func:`total_jeffreys`, the default).
+#: categories it adds K/2 events to the total (see ``total_jeffreys()``, the default).
 JEFFREYS: tuple[float, float] = (0.5, 0.0)
 
 
@@ -75,12 +75,12 @@ def fit_conjugate(
         ``unit`` and optionally ``group`` (see :func:`relmc.load_dataset`).
     prior : (float, float) or None, optional
         Gamma prior ``(shape, rate)`` on every category's rate; rate in exposure units
-        (unit-hours). The default ``None`` is :func:`total_jeffreys`: Gamma(1/(2K), 0) for K
+        (unit-hours). The default ``None`` is ``total_jeffreys()``: Gamma(1/(2K), 0) for K
         categories, so that the *total* rate, the quantity a job's MTTF depends on, has
         Jeffreys' prior Gamma(1/2, 0) and its posterior adds half an event, not K/2, to the
         observed total: for Llama 3 (K = 18, 419 events in 1,296 h) the job MTTF's posterior
         median is 3.09 h, the observed 1,296 / 419 = 3.093 h, where Jeffreys' prior per
-        category (:data:`JEFFREYS`, Gamma(1/2, 0), the default before) gives 3.03 h (nine
+        category (``JEFFREYS``, Gamma(1/2, 0), the default before) gives 3.03 h (nine
         extra events, +2.1%). The price: a category with zero events gets the posterior mean
         ``1 / (2K E)`` instead of ``1 / (2E)``, i.e. its own rate is shrunk toward 0; when such
         categories matter, pass ``prior=JEFFREYS`` or use :func:`relmc.fit_hierarchical`.

@@ -1,7 +1,7 @@
 r"""Models of event logs: time-varying rates and per-node heterogeneity (PyMC, NUTS).
 
 :func:`fit_events` fits an event log from :func:`relmc.events.load_events` (or
-:func:`relmc.events.synthetic_events`) and returns an :class:`arviz.InferenceData` that
+``synthetic_events()``) and returns an :class:`arviz.InferenceData` that
 :func:`relmc.simulate` and :func:`relmc.project` accept like any other fit: ``posterior["rate"]``
 (chain, draw, category) per unit-hour with ``unit`` and ``group`` coordinates, plus the physics
 parameters per draw. :func:`compare_event_models` ranks several fits of one log by PSIS-LOO.
@@ -215,7 +215,7 @@ def event_data(events: xr.Dataset, fleet_age_at_start_hours: float | None = None
     Parameters
     ----------
     events : xarray.Dataset
-        From :func:`relmc.events.load_events` or :func:`relmc.events.synthetic_events`.
+        From :func:`relmc.events.load_events` or ``synthetic_events()``.
     fleet_age_at_start_hours : float, optional
         Overrides ``events.attrs["fleet_age_at_start_hours"]``, > 0.
 
@@ -650,7 +650,7 @@ def fit_events(
     ----------
     events : xarray.Dataset
         An event log from :func:`relmc.load_events` or
-        :func:`relmc.events.synthetic_events`.
+        ``synthetic_events()``.
     diurnal : {None, "category", "pooled"}
         Daily cycle of the rates: none, one amplitude and peak hour per category, or one pair
         shared by all categories.

@@ -273,7 +273,7 @@ def fit_scaling(
     ----------
     data : xarray.Dataset
         Size-resolved rows ``job_count`` / ``job_hours`` along (``category``, ``job_gpus``)
-        (see :func:`check_sizes_data`; ``relmc.load_dataset("rsc-1")`` has Meta's job MTTF
+        (see ``check_sizes_data()``; ``relmc.load_dataset("rsc-1")`` has Meta's job MTTF
         at 8 and 1,024 GPUs), and for categories without them the fleet rows ``count``,
         ``exposure`` (as :func:`relmc.load_dataset` gives).
     exponent_prior : (float, float), optional

@@ -229,12 +229,12 @@ def _physics_inputs(scenario: Scenario) -> dict[str, Any]:
 class Precision:
     """When to stop adding trials before ``n_trials``: a target and a hopelessness floor.
 
-    Trials run in rounds of whole blocks (:data:`BLOCK_SIZE` trials each): first
-    :attr:`min_trials` (rounded up to blocks), then rounds that double the total, up to
+    Trials run in rounds of whole blocks (``BLOCK_SIZE`` trials each): first
+    ``min_trials`` (rounded up to blocks), then rounds that double the total, up to
     ``n_trials``. After each round the Monte Carlo standard error of mean ETTR is computed from
-    the trials so far; the run stops when it is at most :attr:`target_se` (absolute) or
-    :attr:`target_rse` times the mean (relative), or when the mean is hopeless: even
-    ``mean + 4 SE`` is below :attr:`hopeless_ettr`. The stopping rule reads only results, and
+    the trials so far; the run stops when it is at most ``target_se`` (absolute) or
+    ``target_rse`` times the mean (relative), or when the mean is hopeless: even
+    ``mean + 4 SE`` is below ``hopeless_ettr``. The stopping rule reads only results, and
     block ``b`` always has the same seed, so the outcome is the same on any thread count.
 
     Parameters
@@ -392,7 +392,7 @@ def simulate(
     n_trials : int
         Number of simulated jobs, 1 to 1e8.
     seed : int, SeedSequence, Generator or None
-        Root of randomness. Trials are split into blocks of :data:`BLOCK_SIZE`, block ``b``
+        Root of randomness. Trials are split into blocks of ``BLOCK_SIZE``, block ``b``
         seeded by the child ``(entropy, spawn_key + (b,))``, so the result depends only on the
         inputs and the seed, whatever ``n_threads``.
     n_threads : int, optional
