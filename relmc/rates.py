@@ -320,8 +320,10 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
 
 
 def _point(scenario: Scenario, fm: Any, source: str) -> RateDraws:
-    """One draw of point rates, repeated over :data:`~relmc.scenario.OVERHEAD_DRAWS` draws
-    when an overhead has a per-draw spread (each draw then has its own overhead multipliers).
+    """One draw of point rates (repeated when an overhead has a per-draw spread).
+
+    With a spread the row is repeated over ``OVERHEAD_DRAWS`` draws, each of which then has
+    its own overhead multipliers.
     """
     values = np.array([[c.rate for c in fm.categories]], float)
     if any(getattr(scenario.policy, f) != 1.0 for f in SPREAD_FIELDS):
