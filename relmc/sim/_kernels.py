@@ -36,7 +36,8 @@ run's nominal length is turned into wall hours by one safeguarded Newton solve
 Paths, chosen inside :func:`simulate_block` from the inputs
 ------------------------------------------------------------
 * ``_block_renewal``: no planned maintenance, and a failure's recovery (detection, node swap)
-  is a per-category constant (unlimited spares, or no category needs a swap). The clock of
+  is a per-category constant (unlimited spares, or no category needs a swap), the same for
+  every trial (no uncertain overheads). The clock of
   failures is paused during recovery, so the exposed timeline does not depend on categories;
   the category of each failure is independent of everything else, and per-trial counts are
   drawn once at the end as a multinomial of the failure count. Away from the job's end, each
@@ -404,6 +405,66 @@ def _pick_failure(rng, prob, slot_code, alias_code, n):
 
 
 @jit
+def _jitter(rng, j):
+    """Per-event multiplier of an overhead: ``exp(j Z)``, ``Z`` standard normal.
+
+    With ``j = 0`` (off) it is 1 and nothing is drawn (see "Uncertain overheads" in
+    :mod:`relmc.sim`); ``x * 1.0`` is ``x`` exactly, so off changes no bit.
+    """
+    return math.exp(j * rng.standard_normal()) if j > 0.0 else 1.0
+
+
+@jit
+def _jitters(overhead_jitter):
+    """Return the per-event log-sds (restart, swap, detection, maintenance); zeros if none."""
+    if overhead_jitter.shape[0] < 4:
+        return 0.0, 0.0, 0.0, 0.0
+    return overhead_jitter[0], overhead_jitter[1], overhead_jitter[2], overhead_jitter[3]
+
+
+@jit
+def overheads_on(overhead_factor, overhead_jitter):
+    """Whether any overhead is uncertain: a per-draw factor table or a per-event jitter."""
+    if overhead_factor.shape[0] > 0:
+        return True
+    for x in range(overhead_jitter.shape[0]):
+        if overhead_jitter[x] > 0.0:
+            return True
+    return False
+
+
+@jit
+def _trial_overheads(
+    overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
+    mem_restart_hours, swap_hours, maint_hours,
+):  # fmt: skip
+    """Return the overheads of a trial of rate draw ``d`` (its row of ``overhead_factor``).
+
+    Fills ``det`` with the detection hours and returns ``(delta, persist, restart_hours,
+    mem_restart_hours, swap_hours, maint_hours)``; the given values when the table has no
+    rows (off). ``persist`` is capped at ``tau``; a negative ``mem_restart_hours`` (off)
+    stays as it is.
+    """
+    if overhead_factor.shape[0] == 0:
+        for c in range(detect_hours.shape[0]):
+            det[c] = detect_hours[c]
+        return delta, persist, restart_hours, mem_restart_hours, swap_hours, maint_hours
+    f_det = overhead_factor[d, 4]
+    for c in range(detect_hours.shape[0]):
+        det[c] = detect_hours[c] * f_det
+    f_restart = overhead_factor[d, 2]
+    mem = mem_restart_hours * f_restart if mem_restart_hours >= 0.0 else mem_restart_hours
+    return (
+        delta * overhead_factor[d, 0],
+        min(persist * overhead_factor[d, 1], tau),
+        restart_hours * f_restart,
+        mem,
+        swap_hours * overhead_factor[d, 3],
+        maint_hours * overhead_factor[d, 5],
+    )
+
+
+@jit
 def _reset_trial(i, n_cat, interruptions, maint_events, lost, swings):
     for j in range(N_CAUSES):
         lost[i, j] = 0.0
@@ -458,6 +519,10 @@ def _trial_general(
     speed_amp,
     speed_phase,
     shared,
+    jr,
+    js,
+    jd,
+    jm,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
 
@@ -471,7 +536,9 @@ def _trial_general(
     event. With ``shared`` (every category has the same diurnal shape) the category of a
     failure does not depend on its time and the alias table picks it. With ``speed_amp > 0``
     runs advance at the diurnal speed: ``e``, ``d_run`` are nominal run positions, ``e_w``,
-    ``d_w`` their wall hours.
+    ``d_w`` their wall hours. The overheads are the trial's (per-draw factors applied by the
+    caller); ``jr``, ``js``, ``jd``, ``jm`` are the per-event log-sds of the restart, swap,
+    detection and maintenance (:func:`_jitter`; 0: off, no draw).
     Power swings are added to ``swings[i]``: one at each start of compute, ``2 k`` for the
     snapshots a run completed and one for its stop (see :mod:`relmc.sim`).
     """
@@ -537,9 +604,12 @@ def _trial_general(
             if events >= max_events:  # counted, then the trial stops at this event
                 break
             if c == EV_MAINT:
-                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                t, capped = _spend(
+                    lost, i, MAINTENANCE, t, maint_hours * _jitter(rng, jm), cap_hours
+                )
                 if capped:
                     break
+                r_eff = restart_hours * _jitter(rng, jr)  # off: the restart it was
                 continue  # maintenance downtime, then a new restart
         else:
             # ---- the restart (if any) completed; a run from durable progress p
@@ -650,20 +720,22 @@ def _trial_general(
                 lost[i, CHECKPOINT] += dt
                 t += dt
                 p += computed
-                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                t, capped = _spend(
+                    lost, i, MAINTENANCE, t, maint_hours * _jitter(rng, jm), cap_hours
+                )
                 if capped:
                     break
                 n_seg, r = _segments(work_hours - p, tau)  # re-laid from the new progress
                 last_start = (n_seg - 1) * seg
                 tail = r + delta + persist
-                r_eff = restart_hours
+                r_eff = restart_hours * _jitter(rng, jr)
                 continue
             lost[i, REWORK] += computed - dk * tau
             p += dk * tau
             n_seg -= dk
             last_start = (n_seg - 1) * seg
         # ---- recovery of category c, then a restart
-        t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
+        t, capped = _spend(lost, i, DETECTION, t, detect_hours[c] * _jitter(rng, jd), cap_hours)
         if capped:
             break
         if swap[c]:
@@ -694,10 +766,10 @@ def _trial_general(
                     t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
                     if capped:
                         break
-            t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+            t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours * _jitter(rng, js), cap_hours)
             if capped:
                 break
-        r_eff = restart_hours
+        r_eff = restart_hours * _jitter(rng, jr)
     return t, p, done, events
 
 
@@ -727,6 +799,8 @@ def _block_general(
     fleet_age_hours,
     speed_amp,
     speed_phase,
+    overhead_factor,
+    overhead_jitter,
     wall,
     finished,
     progress,
@@ -736,7 +810,11 @@ def _block_general(
     lost,
     swings,
 ):
-    """Run the general path over a block of trials (see the module docstring)."""
+    """Run the general path over a block of trials (see the module docstring).
+
+    Uncertain overheads: each trial takes its draw's row of ``overhead_factor`` (no rows:
+    the given overheads) and the per-event jitters of ``overhead_jitter``.
+    """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
     weights = np.empty(n_cat + 1)
@@ -750,8 +828,14 @@ def _block_general(
     shared = _same_shape(cat_amp, cat_phase)
     pc = np.zeros(n_cat)  # the categories' diurnal terms (zero unless modulated)
     ps = np.zeros(n_cat)
+    det = np.empty(n_cat)  # the trial's detection hours
+    jr, js, jd, jm = _jitters(overhead_jitter)
     for i in range(n_trials):
         d = draw_of_trial[i]
+        delta_i, persist_i, restart_i, _, swap_i, maint_i = _trial_overheads(
+            overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours, -1.0,
+            swap_hours, maint_hours,
+        )  # fmt: skip
         fail_rate = 0.0
         for c in range(n_cat):
             weights[c] = cat_rate[d, c]
@@ -764,11 +848,11 @@ def _block_general(
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
-            detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
-            swap_hours, n_spares, repair_hours, cap_hours, max_events,
+            det, swap, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
+            swap_i, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
             swings, modulated, weights, pc, ps, start_hour, trend_shape,
-            fleet_age_hours, maint_rate, speed_amp, speed_phase, shared,
+            fleet_age_hours, maint_rate, speed_amp, speed_phase, shared, jr, js, jd, jm,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -978,7 +1062,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -1120,7 +1204,7 @@ def _block_renewal(
                 detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -1567,7 +1651,7 @@ def _trial_nodes(
     retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
     recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
     nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
-    wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+    wrong_blames, standby_swaps, restarts_memory, restarts_storage, jr, js, jd, jm,
 ):  # fmt: skip
     """Simulate trial ``i`` of the node path from the state in ``st_f``, ``st_i``.
 
@@ -1579,7 +1663,8 @@ def _trial_nodes(
     one event might overflow the records or the repair stages, the state is saved and
     ``(True, False)`` returned, and the caller grows them and calls again; otherwise the
     trial runs to its end and returns ``(False, done)``. The timeline is
-    :func:`_trial_general`'s.
+    :func:`_trial_general`'s, with the trial's overheads and the per-event jitters ``jr``,
+    ``js``, ``jd``, ``jm`` (restart, swap, detection, maintenance) as there.
     """
     n = n_nodes
     nf = float(n)
@@ -1669,10 +1754,12 @@ def _trial_nodes(
             if events >= max_events:
                 break
             if c == EV_MAINT:
-                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                t, capped = _spend(
+                    lost, i, MAINTENANCE, t, maint_hours * _jitter(rng, jm), cap_hours
+                )
                 if capped:
                     break
-                r_eff = restart_hours  # after planned maintenance: from storage
+                r_eff = restart_hours * _jitter(rng, jr)  # after planned maintenance: storage
                 restarts_storage[i] += 1
                 continue
         else:
@@ -1781,13 +1868,15 @@ def _trial_nodes(
                 t += dt
                 p += computed
                 left = 0  # the maintenance checkpoint is durable
-                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                t, capped = _spend(
+                    lost, i, MAINTENANCE, t, maint_hours * _jitter(rng, jm), cap_hours
+                )
                 if capped:
                     break
                 n_seg, r = _segments(work_hours - p, tau)
                 last_start = (n_seg - 1) * seg
                 tail = r + delta + persist
-                r_eff = restart_hours
+                r_eff = restart_hours * _jitter(rng, jr)
                 restarts_storage[i] += 1
                 continue
             lost[i, REWORK] += computed - dk * tau
@@ -1796,7 +1885,7 @@ def _trial_nodes(
             last_start = (n_seg - 1) * seg
         # ---- recovery of category c (struck node of type bt), then a restart
         t_fail = t
-        t, capped = _spend(lost, i, DETECTION, t, detect_hours[c], cap_hours)
+        t, capped = _spend(lost, i, DETECTION, t, detect_hours[c] * _jitter(rng, jd), cap_hours)
         if capped:
             break
         t, capped = _spend(lost, i, DIAGNOSIS, t, diag_hours[c], cap_hours)
@@ -1940,14 +2029,14 @@ def _trial_nodes(
                 t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
                 if capped:
                     break
-                t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours * _jitter(rng, js), cap_hours)
                 if capped:
                     break
         if mem_on and not big and left <= mem_replicas:
-            r_eff = mem_restart_hours
+            r_eff = mem_restart_hours * _jitter(rng, jr)
             restarts_memory[i] += 1
         else:
-            r_eff = restart_hours
+            r_eff = restart_hours * _jitter(rng, jr)
             restarts_storage[i] += 1
     st_f[0] = t
     st_f[1] = p
@@ -2005,6 +2094,8 @@ def _block_nodes(
     preempt_hours,
     mem_restart_hours,
     mem_replicas,
+    overhead_factor,
+    overhead_jitter,
     wall,
     finished,
     progress,
@@ -2084,8 +2175,14 @@ def _block_nodes(
     qr = np.empty((2, _CAP0), dtype=np.int64)
     meta = np.zeros(N_META, dtype=np.int64)
     fs = np.zeros(N_FS)
+    det = np.empty(n_cat)  # the trial's detection hours
+    jr, js, jd, jm = _jitters(overhead_jitter)
     for i in range(n_trials):
         d = draw_of_trial[i]
+        delta_i, persist_i, restart_i, mem_i, swap_i, maint_i = _trial_overheads(
+            overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
+            mem_restart_hours, swap_hours, maint_hours,
+        )  # fmt: skip
         g_sum = 0.0
         h_sum = 0.0
         d_sum = 0.0
@@ -2137,16 +2234,17 @@ def _block_nodes(
         while True:
             grow, done = _trial_nodes(
                 rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab,
-                pd, sd, ad, n_slots, is_dom, dom, d_max, w, pc, ps, detect_hours, swap,
-                maint_rate, maint_hours, work_hours, tau, delta, persist, restart_hours,
-                swap_hours, n_spares, repair_hours, cap_hours, max_events, cat_amp, cat_phase,
+                pd, sd, ad, n_slots, is_dom, dom, d_max, w, pc, ps, det, swap,
+                maint_rate, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
+                swap_i, n_spares, repair_hours, cap_hours, max_events, cat_amp, cat_phase,
                 start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes,
                 bad_fraction, diag_hours, diag_wrong, lemon_k, lemon_window, repair_fixed,
                 escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
-                n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
+                n_standbys, preempt_hours, mem_i, mem_replicas, nc, ll, lst, rec,
                 recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
                 nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
                 nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+                jr, js, jd, jm,
             )  # fmt: skip
             if not grow:
                 break
@@ -2365,6 +2463,8 @@ def _block_physics(
     sdc_latency,
     sdc_latency_exp,
     retention,
+    overhead_factor,
+    overhead_jitter,
     wall,
     finished,
     progress,
@@ -2386,7 +2486,10 @@ def _block_physics(
     detection, the cap. A run's nominal position is ``e_a + sig (S(t) - S(t_a))`` from an
     anchor ``(t_a, e_a)`` moved at each change of the straggler factor ``sig``; segments
     are located arithmetically only when the run stops. Retained checkpoints are a ring of
-    arithmetic runs (:func:`_ring_add`). Cost O(events), O(K) per event at most.
+    arithmetic runs (:func:`_ring_add`). Cost O(events), O(K) per event at most. Uncertain
+    overheads: each trial takes its draw's row of ``overhead_factor``, and each restart,
+    swap, detection (a straggler's slow phase, drawn at its arrival) and maintenance
+    downtime its jitter (:func:`_jitter`).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2397,14 +2500,23 @@ def _block_physics(
     modulated = time_varying(cat_amp, trend_shape)
     speedy = speed_amp > 0.0
     sphase = start_hour - speed_phase
-    snap_steps = 2 if delta > 0.0 else 0
-    seg = tau + delta
-    inv_seg = 1.0 / seg
     n_seg0, r0 = _segments(work_hours, tau)
     rf = np.empty(8)
     rn = np.empty(8, dtype=np.int64)
+    det = np.empty(n_cat)  # the trial's detection hours
+    jr, js, jd, jm = _jitters(overhead_jitter)
+    delta0 = delta  # the given snapshot and persist; delta, persist are the trial's below
+    persist0 = persist
     for i in range(n_trials):
         d = draw_of_trial[i]
+        # the trial's overheads (its draw's factors; the given ones when off)
+        delta, persist, restart_i, _, swap_i, maint_i = _trial_overheads(
+            overhead_factor, d, detect_hours, det, tau, delta0, persist0, restart_hours, -1.0,
+            swap_hours, maint_hours,
+        )  # fmt: skip
+        snap_steps = 2 if delta > 0.0 else 0
+        seg = tau + delta
+        inv_seg = 1.0 / seg
         for c in range(n_cat):
             w[c] = cat_rate[d, c]
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
@@ -2459,6 +2571,7 @@ def _block_physics(
             t_det = max(c_detect, t) if c_on else np.inf
             rc = -1  # category to recover from (and restart after), -1: none
             rc_detect = 0.0  # its detection hours to spend
+            rc_detect_on = False  # a detection begins (jittered): a failure's, an SDC's
             ckpt_stop = False  # stop with a fresh checkpoint (maintenance, straggler)
             maint_stop = False
             sdc_stop = False
@@ -2566,7 +2679,7 @@ def _block_physics(
                     if cat_kind[c] == KIND_STRAGGLER:
                         s_on = True
                         s_cat = c
-                        s_handle = t + detect_hours[c]
+                        s_handle = t + det[c] * _jitter(rng, jd)  # its slow phase
                         if not in_restart:
                             sig = straggler_speed[c]
                         if not in_restart and e_a >= last_start + r:
@@ -2591,7 +2704,8 @@ def _block_physics(
                     continue
                 if not maint_stop:
                     rc = c
-                    rc_detect = detect_hours[c]
+                    rc_detect = det[c]
+                    rc_detect_on = True
             if ckpt_stop and e_a >= last_start + r:
                 # a straggler whose handling falls after the job's last compute (it arrived
                 # in the restart before): never handled, the job finishes slow
@@ -2599,7 +2713,8 @@ def _block_physics(
                 continue
             if sdc_stop:
                 rc = c_cat
-                rc_detect = detect_hours[c_cat]
+                rc_detect = det[c_cat]
+                rc_detect_on = True
                 events += 1  # counted at detection; the trial may stop after the rollback
             # ---- the job stops (not after a restart-end straggler: nothing ran)
             if not in_restart and (arrival or sdc_stop or ckpt_stop):
@@ -2678,11 +2793,14 @@ def _block_physics(
             amp = math.hypot(zr, zi)
             theta = math.atan2(zi, zr)
             if maint_stop:
-                t, capped = _spend(lost, i, MAINTENANCE, t, maint_hours, cap_hours)
+                t, capped = _spend(lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours)
                 if capped:
                     break
             else:
-                # ---- recovery of category rc (a straggler's detection was its slow phase)
+                # ---- recovery of category rc (a straggler's detection was its slow phase:
+                # a handled straggler spends no detection and draws none)
+                if rc_detect_on:
+                    rc_detect *= _jitter(rng, jd)
                 t, capped = _spend(lost, i, DETECTION, t, rc_detect, cap_hours)
                 if capped:
                     break
@@ -2694,11 +2812,11 @@ def _block_physics(
                         )  # fmt: skip
                         if capped:
                             break
-                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours, cap_hours)
+                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_i * _jitter(rng, js), cap_hours)
                     if capped:
                         break
             in_restart = True
-            t_rend = t + restart_hours
+            t_rend = t + restart_i * _jitter(rng, jr)
         wall[i] = t
         finished[i] = done
         progress[i] = p
@@ -2750,13 +2868,15 @@ def time_varying(cat_amp, trend_shape):
 
 
 @jit
-def renewal_applies(maint_rate, n_spares, swap, modulated=False):
+def renewal_applies(maint_rate, n_spares, swap, modulated=False, uncertain=False):
     """Whether the renewal path applies: no maintenance, recovery a per-category constant.
 
     Never with time-varying rates or speed (``modulated``): its gaps are memoryless in
-    exposed time and its segments are as long on the wall clock as in nominal hours.
+    exposed time and its segments are as long on the wall clock as in nominal hours. Nor
+    with uncertain overheads (``uncertain``, :func:`overheads_on`): its recovery costs and
+    segments are the same for every trial and failure.
     """
-    if maint_rate != 0.0 or modulated:
+    if maint_rate != 0.0 or modulated or uncertain:
         return False
     if n_spares < 0:
         return True
@@ -2815,6 +2935,9 @@ def simulate_block(
     sdc_latency,
     sdc_latency_exp,
     retention,
+    overhead_sigma,
+    overhead_factor,
+    overhead_jitter,
     wall,
     finished,
     progress,
@@ -2844,6 +2967,9 @@ def simulate_block(
     outputs are zero (``pool_occupancy`` NaN). With every category a failure category the
     straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
     path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
+    Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
+    :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
+    ``overhead_sigma`` is not read (the factors are drawn by the caller).
     """
     for i in range(draw_of_trial.shape[0]):
         sdc_rollbacks[i] = 0
@@ -2861,7 +2987,7 @@ def simulate_block(
             n_nodes, bad_fraction, bad_multiplier, cat_domain, diag_hours, diag_wrong, lemon_k,
             lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss,
             manual_miss, retire_after, n_standbys, preempt_hours, mem_restart_hours,
-            mem_replicas,
+            mem_replicas, overhead_factor, overhead_jitter,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
             nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
@@ -2886,12 +3012,14 @@ def simulate_block(
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
+            overhead_factor, overhead_jitter,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             sdc_rollbacks, sdc_from_scratch, sdc_undetected,
         )  # fmt: skip
         return
     varying = time_varying(cat_amp, trend_shape) or speed_amp != 0.0
-    if renewal_applies(maint_rate, n_spares, swap, varying):
+    uncertain = overheads_on(overhead_factor, overhead_jitter)
+    if renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
@@ -2905,5 +3033,6 @@ def simulate_block(
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
+            overhead_factor, overhead_jitter,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
         )  # fmt: skip
