@@ -138,6 +138,17 @@ plus lost hours with no negative time but ``slowdown``. Its resolutions of the p
 contract leaves open are the one list in :mod:`relmc.sim` ("Resolutions of points left open
 above (kernel and oracle alike; issue 11)", items 1-10); the kernel agrees with them but for
 10 (no stragglers or SDC with the node model in the kernel).
+
+Uncertain overheads (``overhead_factor``, ``overhead_jitter``; off when the table has no rows
+and every jitter is 0, and then nothing changes, nothing extra is drawn). Each trial reads its
+draw's row of ``overhead_factor`` (filled beforehand by
+:func:`relmc.sim.simulate.draw_overhead_factors`; the oracle refuses ``overhead_sigma > 0``
+without it) and holds its own ``delta``, ``persist`` (capped at ``tau``), restart (storage
+and memory), swap, per-category detection and maintenance downtime, used everywhere the
+stated ones were (the maintenance and straggler checkpoints included). A per-event
+multiplier ``exp(j Z)`` is drawn from the oracle's generator as each restart attempt, node
+swap, detection (a straggler's at its arrival) or maintenance downtime begins, only for an
+overhead whose jitter is positive, and whatever its length (0 stays 0).
 """
 
 from __future__ import annotations
@@ -149,7 +160,7 @@ from typing import Any
 import numpy as np
 
 from relmc.sim import CAUSES
-from relmc.sim.inputs import KernelInputs
+from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS, KernelInputs
 
 __all__ = ["simulate_reference", "NODE_COUNTS", "SDC_COUNTS"]
 
@@ -165,6 +176,10 @@ assert CAUSES[_STRAGGLER] == "straggler" and len(CAUSES) == 11
 _REL_TOL = 1e-9  # float noise in (W - p) / tau must never create an extra, empty segment
 _MAINT = -1  # event id of planned maintenance; categories are 0..n_categories-1
 _FAILURE, _STRAGGLE, _SDC = 0, 1, 2  # category kinds (``cat_kind``)
+# per-event (aleatoric) overhead multipliers: entries of ``overhead_jitter``
+_J_RESTART, _J_SWAP, _J_DETECTION, _J_MAINTENANCE = range(4)
+assert EVENT_OVERHEADS == ("restart", "swap", "detection", "maintenance")
+assert OVERHEADS == ("snapshot", "persist", "restart", "swap", "detection", "maintenance")
 _KIND_DEFAULTS = {  # stragglers and SDC: inputs without these fields have them off
     "cat_kind": 0,
     "straggler_speed": 1.0,
@@ -180,9 +195,16 @@ class _Stop(Exception):
 class _Trial:
     """State of one trial: wall clock, durable progress, clocks, repairs and tallies."""
 
-    def __init__(self, inputs: KernelInputs, rates: np.ndarray, rng: np.random.Generator):
+    def __init__(
+        self,
+        inputs: KernelInputs,
+        rates: np.ndarray,
+        rng: np.random.Generator,
+        factor: np.ndarray | None = None,
+    ):
         self.x = inputs
         self.rng = rng
+        self.overheads(inputs, factor)
         self.rates = [float(r) for r in rates]
         self.cap = float(inputs.cap_hours)
         self.max_events = int(inputs.max_events)
@@ -217,6 +239,40 @@ class _Trial:
         self.act_base, self.act_moves = 0.0, False  # progress at the activity's start, computing
         self.sdc_rollbacks = 0
         self.sdc_from_scratch = 0
+
+    def overheads(self, inputs: KernelInputs, factor: np.ndarray | None) -> None:
+        """Set the trial's overheads: the stated ones times this draw's ``factor`` row (if any).
+
+        ``factor`` is the trial's row of ``overhead_factor`` (columns of :data:`OVERHEADS`),
+        None when the per-draw kind is off: then every overhead is exactly as stated. The
+        per-event multipliers (``overhead_jitter``, 0: off) are drawn by :meth:`vary`.
+        """
+        x = inputs
+        f = [1.0] * len(OVERHEADS) if factor is None else [float(v) for v in factor]
+        assert len(f) == len(OVERHEADS) and all(v >= 0.0 for v in f)
+        self.delta = float(x.delta) * f[0]
+        self.persist = float(x.persist)
+        if factor is not None:  # the persist is capped at tau (tau stays as given)
+            self.persist = min(self.persist * f[1], float(x.tau))
+        self.restart_hours = float(x.restart_hours) * f[2]
+        self.restart_factor = f[2]  # also for the restart from memory (node model)
+        self.swap_hours = float(x.swap_hours) * f[3]
+        self.detect = [float(d) * f[4] for d in x.detect_hours]
+        self.maint_hours = float(x.maint_hours) * f[5]
+        jitter = np.asarray(getattr(inputs, "overhead_jitter", np.zeros(0)), dtype=np.float64)
+        self.jitter = [float(j) for j in jitter] if jitter.size else [0.0] * len(EVENT_OVERHEADS)
+        assert len(self.jitter) == len(EVENT_OVERHEADS) and min(self.jitter) >= 0.0
+
+    def vary(self, k: int) -> float:
+        """Per-event multiplier ``exp(j Z)`` of event overhead ``k``, drawn now (1 when off).
+
+        ``k`` indexes :data:`~relmc.sim.inputs.EVENT_OVERHEADS`. Nothing is drawn when its
+        jitter is 0; otherwise the draw is made whatever the overhead (0 stays 0).
+        """
+        j = self.jitter[k]
+        if j == 0.0:
+            return 1.0
+        return math.exp(j * float(self.rng.standard_normal()))
 
     def big_s(self, t: float) -> float:
         """``S(t)``: nominal hours a run would advance from wall time 0 to ``t``."""
@@ -426,7 +482,8 @@ class _Trial:
             self.slow = {
                 "c": c,
                 "arrival": now,
-                "handle": now + float(self.x.detect_hours[c]),
+                # its slow phase is its detection: the multiplier is drawn at the arrival
+                "handle": now + self.detect[c] * self.vary(_J_DETECTION),
                 "node": self.struck,
                 "speed": speed,
             }
@@ -521,7 +578,7 @@ class _Trial:
         """Spend detection, then a node swap (spare pool) if category ``c`` needs one."""
         x = self.x
         if detect:
-            self.pause(float(x.detect_hours[c]), _DETECTION)
+            self.pause(self.detect[c] * self.vary(_J_DETECTION), _DETECTION)
         if not bool(x.swap[c]):
             return
         if x.n_spares >= 0:
@@ -532,7 +589,7 @@ class _Trial:
                 earliest = min(self.repairs)
                 self.repairs.remove(earliest)
                 self.pause(earliest - now, _SPARE_WAIT)
-        self.pause(float(x.swap_hours), _NODE_SWAP)
+        self.pause(self.swap_hours * self.vary(_J_SWAP), _NODE_SWAP)
 
     def check_events(self) -> None:
         """Stop unfinished, at this moment, once ``max_events`` events have happened."""
@@ -585,10 +642,9 @@ class _Trial:
 
         Persists in flight complete during it; its snapshot begins now.
         """
-        x = self.x
         began = self.t
         try:
-            self.pause(float(x.delta) + float(x.persist), _CHECKPOINT)
+            self.pause(self.delta + self.persist, _CHECKPOINT)
         except _Stop:
             self.fall_back(computed)
             raise
@@ -622,18 +678,18 @@ class _Trial:
     # ---- phases ---------------------------------------------------------------------
 
     def restart_length(self) -> float:
-        """Hours of the restart about to begin."""
-        return float(self.x.restart_hours)
+        """Hours of the restart about to begin (before its per-event multiplier)."""
+        return self.restart_hours
 
     def planned_in_restart(self) -> None:
         """Note planned maintenance during a restart (used by the node model)."""
 
     def restart(self) -> None:
         """Restart until one completes; failures and maintenance may strike during it."""
-        x = self.x
         while True:
             self.act_base, self.act_moves = self.p, False
-            event, _ = self.expose(self.restart_length(), _RESTART)
+            length = self.restart_length() * self.vary(_J_RESTART)  # drawn as it begins
+            event, _ = self.expose(length, _RESTART)
             if event is None:
                 if self.slow is not None and self.slow["handle"] <= self.t:
                     self.handle_straggler(None)  # handled at the end of the restart
@@ -647,13 +703,12 @@ class _Trial:
                 self.maintenance_events += 1
                 self.check_events()
                 self.planned_in_restart()
-                self.pause(float(x.maint_hours), _MAINTENANCE)
+                self.pause(self.maint_hours * self.vary(_J_MAINTENANCE), _MAINTENANCE)
             else:
                 self.failure(event, self.p)
 
     def maintenance(self, computed: float) -> bool:
         """Planned maintenance with ``computed`` progress reached; True if the job is done."""
-        x = self.x
         self.end_slow()
         self.maintenance_events += 1
         try:
@@ -664,7 +719,7 @@ class _Trial:
         self.checkpoint_now(computed)
         if self.done():  # unreachable but for float noise: the event came before compute ended
             return True
-        self.pause(float(x.maint_hours), _MAINTENANCE)
+        self.pause(self.maint_hours * self.vary(_J_MAINTENANCE), _MAINTENANCE)
         return False
 
     def done(self) -> bool:
@@ -680,12 +735,7 @@ class _Trial:
         After a False return the job needs a restart.
         """
         x = self.x
-        w, tau, delta, persist = (
-            float(x.work_hours),
-            float(x.tau),
-            float(x.delta),
-            float(x.persist),
-        )
+        w, tau, delta, persist = float(x.work_hours), float(x.tau), self.delta, self.persist
         if self.done():
             return True
         self.swings += 1  # compute starts
@@ -827,8 +877,14 @@ class _NodeTrial(_Trial):
     against the conservation of nodes.
     """
 
-    def __init__(self, inputs: KernelInputs, rates: np.ndarray, rng: np.random.Generator):
-        super().__init__(inputs, rates, rng)
+    def __init__(
+        self,
+        inputs: KernelInputs,
+        rates: np.ndarray,
+        rng: np.random.Generator,
+        factor: np.ndarray | None = None,
+    ):
+        super().__init__(inputs, rates, rng, factor)
         x = inputs
         n_cat = len(self.rates)
         self.n = int(x.n_nodes)
@@ -849,6 +905,8 @@ class _NodeTrial(_Trial):
         self.lemon_k, self.window = int(x.lemon_k), float(x.lemon_window)
         self.n_standbys, self.finite = int(x.n_standbys), int(x.n_spares) >= 0
         self.mem_hours, self.replicas = float(x.mem_restart_hours), int(x.mem_replicas)
+        if self.mem_hours >= 0.0:  # negative is off; on, the restart's per-draw factor applies
+            self.mem_hours *= self.restart_factor
         self.counts = dict.fromkeys(NODE_COUNTS, 0)
         self.created = 0  # fresh nodes drawn from an unlimited pool
         self.total = self.n + self.n_standbys + (int(x.n_spares) if self.finite else 0)
@@ -1055,7 +1113,7 @@ class _NodeTrial(_Trial):
         """Spend detection and diagnosis; blame, detect lemons, repair, replace."""
         x = self.x
         if detect:
-            self.pause(float(x.detect_hours[c]), _DETECTION)
+            self.pause(self.detect[c] * self.vary(_J_DETECTION), _DETECTION)
         self.pause(self.diag[c], _DIAGNOSIS)
         self.advance_shop(self.t)
         to_repair: list[_Node] = []
@@ -1126,7 +1184,7 @@ class _NodeTrial(_Trial):
             self.advance_shop(self.t)
         if self.took_pool:
             self.pause(float(self.x.preempt_hours), _PREEMPTION)
-            self.pause(float(self.x.swap_hours), _NODE_SWAP)
+            self.pause(self.swap_hours * self.vary(_J_SWAP), _NODE_SWAP)
         self.check_nodes()
 
     def restart_length(self) -> float:
@@ -1134,7 +1192,7 @@ class _NodeTrial(_Trial):
             self.counts["restarts_memory"] += 1
             return self.mem_hours
         self.counts["restarts_storage"] += 1
-        return float(self.x.restart_hours)
+        return self.restart_hours
 
     def planned_in_restart(self) -> None:
         self.memory_next = False
@@ -1195,8 +1253,19 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
     cat_rate = np.asarray(inputs.cat_rate, dtype=np.float64)
     assert cat_rate.ndim == 2
     assert np.shape(inputs.detect_hours) == (n_cat,) and np.shape(inputs.swap) == (n_cat,)
+    # uncertain overheads: the per-draw factors are an input (no rows: off), never drawn here
+    factors = np.asarray(getattr(inputs, "overhead_factor", np.ones((0, 6))), dtype=np.float64)
+    sigma = np.asarray(getattr(inputs, "overhead_sigma", np.zeros(0)), dtype=np.float64)
+    if factors.shape[0] == 0 and np.any(sigma > 0.0):
+        raise ValueError(
+            "overhead_sigma > 0 but overhead_factor has no rows: draw them first with "
+            "relmc.sim.simulate.draw_overhead_factors"
+        )
+    assert factors.shape[0] in (0, cat_rate.shape[0]), "one factor row per rate draw"
     for i in range(n_trials):
-        trial = trial_class(inputs, cat_rate[int(inputs.draw_of_trial[i])], rng)
+        d = int(inputs.draw_of_trial[i])
+        factor = factors[d] if factors.shape[0] else None
+        trial = trial_class(inputs, cat_rate[d], rng, factor)
         out["finished"][i] = trial.simulate()
         if isinstance(trial, _NodeTrial):
             out["pool_occupancy"][i] = trial.finish()
