@@ -18,8 +18,11 @@ throughput cycle (``slowdown``) and the job's synchronised power swings per day:
   2,048 nodes, the job at half speed until it is found an hour later and the node swapped.
   All three numbers are ASSUMED;
 * ``latent SDC``: Llama 3's 6 silent data corruptions in 54 days (its fitted rate) made
-  latent: found 4 hours after they strike (ASSUMED), the job rolls back to the newest of its
-  2 retained checkpoints taken before the corruption.
+  latent: found 4 hours after they strike (ASSUMED), the job rolls back to the newest
+  retained checkpoint taken before the corruption. Keeping the newest 12 (6 hours of
+  half-hourly checkpoints) covers the latency and costs a few hours per corruption; keeping
+  only 2 does not: every corruption then sends the job back to its start, and it never
+  finishes. Retention must outlast the detection latency.
 
 The throughput cycle's ``slowdown`` averages to about zero: a job's nominal hours are at its
 daily mean speed, so it gains at night what it loses by day (measured against its fastest
@@ -73,7 +76,10 @@ scenarios["stragglers (assumed rate)"] = dataclasses.replace(
 )
 sdc = replace_path(base, "failures.categories.Silent Data Corruption.kind", "sdc")
 sdc = replace_path(sdc, "failures.categories.Silent Data Corruption.sdc_latency_hours", 4.0)
-scenarios["latent SDC (4 h latency, assumed)"] = replace_path(sdc, "policy.checkpoint_retention", 2)
+for keep in (12, 2):
+    scenarios[f"latent SDC (4 h, assumed), keep {keep}"] = replace_path(
+        sdc, "policy.checkpoint_retention", keep
+    )
 
 slowdown = relmc.sim.CAUSES.index("slowdown")
 print(f"54-day job, {N_TRIALS} paired trials per scenario; medians with [5%, 95%] bands")

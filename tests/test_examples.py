@@ -202,7 +202,7 @@ def test_time_varying(tmp_path):
         re.M,
     )
     rows = row.findall(out)
-    assert len(rows) == 12  # six scenarios at two sizes
+    assert len(rows) == 14  # seven scenarios at two sizes
     for r in rows:
         med, lo, hi = map(float, r[1:4])
         assert lo <= med <= hi
@@ -210,12 +210,17 @@ def test_time_varying(tmp_path):
     # the baseline's gain over itself is exactly zero (paired trials)
     assert [r[4] for r in rows if r[0] == "constant"] == ["+0.000", "+0.000"]
     # ETTR falls from 16k to 100k GPUs in every scenario
-    ettr = {(r[0].strip(), i // 6): float(r[1]) for i, r in enumerate(rows)}
-    assert all(ettr[(name, 0)] > ettr[(name, 1)] for name, _ in ettr if _ == 0)
-    # stragglers and latent SDC cost ETTR at both sizes (their own lost-time causes)
+    ettr = {(r[0].strip(), i // 7): float(r[1]) for i, r in enumerate(rows)}
+    assert all(
+        ettr[(name, 0)] > ettr[(name, 1)] for name, _ in ettr if _ == 0 and "keep 2" not in name
+    )
+    # stragglers and latent SDC cost ETTR at both sizes (their own lost-time causes); a
+    # retention shorter than the SDC latency sends the job back to its start: far worse
     for size in (0, 1):
         assert ettr[("stragglers (assumed rate)", size)] < ettr[("constant", size)]
-        assert ettr[("latent SDC (4 h latency, assumed)", size)] < ettr[("constant", size)]
+        keep12 = ettr[("latent SDC (4 h, assumed), keep 12", size)]
+        assert keep12 < ettr[("constant", size)]
+        assert ettr[("latent SDC (4 h, assumed), keep 2", size)] < keep12 - 0.2
     assert "16,384 GPUs (power step 9.8 MW)" in out
 
 

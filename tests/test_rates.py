@@ -281,3 +281,22 @@ def test_straggler_and_sdc_categories_may_be_added_to_a_posterior(llama_fit):
     )
     with pytest.raises(ValueError, match="do not match"):
         rate_draws(wrong, llama_fit)
+
+
+def test_simulated_planned_events_per_wall_day_match_the_fitted_rate(llama_fit):
+    # Llama 3: 47 planned interruptions in 54 days. 400 jobs of 54 days at the observed size
+    # with 0.5-h swaps and 0.25-h downtime: ~47 planned events each, 18,800 in all, a Poisson
+    # SE of 0.73% on the rate per wall-clock day; 3% is ~4 SE. Without the conversion the
+    # failure clock's pauses (exposed share f = 0.85) lower the rate by ~15%: the negative
+    # control (the unconverted rate's expectation m f) must be outside the same 3%.
+    from relmc.rates import exposed_fraction
+
+    sc = _overheads(llama_fit)
+    runs = relmc.simulate(sc, rates=llama_fit, n_trials=400, seed=3)
+    per_day = float(runs["maintenance_events"].sum()) / (float(runs["wall_hours"].sum()) / 24)
+    fitted = 24 * sc.failures.maintenance_rate
+    assert per_day == pytest.approx(fitted, rel=0.03)
+    f = float(exposed_fraction(sc, rate_draws(sc, llama_fit)).mean())
+    assert f < 0.9
+    assert fitted * f != pytest.approx(fitted, rel=0.03)
+    assert per_day != pytest.approx(fitted * f, rel=0.03)
