@@ -298,6 +298,33 @@ New outputs
     ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage``) are zero
     when off, and ``pool_occupancy`` is NaN unless the node model is on with a finite pool.
 
+Physics parameters per draw
+---------------------------
+Off by default (``draw_amp``, ``draw_phase``, ``draw_trend``, ``draw_bad_fraction`` and
+``draw_bad_multiplier`` have no rows; then the process above is unchanged bit for bit). A
+posterior that carries physics parameters per draw (an event-log fit,
+:func:`relmc.fit_events`) gives them per rate draw: a trial of draw ``d`` runs the whole
+process above with, for each array that has rows (each on its own):
+
+* ``a_c = draw_amp[d, c]`` and ``phi_c = draw_phase[d, c]`` in place of ``cat_amp[c]`` and
+  ``cat_phase[c]`` (shape ``(n_draws, n_categories)``);
+* ``beta = draw_trend[d]`` in place of ``trend_shape`` (shape ``(n_draws,)``);
+* ``f = draw_bad_fraction[d]`` in place of ``bad_fraction`` (shape ``(n_draws,)``);
+* ``m_c = draw_bad_multiplier[d, c]`` in place of ``bad_multiplier[c]`` (shape
+  ``(n_draws, n_categories)``).
+
+Resolutions
+    1. Which process runs is decided for the whole simulation, not per draw: failure rates
+       vary in time if any draw has an amplitude > 0 or a trend shape != 1 (or the single
+       values say so), and the node model is on if any draw has a bad fraction > 0 (or the
+       single values turn it on). A draw whose own values are neutral (every ``a_c = 0``,
+       ``beta = 1``, ``f = 0``) then runs the same process with those values: it is the same
+       process in law, not bit for bit the path without the feature.
+    2. The node model's other inputs (``n_nodes``, the pool, the repair pipeline, ...) are
+       the single values for every draw.
+    3. Trials that share a rate draw share its physics parameters, as they share its rates
+       (rows that repeat a posterior draw repeat its parameters).
+
 Uncertain overheads
 -------------------
 Off by default (``overhead_factor`` has no rows and every ``overhead_jitter`` is 0; then the

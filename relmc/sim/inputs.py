@@ -20,6 +20,7 @@ __all__ = [
     "UNLIMITED_SPARES",
     "OVERHEADS",
     "EVENT_OVERHEADS",
+    "PER_DRAW_PHYSICS",
 ]
 
 #: ``n_spares`` value that means an unlimited spare pool.
@@ -30,6 +31,15 @@ OVERHEADS: tuple[str, ...] = ("snapshot", "persist", "restart", "swap", "detecti
 
 #: Overheads with a per-event (aleatoric) multiplier: entries of ``overhead_jitter``.
 EVENT_OVERHEADS: tuple[str, ...] = ("restart", "swap", "detection", "maintenance")
+
+#: Physics parameters that may be given per rate draw (no rows: the single values apply).
+PER_DRAW_PHYSICS: tuple[str, ...] = (
+    "draw_amp",
+    "draw_phase",
+    "draw_trend",
+    "draw_bad_fraction",
+    "draw_bad_multiplier",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +133,16 @@ class KernelInputs:
     overhead_jitter : ndarray, shape (4,)
         Log-standard deviation of the per-event multiplier of each event overhead, in the
         order of :data:`EVENT_OVERHEADS` (empty: zeros, off).
+    draw_amp, draw_phase : ndarray, shape (n_draws, n_categories) or (0, n_categories)
+        Per rate draw, the diurnal amplitude and peak hour of each category, in place of
+        ``cat_amp`` / ``cat_phase`` (no rows: the single values); see "Physics parameters per
+        draw" in :mod:`relmc.sim`.
+    draw_trend : ndarray, shape (n_draws,) or (0,)
+        Per rate draw, the trend shape in place of ``trend_shape``.
+    draw_bad_fraction : ndarray, shape (n_draws,) or (0,)
+        Per rate draw, the bad-node fraction in place of ``bad_fraction``.
+    draw_bad_multiplier : ndarray, shape (n_draws, n_categories) or (0, n_categories)
+        Per rate draw, each category's bad-node multiplier in place of ``bad_multiplier``.
     """
 
     cat_rate: np.ndarray
@@ -174,6 +194,11 @@ class KernelInputs:
     overhead_sigma: np.ndarray = field(default_factory=lambda: np.zeros(0))
     overhead_factor: np.ndarray = field(default_factory=lambda: np.ones((0, 6)))
     overhead_jitter: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    draw_amp: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    draw_phase: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    draw_trend: np.ndarray = field(default_factory=lambda: np.ones(0))
+    draw_bad_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    draw_bad_multiplier: np.ndarray = field(default_factory=lambda: np.ones((0, 0)))
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
@@ -211,11 +236,34 @@ class KernelInputs:
         object.__setattr__(
             self, "overhead_factor", np.ascontiguousarray(factor.reshape(-1, len(OVERHEADS)))
         )
+        # physics parameters per draw: off unless given; 2-D ones (n, n_cat), 1-D ones (n,)
+        for name in ("draw_amp", "draw_phase", "draw_bad_multiplier"):
+            value = np.asarray(getattr(self, name), dtype=np.float64)
+            value = np.ascontiguousarray(value.reshape(-1, n_cat))
+            object.__setattr__(self, name, value)
+        for name in ("draw_trend", "draw_bad_fraction"):
+            value = np.ascontiguousarray(np.asarray(getattr(self, name), dtype=np.float64))
+            object.__setattr__(self, name, value.reshape(-1))
+        n_draws = int(np.shape(self.cat_rate)[0])
+        for name in PER_DRAW_PHYSICS:
+            rows = getattr(self, name).shape[0]
+            if rows not in (0, n_draws):
+                raise ValueError(f"{name} must have 0 or {n_draws} rows (one per draw); got {rows}")
 
     @property
     def modulated(self) -> bool:
-        """Whether any failure rate varies in time (diurnal amplitude or trend)."""
-        return bool(np.any(np.asarray(self.cat_amp) > 0.0) or self.trend_shape != 1.0)
+        """Whether any failure rate varies in time (diurnal amplitude or trend, in any draw)."""
+        return bool(
+            np.any(np.asarray(self.cat_amp) > 0.0)
+            or self.trend_shape != 1.0
+            or np.any(self.draw_amp > 0.0)
+            or np.any(self.draw_trend != 1.0)
+        )
+
+    @property
+    def per_draw_physics(self) -> bool:
+        """Whether any physics parameter is given per draw (see :mod:`relmc.sim`)."""
+        return any(getattr(self, name).shape[0] > 0 for name in PER_DRAW_PHYSICS)
 
     @property
     def node_model(self) -> bool:
@@ -226,6 +274,7 @@ class KernelInputs:
         """
         return bool(
             self.bad_fraction > 0.0
+            or np.any(self.draw_bad_fraction > 0.0)
             or np.any(np.asarray(self.cat_domain) > 1)
             or np.any(np.asarray(self.diag_hours) > 0.0)
             or np.any(np.asarray(self.diag_wrong) > 0.0)
