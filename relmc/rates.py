@@ -130,6 +130,10 @@ class RateDraws:
         Columns that are not the source's but a straggler or SDC category's scenario rate,
         the same in every draw and already per exposed hour (see :func:`rate_draws`);
         ``None``: none.
+    physics : PhysicsDraws or None
+        The posterior's physics parameters in the same rows (an event-log fit); ``None``
+        when it has none. Simulations use them per draw (see "Physics parameters per draw"
+        in :mod:`relmc.sim`).
     """
 
     values: np.ndarray
@@ -139,6 +143,7 @@ class RateDraws:
     observed_gpus: int = 0
     draw_index: np.ndarray | None = None
     fixed: np.ndarray | None = None
+    physics: PhysicsDraws | None = None
 
     @property
     def fitted(self) -> np.ndarray:
@@ -302,8 +307,13 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
             f"; per wall-clock hour of a window observed on {observed:,} GPUs, divided by the "
             "share of it the observed job was exposed"
         )
+    physics = _read_physics(scenario, posterior, names, added, n)
+    if physics is not None:
+        source += f"; physics per draw from the posterior ({', '.join(physics.present)})"
     if not added:
-        return RateDraws(values.astype(float), source, exponent, reference, observed)
+        return RateDraws(
+            values.astype(float), source, exponent, reference, observed, physics=physics
+        )
     # put the added categories' columns in at their scenario positions
     fixed = np.array([name in added for name in names])
     full = np.empty((n, len(names)))
@@ -316,7 +326,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
         r[~fixed] = reference
         exponent, reference = e, r
     source += f"; {', '.join(added)} at the scenario's rate (not in the posterior)"
-    return RateDraws(full, source, exponent, reference, observed, fixed=fixed)
+    return RateDraws(full, source, exponent, reference, observed, fixed=fixed, physics=physics)
 
 
 def _point(scenario: Scenario, fm: Any, source: str) -> RateDraws:
@@ -398,6 +408,7 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
         observed_gpus=draws.observed_gpus,
         draw_index=rows,
         fixed=draws.fixed,
+        physics=None if draws.physics is None else draws.physics.take(idx),
     )
 
 
@@ -823,6 +834,15 @@ class PhysicsDraws:
         """Names of the variables the posterior has, in :data:`PHYSICS_VARIABLES` order."""
         return tuple(v for v in PHYSICS_VARIABLES if getattr(self, v) is not None)
 
+    def take(self, idx: np.ndarray) -> PhysicsDraws:
+        """Return the same parameters in rows ``idx`` (as :func:`nested_draws` takes rates)."""
+        import dataclasses
+
+        return dataclasses.replace(
+            self,
+            **{v: getattr(self, v)[idx] for v in PHYSICS_VARIABLES if getattr(self, v) is not None},
+        )
+
 
 def _flat_draws(da: xr.DataArray) -> np.ndarray:
     """Values of a (chain, draw) variable, draw-major and chain-minor (as :func:`_ordered`)."""
@@ -841,13 +861,14 @@ def physics_draws(scenario: Scenario, posterior: Any) -> PhysicsDraws:
         Gives the category order (the posterior's categories must match, as for
         :func:`rate_draws`).
     posterior : InferenceData
-        A fit, e.g. :func:`relmc.models.fit_events`; variables of :data:`PHYSICS_VARIABLES`
-        that it lacks are ``None`` in the result.
+        A fit, e.g. :func:`relmc.fit_events`; variables of :data:`PHYSICS_VARIABLES` that it
+        lacks are ``None`` in the result.
 
     Returns
     -------
     PhysicsDraws
-        Row ``k`` goes with row ``k`` of ``rate_draws(scenario, posterior).values``.
+        Row ``k`` goes with row ``k`` of ``rate_draws(scenario, posterior).values`` (it is
+        that :attr:`RateDraws.physics`, all ``None`` when the posterior has none).
 
     Raises
     ------
@@ -858,22 +879,44 @@ def physics_draws(scenario: Scenario, posterior: Any) -> PhysicsDraws:
 
     Notes
     -----
-    The kernel takes one diurnal amplitude, peak hour and trend shape per simulation, not per
-    draw, so :func:`relmc.simulate` does not use these yet; :func:`with_posterior_physics`
-    puts a point summary of them into a scenario.
+    :func:`relmc.simulate` (and everything built on it) uses them per draw whenever the rates
+    are such a posterior; to simulate its rates without them, pass ``rate_array(posterior)``.
     """
-    names = list(scenario.failures.names)
-    n = rate_draws(scenario, posterior).n_draws  # validates the categories and units
-    post = getattr(posterior, "posterior", None)
-    if post is None:
+    if getattr(posterior, "posterior", None) is None:
         raise FieldError("posterior", "posterior must be an InferenceData (e.g. from fit_events)")
+    phys = rate_draws(scenario, posterior).physics
+    if phys is None:
+        return PhysicsDraws(**{v: None for v in PHYSICS_VARIABLES}, fleet_age_hours=None)
+    return phys
+
+
+def _read_physics(
+    scenario: Scenario, post: Any, names: list[str], added: list[str], n: int
+) -> PhysicsDraws | None:
+    """Read the physics variables of posterior group ``post`` (None: it has none).
+
+    In the rows of its ``n`` rate draws and the scenario's category order; categories in
+    ``added`` (not in the posterior) take the scenario's own values.
+    """
+    if post is None or not any(v in post for v in PHYSICS_VARIABLES):
+        return None
+    fm = scenario.failures
+    own = {
+        "diurnal_amplitude": lambda c: c.diurnal_amplitude,
+        "diurnal_peak_hour": lambda c: c.diurnal_peak_hour,
+        "bad_node_multiplier": lambda c: (
+            fm.bad_node_multiplier if c.bad_node_multiplier is None else c.bad_node_multiplier
+        ),
+    }
+    fitted = [name for name in names if name not in added]
     values: dict[str, Any] = {}
     for var, (lo, hi, hi_in) in _PHYSICS_RANGE.items():
         if var not in post:
             values[var] = None
             continue
         da = post[var]
-        arr = _ordered(da, names) if "category" in da.dims else _flat_draws(da)
+        per_cat = "category" in da.dims
+        arr = _ordered(da, fitted) if per_cat else _flat_draws(da)
         arr = np.asarray(arr, dtype=float)
         ok = np.isfinite(arr) & (arr >= lo) & ((arr <= hi) if hi_in else (arr < hi))
         if var == "trend_shape":
@@ -889,6 +932,12 @@ def physics_draws(scenario: Scenario, posterior: Any) -> PhysicsDraws:
                 f"posterior[{var!r}]",
                 f"posterior[{var!r}] has {arr.shape[0]} draws but the rates have {n}",
             )
+        if per_cat and added:
+            full = np.empty((n, len(names)))
+            is_added = np.array([name in added for name in names])
+            full[:, ~is_added] = arr
+            full[:, is_added] = [own[var](fm.category(name)) for name in added]
+            arr = full
         values[var] = arr
     age = float(post.attrs.get("fleet_age_hours", 0.0) or 0.0)
     return PhysicsDraws(
@@ -907,8 +956,9 @@ def with_posterior_physics(scenario: Scenario, posterior: Any) -> Scenario:
     the log). Variables the posterior lacks leave the scenario's values. Rates are untouched:
     pass the posterior to :func:`relmc.simulate` / :func:`relmc.project` for their draws.
 
-    The parameters' own uncertainty is not propagated (one value per simulation: the kernel
-    takes them per simulation, not per draw). The lemon parameters become
+    This is a point summary, for reports and for simulations with other rates: a simulation
+    whose rates are the posterior itself uses the parameters per draw instead (see
+    :func:`physics_draws`), so their uncertainty reaches the bands. The lemon parameters become
     ``FailureModel.bad_node_fraction`` and each ``Category.bad_node_multiplier`` (posterior
     medians; multipliers floored at 1, the model's range), which turn the node model on.
 

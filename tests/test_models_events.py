@@ -343,6 +343,32 @@ def test_with_posterior_physics_sets_point_values():
     assert with_posterior_physics(_scenario(), plain) == _scenario()
 
 
+def test_physics_reach_the_kernel_per_draw():
+    # a simulation whose rates are the posterior gets its physics per draw, in the rates'
+    # rows; a credible simulation's nested rows repeat them; the rate array alone has none
+    from relmc.rates import nested_draws, rate_array
+    from relmc.sim.simulate import kernel_inputs
+
+    idata, sc = _physics_idata(), _scenario()
+    draws = rate_draws(sc, idata)
+    phys = physics_draws(sc, idata)
+    assert draws.physics is not None and "physics per draw" in draws.source
+    x, _ = kernel_inputs(sc, idata, 5)
+    np.testing.assert_array_equal(x.draw_amp, phys.diurnal_amplitude)
+    np.testing.assert_array_equal(x.draw_phase, phys.diurnal_peak_hour)
+    np.testing.assert_array_equal(x.draw_trend, phys.trend_shape)
+    np.testing.assert_array_equal(x.draw_bad_fraction, phys.bad_node_fraction)
+    np.testing.assert_array_equal(x.draw_bad_multiplier, phys.bad_node_multiplier)
+    assert x.fleet_age_hours == 1220.0  # the age at which the posterior's rates hold
+    assert x.per_draw_physics and x.modulated and x.node_model
+    nested = nested_draws(draws, 8, 4)
+    np.testing.assert_array_equal(nested.physics.trend_shape, np.repeat(phys.trend_shape[:2], 4))
+    y, _ = kernel_inputs(sc, nested, 8)
+    np.testing.assert_array_equal(y.draw_trend, np.repeat(phys.trend_shape[:2], 4))
+    bare, _ = kernel_inputs(sc, rate_array(idata), 5)
+    assert not bare.per_draw_physics and not bare.modulated and not bare.node_model
+
+
 def test_physics_out_of_range_is_refused_by_name():
     idata = _physics_idata()
     idata.posterior["bad_node_multiplier"] = idata.posterior["bad_node_multiplier"] * 0.5

@@ -125,6 +125,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
             f"{cap / MAX_SEGMENTS:.3g} h (at most {MAX_SEGMENTS:.0e} segments per trial); "
             f"got {tau!r}"
         )
+    phys_kw = _draw_physics(draws)
     inputs = KernelInputs(
         cat_rate=np.ascontiguousarray(cat_rate, dtype=np.float64),
         draw_of_trial=draw_of_trial(n_trials, draws.n_draws),
@@ -146,13 +147,14 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         cat_phase=np.array([c.diurnal_peak_hour for c in fm.categories], dtype=np.float64),
         start_hour=float(scenario.job.start_hour),
         trend_shape=float(fm.trend_shape),
-        fleet_age_hours=float(fm.fleet_age_hours),
+        fleet_age_hours=phys_kw.pop("fleet_age_hours", float(fm.fleet_age_hours)),
         speed_amp=float(scenario.job.throughput_amplitude),
         speed_phase=float(scenario.job.throughput_peak_hour),
         **_node_inputs(scenario),
         **_physics_inputs(scenario),
         overhead_sigma=pol.overhead_sigma,
         overhead_jitter=pol.overhead_jitter,
+        **phys_kw,
     )
     if inputs.physics and inputs.node_model:
         raise FieldError(
@@ -169,6 +171,27 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         "draw_rows": draws.rows,
     }
     return inputs, labels
+
+
+def _draw_physics(draws) -> dict[str, Any]:
+    """Lower the posterior's physics parameters per draw to kernel inputs (none: nothing)."""
+    phys = draws.physics
+    if phys is None:
+        return {}
+    out: dict[str, Any] = {}
+    for var, name in (
+        ("diurnal_amplitude", "draw_amp"),
+        ("diurnal_peak_hour", "draw_phase"),
+        ("trend_shape", "draw_trend"),
+        ("bad_node_fraction", "draw_bad_fraction"),
+        ("bad_node_multiplier", "draw_bad_multiplier"),
+    ):
+        value = getattr(phys, var)
+        if value is not None:
+            out[name] = np.ascontiguousarray(value, dtype=np.float64)
+    if phys.fleet_age_hours is not None:  # the age at which the posterior's rates hold
+        out["fleet_age_hours"] = float(phys.fleet_age_hours)
+    return out
 
 
 def _node_inputs(scenario: Scenario) -> dict[str, Any]:
