@@ -130,6 +130,7 @@ def test_examples_are_listed(script):
         "levers.py",
         "event_log.py",
         "make_event_log.py",
+        "uncertain_overheads.py",
     }
 
 
@@ -241,3 +242,20 @@ def test_levers(tmp_path):
     # restoring from memory in 1/13 of the restart time gains at both sizes, across its band
     memory = [r for r in rows if r[0] == "memory restore"]
     assert all(float(r[5]) > 0 for r in memory)
+
+
+def test_uncertain_overheads(tmp_path):
+    out = _run([EXAMPLES / "uncertain_overheads.py"], tmp_path)
+    row = re.compile(
+        r"^(.+?)\s+([\d,]+)\s+([\d.]+)\s+\[([\d.]+), ([\d.]+)\]\s+\[([\d.]+), ([\d.]+)\]", re.M
+    )
+    rows = {(r[0].strip(), r[1]): tuple(map(float, r[2:])) for r in row.findall(out)}
+    assert len(rows) == 8  # four states of knowledge at two sizes
+    for size in ("16,384", "100,000"):
+        known = rows[("known", size)]
+        rsc = rows[("restart 5-20 min (RSC), per draw", size)]
+        # an unknown restart time widens the credible interval of the expected ETTR
+        assert rsc[2] - rsc[1] > 1.5 * (known[2] - known[1])
+        for med, c_lo, c_hi, p_lo, p_hi in rows.values():
+            assert p_lo <= med <= p_hi
+    assert "assumed restart_hours = " in out

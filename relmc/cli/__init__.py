@@ -42,7 +42,8 @@ templates (shipped in the package, relmc/templates/; written commented, ready to
 example scripts, the same from Python (examples/ in the relmc source repository, not
 installed): quickstart.py (fit and project), what_if.py (paired policy gains), own_cluster.py
 (your own counts CSV), event_log.py (an event log), levers.py (node and operator levers),
-time_varying.py (daily cycles, trends, power swings)
+time_varying.py (daily cycles, trends, power swings, stragglers, latent SDC),
+uncertain_overheads.py (restart and detection times known only as ranges)
 """
 
 _SUBCOMMANDS = (project, fit, simulate, optimize, compare, datasets, sweep)

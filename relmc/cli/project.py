@@ -49,7 +49,8 @@ examples:
 
 example scripts, the same from Python (examples/ in the relmc source repository):
 quickstart.py (this command's default run), own_cluster.py (a counts CSV, as --counts; its
-input is examples/my_cluster.csv), time_varying.py (time-varying rates and speed)
+input is examples/my_cluster.csv), time_varying.py (time-varying rates and speed),
+uncertain_overheads.py (credible and predictive bands with uncertain overheads)
 """
 
 

@@ -32,7 +32,8 @@ examples:
 
 example scripts (examples/ in the relmc source repository): scenario.toml (a complete
 scenario), time_varying.py (daily cycles, a wear-out trend and power swings in a scenario),
-levers.py (the node fields: lemons, repairs, standbys, in-memory checkpoints)
+levers.py (the node fields: lemons, repairs, standbys, in-memory checkpoints),
+uncertain_overheads.py (the policy's *_spread and *_jitter fields)
 """
 
 
