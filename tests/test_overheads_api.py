@@ -183,3 +183,13 @@ def test_maintenance_rate_is_converted_to_the_exposed_clock(llama_fit):
     assert maintenance_rate(sc, draws) == pytest.approx(m / f.mean(), rel=1e-12)
     # point rates are per exposed hour already: unchanged
     assert maintenance_rate(sc, rate_draws(sc, None)) == m
+
+
+def test_simulate_refuses_trials_that_cannot_fit_in_memory(monkeypatch, base):
+    # the API checks memory as the CLI does, before any work: with 1 MiB "available", 10,000
+    # trials (a few hundred bytes each, times 3 copies) are refused naming n_trials
+    import relmc._io
+
+    monkeypatch.setattr(relmc._io, "available_memory", lambda: 2**20)
+    with pytest.raises(ValueError, match=r"n_trials=10,000 needs about .* use at most"):
+        relmc.simulate(base, n_trials=10_000, seed=0)

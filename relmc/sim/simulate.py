@@ -16,6 +16,7 @@ import numpy as np
 import xarray as xr
 
 from relmc._cf import provenance
+from relmc._io import check_trial_memory
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
@@ -455,6 +456,7 @@ def simulate(
         )
     root = resolve_seed(seed)
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
+    check_trial_memory(n_trials, inputs.n_categories)  # before any work
     inputs = draw_overhead_factors(inputs, root, labels["draw_rows"])
     if progress is None:
         progress = sys.stderr.isatty() and n_trials >= 100 * BLOCK_SIZE
