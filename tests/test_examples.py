@@ -256,6 +256,6 @@ def test_uncertain_overheads(tmp_path):
         rsc = rows[("restart 5-20 min (RSC), per draw", size)]
         # an unknown restart time widens the credible interval of the expected ETTR
         assert rsc[2] - rsc[1] > 1.5 * (known[2] - known[1])
-        for med, c_lo, c_hi, p_lo, p_hi in rows.values():
-            assert p_lo <= med <= p_hi
+    for med, c_lo, c_hi, p_lo, p_hi in rows.values():
+        assert c_lo <= med <= c_hi and p_lo <= med <= p_hi
     assert "assumed restart_hours = " in out
