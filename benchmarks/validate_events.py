@@ -20,7 +20,7 @@ Results are appended to a JSON-lines file (one line per replication; a rerun ski
 replications already there), then summarised as a Markdown table.
 
 Usage: ``PYTHONPATH=. python benchmarks/validate_events.py [--reps 100] [--seed 20240713]
-[--out benchmarks/validate_events.jsonl]``.
+[--design clear|pooled|frailty|weak] [--out FILE.jsonl]`` (designs: :data:`DESIGNS`).
 """
 
 from __future__ import annotations
@@ -57,6 +57,35 @@ TRUTH = {
 LEVEL = 0.90
 SAMPLING = {"n_draws": 500, "n_tune": 500, "n_chains": 2, "cores": 1}
 
+#: Designs beyond the clear one above: (truth changes, the full model's options). ``pooled``:
+#: one daily cycle for both categories, fitted pooled; ``frailty``: no lemons, a gamma
+#: frailty of variance 0.5 per node, fitted as such; ``weak``: signals near the boundaries
+#: (amplitudes 0.1 and 0.05, trend shape 0.9, 1% lemons failing 4x as often), where the
+#: posteriors lean on the priors.
+DESIGNS = {
+    "clear": ({}, {"diurnal": "category", "trend": True, "nodes": "mixture"}),
+    "pooled": (
+        {
+            "diurnal_amplitude": {"GPU": 0.4, "Host": 0.4},
+            "diurnal_peak_hour": {"GPU": 14.0, "Host": 14.0},
+        },
+        {"diurnal": "pooled", "trend": True, "nodes": "mixture"},
+    ),
+    "frailty": (
+        {"bad_node_fraction": 0.0, "bad_node_multiplier": 1.0, "frailty_variance": 0.5},
+        {"diurnal": "category", "trend": True, "nodes": "frailty"},
+    ),
+    "weak": (
+        {
+            "diurnal_amplitude": {"GPU": 0.1, "Host": 0.05},
+            "trend_shape": 0.9,
+            "bad_node_fraction": 0.01,
+            "bad_node_multiplier": 4.0,
+        },
+        {"diurnal": "category", "trend": True, "nodes": "mixture"},
+    ),
+}
+
 
 def parameters(fit):
     """(name, draws, truth, circular) for each checked parameter of a fit."""
@@ -64,7 +93,10 @@ def parameters(fit):
     out = []
     for c in ("GPU", "Host"):
         out.append((f"rate[{c}]", post["rate"].sel(category=c).values.ravel(), TRUTH["rate"][c], 0))
-    if "diurnal_amplitude" in post:
+    if "diurnal_amplitude" in post and POOLED[0]:
+        for var, circ in (("diurnal_amplitude", 0), ("diurnal_peak_hour", 1)):
+            out.append((var, post[var].isel(category=0).values.ravel(), TRUTH[var]["GPU"], circ))
+    elif "diurnal_amplitude" in post:
         for c in ("GPU", "Host"):
             out.append(
                 (
@@ -84,6 +116,15 @@ def parameters(fit):
             )
     if "trend_shape" in post:
         out.append(("trend_shape", post["trend_shape"].values.ravel(), TRUTH["trend_shape"], 0))
+    if "frailty_variance" in post:
+        out.append(
+            (
+                "frailty_variance",
+                post["frailty_variance"].values.ravel(),
+                TRUTH["frailty_variance"],
+                0,
+            )
+        )
     if "bad_node_fraction" in post:
         out.append(
             (
@@ -119,9 +160,7 @@ def replication(rep, root):
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        full = fit_events(
-            events, diurnal="category", trend=True, nodes="mixture", seed=seed, **SAMPLING
-        )
+        full = fit_events(events, seed=seed, **MODEL, **SAMPLING)
         t1 = time.perf_counter()
         hom = fit_events(events, seed=seed, **SAMPLING)
     t2 = time.perf_counter()
@@ -209,16 +248,33 @@ def _truth(name):
     if "[" in name:
         key, cat = name[:-1].split("[")
         return TRUTH[key][cat]
-    return TRUTH[name]
+    value = TRUTH[name]
+    return value["GPU"] if isinstance(value, dict) else value  # a pooled pair
+
+
+MODEL: dict = {}
+POOLED = [False]
+
+
+def use_design(name):
+    """Set TRUTH, the full model's options and POOLED for design ``name``."""
+    changes, model = DESIGNS[name]
+    TRUTH.update(changes)
+    MODEL.clear()
+    MODEL.update(model)
+    POOLED[0] = model["diurnal"] == "pooled"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--seed", type=int, default=20240713)
-    ap.add_argument("--out", default="benchmarks/validate_events.jsonl")
+    ap.add_argument("--design", choices=sorted(DESIGNS), default="clear")
+    ap.add_argument("--out", help="default benchmarks/validate_events[_DESIGN].jsonl")
     args = ap.parse_args()
-    out = Path(args.out)
+    use_design(args.design)
+    suffix = "" if args.design == "clear" else f"_{args.design}"
+    out = Path(args.out or f"benchmarks/validate_events{suffix}.jsonl")
     done = {}
     if out.exists():
         for line in out.read_text().splitlines():

@@ -774,6 +774,7 @@ def synthetic_events(
     fleet_age_at_start_hours: float = 8760.0,
     bad_node_fraction: float = 0.0,
     bad_node_multiplier: float | Mapping[str, float] = 1.0,
+    frailty_variance: float = 0.0,
     shape: cluster.ClusterShape | None = None,
     seed: SeedLike = None,
 ) -> xr.Dataset:
@@ -815,6 +816,11 @@ def synthetic_events(
         Probability that a node is bad, in [0, 1].
     bad_node_multiplier : float or mapping
         How many times as often a bad node fails, per category (or one for all), >= 1.
+    frailty_variance : float
+        Instead of two node types: each node's rates are multiplied by its own frailty
+        :math:`w \sim \mathrm{Gamma}(1/v, v)` (mean 1, variance :math:`v`), the same for every
+        category (the ``nodes="frailty"`` model of :func:`relmc.fit_events`); >= 0, 0: off.
+        Not with ``bad_node_fraction > 0``. The frailties are drawn from child 2 of the seed.
     shape : relmc.cluster.ClusterShape, optional
         GPU packing (Llama 3 defaults).
     seed : int, SeedSequence, Generator or None
@@ -849,10 +855,20 @@ def synthetic_events(
     mult = _per_category(
         bad_node_multiplier, names, "bad_node_multiplier", 1.0, math.inf, hi_open=True
     )
+    v = _check_real(frailty_variance, "frailty_variance", 0.0, 100.0, lo_open=False)
+    if v > 0 and f > 0:
+        raise ValueError(
+            "frailty_variance: a gamma frailty and bad nodes are alternatives; give "
+            f"bad_node_fraction=0 with frailty_variance > 0 (got {f:g} and {v:g})"
+        )
     shape = cluster.ClusterShape() if shape is None else shape
     root = resolve_seed(seed)
 
     n_nodes = int(cluster.units(n_gpus, "node", shape))
+    frailty = None
+    if v > 0:
+        frailty = np.random.default_rng(child_seed(root, 2)).gamma(1.0 / v, v, size=n_nodes)
+        frailty_cdf = np.cumsum(frailty)
     is_bad = np.random.default_rng(child_seed(root, 0)).random(n_nodes) < f
     bad_ids = np.flatnonzero(is_bad)
     good_ids = np.flatnonzero(~is_bad)
@@ -862,6 +878,8 @@ def synthetic_events(
         rng = np.random.default_rng(child_seed(root, 1, c))
         norm = 1.0 - f + f * mult[c]
         fleet = per_node[c] * (good_ids.size + mult[c] * bad_ids.size) / norm
+        if frailty is not None:
+            fleet = per_node[c] * float(frailty_cdf[-1])
         shape_kw = dict(
             start_hour=h0,
             amplitude=amp[c],
@@ -881,13 +899,21 @@ def synthetic_events(
         kept = candidates[
             rng.random(candidates.size) * bound < intensity_shape(candidates, **shape_kw)
         ]
-        p_bad = mult[c] * bad_ids.size / (good_ids.size + mult[c] * bad_ids.size) if fleet else 0.0
-        on_bad = rng.random(kept.size) < p_bad
-        node = np.where(
-            on_bad,
-            bad_ids[rng.integers(0, max(bad_ids.size, 1), kept.size)] if bad_ids.size else -1,
-            good_ids[rng.integers(0, max(good_ids.size, 1), kept.size)] if good_ids.size else -1,
-        )
+        if frailty is not None:  # a node in proportion to its frailty
+            u = rng.random(kept.size) * frailty_cdf[-1]
+            node = np.minimum(np.searchsorted(frailty_cdf, u, side="right"), n_nodes - 1)
+        else:
+            p_bad = (
+                mult[c] * bad_ids.size / (good_ids.size + mult[c] * bad_ids.size) if fleet else 0.0
+            )
+            on_bad = rng.random(kept.size) < p_bad
+            node = np.where(
+                on_bad,
+                bad_ids[rng.integers(0, max(bad_ids.size, 1), kept.size)] if bad_ids.size else -1,
+                good_ids[rng.integers(0, max(good_ids.size, 1), kept.size)]
+                if good_ids.size
+                else -1,
+            )
         times.append(kept)
         cats.append(np.full(kept.size, c, dtype=np.int64))
         nodes.append(node)
@@ -903,6 +929,7 @@ def synthetic_events(
         "fleet_age_at_start_hours": age,
         "bad_node_fraction": f,
         "bad_node_multiplier": dict(zip(names, mult.tolist(), strict=True)),
+        "frailty_variance": v,
         "n_gpus": n_gpus,
         "duration_hours": duration,
     }

@@ -244,6 +244,31 @@ def test_generator_seeds_and_lemons():
     assert truth["bad_node_fraction"] == 0.05 and a.attrs["n_bad_nodes"] > 0
 
 
+def test_generator_gamma_frailty():
+    # per-node counts of a homogeneous category with a Gamma(1/v, v) frailty are
+    # negative-binomial: Var = mu + v mu^2, so (Var - mu) / mu^2 estimates v. 2,048 nodes at
+    # mu ~ 20 events: the estimate's SE is about 0.025 at v = 0.5; 0.12 is ~5 SE. Negative
+    # control: without frailty the same estimate is ~0 (Poisson), far from 0.5.
+    def v_hat(ev):
+        ids = np.array([int(n[1:]) for n in ev["event_node"].values])
+        counts = np.bincount(ids, minlength=ev.attrs["n_nodes"]).astype(float)
+        m = counts.mean()
+        return (counts.var(ddof=1) - m) / m**2
+
+    truth = {"rate": {"GPU": 1.0e-3}, "units": {"GPU": "node"}, "n_gpus": 16384,
+             "duration_hours": 20_000.0}  # fmt: skip
+    frail = synthetic_events(**truth, frailty_variance=0.5, seed=11)
+    assert abs(v_hat(frail) - 0.5) < 0.12
+    assert abs(v_hat(synthetic_events(**truth, seed=11))) < 0.05
+    assert json.loads(frail.attrs["truth"])["frailty_variance"] == 0.5
+    # the fleet's mean rate is kept: ~20 events per node (4 SE of the gamma-Poisson total)
+    total = frail["event_time"].size
+    sd = math.sqrt(2048 * (20 + 0.5 * 400))
+    assert abs(total - 2048 * 20) < 4 * sd
+    with pytest.raises(ValueError, match="alternatives"):
+        synthetic_events(**truth, frailty_variance=0.5, bad_node_fraction=0.1)
+
+
 def test_csv_round_trip(tmp_path):
     ev = synthetic_events(**TRUTH, seed=5)
     path = write_events_csv(ev, tmp_path / "ev.csv", comments=["synthetic", "seed 5"])
