@@ -159,22 +159,26 @@ def trial_bytes(n_categories: int) -> int:
     return outputs + _TRIAL_EXTRA_BYTES
 
 
-def check_trial_memory(n_trials: int, n_categories: int, *, field: str = "n_trials") -> None:
+def check_trial_memory(
+    n_trials: int, n_categories: int, *, field: str = "n_trials", at_once: int = 1
+) -> None:
     """Refuse (``FieldError`` on ``field``) ``n_trials`` whose arrays cannot fit in memory.
 
-    The estimate is :func:`trial_bytes` times 3 copies per trial, against the memory
-    available now; where that is unknown nothing is checked.
+    The estimate is :func:`trial_bytes` times 3 copies per trial, times ``at_once`` (runs of
+    ``n_trials`` held at the same time, e.g. sweep cells in parallel worker processes),
+    against the memory available now; where that is unknown nothing is checked.
     """
     from relmc.errors import FieldError
 
     avail = available_memory()
-    per_trial = trial_bytes(n_categories) * _TRIAL_COPIES
+    per_trial = trial_bytes(n_categories) * _TRIAL_COPIES * int(at_once)
     need = int(n_trials) * per_trial
     if avail is not None and need > avail:
         most = avail // per_trial
+        where = f" ({int(at_once)} at once)" if at_once > 1 else ""
         raise FieldError(
             field,
-            f"{field}={int(n_trials):,} needs about {need / 2**30:.1f} GiB of memory but "
+            f"{field}={int(n_trials):,}{where} needs about {need / 2**30:.1f} GiB of memory but "
             f"{avail / 2**30:.1f} GiB is available; use at most {most:,} trials here",
         )
 

@@ -45,7 +45,21 @@ Crash safety
     it into place, so a process killed at any moment (SIGKILL, preemption, a requeued Slurm task)
     leaves each chunk either old or new, and a cell counts as complete only after all of its
     data is in place. A rerun computes only the cells whose flag is unset. (A *machine* crash
-    can still lose page-cache data that zarr has not fsync'ed; rerun after one.)
+    can still lose page-cache data that zarr has not fsync'ed; rerun after one.) A failed
+    write (a full disk) ends the run with one ``OSError`` naming the store and the cell, which
+    stays not done, with no temporary file left; the next run computes it. Each done cell
+    carries a checksum (``relmc sweep status --verify``); a run recomputes a done cell that
+    fails it or does not decode, and one without a checksum where the store records them;
+    stores made before checksums keep their (decodable) done cells, reported as unverifiable.
+Claims
+    Concurrent runs on one store split the cells with a per-cell ``flock`` beside the store
+    (``.<store>.claims/``): the kernel releases it when its holder dies, and the files' content
+    means nothing, so no empty or stale file holds a cell. Where the file system has no
+    ``flock`` every claim is taken (with a warning): cells may be computed twice, identically.
+Memory
+    A spec whose cells' trials (``n_trials``) cannot fit in the memory available is refused
+    when it is built or loaded, before any file is written; :func:`run_sweep` checks again for
+    its local worker processes, which hold a cell each.
 
 Modules
     :mod:`~relmc.sweep.spec` (the spec and its validation), :mod:`~relmc.sweep.cells` (posterior

@@ -17,7 +17,13 @@ from typing import Any, Protocol
 
 from relmc._extras import require
 from relmc.sweep.cells import resolve_rates, shard_cells, simulate_cell
-from relmc.sweep.spec import SweepSpec, _check_int, load_spec, resolve_store
+from relmc.sweep.spec import (
+    SweepSpec,
+    _check_int,
+    check_cell_memory,
+    load_spec,
+    resolve_store,
+)
 from relmc.sweep.store import CellWriter, check_same_spec, init_store
 
 __all__ = [
@@ -229,8 +235,18 @@ def run_sweep(
     -------
     list of int
         Flat indices of the cells computed by this call, sorted. Complete cells are skipped
-        (a done cell that fails verification is recomputed), and so are cells a concurrent
-        run on the same store claimed and finished.
+        (a done cell that fails verification is recomputed, see
+        :meth:`relmc.sweep.store.CellWriter.verify` for cells without a checksum), and so are
+        cells a concurrent run on the same store claimed and finished.
+
+    Raises
+    ------
+    ValueError
+        Bad input, before anything is written; a ``FieldError`` on ``n_trials`` when
+        ``workers`` cells of ``n_trials`` trials cannot fit in the memory available.
+    OSError
+        A failed write (e.g. a full disk): one message naming the store and the cell, which
+        is left not done for the next run.
     """
     spec = load_spec(spec)
     for module in ("zarr", "dask.array"):  # the 'sweep' extra, checked before any work
@@ -238,6 +254,8 @@ def run_sweep(
     store = resolve_store(spec, store)
     cells = shard_cells(spec.n_cells, shard, shards)
     _check_int("workers", workers, 1, 1024)
+    if client is None and workers > 1:  # local workers hold a cell each, all at once
+        check_cell_memory(spec, at_once=min(workers, len(cells)))
     if n_threads is None:
         n_threads = max(1, _default_threads() // workers)
     _check_int("n_threads", n_threads, 1, 4096)

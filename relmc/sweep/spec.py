@@ -253,6 +253,8 @@ class SweepSpec:
         base = _base_scenario(self.base)
         object.__setattr__(self, "_base_scenario", base)
         object.__setattr__(self, "_scenarios", _cell_scenarios(base, self.axes))
+        # a cell's trials must fit in memory: refused now, before any store or file is written
+        check_cell_memory(self)
 
     def __getstate__(self) -> dict[str, Any]:
         # ship the spec without its cell scenarios (rebuilt one at a time where needed)
@@ -428,6 +430,21 @@ def _check_precision(value: Any):
     if unknown:
         raise FieldError("precision", f"precision: unknown keys {unknown}; known: {sorted(known)}")
     return Precision(**dict(value))
+
+
+def check_cell_memory(spec: SweepSpec, at_once: int = 1) -> None:
+    """Refuse (``FieldError`` on ``n_trials``) cells whose trials cannot fit in memory.
+
+    :func:`relmc._io.check_trial_memory` for the spec's ``n_trials`` (with ``precision``: the
+    budget) and the base scenario's failure categories (axes change fields of categories,
+    never their number, so every cell has as many), ``at_once`` cells held at the same time
+    (parallel worker processes). :class:`SweepSpec` checks one cell on construction;
+    :func:`relmc.sweep.run_sweep` checks again for its local workers.
+    """
+    from relmc._io import check_trial_memory
+
+    n_categories = len(spec.base_scenario.failures.categories)
+    check_trial_memory(spec.n_trials, n_categories, field="n_trials", at_once=at_once)
 
 
 def _is_number(v: Any) -> bool:

@@ -24,6 +24,7 @@ Axes
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -44,6 +45,9 @@ from relmc.sweep.cells import cell_template, resolve_rates
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
 __all__ = ["SweepStatus", "init_store", "open_sweep", "status", "CellWriter", "cell_checksum"]
+
+#: what :meth:`CellWriter.check` finds in a done cell
+VERIFIED, DAMAGED, NO_CHECKSUM = "verified", "damaged", "unverifiable (no checksum)"
 
 ATTR_SPEC = "relmc_sweep_spec"
 ATTR_HASH = "relmc_sweep_spec_sha256"
@@ -255,7 +259,8 @@ def cell_checksum(cell: Any) -> int:
         a = np.ascontiguousarray(np.asarray(cell[name]))
         h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
         h.update(a.tobytes())
-    return int.from_bytes(h.digest(), "little")
+    # 0 is the fill value of the checksum array: "no checksum"; a digest of 0 is stored as 1
+    return int.from_bytes(h.digest(), "little") or 1
 
 
 def _claims_dir(store: Path) -> Path:
@@ -319,20 +324,41 @@ class CellWriter:
         except Exception:  # a damaged chunk (zarr and codecs raise several types)
             return False
 
-    def verify(self, flat: int) -> bool:
-        """Whether done cell ``flat`` reads back whole, matching the checksum written with it.
+    def check(self, flat: int) -> str:
+        """Read done cell ``flat`` back: :data:`VERIFIED`, :data:`DAMAGED` or :data:`NO_CHECKSUM`.
 
-        Stores made before checksums existed have none; their cells count as verified.
+        Verified: the data match the checksum written with the flag. Damaged: they do not, or
+        a chunk fails to decode (emptied or garbled by a machine crash). No checksum: the cell
+        has none to compare with (a store made before checksums existed, or a checksum chunk
+        lost) but its data decode.
         """
-        if CHECKSUM not in self.group:
-            return True
         idx = self.grid.cell_index(flat)
         try:
-            expected = int(self._array(CHECKSUM)[idx])
+            expected = int(self._array(CHECKSUM)[idx]) if self.has_checksums else 0
             cell = {name: self._array(name)[idx] for name in self.cell_variables()}
         except Exception:  # garbled or truncated chunks fail to decompress
-            return False
-        return expected == cell_checksum(cell)
+            return DAMAGED
+        if expected == 0:  # the fill value: never written (cell_checksum is never 0)
+            return NO_CHECKSUM
+        return VERIFIED if expected == cell_checksum(cell) else DAMAGED
+
+    @property
+    def has_checksums(self) -> bool:
+        """Whether the store records a checksum per cell (stores made before them do not)."""
+        return CHECKSUM in self.group
+
+    def verify(self, flat: int) -> bool:
+        """Whether done cell ``flat`` may be kept as it is (else a run recomputes it).
+
+        A verified cell is kept and a damaged one is not (:meth:`check`). A cell with no
+        checksum is *unverifiable*, and the rule is fixed by the store, so it is the same on
+        every run: in a store made before checksums existed it is kept (its data decode, and
+        recomputing it could never give it a checksum, so it would be recomputed on every run);
+        in a store that records checksums it is recomputed, which writes its checksum (every
+        write records one before the flag, so a done cell without one has lost a chunk).
+        """
+        state = self.check(flat)
+        return state == VERIFIED or (state == NO_CHECKSUM and not self.has_checksums)
 
     def failed_verification(self, cells: Sequence[int]) -> list[int]:
         """Return the cells of ``cells`` whose flag is set but whose data fail :meth:`verify`."""
@@ -340,7 +366,24 @@ class CellWriter:
         return [int(c) for c in cells if done[c] and not self.verify(int(c))]
 
     def write(self, flat: int, cell: xr.Dataset) -> None:
-        """Write cell ``flat``'s variables, then its checksum, then (last) its done flag."""
+        """Write cell ``flat``'s variables, then its checksum, then (last) its done flag.
+
+        A failed write (a full disk, a lost mount) raises one ``OSError`` naming the store and
+        the cell. The cell is then not done (its flag is written last, and unset first when a
+        damaged cell is rewritten), so the next run computes it again; zarr writes each chunk
+        to a temporary file that it removes on failure, so nothing partial is left behind.
+        """
+        try:
+            self._write(flat, cell)
+        except OSError as e:
+            raise OSError(
+                e.errno,
+                f"sweep store {str(self.store)!r}: cannot write cell {flat} "
+                f"({e.strerror or e}); the cell is not marked done, and the next "
+                "'relmc sweep run' computes it",
+            ) from e
+
+    def _write(self, flat: int, cell: xr.Dataset) -> None:
         idx = self.spec.cell_index(flat)
         if self.is_done(flat):  # rewriting a damaged cell: it is not done until rewritten
             self._array(DONE)[idx] = False
@@ -369,23 +412,61 @@ class CellWriter:
 
         The lock is an ``flock`` on ``.<store name>.claims/<flat>`` beside the store: the
         kernel drops it when its holder exits, however it exits, so a killed run never leaves
-        a cell claimed. With ``block`` wait for a holder to finish (or die) instead of
+        a cell claimed. The file is only a handle: its content, its size (empty) and its age
+        mean nothing, so a file left by a killed run, by an older relmc or by anything else
+        claims nothing. With ``block`` wait for a holder to finish (or die) instead of
         yielding False.
+
+        On a file system without ``flock`` (``ENOLCK``, ``EOPNOTSUPP``, ``ENOSYS``) every claim
+        is taken, after one ``RuntimeWarning``: concurrent runs may then compute a cell twice,
+        with the same bytes, and no cell ever waits.
         """
         import fcntl
 
         d = _claims_dir(self.store)
-        d.mkdir(exist_ok=True)  # a read-only place fails here, as one OSError
-        fd = os.open(d / str(int(flat)), os.O_RDWR | os.O_CREAT, 0o644)
+        path = d / str(int(flat))
+        try:
+            d.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:  # a read-only or full place, or a folder where the file belongs
+            raise OSError(
+                e.errno,
+                f"sweep store {str(self.store)!r}: cannot open the claim file {str(path)!r} of "
+                f"cell {flat} ({e.strerror or e})",
+            ) from e
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
             except BlockingIOError:
                 yield False
                 return
+            except OSError as e:
+                if e.errno not in _NO_FLOCK:
+                    raise
+                self._warn_no_locks(e)
             yield True
         finally:
             os.close(fd)  # releases the lock
+
+    def _warn_no_locks(self, err: OSError) -> None:
+        if getattr(self, "_warned_no_locks", False):
+            return
+        self._warned_no_locks = True
+        import warnings
+
+        warnings.warn(
+            f"sweep store {str(self.store)!r}: the file system cannot lock claim files "
+            f"({err.strerror or err}); concurrent runs on this store may compute a cell twice "
+            "(with identical results)",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
+#: errno values of ``flock`` on a file system that does not support it
+_NO_FLOCK = frozenset(
+    {errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP), errno.ENOSYS}
+)
 
 
 @dataclass(frozen=True)
@@ -464,9 +545,17 @@ class SweepStatus:
     spec_sha256 : str
         The store's spec hash.
     corrupt : ndarray of int
-        Cells flagged done whose data did not verify (empty unless checked).
+        Cells flagged done that the next run recomputes (empty unless checked): their data
+        fail their checksum or do not decode, or they have no checksum in a store that records
+        them (:meth:`CellWriter.verify`).
     verified : bool
         Whether the done cells were read back and checked.
+    unverifiable : ndarray of int
+        Cells flagged done that have no checksum (empty unless checked). In a store made
+        before checksums existed (``checksums`` False) they stay done; else they are also in
+        ``corrupt``.
+    checksums : bool
+        Whether the store records a checksum per cell.
     """
 
     n_cells: int
@@ -475,6 +564,8 @@ class SweepStatus:
     spec_sha256: str
     corrupt: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     verified: bool = False
+    unverifiable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    checksums: bool = True
 
     @property
     def complete(self) -> bool:
@@ -486,12 +577,23 @@ class SweepStatus:
         text = f"{self.done.size}/{self.n_cells} cells done, {self.missing.size} missing" + (
             f": {miss}" if self.missing.size else ""
         )
-        if self.corrupt.size:
+        damaged = np.setdiff1d(self.corrupt, self.unverifiable)
+        if damaged.size:
             text += (
-                f"; {self.corrupt.size} done cells failed verification (recomputed by the next "
-                f"'relmc sweep run'): {_ranges(self.corrupt)}"
+                f"; {damaged.size} done cells failed verification (recomputed by the next "
+                f"'relmc sweep run'): {_ranges(damaged)}"
             )
-        elif self.verified:
+        if self.unverifiable.size:
+            then = (
+                "kept as done: the store predates checksums"
+                if not self.checksums
+                else "recomputed by the next 'relmc sweep run'"
+            )
+            text += (
+                f"; {self.unverifiable.size} done cells unverifiable (no checksum; {then}): "
+                f"{_ranges(self.unverifiable)}"
+            )
+        elif self.verified and not self.corrupt.size:
             text += "; every done cell verified"
         return text
 
@@ -517,8 +619,10 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     """Done and missing cells of a sweep store (flat C-order indices).
 
     With ``verify``, every done cell is read back and checked against the checksum written
-    with its flag (:meth:`CellWriter.verify`); cells that fail count as missing and are
-    listed in ``corrupt``.
+    with its flag (:meth:`CellWriter.check`); cells that fail count as missing and are
+    listed in ``corrupt``. Done cells without a checksum are listed in ``unverifiable``; they
+    count as missing (and ``corrupt``) only where the store records checksums
+    (:meth:`CellWriter.verify` gives the rule that ``run`` follows too).
     """
     store = Path(store)
     attrs = _read_attrs(store)
@@ -526,12 +630,16 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     group = zarr.open_group(str(store), mode="r")
     grid = _Grid.of_array(group[DONE])
     done = _flags(group[DONE], grid)
-    corrupt = np.zeros(0, dtype=np.int64)
+    corrupt = unverifiable = np.zeros(0, dtype=np.int64)
+    reader = CellWriter.__new__(CellWriter)
+    reader.grid, reader.store, reader.group, reader.arrays = grid, store, group, {}
     if verify:
-        reader = CellWriter.__new__(CellWriter)
-        reader.grid, reader.store, reader.group, reader.arrays = grid, store, group, {}
-        bad = [c for c in np.flatnonzero(done) if not reader.verify(int(c))]
-        corrupt = np.array(bad, dtype=np.int64)
+        found = {int(c): reader.check(int(c)) for c in np.flatnonzero(done)}
+        unverifiable = np.array([c for c, s in found.items() if s == NO_CHECKSUM], dtype=np.int64)
+        bad = [c for c, s in found.items() if s == DAMAGED]
+        if reader.has_checksums:
+            bad += unverifiable.tolist()
+        corrupt = np.array(sorted(bad), dtype=np.int64)
         done[corrupt] = False
     return SweepStatus(
         n_cells=int(done.size),
@@ -540,4 +648,6 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
         spec_sha256=attrs[ATTR_HASH],
         corrupt=corrupt,
         verified=verify,
+        unverifiable=unverifiable,
+        checksums=reader.has_checksums,
     )
