@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import gc
+import json
 import os
 import shutil
 import weakref
@@ -266,6 +267,9 @@ def test_a_done_cell_whose_checksum_is_gone_is_unverifiable_and_recomputed(
     assert "failed verification" not in text
     assert main(["sweep", "status", str(store), "--verify"]) == 0
     assert "unverifiable (no checksum" in capsys.readouterr().out
+    assert main(["sweep", "status", str(store), "--verify", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed["unverifiable"] == [3] and listed["corrupt"] == [3]
     # the same answer every time, and run follows it: recomputed, now with its checksum
     assert sweep.status(store, verify=True).unverifiable.tolist() == [3]
     assert sweep.run_sweep(spec_file, progress=False) == [3]

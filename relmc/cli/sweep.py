@@ -237,6 +237,7 @@ def _status(args: argparse.Namespace) -> int:
         out = {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
         if args.verify:
             out["corrupt"] = st.corrupt.tolist()
+            out["unverifiable"] = st.unverifiable.tolist()
         say(json.dumps(out))
     else:
         say(str(st))
