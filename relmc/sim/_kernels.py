@@ -60,6 +60,14 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   change. The trial loop indexes arrays only (compiled without reference counting); when an
   event could outgrow the records or the repair stages it returns, the block doubles them,
   and the trial resumes.
+
+Physics parameters per draw (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see
+:mod:`relmc.sim`) do not choose paths per trial: the block's path is chosen from every draw
+and the single values (:func:`_draws_vary`, :func:`_draws_bad`), then each trial takes its
+draw's rows (:func:`_trial_shape`, :func:`_trial_bad`) and redoes what the block would
+otherwise do once (diurnal terms, whether categories share a shape, the node path's mixes):
+O(n_categories) per trial, nothing per event. Without rows the single values are copied as
+they are, so every path computes what it did before, bit for bit.
 """
 
 from __future__ import annotations
@@ -291,6 +299,55 @@ def _same_shape(cat_amp, cat_phase):
         if cat_amp[c] != cat_amp[0] or cat_phase[c] != cat_phase[0]:
             return False
     return True
+
+
+@jit
+def _draws_vary(draw_amp, draw_trend):
+    """Whether any draw's failure intensity varies in time (an amplitude > 0 or a trend != 1).
+
+    See "Physics parameters per draw" in :mod:`relmc.sim`; arrays without rows: False.
+    """
+    for d in range(draw_trend.shape[0]):
+        if draw_trend[d] != 1.0:
+            return True
+    for d in range(draw_amp.shape[0]):
+        for c in range(draw_amp.shape[1]):
+            if draw_amp[d, c] > 0.0:
+                return True
+    return False
+
+
+@jit
+def _draws_bad(draw_bad_fraction):
+    """Whether any draw has bad nodes (a bad fraction > 0): the node model is then on."""
+    for d in range(draw_bad_fraction.shape[0]):
+        if draw_bad_fraction[d] > 0.0:
+            return True
+    return False
+
+
+@jit
+def _trial_shape(draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp, phase):
+    """Fill ``amp``, ``phase`` with draw ``d``'s diurnal amplitudes and peaks; return its trend.
+
+    Each per-draw array with rows gives row ``d``, one without rows the single values (copied
+    as they are, so off changes no bit). O(n_categories).
+    """
+    for c in range(amp.shape[0]):
+        amp[c] = draw_amp[d, c] if draw_amp.shape[0] > 0 else cat_amp[c]
+        phase[c] = draw_phase[d, c] if draw_phase.shape[0] > 0 else cat_phase[c]
+    return draw_trend[d] if draw_trend.shape[0] > 0 else trend_shape
+
+
+@jit
+def _trial_bad(draw_bad_fraction, draw_bad_multiplier, d, bad_fraction, bad_multiplier, m):
+    """Fill ``m`` with the bad-node multipliers of rate draw ``d``; return its bad fraction.
+
+    As :func:`_trial_shape`: row ``d`` of an array with rows, else the single values.
+    """
+    for c in range(m.shape[0]):
+        m[c] = draw_bad_multiplier[d, c] if draw_bad_multiplier.shape[0] > 0 else bad_multiplier[c]
+    return draw_bad_fraction[d] if draw_bad_fraction.shape[0] > 0 else bad_fraction
 
 
 @jit
@@ -801,6 +858,9 @@ def _block_general(
     speed_phase,
     overhead_factor,
     overhead_jitter,
+    draw_amp,
+    draw_phase,
+    draw_trend,
     wall,
     finished,
     progress,
@@ -813,7 +873,10 @@ def _block_general(
     """Run the general path over a block of trials (see the module docstring).
 
     Uncertain overheads: each trial takes its draw's row of ``overhead_factor`` (no rows:
-    the given overheads) and the per-event jitters of ``overhead_jitter``.
+    the given overheads) and the per-event jitters of ``overhead_jitter``. Physics per draw:
+    each trial takes its draw's rows of ``draw_amp``, ``draw_phase``, ``draw_trend`` (no
+    rows: the single values); failure rates are time-varying for the whole block if any draw
+    or the single values make them so.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -824,8 +887,14 @@ def _block_general(
     small = np.empty(n_cat + 1, dtype=np.int64)
     large = np.empty(n_cat + 1, dtype=np.int64)
     n_seg0, r0 = _segments(work_hours, tau)
-    modulated = time_varying(cat_amp, trend_shape)
-    shared = _same_shape(cat_amp, cat_phase)
+    modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0  # shapes per draw
+    amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
+    phase_i = np.empty(n_cat)
+    trend_i = _trial_shape(
+        draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
+    )
+    shared = _same_shape(amp_i, phase_i)
     pc = np.zeros(n_cat)  # the categories' diurnal terms (zero unless modulated)
     ps = np.zeros(n_cat)
     det = np.empty(n_cat)  # the trial's detection hours
@@ -836,6 +905,13 @@ def _block_general(
             overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours, -1.0,
             swap_hours, maint_hours,
         )  # fmt: skip
+        if per_shape or draw_trend.shape[0] > 0:
+            trend_i = _trial_shape(
+                draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
+                phase_i,
+            )  # fmt: skip
+            if per_shape:
+                shared = _same_shape(amp_i, phase_i)
         fail_rate = 0.0
         for c in range(n_cat):
             weights[c] = cat_rate[d, c]
@@ -843,7 +919,7 @@ def _block_general(
         weights[n_cat] = maint_rate
         rate = fail_rate + maint_rate
         if modulated:
-            _diurnal_terms(weights, cat_amp, cat_phase, start_hour, pc, ps)
+            _diurnal_terms(weights, amp_i, phase_i, start_hour, pc, ps)
         n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
@@ -851,7 +927,7 @@ def _block_general(
             det, swap, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
             swap_i, n_spares, repair_hours, cap_hours, max_events,
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-            swings, modulated, weights, pc, ps, start_hour, trend_shape,
+            swings, modulated, weights, pc, ps, start_hour, trend_i,
             fleet_age_hours, maint_rate, speed_amp, speed_phase, shared, jr, js, jd, jm,
         )  # fmt: skip
         wall[i] = t
@@ -1645,8 +1721,8 @@ def _trial_nodes(
     rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab, pd, sd, ad,
     n_slots, is_dom, dom, d_max, w, pc, ps, detect_hours, swap, maint_rate, maint_hours,
     work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
-    cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
-    speed_amp, speed_phase, n_nodes, bad_fraction, diag_hours, diag_wrong, lemon_k,
+    cap_hours, max_events, modulated, cat_amp, cat_phase, start_hour, trend_shape,
+    fleet_age_hours, speed_amp, speed_phase, n_nodes, bad_fraction, diag_hours, diag_wrong, lemon_k,
     lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss,
     retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
     recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
@@ -1664,7 +1740,10 @@ def _trial_nodes(
     ``(True, False)`` returned, and the caller grows them and calls again; otherwise the
     trial runs to its end and returns ``(False, done)``. The timeline is
     :func:`_trial_general`'s, with the trial's overheads and the per-event jitters ``jr``,
-    ``js``, ``jd``, ``jm`` (restart, swap, detection, maintenance) as there.
+    ``js``, ``jd``, ``jm`` (restart, swap, detection, maintenance) as there. ``modulated``
+    (failure rates vary in time) is the block's; ``cat_amp``, ``cat_phase``,
+    ``trend_shape`` and ``bad_fraction`` are the trial's (its draw's, see "Physics
+    parameters per draw" in :mod:`relmc.sim`).
     """
     n = n_nodes
     nf = float(n)
@@ -1673,7 +1752,6 @@ def _trial_nodes(
     track = not unlimited or escalate_prob > 0.0  # repairs followed to their end
     mem_on = mem_restart_hours >= 0.0
     k_ring = max(lemon_k, 1)
-    modulated = time_varying(cat_amp, trend_shape)
     shared = _same_shape(cat_amp, cat_phase)
     mode_run = 0 if not modulated else (1 if shared else 2)  # _node_event's mode
     mode_fail = 2 if (modulated and not shared) else 1
@@ -2096,6 +2174,11 @@ def _block_nodes(
     mem_replicas,
     overhead_factor,
     overhead_jitter,
+    draw_amp,
+    draw_phase,
+    draw_trend,
+    draw_bad_fraction,
+    draw_bad_multiplier,
     wall,
     finished,
     progress,
@@ -2126,7 +2209,10 @@ def _block_nodes(
     repair costs O(1); records, lists and stages double their capacity as needed. ``stats`` counts
     broken bookkeeping at the end of trials (for tests; always zero): ``[0]`` nodes not
     conserved, ``[1]`` more records listed at a place than nodes there, ``[2]`` records
-    leaked.
+    leaked. Physics per draw: each trial takes its draw's rows of ``draw_amp`` ..
+    ``draw_bad_multiplier`` (no rows: the single values) for its shapes, its initial bad
+    nodes, its pool draws and its rates; failure rates are time-varying for the whole block
+    if any draw or the single values make them so.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2137,13 +2223,23 @@ def _block_nodes(
     is_dom = np.zeros(n_cat, dtype=np.bool_)
     dom = np.ones(n_cat, dtype=np.int64)
     mix = np.empty(n_cat)  # 1 - f + f m_c: the fleet's mix relative to a good node
+    m_i = np.empty(n_cat)  # the trial's bad-node multipliers
     d_max = 1
+    f_i = _trial_bad(draw_bad_fraction, draw_bad_multiplier, 0, bad_fraction, bad_multiplier, m_i)
     for c in range(n_cat):
         if min(cat_domain[c], n) > 1:  # a domain of one node is a node
             is_dom[c] = True
             dom[c] = min(cat_domain[c], n)
             d_max = max(d_max, dom[c])
-        mix[c] = 1.0 - bad_fraction + bad_fraction * bad_multiplier[c]
+        mix[c] = 1.0 - f_i + f_i * m_i[c]
+    per_bad = draw_bad_fraction.shape[0] > 0 or draw_bad_multiplier.shape[0] > 0
+    modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0 or draw_trend.shape[0] > 0
+    amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
+    phase_i = np.empty(n_cat)
+    trend_i = _trial_shape(
+        draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
+    )
     wg = np.zeros(n_cat)  # per good node's share, per bad node's share, domain categories
     wb = np.zeros(n_cat)
     wd = np.zeros(n_cat)
@@ -2183,6 +2279,17 @@ def _block_nodes(
             overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
             mem_restart_hours, swap_hours, maint_hours,
         )  # fmt: skip
+        if per_shape:
+            trend_i = _trial_shape(
+                draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
+                phase_i,
+            )  # fmt: skip
+        if per_bad:
+            f_i = _trial_bad(
+                draw_bad_fraction, draw_bad_multiplier, d, bad_fraction, bad_multiplier, m_i
+            )
+            for c in range(n_cat):
+                mix[c] = 1.0 - f_i + f_i * m_i[c]
         g_sum = 0.0
         h_sum = 0.0
         d_sum = 0.0
@@ -2193,7 +2300,7 @@ def _block_nodes(
                 d_sum += lam
             else:
                 wg[c] = lam / mix[c]
-                wb[c] = lam * bad_multiplier[c] / mix[c]
+                wb[c] = lam * m_i[c] / mix[c]
                 g_sum += wg[c]
                 h_sum += wb[c]
         n_slots[0] = _build_alias(wg, n_cat, pg, sg, ag, small, large)
@@ -2213,13 +2320,13 @@ def _block_nodes(
         meta[:] = 0
         ll[:] = 0
         fs[:] = 0.0
-        n_bad = _binomial(rng, n, bad_fraction)
+        n_bad = _binomial(rng, n, f_i)
         nc[2 * L_JOB + GOOD] = n - n_bad
         nc[2 * L_JOB + BAD] = n_bad
-        b = _binomial(rng, n_standbys, bad_fraction)
+        b = _binomial(rng, n_standbys, f_i)
         nc[2 * L_STANDBY + GOOD] = n_standbys - b
         nc[2 * L_STANDBY + BAD] = b
-        b = 0 if unlimited else _binomial(rng, n_spares, bad_fraction)
+        b = 0 if unlimited else _binomial(rng, n_spares, f_i)
         nc[2 * L_POOL + GOOD] = 0 if unlimited else n_spares - b
         nc[2 * L_POOL + BAD] = b
         st_f[0] = 0.0
@@ -2236,9 +2343,9 @@ def _block_nodes(
                 rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab,
                 pd, sd, ad, n_slots, is_dom, dom, d_max, w, pc, ps, det, swap,
                 maint_rate, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
-                swap_i, n_spares, repair_hours, cap_hours, max_events, cat_amp, cat_phase,
-                start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes,
-                bad_fraction, diag_hours, diag_wrong, lemon_k, lemon_window, repair_fixed,
+                swap_i, n_spares, repair_hours, cap_hours, max_events, modulated, amp_i,
+                phase_i, start_hour, trend_i, fleet_age_hours, speed_amp, speed_phase, n_nodes,
+                f_i, diag_hours, diag_wrong, lemon_k, lemon_window, repair_fixed,
                 escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
                 n_standbys, preempt_hours, mem_i, mem_replicas, nc, ll, lst, rec,
                 recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
@@ -2465,6 +2572,9 @@ def _block_physics(
     retention,
     overhead_factor,
     overhead_jitter,
+    draw_amp,
+    draw_phase,
+    draw_trend,
     wall,
     finished,
     progress,
@@ -2489,7 +2599,9 @@ def _block_physics(
     arithmetic runs (:func:`_ring_add`). Cost O(events), O(K) per event at most. Uncertain
     overheads: each trial takes its draw's row of ``overhead_factor``, and each restart,
     swap, detection (a straggler's slow phase, drawn at its arrival) and maintenance
-    downtime its jitter (:func:`_jitter`).
+    downtime its jitter (:func:`_jitter`). Physics per draw: each trial takes its draw's rows
+    of ``draw_amp``, ``draw_phase``, ``draw_trend`` (no rows: the single values); failure
+    rates are time-varying for the whole block if any draw or the single values make them so.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2497,7 +2609,13 @@ def _block_physics(
     wa = np.zeros(n_cat)
     pca = np.zeros(n_cat)
     psa = np.zeros(n_cat)
-    modulated = time_varying(cat_amp, trend_shape)
+    modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0 or draw_trend.shape[0] > 0
+    amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
+    phase_i = np.empty(n_cat)
+    trend_i = _trial_shape(
+        draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
+    )
     speedy = speed_amp > 0.0
     sphase = start_hour - speed_phase
     n_seg0, r0 = _segments(work_hours, tau)
@@ -2514,6 +2632,11 @@ def _block_physics(
             overhead_factor, d, detect_hours, det, tau, delta0, persist0, restart_hours, -1.0,
             swap_hours, maint_hours,
         )  # fmt: skip
+        if per_shape:
+            trend_i = _trial_shape(
+                draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
+                phase_i,
+            )  # fmt: skip
         snap_steps = 2 if delta > 0.0 else 0
         seg = tau + delta
         inv_seg = 1.0 / seg
@@ -2543,7 +2666,7 @@ def _block_physics(
         c_detect = np.inf
         c_prog = 0.0
         fail_rate, zr, zi = _active_rates(
-            w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa, modulated
+            w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
         )
         amp = math.hypot(zr, zi)
         theta = math.atan2(zi, zr)
@@ -2559,7 +2682,7 @@ def _block_physics(
             if modulated:
                 if fail_rate > 0.0:
                     g_fail = _fail_gap(
-                        rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                        rng, t, fail_rate, amp, theta, fail_rate + amp, trend_i,
                         fleet_age_hours, cap_hours,
                     )  # fmt: skip
                 if maint_rate > 0.0:
@@ -2696,7 +2819,7 @@ def _block_physics(
                             k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
                             c_prog = p + k * tau + min(x, s_k)
                     fail_rate, zr, zi = _active_rates(
-                        w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa,
+                        w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa,
                         modulated,
                     )  # fmt: skip
                     amp = math.hypot(zr, zi)
@@ -2788,7 +2911,7 @@ def _block_physics(
             s_on = False  # any stop removes an active straggler with it
             s_handle = np.inf
             fail_rate, zr, zi = _active_rates(
-                w, cat_kind, cat_amp, cat_phase, start_hour, s_on, c_on, wa, pca, psa, modulated
+                w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
             )
             amp = math.hypot(zr, zi)
             theta = math.atan2(zi, zr)
@@ -2938,6 +3061,11 @@ def simulate_block(
     overhead_sigma,
     overhead_factor,
     overhead_jitter,
+    draw_amp,
+    draw_phase,
+    draw_trend,
+    draw_bad_fraction,
+    draw_bad_multiplier,
     wall,
     finished,
     progress,
@@ -2969,7 +3097,11 @@ def simulate_block(
     path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
     Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
     :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
-    ``overhead_sigma`` is not read (the factors are drawn by the caller).
+    ``overhead_sigma`` is not read (the factors are drawn by the caller). Physics per draw
+    (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see :mod:`relmc.sim`): failure rates
+    are time-varying for the whole block if any draw has an amplitude > 0 or a trend shape
+    != 1, and the node model is on if any draw has a bad fraction > 0 (or the single values
+    say so); each trial then reads its draw's rows.
     """
     for i in range(draw_of_trial.shape[0]):
         sdc_rollbacks[i] = 0
@@ -2978,7 +3110,7 @@ def simulate_block(
     if node_model_on(
         bad_fraction, cat_domain, diag_hours, diag_wrong, lemon_k, repair_fixed, escalate_prob,
         retire_after, n_standbys, preempt_hours, mem_restart_hours,
-    ):  # fmt: skip
+    ) or _draws_bad(draw_bad_fraction):  # fmt: skip
         _block_nodes(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
@@ -2987,7 +3119,8 @@ def simulate_block(
             n_nodes, bad_fraction, bad_multiplier, cat_domain, diag_hours, diag_wrong, lemon_k,
             lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss,
             manual_miss, retire_after, n_standbys, preempt_hours, mem_restart_hours,
-            mem_replicas, overhead_factor, overhead_jitter,
+            mem_replicas, overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
+            draw_bad_fraction, draw_bad_multiplier,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
             nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
@@ -3012,12 +3145,13 @@ def simulate_block(
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
-            overhead_factor, overhead_jitter,
+            overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             sdc_rollbacks, sdc_from_scratch, sdc_undetected,
         )  # fmt: skip
         return
-    varying = time_varying(cat_amp, trend_shape) or speed_amp != 0.0
+    varying = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    varying = varying or speed_amp != 0.0
     uncertain = overheads_on(overhead_factor, overhead_jitter)
     if renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
@@ -3033,6 +3167,6 @@ def simulate_block(
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
-            overhead_factor, overhead_jitter,
+            overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
         )  # fmt: skip
