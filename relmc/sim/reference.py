@@ -149,6 +149,17 @@ stated ones were (the maintenance and straggler checkpoints included). A per-eve
 multiplier ``exp(j Z)`` is drawn from the oracle's generator as each restart attempt, node
 swap, detection (a straggler's at its arrival) or maintenance downtime begins, only for an
 overhead whose jitter is positive, and whatever its length (0 stays 0).
+
+Physics parameters per draw (``draw_amp``, ``draw_phase``, ``draw_trend``,
+``draw_bad_fraction``, ``draw_bad_multiplier``; off when none has rows, and then nothing
+changes, nothing extra is drawn). A trial of draw ``d`` reads row ``d`` of each array that has
+rows in place of the single value (``cat_amp``, ``cat_phase``, ``trend_shape``,
+``bad_fraction``, ``bad_multiplier``), each on its own: its thinning uses its own amplitudes,
+peaks and trend shape, its initial nodes (job, standbys, pool) and every fresh node of an
+unlimited pool are bad with its own ``f``, its per-node rates use its own ``f`` and ``m_c``.
+Which process runs is decided for the whole simulation: thinning (rather than constant-rate
+clocks) if any draw's rates vary in time, the node model if ``node_model`` (any draw's
+``f > 0``); a neutral draw then runs that process with its neutral values.
 """
 
 from __future__ import annotations
@@ -201,9 +212,11 @@ class _Trial:
         rates: np.ndarray,
         rng: np.random.Generator,
         factor: np.ndarray | None = None,
+        draw: int = 0,
     ):
         self.x = inputs
         self.rng = rng
+        self.draw = draw  # the trial's rate draw: its row of each per-draw physics array
         self.overheads(inputs, factor)
         self.rates = [float(r) for r in rates]
         self.cap = float(inputs.cap_hours)
@@ -219,9 +232,14 @@ class _Trial:
         self.pending: list[tuple[float, float, float]] = []
         self.next_cat = [self._draw(r, 0.0) for r in self.rates]
         self.next_maint = self._draw(float(inputs.maint_rate), 0.0)
-        self.amp = [float(a) for a in inputs.cat_amp]
-        self.peak = [float(h) for h in inputs.cat_phase]
-        self.varying = any(a > 0.0 for a in self.amp) or float(inputs.trend_shape) != 1.0
+        # the draw's physics parameters (a per-draw array with rows), else the single values
+        amp, peak = _draw_row(inputs, "draw_amp", draw), _draw_row(inputs, "draw_phase", draw)
+        beta = _draw_row(inputs, "draw_trend", draw)
+        self.amp = [float(a) for a in (inputs.cat_amp if amp is None else amp)]
+        self.peak = [float(h) for h in (inputs.cat_phase if peak is None else peak)]
+        self.beta = float(inputs.trend_shape if beta is None else beta)
+        # thinning or constant-rate clocks: decided for the whole simulation (any draw)
+        self.varying = _modulated(inputs)
         self.speed_amp = float(inputs.speed_amp)
         self.elapsed = 0.0  # nominal hours of the last exposed activity, also when it stopped
         self.struck: Any = None  # the node whose clock fired (node model), else None
@@ -296,7 +314,7 @@ class _Trial:
 
     def trend(self, t: float) -> float:
         """Return the power-law trend factor at wall time ``t`` (1 at the job's start)."""
-        shape, age = float(self.x.trend_shape), float(self.x.fleet_age_hours)
+        shape, age = self.beta, float(self.x.fleet_age_hours)
         return ((age + t) / age) ** (shape - 1.0)
 
     def modulation(self, c: int, t: float) -> float:
@@ -849,6 +867,26 @@ def _per_category(value, n_cat: int, default: float) -> list[float]:
     return [float(v) for v in a]
 
 
+def _draw_row(inputs, name: str, draw: int):
+    """Row ``draw`` of the per-draw physics array ``name``, or None (the single value).
+
+    None when the array has no rows, or the inputs predate it.
+    """
+    table = getattr(inputs, name, None)
+    if table is None or np.shape(table)[0] == 0:
+        return None
+    return np.asarray(table)[draw]
+
+
+def _modulated(inputs) -> bool:
+    """Whether failure rates vary in time in any draw (single values or per-draw rows)."""
+    if any(float(a) > 0.0 for a in np.ravel(inputs.cat_amp)) or float(inputs.trend_shape) != 1.0:
+        return True
+    amp = np.asarray(getattr(inputs, "draw_amp", np.zeros((0, 0))), dtype=np.float64)
+    trend = np.asarray(getattr(inputs, "draw_trend", np.ones(0)), dtype=np.float64)
+    return bool(np.any(amp > 0.0) or np.any(trend != 1.0))
+
+
 def _kind_field(inputs, name: str, n_cat: int) -> list[float]:
     """Per-category stragglers/SDC input ``name`` (absent or empty: its default)."""
     return _per_category(getattr(inputs, name, np.zeros(0)), n_cat, _KIND_DEFAULTS[name])
@@ -883,13 +921,16 @@ class _NodeTrial(_Trial):
         rates: np.ndarray,
         rng: np.random.Generator,
         factor: np.ndarray | None = None,
+        draw: int = 0,
     ):
-        super().__init__(inputs, rates, rng, factor)
+        super().__init__(inputs, rates, rng, factor, draw)
         x = inputs
         n_cat = len(self.rates)
         self.n = int(x.n_nodes)
-        self.f = float(x.bad_fraction)
-        self.mult = _per_category(x.bad_multiplier, n_cat, 1.0)
+        # the draw's bad-node fraction and multipliers (per-draw rows), else the single values
+        f, mult = _draw_row(x, "draw_bad_fraction", draw), _draw_row(x, "draw_bad_multiplier", draw)
+        self.f = float(x.bad_fraction if f is None else f)
+        self.mult = _per_category(x.bad_multiplier if mult is None else mult, n_cat, 1.0)
         self.dsize = [int(d) for d in _per_category(x.cat_domain, n_cat, 1.0)]
         self.diag = _per_category(x.diag_hours, n_cat, 0.0)
         self.wrong = _per_category(x.diag_wrong, n_cat, 0.0)
@@ -1265,7 +1306,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
     for i in range(n_trials):
         d = int(inputs.draw_of_trial[i])
         factor = factors[d] if factors.shape[0] else None
-        trial = trial_class(inputs, cat_rate[d], rng, factor)
+        trial = trial_class(inputs, cat_rate[d], rng, factor, draw=d)
         out["finished"][i] = trial.simulate()
         if isinstance(trial, _NodeTrial):
             out["pool_occupancy"][i] = trial.finish()
