@@ -64,10 +64,7 @@ EXTERNAL_REFS = [("py:mod", "importlib.resources")]
 # references in relmc/ docstrings to private helpers (or by a path the docs do not use); to be
 # fixed in the docstrings (double backticks for a private name, the documented path for a
 # public one), and then dropped here: tests/test_docs.py fails while an entry is stale
-DOCSTRING_REFS_TO_FIX = {
-    "relmc/sweep/running.py": [("py:func", "shard_cells")],
-    "relmc/sweep/store.py": [("py:meth", "CellWriter.verify")],
-}
+DOCSTRING_REFS_TO_FIX: dict[str, list[tuple[str, str]]] = {}
 
 nitpick_ignore = EXTERNAL_REFS + [r for refs in DOCSTRING_REFS_TO_FIX.values() for r in refs]
 

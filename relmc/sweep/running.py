@@ -62,7 +62,7 @@ class CellTask:
     def each(self, cells: Sequence[int], rates: Any) -> Iterator[tuple[int, bool]]:
         """Compute and write ``cells`` with the posterior ``rates``; yield ``(cell, computed)``.
 
-        Each cell is claimed first (:meth:`CellWriter.claim`), so concurrent runs on one store
+        Each cell is claimed first (``CellWriter.claim()``), so concurrent runs on one store
         split the cells. A cell another run holds is passed over and, once every free cell is
         done, waited for: if its holder finished it, it is skipped (``computed`` False); if
         the holder died, this run computes it. A cell found done (and verified) after its
@@ -219,7 +219,7 @@ def run_sweep(
     store : path, optional
         zarr store; created if missing (default: the spec's ``store``).
     shard, shards : int
-        Run only cells ``shard, shard + shards, ...`` (see :func:`shard_cells`).
+        Run only cells ``shard, shard + shards, ...`` (see ``shard_cells()``).
     client : distributed.Client or str, optional
         Run the cells as Dask tasks on this client (or scheduler address); workers must see
         the store's path. Works with dask-jobqueue's ``SLURMCluster``.
@@ -236,7 +236,7 @@ def run_sweep(
     list of int
         Flat indices of the cells computed by this call, sorted. Complete cells are skipped
         (a done cell that fails verification is recomputed, see
-        :meth:`relmc.sweep.store.CellWriter.verify` for cells without a checksum), and so are
+        ``CellWriter.verify()`` (in ``relmc.sweep.store``) for cells without a checksum), and so are
         cells a concurrent run on the same store claimed and finished.
 
     Raises

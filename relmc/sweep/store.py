@@ -46,7 +46,7 @@ from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
 __all__ = ["SweepStatus", "init_store", "open_sweep", "status", "CellWriter", "cell_checksum"]
 
-#: what :meth:`CellWriter.check` finds in a done cell
+#: what ``CellWriter.check()`` finds in a done cell
 VERIFIED, DAMAGED, NO_CHECKSUM = "verified", "damaged", "unverifiable (no checksum)"
 
 ATTR_SPEC = "relmc_sweep_spec"
@@ -547,7 +547,7 @@ class SweepStatus:
     corrupt : ndarray of int
         Cells flagged done that the next run recomputes (empty unless checked): their data
         fail their checksum or do not decode, or they have no checksum in a store that records
-        them (:meth:`CellWriter.verify`).
+        them (``CellWriter.verify()``).
     verified : bool
         Whether the done cells were read back and checked.
     unverifiable : ndarray of int
@@ -619,10 +619,10 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     """Done and missing cells of a sweep store (flat C-order indices).
 
     With ``verify``, every done cell is read back and checked against the checksum written
-    with its flag (:meth:`CellWriter.check`); cells that fail count as missing and are
+    with its flag (``CellWriter.check()``); cells that fail count as missing and are
     listed in ``corrupt``. Done cells without a checksum are listed in ``unverifiable``; they
     count as missing (and ``corrupt``) only where the store records checksums
-    (:meth:`CellWriter.verify` gives the rule that ``run`` follows too).
+    (``CellWriter.verify()`` gives the rule that ``run`` follows too).
     """
     store = Path(store)
     attrs = _read_attrs(store)
