@@ -251,6 +251,12 @@ class Category:
         Wall hours from a corruption to its detection (fixed, or the mean), >= 0.
     sdc_latency_distribution : {"fixed", "exponential"}
         Distribution of the SDC latency.
+    rate_profile : sequence of float
+        A periodic profile of the rate instead of the cosine: 24 hourly values (hour of day
+        0-23, repeated every day) or 168 (hour of the week, Monday 00:00 first; the job's
+        ``start_day`` and ``start_hour`` place it), each >= 0 with a positive mean. Relative:
+        relmc divides them by their mean, so ``rate`` stays the category's average rate.
+        Empty (the default): no profile. Not with ``diurnal_amplitude > 0``.
     """
 
     name: str
@@ -269,6 +275,7 @@ class Category:
     straggler_speed: float = 0.5
     sdc_latency_hours: float = 0.0
     sdc_latency_distribution: str = "fixed"
+    rate_profile: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -296,6 +303,41 @@ class Category:
         _set(self, "diagnosis_hours", _check_real(f"{where}.diagnosis_hours", self.diagnosis_hours))
         _set(self, "wrong_blame", _check_range(f"{where}.wrong_blame", self.wrong_blame, 0.0, 1.0))
         self._check_physics(where)
+        self._check_profile(where)
+
+    def _check_profile(self, where: str) -> None:
+        """Validate ``rate_profile`` (24 or 168 values >= 0, positive mean, no cosine)."""
+        field = f"{where}.rate_profile"
+        prof = self.rate_profile
+        allowed = "24 or 168 finite numbers >= 0 with a positive mean (or empty: none)"
+        if isinstance(prof, str | bytes) or not isinstance(prof, list | tuple | np.ndarray):
+            raise _fail(field, allowed, prof)
+        values = []
+        for v in prof:
+            if not _is_real(v) or not math.isfinite(float(v)) or float(v) < 0:
+                raise _fail(field, allowed, prof)
+            values.append(float(v))
+        if values and (len(values) not in (24, 168) or sum(values) <= 0):
+            raise FieldError(
+                field,
+                f"{field} must be {allowed}; got {len(values)} values"
+                + (" summing to 0" if len(values) in (24, 168) else ""),
+            )
+        if values and self.diurnal_amplitude > 0:
+            raise FieldError(
+                field,
+                f"{field}: a category takes a rate profile or a diurnal cosine, not both; set "
+                f"{where}.diurnal_amplitude = 0 (got {self.diurnal_amplitude:g})",
+            )
+        _set(self, "rate_profile", tuple(values))
+
+    def weekly_profile(self) -> np.ndarray | None:
+        """Return the profile as 168 hourly multipliers of mean 1 (None without a profile)."""
+        if not self.rate_profile:
+            return None
+        q = np.asarray(self.rate_profile, dtype=np.float64)
+        q = np.tile(q, 7) if q.size == 24 else q
+        return q / q.mean()
 
     def _check_physics(self, where: str) -> None:
         """Validate the straggler and SDC fields."""
@@ -550,12 +592,16 @@ class Job:
         0 (the default): constant speed.
     throughput_peak_hour : float
         Hour of day of the fastest running, in [0, 24) (the coolest hour).
+    start_day : int
+        Day of the week on which the job starts, 0 (Monday) to 6 (Sunday); the clock of
+        weekly rate profiles (``Category.rate_profile`` of 168 values).
     """
 
     compute_hours: float = 54.0 * 24.0
     start_hour: float = 0.0
     throughput_amplitude: float = 0.0
     throughput_peak_hour: float = 0.0
+    start_day: int = 0
 
     def __post_init__(self) -> None:
         _set(
@@ -572,6 +618,10 @@ class Job:
             "job.throughput_peak_hour", self.throughput_peak_hour, 0, 24, hi_open=True
         )
         _set(self, "throughput_peak_hour", peak)
+        day = _check_int("job.start_day", self.start_day, lo=0)
+        if day > 6:
+            raise _fail("job.start_day", "an integer in [0, 6] (0 is Monday)", self.start_day)
+        _set(self, "start_day", day)
 
 
 INTERVAL_RULES = ("young", "daly")

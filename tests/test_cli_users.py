@@ -343,6 +343,8 @@ def _same(value, default) -> bool:
     # the template writes 1/60 h as 0.0166667: 7 digits, so a relative 1e-5
     if isinstance(default, float) and isinstance(value, int | float):
         return abs(value - default) <= 1e-5 * abs(default)
+    if isinstance(default, tuple) and isinstance(value, list):  # TOML arrays are lists
+        return tuple(value) == default
     return value == default and type(value) is type(default)
 
 

@@ -59,6 +59,31 @@ Time-varying failure rates
     maintenance is not modulated (constant ``maint_rate`` while exposed). With every
     ``a_c = 0`` and ``beta = 1`` this is the constant-rate process above.
 
+Periodic rate profiles
+    Off by default (``cat_profile`` has no rows; then the process above, bit for bit). A
+    category may follow a periodic profile of hourly values instead of the cosine: while the
+    job is exposed it fails with intensity::
+
+        lambda_c(t) = Lambda_c * q_c[k(t)] * T(t),   k(t) = floor((w0 + t) mod 168)
+
+    where ``k(t)`` is the hour of the week at wall time ``t`` (hour 0 is Monday 00:00,
+    ``w0 = week_hour0`` the job's start, in [0, 168)) and ``q_c = cat_profile[c]`` holds 168
+    values ``>= 0`` with mean 1 (a daily profile is repeated seven times; the scenario
+    normalises a user's values to mean 1, so ``Lambda_c`` stays the category's average
+    rate over the week). When any category has a profile every category has a row: ones
+    for a category without one, whose own diurnal cosine then applies as above; a category
+    with a profile has ``a_c = 0`` (the two are not combined on one category). The trend
+    ``T`` multiplies both. Failure rates are then time-varying (as under a cosine): the
+    expected number of failures of ``c`` in an exposed wall interval is the integral of
+    ``lambda_c`` over it, and given a failure at ``t`` its category is ``c`` with
+    probability ``lambda_c(t) / sum_k lambda_k(t)``. Planned maintenance is not modulated.
+    Implementations may sample by thinning (a bound ``Lambda_c max_k q_c[k]`` per category
+    over an interval) or by inverting the piecewise-constant integral; cost stays
+    O(events): no loop over the hours of the job (a loop over one week's 168 hours per
+    trial, or per event, is the most either may spend). The profile applies on every path
+    (general, node model, stragglers and SDC) and with per-draw physics: a draw's amplitude
+    row applies to the categories without a profile (resolution: a per-draw amplitude
+    ``> 0`` on a category with a profile is refused by :func:`relmc.simulate`).
 Unexpected failure of category ``c`` while running
     Progress falls back to the last durable checkpoint; the compute done since then is
     ``rework``. Then recovery of ``c`` (below), then a restart.

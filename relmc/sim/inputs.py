@@ -21,6 +21,7 @@ __all__ = [
     "OVERHEADS",
     "EVENT_OVERHEADS",
     "PER_DRAW_PHYSICS",
+    "WEEK_HOURS",
 ]
 
 #: ``n_spares`` value that means an unlimited spare pool.
@@ -31,6 +32,9 @@ OVERHEADS: tuple[str, ...] = ("snapshot", "persist", "restart", "swap", "detecti
 
 #: Overheads with a per-event (aleatoric) multiplier: entries of ``overhead_jitter``.
 EVENT_OVERHEADS: tuple[str, ...] = ("restart", "swap", "detection", "maintenance")
+
+#: Hours in the period of a rate profile (a week; a daily profile is repeated seven times).
+WEEK_HOURS = 168
 
 #: Physics parameters that may be given per rate draw (no rows: the single values apply).
 PER_DRAW_PHYSICS: tuple[str, ...] = (
@@ -143,6 +147,12 @@ class KernelInputs:
         Per rate draw, the bad-node fraction in place of ``bad_fraction``.
     draw_bad_multiplier : ndarray, shape (n_draws, n_categories) or (0, n_categories)
         Per rate draw, each category's bad-node multiplier in place of ``bad_multiplier``.
+    cat_profile : ndarray, shape (n_categories, 168) or (0, 168)
+        Each category's hourly rate multipliers over a week (mean 1; ones for a category
+        without a profile); no rows: no profiles. See "Periodic rate profiles" in
+        :mod:`relmc.sim`.
+    week_hour0 : float
+        Hour of the week at the job's start, in [0, 168) (hour 0 is Monday 00:00).
     """
 
     cat_rate: np.ndarray
@@ -199,6 +209,8 @@ class KernelInputs:
     draw_trend: np.ndarray = field(default_factory=lambda: np.ones(0))
     draw_bad_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
     draw_bad_multiplier: np.ndarray = field(default_factory=lambda: np.ones((0, 0)))
+    cat_profile: np.ndarray = field(default_factory=lambda: np.ones((0, WEEK_HOURS)))
+    week_hour0: float = 0.0
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
@@ -244,6 +256,13 @@ class KernelInputs:
         for name in ("draw_trend", "draw_bad_fraction"):
             value = np.ascontiguousarray(np.asarray(getattr(self, name), dtype=np.float64))
             object.__setattr__(self, name, value.reshape(-1))
+        profile = np.asarray(self.cat_profile, dtype=np.float64).reshape(-1, WEEK_HOURS)
+        if profile.shape[0] not in (0, n_cat):
+            raise ValueError(
+                f"cat_profile must have 0 or {n_cat} rows (one per category); got "
+                f"{profile.shape[0]}"
+            )
+        object.__setattr__(self, "cat_profile", np.ascontiguousarray(profile))
         n_draws = int(np.shape(self.cat_rate)[0])
         for name in PER_DRAW_PHYSICS:
             rows = getattr(self, name).shape[0]
@@ -258,6 +277,7 @@ class KernelInputs:
             or self.trend_shape != 1.0
             or np.any(self.draw_amp > 0.0)
             or np.any(self.draw_trend != 1.0)
+            or self.cat_profile.shape[0] > 0
         )
 
     @property

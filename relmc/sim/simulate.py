@@ -23,7 +23,13 @@ from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_dra
 from relmc.scenario import Scenario
 from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
-from relmc.sim.inputs import UNLIMITED_SPARES, KernelInputs, allocate_outputs, kernel_args
+from relmc.sim.inputs import (
+    UNLIMITED_SPARES,
+    WEEK_HOURS,
+    KernelInputs,
+    allocate_outputs,
+    kernel_args,
+)
 
 __all__ = [
     "simulate",
@@ -156,6 +162,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         overhead_sigma=pol.overhead_sigma,
         overhead_jitter=pol.overhead_jitter,
         **phys_kw,
+        **_profile_inputs(scenario, draws),
     )
     if inputs.physics and inputs.node_model:
         raise FieldError(
@@ -172,6 +179,35 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         "draw_rows": draws.rows,
     }
     return inputs, labels
+
+
+def _profile_inputs(scenario: Scenario, draws) -> dict[str, Any]:
+    """Each category's weekly rate profile (ones without one) and the job's hour of the week.
+
+    Nothing when no category has a profile. A posterior whose diurnal amplitude is positive
+    in some draw for a category with a profile is refused (the two do not combine).
+    """
+    profiles = [c.weekly_profile() for c in scenario.failures.categories]
+    if all(q is None for q in profiles):
+        return {}
+    phys = draws.physics
+    if phys is not None and phys.diurnal_amplitude is not None:
+        for c, q in zip(scenario.failures.categories, profiles, strict=True):
+            col = scenario.failures.names.index(c.name)
+            if q is not None and np.any(phys.diurnal_amplitude[:, col] > 0):
+                raise FieldError(
+                    f"failures.categories[{c.name!r}].rate_profile",
+                    f"failures.categories[{c.name!r}].rate_profile: the posterior gives this "
+                    "category a diurnal amplitude per draw; a category takes a rate profile or "
+                    "a diurnal cosine, not both (drop the profile, or pass "
+                    "relmc.rates.rate_array(posterior) to ignore the posterior's physics)",
+                )
+    ones = np.ones(WEEK_HOURS)
+    job = scenario.job
+    return {
+        "cat_profile": np.array([ones if q is None else q for q in profiles]),
+        "week_hour0": float(24 * job.start_day + job.start_hour),
+    }
 
 
 def _draw_physics(draws) -> dict[str, Any]:
