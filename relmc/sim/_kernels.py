@@ -27,6 +27,14 @@ earlier of the two is the event; the category of a failure at ``t`` is drawn fro
 intensities at ``t`` (:func:`_pick_at`: one uniform, one cosine and sine, a scan over the
 categories; the alias table when all categories share one diurnal shape).
 
+Periodic rate profiles (``cat_profile`` with rows) are time-varying rates too: category ``c``'s
+rate is times ``q_c[k(t)]`` in hour ``k(t)`` of the week. :func:`_fail_gap_profile` thins by
+the bound ``sum_c Lambda_c max_k q_c[k] + A`` (each row's maximum taken once per block), and
+a proposal's acceptance and a failure's category (:func:`_pick_profile`) cost one pass over
+the categories each: O(n_categories) per proposal, nothing per hour of the job. Categories
+share one shape only if every row is equal (and the cosines). Without rows every path calls
+what it called before (:func:`_next_failure`, :func:`_pick_time`), bit for bit.
+
 A diurnal throughput cycle also takes the general path. Runs are laid out in nominal hours
 as before; only the run's events are converted: an event ``e_w`` wall hours into a run that
 started at ``t`` is at nominal ``S(t + e_w) - S(t)`` (:func:`_nominal`, closed form), and the
@@ -78,6 +86,7 @@ import numpy as np
 
 from relmc._jit import jit
 from relmc.sim import CAUSES
+from relmc.sim.inputs import WEEK_HOURS
 
 # lost_hours columns, derived from relmc.sim.CAUSES (the one statement of their order)
 REWORK = CAUSES.index("rework")
@@ -271,6 +280,118 @@ def _pick_at(rng, s, w, pc, ps, base, zr, zi):
             if u < acc:
                 return c
     return last  # u rounded onto the total
+
+
+@jit
+def _week_hour(week_hour0, s):
+    """``k(s) = floor((week_hour0 + s) mod 168)``: the hour of the week at wall time ``s >= 0``."""
+    k = int((week_hour0 + s) % float(WEEK_HOURS))  # (exact: the remainder of floats)
+    return k if k < WEEK_HOURS else WEEK_HOURS - 1  # (rounding onto 168)
+
+
+@jit
+def _profile_rate(w, prof, k):
+    """``sum_c w_c q_c[k]``: the categories' profiled rates in hour ``k`` of the week.
+
+    Without a cosine this is the failure intensity over the trend; with all profiles ones it
+    is the sum of ``w`` as :func:`_trial_general` adds it (``x * 1.0`` is ``x``).
+    """
+    tot = 0.0
+    for c in range(prof.shape[0]):
+        tot += w[c] * prof[c, k]
+    return tot
+
+
+@jit
+def _profile_max(cat_profile, qmax):
+    """Fill ``qmax`` with each profile's maximum; return whether all the rows are equal.
+
+    With equal rows (and one diurnal shape) the categories keep their proportions in time.
+    """
+    same = True
+    for c in range(cat_profile.shape[0]):
+        m = cat_profile[c, 0]
+        for k in range(WEEK_HOURS):
+            m = max(m, cat_profile[c, k])
+            if cat_profile[c, k] != cat_profile[0, k]:
+                same = False
+        qmax[c] = m
+    return same
+
+
+@jit
+def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon):
+    """:func:`_fail_gap` under periodic profiles (``prof`` rows, ``qmax`` their maxima).
+
+    The intensity is ``T(t) (sum_c w_c q_c[k(t)] + amp cos(OMEGA t + theta))``; the bound
+    ``sum_c w_c max_k q_c[k] + amp`` dominates it in every hour, so thinning is exact. A
+    proposal costs one pass over the categories (the rate in its hour). With every profile
+    ones it computes what :func:`_fail_gap` does with ``base = sum(w)``, bit for bit (the
+    same bound, draws and comparisons).
+    """
+    bound = 0.0
+    for c in range(prof.shape[0]):
+        bound += w[c] * qmax[c]
+    bound += amp
+    y = _trend_cum(t0, shape, age)
+    while True:
+        y += _gap(rng) / bound
+        s = _trend_inv(y, shape, age)
+        if s > horizon:
+            return s - t0
+        base = _profile_rate(w, prof, _week_hour(week_hour0, s))
+        if amp == 0.0 and bound == base:
+            return s - t0
+        v = rng.random() * bound
+        if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
+            return s - t0
+
+
+@jit
+def _next_failure(rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon):
+    """Wall hours to the next failure of time-varying rates, the exposure unbroken.
+
+    :func:`_fail_gap` when ``prof`` has no rows (as without profiles, bit for bit), else
+    :func:`_fail_gap_profile`.
+    """
+    if prof.shape[0] == 0:
+        return _fail_gap(rng, t0, base, amp, theta, base + amp, shape, age, horizon)
+    return _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon)
+
+
+@jit
+def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0):
+    """:func:`_pick_at` under periodic profiles: the category of a failure at ``s``.
+
+    ``lambda_c(s)`` is proportional to ``w_c q_c[k(s)] + pc_c cos(OMEGA s) - ps_c sin(OMEGA
+    s)`` (``pc_c = ps_c = 0`` where a category has a profile). Two passes over the
+    categories; with every profile ones the same uniform and sums as :func:`_pick_at`.
+    """
+    k = _week_hour(week_hour0, s)
+    cs = math.cos(OMEGA * s)
+    sn = math.sin(OMEGA * s)
+    u = rng.random() * (_profile_rate(w, prof, k) + zr * cs - zi * sn)
+    acc = 0.0
+    last = 0
+    for c in range(prof.shape[0]):
+        x = w[c] * prof[c, k]
+        if x > 0.0:
+            acc += x + pc[c] * cs - ps[c] * sn
+            last = c
+            if u < acc:
+                return c
+    return last  # u rounded onto the total
+
+
+@jit
+def _pick_time(rng, s, w, pc, ps, base, zr, zi, prof, week_hour0):
+    """Category of a failure at wall time ``s``: :func:`_pick_at` or :func:`_pick_profile`.
+
+    The latter when ``prof`` has rows; without, as without profiles, bit for bit.
+    """
+    if prof.shape[0] == 0:
+        return _pick_at(rng, s, w, pc, ps, base, zr, zi)
+    return _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0)
 
 
 @jit
@@ -580,6 +701,9 @@ def _trial_general(
     js,
     jd,
     jm,
+    prof,
+    qmax,
+    week_hour0,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
 
@@ -595,7 +719,10 @@ def _trial_general(
     runs advance at the diurnal speed: ``e``, ``d_run`` are nominal run positions, ``e_w``,
     ``d_w`` their wall hours. The overheads are the trial's (per-draw factors applied by the
     caller); ``jr``, ``js``, ``jd``, ``jm`` are the per-event log-sds of the restart, swap,
-    detection and maintenance (:func:`_jitter`; 0: off, no draw).
+    detection and maintenance (:func:`_jitter`; 0: off, no draw). ``prof`` (rows: periodic
+    rate profiles, ``qmax`` their maxima, ``week_hour0`` the hour of the week at 0) times
+    the categories' rates by their hourly multipliers (:func:`_next_failure`,
+    :func:`_pick_time`); no rows: the draws and arithmetic of the process without them.
     Power swings are added to ``swings[i]``: one at each start of compute, ``2 k`` for the
     snapshots a run completed and one for its stop (see :mod:`relmc.sim`).
     """
@@ -626,8 +753,8 @@ def _trial_general(
         elif modulated:
             g_fail = np.inf
             if fail_rate > 0.0:
-                g_fail = _fail_gap(
-                    rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                g_fail = _next_failure(
+                    rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
                     fleet_age_hours, cap_hours,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
@@ -653,7 +780,7 @@ def _trial_general(
             elif shared:
                 c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
             else:
-                c = _pick_at(rng, t, w, pc, ps, fail_rate, zr, zi)
+                c = _pick_time(rng, t, w, pc, ps, fail_rate, zr, zi, prof, week_hour0)
             if c == EV_MAINT:
                 maint_events[i] += 1
             else:
@@ -694,7 +821,7 @@ def _trial_general(
                 elif shared:
                     c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
                 else:
-                    c = _pick_at(rng, t + e_w, w, pc, ps, fail_rate, zr, zi)
+                    c = _pick_time(rng, t + e_w, w, pc, ps, fail_rate, zr, zi, prof, week_hour0)
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end. From here
                     # on only failures are active, so (memoryless) the next event comes at the
@@ -712,7 +839,9 @@ def _trial_general(
                         e = _nominal(t, t + e_w, speed_amp, sphase)
                     if e < d_run:
                         if modulated and not shared:
-                            c = _pick_at(rng, t + e_w, w, pc, ps, fail_rate, zr, zi)
+                            c = _pick_time(
+                                rng, t + e_w, w, pc, ps, fail_rate, zr, zi, prof, week_hour0
+                            )
                         else:
                             c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
             if c == EV_NONE and speedy:
@@ -861,6 +990,8 @@ def _block_general(
     draw_amp,
     draw_phase,
     draw_trend,
+    cat_profile,
+    week_hour0,
     wall,
     finished,
     progress,
@@ -876,7 +1007,7 @@ def _block_general(
     the given overheads) and the per-event jitters of ``overhead_jitter``. Physics per draw:
     each trial takes its draw's rows of ``draw_amp``, ``draw_phase``, ``draw_trend`` (no
     rows: the single values); failure rates are time-varying for the whole block if any draw
-    or the single values make them so.
+    or the single values make them so, or ``cat_profile`` has rows (periodic profiles).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -888,13 +1019,16 @@ def _block_general(
     large = np.empty(n_cat + 1, dtype=np.int64)
     n_seg0, r0 = _segments(work_hours, tau)
     modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    modulated = modulated or cat_profile.shape[0] > 0
+    qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
+    same_profile = _profile_max(cat_profile, qmax)  # (no rows: True)
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0  # shapes per draw
     amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
     phase_i = np.empty(n_cat)
     trend_i = _trial_shape(
         draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
     )
-    shared = _same_shape(amp_i, phase_i)
+    shared = _same_shape(amp_i, phase_i) and same_profile
     pc = np.zeros(n_cat)  # the categories' diurnal terms (zero unless modulated)
     ps = np.zeros(n_cat)
     det = np.empty(n_cat)  # the trial's detection hours
@@ -911,7 +1045,7 @@ def _block_general(
                 phase_i,
             )  # fmt: skip
             if per_shape:
-                shared = _same_shape(amp_i, phase_i)
+                shared = _same_shape(amp_i, phase_i) and same_profile
         fail_rate = 0.0
         for c in range(n_cat):
             weights[c] = cat_rate[d, c]
@@ -929,6 +1063,7 @@ def _block_general(
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
             swings, modulated, weights, pc, ps, start_hour, trend_i,
             fleet_age_hours, maint_rate, speed_amp, speed_phase, shared, jr, js, jd, jm,
+            cat_profile, qmax, week_hour0,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -1100,6 +1235,8 @@ def _block_renewal(
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
+    no_profile = np.ones((0, WEEK_HOURS))  # the general path it hands over to: no profiles
+    no_max = np.ones(0)
     w = np.empty(n_cat)
     suffix = np.empty(n_cat)
     cost = np.empty(n_cat)
@@ -1139,6 +1276,7 @@ def _block_renewal(
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
+                no_profile, no_max, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -1281,6 +1419,7 @@ def _block_renewal(
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
+                no_profile, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -1690,18 +1829,20 @@ def _node_modulation(w, wg, wb, wd, n_nodes, n_bad, cat_amp, cat_phase, start_ho
 
 @jit(inline="always")
 def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, pg, sg, ag, pb, sb, ab, pd, sd, ad,
-                n_slots, is_dom, w, wb, pc, ps, fail_rate, zr, zi, n_bad, n_nodes):  # fmt: skip
+                n_slots, is_dom, w, wb, pc, ps, fail_rate, zr, zi, n_bad, n_nodes, prof,
+                week_hour0):  # fmt: skip
     """Draw what an event is: ``(code, type of the node struck)``.
 
     ``mode`` 0: failure or planned event, in proportion to the rates; 1: a failure, rates
     constant in time or of one diurnal shape; 2: a failure at wall time ``s`` with categories
-    of their own diurnal shapes (:func:`_pick_at`, then the struck node's type). In modes 0
+    of their own diurnal shapes or profiles (:func:`_pick_time`, then the struck node's type:
+    the category's time factor multiplies its good and bad parts alike). In modes 0
     and 1 a class is drawn first (a good node's, a bad node's or a domain failure, or
     maintenance), then its category from that class's alias table, so the category and the
     type come out jointly as the contract states, in O(1).
     """
     if mode == 2:
-        c = _pick_at(rng, s, w, pc, ps, fail_rate, zr, zi)
+        c = _pick_time(rng, s, w, pc, ps, fail_rate, zr, zi, prof, week_hour0)
         if is_dom[c] or n_bad == 0:
             return c, GOOD
         bad_part = wb[c] * (n_bad / float(n_nodes))
@@ -1727,7 +1868,8 @@ def _trial_nodes(
     retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
     recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
     nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
-    wrong_blames, standby_swaps, restarts_memory, restarts_storage, jr, js, jd, jm,
+    wrong_blames, standby_swaps, restarts_memory, restarts_storage, jr, js, jd, jm, prof, qmax,
+    week_hour0, same_profile,
 ):  # fmt: skip
     """Simulate trial ``i`` of the node path from the state in ``st_f``, ``st_i``.
 
@@ -1743,7 +1885,8 @@ def _trial_nodes(
     ``js``, ``jd``, ``jm`` (restart, swap, detection, maintenance) as there. ``modulated``
     (failure rates vary in time) is the block's; ``cat_amp``, ``cat_phase``,
     ``trend_shape`` and ``bad_fraction`` are the trial's (its draw's, see "Physics
-    parameters per draw" in :mod:`relmc.sim`).
+    parameters per draw" in :mod:`relmc.sim`). ``prof``, ``qmax``, ``week_hour0``: the
+    periodic profiles as in :func:`_trial_general` (``same_profile``: all rows equal).
     """
     n = n_nodes
     nf = float(n)
@@ -1752,7 +1895,7 @@ def _trial_nodes(
     track = not unlimited or escalate_prob > 0.0  # repairs followed to their end
     mem_on = mem_restart_hours >= 0.0
     k_ring = max(lemon_k, 1)
-    shared = _same_shape(cat_amp, cat_phase)
+    shared = _same_shape(cat_amp, cat_phase) and same_profile
     mode_run = 0 if not modulated else (1 if shared else 2)  # _node_event's mode
     mode_fail = 2 if (modulated and not shared) else 1
     seg = tau + delta
@@ -1796,8 +1939,8 @@ def _trial_nodes(
         if modulated:
             g_fail = np.inf
             if fail_rate > 0.0:
-                g_fail = _fail_gap(
-                    rng, t, fail_rate, amp, theta, fail_rate + amp, trend_shape,
+                g_fail = _next_failure(
+                    rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
                     fleet_age_hours, cap_hours,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
@@ -1823,7 +1966,7 @@ def _trial_nodes(
                 c, bt = _node_event(
                     rng, mode_fail if modulated else 0, t, w_good, w_bad, w_dom, maint_rate,
                     pg, sg, ag, pb, sb, ab, pd, sd, ad, n_slots, is_dom, w, wb, pc, ps,
-                    fail_rate, zr, zi, n_bad, n,
+                    fail_rate, zr, zi, n_bad, n, prof, week_hour0,
                 )  # fmt: skip
             if c == EV_MAINT:
                 maint_events[i] += 1
@@ -1865,7 +2008,7 @@ def _trial_nodes(
                     c, bt = _node_event(
                         rng, mode_run, t + e_w, w_good, w_bad, w_dom, maint_rate, pg, sg, ag,
                         pb, sb, ab, pd, sd, ad, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
-                        zi, n_bad, n,
+                        zi, n_bad, n, prof, week_hour0,
                     )  # fmt: skip
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end
@@ -1883,7 +2026,7 @@ def _trial_nodes(
                         c, bt = _node_event(
                             rng, mode_fail, t + e_w, w_good, w_bad, w_dom, 0.0, pg, sg, ag, pb,
                             sb, ab, pd, sd, ad, n_slots, is_dom, w, wb, pc, ps, fail_rate, zr,
-                            zi, n_bad, n,
+                            zi, n_bad, n, prof, week_hour0,
                         )  # fmt: skip
             if c == EV_NONE and speedy:
                 d_w = _wall_for(t, d_run, speed_amp, sphase)
@@ -2179,6 +2322,8 @@ def _block_nodes(
     draw_trend,
     draw_bad_fraction,
     draw_bad_multiplier,
+    cat_profile,
+    week_hour0,
     wall,
     finished,
     progress,
@@ -2212,7 +2357,8 @@ def _block_nodes(
     leaked. Physics per draw: each trial takes its draw's rows of ``draw_amp`` ..
     ``draw_bad_multiplier`` (no rows: the single values) for its shapes, its initial bad
     nodes, its pool draws and its rates; failure rates are time-varying for the whole block
-    if any draw or the single values make them so.
+    if any draw or the single values make them so, or ``cat_profile`` has rows (periodic
+    profiles: each category's factor in the hour multiplies its per-type rates).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2234,6 +2380,9 @@ def _block_nodes(
         mix[c] = 1.0 - f_i + f_i * m_i[c]
     per_bad = draw_bad_fraction.shape[0] > 0 or draw_bad_multiplier.shape[0] > 0
     modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    modulated = modulated or cat_profile.shape[0] > 0
+    qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
+    same_profile = _profile_max(cat_profile, qmax)  # (no rows: True)
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0 or draw_trend.shape[0] > 0
     amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
     phase_i = np.empty(n_cat)
@@ -2351,7 +2500,7 @@ def _block_nodes(
                 recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
                 nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
                 nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
-                jr, js, jd, jm,
+                jr, js, jd, jm, cat_profile, qmax, week_hour0, same_profile,
             )  # fmt: skip
             if not grow:
                 break
@@ -2575,6 +2724,8 @@ def _block_physics(
     draw_amp,
     draw_phase,
     draw_trend,
+    cat_profile,
+    week_hour0,
     wall,
     finished,
     progress,
@@ -2601,7 +2752,8 @@ def _block_physics(
     swap, detection (a straggler's slow phase, drawn at its arrival) and maintenance
     downtime its jitter (:func:`_jitter`). Physics per draw: each trial takes its draw's rows
     of ``draw_amp``, ``draw_phase``, ``draw_trend`` (no rows: the single values); failure
-    rates are time-varying for the whole block if any draw or the single values make them so.
+    rates are time-varying for the whole block if any draw or the single values make them so,
+    or ``cat_profile`` has rows (periodic profiles, on the rates of the clocks that run).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2610,6 +2762,9 @@ def _block_physics(
     pca = np.zeros(n_cat)
     psa = np.zeros(n_cat)
     modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    modulated = modulated or cat_profile.shape[0] > 0
+    qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
+    _profile_max(cat_profile, qmax)
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0 or draw_trend.shape[0] > 0
     amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
     phase_i = np.empty(n_cat)
@@ -2681,9 +2836,9 @@ def _block_physics(
             g_maint = np.inf
             if modulated:
                 if fail_rate > 0.0:
-                    g_fail = _fail_gap(
-                        rng, t, fail_rate, amp, theta, fail_rate + amp, trend_i,
-                        fleet_age_hours, cap_hours,
+                    g_fail = _next_failure(
+                        rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
+                        trend_i, fleet_age_hours, cap_hours,
                     )  # fmt: skip
                 if maint_rate > 0.0:
                     g_maint = _gap(rng) / maint_rate
@@ -2779,7 +2934,9 @@ def _block_physics(
                     if g_maint < g_fail:
                         maint_stop = True
                     else:
-                        c = _pick_at(rng, t, wa, pca, psa, fail_rate, zr, zi)
+                        c = _pick_time(
+                            rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, week_hour0
+                        )
                 else:
                     u = rng.random() * (fail_rate + maint_rate)
                     if u >= fail_rate:
@@ -3066,6 +3223,8 @@ def simulate_block(
     draw_trend,
     draw_bad_fraction,
     draw_bad_multiplier,
+    cat_profile,
+    week_hour0,
     wall,
     finished,
     progress,
@@ -3101,7 +3260,10 @@ def simulate_block(
     (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see :mod:`relmc.sim`): failure rates
     are time-varying for the whole block if any draw has an amplitude > 0 or a trend shape
     != 1, and the node model is on if any draw has a bad fraction > 0 (or the single values
-    say so); each trial then reads its draw's rows.
+    say so); each trial then reads its draw's rows. Periodic rate profiles (``cat_profile``
+    with rows, ``week_hour0``; see :mod:`relmc.sim`) make failure rates time-varying (never
+    the renewal path) and apply on the general, node and physics paths; no rows: each path
+    computes what it did without them, bit for bit.
     """
     for i in range(draw_of_trial.shape[0]):
         sdc_rollbacks[i] = 0
@@ -3120,7 +3282,7 @@ def simulate_block(
             lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss,
             manual_miss, retire_after, n_standbys, preempt_hours, mem_restart_hours,
             mem_replicas, overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
-            draw_bad_fraction, draw_bad_multiplier,
+            draw_bad_fraction, draw_bad_multiplier, cat_profile, week_hour0,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
             nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
@@ -3145,13 +3307,13 @@ def simulate_block(
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
-            overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
-            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
-            sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+            overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, cat_profile,
+            week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
+            swings, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
         )  # fmt: skip
         return
     varying = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
-    varying = varying or speed_amp != 0.0
+    varying = varying or speed_amp != 0.0 or cat_profile.shape[0] > 0
     uncertain = overheads_on(overhead_factor, overhead_jitter)
     if renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
@@ -3167,6 +3329,7 @@ def simulate_block(
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
-            overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
-            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+            overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, cat_profile,
+            week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
+            swings,
         )  # fmt: skip
