@@ -19,9 +19,10 @@ superposed-rate kernel:
 * time-varying failure rates (diurnal cycles, power-law trend) are sampled per category by
   thinning, afresh at every exposed interval (a Poisson process has independent increments):
   candidates of a homogeneous process whose rate bounds the category's intensity over the
-  whole interval, ``Lambda_c (1 + a_c) max(T(start), T(end))`` (``T`` is monotone), each
-  accepted with probability ``lambda_c(t) / bound``; the earliest accepted candidate of any
-  category fires. The constant-rate clocks above are then unused for categories;
+  whole interval, ``Lambda_c (1 + a_c) max_k q_c[k] max(T(start), T(end))`` (``T`` is
+  monotone; ``max_k q_c[k]`` is 1 without profiles), each accepted with probability
+  ``lambda_c(t) / bound``; the earliest accepted candidate of any category fires. The
+  constant-rate clocks above are then unused for categories;
 * a diurnal throughput cycle: each activity of a run (a segment's compute, its snapshot,
   the final persist wait) is given its nominal length; its wall end is found by bisection
   on ``S(t) = t + (b / w) sin(w (h0 + t - phi_s))`` and the activity is exposed over that
@@ -160,6 +161,14 @@ unlimited pool are bad with its own ``f``, its per-node rates use its own ``f`` 
 Which process runs is decided for the whole simulation: thinning (rather than constant-rate
 clocks) if any draw's rates vary in time, the node model if ``node_model`` (any draw's
 ``f > 0``); a neutral draw then runs that process with its neutral values.
+Periodic rate profiles (``cat_profile``, ``week_hour0``; off when the table has no rows, and
+then nothing changes, nothing extra is drawn). With rows, rates vary in time (thinning, as
+above, for the whole simulation) and every category's intensity, cosine and trend included,
+is multiplied by ``q_c[k(t)]``, ``k(t) = floor((week_hour0 + t) mod 168)``, looked up at each
+candidate's wall time; the thinning bound of category ``c`` is multiplied by
+``max_k q_c[k]`` (the whole week, whatever the interval). A row of ones leaves a category as
+it was; the node model's per-node sources, stragglers and SDC read the same factor (they are
+thinned by the same code).
 """
 
 from __future__ import annotations
@@ -171,7 +180,7 @@ from typing import Any
 import numpy as np
 
 from relmc.sim import CAUSES
-from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS, KernelInputs
+from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS, WEEK_HOURS, KernelInputs
 
 __all__ = ["simulate_reference", "NODE_COUNTS", "SDC_COUNTS"]
 
@@ -238,6 +247,14 @@ class _Trial:
         self.amp = [float(a) for a in (inputs.cat_amp if amp is None else amp)]
         self.peak = [float(h) for h in (inputs.cat_phase if peak is None else peak)]
         self.beta = float(inputs.trend_shape if beta is None else beta)
+        # periodic rate profiles: each category's 168 hourly multipliers (None: off)
+        table = np.asarray(getattr(inputs, "cat_profile", np.ones((0, WEEK_HOURS))))
+        self.profile = None
+        if table.shape[0] > 0:
+            assert table.shape == (len(rates), WEEK_HOURS)
+            self.profile = [[float(v) for v in row] for row in table]
+            assert all(v >= 0.0 for row in self.profile for v in row)
+        self.week0 = float(getattr(inputs, "week_hour0", 0.0))
         # thinning or constant-rate clocks: decided for the whole simulation (any draw)
         self.varying = _modulated(inputs)
         self.speed_amp = float(inputs.speed_amp)
@@ -317,10 +334,32 @@ class _Trial:
         shape, age = self.beta, float(self.x.fleet_age_hours)
         return ((age + t) / age) ** (shape - 1.0)
 
+    def week_hour(self, t: float) -> int:
+        """``k(t) = floor((w0 + t) mod 168)``: the hour of the week at wall time ``t``."""
+        return int(math.floor((self.week0 + t) % WEEK_HOURS)) % WEEK_HOURS
+
+    def weekly(self, c: int, t: float) -> float:
+        """Profile multiplier ``q_c[k(t)]`` of category ``c`` at wall time ``t`` (1 when off)."""
+        if self.profile is None:
+            return 1.0
+        return self.profile[c][self.week_hour(t)]
+
+    def weekly_max(self, c: int) -> float:
+        """``max_k q_c[k]``: the largest profile multiplier of category ``c`` (1 when off)."""
+        if self.profile is None:
+            return 1.0
+        return max(self.profile[c])
+
     def modulation(self, c: int, t: float) -> float:
-        """Diurnal and trend factor of category ``c`` at wall time ``t`` (1 when constant)."""
+        """Diurnal, weekly-profile and trend factor of category ``c`` at wall time ``t``.
+
+        1 when the rates are constant. The profile multiplies the cosine (a category with a
+        profile has ``a_c = 0``; one without has a row of ones).
+        """
         hour = float(self.x.start_hour) + t
         day = 1.0 + self.amp[c] * math.cos(2.0 * math.pi * (hour - self.peak[c]) / 24.0)
+        if self.profile is not None:
+            day *= self.weekly(c, t)
         return day * self.trend(t)
 
     def intensity(self, c: int, t: float) -> float:
@@ -339,7 +378,7 @@ class _Trial:
         first, who, struck = math.inf, None, None
         top = max(self.trend(t0), self.trend(t1))
         for c, node, rate in self.sources():
-            bound = rate * (1.0 + self.amp[c]) * top
+            bound = rate * (1.0 + self.amp[c]) * self.weekly_max(c) * top
             if bound <= 0.0 or self.blocked(c):
                 continue
             s = t0
@@ -879,12 +918,13 @@ def _draw_row(inputs, name: str, draw: int):
 
 
 def _modulated(inputs) -> bool:
-    """Whether failure rates vary in time in any draw (single values or per-draw rows)."""
+    """Whether failure rates vary in time in any draw (single values, per-draw rows, profiles)."""
     if any(float(a) > 0.0 for a in np.ravel(inputs.cat_amp)) or float(inputs.trend_shape) != 1.0:
         return True
     amp = np.asarray(getattr(inputs, "draw_amp", np.zeros((0, 0))), dtype=np.float64)
     trend = np.asarray(getattr(inputs, "draw_trend", np.ones(0)), dtype=np.float64)
-    return bool(np.any(amp > 0.0) or np.any(trend != 1.0))
+    profile = np.asarray(getattr(inputs, "cat_profile", np.ones((0, WEEK_HOURS))))
+    return bool(np.any(amp > 0.0) or np.any(trend != 1.0) or profile.shape[0] > 0)
 
 
 def _kind_field(inputs, name: str, n_cat: int) -> list[float]:
