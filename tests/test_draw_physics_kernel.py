@@ -22,6 +22,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from threecats import NODE, PHYSICS, three_category_inputs
 
 from relmc.sim import _kernels
 from relmc.sim.inputs import OUTPUTS, KernelInputs, allocate_outputs, kernel_args
@@ -32,54 +33,9 @@ N_TRIALS = 2 * BLOCK_SIZE
 NAMES = tuple(name for name, _, _, _ in OUTPUTS)
 
 
-def _inputs(**kw) -> KernelInputs:
-    """Three categories, two rate draws (trials alternate), maintenance, a finite pool.
-
-    Every scalar has the kernel's type (a new type signature would recompile).
-    """
-    n = int(kw.pop("n_trials", N_TRIALS))
-    base = dict(
-        cat_rate=np.array([[0.04, 0.02, 0.01], [0.02, 0.05, 0.02]]),
-        draw_of_trial=np.arange(n, dtype=np.int64) % 2,
-        detect_hours=np.array([0.25, 0.125, 0.5]),
-        swap=np.array([True, False, True]),
-        maint_rate=0.02,
-        maint_hours=0.5,
-        work_hours=60.0,
-        tau=2.0,
-        delta=0.0625,
-        persist=0.25,
-        restart_hours=0.25,
-        swap_hours=0.375,
-        n_spares=2,
-        repair_hours=10.0,
-        cap_hours=300.0,
-        max_events=60,
-    )
-    base.update(kw)
-    return KernelInputs(**base)
+_inputs = three_category_inputs
 
 
-NODE = dict(
-    n_nodes=32,
-    bad_fraction=0.1,
-    bad_multiplier=np.array([4.0, 1.0, 2.0]),
-    cat_domain=np.array([1, 4, 1], dtype=np.int64),
-    diag_hours=np.array([0.125, 0.0, 0.25]),
-    lemon_k=2,
-    lemon_window=50.0,
-    n_standbys=1,
-    n_spares=3,
-    preempt_hours=0.125,
-    mem_restart_hours=0.0625,
-)
-PHYSICS = dict(
-    cat_kind=np.array([0, 1, 2], dtype=np.int64),
-    straggler_speed=np.array([1.0, 0.5, 1.0]),
-    sdc_latency=np.array([0.0, 0.0, 2.0]),
-    sdc_latency_exp=np.array([False, False, True]),
-    retention=2,
-)
 MODULATED = dict(
     cat_amp=np.array([0.5, 0.25, 0.75]),
     cat_phase=np.array([3.0, 15.0, 20.0]),

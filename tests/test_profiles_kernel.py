@@ -10,23 +10,19 @@ never taken with profiles. Known answers and the oracle are tested elsewhere.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 from typing import Any
 
 import numpy as np
 import pytest
+from threecats import run_path
 
-from relmc._seed import child_seed
 from relmc.sim import CAUSES, _kernels
 from relmc.sim.inputs import (
-    KERNEL_PARAMETERS,
     WEEK_HOURS,
     KernelInputs,
-    allocate_outputs,
-    kernel_args,
 )
-from relmc.sim.simulate import BLOCK_SIZE, run_kernel
+from relmc.sim.simulate import run_kernel
 
 REL = 1e-9
 Z_MAX = 4.5
@@ -46,20 +42,7 @@ def _run(x: KernelInputs, seed: int = 3) -> dict[str, np.ndarray]:
     return run_kernel(x, np.random.SeedSequence(seed))[0]
 
 
-def _run_path(block_fn, x: KernelInputs, seed: int, *extra) -> dict[str, np.ndarray]:
-    """One kernel path run directly over blocks seeded as :func:`run_kernel` seeds them.
-
-    ``extra`` arguments follow those named like :func:`simulate_block`'s.
-    """
-    out = allocate_outputs(x.n_trials, x.n_categories)
-    root = np.random.SeedSequence(seed)
-    wanted = inspect.signature(block_fn.py_func).parameters
-    for b in range(-(-x.n_trials // BLOCK_SIZE)):
-        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
-        args = kernel_args(x, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
-        named = dict(zip(KERNEL_PARAMETERS[1:], args, strict=True))
-        block_fn(rng, *(named[p] for p in wanted if p in named), *extra)
-    return out
+_run_path = run_path
 
 
 def _inputs(rates, *, n_trials: int = 512, **kw: Any) -> KernelInputs:
