@@ -720,3 +720,25 @@ def test_one_category_is_singular(tmp_path, capsys):
     assert "1 categories" not in text
     assert main(["fit", "--dataset", "rsc-1", "--seed", "1", "--out", str(tmp_path)]) == 0
     assert "rsc-1: 1 category, 3,613 events;" in capsys.readouterr().out
+
+
+def test_project_restart_spread_widens_the_credible_band(tmp_path, capsys):
+    # the CLI flag reaches the kernel: with restarts known only to a factor of 3 (90% range)
+    # the credible interval of expected ETTR (posterior rates x the restart's uncertainty) is
+    # wider than with a known restart. Known: ~0.01 wide at these sizes (rate uncertainty
+    # alone); a lognormal restart of factor 3 moves per-draw ETTR by several times that.
+    import json
+
+    def band(*extra):
+        out = tmp_path / f"p{len(extra)}"
+        argv = ["project", "--n-gpus", "16384", "--compute-days", "10", "--n-trials", "512"]
+        argv += ["--seed", "4", "--no-plot", "--quiet", "--out", str(out), "--json", "s.json"]
+        assert main([*argv, *extra]) == 0
+        doc = json.loads((out / "s.json").read_text())
+        q = doc["coords"]["quantile"]
+        values = doc["variables"]["ettr_credible"]["values"][0]
+        return values[q.index(0.95)] - values[q.index(0.05)]
+
+    known = band()
+    assert band("--restart-spread", "3") > 2 * known
+    capsys.readouterr()
