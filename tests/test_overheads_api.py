@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 import relmc
+from relmc import overheads
 from relmc.rates import cluster_rates, exposed_fraction, maintenance_rate, rate_draws
 from relmc.scenario import JITTER_FIELDS, OVERHEAD_DRAWS, SPREAD_FIELDS, Z95, replace_path
 from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS
@@ -193,3 +194,62 @@ def test_simulate_refuses_trials_that_cannot_fit_in_memory(monkeypatch, base):
     monkeypatch.setattr(relmc._io, "available_memory", lambda: 2**20)
     with pytest.raises(ValueError, match=r"n_trials=10,000 needs about .* use at most"):
         relmc.simulate(base, n_trials=10_000, seed=0)
+
+
+# --------------------------------------------------------------------------------------------
+# overheads from first principles (relmc.overheads): arithmetic and refusals
+
+
+def test_snapshot_hours_from_the_model():
+    # Llama 3 405B at 14 bytes per parameter over Tectonic's 2 TB/s: 405e9 * 14 / 2e12 s
+    a = overheads.snapshot_hours(405e9)
+    assert a.value * 3600 == pytest.approx(405e9 * 14 / 2e12, rel=1e-12)
+    assert a.name == "snapshot_hours" and a.inputs["bytes_per_param"] == 14.0
+    assert float(a) == a.value and "assumed snapshot_hours" in str(a)
+    b = overheads.snapshot_hours(1e9, bytes_per_param=2.0, storage_bytes_per_s=1e9)
+    assert b.value == pytest.approx(2.0 / 3600, rel=1e-12)  # 2 GB at 1 GB/s: 2 s
+
+
+def test_snapshot_hours_from_the_state_per_gpu():
+    a = overheads.snapshot_hours_from_state(4e9, 16384)  # 4 GB per GPU, 2 TB/s: 32.8 s
+    assert a.value * 3600 == pytest.approx(4e9 * 16384 / 2e12, rel=1e-12)
+    assert a.inputs["n_gpus"] == 16384
+
+
+def test_restart_hours_grows_as_a_power_of_the_size():
+    base = overheads.restart_hours(4096, exponent=0.3)
+    assert base.value == pytest.approx(10 / 60, rel=1e-12)  # at the reference size
+    twice = overheads.restart_hours(8192, exponent=0.3)
+    assert twice.value == pytest.approx(10 / 60 * 2**0.3, rel=1e-12)
+    flat = overheads.restart_hours(100_000, exponent=0.0)
+    assert flat.value == pytest.approx(10 / 60, rel=1e-12)
+    load = overheads.restart_hours(4096, exponent=0.0, load_bytes=7.2e15, storage_bytes_per_s=2e12)
+    assert load.value == pytest.approx(10 / 60 + 1.0, rel=1e-12)  # 3,600 s of reading
+    other = overheads.restart_hours(
+        1000, exponent=1.0, reference_hours=0.5, reference_gpus=500, load_bytes=0.0
+    )
+    assert other.value == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: overheads.snapshot_hours(0),
+        lambda: overheads.snapshot_hours(-1e9),
+        lambda: overheads.snapshot_hours(math.nan),
+        lambda: overheads.snapshot_hours(True),
+        lambda: overheads.snapshot_hours(1e9, bytes_per_param=0),
+        lambda: overheads.snapshot_hours(1e9, storage_bytes_per_s=math.inf),
+        lambda: overheads.snapshot_hours_from_state(0, 8),
+        lambda: overheads.snapshot_hours_from_state(1e9, 0),
+        lambda: overheads.restart_hours(0, exponent=0.1),
+        lambda: overheads.restart_hours(1024, exponent=-0.1),
+        lambda: overheads.restart_hours(1024, exponent=0.1, reference_hours=0),
+        lambda: overheads.restart_hours(1024, exponent=0.1, reference_gpus=0),
+        lambda: overheads.restart_hours(1024, exponent=0.1, load_bytes=-1.0),
+        lambda: overheads.restart_hours(1024, exponent=0.1, storage_bytes_per_s=0),
+    ],
+)
+def test_overhead_helpers_refuse_bad_inputs(call):
+    with pytest.raises(ValueError, match="must be a finite number"):
+        call()
