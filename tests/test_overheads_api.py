@@ -253,3 +253,22 @@ def test_restart_hours_grows_as_a_power_of_the_size():
 def test_overhead_helpers_refuse_bad_inputs(call):
     with pytest.raises(ValueError, match="must be a finite number"):
         call()
+
+
+def test_overhead_helpers_details():
+    # the published bandwidth exactly, keyword-only options, a fractional load, and the
+    # refusals say which bound applies (> 0 or >= 0)
+    assert overheads.TECTONIC_SUSTAINED_BYTES_PER_S == 2e12
+    assert overheads.snapshot_hours(1e9).inputs["storage_bytes_per_s"] == 2e12
+    with pytest.raises(TypeError):
+        overheads.snapshot_hours(1e9, 2.0)  # bytes_per_param is keyword-only
+    with pytest.raises(TypeError):
+        overheads.restart_hours(4096, 0.2)  # so is the exponent
+    half = overheads.restart_hours(4096, exponent=0.0, load_bytes=1.5e12, storage_bytes_per_s=1e12)
+    assert half.value == pytest.approx(10 / 60 + 1.5 / 3600, rel=1e-12)
+    with pytest.raises(ValueError, match=r"n_params must be a finite number > 0"):
+        overheads.snapshot_hours(0)
+    with pytest.raises(ValueError, match=r"load_bytes must be a finite number >= 0"):
+        overheads.restart_hours(1024, exponent=0.1, load_bytes=-1.0)
+    # the report gives hours and seconds
+    assert "= 0.009102 h (32.8 s)" in str(overheads.snapshot_hours_from_state(4e9, 16384))
