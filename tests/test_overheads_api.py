@@ -270,5 +270,16 @@ def test_overhead_helpers_details():
         overheads.snapshot_hours(0)
     with pytest.raises(ValueError, match=r"load_bytes must be a finite number >= 0"):
         overheads.restart_hours(1024, exponent=0.1, load_bytes=-1.0)
-    # the report gives hours and seconds
-    assert "= 0.009102 h (32.8 s)" in str(overheads.snapshot_hours_from_state(4e9, 16384))
+    with pytest.raises(TypeError):
+        overheads.snapshot_hours_from_state(4e9, 16384, 2e12)  # bandwidth is keyword-only
+    # no load by default: exactly the start-up term; sizes need not be multiples
+    assert overheads.restart_hours(4096, exponent=0.3).value == 10 / 60
+    odd = overheads.restart_hours(1500, exponent=1.0, reference_hours=1.0, reference_gpus=1000)
+    assert odd.value == pytest.approx(1.5, rel=1e-12)
+    # an Assumption is frozen, and its report gives hours, seconds and the inputs
+    a = overheads.snapshot_hours_from_state(4e9, 16384)
+    with pytest.raises(AttributeError):
+        a.value = 1.0
+    text = str(a)
+    assert "= 0.009102 h (32.8 s)" in text
+    assert "bytes_per_gpu=4e+09, n_gpus=16384, storage_bytes_per_s=2e+12:" in text
