@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import time
 
 import numpy as np
-from bench_physics import SEED, SIZES, W_HOURS, draw_rate, run
+from bench_physics import SEED, SIZES, W_HOURS, draw_rate, measure
 
 from relmc.defaults import default_failures
 from relmc.scenario import JITTER_FIELDS, SPREAD_FIELDS, Cluster, Job, Policy, Scenario
-from relmc.sim.simulate import BLOCK_SIZE, draw_overhead_factors, kernel_inputs
+from relmc.sim.simulate import draw_overhead_factors, kernel_inputs
 
 MODES = {
     "off": {},
@@ -63,19 +62,10 @@ def main(argv=None) -> None:
     )
     for n_gpus in SIZES:
         for mode in MODES:
-            probe = inputs(n_gpus, mode, BLOCK_SIZE)
-            run(probe)  # compile (cached) and measure events per trial
-            per = max(run(probe) / probe.n_trials, 1.0)
-            n_trials = max(BLOCK_SIZE, int(args.events / per) // BLOCK_SIZE * BLOCK_SIZE)
-            x = inputs(n_gpus, mode, n_trials)
-            c0 = time.process_time()
-            ev = run(x)
-            dt = time.process_time() - c0
-            rate = ev / dt
-            print(
-                f"{n_gpus:>9} {mode:>10} {n_trials:>7} {ev:>10} "
-                f"{rate / 1e6:>8.2f} {rate / floor:>6.3f}"
+            n_trials, ev, mev, ratio = measure(
+                lambda n, g=n_gpus, m=mode: inputs(g, m, n), args.events, floor
             )
+            print(f"{n_gpus:>9} {mode:>10} {n_trials:>7} {ev:>10} {mev:>8.2f} {ratio:>6.3f}")
 
 
 if __name__ == "__main__":

@@ -85,6 +85,22 @@ def run(x) -> int:
     return int(out["events"].sum())
 
 
+def measure(make_inputs, events: float, floor: float) -> tuple[int, int, float, float]:
+    """Run ``make_inputs(n_trials)`` for about ``events`` events: (trials, events, M ev/s, ratio).
+
+    A first block compiles (cached) and measures events per trial; the timed run is CPU time.
+    """
+    probe = make_inputs(BLOCK_SIZE)
+    run(probe)
+    per = max(run(probe) / probe.n_trials, 1.0)
+    n_trials = max(BLOCK_SIZE, int(events / per) // BLOCK_SIZE * BLOCK_SIZE)
+    x = make_inputs(n_trials)
+    c0 = time.process_time()
+    ev = run(x)
+    rate = ev / (time.process_time() - c0)
+    return n_trials, ev, rate / 1e6, rate / floor
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=float, default=3e6, help="events per row (about)")
@@ -94,18 +110,14 @@ def main(argv=None) -> None:
     print(f"{'n_gpus':>9} {'physics':>8} {'trials':>7} {'events':>10} {'M ev/s':>8} {'ratio':>6}")
     for n_gpus in SIZES:
         for on in (False, True):
-            probe, _ = kernel_inputs(scenario(n_gpus, on), None, BLOCK_SIZE)
-            run(probe)  # compile (cached) and measure events per trial
-            per = max(run(probe) / probe.n_trials, 1.0)
-            n_trials = max(BLOCK_SIZE, int(args.events / per) // BLOCK_SIZE * BLOCK_SIZE)
-            x, _ = kernel_inputs(scenario(n_gpus, on), None, n_trials)
-            c0 = time.process_time()
-            ev = run(x)
-            dt = time.process_time() - c0
-            rate = ev / dt
+            n_trials, ev, mev, ratio = measure(
+                lambda n, g=n_gpus, on=on: kernel_inputs(scenario(g, on), None, n)[0],
+                args.events,
+                floor,
+            )
             print(
                 f"{n_gpus:>9} {'on' if on else 'off':>8} {n_trials:>7} {ev:>10} "
-                f"{rate / 1e6:>8.2f} {rate / floor:>6.3f}"
+                f"{mev:>8.2f} {ratio:>6.3f}"
             )
 
 

@@ -67,7 +67,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc.cluster import units
 from relmc.errors import FieldError
-from relmc.scenario import OVERHEAD_DRAWS, SPREAD_FIELDS
+from relmc.scenario import OVERHEAD_DRAWS
 
 if TYPE_CHECKING:
     from relmc.scenario import Scenario
@@ -336,7 +336,7 @@ def _point(scenario: Scenario, fm: Any, source: str) -> RateDraws:
     its own overhead multipliers.
     """
     values = np.array([[c.rate for c in fm.categories]], float)
-    if any(getattr(scenario.policy, f) != 1.0 for f in SPREAD_FIELDS):
+    if np.any(scenario.policy.overhead_sigma > 0.0):
         values = np.repeat(values, OVERHEAD_DRAWS, axis=0)
         source += f", repeated over {OVERHEAD_DRAWS:,} draws of the uncertain overheads"
     return RateDraws(values, source)

@@ -817,11 +817,6 @@ maintenance_spread : float
         """Log-sd of the per-event multiplier of each event overhead (``JITTER_FIELDS``)."""
         return np.log([getattr(self, f) for f in JITTER_FIELDS]) / Z95
 
-    @property
-    def uncertain_overheads(self) -> bool:
-        """Whether any overhead has a spread or a jitter."""
-        return any(getattr(self, f) != 1.0 for f in (*SPREAD_FIELDS, *JITTER_FIELDS))
-
     def mean_factor(self, overhead: str) -> float:
         """Mean multiplier of an overhead's median: ``exp((sigma^2 + j^2) / 2)``.
 

@@ -192,8 +192,7 @@ def _profile_inputs(scenario: Scenario, draws) -> dict[str, Any]:
         return {}
     phys = draws.physics
     if phys is not None and phys.diurnal_amplitude is not None:
-        for c, q in zip(scenario.failures.categories, profiles, strict=True):
-            col = scenario.failures.names.index(c.name)
+        for col, (c, q) in enumerate(zip(scenario.failures.categories, profiles, strict=True)):
             if q is not None and np.any(phys.diurnal_amplitude[:, col] > 0):
                 raise FieldError(
                     f"failures.categories[{c.name!r}].rate_profile",
