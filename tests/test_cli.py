@@ -160,7 +160,8 @@ def test_bad_input_subprocess_has_no_traceback(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "cmd", [[], ["project"], ["fit"], ["simulate"], ["optimize"], ["datasets"], ["sweep"]]
+    "cmd",
+    [[], ["project"], ["fit"], ["simulate"], ["optimize"], ["datasets"], ["sweep"], ["examples"]],
 )
 def test_help(cmd, capsys):
     assert main([*cmd, "--help"]) == 0

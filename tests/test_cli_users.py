@@ -640,6 +640,7 @@ ALL_HELP = [
     ["sweep", "submit"],
     ["sweep", "status"],
     ["sweep", "open"],
+    ["examples"],
 ]
 
 
@@ -657,22 +658,25 @@ def test_help_has_examples_and_no_rest_markup(cmd, capsys):
 
 SCRIPTS = ["quickstart.py", "what_if.py", "own_cluster.py", "event_log.py", "levers.py"]
 SCRIPTS += ["time_varying.py"]
-SWEEP_SPEC = ["'relmc sweep init'", "relmc/templates/sweep.toml", "examples/sweep.toml"]
-#: what each command's --help points to: the package's templates, the repository's examples
+COPY = "'relmc examples --copy DIR'"  # how the installed example scripts are reached
+SWEEP_SPEC = ["'relmc sweep init'", "relmc/templates/sweep.toml", COPY, "(sweep.toml)"]
+#: what each command's --help points to: the package's templates, the installed examples
 HELP_POINTS_TO = {
-    (): [*SCRIPTS, "relmc simulate --init", "relmc sweep init", "relmc/templates/"],
-    ("project",): ["quickstart.py", "own_cluster.py", "examples/my_cluster.csv"],
-    ("fit",): ["quickstart.py", "own_cluster.py", "event_log.py"],
+    (): [*SCRIPTS, COPY, "relmc simulate --init", "relmc sweep init", "relmc/templates/"],
+    ("project",): ["quickstart.py", "own_cluster.py", "examples/my_cluster.csv", COPY],
+    ("fit",): ["quickstart.py", "own_cluster.py", "event_log.py", COPY],
     ("simulate",): [
+        COPY,
         "relmc simulate --init",
         "relmc/templates/scenario.toml",
         "examples/scenario.toml",
         "time_varying.py",
         "levers.py",
     ],
-    ("optimize",): ["what_if.py"],
-    ("compare",): ["what_if.py", "levers.py"],
-    ("datasets",): ["quickstart.py", "own_cluster.py"],
+    ("optimize",): ["what_if.py", COPY],
+    ("compare",): ["what_if.py", "levers.py", COPY],
+    ("datasets",): ["quickstart.py", "own_cluster.py", COPY],
+    ("examples",): ["relmc examples --copy", "quickstart.py"],
     **{("sweep", *c): SWEEP_SPEC for c in [(), ("init",), ("run",), ("submit",), ("status",)]},
     ("sweep", "open"): SWEEP_SPEC,
 }

@@ -46,7 +46,11 @@ def test_quickstart(tmp_path):
 
 
 def test_own_cluster(tmp_path):
-    out = _run([EXAMPLES / "own_cluster.py"], tmp_path)
+    # run from the copy `relmc examples --copy` makes: it reads my_cluster.csv beside itself
+    from clirun import run_cli
+
+    assert run_cli("examples", "--copy", tmp_path / "mine").returncode == 0
+    out = _run([tmp_path / "mine" / "own_cluster.py"], tmp_path)
     assert "my-cluster: 36 interruptions in 6 categories" in out
     rows = re.findall(
         r"^\s*([\d,]+) GPUs: MTTF .* ETTR ([\d.]+) \[([\d.]+), ([\d.]+)\]$", out, re.M
@@ -259,3 +263,70 @@ def test_uncertain_overheads(tmp_path):
     for med, c_lo, c_hi, p_lo, p_hi in rows.values():
         assert c_lo <= med <= c_hi and p_lo <= med <= p_hi
     assert "assumed restart_hours = " in out
+
+
+# --- `relmc examples`: the scripts installed with the package --------------------------------
+
+
+def test_examples_command_lists_every_script_and_data_file(capsys):
+    from relmc.cli import main
+    from relmc.cli.examples import DATA, examples_dir, summary
+
+    assert examples_dir() == EXAMPLES  # a source checkout: the repository's folder
+    # every file of examples/ is either a script or a described data file (a new data file
+    # must be described, or `--copy` would leave it behind and its script would fail)
+    others = {p.name for p in EXAMPLES.iterdir() if p.is_file() and p.suffix != ".py"}
+    assert others == set(DATA)
+    assert main(["examples"]) == 0
+    out = capsys.readouterr().out
+    for p in EXAMPLES.glob("*.py"):
+        assert re.search(rf"^{re.escape(p.name)}\s+\S", out, re.M), p.name
+        assert summary(p) and summary(p) in out  # each script says what it shows
+    for name, text in DATA.items():
+        assert f"{name}" in out and text in out
+    assert str(EXAMPLES) in out
+
+
+def test_examples_summary_is_the_first_sentence(tmp_path):
+    from relmc.cli.examples import summary
+
+    p = tmp_path / "x.py"
+    p.write_text('"""What does a thing cost? More words\nhere.\n\nSecond paragraph."""\n')
+    assert summary(p) == "What does a thing cost?"
+    p.write_text('"""One line without a stop"""\n')
+    assert summary(p) == "One line without a stop"
+    p.write_text("x = 1\n")
+    assert summary(p) == ""
+
+
+def test_examples_copy_is_complete_and_never_overwrites(tmp_path):
+    from clirun import one_error_line, run_cli
+
+    from relmc.cli.examples import DATA
+
+    dest = tmp_path / "mine"
+    r = run_cli("examples", "--copy", dest)
+    assert r.returncode == 0, r.stderr
+    expected = sorted([p.name for p in EXAMPLES.glob("*.py")] + list(DATA))
+    assert sorted(p.name for p in dest.iterdir()) == expected  # no staging or lock left
+    for name in expected:
+        assert (dest / name).read_bytes() == (EXAMPLES / name).read_bytes(), name
+    # a second copy refuses before writing anything; an edited file survives
+    (dest / "quickstart.py").write_text("# mine\n")
+    line = one_error_line(run_cli("examples", "--copy", dest))
+    assert "--copy" in line and "--force" in line and f"and {len(expected) - 3} more" in line
+    assert (dest / "quickstart.py").read_text() == "# mine\n"
+    # one clash is named; the other files are not written either
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "quickstart.py").write_text("# mine\n")
+    assert "already has quickstart.py;" in one_error_line(run_cli("examples", "--copy", other))
+    assert [p.name for p in other.iterdir()] == ["quickstart.py"]
+    # --force replaces
+    assert run_cli("examples", "--copy", dest, "--force").returncode == 0
+    assert (dest / "quickstart.py").read_bytes() == (EXAMPLES / "quickstart.py").read_bytes()
+    # a file where the folder should be: one line, nothing written
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert "--copy" in one_error_line(run_cli("examples", "--copy", blocker))
+    assert blocker.read_text() == "x"

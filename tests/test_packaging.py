@@ -17,7 +17,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # what setuptools reads to build the wheel (the rest of the repository is not packaged)
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "SOURCES.md", "relmc")
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "MANIFEST.in",
+    "SOURCES.md",
+    "relmc",
+    "examples",
+)
 
 
 def _package_files() -> set[str]:
@@ -53,3 +61,21 @@ def test_wheel_ships_data_templates_and_licence(tmp_path):
     assert {"relmc/templates/sweep.toml", "relmc/templates/scenario.toml"} <= expected
     assert expected <= names, sorted(expected - names)
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    # the example scripts and their data, as relmc/examples/ (`relmc examples` finds them)
+    examples = {f"relmc/examples/{p.name}" for p in (ROOT / "examples").iterdir() if p.is_file()}
+    assert examples <= names, sorted(examples - names)
+
+
+def test_every_package_folder_is_listed():
+    # pyproject lists the packages (examples/ is mapped to relmc.examples), so a new folder
+    # under relmc/ must be added there or the wheel would lack it
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {
+        ".".join(p.relative_to(ROOT).parts)
+        for p in (ROOT / "relmc").rglob("*")
+        if p.is_dir() and p.name != "__pycache__" and any(q.is_file() for q in p.iterdir())
+    }
+    assert set(config["packages"]) == folders | {"relmc", "relmc.examples"}
+    assert config["package-dir"] == {"relmc.examples": "examples"}

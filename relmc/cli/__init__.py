@@ -1,8 +1,9 @@
 """The ``relmc`` command (also ``python -m relmc``): thin wrappers around the public API.
 
 Subcommands, one module each: ``project`` (the main job: fit, project over sizes, table,
-netCDF, figure), ``fit``, ``simulate``, ``optimize``, ``compare``, ``datasets`` and ``sweep``
-(``run``/``submit``/``status``/``open`` of :mod:`relmc.sweep`). Scenario options are generated
+netCDF, figure), ``fit``, ``simulate``, ``optimize``, ``compare``, ``datasets``, ``sweep``
+(``run``/``submit``/``status``/``open`` of :mod:`relmc.sweep`) and ``examples`` (the example
+scripts installed with the package). Scenario options are generated
 from the dataclasses (:mod:`relmc.cli.options`); output formatting is in
 :mod:`relmc.cli.output`.
 
@@ -17,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from relmc.cli import compare, datasets, fit, optimize, project, simulate, sweep
+from relmc.cli import compare, datasets, examples, fit, optimize, project, simulate, sweep
 from relmc.cli.errors import run_command
 from relmc.cli.options import PROG, Parser
 from relmc.cli.output import projection_table
@@ -39,14 +40,15 @@ templates (shipped in the package, relmc/templates/; written commented, ready to
   relmc simulate --init scenario.toml    # every scenario field with its unit, range, default
   relmc sweep init sweep.toml            # a sweep spec
 
-example scripts, the same from Python (examples/ in the relmc source repository, not
-installed): quickstart.py (fit and project), what_if.py (paired policy gains), own_cluster.py
-(your own counts CSV), event_log.py (an event log), levers.py (node and operator levers),
-time_varying.py (daily cycles, trends, power swings, stragglers, latent SDC),
-uncertain_overheads.py (restart and detection times known only as ranges)
+example scripts, the same from Python (installed with relmc: 'relmc examples' lists them,
+'relmc examples --copy DIR' copies them to run and edit): quickstart.py (fit and project),
+what_if.py (paired policy gains), own_cluster.py (your own counts CSV), event_log.py (an event
+log), levers.py (node and operator levers), time_varying.py (daily cycles, trends, power
+swings, stragglers, latent SDC), uncertain_overheads.py (restart and detection times known only
+as ranges)
 """
 
-_SUBCOMMANDS = (project, fit, simulate, optimize, compare, datasets, sweep)
+_SUBCOMMANDS = (project, fit, simulate, optimize, compare, datasets, sweep, examples)
 
 
 def build_parser() -> argparse.ArgumentParser:

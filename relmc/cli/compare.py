@@ -34,10 +34,9 @@ examples:
       --policy both:restart_minutes=2,checkpoint_interval_minutes=5
   relmc compare --policy daly:checkpoint_interval=daly --snapshot-minutes 0.5 --seed 1
 
-example scripts, the same from Python (examples/ in the relmc source repository):
-what_if.py (restart and checkpoint policies at 100,000 GPUs), levers.py (lemon detection,
-diagnosis, standbys, spares, in-memory checkpoints)
-"""
+example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
+them): what_if.py (restart and checkpoint policies at 100,000 GPUs), levers.py (lemon
+detection, diagnosis, standbys, spares, in-memory checkpoints)"""
 
 BASELINE = "baseline"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")

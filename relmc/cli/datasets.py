@@ -13,10 +13,9 @@ examples:
   relmc datasets                 # one line per dataset
   relmc datasets llama3-405b     # full provenance and the counts
 
-example scripts (examples/ in the relmc source repository): quickstart.py (a bundled
-dataset, fitted and projected), own_cluster.py (your own counts instead:
-examples/my_cluster.csv shows the CSV's columns)
-"""
+example scripts (installed with relmc; 'relmc examples --copy DIR' copies them): quickstart.py
+(a bundled dataset, fitted and projected), own_cluster.py (your own counts instead:
+examples/my_cluster.csv shows the CSV's columns)"""
 
 
 def add_parser(sub) -> None:

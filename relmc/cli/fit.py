@@ -19,10 +19,9 @@ examples:
   relmc fit --dataset rsc-1 --n-gpus 131072
   relmc fit --counts my_cluster.csv --model hierarchical --n-draws 2000 --seed 3
 
-example scripts, the same from Python (examples/ in the relmc source repository):
-quickstart.py (the Llama 3 fit), own_cluster.py (a counts CSV: examples/my_cluster.csv shows
-the columns), event_log.py (fitting an event log: daily cycles, trend, lemon nodes)
-"""
+example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
+them): quickstart.py (the Llama 3 fit), own_cluster.py (a counts CSV: examples/my_cluster.csv
+shows the columns), event_log.py (fitting an event log: daily cycles, trend, lemon nodes)"""
 
 
 def add_parser(sub) -> None:

@@ -18,9 +18,8 @@ examples:
   relmc optimize --n-gpus 131072 --snapshot-minutes 0.5 --restart-minutes 5
   relmc optimize --intervals 0.1,0.2,0.3,0.5 --n-trials 4000 --seed 1
 
-example script (examples/ in the relmc source repository): what_if.py (checkpoint interval
-and restart time compared from Python, on paired trials)
-"""
+example script (installed with relmc; 'relmc examples --copy DIR' copies them): what_if.py
+(checkpoint interval and restart time compared from Python, on paired trials)"""
 
 
 def add_parser(sub) -> None:

@@ -47,11 +47,10 @@ examples:
   relmc project --target-se 0.001 --n-trials 100000   # each size stops at SE 0.001
   relmc project --n-gpus 16384 --keep-trials   # projection.nc keeps per-trial ETTR by draw
 
-example scripts, the same from Python (examples/ in the relmc source repository):
-quickstart.py (this command's default run), own_cluster.py (a counts CSV, as --counts; its
-input is examples/my_cluster.csv), time_varying.py (time-varying rates and speed),
-uncertain_overheads.py (credible and predictive bands with uncertain overheads)
-"""
+example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
+them): quickstart.py (this command's default run), own_cluster.py (a counts CSV, as --counts;
+its input is examples/my_cluster.csv), time_varying.py (time-varying rates and speed),
+uncertain_overheads.py (credible and predictive bands with uncertain overheads)"""
 
 
 def add_parser(sub) -> None:

@@ -26,15 +26,14 @@ persist times); --quiet drops it.
 examples:
   relmc simulate --init my.toml                    # the commented template, to edit
   relmc simulate my.toml
-  relmc simulate examples/scenario.toml            # a complete scenario, in the repository
+  relmc simulate examples/scenario.toml            # after 'relmc examples --copy examples'
   relmc simulate scenario.toml --target-rse 0.001 --hopeless-ettr 0.1 --n-trials 1000000
   relmc simulate scenario.toml --posterior relmc-output/posterior.nc --n-trials 10000 --seed 2
 
-example scripts (examples/ in the relmc source repository): scenario.toml (a complete
-scenario), time_varying.py (daily cycles, a wear-out trend and power swings in a scenario),
-levers.py (the node fields: lemons, repairs, standbys, in-memory checkpoints),
-uncertain_overheads.py (the policy's *_spread and *_jitter fields)
-"""
+example scripts (installed with relmc; 'relmc examples --copy DIR' copies them): scenario.toml
+(a complete scenario), time_varying.py (daily cycles, a wear-out trend and power swings in a
+scenario), levers.py (the node fields: lemons, repairs, standbys, in-memory checkpoints),
+uncertain_overheads.py (the policy's *_spread and *_jitter fields)"""
 
 
 def add_parser(sub) -> None:

@@ -55,8 +55,8 @@ examples:
 _SPEC_SOURCES = """
 
 spec to start from: 'relmc sweep init' writes the package's commented template
-(relmc/templates/sweep.toml); examples/sweep.toml in the relmc source repository is a
-complete one."""
+(relmc/templates/sweep.toml); 'relmc examples --copy DIR' copies a complete one (sweep.toml)
+with the example scripts."""
 EPILOGS = {name: text + _SPEC_SOURCES for name, text in EPILOGS.items()}
 
 # `relmc sweep submit` options that override a field of the spec's [slurm] table
