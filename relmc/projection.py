@@ -45,7 +45,14 @@ from relmc.rates import (
     rate_draws,
 )
 from relmc.scenario import FailureModel, Scenario, replace_path
-from relmc.sim.simulate import BLOCK_SIZE, Precision, check_n_trials, kernel_inputs, simulate
+from relmc.sim.simulate import (
+    BLOCK_SIZE,
+    OVERHEAD_KEY,
+    Precision,
+    check_n_trials,
+    kernel_inputs,
+    simulate,
+)
 from relmc.summary import QUANTILES, summarize
 
 __all__ = [
@@ -326,6 +333,7 @@ def project(
             n_threads=n_threads,
             progress=False,
             precision=precision,
+            overhead_seed=root,  # one multiplier per posterior draw at every size
         )
         cred = None
         if credible_trials:
@@ -336,6 +344,7 @@ def project(
                 seed=child_seed(size_seed(root, n), _CREDIBLE_KEY),
                 n_threads=n_threads,
                 progress=False,
+                overhead_seed=root,
             )
         rows.append(_summarize_size(res, sc, draws, cred, nested))
         if per_trial is not None:
@@ -378,7 +387,8 @@ def project(
         "seed_rule": "size N is simulated with SeedSequence(seed_entropy, seed_spawn_key + [N]), "
         f"in blocks of {BLOCK_SIZE} trials, block b with spawn key + [N, b]; the credible "
         f"simulation at N with spawn key + [N, {_CREDIBLE_KEY}] (its blocks + [N, "
-        f"{_CREDIBLE_KEY}, b])",
+        f"{_CREDIBLE_KEY}, b]); the overhead multipliers of each posterior draw (the policy's "
+        f"*_spread) from spawn key + [{OVERHEAD_KEY}], the same at every size",
         "n_trials": n_trials,
         "n_draws": draws.n_draws,
         "credible_trials": int(credible_trials),

@@ -283,3 +283,56 @@ def test_overhead_helpers_details():
     text = str(a)
     assert "= 0.009102 h (32.8 s)" in text
     assert "bytes_per_gpu=4e+09, n_gpus=16384, storage_bytes_per_s=2e+12:" in text
+
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every overhead-factor draw made while the test runs: (entropy, spawn key, rows, factors)."""
+    import relmc.sim.simulate as simmod
+
+    calls = []
+    real = simmod.draw_overhead_factors
+
+    def spy(inputs, root, rows=None):
+        out = real(inputs, root, rows)
+        if out is not inputs:
+            rows = np.arange(out.overhead_factor.shape[0]) if rows is None else np.asarray(rows)
+            calls.append((root.entropy, root.spawn_key, rows, out.overhead_factor))
+        return out
+
+    monkeypatch.setattr(simmod, "draw_overhead_factors", spy)
+    return calls
+
+
+def test_project_shares_each_draws_multipliers_across_sizes(base, drawn):
+    # an uncertain restart time is a property of the software, not of the cluster size: every
+    # size (and the credible simulation) uses the same multiplier for posterior draw d
+    sc = _policy(base, restart_spread=3.0)
+    ds = relmc.project(
+        scenario=sc, n_gpus=[2048, 8192], n_trials=64, credible_trials=32, seed=5, n_threads=1
+    )
+    assert len(drawn) == 4  # two sizes, each with its credible simulation
+    assert {(e, k) for e, k, _, _ in drawn} == {(5, ())}  # the projection's own root
+    by_draw: dict[int, np.ndarray] = {}
+    for _, _, rows, f in drawn:
+        for r, row in zip(rows, f, strict=True):
+            np.testing.assert_array_equal(by_draw.setdefault(int(r), row), row)
+    assert len(by_draw) >= 64  # every trial's draw was checked, not one
+    assert "overhead multipliers" in ds.attrs["seed_rule"]
+
+
+def test_simulate_overhead_seed_is_separate_from_the_trials_seed(base, drawn):
+    sc = _policy(base, restart_spread=3.0)
+
+    def run(seed, oseed):
+        return relmc.simulate(sc, n_trials=64, seed=seed, n_threads=1, overhead_seed=oseed)
+
+    a, b, c = run(1, 9), run(2, 9), run(1, None)
+    np.testing.assert_array_equal(drawn[0][3], drawn[1][3])  # same multipliers ...
+    assert not np.array_equal(a["wall_hours"].values, b["wall_hours"].values)  # ... new trials
+    assert not np.array_equal(drawn[0][3], drawn[2][3])  # control: the default follows seed
+    assert (a.attrs["overhead_seed_entropy"], a.attrs["overhead_seed_spawn_key"]) == ("9", "[]")
+    assert "overhead_seed_entropy" not in c.attrs
+    with pytest.raises(ValueError, match="overhead_seed"):
+        relmc.simulate(sc, n_trials=8, overhead_seed=-1)

@@ -434,6 +434,7 @@ def simulate(
     n_threads: int | None = None,
     progress: bool | None = None,
     precision: Precision | None = None,
+    overhead_seed=None,
 ) -> xr.Dataset:
     """Simulate ``n_trials`` runs of the scenario's training job.
 
@@ -462,6 +463,13 @@ def simulate(
         Adaptive precision: stop before ``n_trials`` (then a budget) once the Monte Carlo
         standard error of mean ETTR meets a target, or once the mean is hopeless (see
         :class:`Precision`). The trials run are a prefix of the ``n_trials`` run, whole blocks.
+    overhead_seed : int, SeedSequence or None
+        Root of the per-draw overhead multipliers (the policy's ``*_spread`` fields; see
+        "Uncertain overheads" in :mod:`relmc.sim`); default: ``seed``. Simulations given the
+        same value share each posterior draw's multipliers (common random numbers):
+        :func:`relmc.project` gives its own seed to every size and to the credible simulation,
+        so an uncertain restart time is the same at every cluster size. Recorded in ``attrs``
+        (``overhead_seed_entropy``, ``overhead_seed_spawn_key``) when given.
 
     Returns
     -------
@@ -490,15 +498,18 @@ def simulate(
             "precision", f"precision must be a relmc.Precision or None; got {precision!r}"
         )
     root = resolve_seed(seed)
+    overhead_root = root if overhead_seed is None else resolve_seed(overhead_seed, "overhead_seed")
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
-    inputs = draw_overhead_factors(inputs, root, labels["draw_rows"])
+    inputs = draw_overhead_factors(inputs, overhead_root, labels["draw_rows"])
     if progress is None:
         progress = sys.stderr.isatty() and n_trials >= 100 * BLOCK_SIZE
     out, stopped = run_kernel(
         inputs, root, n_threads=n_threads, progress=progress, precision=precision
     )
     ds = _label(scenario, inputs, labels, root, out)
+    if overhead_seed is not None:
+        ds.attrs.update({f"overhead_{k}": v for k, v in seed_attrs(overhead_root).items()})
     ds.attrs["n_trials_budget"] = n_trials
     ds.attrs["stopped_by"] = stopped
     if precision is not None:
