@@ -285,7 +285,6 @@ def test_overhead_helpers_details():
     assert "bytes_per_gpu=4e+09, n_gpus=16384, storage_bytes_per_s=2e+12:" in text
 
 
-
 @pytest.fixture
 def drawn(monkeypatch):
     """Every overhead-factor draw made while the test runs: (entropy, spawn key, rows, factors)."""
