@@ -30,7 +30,7 @@ import numpy as np
 from scipy import stats
 
 from relmc.models import fit_hierarchical, import_arviz, import_pymc
-from relmc.models.hierarchical import draw_pooled_log, marginal_model
+from relmc.models.hierarchical import TARGET_ACCEPT, draw_pooled_log, marginal_model
 
 az = import_arviz()
 pm = import_pymc()
@@ -73,7 +73,11 @@ class Sampler:
         n = self.start.data.size
         pot = QuadPotentialDiagAdapt(n, self.start.data, np.ones(n), 10, rng=seed)
         step = pm.NUTS(
-            model=self.model, potential=pot, logp_dlogp_func=self.f, target_accept=0.9, rng=seed
+            model=self.model,
+            potential=pot,
+            logp_dlogp_func=self.f,
+            target_accept=TARGET_ACCEPT,
+            rng=seed,
         )
         with self.model:
             tr = pm.sample(

@@ -25,7 +25,7 @@ import xarray as xr
 from scipy import stats
 
 from relmc.models import fit_hierarchical, import_pymc
-from relmc.models.hierarchical import draw_pooled_log, marginal_model
+from relmc.models.hierarchical import TARGET_ACCEPT, draw_pooled_log, marginal_model
 
 pytestmark = pytest.mark.slow
 
@@ -51,9 +51,9 @@ class _SameModel:
     """relmc's ``fit_hierarchical(prior="bugs", pool="unit")`` sampler, compiled once.
 
     The model is ``marginal_model`` itself (all categories are pumps, so ``t`` is the
-    exposure), sampled with PyMC's NUTS, target_accept 0.9 as in ``fit_hierarchical``, and the
-    same diagonal mass-matrix adaptation that ``pm.sample`` sets up by default; then the rates
-    given each (alpha, beta) draw by ``draw_pooled_log``.
+    exposure), sampled with PyMC's NUTS, target acceptance ``TARGET_ACCEPT`` as in
+    ``fit_hierarchical``, and the same diagonal mass-matrix adaptation that ``pm.sample``
+    sets up by default; then the rates given each (alpha, beta) draw by ``draw_pooled_log``.
     """
 
     def __init__(self) -> None:
@@ -78,7 +78,7 @@ class _SameModel:
             model=self.model,
             potential=potential,
             logp_dlogp_func=self.logp_dlogp,
-            target_accept=0.9,
+            target_accept=TARGET_ACCEPT,
             rng=seed,
         )
         with self.model:
