@@ -17,11 +17,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import posixpath
 import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ __all__ = [
     "atomic_path",
     "available_memory",
     "check_trial_memory",
+    "memory_limit",
+    "MemoryBytes",
     "read_text",
     "write_netcdf",
 ]
@@ -123,16 +126,233 @@ def read_text(path: str | os.PathLike, what: str, max_bytes: int = MAX_INPUT_BYT
         ) from None
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), or ``None``."""
+# --------------------------------------------------------------------------------------------
+# memory available: the machine's, a container's or batch job's cgroup, a Slurm request
+
+#: cgroup v1 writes "no limit" as a huge number (2**63 rounded down to a page); any limit at or
+#: above this counts as none
+_V1_UNLIMITED = 2**60
+#: the most bytes of a small kernel or environment value relmc reads (a whole meminfo is ~1.5 KiB)
+_SMALL_FILE_BYTES = 64 * 1024
+
+
+class MemoryBytes(int):
+    """Bytes of memory (an ``int``) that also name the limit they came from (``source``)."""
+
+    source: str
+
+    def __new__(cls, value: int, source: str) -> MemoryBytes:  # noqa: D102
+        obj = super().__new__(cls, value)
+        obj.source = source
+        return obj
+
+    def __getnewargs__(self) -> tuple[int, str]:  # type: ignore[override]  # noqa: D105
+        return int(self), self.source
+
+
+def _read_small(path: Path) -> str | None:
+    """Return the text of a small kernel file, or None when it cannot be read or decoded."""
     try:
-        with open("/proc/meminfo", "rb") as f:
-            for line in f:
-                if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+        with open(path, "rb") as f:
+            return f.read(_SMALL_FILE_BYTES).decode("ascii")
+    except (OSError, ValueError):
+        return None
+
+
+def _uint(text: str | None) -> int | None:
+    """Return ``text`` (surrounding blanks aside) as a non-negative integer, or None."""
+    if text is None or not re.fullmatch(r"[0-9]{1,30}", text.strip()):
+        return None  # garbage, a sign, a unit, non-ASCII digits, or absurdly long
+    return int(text)
+
+
+def _read_bytes_value(path: Path) -> int | None:
+    """Return the non-negative integer a file holds, or None (unreadable, garbage)."""
+    return _uint(_read_small(path))
+
+
+def _stat_field(path: Path, *names: str) -> int | None:
+    """Return the first of ``names`` found in a ``memory.stat`` file (``name value`` lines)."""
+    text = _read_small(path)
+    if text is None:
+        return None
+    fields = dict(line.split(None, 1) for line in text.splitlines() if len(line.split()) == 2)
+    for name in names:
+        value = _uint(fields.get(name))
+        if value is not None:
+            return value
     return None
+
+
+def _meminfo_available(proc: Path) -> tuple[int, str] | None:
+    text = _read_small(proc / "meminfo")
+    for line in (text or "").splitlines():
+        parts = line.split()
+        kib = _uint(parts[1]) if parts[:1] == ["MemAvailable:"] and len(parts) >= 2 else None
+        if kib is not None:
+            return kib * 1024, "MemAvailable (/proc/meminfo)"
+    return None
+
+
+def _own_cgroups(proc: Path) -> tuple[str | None, str | None]:
+    """Return our cgroup v2 path and cgroup v1 memory path, from ``/proc/self/cgroup``."""
+    v2 = v1 = None
+    for line in (_read_small(proc / "self" / "cgroup") or "").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3 or not parts[2].startswith("/"):
+            continue
+        if parts[0] == "0" and parts[1] == "":
+            v2 = parts[2]
+        elif "memory" in parts[1].split(","):
+            v1 = parts[2]
+    return v2, v1
+
+
+def _levels(root: Path, cgroup: str) -> Iterator[Path]:
+    """Folders of ``cgroup`` and each of its ancestors under ``root``, innermost first.
+
+    Ancestors count because a parent's smaller limit binds its children; the walk also finds
+    the limit of a container whose own cgroup is mounted at ``root`` while ``/proc`` names
+    it by its host path (the deeper folders then do not exist).
+    """
+    parts = [p for p in posixpath.normpath(cgroup).split("/") if p not in ("", ".", "..")]
+    for n in range(len(parts), -1, -1):
+        yield root.joinpath(*parts[:n])
+
+
+def _cgroup_v2_available(proc: Path, cgroup_root: Path) -> list[tuple[int, str]]:
+    own, _ = _own_cgroups(proc)
+    if own is None:
+        return []
+    out = []
+    for level in _levels(cgroup_root, own):
+        limit = _read_bytes_value(level / "memory.max")  # "max" (no limit) reads as None
+        usage = _read_bytes_value(level / "memory.current")
+        if limit is None or usage is None:
+            continue
+        # page cache the kernel can drop is not used up (as MemAvailable counts it)
+        usage -= min(usage, _stat_field(level / "memory.stat", "inactive_file") or 0)
+        out.append((max(limit - usage, 0), f"cgroup memory.max ({level / 'memory.max'})"))
+    return out
+
+
+def _cgroup_v1_available(proc: Path, cgroup_root: Path) -> list[tuple[int, str]]:
+    _, own = _own_cgroups(proc)
+    if own is None:
+        return []
+    out = []
+    for level in _levels(cgroup_root / "memory", own):
+        limit = _read_bytes_value(level / "memory.limit_in_bytes")
+        if limit is None or limit >= _V1_UNLIMITED:
+            continue
+        usage = _read_bytes_value(level / "memory.usage_in_bytes")
+        if usage is None:
+            continue
+        cache = _stat_field(level / "memory.stat", "total_inactive_file", "inactive_file") or 0
+        usage -= min(usage, cache)
+        source = f"cgroup v1 memory.limit_in_bytes ({level / 'memory.limit_in_bytes'})"
+        out.append((max(limit - usage, 0), source))
+    return out
+
+
+def _rss(proc: Path) -> int:
+    """Return our resident memory (``VmRSS``), or 0 when it cannot be read."""
+    for line in (_read_small(proc / "self" / "status") or "").splitlines():
+        parts = line.split()
+        kib = _uint(parts[1]) if parts[:1] == ["VmRSS:"] and len(parts) >= 2 else None
+        if kib is not None:
+            return kib * 1024
+    return 0
+
+
+def _slurm_available(environ: Mapping[str, str], proc: Path) -> list[tuple[int, str]]:
+    """Slurm's memory request for this job on this node (MiB), less this process's RSS."""
+
+    def mib(name: str) -> int | None:
+        return _uint(environ.get(name))
+
+    requests = []
+    per_node = mib("SLURM_MEM_PER_NODE")
+    if per_node:  # 0: all of the node's memory, i.e. no limit of its own
+        requests.append((per_node, f"SLURM_MEM_PER_NODE={per_node} MiB"))
+    per_cpu = mib("SLURM_MEM_PER_CPU")
+    if per_cpu:
+        for cpus_name in ("SLURM_CPUS_ON_NODE", "SLURM_CPUS_PER_TASK"):
+            cpus = mib(cpus_name)  # a count, not MiB; the same parsing
+            if cpus:
+                text = f"SLURM_MEM_PER_CPU={per_cpu} MiB x {cpus_name}={cpus}"
+                requests.append((per_cpu * cpus, text))
+                break
+    if not requests:
+        return []
+    rss = _rss(proc)
+    return [
+        (max(m * 2**20 - rss, 0), f"{text}, less this process's memory") for m, text in requests
+    ]
+
+
+def memory_limit(
+    *,
+    proc: str | os.PathLike = "/proc",
+    cgroup_root: str | os.PathLike = "/sys/fs/cgroup",
+    environ: Mapping[str, str] | None = None,
+) -> tuple[int, str] | None:
+    """Bytes of memory this process may still allocate, and which limit gave that number.
+
+    The smallest of the limits that can be read (an unreadable or garbled one is skipped):
+
+    - ``MemAvailable`` in ``/proc/meminfo`` (the machine);
+    - cgroup v2: ``memory.max`` minus ``memory.current`` of this process's cgroup (from
+      ``/proc/self/cgroup``) and of each ancestor, under ``cgroup_root`` (``max``: none);
+    - cgroup v1: ``memory/.../memory.limit_in_bytes`` minus ``memory.usage_in_bytes``, the same
+      way (the huge "unlimited" value counts as none);
+    - Slurm's request for the job on this node: ``SLURM_MEM_PER_NODE`` MiB, or
+      ``SLURM_MEM_PER_CPU`` MiB times ``SLURM_CPUS_ON_NODE`` (else ``SLURM_CPUS_PER_TASK``),
+      less this process's resident memory (``VmRSS``; 0 when unreadable).
+
+    A cgroup's usage counts without its inactive file cache (``inactive_file`` in
+    ``memory.stat``), which the kernel drops before it runs out, as ``MemAvailable`` does.
+
+    Parameters
+    ----------
+    proc, cgroup_root : path
+        Where ``/proc`` and the cgroup file system are (tests pass fake trees).
+    environ : mapping, optional
+        The environment to read Slurm's variables from; default ``os.environ``.
+
+    Returns
+    -------
+    (int, str) or None
+        Bytes, and the source that gave the minimum (e.g. ``"cgroup memory.max
+        (/sys/fs/cgroup/job/memory.max)"``, ``"SLURM_MEM_PER_NODE=4096 MiB, less this
+        process's memory"``, ``"MemAvailable (/proc/meminfo)"``); None when no source can be
+        read.
+    """
+    proc, cgroup_root = Path(proc), Path(cgroup_root)
+    found: list[tuple[int, str]] = []
+    meminfo = _meminfo_available(proc)
+    if meminfo is not None:
+        found.append(meminfo)
+    found += _cgroup_v2_available(proc, cgroup_root)
+    found += _cgroup_v1_available(proc, cgroup_root)
+    found += _slurm_available(os.environ if environ is None else environ, proc)
+    return min(found, key=lambda f: f[0]) if found else None
+
+
+def available_memory(
+    *,
+    proc: str | os.PathLike = "/proc",
+    cgroup_root: str | os.PathLike = "/sys/fs/cgroup",
+    environ: Mapping[str, str] | None = None,
+) -> int | None:
+    """Bytes of memory available to a new allocation, or ``None`` when unknown.
+
+    The smallest limit :func:`memory_limit` finds (the machine's ``MemAvailable``, cgroup v2
+    or v1 limits, a Slurm memory request), as a :class:`MemoryBytes`: an ``int`` whose
+    ``source`` names that limit.
+    """
+    found = memory_limit(proc=proc, cgroup_root=cgroup_root, environ=environ)
+    return None if found is None else MemoryBytes(*found)
 
 
 #: bytes a simulated trial holds beyond its kernel outputs (trial and draw coordinates, ETTR
@@ -166,7 +386,9 @@ def check_trial_memory(
 
     The estimate is :func:`trial_bytes` times 3 copies per trial, times ``at_once`` (runs of
     ``n_trials`` held at the same time, e.g. sweep cells in parallel worker processes),
-    against the memory available now; where that is unknown nothing is checked.
+    against the memory available now (:func:`available_memory`: the smallest of the machine's,
+    the cgroup's and Slurm's limits; the message names the one that applied); where that is
+    unknown nothing is checked.
     """
     from relmc.errors import FieldError
 
@@ -176,10 +398,12 @@ def check_trial_memory(
     if avail is not None and need > avail:
         most = avail // per_trial
         where = f" ({int(at_once)} at once)" if at_once > 1 else ""
+        source = getattr(avail, "source", None)
+        limit = f" (limit: {source})" if source else ""
         raise FieldError(
             field,
             f"{field}={int(n_trials):,}{where} needs about {need / 2**30:.1f} GiB of memory but "
-            f"{avail / 2**30:.1f} GiB is available; use at most {most:,} trials here",
+            f"{avail / 2**30:.1f} GiB is available{limit}; use at most {most:,} trials here",
         )
 
 

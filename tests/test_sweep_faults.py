@@ -1,28 +1,48 @@
 """Sweeps under faults (issue 9): memory up front, a full disk, stores without checksums,
-empty or stale claim files, and no posterior kept between runs.
+empty or stale claim files, hung claim holders, and no posterior kept between runs.
 
 Every equivalence here is exact (bit for bit): a cell's numbers depend only on the spec and the
-cell's index, so a resumed or repaired store must equal an undisturbed one byte for byte.
+cell's index, so a resumed or repaired store must equal an undisturbed one byte for byte. The
+undisturbed store is computed once per module (``made``); tests that need a done, half-done or
+empty store start from a copy of it instead of computing one again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import json
 import os
+import re
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
 import weakref
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import xarray as xr
+from clirun import ENV
 
 import relmc._io as io_mod
 from relmc import sweep
 from relmc.cli import main
 from relmc.errors import FieldError
-from relmc.sweep.store import CHECKSUM, CellWriter, _claims_dir, _consolidate
+from relmc.sweep.store import (
+    CHECKSUM,
+    DONE,
+    CellWriter,
+    StaleClaimWarning,
+    _claims_dir,
+    _consolidate,
+)
 
 # 6 cells x 32 trials of a 10-day job: cheap once compiled
 SPEC = """\
@@ -66,12 +86,42 @@ def spec_file(tmp_path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def whole(tmp_path_factory) -> xr.Dataset:
-    """The undisturbed cube of SPEC."""
-    d = tmp_path_factory.mktemp("whole")
+def made(tmp_path_factory) -> SimpleNamespace:
+    """SPEC's empty store (as ``init_store`` makes it) and its undisturbed, complete store."""
+    d = tmp_path_factory.mktemp("made")
     (d / "spec.toml").write_text(SPEC)
-    assert sweep.run_sweep(d / "spec.toml", progress=False) == list(range(6))
-    return sweep.open_sweep(d / "out.zarr", load=True)
+    spec = sweep.load_spec(d / "spec.toml")
+    sweep.init_store(spec, d / "empty.zarr")
+    shutil.copytree(d / "empty.zarr", d / "out.zarr")
+    assert sweep.run_sweep(spec, d / "out.zarr", progress=False) == list(range(6))
+    return SimpleNamespace(spec=spec, empty=d / "empty.zarr", whole=d / "out.zarr")
+
+
+@pytest.fixture(scope="module")
+def whole(made) -> xr.Dataset:
+    """The undisturbed cube of SPEC."""
+    return sweep.open_sweep(made.whole, load=True)
+
+
+def copy_store(made: SimpleNamespace, dst: Path, drop: tuple[int, ...] = ()) -> Path:
+    """Copy the complete store to ``dst``, without the cells ``drop`` (as if never written)."""
+    shutil.copytree(made.whole, dst)
+    for flat in drop:
+        drop_cell(dst, made.spec, flat)
+    return dst
+
+
+def drop_cell(store: Path, spec, flat: int, names: list[str] | None = None) -> None:
+    """Remove every chunk of cell ``flat`` (data, checksum, flag): as if it never ran.
+
+    ``names``: the store's cell variables (``CellWriter.cell_variables()``), if known.
+    """
+    key = ".".join(map(str, ("c", *spec.cell_index(flat))))
+    names = CellWriter(store, spec).cell_variables() if names is None else names
+    for name in [*names, DONE, CHECKSUM]:
+        for chunk in os.scandir(store / name):
+            if chunk.name == key or chunk.name.startswith(key + "."):
+                os.unlink(chunk.path)
 
 
 # ------------------------------------------------------------------ 1. memory, checked up front
@@ -117,7 +167,7 @@ def test_cells_that_cannot_fit_in_memory_are_refused_when_the_spec_is_loaded(
     assert listing(tmp_path) == before
 
 
-def test_local_workers_count_one_cell_each(spec_file, tmp_path, monkeypatch):
+def test_local_workers_count_one_cell_each(spec_file, tmp_path, monkeypatch, made, whole):
     spec = sweep.load_spec(spec_file)
     # room for one cell of 32 trials, not for two at once
     monkeypatch.setattr(io_mod, "available_memory", lambda: 48 * _per_trial(spec))
@@ -126,20 +176,21 @@ def test_local_workers_count_one_cell_each(spec_file, tmp_path, monkeypatch):
         sweep.run_sweep(spec, workers=2, progress=False)
     assert e.value.field == "n_trials" and "use at most 24 trials" in str(e.value)
     assert listing(tmp_path) == before
-    # one worker fits (this runs it, in this process)
+    # one worker fits (this runs it, in this process; the store as init_store makes it)
+    shutil.copytree(made.empty, tmp_path / "out.zarr")
     assert sweep.run_sweep(spec, workers=1, progress=False) == list(range(6))
+    assert listing(tmp_path / "out.zarr") == listing(made.whole)
 
 
 # ------------------------------------------------------------------ 2. a full disk
 
 
 @pytest.fixture()
-def half_store(spec_file, tmp_path) -> Path:
+def half_store(made, tmp_path) -> Path:
     """``out.zarr`` with every cell done except cell 1."""
-    for shard in (0, 2, 3, 4, 5):
-        sweep.run_sweep(spec_file, shard=shard, shards=6, progress=False)
-    assert sweep.status(tmp_path / "out.zarr").missing.tolist() == [1]
-    return tmp_path / "out.zarr"
+    store = copy_store(made, tmp_path / "out.zarr", drop=(1,))
+    assert sweep.status(store).missing.tolist() == [1]
+    return store
 
 
 def _fail_at(monkeypatch, k: int) -> list[int]:
@@ -167,57 +218,72 @@ def _fail_at(monkeypatch, k: int) -> list[int]:
 
 def _temporaries(folder: Path) -> list[str]:
     return [
-        str(p)
-        for p in folder.rglob("*")
-        if p.name.endswith((".partial", ".tmp")) or ".tmp" in p.name
+        os.path.join(d, name)
+        for d, dirs, files in os.walk(folder)
+        for name in dirs + files
+        if name.endswith((".partial", ".tmp")) or ".tmp" in name
     ]
 
 
-def test_disk_full_at_each_write_of_a_cell(tmp_path, monkeypatch):
-    """ENOSPC at write k of the cell, for every k: one clear error, the cell not done, no
-    temporary left, and a later run with room completes bit-identical to an undisturbed one."""
+def test_disk_full_at_each_write_of_a_cell(made, half_store, tmp_path, monkeypatch):
+    """ENOSPC at write k of a cell, for every k: one clear error, the cell not done, no
+    temporary left, and a later write with room leaves the store byte-identical (every file)
+    to an undisturbed one.
+
+    The writes are under test, not the simulation: cell 1 is simulated once and every write
+    below stores those same numbers (a cell's result depends only on the spec and the cell).
+    Every k goes through ``CellWriter.write``, the one place a run writes a cell; the first
+    and the last k also go through ``run_sweep``, end to end.
+    """
     import relmc.sweep.running as running
 
-    # two cells (fewer chunks to copy and read per k); cell 0 done, cell 1 to write
-    spec_file = tmp_path / "spec.toml"
-    spec_file.write_text(
-        SPEC.replace('"cluster.n_gpus" = [4096, 32768]', '"cluster.n_gpus" = [4096]').replace(
-            "[0.1, 0.4, 0.8]", "[0.1, 0.4]"
-        )
-    )
-    spec = sweep.load_spec(spec_file)
-    sweep.run_sweep(spec, tmp_path / "whole.zarr", progress=False)
-    whole = sweep.open_sweep(tmp_path / "whole.zarr", load=True)
-    base = tmp_path / "base.zarr"
-    sweep.run_sweep(spec, base, shard=0, shards=2, progress=False)
-    # the writes are under test, not the simulation: cell 1 is simulated once, and every run
-    # below stores those same numbers (a cell's result depends only on the spec and the cell)
+    spec, store = made.spec, half_store
+    whole_files = listing(made.whole)
     cell = running.simulate_cell(spec, 1, None, 1)
-    monkeypatch.setattr(running, "simulate_cell", lambda spec, flat, *a: cell)
-    store = tmp_path / "out.zarr"
-    shutil.copytree(base, store)
+    writer = CellWriter(store, spec)
+    names = writer.cell_variables()
     with monkeypatch.context() as m:  # count the cell's writes: every variable, checksum, flag
         calls = _fail_at(m, 0)
-        assert sweep.run_sweep(spec, store, progress=False) == [1]
+        assert writer.write(1, cell)
     n_writes = calls[0]
-    assert len(CellWriter(base, spec).cell_variables()) + 2 >= n_writes >= 3
+    # zarr writes no chunk that holds only the fill value (NaN, or 0 for integers and flags)
+    filled = [
+        name
+        for name, v in cell.data_vars.items()
+        if not np.all(np.isnan(v.values) if v.dtype.kind == "f" else v.values == 0)
+    ]
+    assert n_writes == len(filled) + 2 >= 3  # those variables, the checksum and the flag
+    assert listing(store) == whole_files
     for k in range(1, n_writes + 1):
-        shutil.rmtree(store)
-        shutil.copytree(base, store)
+        drop_cell(store, spec, 1, names)
         with monkeypatch.context() as m:
             _fail_at(m, k)
             with pytest.raises(OSError) as e:
-                sweep.run_sweep(spec, store, progress=False)
+                writer.write(1, cell)
         assert e.value.errno == errno.ENOSPC
         assert "cannot write cell 1 (No space left on device)" in str(e.value)
         assert "not marked done" in str(e.value) and str(store) in str(e.value)
+        assert writer.done_mask().tolist() == [True, False, True, True, True, True], k
+        assert _temporaries(tmp_path) == [], k
+        # room again: the next write completes the cell, byte for byte. It rewrites every
+        # chunk whole whatever k was, so a few k show it: the first, one in the middle and
+        # the last three (the last data variable, the checksum, the flag)
+        if k in (1, n_writes // 2) or k > n_writes - 3:
+            assert writer.write(1, cell)
+            assert listing(store) == whole_files, k
+    # end to end: the run's own error and the status it leaves, then the resumed run
+    monkeypatch.setattr(running, "simulate_cell", lambda spec, flat, *a: cell)
+    for k in (1, n_writes):
+        drop_cell(store, spec, 1, names)
+        with monkeypatch.context() as m:
+            _fail_at(m, k)
+            with pytest.raises(OSError, match=r"cannot write cell 1 \(No space left") as e:
+                sweep.run_sweep(spec, store, progress=False)
+        assert e.value.errno == errno.ENOSPC
         assert sweep.status(store).missing.tolist() == [1], k
         assert _temporaries(tmp_path) == [], k
-        # resuming costs a run and a read of the cube: for the first write, every 8th, and
-        # the last three (the last data variable, the checksum, the flag)
-        if k == 1 or k % 8 == 0 or k > n_writes - 3:
-            assert sweep.run_sweep(spec, store, progress=False) == [1]  # room again
-            assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+    assert sweep.run_sweep(spec, store, progress=False) == [1]  # room again
+    assert listing(store) == whole_files
 
 
 def test_disk_full_through_the_command_is_one_line(half_store, spec_file, monkeypatch, capsys):
@@ -230,11 +296,10 @@ def test_disk_full_through_the_command_is_one_line(half_store, spec_file, monkey
     assert sweep.status(half_store).missing.tolist() == [1]
 
 
-def test_disk_full_while_repairing_a_damaged_cell(spec_file, tmp_path, whole, monkeypatch):
+def test_disk_full_while_repairing_a_damaged_cell(spec_file, tmp_path, made, whole, monkeypatch):
     """Rewriting a done cell that failed verification: its flag is unset before new data."""
-    store = tmp_path / "out.zarr"
-    sweep.run_sweep(spec_file, progress=False)
-    spec = sweep.load_spec(spec_file)
+    store = copy_store(made, tmp_path / "out.zarr")
+    spec = made.spec
     (store / "ettr_mean" / ".".join(map(str, ("c", *spec.cell_index(2))))).write_bytes(b"")
     with monkeypatch.context() as m:
         _fail_at(m, 2)  # after some of its new data went in
@@ -253,11 +318,10 @@ def _chunk(store: Path, var: str, spec, flat: int) -> Path:
 
 
 def test_a_done_cell_whose_checksum_is_gone_is_unverifiable_and_recomputed(
-    spec_file, tmp_path, whole, capsys
+    spec_file, tmp_path, made, whole, capsys
 ):
-    store = tmp_path / "out.zarr"
-    sweep.run_sweep(spec_file, progress=False)
-    spec = sweep.load_spec(spec_file)
+    store = copy_store(made, tmp_path / "out.zarr")
+    spec = made.spec
     _chunk(store, CHECKSUM, spec, 3).unlink()  # a lost checksum chunk reads as 0: none
     st = sweep.status(store, verify=True)
     assert st.unverifiable.tolist() == [3] and st.corrupt.tolist() == [3] and st.checksums
@@ -287,16 +351,15 @@ def _without_checksums(store: Path) -> None:
     _consolidate(store)
 
 
-def test_an_old_store_without_checksums_keeps_its_done_cells(spec_file, tmp_path, whole):
-    store = tmp_path / "out.zarr"
-    sweep.run_sweep(spec_file, shard=0, shards=2, progress=False)
+def test_an_old_store_without_checksums_keeps_its_done_cells(spec_file, tmp_path, made, whole):
+    store = copy_store(made, tmp_path / "out.zarr", drop=(1, 3, 5))  # shard 0 of 2 done
     _without_checksums(store)
     st = sweep.status(store, verify=True)
     assert not st.checksums and st.unverifiable.tolist() == [0, 2, 4]
     assert st.corrupt.size == 0 and st.done.tolist() == [0, 2, 4]
     assert "3 done cells unverifiable (no checksum; kept as done: the store predates" in str(st)
     # a chunk that no longer decodes is damaged, checksum or not: recomputed with the rest
-    spec = sweep.load_spec(spec_file)
+    spec = made.spec
     _chunk(store, "ettr_mean", spec, 2).write_bytes(b"\x00garbage" * 3)
     st = sweep.status(store, verify=True)
     assert st.corrupt.tolist() == [2] and st.unverifiable.tolist() == [0, 4]
@@ -311,11 +374,11 @@ def test_an_old_store_without_checksums_keeps_its_done_cells(spec_file, tmp_path
 # ------------------------------------------------------------------ 4. claim files
 
 
-def test_empty_or_stale_claim_files_claim_nothing(spec_file, tmp_path, whole):
+def test_empty_or_stale_claim_files_claim_nothing(spec_file, tmp_path, made, whole):
     """Claim files left behind (empty, holding a dead PID, very old) never hold a cell."""
-    spec = sweep.load_spec(spec_file)
+    spec = made.spec
     store = tmp_path / "out.zarr"
-    sweep.init_store(spec, store)
+    shutil.copytree(made.empty, store)
     claims = _claims_dir(store)
     claims.mkdir()
     for flat in range(6):
@@ -331,7 +394,7 @@ def test_empty_or_stale_claim_files_claim_nothing(spec_file, tmp_path, whole):
 
 
 def test_a_file_system_without_flock_never_leaves_a_cell_stuck(
-    spec_file, tmp_path, whole, monkeypatch
+    spec_file, tmp_path, made, whole, monkeypatch
 ):
     import fcntl
 
@@ -340,11 +403,12 @@ def test_a_file_system_without_flock_never_leaves_a_cell_stuck(
 
     monkeypatch.setattr(fcntl, "flock", no_flock)
     store = tmp_path / "out.zarr"
-    sweep.init_store(sweep.load_spec(spec_file), store)
-    w = CellWriter(store, sweep.load_spec(spec_file))
+    shutil.copytree(made.empty, store)
+    w = CellWriter(store, made.spec)
     with pytest.warns(RuntimeWarning, match="cannot lock claim files") as rec:
-        with w.claim(0) as a, w.claim(0, block=True) as b:
-            assert a and b  # taken, never waited for
+        with w.claim(0) as a, w.claim(0) as b:
+            assert a and b  # both taken
+        assert list(w.claims([0, 0], lease_seconds=0.5)) == [0, 0]  # never waited for
     assert len(rec) == 1
     with pytest.warns(RuntimeWarning, match="may compute a cell twice") as rec:
         assert sweep.run_sweep(spec_file, progress=False) == list(range(6))
@@ -352,8 +416,10 @@ def test_a_file_system_without_flock_never_leaves_a_cell_stuck(
     assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
 
 
-def test_other_lock_errors_are_not_hidden(spec_file, tmp_path, monkeypatch):
+def test_other_lock_errors_are_not_hidden(spec_file, tmp_path, made, monkeypatch):
     import fcntl
+
+    shutil.copytree(made.empty, tmp_path / "out.zarr")
 
     def broken(fd, op):
         raise OSError(errno.EIO, os.strerror(errno.EIO))
@@ -364,7 +430,294 @@ def test_other_lock_errors_are_not_hidden(spec_file, tmp_path, monkeypatch):
     assert sweep.status(tmp_path / "out.zarr").done.size == 0
 
 
-# ------------------------------------------------------------------ 5. no posterior kept
+# ------------------------------------------------------------------ 5. hung claim holders
+
+# A run that holds one cell (its shard of 6) and stops or dawdles inside it:
+#   write      computes the cell, then SIGSTOPs itself before writing it;
+#   chunk:N    SIGSTOPs itself right after the N-th chunk of the cell is written;
+#   wait       computes the cell, then waits (alive: its heartbeat goes on) until a file
+#              MARKER.go appears (at most 300 s).
+# It writes MARKER when it pauses, and prints the cells its run_sweep computed (JSON) at the end.
+HOLDER = """
+import json, os, signal, sys, time
+from pathlib import Path
+spec_file, store, marker, how, lease, shard = sys.argv[1:]
+def pause():
+    Path(marker).write_text(str(os.getpid()))
+    if how == "wait":
+        t0 = time.monotonic()
+        while not Path(marker + ".go").exists() and time.monotonic() - t0 < 300:
+            time.sleep(0.02)
+    else:
+        os.kill(os.getpid(), signal.SIGSTOP)
+import relmc.sweep.running as running
+real_cell = running.simulate_cell
+def cell(*a, **k):
+    out = real_cell(*a, **k)
+    if not how.startswith("chunk:"):
+        pause()
+    return out
+running.simulate_cell = cell
+if how.startswith("chunk:"):
+    import zarr.storage._local as local
+    real_put, puts = local._put, [0]
+    def put(path, value, exclusive=False):
+        n = real_put(path, value, exclusive=exclusive)
+        puts[0] += 1
+        if puts[0] == int(how[6:]):
+            pause()
+        return n
+    local._put = put
+from relmc.sweep import run_sweep
+done = run_sweep(spec_file, store, shard=int(shard), shards=6, progress=False,
+                 claim_lease_seconds=float(lease))
+print(json.dumps(done), flush=True)
+"""
+
+
+@pytest.fixture()
+def holders():
+    """Start holder processes; any left at the end are killed (a stopped one too)."""
+    procs: list[subprocess.Popen] = []
+
+    def start(spec_file: Path, store: Path, how: str, lease: float, cell: int) -> SimpleNamespace:
+        marker = store.with_name(f"holder-{cell}.pid")
+        p = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(spec_file), str(store), str(marker), how,
+             str(lease), str(cell)],
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        procs.append(p)
+        return SimpleNamespace(proc=p, marker=marker, cell=cell)
+
+    yield start
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+        p.communicate(timeout=60)
+
+
+def _state(pid: int) -> str:
+    """The process's state letter from /proc (``T``: stopped)."""
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return "?"
+
+
+def wait_for_holder(h: SimpleNamespace, stopped: bool, timeout: float = 120) -> None:
+    """Wait until holder ``h`` is inside its cell (and, if ``stopped``, stopped there)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if h.proc.poll() is not None:
+            pytest.fail(f"holder exited early: {h.proc.communicate()}")
+        if h.marker.exists() and (not stopped or _state(h.proc.pid) == "T"):
+            return
+        time.sleep(0.02)
+    pytest.fail(f"holder of cell {h.cell} did not reach its cell within {timeout} s")
+
+
+def finish_holder(h: SimpleNamespace) -> list[int]:
+    """Let holder ``h`` go on (SIGCONT), wait for it; return the cells its run computed."""
+    os.kill(h.proc.pid, signal.SIGCONT)
+    out, err = h.proc.communicate(timeout=120)
+    assert h.proc.returncode == 0, err
+    assert "Warning" not in err, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def deadline(seconds: int):
+    """Raise ``TimeoutError`` in the block after ``seconds`` (SIGALRM): a hang fails the test."""
+
+    def fire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def run_recording(*args, **kwargs) -> tuple[list[int], list[warnings.WarningMessage]]:
+    """``run_sweep`` in this process within a deadline; its result and its warnings."""
+    with deadline(180), warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        return sweep.run_sweep(*args, progress=False, **kwargs), rec
+
+
+@pytest.mark.slow  # two holder processes start (numba caches load) and a lease runs out
+def test_a_hung_claim_holder_does_not_block_a_run(spec_file, tmp_path, made, holders):
+    """Two runs hang holding cells 0 and 1 (SIGSTOP: before the write, and in the middle of
+    it). A run with a short lease computes every cell, warning once per hung cell, and the
+    store equals an undisturbed one byte for byte; it still does after the hung runs resume
+    and write their cells too, and it verifies."""
+    store = tmp_path / "out.zarr"
+    shutil.copytree(made.empty, store)
+    before_write = holders(spec_file, store, "write", 2.0, 0)
+    mid_write = holders(spec_file, store, "chunk:2", 2.0, 1)
+    for h in (before_write, mid_write):
+        wait_for_holder(h, stopped=True)
+    # cell 1 (c.0.1) has 2 chunks written, and no cell is done
+    assert len(list(store.glob("*/c.0.1*"))) == 2 and not sweep.status(store).done.size
+
+    done, rec = run_recording(spec_file, store, claim_lease_seconds=2.0)
+    assert done == list(range(6))  # the two hung cells too
+    stale = [w for w in rec if issubclass(w.category, StaleClaimWarning)]
+    assert len(stale) == 2 and len(rec) == 2, [str(w.message) for w in rec]
+    for w, h in zip(
+        sorted(stale, key=lambda w: str(w.message)), (before_write, mid_write), strict=True
+    ):
+        text = str(w.message)
+        assert f"cell {h.cell} is claimed by process {h.proc.pid} on host" in text
+        assert "heartbeat has not moved for" in text and "(lease 2 s)" in text
+    assert listing(store) == listing(made.whole)
+
+    # the hung runs resume: one finds its cell done and writes nothing, the other completes
+    # the write it was in (the same bytes)
+    assert finish_holder(before_write) == []
+    assert finish_holder(mid_write) == [1]
+    st = sweep.status(store, verify=True)
+    assert st.complete and st.corrupt.size == 0 and "every done cell verified" in str(st)
+    assert listing(store) == listing(made.whole)
+    assert _temporaries(tmp_path) == []
+
+
+@pytest.mark.slow  # a holder process starts (numba caches load) and holds a cell for 6 s
+def test_a_live_claim_holder_is_waited_for(spec_file, tmp_path, made, holders, monkeypatch):
+    """Negative control: a holder that is slow but alive (its heartbeat beats) keeps its cell
+    while the waiting run watches it for 3 leases; the run takes the cell only when the holder
+    is done, and each cell is computed exactly once, with no warning."""
+    import relmc.sweep.store as store_mod
+
+    store = tmp_path / "out.zarr"
+    shutil.copytree(made.empty, store)
+    lease = 2.0
+    slow = holders(spec_file, store, "wait", lease, 0)
+    wait_for_holder(slow, stopped=False)
+    watching = threading.Event()
+    real_idle = store_mod._Watch.idle
+
+    def idle(self):
+        watching.set()
+        return real_idle(self)
+
+    monkeypatch.setattr(store_mod._Watch, "idle", idle)
+
+    def let_go():  # 3 leases after the run first looked at the held cell, the holder finishes
+        if watching.wait(timeout=300):
+            time.sleep(3 * lease)
+        Path(str(slow.marker) + ".go").touch()
+
+    releaser = threading.Thread(target=let_go)
+    releaser.start()
+    try:
+        done, rec = run_recording(spec_file, store, shard=0, shards=6, claim_lease_seconds=lease)
+    finally:
+        releaser.join()
+    assert watching.is_set()
+    assert done == [] and rec == []  # the holder's cell: not computed here, no warning
+    assert finish_holder(slow) == [0]
+    assert sweep.run_sweep(spec_file, store, progress=False) == [1, 2, 3, 4, 5]
+    assert listing(store) == listing(made.whole)
+
+
+def _hold(path: Path) -> int:
+    """Take the flock of claim file ``path`` here, as a holder that never beats (hung)."""
+    import fcntl
+
+    path.parent.mkdir(exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.ftruncate(fd, 0)  # no record left by an earlier holder
+    return fd
+
+
+@pytest.mark.parametrize("record", [b"", b"\x00garbage", b'{"pid": 1, "host": 2}'])
+def test_a_stale_claim_without_a_usable_record_is_taken_after_the_lease(tmp_path, made, record):
+    """A held claim whose file never changes, with no usable record: computed after the
+    lease (the waiter's own), with one warning that cannot name the holder."""
+    store = tmp_path / "out.zarr"
+    shutil.copytree(made.empty, store)
+    w = CellWriter(store, made.spec)
+    fd = _hold(w.claim_path(4))
+    try:
+        os.write(fd, record)
+        t0 = time.monotonic()
+        with deadline(60), pytest.warns(StaleClaimWarning) as rec:
+            assert list(w.claims([4, 5], lease_seconds=0.5)) == [5, 4]
+        assert time.monotonic() - t0 >= 0.5
+    finally:
+        os.close(fd)
+    assert len(rec) == 1
+    assert "cell 4 is claimed by another process (no claim record)" in str(rec[0].message)
+
+
+def test_a_beating_claim_is_never_taken_and_a_record_cannot_stretch_the_wait(tmp_path, made):
+    """In this process: a claim held by another open file, its mtime refreshed every 0.05 s
+    for 1.5 s, is waited for past a 0.5 s lease and then taken, claimed, without a warning.
+    A record asking for slower beats than any lease allows is ignored (no endless waits)."""
+    store = tmp_path / "out.zarr"
+    shutil.copytree(made.empty, store)
+    w = CellWriter(store, made.spec)
+    path = w.claim_path(2)
+    fd = _hold(path)
+    stop = threading.Event()
+
+    def beat():
+        while not stop.wait(0.05):
+            os.utime(path)
+
+    def release():
+        time.sleep(1.5)
+        stop.set()
+        os.close(fd)
+
+    threads = [threading.Thread(target=beat), threading.Thread(target=release)]
+    for t in threads:
+        t.start()
+    t0 = time.monotonic()
+    with deadline(60):
+        got = []
+        for flat in w.claims([2], lease_seconds=0.5):
+            with w.claim(flat) as again:
+                got.append((flat, again))  # yielded while this run holds the claim
+    for t in threads:
+        t.join()
+    assert got == [(2, False)] and time.monotonic() - t0 >= 1.5
+    # a holder's record of slower beats than the waiter's lease makes it wait 3 such beats;
+    # a record that asks for more than any lease allows is ignored (no endless waits)
+    for beat, message, least in (
+        (0.4, "cell 2 is claimed by process 1 on host 'h'", 1.2),
+        (86400.0, "cell 2 is claimed by another process (no claim record)", 0.5),
+    ):
+        fd = _hold(path)
+        try:
+            os.write(fd, json.dumps({"pid": 1, "host": "h", "heartbeat_seconds": beat}).encode())
+            t0 = time.monotonic()
+            with deadline(60), pytest.warns(StaleClaimWarning, match=re.escape(message)):
+                assert list(w.claims([2], lease_seconds=0.5)) == [2]
+            assert time.monotonic() - t0 >= least
+        finally:
+            os.close(fd)
+
+
+@pytest.mark.parametrize("lease", [0.1, 86401, -5, float("nan"), float("inf"), "300", True])
+def test_a_bad_lease_is_refused_before_anything_is_written(spec_file, tmp_path, lease):
+    before = listing(tmp_path)
+    with pytest.raises(FieldError, match=r"claim_lease_seconds must be a number of seconds "
+                       r"in \[0\.5, 86400\]") as e:  # fmt: skip
+        sweep.run_sweep(spec_file, progress=False, claim_lease_seconds=lease)
+    assert e.value.field == "claim_lease_seconds"
+    assert listing(tmp_path) == before
+
+
+# ------------------------------------------------------------------ 6. no posterior kept
 
 
 def test_a_run_keeps_no_posterior_behind(tmp_path, monkeypatch):
@@ -381,10 +734,12 @@ def test_a_run_keeps_no_posterior_behind(tmp_path, monkeypatch):
 
     monkeypatch.setattr(running, "resolve_rates", recording)
     text = SPEC.replace('posterior = "point"', 'posterior = "conjugate:llama3-405b"\nn_draws = 50')
-    for i, n_draws in enumerate((50, 60, 70)):  # three distinct specs, three posteriors
+    # two distinct specs, two posteriors, each checked as soon as its run returns (a cache
+    # of any size, keyed by spec or not, keeps the first one alive)
+    for i, n_draws in enumerate((50, 60)):
         p = tmp_path / f"s{i}.toml"
         p.write_text(text.replace("n_draws = 50", f"n_draws = {n_draws}"))
         sweep.run_sweep(p, tmp_path / f"s{i}.zarr", shard=0, shards=6, progress=False)
-    gc.collect()
-    assert len(refs) == 3
-    assert [r() is None for r in refs] == [True] * 3
+        gc.collect()
+        assert len(refs) == i + 1
+        assert [r() is None for r in refs] == [True] * (i + 1)

@@ -53,9 +53,17 @@ Crash safety
     stores made before checksums keep their (decodable) done cells, reported as unverifiable.
 Claims
     Concurrent runs on one store split the cells with a per-cell ``flock`` beside the store
-    (``.<store>.claims/``): the kernel releases it when its holder dies, and the files' content
-    means nothing, so no empty or stale file holds a cell. Where the file system has no
-    ``flock`` every claim is taken (with a warning): cells may be computed twice, identically.
+    (``.<store>.claims/``): the kernel releases it when its holder dies, and a file nobody
+    locks claims nothing, whatever its content or age. A holder refreshes its claim file's
+    mtime (a heartbeat, from a daemon thread, every tenth of its lease) while it computes and
+    writes the cell. A run that has done its free cells watches the held ones; it takes a cell
+    whose holder lets go, and computes a cell whose holder is alive but hung (stopped, or stuck
+    on a dead mount: no heartbeat seen for ``claim_lease_seconds``, default 300) itself, after
+    one ``StaleClaimWarning`` naming the cell and the holder. No wait is unbounded. When the
+    hung holder resumes, it finds the cell done and verified and writes nothing (or, resumed
+    in the middle of its write, rewrites the same bytes), so the store stays valid and
+    identical. Where the file system has no ``flock`` every claim is taken (with a warning):
+    cells may be computed twice, identically.
 Memory
     A spec whose cells' trials (``n_trials``) cannot fit in the memory available is refused
     when it is built or loaded, before any file is written; :func:`run_sweep` checks again for
@@ -79,12 +87,13 @@ from relmc.sweep.cells import cell_seed, resolve_rates, shard_cells
 from relmc.sweep.running import run_sweep
 from relmc.sweep.slurm import sbatch_script, submit
 from relmc.sweep.spec import SlurmOptions, SweepSpec, load_spec, spec_template
-from relmc.sweep.store import SweepStatus, init_store, open_sweep, status
+from relmc.sweep.store import StaleClaimWarning, SweepStatus, init_store, open_sweep, status
 
 __all__ = [
     "SlurmOptions",
     "SweepSpec",
     "SweepStatus",
+    "StaleClaimWarning",
     "load_spec",
     "spec_template",
     "resolve_rates",

@@ -24,7 +24,13 @@ from relmc.sweep.spec import (
     load_spec,
     resolve_store,
 )
-from relmc.sweep.store import CellWriter, check_same_spec, init_store
+from relmc.sweep.store import (
+    DEFAULT_LEASE_SECONDS,
+    CellWriter,
+    check_lease_seconds,
+    check_same_spec,
+    init_store,
+)
 
 __all__ = [
     "CellTask",
@@ -53,38 +59,34 @@ class CellTask:
         Absolute path of an existing store (workers must see it).
     n_threads : int
         numba threads inside each cell.
+    lease_seconds : float
+        How long a claim's heartbeat may stand still before this task computes a cell that
+        another run holds (``CellWriter.claims()``).
     """
 
     spec: SweepSpec
     store: str
     n_threads: int
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
 
     def each(self, cells: Sequence[int], rates: Any) -> Iterator[tuple[int, bool]]:
         """Compute and write ``cells`` with the posterior ``rates``; yield ``(cell, computed)``.
 
-        Each cell is claimed first (``CellWriter.claim()``), so concurrent runs on one store
+        Each cell is claimed first (``CellWriter.claims()``), so concurrent runs on one store
         split the cells. A cell another run holds is passed over and, once every free cell is
         done, waited for: if its holder finished it, it is skipped (``computed`` False); if
-        the holder died, this run computes it. A cell found done (and verified) after its
-        claim was finished by another run and is skipped too.
+        the holder died, or is alive but its heartbeat stood still for ``lease_seconds``
+        (hung), this run computes it. A cell found done (and verified) after its claim was
+        finished by another run and is skipped too, even when found only at the write.
         """
         writer = CellWriter(Path(self.store), self.spec)
-        held: list[int] = []
-        for flat in cells:
-            with writer.claim(flat) as mine:
-                if not mine:
-                    held.append(flat)
-                    continue
-                yield flat, self._compute(writer, flat, rates)
-        for flat in held:
-            with writer.claim(flat, block=True):
-                yield flat, self._compute(writer, flat, rates)
+        for flat in writer.claims(cells, lease_seconds=self.lease_seconds):
+            yield flat, self._compute(writer, flat, rates)
 
     def _compute(self, writer: CellWriter, flat: int, rates: Any) -> bool:
         if writer.is_done(flat) and writer.verify(flat):
             return False  # another run finished it after our done mask was read
-        writer.write(flat, simulate_cell(self.spec, flat, rates, self.n_threads))
-        return True
+        return writer.write(flat, simulate_cell(self.spec, flat, rates, self.n_threads))
 
     def __call__(self, cells: Sequence[int], rates: Any) -> list[int]:
         """Compute and write ``cells`` with the posterior ``rates``; return those computed."""
@@ -209,6 +211,7 @@ def run_sweep(
     workers: int = 1,
     n_threads: int | None = None,
     progress: bool | None = None,
+    claim_lease_seconds: float | None = None,
 ) -> list[int]:
     """Compute the missing cells of one shard of a sweep and write them to the store.
 
@@ -230,14 +233,22 @@ def run_sweep(
         (``SLURM_CPUS_PER_TASK`` under Slurm) divided by ``workers``.
     progress : bool, optional
         Progress bar; default: only when stderr is a terminal.
+    claim_lease_seconds : float, optional
+        Concurrent runs on one store split the cells with per-cell claims; a holder refreshes
+        its claim's heartbeat while it computes. A cell whose holder's heartbeat has stood
+        still this long (the holder is hung: stopped, or stuck on a dead mount) is computed
+        by this run too, after a ``StaleClaimWarning`` (the same bytes; the store stays
+        valid). Seconds in [0.5, 86400]; default 300 (``relmc.sweep.store``'s
+        ``DEFAULT_LEASE_SECONDS``). A holder beats every tenth of its own lease, and no run
+        takes a cell before its holder has missed 3 beats, whatever its own lease.
 
     Returns
     -------
     list of int
-        Flat indices of the cells computed by this call, sorted. Complete cells are skipped
-        (a done cell that fails verification is recomputed, see
-        ``CellWriter.verify()`` (in ``relmc.sweep.store``) for cells without a checksum), and so are
-        cells a concurrent run on the same store claimed and finished.
+        Flat indices of the cells computed and written by this call, sorted. Complete cells
+        are skipped (a done cell that fails verification is recomputed, see
+        ``CellWriter.verify()`` (in ``relmc.sweep.store``) for cells without a checksum), and
+        so are cells a concurrent run on the same store claimed and finished.
 
     Raises
     ------
@@ -254,6 +265,8 @@ def run_sweep(
     store = resolve_store(spec, store)
     cells = shard_cells(spec.n_cells, shard, shards)
     _check_int("workers", workers, 1, 1024)
+    lease = DEFAULT_LEASE_SECONDS if claim_lease_seconds is None else claim_lease_seconds
+    lease = check_lease_seconds(lease, "claim_lease_seconds")
     if client is None and workers > 1:  # local workers hold a cell each, all at once
         check_cell_memory(spec, at_once=min(workers, len(cells)))
     if n_threads is None:
@@ -271,7 +284,7 @@ def run_sweep(
     todo = [c for c in cells if not done[c] or c in damaged]
     if not todo:
         return []
-    task = CellTask(spec, str(store), n_threads)
+    task = CellTask(spec, str(store), n_threads, lease)
     bar = _progress_bar(len(todo), progress, f"sweep shard {shard}/{shards}")
     computed: list[int] = []
     try:

@@ -27,9 +27,14 @@ import contextlib
 import errno
 import hashlib
 import json
+import math
 import os
 import shutil
+import socket
+import threading
+import time
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,10 +46,22 @@ import xarray as xr
 from relmc import __version__
 from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
+from relmc.errors import FieldError
 from relmc.sweep.cells import cell_template, resolve_rates
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
-__all__ = ["SweepStatus", "init_store", "open_sweep", "status", "CellWriter", "cell_checksum"]
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "LEASE_SECONDS_RANGE",
+    "StaleClaimWarning",
+    "SweepStatus",
+    "init_store",
+    "open_sweep",
+    "status",
+    "CellWriter",
+    "cell_checksum",
+    "check_lease_seconds",
+]
 
 #: what ``CellWriter.check()`` finds in a done cell
 VERIFIED, DAMAGED, NO_CHECKSUM = "verified", "damaged", "unverifiable (no checksum)"
@@ -56,6 +73,38 @@ CHUNK_KEY_ENCODING = {"name": "default", "separator": "."}
 #: per-cell variables that stores made by earlier relmc versions lack; a resumed old store
 #: simply goes on without them (every other variable must match the store's)
 ADDED_LATER = frozenset({"checkpoint_interval_hours"})
+
+#: seconds a waiting run lets a held claim's heartbeat stand still before it computes the cell
+#: itself (``run_sweep(claim_lease_seconds=...)``): long enough for a busy or briefly paused
+#: holder, and for NFS clients, which may show a file's new mtime up to a minute late
+DEFAULT_LEASE_SECONDS = 300.0
+#: the leases allowed, in seconds (both ends included)
+LEASE_SECONDS_RANGE = (0.5, 86400.0)
+#: a holder refreshes its claim's heartbeat this many times per lease
+_BEATS_PER_LEASE = 10
+#: a waiter never calls a holder stale before the holder missed this many of its own heartbeats
+#: (so a waiter with a shorter lease than the holder's never takes a live holder's cell)
+_MISSED_BEATS = 3
+
+
+class StaleClaimWarning(RuntimeWarning):
+    """A cell's claim is held by a run whose heartbeat stopped: this run computes the cell.
+
+    The holder is alive (its lock is held) but has not refreshed its heartbeat for a lease:
+    stopped, or stuck on a dead file system. Both runs compute the same numbers, and a cell
+    found done and verified is never rewritten, so the store stays valid either way.
+    """
+
+
+def check_lease_seconds(value: Any, field: str = "claim_lease_seconds") -> float:
+    """Return ``value`` as a lease in seconds, or raise a ``FieldError`` naming ``field``."""
+    lo, hi = LEASE_SECONDS_RANGE
+    ok = _is_number(value) and math.isfinite(value)
+    if not ok or not lo <= value <= hi:
+        raise FieldError(
+            field, f"{field} must be a number of seconds in [{lo:g}, {hi:g}]; got {value!r}"
+        )
+    return float(value)
 
 
 def _axis_coord(path: str, values: tuple[Any, ...]) -> tuple[np.ndarray, dict[str, Any]]:
@@ -287,7 +336,8 @@ class CellWriter:
 
     Each cell's variables are written first, then its checksum (:func:`cell_checksum`), then
     its ``done`` flag; :meth:`verify` reads a done cell back and compares. :meth:`claim` takes
-    a per-cell lock so that concurrent runs on one store split the cells.
+    a per-cell lock so that concurrent runs on one store split the cells, and :meth:`claims`
+    hands out a run's cells, waiting (boundedly) for those other runs hold.
     """
 
     def __init__(self, store: Path, spec: SweepSpec):
@@ -365,8 +415,13 @@ class CellWriter:
         done = self.done_mask()
         return [int(c) for c in cells if done[c] and not self.verify(int(c))]
 
-    def write(self, flat: int, cell: xr.Dataset) -> None:
+    def write(self, flat: int, cell: xr.Dataset) -> bool:
         """Write cell ``flat``'s variables, then its checksum, then (last) its done flag.
+
+        Returns True, or False when the cell is already done and verified (another run
+        wrote it meanwhile, with the same bytes: a cell's result depends only on the spec and
+        the cell), in which case nothing is written, so a late writer, such as a run that hung
+        while holding the cell's claim, never unsets a valid cell's flag.
 
         A failed write (a full disk, a lost mount) raises one ``OSError`` naming the store and
         the cell. The cell is then not done (its flag is written last, and unset first when a
@@ -374,7 +429,7 @@ class CellWriter:
         to a temporary file that it removes on failure, so nothing partial is left behind.
         """
         try:
-            self._write(flat, cell)
+            return self._write(flat, cell)
         except OSError as e:
             raise OSError(
                 e.errno,
@@ -383,10 +438,12 @@ class CellWriter:
                 "'relmc sweep run' computes it",
             ) from e
 
-    def _write(self, flat: int, cell: xr.Dataset) -> None:
+    def _write(self, flat: int, cell: xr.Dataset) -> bool:
         idx = self.spec.cell_index(flat)
-        if self.is_done(flat):  # rewriting a damaged cell: it is not done until rewritten
-            self._array(DONE)[idx] = False
+        if self.is_done(flat):
+            if self.verify(flat):
+                return False  # written meanwhile by another run: the same bytes, keep them
+            self._array(DONE)[idx] = False  # a damaged cell is not done until rewritten
         values = {}
         for name, v in cell.data_vars.items():
             if name in ADDED_LATER and name not in self.group:
@@ -403,19 +460,28 @@ class CellWriter:
         if CHECKSUM in self.group:
             self._array(CHECKSUM)[idx] = np.uint64(cell_checksum(values))
         # last: the marker. Each chunk write is a temp file + rename (zarr LocalStore), so the
-        # marker is never visible before the data above is in place.
+        # marker is never visible before the data above is in place. Two runs writing one cell
+        # at once (see claims()) write identical bytes into every chunk, so any interleaving
+        # of their whole-chunk renames leaves the same data, checksum and flag.
         self._array(DONE)[idx] = True
+        return True
+
+    def claim_path(self, flat: int) -> Path:
+        """Return cell ``flat``'s claim file: ``.<store name>.claims/<flat>`` beside the store."""
+        return _claims_dir(self.store) / str(int(flat))
 
     @contextlib.contextmanager
-    def claim(self, flat: int, *, block: bool = False) -> Iterator[bool]:
-        """Hold cell ``flat``'s lock for the block; yield whether it was taken.
+    def claim(self, flat: int, *, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Iterator[bool]:
+        """Hold cell ``flat``'s lock for the block, if it is free; yield whether it was taken.
 
-        The lock is an ``flock`` on ``.<store name>.claims/<flat>`` beside the store: the
-        kernel drops it when its holder exits, however it exits, so a killed run never leaves
-        a cell claimed. The file is only a handle: its content, its size (empty) and its age
-        mean nothing, so a file left by a killed run, by an older relmc or by anything else
-        claims nothing. With ``block`` wait for a holder to finish (or die) instead of
-        yielding False.
+        The lock is an ``flock`` on :meth:`claim_path`: the kernel drops it when its holder
+        exits, however it exits, so a killed run never leaves a cell claimed. Whoever takes the
+        lock writes a small record into the file (process id, host, heartbeat interval) and
+        refreshes the file's mtime from a daemon thread every ``lease_seconds / 10`` while it
+        holds the lock: the *heartbeat* that :meth:`claims` watches to tell a live holder from
+        a hung one. Without the lock the file means nothing: a file left by a killed run, by an
+        older relmc or by anything else claims nothing, whatever its content and age. Never
+        waits.
 
         On a file system without ``flock`` (``ENOLCK``, ``EOPNOTSUPP``, ``ENOSYS``) every claim
         is taken, after one ``RuntimeWarning``: concurrent runs may then compute a cell twice,
@@ -424,7 +490,7 @@ class CellWriter:
         import fcntl
 
         d = _claims_dir(self.store)
-        path = d / str(int(flat))
+        path = self.claim_path(flat)
         try:
             d.mkdir(exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -436,7 +502,7 @@ class CellWriter:
             ) from e
         try:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 yield False
                 return
@@ -444,16 +510,78 @@ class CellWriter:
                 if e.errno not in _NO_FLOCK:
                     raise
                 self._warn_no_locks(e)
-            yield True
+                yield True  # nobody can wait for a claim here: no heartbeat either
+                return
+            beat = _Heartbeat(fd, path, lease_seconds / _BEATS_PER_LEASE)
+            try:
+                yield True
+            finally:
+                beat.stop()
         finally:
             os.close(fd)  # releases the lock
+
+    def claims(
+        self, cells: Sequence[int], *, lease_seconds: float = DEFAULT_LEASE_SECONDS
+    ) -> Iterator[int]:
+        """Yield each of ``cells`` once, when this process may compute it (never waits forever).
+
+        A free cell is yielded holding its claim (:meth:`claim`, heartbeat running) until the
+        next cell is asked for. A cell another process holds is passed over and, once every
+        free cell is done, watched with the others still held, every ``lease_seconds / 20``
+        (at least 0.05 s, at most 5 s). It is yielded, claimed, as soon as its holder lets go
+        (the holder finished it, which the caller finds done, or died), or unclaimed once the
+        holder's heartbeat has stood still for ``lease_seconds`` as seen from here (and for at
+        least 3 of the holder's own heartbeat intervals): the holder is alive but hung, and
+        this process computes the cell too, after one :class:`StaleClaimWarning` naming the
+        cell and the holder. That is safe: both compute the same bytes, and :meth:`write`
+        never rewrites a cell found done and verified.
+
+        Staleness is measured on this process's monotonic clock, from the moment it first
+        saw the file's current mtime, so clocks that differ between hosts do not matter. The
+        wait for one cell is bounded by the holder's work while it beats, and by about
+        ``lease_seconds`` after its last beat.
+        """
+        lease = check_lease_seconds(lease_seconds)
+        held: list[int] = []
+        for flat in cells:
+            with self.claim(flat, lease_seconds=lease) as mine:
+                if mine:
+                    yield int(flat)
+                    continue
+            held.append(int(flat))
+        watches = {flat: _Watch(self.claim_path(flat), lease) for flat in held}
+        poll = min(max(lease / 20, 0.05), 5.0)
+        while watches:
+            moved = False
+            for flat in list(watches):
+                with self.claim(flat, lease_seconds=lease) as mine:
+                    if mine:
+                        del watches[flat]
+                        moved = True
+                        yield flat
+                        continue
+                idle = watches[flat].idle()
+                if idle is None:
+                    continue
+                del watches[flat]
+                moved = True
+                if not (self.is_done(flat) and self.verify(flat)):
+                    warnings.warn(
+                        f"sweep store {str(self.store)!r}: cell {flat} is claimed by "
+                        f"{_holder_name(idle)}, whose heartbeat has not moved for "
+                        f"{idle.seconds:.1f} s (lease {lease:g} s); computing the cell here "
+                        "as well (same result; the holder's late write changes nothing)",
+                        StaleClaimWarning,
+                        stacklevel=2,
+                    )
+                yield flat
+            if watches and not moved:
+                time.sleep(poll)
 
     def _warn_no_locks(self, err: OSError) -> None:
         if getattr(self, "_warned_no_locks", False):
             return
         self._warned_no_locks = True
-        import warnings
-
         warnings.warn(
             f"sweep store {str(self.store)!r}: the file system cannot lock claim files "
             f"({err.strerror or err}); concurrent runs on this store may compute a cell twice "
@@ -461,6 +589,102 @@ class CellWriter:
             RuntimeWarning,
             stacklevel=4,
         )
+
+
+def _holder_name(idle: _Idle) -> str:
+    """How a stale-claim warning names the holder (its record may be missing or foreign)."""
+    rec = idle.record
+    if rec is None:
+        return "another process (no claim record)"
+    return f"process {rec['pid']} on host {rec['host']!r}"
+
+
+class _Heartbeat:
+    """While a claim is held: its record in the file, and its mtime refreshed every interval.
+
+    Failures are ignored: the record only names the holder in warnings, and a holder whose
+    heartbeat cannot be written looks hung, so a waiter computes the cell too (same bytes).
+    """
+
+    def __init__(self, fd: int, path: Path, interval: float):
+        record = {"pid": os.getpid(), "host": socket.gethostname(), "heartbeat_seconds": interval}
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(record) + "\n").encode(), 0)  # also sets the mtime
+        self._path = path
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"relmc-claim-heartbeat-{path.name}", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self) -> None:
+        # by path, not by fd: the fd is closed when the claim ends, and its number reused
+        while not self._stop.wait(self._interval):
+            with contextlib.suppress(OSError):
+                t = time.time_ns()
+                os.utime(self._path, ns=(t, t))
+
+    def stop(self) -> None:
+        self._stop.set()
+        # bounded: a thread stuck in utime on a dead mount is a daemon and is left behind
+        self._thread.join(timeout=1.0)
+
+
+@dataclass(frozen=True)
+class _Idle:
+    """A stale claim: seconds its heartbeat stood still, and its holder's record (if any)."""
+
+    seconds: float
+    record: dict[str, Any] | None
+
+
+class _Watch:
+    """A waiter's view of one held claim file: when its mtime last changed, as seen here."""
+
+    def __init__(self, path: Path, lease: float):
+        self.path = path
+        self.lease = lease
+        self.seen: int | None = None
+        self.since = 0.0
+        self.record: dict[str, Any] | None = None
+        self.first = True
+
+    def idle(self) -> _Idle | None:
+        """Return an :class:`_Idle` once the heartbeat has stood still long enough, else None."""
+        now = time.monotonic()
+        try:
+            mtime: int | None = os.stat(self.path).st_mtime_ns
+        except OSError:
+            mtime = None  # unreadable: no heartbeat seen
+        if self.first or mtime != self.seen:
+            self.first = False
+            self.seen, self.since = mtime, now
+            self.record = _read_claim_record(self.path)
+            return None
+        limit = self.lease
+        if self.record is not None:
+            limit = max(limit, _MISSED_BEATS * self.record["heartbeat_seconds"])
+        if now - self.since < limit:
+            return None
+        return _Idle(now - self.since, _read_claim_record(self.path) or self.record)
+
+
+def _read_claim_record(path: Path) -> dict[str, Any] | None:
+    """Return the holder's record in a claim file, or None (missing, foreign or garbled)."""
+    try:
+        with open(path, "rb") as f:
+            rec = json.loads(f.read(4096))
+        pid, host, beat = rec["pid"], rec["host"], rec["heartbeat_seconds"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    lo, hi = LEASE_SECONDS_RANGE
+    if not (isinstance(pid, int) and isinstance(host, str) and _is_number(beat)):
+        return None
+    if not lo / _BEATS_PER_LEASE <= beat <= hi / _BEATS_PER_LEASE:
+        return None  # no record may stretch a wait beyond the longest lease
+    return {"pid": pid, "host": host, "heartbeat_seconds": float(beat)}
 
 
 #: errno values of ``flock`` on a file system that does not support it
