@@ -717,6 +717,20 @@ def test_a_bad_lease_is_refused_before_anything_is_written(spec_file, tmp_path, 
     assert listing(tmp_path) == before
 
 
+def test_the_cli_flag_sets_the_lease(spec_file, tmp_path, capsys):
+    # through the command: a bad value names the flag, before anything is written; a good one
+    # is passed on (the run completes: nothing else holds a cell)
+    before = listing(tmp_path)
+    store = tmp_path / "cli.zarr"
+    args = ["sweep", "run", str(spec_file), "--store", str(store), "--no-progress"]
+    assert main([*args, "--claim-lease-seconds", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "[0.5, 86400]" in err and "(option --claim-lease-seconds)" in err
+    assert listing(tmp_path) == before
+    assert main([*args, "--claim-lease-seconds", "30"]) == 0
+    assert sweep.status(store).complete
+
+
 # ------------------------------------------------------------------ 6. no posterior kept
 
 

@@ -102,6 +102,14 @@ def add_parser(sub) -> None:
         help="override the spec's n_trials (part of the spec's identity: a store made with "
         "another n_trials is refused, as any other spec change)",
     )
+    r.add_argument(
+        "--claim-lease-seconds",
+        type=float,
+        action=options.Field,
+        metavar="SECONDS",
+        help="when another run holds a cell but its heartbeat has stood still this long (a hung "
+        "process), compute the cell here (default 300; results are identical either way)",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=_run)
 
@@ -179,6 +187,7 @@ def _run(args: argparse.Namespace) -> int:
         workers=args.workers,
         n_threads=args.n_threads,
         progress=False if args.no_progress else None,
+        claim_lease_seconds=args.claim_lease_seconds,
     )
     st = sweep.status(resolve_store(spec, args.store))
     say(f"computed {len(done)} cells; store: {st}")
