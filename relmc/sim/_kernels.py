@@ -15,7 +15,9 @@ one draw and one pass, whatever the number of segments or GPUs. Every standard e
 is drawn in one place (``_gap``).
 
 Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
-memorylessness in exposed time, so they take the general path only, where a gap starts at a
+memorylessness in exposed time. Diurnal rates alone on the renewal configuration take the
+diurnal path (below): an exact time change, one exponential and one solve per failure.
+Everything else time-varying takes the general path, where a gap starts at a
 known wall time ``t0`` and the exposure is unbroken until the event (a restart runs straight
 into the run that follows): :func:`_fail_gap` draws the next failure exactly by thinning a
 dominating process of intensity ``(L + A) T(t)``, whose cumulative ``(L + A) K(t)`` inverts in
@@ -55,6 +57,32 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   they are taken one by one, with the same sums. The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
   state to the general path, which draws categories per event.
+* ``_block_diurnal``: the renewal path's configuration with diurnal failure rates on and no
+  other time variation (:func:`diurnal_applies`: an amplitude > 0 in the single values or any
+  draw; no trend in either, no throughput cycle, no rate profiles, no uncertain overheads;
+  node model and straggler/SDC categories off). From a wall time ``t`` at which exposure
+  resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) = L x + (A /
+  OMEGA) (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed
+  intensity, ``phi`` its phase at ``t``), so the next failure is ``F^-1(g)`` for one standard
+  exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that
+  reaches the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by
+  a closed-form lower bound of ``F``, without a sine); a failure is located by one
+  safeguarded solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a
+  shrinking bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and
+  cosine, a Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means
+  the restart failed. The wall clock is kept exactly (recovery pauses are added as they
+  occur, so the phase moves on through them); the sine and cosine of the phase are carried
+  by angle addition (the solve's own, then a rotation by the category's recovery,
+  precomputed), refreshed from ``math.sin``/``math.cos`` every ``_REFRESH`` failures.
+  Categories: with one diurnal shape they do not depend on time: drawn ahead from the alias
+  table (branch-free, ``CBUF`` per refill), or, when every category also costs the same
+  recovery, counted once per trial as a multinomial (:func:`_settle_categories`); with
+  different shapes, by exact rejection at the failure's phase from alias proposals bounded by
+  ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without a branch). Before a cycle
+  that could reach the wall cap, or at the last event the budget allows, the trial continues
+  on the general path from the same wall time with a fresh draw (the same process). Cost per
+  failure: one exponential, the solve, the category; no thinning. The power-law trend stays
+  on the general path (the integral of the cosine times the trend has no closed form).
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -1441,6 +1469,23 @@ _REFRESH = 64  # failures between refreshes of the carried phase from math.sin, 
 _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock (its spacing)
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
+CBUF = 32  # categories (or rejection proposals) drawn ahead per refill, per trial
+
+
+@jit
+def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
+    """Fill ``cbuf`` with alias draws of an ``n``-slot table, ``ubuf`` with uniforms if ``with_u``.
+
+    Branch-free select between a slot's code and its alias: drawn ahead, out of the way of
+    the failure-to-failure chain (a mispredicted branch there discards the work ahead).
+    """
+    for q in range(CBUF):
+        u = rng.random() * n
+        j = min(int(u), n - 1)
+        keep = (u - j) < prob[j]
+        cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
+        if with_u:
+            ubuf[q] = rng.random()
 
 
 @jit
@@ -1479,7 +1524,7 @@ def _cum_diurnal(x, s0, c0, big_l, k):
     return big_l * x + k * (s0 * cm + c0 * sn)
 
 
-@jit
+@jit(inline="always")
 def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     """Solve ``F(x) = g`` for the wall hours ``x`` to the next failure; ``F(hi) > g``.
 
@@ -1487,7 +1532,7 @@ def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     ``1 / (L + A)`` and ``1 / (L - A)`` (``inf`` when ``L = A``); ``t``: the wall clock at
     ``x = 0`` (for the tolerance). Returns ``(x, sin(phi0 + OMEGA x), cos(phi0 + OMEGA x))``.
 
-    First guess: the inverse series of ``F`` at 0 to third order (one division). Then Halley
+    First guess: the inverse series of ``F`` at 0 to fourth order (one division). Then Halley
     steps (``F'' = -A OMEGA sin``, free from the same sine and cosine; cubic convergence) kept
     inside a bracket that shrinks, else bisection: ``F' = L + A cos`` may touch 0 (amplitude
     1), so no step divides by it unguarded. The closed-form bounds ``(L - A) x <= F(x) <=
@@ -1504,13 +1549,16 @@ def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     lam0 = big_l + big_a * c0
     x = 0.5 * (lo + hi)
     if lam0 > 0.0:
-        # x = y - (a2/a1) y^2 + (2 (a2/a1)^2 - a3/a1) y^3, y = g / a1; a1 = F'(0) = lam0,
-        # a2 = F''(0) / 2 = -A OMEGA s0 / 2, a3 = F'''(0) / 6 = -A OMEGA^2 c0 / 6
+        # x = y - b2 y^2 + (2 b2^2 - b3) y^3 + (5 b2 b3 - 5 b2^3 - b4) y^4, y = g / a1,
+        # b_n = a_n / a1: a1 = F'(0) = lam0, a2 = F''(0) / 2 = -A OMEGA s0 / 2,
+        # a3 = F'''(0) / 6 = -A OMEGA^2 c0 / 6, a4 = F''''(0) / 24 = A OMEGA^3 s0 / 24
         inv = 1.0 / lam0
         y = g * inv
         b2 = (-0.5 * OMEGA) * big_a * s0 * inv
         b3 = (-OMEGA * OMEGA / 6.0) * big_a * c0 * inv
-        xg = y * (1.0 + y * (-b2 + y * (2.0 * b2 * b2 - b3)))
+        b4 = (OMEGA * OMEGA * OMEGA / 24.0) * big_a * s0 * inv
+        q4 = 5.0 * b2 * (b3 - b2 * b2) - b4
+        xg = y * (1.0 + y * (-b2 + y * ((2.0 * b2 * b2 - b3) + y * q4)))
         if lo < xg < hi:
             x = xg
     a3 = big_a * (OMEGA * OMEGA / 6.0)
@@ -1613,11 +1661,13 @@ def _block_diurnal(
     the sine and cosine of the phase are carried from failure to failure by angle addition
     (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
     from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
-    category has one diurnal shape they are independent of time, so one alias draw per
-    failure, or, when every category also costs the same recovery, one multinomial per trial
-    at the end (:func:`_settle_categories`); otherwise an alias draw from the bounds
-    ``w_c (1 + a_c)`` accepted with probability ``lambda_c(t) / (w_c (1 + a_c))`` at the
-    failure's phase (exact rejection; ``sum_c w_c (1 + a_c) / lambda(t)`` draws on average).
+    category has one diurnal shape they are independent of time, so alias draws made ahead
+    (``CBUF`` per refill, per trial; what a trial leaves is not used), or, when every
+    category also costs the same recovery, one multinomial per trial at the end
+    (:func:`_settle_categories`); otherwise alias proposals from the bounds
+    ``w_c (1 + a_c)``, accepted with probability ``lambda_c(t) / (w_c (1 + a_c))`` at the
+    failure's phase (exact rejection; ``sum_c w_c (1 + a_c) / lambda(t)`` proposals on
+    average), two drawn ahead per failure and the first accepted chosen without a branch.
     Before a cycle (restart and run) that could reach the wall cap, or the last event the
     budget allows, the trial continues on the general path (modulated, a fresh draw from the
     same wall time: the same process). ``stats[0]`` counts the failures taken here,
@@ -1650,6 +1700,8 @@ def _block_diurnal(
     phase_i = np.empty(n_cat)
     buf = np.empty(BUF)
     j = BUF
+    cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories (or proposals), drawn ahead
+    ubuf = np.empty(CBUF)  # and the proposals' uniforms
     max_cost = 0.0
     for c in range(n_cat):
         cost[c] = detect_hours[c] + (swap_hours if swap[c] else 0.0)
@@ -1726,6 +1778,7 @@ def _block_diurnal(
         last_start = (n_seg - 1) * seg
         r_eff = 0.0
         events = 0
+        jc = CBUF  # no category drawn ahead yet (what a trial leaves is not used)
         budget = max_events - 1  # the last event the budget allows goes to the general path
         a_restart = 0.0
         a_rework = 0.0
@@ -1776,12 +1829,33 @@ def _block_diurnal(
             if settle:
                 c = c_first
             elif shared:
-                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                if jc == CBUF:
+                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf, False)
+                    jc = 0
+                c = cbuf[jc]
+                jc += 1
             else:
-                while True:  # exact rejection from the bounds w_c (1 + a_c)
-                    c = _pick(rng, bprob, bslot, balias, nb_slots)
-                    if rng.random() * bw[c] < w[c] + rc[c] * c1 - rs[c] * s1:
-                        break
+                # exact rejection from the bounds w_c (1 + a_c): two proposals per failure,
+                # the first accepted one chosen without a branch; more only if both fail
+                if jc + 2 > CBUF:
+                    _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+                    jc = 0
+                ca = cbuf[jc]
+                cb = cbuf[jc + 1]
+                ok_a = ubuf[jc] * bw[ca] < w[ca] + rc[ca] * c1 - rs[ca] * s1
+                ok_b = ubuf[jc + 1] * bw[cb] < w[cb] + rc[cb] * c1 - rs[cb] * s1
+                jc += 2
+                c = ca if ok_a else cb
+                if not (ok_a or ok_b):
+                    while True:
+                        if jc == CBUF:
+                            _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+                            jc = 0
+                        c = cbuf[jc]
+                        ok = ubuf[jc] * bw[c] < w[c] + rc[c] * c1 - rs[c] * s1
+                        jc += 1
+                        if ok:
+                            break
             if not settle:
                 interruptions[i, c] += 1
             t = (t + x) + cost[c]
@@ -3654,7 +3728,9 @@ def simulate_block(
     outputs are zero (``pool_occupancy`` NaN). With every category a failure category the
     straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
     path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
-    Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
+    Diurnal failure rates alone on the renewal configuration run the diurnal path
+    (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
+    bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
     :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
     ``overhead_sigma`` is not read (the factors are drawn by the caller). Physics per draw
     (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see :mod:`relmc.sim`): failure rates
