@@ -16,7 +16,11 @@ snapshots, 10-min restarts.
 
 Section [6] (issue 11): ns per event with time-varying physics on (diurnal failure rates,
 power-law trend, diurnal throughput), as draw/event against the exponential draw measured in
-the same run; the renewal path's row is the same configuration with every feature off.
+the same run; the renewal path's row is the same configuration with every feature off. The
+diurnal-only rows run the diurnal path (``_block_diurnal``, what ``simulate_block`` chooses);
+the same configurations are also run on the general path (the path they took before), and
+the diurnal path's time is split into the draw, the solve ``F(x) = g`` (a chain of solves
+with the phase carried, as the path runs them) and the category (alias draws made ahead).
 
 Measured: events simulated per second per thread (``simulate(..., n_threads=1)``, the
 ``events`` output summed over trials, compile time excluded) and its ratio to the rate at which
@@ -98,6 +102,36 @@ def exp_draws_stored(rng, buf, n):
         for q in range(buf.shape[0]):
             buf[q] = rng.standard_exponential()
     return buf[0]
+
+
+@numba.njit(nogil=True)
+def solve_chain(rng, n, big_l, big_a, pause):
+    """``n`` failures' solves as the diurnal path chains them (phase carried, ``pause`` h)."""
+    t = 0.0
+    s0 = 0.0
+    c0 = 1.0
+    inv_lo = 1.0 / (big_l - big_a) if big_l > big_a else math.inf
+    rot_c = math.cos(_kernels.OMEGA * pause)
+    rot_s = math.sin(_kernels.OMEGA * pause)
+    for _ in range(n):
+        g = rng.standard_exponential()
+        x, s1, c1 = _kernels._invert_diurnal(
+            g, s0, c0, big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), inv_lo, t, math.inf
+        )
+        t += x + pause
+        s0 = s1 * rot_c + c1 * rot_s
+        c0 = c1 * rot_c - s1 * rot_s
+    return t
+
+
+@numba.njit(nogil=True)
+def category_draws(rng, n, prob, slot_code, alias_code, n_slots, cbuf, ubuf, with_u):
+    """``n`` categories drawn ahead as the diurnal path does (``_alias_fill``)."""
+    s = 0
+    for _ in range(n // cbuf.shape[0]):
+        _kernels._alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf, with_u)
+        s += cbuf[0]
+    return s
 
 
 # ---------------------------------------------------------------- scenarios
@@ -197,37 +231,81 @@ def physics_configs() -> dict[str, Scenario]:
     }
 
 
+def _path_of(x) -> str:
+    """The path ``simulate_block`` takes for these inputs (plain configurations only)."""
+    amp_on = bool(np.any(x.cat_amp > 0.0) or np.any(x.draw_amp > 0.0))
+    other = x.trend_shape != 1.0 or bool(np.any(x.draw_trend != 1.0)) or x.speed_amp != 0.0
+    other = other or x.cat_profile.shape[0] > 0
+    if _kernels.diurnal_applies(x.maint_rate, x.n_spares, x.swap, amp_on, other, False):
+        return "diurnal"
+    if _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap, amp_on or other, False):
+        return "renewal"
+    return "general"
+
+
 def physics_paths(quick: bool, row) -> None:
     """Issue 11: ns/event with time-varying physics on, as draw/event in the same run."""
     reps = 3 if quick else 5
     n_trials = 256 if quick else 1024
     cfgs = {k: kernel_inputs(v, None, n_trials)[0] for k, v in physics_configs().items()}
-    for x in cfgs.values():  # compile / load the cache outside the timings
-        run_blocks(
-            _kernels.simulate_block, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4])
-        )
+    paths = {k: _path_of(x) for k, x in cfgs.items()}
+    # the diurnal path's configurations also on the general path (where they ran before)
+    runs = [(k, _kernels.simulate_block) for k in cfgs]
+    runs += [(k, _kernels._block_general) for k in cfgs if paths[k] == "diurnal"]
+    for k, fn in runs:  # compile / load the cache outside the timings
+        x = cfgs[k]
+        run_blocks(fn, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4]))
+    # the diurnal path's parts: its solve and its categories, at the one-peak configuration
+    one = cfgs["diurnal rates a=0.5, one peak hour"]
+    rates = one.cat_rate[0]
+    big_l = float(rates.sum())
+    big_a = float(abs(np.sum(rates * one.cat_amp * np.exp(-1j * _kernels.OMEGA * one.cat_phase))))
+    pause = float(
+        np.sum(rates * (one.detect_hours + np.where(one.swap, one.swap_hours, 0.0))) / big_l
+    )
+    n_cat = rates.size
+    prob = np.empty(n_cat)
+    slot_code = np.empty(n_cat, dtype=np.int64)
+    alias_code = np.empty(n_cat, dtype=np.int64)
+    n_slots = _kernels._build_alias(
+        rates, n_cat, prob, slot_code, alias_code, np.empty(n_cat, np.int64),
+        np.empty(n_cat, np.int64),
+    )  # fmt: skip
+    cbuf = np.empty(_kernels.CBUF, dtype=np.int64)
+    ubuf = np.empty(_kernels.CBUF)
+    cat_args = (prob, slot_code, alias_code, n_slots, cbuf, ubuf)
+    solve_chain(np.random.default_rng(0), 10, big_l, big_a, pause)
+    category_draws(np.random.default_rng(0), 64, *cat_args, False)
     exp_draws(np.random.default_rng(0), 10, 1.0)
     n_draw = 5_000_000 if quick else 20_000_000
+    n_part = 1_000_000 if quick else 4_000_000
     best: dict = {}
     for _ in range(reps):  # interleaved; best of the repeats (noise only slows a run)
         _, dt = timed(exp_draws, np.random.default_rng(SEED), n_draw, 1.0)
         best["summed"] = min(best.get("summed", math.inf), dt / n_draw * 1e9)
-        for name, x in cfgs.items():
-            ev, dt = timed(run_blocks, _kernels.simulate_block, x)
-            best[name] = min(best.get(name, math.inf), dt / ev * 1e9)
+        for name, fn in runs:
+            ev, dt = timed(run_blocks, fn, cfgs[name])
+            best[name, fn] = min(best.get((name, fn), math.inf), dt / ev * 1e9)
+        _, dt = timed(solve_chain, np.random.default_rng(SEED), n_part, big_l, big_a, pause)
+        best["solve"] = min(best.get("solve", math.inf), dt / n_part * 1e9)
+        _, dt = timed(category_draws, np.random.default_rng(SEED), n_part, *cat_args, False)
+        best["category"] = min(best.get("category", math.inf), dt / n_part * 1e9)
     print(
         f"\n[6] time-varying physics (issue 11): ns/event at 100k GPUs, 18 Llama 3 categories, "
         f"no maintenance, 1 thread, {n_trials} trials, best of {reps}"
     )
     row("exponential draw, summed (the denominator)", f"{best['summed']:.2f} ns/draw")
-    for name in cfgs:
-        target = "" if name.startswith("features off") else ">= 0.2"
-        row(
-            name,
-            f"{best[name]:.1f} ns/event",
-            target,
-            f"draw/event {best['summed'] / best[name]:.3f}",
-        )
+    for name, fn in runs:
+        path = paths[name] if fn is _kernels.simulate_block else "general, forced"
+        target = "" if name.startswith("features off") or path.startswith("general") else ">= 0.2"
+        t = best[name, fn]
+        row(f"{name} [{path}]", f"{t:.1f} ns/event", target, f"draw/event {best['summed'] / t:.3f}")
+    t_one = best["diurnal rates a=0.5, one peak hour", _kernels.simulate_block]
+    solve = best["solve"] - best["summed"]  # the chain draws its own exponentials
+    rest = t_one - best["summed"] - solve - best["category"]
+    row("  diurnal path, one peak: the solve F(x) = g", f"{solve:.1f} ns/failure", "", "")
+    row("  diurnal path, one peak: a category", f"{best['category']:.1f} ns/failure", "", "")
+    row("  diurnal path, one peak: the rest", f"{rest:.1f} ns/failure", "", "segments, accounts")
 
 
 def kernel_paths(quick: bool, row) -> None:

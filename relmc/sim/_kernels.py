@@ -15,7 +15,9 @@ one draw and one pass, whatever the number of segments or GPUs. Every standard e
 is drawn in one place (``_gap``).
 
 Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
-memorylessness in exposed time, so they take the general path only, where a gap starts at a
+memorylessness in exposed time. Diurnal rates alone on the renewal configuration take the
+diurnal path (below): an exact time change, one exponential and one solve per failure.
+Everything else time-varying takes the general path, where a gap starts at a
 known wall time ``t0`` and the exposure is unbroken until the event (a restart runs straight
 into the run that follows): :func:`_fail_gap` draws the next failure exactly by thinning a
 dominating process of intensity ``(L + A) T(t)``, whose cumulative ``(L + A) K(t)`` inverts in
@@ -55,6 +57,32 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   they are taken one by one, with the same sums. The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
   state to the general path, which draws categories per event.
+* ``_block_diurnal``: the renewal path's configuration with diurnal failure rates on and no
+  other time variation (:func:`diurnal_applies`: an amplitude > 0 in the single values or any
+  draw; no trend in either, no throughput cycle, no rate profiles, no uncertain overheads;
+  node model and straggler/SDC categories off). From a wall time ``t`` at which exposure
+  resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) = L x + (A /
+  OMEGA) (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed
+  intensity, ``phi`` its phase at ``t``), so the next failure is ``F^-1(g)`` for one standard
+  exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that
+  reaches the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by
+  a closed-form lower bound of ``F``, without a sine); a failure is located by one
+  safeguarded solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a
+  shrinking bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and
+  cosine, a Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means
+  the restart failed. The wall clock is kept exactly (recovery pauses are added as they
+  occur, so the phase moves on through them); the sine and cosine of the phase are carried
+  by angle addition (the solve's own, then a rotation by the category's recovery,
+  precomputed), refreshed from ``math.sin``/``math.cos`` every ``_REFRESH`` failures.
+  Categories: with one diurnal shape they do not depend on time: drawn ahead from the alias
+  table (branch-free, ``CBUF`` per refill), or, when every category also costs the same
+  recovery, counted once per trial as a multinomial (:func:`_settle_categories`); with
+  different shapes, by exact rejection at the failure's phase from alias proposals bounded by
+  ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without a branch). Before a cycle
+  that could reach the wall cap, or at the last event the budget allows, the trial continues
+  on the general path from the same wall time with a fresh draw (the same process). Cost per
+  failure: one exponential, the solve, the category; no thinning. The power-law trend stays
+  on the general path (the integral of the cosine times the trend has no closed form).
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -1420,6 +1448,452 @@ def _block_renewal(
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
                 no_profile, no_max, 0.0,
+            )  # fmt: skip
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+
+
+# ---------------------------------------------------------------------------------------------
+# The diurnal path: the renewal configuration with diurnal failure rates, by an exact time
+# change. From a wall time t at which the exposure resumes, the failure intensity is
+# lambda(t + x) = L + A cos(phi0 + OMEGA x) (phi0 = OMEGA t + theta; see _trial_general's
+# amp, theta), so the expected failures in [t, t + x] are, in closed form,
+#     F(x) = L x + (A / OMEGA) (sin(phi0 + OMEGA x) - sin(phi0)),
+# increasing (F' = lambda >= 0), and the next failure is F^-1(g) for one standard exponential g.
+
+_POLY_U = 0.5  # |OMEGA x| up to which sin u and cos u - 1 come from Taylor polynomials
+_ROT_U = 1e-4  # a final Halley step up to this angle is applied to sin, cos by rotation
+_REFRESH = 64  # failures between refreshes of the carried phase from math.sin, math.cos
+_X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock (its spacing)
+_BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
+_INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
+CBUF = 32  # categories (or rejection proposals) drawn ahead per refill, per trial
+
+
+@jit
+def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
+    """Fill ``cbuf`` with alias draws of an ``n``-slot table, ``ubuf`` with uniforms if ``with_u``.
+
+    Branch-free select between a slot's code and its alias: drawn ahead, out of the way of
+    the failure-to-failure chain (a mispredicted branch there discards the work ahead).
+    """
+    for q in range(CBUF):
+        u = rng.random() * n
+        j = min(int(u), n - 1)
+        keep = (u - j) < prob[j]
+        cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
+        if with_u:
+            ubuf[q] = rng.random()
+
+
+@jit
+def _sincos_small(u):
+    """``(sin u, cos u - 1)`` for ``|u| <= _POLY_U`` by their Taylor polynomials.
+
+    Truncated after ``u^13`` and ``u^14``: at ``|u| = 0.5`` the first omitted terms are
+    2.3e-17 and 7e-19 (below half an ulp of the values); Estrin's scheme in ``z = u^2``
+    keeps the dependency chain short. ``cos u - 1`` directly, without the cancellation.
+    """
+    z = u * u
+    z2 = z * z
+    z4 = z2 * z2
+    sp = (1.0 - z * (1.0 / 6.0)) + z2 * ((1.0 / 120.0) - z * (1.0 / 5040.0))
+    sp += z4 * (((1.0 / 362880.0) - z * (1.0 / 39916800.0)) + z2 * (1.0 / 6227020800.0))
+    cp = (-0.5 + z * (1.0 / 24.0)) + z2 * (-(1.0 / 720.0) + z * (1.0 / 40320.0))
+    cp += z4 * ((-(1.0 / 3628800.0) + z * (1.0 / 479001600.0)) - z2 * (1.0 / 87178291200.0))
+    return u * sp, z * cp
+
+
+@jit
+def _sincos_step(u):
+    """``(sin u, cos u - 1)``: :func:`_sincos_small` when ``|u| <= _POLY_U``, else libm."""
+    if abs(u) <= _POLY_U:
+        return _sincos_small(u)
+    return math.sin(u), math.cos(u) - 1.0
+
+
+@jit
+def _cum_diurnal(x, s0, c0, big_l, k):
+    """``F(x) = L x + k (sin(phi0 + OMEGA x) - sin phi0)`` with ``k = A / OMEGA``.
+
+    ``s0``, ``c0``: the sine and cosine of ``phi0``.
+    """
+    sn, cm = _sincos_step(OMEGA * x)
+    return big_l * x + k * (s0 * cm + c0 * sn)
+
+
+@jit(inline="always")
+def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
+    """Solve ``F(x) = g`` for the wall hours ``x`` to the next failure; ``F(hi) > g``.
+
+    ``s0``, ``c0``: sine and cosine of ``phi0``; ``inv_l``, ``inv_hi``, ``inv_lo``: ``1 / L``,
+    ``1 / (L + A)`` and ``1 / (L - A)`` (``inf`` when ``L = A``); ``t``: the wall clock at
+    ``x = 0`` (for the tolerance). Returns ``(x, sin(phi0 + OMEGA x), cos(phi0 + OMEGA x))``.
+
+    First guess: the inverse series of ``F`` at 0 to fourth order (one division). Then Halley
+    steps (``F'' = -A OMEGA sin``, free from the same sine and cosine; cubic convergence) kept
+    inside a bracket that shrinks, else bisection: ``F' = L + A cos`` may touch 0 (amplitude
+    1), so no step divides by it unguarded. The closed-form bounds ``(L - A) x <= F(x) <=
+    (L + A) x`` and ``|F(x) - L x| <= 2 A / OMEGA`` give the first bracket. A Halley step
+    ``dx`` leaves an error of about ``(F2^2 / (4 F1^2) + |F3| / (6 F1)) |dx|^3`` (``F1``,
+    ``F2``, ``F3`` the derivatives); the solve stops when that is below ``_X_RTOL`` of the
+    wall clock ``t + x`` (its float spacing), or the bracket is that narrow. Typically one
+    step (one sine and cosine) per failure.
+    """
+    k = big_a / OMEGA
+    lo = max(g * inv_hi, (g - 2.0 * k) * inv_l) * (1.0 - _BRACKET_RTOL)
+    lo = max(lo, 0.0)
+    hi = min(hi, min((g + 2.0 * k) * inv_l, g * inv_lo) * (1.0 + _BRACKET_RTOL))
+    lam0 = big_l + big_a * c0
+    x = 0.5 * (lo + hi)
+    if lam0 > 0.0:
+        # x = y - b2 y^2 + (2 b2^2 - b3) y^3 + (5 b2 b3 - 5 b2^3 - b4) y^4, y = g / a1,
+        # b_n = a_n / a1: a1 = F'(0) = lam0, a2 = F''(0) / 2 = -A OMEGA s0 / 2,
+        # a3 = F'''(0) / 6 = -A OMEGA^2 c0 / 6, a4 = F''''(0) / 24 = A OMEGA^3 s0 / 24
+        inv = 1.0 / lam0
+        y = g * inv
+        b2 = (-0.5 * OMEGA) * big_a * s0 * inv
+        b3 = (-OMEGA * OMEGA / 6.0) * big_a * c0 * inv
+        b4 = (OMEGA * OMEGA * OMEGA / 24.0) * big_a * s0 * inv
+        q4 = 5.0 * b2 * (b3 - b2 * b2) - b4
+        xg = y * (1.0 + y * (-b2 + y * ((2.0 * b2 * b2 - b3) + y * q4)))
+        if lo < xg < hi:
+            x = xg
+    a3 = big_a * (OMEGA * OMEGA / 6.0)
+    for _ in range(_INV_MAX):
+        sn, cm = _sincos_step(OMEGA * x)
+        dsn = s0 * cm + c0 * sn  # sin(phi0 + u) - s0
+        dcs = c0 * cm - s0 * sn  # cos(phi0 + u) - c0
+        f = big_l * x + k * dsn - g
+        sx = s0 + dsn
+        cx = c0 + dcs
+        if f == 0.0:
+            return x, sx, cx
+        if f > 0.0:
+            hi = x
+        else:
+            lo = x
+        tol = _X_RTOL * (t + x)
+        f1 = big_l + big_a * cx
+        f2 = (-OMEGA) * big_a * sx
+        den = 2.0 * f1 * f1 - f * f2
+        if f1 > 0.0 and den > 0.0:
+            dx = 2.0 * f * f1 / den
+            xn = x - dx
+            if lo < xn < hi:
+                adx = abs(dx)
+                # the error estimate times f1^2, so that no division is needed
+                if (0.25 * f2 * f2 + abs(a3 * cx) * f1) * (adx * adx * adx) <= tol * f1 * f1:
+                    d = -OMEGA * dx
+                    if abs(d) <= _ROT_U:  # rotate by d: the omitted terms are below 1e-18
+                        d2 = d * d
+                        sd = d - d * d2 * (1.0 / 6.0)
+                        cd = -0.5 * d2
+                        return xn, sx + (sx * cd + cx * sd), cx + (cx * cd - sx * sd)
+                    sn, cm = _sincos_step(OMEGA * xn)
+                    return xn, s0 + (s0 * cm + c0 * sn), c0 + (c0 * cm - s0 * sn)
+                x = xn
+                continue
+        if hi - lo <= tol:
+            break
+        x = 0.5 * (lo + hi)
+    x = 0.5 * (lo + hi)
+    sn, cm = _sincos_step(OMEGA * x)
+    return x, s0 + (s0 * cm + c0 * sn), c0 + (c0 * cm - s0 * sn)
+
+
+@jit
+def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain):
+    """Whether the diurnal path applies: the renewal configuration with diurnal rates.
+
+    No maintenance, recovery a per-category constant (unlimited spares or no swaps), no
+    uncertain overheads, a diurnal amplitude > 0 somewhere (``amp_on``: the single values or
+    any draw's) and no other time variation (``other_varying``: a trend shape != 1 in the
+    single value or any draw, a throughput cycle, periodic profiles). The node model and
+    straggler/SDC categories are decided before (:func:`simulate_block`).
+    """
+    if not amp_on or other_varying or uncertain:
+        return False
+    return renewal_applies(maint_rate, n_spares, swap)
+
+
+@jit
+def _block_diurnal(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    fleet_age_hours,
+    draw_amp,
+    draw_phase,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+    swings,
+    stats,
+):
+    """Run the diurnal path over a block (:func:`diurnal_applies`; see the module docstring).
+
+    Per failure: one standard exponential ``g`` from the start of the restart (or of the job),
+    and, unless the run reaches the job's end (``g >= F(r_eff + d_run)``, decided without a
+    sine whenever a closed-form lower bound of ``F`` settles it), one solve of ``F(x) = g``
+    (:func:`_invert_diurnal`; ``x < r_eff``: the restart failed). The wall clock is exact and
+    the sine and cosine of the phase are carried from failure to failure by angle addition
+    (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
+    from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
+    category has one diurnal shape they are independent of time, so alias draws made ahead
+    (``CBUF`` per refill, per trial; what a trial leaves is not used), or, when every
+    category also costs the same recovery, one multinomial per trial at the end
+    (:func:`_settle_categories`); otherwise alias proposals from the bounds
+    ``w_c (1 + a_c)``, accepted with probability ``lambda_c(t) / (w_c (1 + a_c))`` at the
+    failure's phase (exact rejection; ``sum_c w_c (1 + a_c) / lambda(t)`` proposals on
+    average), two drawn ahead per failure and the first accepted chosen without a branch.
+    Before a cycle (restart and run) that could reach the wall cap, or the last event the
+    budget allows, the trial continues on the general path (modulated, a fresh draw from the
+    same wall time: the same process). ``stats[0]`` counts the failures taken here,
+    ``stats[1]`` the trials handed over. Per-draw amplitudes and peaks (``draw_amp``,
+    ``draw_phase`` with rows) are read per trial; the trend is 1 on this path.
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    no_profile = np.ones((0, WEEK_HOURS))
+    no_max = np.ones(0)
+    w = np.empty(n_cat)
+    suffix = np.empty(n_cat)
+    cost = np.empty(n_cat)
+    rot_c = np.empty(n_cat)  # cos and sin of OMEGA * cost[c]: the phase across a recovery
+    rot_s = np.empty(n_cat)
+    prob = np.empty(n_cat)
+    slot_code = np.empty(n_cat, dtype=np.int64)
+    alias_code = np.empty(n_cat, dtype=np.int64)
+    bw = np.empty(n_cat)  # rejection bounds w_c (1 + a_c) and their alias table
+    bprob = np.empty(n_cat)
+    bslot = np.empty(n_cat, dtype=np.int64)
+    balias = np.empty(n_cat, dtype=np.int64)
+    small = np.empty(n_cat, dtype=np.int64)
+    large = np.empty(n_cat, dtype=np.int64)
+    pc = np.zeros(n_cat)  # diurnal terms in _diurnal_terms' frame (the general path's)
+    ps = np.zeros(n_cat)
+    rc = np.zeros(n_cat)  # the same, turned into the frame of theta
+    rs = np.zeros(n_cat)
+    amp_i = np.empty(n_cat)
+    phase_i = np.empty(n_cat)
+    buf = np.empty(BUF)
+    j = BUF
+    cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories (or proposals), drawn ahead
+    ubuf = np.empty(CBUF)  # and the proposals' uniforms
+    max_cost = 0.0
+    for c in range(n_cat):
+        cost[c] = detect_hours[c] + (swap_hours if swap[c] else 0.0)
+        max_cost = max(max_cost, cost[c])
+        rot_c[c] = math.cos(OMEGA * cost[c])
+        rot_s[c] = math.sin(OMEGA * cost[c])
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    n_seg0, r = _segments(work_hours, tau)
+    tail = r + delta + persist
+    snap_steps = 2 if delta > 0.0 else 0
+    cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
+    per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
+    no_trend = np.ones(0)
+    _trial_shape(draw_amp, draw_phase, no_trend, 0, cat_amp, cat_phase, 1.0, amp_i, phase_i)
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        if per_shape:
+            _trial_shape(draw_amp, draw_phase, no_trend, d, cat_amp, cat_phase, 1.0, amp_i, phase_i)
+        fail_rate = 0.0
+        for c in range(n_cat):
+            w[c] = cat_rate[d, c]
+            fail_rate += w[c]
+        s = 0.0
+        for c in range(n_cat - 1, -1, -1):
+            s += w[c]
+            suffix[c] = s
+        zr, zi = _diurnal_terms(w, amp_i, phase_i, start_hour, pc, ps)
+        big_a = math.hypot(zr, zi)
+        theta = math.atan2(zi, zr)
+        shared = _same_shape(amp_i, phase_i)
+        n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
+        settle = shared  # categories at the end: shared shape and one recovery cost
+        c_first = -1
+        for c in range(n_cat):
+            if w[c] > 0.0:
+                if c_first < 0:
+                    c_first = c
+                elif cost[c] != cost[c_first]:
+                    settle = False
+        nb_slots = 0
+        if not shared:
+            for c in range(n_cat):
+                bw[c] = w[c] * (1.0 + amp_i[c])
+                ang = OMEGA * (start_hour - phase_i[c]) - theta
+                rc[c] = w[c] * amp_i[c] * math.cos(ang)
+                rs[c] = w[c] * amp_i[c] * math.sin(ang)
+            nb_slots = _build_alias(bw, n_cat, bprob, bslot, balias, small, large)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
+        if fail_rate == 0.0:
+            t, p, done, events = _trial_general(
+                rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
+                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                swap_hours, n_spares, repair_hours, cap_hours, max_events,
+                0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
+                no_profile, no_max, 0.0,
+            )  # fmt: skip
+            wall[i] = t
+            finished[i] = done
+            progress[i] = p
+            n_events[i] = events
+            continue
+        k_amp = big_a / OMEGA
+        low_rate = fail_rate - big_a  # the intensity's minimum, >= 0
+        inv_l = 1.0 / fail_rate
+        inv_hi = 1.0 / (fail_rate + big_a)
+        inv_lo = 1.0 / low_rate if low_rate > 0.0 else np.inf
+        t = 0.0
+        s0 = math.sin(theta)
+        c0 = math.cos(theta)
+        p = 0.0
+        n_seg = n_seg0
+        last_start = (n_seg - 1) * seg
+        r_eff = 0.0
+        events = 0
+        jc = CBUF  # no category drawn ahead yet (what a trial leaves is not used)
+        budget = max_events - 1  # the last event the budget allows goes to the general path
+        a_restart = 0.0
+        a_rework = 0.0
+        a_ckpt = 0.0
+        n_sw = 0
+        done = False
+        while True:
+            d_run = last_start + tail
+            d_tot = r_eff + d_run
+            if events >= budget or t + d_tot + max_cost > cap_safe:
+                break
+            if j == BUF:
+                _fill(rng, buf)
+                j = 0
+            g = buf[j]
+            j += 1
+            # the job's end, if no failure comes first; a sine only past a lower bound of F
+            lb = max(low_rate * d_tot, fail_rate * d_tot - 2.0 * k_amp)
+            if g >= lb * (1.0 - _BRACKET_RTOL) and g >= _cum_diurnal(
+                d_tot, s0, c0, fail_rate, k_amp
+            ):
+                a_restart += r_eff
+                a_ckpt += n_seg * delta + persist
+                n_sw += snap_steps * (n_seg - 1) + 2  # compute starts; the down step at its end
+                t += d_tot
+                p = work_hours
+                done = True
+                break
+            x, s1, c1 = _invert_diurnal(
+                g, s0, c0, fail_rate, big_a, inv_l, inv_hi, inv_lo, t, d_tot
+            )
+            events += 1
+            if x < r_eff:
+                a_restart += x
+            else:
+                a_restart += r_eff
+                e = x - r_eff
+                k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                n_sw += snap_steps * k + 2  # compute started; the k snapshots; the stop
+                a_ckpt += k * delta + max(xo - s_k, 0.0)
+                dk = k - 1 if xo < persist else k  # durable segments of this run
+                if dk < 0:
+                    dk = 0
+                a_rework += k * tau + min(xo, s_k) - dk * tau
+                p += dk * tau
+                n_seg -= dk
+                last_start = (n_seg - 1) * seg
+            if settle:
+                c = c_first
+            elif shared:
+                if jc == CBUF:
+                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf, False)
+                    jc = 0
+                c = cbuf[jc]
+                jc += 1
+            else:
+                # exact rejection from the bounds w_c (1 + a_c): two proposals per failure,
+                # the first accepted one chosen without a branch; more only if both fail
+                if jc + 2 > CBUF:
+                    _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+                    jc = 0
+                ca = cbuf[jc]
+                cb = cbuf[jc + 1]
+                ok_a = ubuf[jc] * bw[ca] < w[ca] + rc[ca] * c1 - rs[ca] * s1
+                ok_b = ubuf[jc + 1] * bw[cb] < w[cb] + rc[cb] * c1 - rs[cb] * s1
+                jc += 2
+                c = ca if ok_a else cb
+                if not (ok_a or ok_b):
+                    while True:
+                        if jc == CBUF:
+                            _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+                            jc = 0
+                        c = cbuf[jc]
+                        ok = ubuf[jc] * bw[c] < w[c] + rc[c] * c1 - rs[c] * s1
+                        jc += 1
+                        if ok:
+                            break
+            if not settle:
+                interruptions[i, c] += 1
+            t = (t + x) + cost[c]
+            if events % _REFRESH == 0:
+                s0 = math.sin(OMEGA * t + theta)
+                c0 = math.cos(OMEGA * t + theta)
+            else:
+                s0 = s1 * rot_c[c] + c1 * rot_s[c]
+                c0 = c1 * rot_c[c] - s1 * rot_s[c]
+            r_eff = restart_hours
+        stats[0] += events
+        if settle and events > 0:
+            _settle_categories(
+                rng, i, events, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                interruptions,
+            )  # fmt: skip
+        n_det = 0.0
+        n_swp = 0.0
+        for c in range(n_cat):
+            n_det += interruptions[i, c] * detect_hours[c]
+            if swap[c]:
+                n_swp += interruptions[i, c] * swap_hours
+        lost[i, REWORK] = a_rework
+        lost[i, CHECKPOINT] = a_ckpt
+        lost[i, RESTART] = a_restart
+        lost[i, DETECTION] = n_det
+        lost[i, NODE_SWAP] = n_swp
+        swings[i] = n_sw
+        if not done:
+            # near the cap or the event budget: the general path goes on from t (a fresh draw)
+            stats[1] += 1
+            t, p, done, events = _trial_general(
+                rng, i, prob, slot_code, alias_code, n_slots, fail_rate, fail_rate,
+                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                swap_hours, n_spares, repair_hours, cap_hours, max_events,
+                t, p, n_seg, r, events, r_eff, NO_GAP, interruptions, maint_events, lost,
+                swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, 0.0, 0.0, 0.0,
+                shared, 0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -3254,7 +3728,9 @@ def simulate_block(
     outputs are zero (``pool_occupancy`` NaN). With every category a failure category the
     straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
     path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
-    Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
+    Diurnal failure rates alone on the renewal configuration run the diurnal path
+    (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
+    bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
     :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
     ``overhead_sigma`` is not read (the factors are drawn by the caller). Physics per draw
     (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see :mod:`relmc.sim`): failure rates
@@ -3312,10 +3788,21 @@ def simulate_block(
             swings, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
         )  # fmt: skip
         return
-    varying = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
-    varying = varying or speed_amp != 0.0 or cat_profile.shape[0] > 0
+    # a diurnal amplitude > 0 (single values or any draw), and any other time variation
+    amp_on = time_varying(cat_amp, 1.0) or _draws_vary(draw_amp, np.ones(0))
+    other = trend_shape != 1.0 or _draws_vary(np.zeros((0, cat_amp.shape[0])), draw_trend)
+    other = other or speed_amp != 0.0 or cat_profile.shape[0] > 0
+    varying = amp_on or other
     uncertain = overheads_on(overhead_factor, overhead_jitter)
-    if renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
+    if diurnal_applies(maint_rate, n_spares, swap, amp_on, other, uncertain):
+        _block_diurnal(
+            rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
+            restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+            cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase,
+            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+            np.zeros(2, dtype=np.int64),
+        )  # fmt: skip
+    elif renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
             restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,

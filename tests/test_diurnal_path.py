@@ -1,0 +1,325 @@
+"""The kernel's diurnal path: an exact time change for diurnal failure rates (issue 11).
+
+``relmc.sim._kernels.simulate_block`` sends the renewal configuration (no maintenance,
+recovery a per-category constant, no uncertain overheads) with diurnal failure rates on, and
+no other time variation, to ``_block_diurnal``: one standard exponential per failure mapped
+through the closed-form integrated intensity ``F`` (a solve of ``F(x) = g`` per failure).
+Here it is held to a known answer (the integrated intensity at the ``M``-th failure is
+Gamma(M, 1)), compared in distribution with the general path and the event-by-event oracle on
+scenarios that exercise its branches (shared and different peak hours, amplitude 1, latencies
+and swaps, a tight wall cap and an event budget that hand the trial to the general path, a job
+shorter than one checkpoint interval, thousands of failures per trial), and shown to be the
+path taken, while amplitude-0 scenarios still run the renewal path bit for bit.
+
+Tolerances: compared means within Z_MAX = 4.5 combined standard errors and the two-sample KS
+test on wall time at p > 1e-4 (``kernelcheck``; ~30 quantities per comparison, ~15
+comparisons, so a correct kernel fails the file with probability ~3e-3 at most); the known
+answer within 4 standard errors (exact variance), with two negative controls that must fail it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from kernelcheck import disagreements
+from test_fast_paths import _path_args
+
+from relmc._seed import child_seed
+from relmc.defaults import default_failures
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
+from relmc.sim import _kernels
+from relmc.sim.inputs import KernelInputs, allocate_outputs
+from relmc.sim.reference import simulate_reference
+from relmc.sim.simulate import BLOCK_SIZE, NODE_OUTPUTS, PHYSICS_OUTPUTS, kernel_inputs
+
+OMEGA = 2.0 * math.pi / 24.0
+
+
+def _run(block_fn, inputs, seed: int, *extra) -> dict[str, np.ndarray]:
+    """Run a kernel path over blocks of 256; ``extra``: its arguments beyond the inputs."""
+    n = inputs.n_trials
+    out = allocate_outputs(n, inputs.n_categories)
+    root = np.random.SeedSequence(seed)
+    for b in range(-(-n // BLOCK_SIZE)):
+        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        args = _path_args(block_fn, inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
+        block_fn(rng, *args, *extra)
+    return out
+
+
+def _scenario(cats, *, n_gpus=1024, work=20.0, start_hour=9.0, **policy) -> Scenario:
+    return Scenario(
+        cluster=Cluster(n_gpus=n_gpus),
+        failures=FailureModel(tuple(cats)),
+        job=Job(work, start_hour=start_hour),
+        policy=Policy(**policy),
+    )
+
+
+def _four(amp, peaks):
+    """test_fast_paths' categories (latencies, unlimited swaps), with diurnal rates."""
+    base = [
+        Category("gpu", rate=3e-4, unit="gpu", recovery="swap"),
+        Category("node", rate=1e-3, unit="node", recovery="swap", detection_hours=0.05),
+        Category("hang", rate=2e-4, unit="gpu", detection_hours=1 / 6),
+        Category("bug", rate=0.3, unit="job"),
+    ]
+    return [
+        dataclasses.replace(c, diurnal_amplitude=amp, diurnal_peak_hour=p)
+        for c, p in zip(base, peaks, strict=True)
+    ]
+
+
+def _llama_spread(amp):
+    """The 18 Llama 3 categories, each with its own peak hour."""
+    fm = default_failures()
+    return [
+        dataclasses.replace(c, diurnal_amplitude=amp, diurnal_peak_hour=float((5 * j) % 24))
+        for j, c in enumerate(fm.categories)
+    ]
+
+
+POLICY = dict(
+    checkpoint_interval=0.5,
+    snapshot_hours=1 / 60,
+    persist_hours=0.2,
+    restart_hours=1 / 6,
+    swap_hours=0.25,
+)
+SCENARIOS = {
+    # one shared peak hour: categories by alias, timeline by the time change (~25 failures)
+    "a0.3_shared": _scenario(_four(0.3, [14.0] * 4), work=20.3, **POLICY),
+    # amplitude 1: the intensity touches 0 at its trough (the solve's safeguards)
+    "a1.0_shared": _scenario(_four(1.0, [3.0] * 4), work=20.3, **POLICY),
+    # 18 categories, 18 peak hours: categories by rejection at the failure's phase (~10)
+    "a0.5_18_peaks": _scenario(_llama_spread(0.5), n_gpus=16_384, work=30.0, **POLICY),
+    # restart-only categories, no latency, one shape: categories settled per trial at the end
+    "settled": _scenario(
+        [
+            Category("gpu", rate=1e-3, unit="gpu", diurnal_amplitude=0.5, diurnal_peak_hour=20.0),
+            Category("bug", rate=0.5, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=20.0),
+        ],
+        work=15.0,
+        **POLICY,
+    ),
+    # a tight wall cap: trials near it continue on the general path
+    "tight_cap": _scenario(
+        _four(0.5, [14.0, 2.0, 8.0, 20.0]), work=10.0, wall_cap_factor=1.8, **POLICY
+    ),
+    # an event budget: the 7th event is the general path's
+    "event_budget": _scenario(
+        _four(0.5, [14.0, 2.0, 8.0, 20.0]), work=10.0, max_events=7, **POLICY
+    ),
+    # a job shorter than one checkpoint interval (one segment, the remainder)
+    "short_job": _scenario(
+        [Category("bug", rate=2.0, unit="job", diurnal_amplitude=0.8, diurnal_peak_hour=11.0)],
+        work=0.3,
+        **POLICY,
+    ),
+}
+N_TRIALS = 4000
+
+
+def _inputs(name: str, n: int = N_TRIALS) -> KernelInputs:
+    x, _ = kernel_inputs(SCENARIOS[name], None, n)
+    return x
+
+
+def _applies(x: KernelInputs) -> bool:
+    other = x.trend_shape != 1.0 or bool(np.any(x.draw_trend != 1.0)) or x.speed_amp != 0.0
+    other = other or x.cat_profile.shape[0] > 0
+    amp_on = bool(np.any(x.cat_amp > 0.0) or np.any(x.draw_amp > 0.0))
+    return _kernels.diurnal_applies(x.maint_rate, x.n_spares, x.swap, amp_on, other, False)
+
+
+def _identity(out) -> None:
+    np.testing.assert_allclose(
+        out["progress_hours"] + out["lost_hours"].sum(axis=1), out["wall_hours"], rtol=1e-9
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_diurnal_path_matches_general_path(name):
+    x = _inputs(name)
+    assert _applies(x)
+    stats = np.zeros(2, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    general = _run(_kernels._block_general, x, seed=2)
+    assert disagreements(fast, general) == []
+    for out in (fast, general):
+        _identity(out)
+        assert out["events"].max() <= x.max_events
+        assert out["wall_hours"].max() <= x.cap_hours * (1 + 1e-12)
+    assert stats[0] > 0  # failures were taken on the diurnal path
+    if name == "tight_cap":  # the hand-over is exercised: both outcomes occur
+        assert stats[1] > 0 and 0.05 < fast["finished"].mean() < 0.95
+    if name == "event_budget":
+        assert stats[1] > 0 and (fast["events"][~fast["finished"]] == 7).all()
+        assert (~fast["finished"]).any()
+    if name == "short_job":
+        assert x.work_hours < x.tau and fast["interruptions"].sum() > 0
+
+
+@pytest.mark.slow
+def test_diurnal_path_matches_general_path_with_thousands_of_failures():
+    # Llama 3 rates at 100k GPUs, 18 peak hours, a 54-day job: ~2,700 failures per trial
+    sc = _scenario(_llama_spread(0.5), n_gpus=100_000, work=54 * 24.0, **POLICY)
+    x, _ = kernel_inputs(sc, None, 600)
+    stats = np.zeros(2, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, x, 3, stats)
+    general = _run(_kernels._block_general, x, seed=4)
+    assert fast["events"].mean() > 2000 and stats[1] == 0
+    assert disagreements(fast, general) == []
+    _identity(fast)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["a0.3_shared", "a0.5_18_peaks", "a1.0_shared", "tight_cap"])
+def test_diurnal_path_matches_reference(name):
+    x = _inputs(name, 1500)
+    fast = _run(_kernels.simulate_block, x, seed=5)
+    slow = simulate_reference(x, np.random.default_rng(6))
+    assert disagreements(fast, slow) == []
+    _identity(slow)
+
+
+@pytest.mark.slow
+def test_reference_comparison_negative_control_sees_a_six_hour_phase_error():
+    # the oracle's peak hours 6 h late: the same checks must see it (~25 failures per trial,
+    # amplitude 1 on all four categories, a 20 h job: the failures crowd around the peak)
+    x = _inputs("a1.0_shared", 1500)
+    wrong = dataclasses.replace(x, cat_phase=x.cat_phase + 6.0)
+    fast = _run(_kernels.simulate_block, x, seed=5)
+    slow = simulate_reference(wrong, np.random.default_rng(6))
+    assert disagreements(fast, slow) != []
+
+
+# ---------------------------------------------------------------- a known answer
+# Restart 0, no checkpoint cost, no recovery time and an unreachable job end: the job is
+# exposed from 0 on, and the wall time of the trial's M-th failure (the budget stops it
+# there) is the M-th point T_M of the process. Its integrated intensity Lambda(T_M) is then
+# Gamma(M, 1): mean M, variance M. The first M - 1 failures are the diurnal path's, the
+# M-th the general path's (the budget hand-over).
+RATES, AMPS, PEAKS, START = [1.2, 0.8], [1.0, 0.5], [15.0, 9.0], 7.0
+M_EVENTS = 20
+
+
+def _known_inputs(n, amps=AMPS) -> KernelInputs:
+    return KernelInputs(
+        cat_rate=np.array([RATES]),
+        draw_of_trial=np.zeros(n, dtype=np.int64),
+        detect_hours=np.zeros(2),
+        swap=np.zeros(2, dtype=bool),
+        maint_rate=0.0,
+        maint_hours=0.0,
+        work_hours=1e5,
+        tau=1.0,
+        delta=0.0,
+        persist=0.0,
+        restart_hours=0.0,
+        swap_hours=0.0,
+        n_spares=-1,
+        repair_hours=1.0,
+        cap_hours=1e7,
+        max_events=M_EVENTS,
+        cat_amp=np.array(amps, dtype=float),
+        cat_phase=np.array(PEAKS, dtype=float),
+        start_hour=START,
+    )
+
+
+def _big_lambda(t, amps=AMPS, peak_shift=0.0):
+    """``integral_0^t sum_c lambda_c``, closed form (the contract's intensity)."""
+    total = 0.0
+    for w, a, p in zip(RATES, amps, PEAKS, strict=True):
+        ang = OMEGA * (START - p - peak_shift)
+        total = total + w * (t + a / OMEGA * (np.sin(ang + OMEGA * t) - math.sin(ang)))
+    return total
+
+
+def test_integrated_intensity_at_the_mth_failure_is_gamma():
+    n = 6000
+    x = _known_inputs(n)
+    stats = np.zeros(2, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, 8, stats)
+    assert stats[0] == n * (M_EVENTS - 1) and stats[1] == n  # all but the M-th on the path
+    assert (out["events"] == M_EVENTS).all() and not out["finished"].any()
+    se = math.sqrt(M_EVENTS / n)  # 4 SE of the exact Gamma(M, 1) variance
+    z = (_big_lambda(out["wall_hours"]).mean() - M_EVENTS) / se
+    assert abs(z) < 4.0, z
+    # negative controls: the integral for peaks 6 h late, and for amplitude 0
+    z_phase = (_big_lambda(out["wall_hours"], peak_shift=6.0).mean() - M_EVENTS) / se
+    z_flat = (_big_lambda(out["wall_hours"], amps=[0.0, 0.0]).mean() - M_EVENTS) / se
+    assert abs(z_phase) > 4.0 and abs(z_flat) > 4.0, (z_phase, z_flat)
+
+
+def test_solve_meets_its_tolerance_and_carries_the_phase():
+    # F(x) = g solved to the wall clock's spacing, and the sine and cosine it returns are
+    # those of the phase at t + x, on random phases, amplitudes up to 1 (troughs at 0)
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        big_l = rng.uniform(0.01, 5.0)
+        big_a = big_l * (1.0 if rng.random() < 0.3 else rng.random())
+        phi0 = rng.uniform(0, 2 * math.pi)
+        t = rng.uniform(0.0, 2000.0)
+        g = rng.standard_exponential()
+        s0, c0 = math.sin(phi0), math.cos(phi0)
+        inv_lo = 1.0 / (big_l - big_a) if big_l > big_a else math.inf
+        x, s1, c1 = _kernels._invert_diurnal(
+            g, s0, c0, big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), inv_lo, t, 1e9
+        )
+        f = big_l * x + big_a / OMEGA * (math.sin(phi0 + OMEGA * x) - s0)
+        lam = big_l + big_a * math.cos(phi0 + OMEGA * x)
+        # |F(x) - g| <= lambda(x) times a few spacings of the wall clock, plus rounding of F
+        assert abs(f - g) <= lam * 8e-16 * (t + x) + 1e-13 * (g + big_a / OMEGA), (f, g)
+        assert abs(s1 - math.sin(phi0 + OMEGA * x)) < 1e-13
+        assert abs(c1 - math.cos(phi0 + OMEGA * x)) < 1e-13
+
+
+# ---------------------------------------------------------------- which path runs
+def test_simulate_block_takes_the_diurnal_path():
+    # simulate_block's outputs are, bit for bit, those of _block_diurnal on the same stream
+    for name in ("a0.5_18_peaks", "settled"):
+        x = _inputs(name, 600)
+        via = _run(_kernels.simulate_block, x, seed=9)
+        direct = _run(_kernels._block_diurnal, x, 9, np.zeros(2, dtype=np.int64))
+        for key in via.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
+            np.testing.assert_array_equal(via[key], direct[key], err_msg=key)
+        # negative control: the general path on the same stream gives other numbers
+        other = _run(_kernels._block_general, x, seed=9)
+        assert not np.array_equal(via["wall_hours"], other["wall_hours"])
+
+
+def test_dispatch_conditions():
+    swap = np.array([False, True])
+    assert _kernels.diurnal_applies(0.0, -1, swap, True, False, False)
+    assert _kernels.diurnal_applies(0.0, 3, np.array([False, False]), True, False, False)
+    assert not _kernels.diurnal_applies(0.0, -1, swap, False, False, False)  # amplitude 0
+    assert not _kernels.diurnal_applies(0.1, -1, swap, True, False, False)  # maintenance
+    assert not _kernels.diurnal_applies(0.0, 3, swap, True, False, False)  # finite swaps
+    assert not _kernels.diurnal_applies(0.0, -1, swap, True, True, False)  # trend etc.
+    assert not _kernels.diurnal_applies(0.0, -1, swap, True, False, True)  # overheads
+    # from scenarios: a trend, a throughput cycle or maintenance leave the path
+    sc = SCENARIOS["a0.3_shared"]
+    assert _applies(kernel_inputs(sc, None, 1)[0])
+    for path, value in (
+        ("failures.trend_shape", 1.5),
+        ("job.throughput_amplitude", 0.01),
+        ("failures.maintenance_rate", 0.01),
+    ):
+        assert not _applies(kernel_inputs(replace_path(sc, path, value), None, 1)[0]), path
+
+
+def test_amplitude_zero_still_runs_the_renewal_path_bit_for_bit():
+    # peak hours and a start hour set, every amplitude 0: the renewal path, the same bits
+    sc = _scenario(_four(0.0, [14.0, 2.0, 8.0, 20.0]), work=20.3, **POLICY)
+    x, _ = kernel_inputs(sc, None, 600)
+    assert not _applies(x) and not x.modulated
+    assert _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap)
+    via = _run(_kernels.simulate_block, x, seed=10)
+    renewal = _run(_kernels._block_renewal, x, 10, True, np.zeros(2, dtype=np.int64))
+    for key in via.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
+        np.testing.assert_array_equal(via[key], renewal[key], err_msg=key)
