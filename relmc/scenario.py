@@ -58,6 +58,9 @@ SPREAD_FIELDS: tuple[str, ...] = (
     "swap_spread",
     "detection_spread",
     "maintenance_spread",
+    "diagnosis_spread",
+    "preemption_spread",
+    "sdc_latency_spread",
 )
 
 #: Policy fields of the per-event overhead jitters, in the kernel's order.
@@ -704,6 +707,10 @@ maintenance_spread : float
         posterior draw (point rates are repeated over ``OVERHEAD_DRAWS`` (4,096) draws), so
         credible intervals include it. :func:`spread_of_range` turns a published range
         (e.g. restarts of 5-20 minutes) into a median and ``k``.
+    diagnosis_spread, preemption_spread, sdc_latency_spread : float
+        The same per-draw uncertainty for the node model's diagnosis time (every category's
+        ``diagnosis_hours``), ``preemption_hours``, and every SDC category's
+        ``sdc_latency_hours`` (a fixed latency, or the mean of an exponential one).
     restart_jitter, swap_jitter, detection_jitter, maintenance_jitter : float
         Uncertain overheads, per event (aleatoric: each restart, swap, detection, maintenance
         downtime differs): a fresh lognormal multiplier of median 1 and 90% range
@@ -740,6 +747,9 @@ maintenance_spread : float
     swap_spread: float = 1.0
     detection_spread: float = 1.0
     maintenance_spread: float = 1.0
+    diagnosis_spread: float = 1.0
+    preemption_spread: float = 1.0
+    sdc_latency_spread: float = 1.0
     restart_jitter: float = 1.0
     swap_jitter: float = 1.0
     detection_jitter: float = 1.0
@@ -821,8 +831,8 @@ maintenance_spread : float
         """Mean multiplier of an overhead's median: ``exp((sigma^2 + j^2) / 2)``.
 
         ``overhead`` is one of ``snapshot``, ``persist``, ``restart``, ``swap``,
-        ``detection``, ``maintenance``. (A persist is capped at the checkpoint interval; the
-        mean ignores the cap.)
+        ``detection``, ``maintenance``, ``diagnosis``, ``preemption``, ``sdc_latency``. (A
+        persist is capped at the checkpoint interval; the mean ignores the cap.)
         """
         s = math.log(getattr(self, f"{overhead}_spread")) / Z95
         j = math.log(getattr(self, f"{overhead}_jitter", 1.0)) / Z95

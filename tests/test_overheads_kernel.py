@@ -17,12 +17,13 @@ import pytest
 from threecats import NODE, PHYSICS, run_path, three_category_inputs
 
 from relmc.sim import CAUSES, _kernels
-from relmc.sim.inputs import OUTPUTS, KernelInputs
+from relmc.sim.inputs import OUTPUTS, OVERHEADS, KernelInputs
 from relmc.sim.simulate import BLOCK_SIZE, run_kernel
 
 CAUSE = {c: j for j, c in enumerate(CAUSES)}
 REL = 1e-9  # relative rounding allowance of the accounting identity
 N_TRIALS = 2 * BLOCK_SIZE
+N_F = len(OVERHEADS)  # columns of overhead_factor
 
 
 _inputs = three_category_inputs
@@ -83,7 +84,7 @@ def _identity_error(out: dict) -> float:
 def test_table_of_ones_is_off_bit_for_bit(name):
     off = _inputs(**SCENARIOS[name])
     assert not off.uncertain_overheads
-    ones = dataclasses.replace(off, overhead_factor=np.ones((2, 6)), overhead_jitter=np.zeros(4))
+    ones = dataclasses.replace(off, overhead_factor=np.ones((2, N_F)), overhead_jitter=np.zeros(4))
     assert ones.uncertain_overheads
     a, b = _run(off), _run(ones)
     _assert_same(a, b)
@@ -93,7 +94,8 @@ def test_table_of_ones_is_off_bit_for_bit(name):
 
 # ---- per draw: each column scales exactly its overhead, for the trials of its draw
 
-# column of overhead_factor -> the KernelInputs fields it multiplies
+# column of overhead_factor -> the KernelInputs fields it multiplies (diagnosis, preemption and
+# SDC latency, read on the node and physics paths only: test_overheads_nodes_kernel.py)
 COLUMNS = {
     0: ("delta",),
     1: ("persist",),
@@ -114,10 +116,10 @@ def test_factor_column_is_its_overhead_scaled(name, col):
     are identical bit for bit; the trials of draw 1 differ from a run without factors.
     """
     x = _inputs(**SCENARIOS[name])
-    f = np.ones((2, 6))
+    f = np.ones((2, N_F))
     f[1, col] = 2.0
     a = _run(dataclasses.replace(x, overhead_factor=f))
-    g = np.ones((2, 6))
+    g = np.ones((2, N_F))
     g[0, col] = 0.5
     doubled = {k: 2.0 * getattr(x, k) for k in COLUMNS[col]}
     b = _run(dataclasses.replace(x, overhead_factor=g, **doubled))
@@ -131,7 +133,7 @@ def test_snapshot_and_persist_factors_without_failures():
     """No events: checkpoint hours are ``n delta F0 + min(persist F1, tau)``, per draw."""
     x = _inputs(cat_rate=np.zeros((2, 3)), maint_rate=0.0, n_spares=-1, persist=0.0)
     n_seg = math.ceil(x.work_hours / x.tau)
-    f = np.ones((2, 6))
+    f = np.ones((2, N_F))
     f[1, 0] = 2.0
     out = _run(dataclasses.replace(x, overhead_factor=f))
     ckpt = out["lost_hours"][:, CAUSE["checkpoint"]]
@@ -140,7 +142,7 @@ def test_snapshot_and_persist_factors_without_failures():
     assert np.all(ckpt[d == 0] == n_seg * x.delta)
     assert np.all(ckpt[d == 1] == 2.0 * ckpt[d == 0])
     # persist: scaled, then capped at tau
-    y = dataclasses.replace(x, delta=0.0, persist=0.5, overhead_factor=np.ones((2, 6)))
+    y = dataclasses.replace(x, delta=0.0, persist=0.5, overhead_factor=np.ones((2, N_F)))
     y.overhead_factor[:, 1] = [0.5, 1e6]
     out = _run(y)
     ckpt = out["lost_hours"][:, CAUSE["checkpoint"]]
@@ -152,7 +154,7 @@ def test_snapshot_and_persist_factors_without_failures():
 def test_unpaused_overheads_scale_exactly_per_event():
     """Detection, swap and maintenance are not exposed: their hours are counts times F."""
     x = _inputs(cap_hours=math.inf, n_spares=-1, max_events=1_000_000)
-    f = np.ones((2, 6))
+    f = np.ones((2, N_F))
     f[1, 3:6] = [4.0, 2.0, 0.5]  # swap, detection, maintenance of draw 1
     out = _run(dataclasses.replace(x, overhead_factor=f))
     assert np.all(out["finished"])
@@ -242,7 +244,7 @@ def test_paused_overhead_jitter_on_every_path(name, col):
 def test_accounting_identity_with_both_kinds(name, seed):
     rng = np.random.default_rng(seed)
     x = _inputs(**SCENARIOS[name], cap_hours=float(rng.uniform(70.0, 200.0)))
-    f = np.exp(0.7 * rng.standard_normal((2, 6)))
+    f = np.exp(0.7 * rng.standard_normal((2, N_F)))
     jitter = rng.uniform(0.0, 1.0, 4)
     out = _run(dataclasses.replace(x, overhead_factor=f, overhead_jitter=jitter), seed)
     assert _identity_error(out) <= REL
@@ -274,7 +276,7 @@ def test_renewal_path_not_taken_when_on():
     general = _run_path(_kernels._block_general, x, 9)
     assert not np.array_equal(off["wall_hours"], general["wall_hours"])
     for kw in (
-        dict(overhead_factor=np.ones((2, 6))),
+        dict(overhead_factor=np.ones((2, N_F))),
         dict(overhead_jitter=np.array([0.0, 0.0, 0.25, 0.0])),
     ):
         y = dataclasses.replace(x, **kw)

@@ -357,15 +357,19 @@ process above is unchanged bit for bit, and no extra random number is drawn). Th
 overheads are then *medians* of lognormal durations, uncertain in two ways that combine.
 
 Per draw (epistemic: the true value is unknown but the same all through a job)
-    ``overhead_factor`` (shape ``(n_draws, 6)``, columns snapshot, persist, restart, swap,
-    detection, maintenance) holds one multiplier per rate draw and overhead, drawn by
+    ``overhead_factor`` (shape ``(n_draws, 9)``, columns snapshot, persist, restart, swap,
+    detection, maintenance, diagnosis, preemption, sdc_latency) holds one multiplier per rate
+    draw and overhead, drawn by
     :func:`relmc.sim.simulate.draw_overhead_factors` as ``exp(sigma_x Z)`` with ``Z``
     standard normal and ``sigma_x = overhead_sigma[x]``, from the run's seed (a stream of
     its own, so the rate draws and the trials' streams do not move). A trial of draw ``d``
     runs the whole process above with ``delta F[d,0]``, ``min(persist F[d,1], tau)``,
     ``restart_hours F[d,2]`` (and ``mem_restart_hours F[d,2]`` when restart from memory is
     on), ``swap_hours F[d,3]``, every ``detect_hours[c] F[d,4]`` (one factor for all
-    categories) and ``maint_hours F[d,5]``. ``tau`` stays as given (it was chosen from the
+    categories), ``maint_hours F[d,5]``, every ``diag_hours[c] F[d,6]`` (the node model's
+    diagnosis, one factor for all categories), ``preempt_hours F[d,7]`` and every
+    ``sdc_latency[c] F[d,8]`` (an SDC's latency: the fixed value, or the mean of the
+    exponential with ``sdc_latency_exp``). ``tau`` stays as given (it was chosen from the
     medians, as an operator who does not know the true values would); the maintenance
     checkpoint and the straggler's checkpoint take the trial's ``delta`` and ``persist``.
     Trials that share a rate draw share its factors (also rows that repeat one posterior

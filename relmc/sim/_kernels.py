@@ -104,6 +104,13 @@ draw's rows (:func:`_trial_shape`, :func:`_trial_bad`) and redoes what the block
 otherwise do once (diurnal terms, whether categories share a shape, the node path's mixes):
 O(n_categories) per trial, nothing per event. Without rows the single values are copied as
 they are, so every path computes what it did before, bit for bit.
+
+Uncertain overheads per draw (``overhead_factor`` with rows; see :mod:`relmc.sim`) are read
+the same way: each trial takes its draw's row once (:func:`_trial_overheads`, and
+:func:`_trial_node_overheads` on the node path) and runs with its own overheads, every
+category's detection, diagnosis and SDC latency scaled by one factor each
+(:func:`_trial_scaled`): O(n_categories) per trial, nothing per event. Without rows the given
+values are copied, not multiplied, so every path computes what it did before, bit for bit.
 """
 
 from __future__ import annotations
@@ -114,7 +121,7 @@ import numpy as np
 
 from relmc._jit import jit
 from relmc.sim import CAUSES
-from relmc.sim.inputs import WEEK_HOURS
+from relmc.sim.inputs import OVERHEADS, WEEK_HOURS
 
 # lost_hours columns, derived from relmc.sim.CAUSES (the one statement of their order)
 REWORK = CAUSES.index("rework")
@@ -128,6 +135,17 @@ SLOWDOWN = CAUSES.index("slowdown")
 DIAGNOSIS = CAUSES.index("diagnosis")
 PREEMPTION = CAUSES.index("preemption")
 N_CAUSES = len(CAUSES)
+# overhead_factor columns, derived from relmc.sim.inputs.OVERHEADS (the one statement of their
+# order)
+F_SNAPSHOT = OVERHEADS.index("snapshot")
+F_PERSIST = OVERHEADS.index("persist")
+F_RESTART = OVERHEADS.index("restart")
+F_SWAP = OVERHEADS.index("swap")
+F_DETECTION = OVERHEADS.index("detection")
+F_MAINTENANCE = OVERHEADS.index("maintenance")
+F_DIAGNOSIS = OVERHEADS.index("diagnosis")
+F_PREEMPTION = OVERHEADS.index("preemption")
+F_SDC_LATENCY = OVERHEADS.index("sdc_latency")
 OMEGA = 2.0 * math.pi / 24.0  # diurnal angular frequency, per hour
 
 # sentinel states
@@ -640,6 +658,22 @@ def overheads_on(overhead_factor, overhead_jitter):
 
 
 @jit
+def _trial_scaled(overhead_factor, d, col, values, out):
+    """Fill ``out`` with ``values`` times the factor ``F[d, col]`` of a trial of rate draw ``d``.
+
+    One factor for every entry (every category). When the table has no rows (off) ``values``
+    is copied as it is: nothing is multiplied, so off changes no bit.
+    """
+    if overhead_factor.shape[0] == 0:
+        for c in range(values.shape[0]):
+            out[c] = values[c]
+        return
+    f = overhead_factor[d, col]
+    for c in range(values.shape[0]):
+        out[c] = values[c] * f
+
+
+@jit
 def _trial_overheads(
     overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
     mem_restart_hours, swap_hours, maint_hours,
@@ -649,25 +683,36 @@ def _trial_overheads(
     Fills ``det`` with the detection hours and returns ``(delta, persist, restart_hours,
     mem_restart_hours, swap_hours, maint_hours)``; the given values when the table has no
     rows (off). ``persist`` is capped at ``tau``; a negative ``mem_restart_hours`` (off)
-    stays as it is.
+    stays as it is. The node model's and the SDC's overheads: :func:`_trial_node_overheads`,
+    :func:`_trial_scaled`.
     """
+    _trial_scaled(overhead_factor, d, F_DETECTION, detect_hours, det)
     if overhead_factor.shape[0] == 0:
-        for c in range(detect_hours.shape[0]):
-            det[c] = detect_hours[c]
         return delta, persist, restart_hours, mem_restart_hours, swap_hours, maint_hours
-    f_det = overhead_factor[d, 4]
-    for c in range(detect_hours.shape[0]):
-        det[c] = detect_hours[c] * f_det
-    f_restart = overhead_factor[d, 2]
+    f_restart = overhead_factor[d, F_RESTART]
     mem = mem_restart_hours * f_restart if mem_restart_hours >= 0.0 else mem_restart_hours
     return (
-        delta * overhead_factor[d, 0],
-        min(persist * overhead_factor[d, 1], tau),
+        delta * overhead_factor[d, F_SNAPSHOT],
+        min(persist * overhead_factor[d, F_PERSIST], tau),
         restart_hours * f_restart,
         mem,
-        swap_hours * overhead_factor[d, 3],
-        maint_hours * overhead_factor[d, 5],
+        swap_hours * overhead_factor[d, F_SWAP],
+        maint_hours * overhead_factor[d, F_MAINTENANCE],
     )
+
+
+@jit
+def _trial_node_overheads(overhead_factor, d, diag_hours, diag, preempt_hours):
+    """Return the preemption hours of a trial of rate draw ``d`` and fill ``diag``.
+
+    ``diag`` gets every category's diagnosis hours times ``F[d, diagnosis]`` (one factor for
+    all categories); the preemption hours are ``preempt_hours F[d, preemption]``. The given
+    values when the table has no rows (off).
+    """
+    _trial_scaled(overhead_factor, d, F_DIAGNOSIS, diag_hours, diag)
+    if overhead_factor.shape[0] == 0:
+        return preempt_hours
+    return preempt_hours * overhead_factor[d, F_PREEMPTION]
 
 
 @jit
@@ -2356,7 +2401,8 @@ def _trial_nodes(
     ``(True, False)`` returned, and the caller grows them and calls again; otherwise the
     trial runs to its end and returns ``(False, done)``. The timeline is
     :func:`_trial_general`'s, with the trial's overheads and the per-event jitters ``jr``,
-    ``js``, ``jd``, ``jm`` (restart, swap, detection, maintenance) as there. ``modulated``
+    ``js``, ``jd``, ``jm`` (restart, swap, detection, maintenance) as there; ``diag_hours``
+    and ``preempt_hours`` are the trial's too (its draw's factors, no jitter). ``modulated``
     (failure rates vary in time) is the block's; ``cat_amp``, ``cat_phase``,
     ``trend_shape`` and ``bad_fraction`` are the trial's (its draw's, see "Physics
     parameters per draw" in :mod:`relmc.sim`). ``prof``, ``qmax``, ``week_hour0``: the
@@ -2832,7 +2878,10 @@ def _block_nodes(
     ``draw_bad_multiplier`` (no rows: the single values) for its shapes, its initial bad
     nodes, its pool draws and its rates; failure rates are time-varying for the whole block
     if any draw or the single values make them so, or ``cat_profile`` has rows (periodic
-    profiles: each category's factor in the hour multiplies its per-type rates).
+    profiles: each category's factor in the hour multiplies its per-type rates). Uncertain
+    overheads: each trial takes its draw's row of ``overhead_factor`` (:func:`_trial_overheads`;
+    every category's diagnosis and the preemption, :func:`_trial_node_overheads`), and each
+    restart, swap, detection and maintenance downtime its jitter.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2895,6 +2944,7 @@ def _block_nodes(
     meta = np.zeros(N_META, dtype=np.int64)
     fs = np.zeros(N_FS)
     det = np.empty(n_cat)  # the trial's detection hours
+    diag = np.empty(n_cat)  # the trial's diagnosis hours
     jr, js, jd, jm = _jitters(overhead_jitter)
     for i in range(n_trials):
         d = draw_of_trial[i]
@@ -2902,6 +2952,7 @@ def _block_nodes(
             overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
             mem_restart_hours, swap_hours, maint_hours,
         )  # fmt: skip
+        preempt_i = _trial_node_overheads(overhead_factor, d, diag_hours, diag, preempt_hours)
         if per_shape:
             trend_i = _trial_shape(
                 draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
@@ -2968,9 +3019,9 @@ def _block_nodes(
                 maint_rate, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
                 swap_i, n_spares, repair_hours, cap_hours, max_events, modulated, amp_i,
                 phase_i, start_hour, trend_i, fleet_age_hours, speed_amp, speed_phase, n_nodes,
-                f_i, diag_hours, diag_wrong, lemon_k, lemon_window, repair_fixed,
+                f_i, diag, diag_wrong, lemon_k, lemon_window, repair_fixed,
                 escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
-                n_standbys, preempt_hours, mem_i, mem_replicas, nc, ll, lst, rec,
+                n_standbys, preempt_i, mem_i, mem_replicas, nc, ll, lst, rec,
                 recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
                 nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
                 nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
@@ -3222,7 +3273,8 @@ def _block_physics(
     anchor ``(t_a, e_a)`` moved at each change of the straggler factor ``sig``; segments
     are located arithmetically only when the run stops. Retained checkpoints are a ring of
     arithmetic runs (:func:`_ring_add`). Cost O(events), O(K) per event at most. Uncertain
-    overheads: each trial takes its draw's row of ``overhead_factor``, and each restart,
+    overheads: each trial takes its draw's row of ``overhead_factor`` (also every SDC
+    category's latency: the fixed value, or the exponential's mean), and each restart,
     swap, detection (a straggler's slow phase, drawn at its arrival) and maintenance
     downtime its jitter (:func:`_jitter`). Physics per draw: each trial takes its draw's rows
     of ``draw_amp``, ``draw_phase``, ``draw_trend`` (no rows: the single values); failure
@@ -3251,6 +3303,7 @@ def _block_physics(
     rf = np.empty(8)
     rn = np.empty(8, dtype=np.int64)
     det = np.empty(n_cat)  # the trial's detection hours
+    lat_i = np.empty(n_cat)  # the trial's SDC latencies (fixed, or the exponential's mean)
     jr, js, jd, jm = _jitters(overhead_jitter)
     delta0 = delta  # the given snapshot and persist; delta, persist are the trial's below
     persist0 = persist
@@ -3261,6 +3314,7 @@ def _block_physics(
             overhead_factor, d, detect_hours, det, tau, delta0, persist0, restart_hours, -1.0,
             swap_hours, maint_hours,
         )  # fmt: skip
+        _trial_scaled(overhead_factor, d, F_SDC_LATENCY, sdc_latency, lat_i)
         if per_shape:
             trend_i = _trial_shape(
                 draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
@@ -3441,7 +3495,7 @@ def _block_physics(
                     else:
                         c_on = True
                         c_cat = c
-                        lat = sdc_latency[c]
+                        lat = lat_i[c]
                         if sdc_latency_exp[c]:
                             lat = rng.standard_exponential() * lat
                         c_detect = t + lat

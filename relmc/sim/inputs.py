@@ -28,7 +28,17 @@ __all__ = [
 UNLIMITED_SPARES = -1
 
 #: Overheads with a per-draw (epistemic) multiplier: columns of ``overhead_factor``.
-OVERHEADS: tuple[str, ...] = ("snapshot", "persist", "restart", "swap", "detection", "maintenance")
+OVERHEADS: tuple[str, ...] = (
+    "snapshot",
+    "persist",
+    "restart",
+    "swap",
+    "detection",
+    "maintenance",
+    "diagnosis",
+    "preemption",
+    "sdc_latency",
+)
 
 #: Overheads with a per-event (aleatoric) multiplier: entries of ``overhead_jitter``.
 EVENT_OVERHEADS: tuple[str, ...] = ("restart", "swap", "detection", "maintenance")
@@ -127,11 +137,11 @@ class KernelInputs:
         Whether the SDC latency is exponential with mean ``sdc_latency`` (empty: False).
     retention : int
         Durable checkpoints kept for SDC rollbacks, ``K >= 1`` newest (0: all).
-    overhead_sigma : ndarray, shape (6,)
+    overhead_sigma : ndarray, shape (9,)
         Log-standard deviation of the per-draw (epistemic) multiplier of each overhead, in the
         order of :data:`OVERHEADS` (empty: zeros). Read by
         :func:`relmc.sim.simulate.draw_overhead_factors`, not by the kernel.
-    overhead_factor : ndarray, shape (n_draws, 6) or (0, 6)
+    overhead_factor : ndarray, shape (n_draws, 9) or (0, 9)
         The per-draw multipliers themselves (no rows: off); see "Uncertain overheads" in
         :mod:`relmc.sim`.
     overhead_jitter : ndarray, shape (4,)

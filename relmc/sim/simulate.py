@@ -53,6 +53,8 @@ MAX_SEGMENTS = 1e12  # segment counts and indices stay exact in float64 and int6
 #: Spawn-key entry of the stream of the per-draw overhead multipliers below a run's root; the
 #: blocks use 0 .. n_blocks - 1 (< 2**19) and a projection's credible simulation 2**32 - 1.
 OVERHEAD_KEY = 2**32 - 2
+#: Columns of ``overhead_factor`` drawn first (snapshot .. maintenance; later ones follow).
+_FIRST_OVERHEADS = 6
 
 
 def draw_overhead_factors(
@@ -61,7 +63,8 @@ def draw_overhead_factors(
     """Return ``inputs`` with ``overhead_factor`` drawn: one row per rate draw.
 
     Row ``d`` is ``exp(overhead_sigma * Z[rows[d]])``, ``Z`` standard normal rows drawn in
-    order from the stream ``child_seed(root, OVERHEAD_KEY)``; ``rows`` (default
+    order from the stream ``child_seed(root, OVERHEAD_KEY)`` (the first six columns for every
+    row, then the rest); ``rows`` (default
     ``0 .. n_draws - 1``) is the source draw of each row (:attr:`relmc.rates.RateDraws.rows`),
     so rows that repeat one posterior draw (a credible simulation's groups) share its
     multipliers. The inputs are returned unchanged when every ``overhead_sigma`` is 0 or the
@@ -75,7 +78,11 @@ def draw_overhead_factors(
     if rows.shape != (n,) or (n and rows.min() < 0):
         raise ValueError(f"rows must be {n} source-draw indices >= 0; got shape {rows.shape}")
     rng = np.random.Generator(np.random.PCG64(child_seed(root, OVERHEAD_KEY)))
-    z = rng.standard_normal((int(rows.max()) + 1 if n else 0, sigma.shape[0]))
+    m = int(rows.max()) + 1 if n else 0
+    # the first six columns as they were drawn before the later ones existed, then the rest,
+    # so a seed's multipliers for snapshot .. maintenance do not move
+    first = rng.standard_normal((m, _FIRST_OVERHEADS))
+    z = np.concatenate([first, rng.standard_normal((m, sigma.shape[0] - _FIRST_OVERHEADS))], 1)
     return dataclasses.replace(inputs, overhead_factor=np.exp(sigma * z[rows]))
 
 
