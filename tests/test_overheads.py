@@ -6,8 +6,8 @@ once with :func:`relmc.sim.simulate.draw_overhead_factors` from the test's seed,
 engines see the same table (the kernel leaves a filled table as it is).
 
 Statistical checks are 4 standard errors (SE) of the sample mean, estimated from the sample:
-about 6e-5 false alarms per check for a correct simulation, so the ~25 checks of this file
-false-alarm with probability below 2e-3. Quantile checks are 4 binomial standard deviations
+about 6e-5 false alarms per check for a correct simulation, so the ~40 checks of this file
+false-alarm with probability below 3e-3. Quantile checks are 4 binomial standard deviations
 on the count below the quantile. Exact checks (per-trial identities) are to 1e-9 relative.
 
 Trials are their own rate draw (``cat_rate`` with one equal row per trial, ``draw_of_trial =
@@ -39,6 +39,11 @@ ENGINES = [
     "reference",
     "kernel",
 ]
+#: The kernel does not read the columns diagnosis, preemption, sdc_latency of
+#: ``overhead_factor`` yet: its cases of the tests of those columns may fail until then.
+KERNEL_PENDING = pytest.mark.xfail(strict=False, reason="kernel side lands in a separate change")
+#: Engines of the tests of the later columns (diagnosis, preemption, sdc_latency).
+LATE_ENGINES = ["reference", pytest.param("kernel", marks=KERNEL_PENDING)]
 
 
 # ---- helpers --------------------------------------------------------------------------------
@@ -179,7 +184,7 @@ def test_restart_factor_daly(engine):
     assert math.isclose(answer, daly_mean(truncated / math.sqrt(2 * math.pi)), rel_tol=1e-9)
 
     x = daly_inputs(seed=101, sigma=sigma_of(restart=SIGMA_A))
-    assert x.overhead_factor.shape == (N_DALY, 6)
+    assert x.overhead_factor.shape == (N_DALY, len(OVERHEADS))
     out = run(engine, x, seed=1)
     assert out["finished"].all()
     check_identity(out, x)
@@ -457,16 +462,223 @@ def test_memory_restart_factor_and_jitter(engine):
     assert abs(z_of(sample, fixed)) > Z_MAX  # negative control
 
 
+# ---- (g) diagnosis, preemption and SDC latency (columns 6, 7, 8) -------------------------------
+
+N_G = 2000
+
+
+@pytest.mark.parametrize("engine", LATE_ENGINES)
+def test_diagnosis_factor(engine):
+    r"""(g) Diagnosis hours (node model) take the draw's factor ``F_6``, one for all categories.
+
+    Two failure categories at 0.4/h each, the node model on through diagnosis only
+    (``diag_hours = (0.5, 1.5)``; no wrong blame, no lemons, one node, no standbys, an
+    unlimited pool), detection 0.2 h each, the second category swaps (0.1 h; with an
+    unlimited pool a node is always there, with no preemption time). ``W = 6``, ``tau = 1``,
+    no cap: every trial finishes, so every failure is diagnosed. Per trial, exactly::
+
+        diagnosis hours = F_6 (0.5 n_0 + 1.5 n_1)      detection hours = 0.2 F_4 (n_0 + n_1)
+        node_swap hours = 0.1 F_3 n_1
+
+    (``n_c`` its failures, ``F`` its draw's row). So the diagnosis of a failure of ``c``
+    lasts ``diag_hours[c] F_6`` in that draw, and on average over draws
+    ``diag_hours[c] E[F_6] = diag_hours[c] exp(sigma^2 / 2)``; ``sigma = 0.5`` (1.1331).
+    The sample is ``y = diagnosis / (0.5 n_0 + 1.5 n_1) = F_6`` over the trials with a
+    failure (all but ~0.8 %; the failures do not depend on ``F_6``: every clock is paused
+    during diagnosis and there is no cap). The detection and swap columns have other
+    spreads, so the identities also tell the columns apart.
+
+    Tolerance: the identities to 1e-9 relative; the mean to 4 SE at 2,000 trials (SE ~1.2 %
+    of the mean). Negative control: the median alone (``E[y] = 1``, the factor off) is more
+    than 4 SE away (~10 SE).
+    """
+    sigma = 0.5
+    diag = np.array([0.5, 1.5])
+    x = inputs(
+        [0.4, 0.4],
+        N_G,
+        sigma=sigma_of(diagnosis=sigma, detection=0.4, swap=0.3),
+        seed=808,
+        work_hours=6.0,
+        tau=1.0,
+        detect=[0.2, 0.2],
+        swap=[False, True],
+        swap_hours=0.1,
+        diag_hours=diag,
+    )
+    assert x.node_model
+    out = run(engine, x, seed=8)
+    assert out["finished"].all()
+    check_identity(out, x)
+    assert np.all(out["wrong_blames"] == 0) and np.all(out["standby_swaps"] == 0)
+    f = x.overhead_factor[x.draw_of_trial]
+    n = out["interruptions"]
+    lost = out["lost_hours"]
+    stated = n @ diag
+    np.testing.assert_allclose(lost[:, CAUSE["diagnosis"]], f[:, 6] * stated, rtol=1e-9)
+    np.testing.assert_allclose(lost[:, CAUSE["detection"]], 0.2 * f[:, 4] * n.sum(1), rtol=1e-9)
+    np.testing.assert_allclose(lost[:, CAUSE["node_swap"]], 0.1 * f[:, 3] * n[:, 1], rtol=1e-9)
+    seen = stated > 0
+    assert seen.sum() > 0.95 * N_G
+    y = lost[seen, CAUSE["diagnosis"]] / stated[seen]
+    assert abs(z_of(y, math.exp(sigma * sigma / 2))) < Z_MAX
+    assert abs(z_of(y, 1.0)) > Z_MAX  # negative control: the median
+
+
+@pytest.mark.parametrize("engine", LATE_ENGINES)
+def test_preemption_factor(engine):
+    r"""(g) Preemption hours (node model) take the draw's factor ``F_7``.
+
+    One swapping category at 1/h on a job of 4 nodes, no standbys, an unlimited pool: every
+    replacement is a pool node, so every swap preempts (``preempt_hours = 0.25`` then
+    ``swap_hours = 0.1``). ``max_events = K`` stops the trial at the ``K``-th failure before
+    its recovery, so exactly ``K - 1`` replacements. Per trial, exactly::
+
+        preemption hours = (K - 1) 0.25 F_7          node_swap hours = (K - 1) 0.1 F_3
+
+    so a preempted swap costs ``preempt_hours F_7`` in its draw, and on average over draws
+    ``preempt_hours exp(sigma^2 / 2)`` (``sigma = 0.5``: 0.2833 h). Tolerance: identities to
+    1e-9 relative; the mean of ``preemption / ((K - 1) 0.25)`` to 4 SE at 2,000 trials (SE
+    ~1.2 %). Negative control: the median alone (``preempt_hours``) is ~10 SE away.
+    """
+    sigma, preempt, k = 0.5, 0.25, K_EVENTS
+    x = inputs(
+        [1.0],
+        N_G,
+        sigma=sigma_of(preemption=sigma, swap=0.3),
+        seed=909,
+        swap=[True],
+        swap_hours=0.1,
+        n_nodes=4,
+        preempt_hours=preempt,
+        max_events=k,
+    )
+    assert x.node_model
+    out = run(engine, x, seed=9)
+    check_identity(out, x)
+    assert np.all(out["interruptions"][:, 0] == k) and np.all(out["standby_swaps"] == 0)
+    f = x.overhead_factor[x.draw_of_trial]
+    lost = out["lost_hours"]
+    np.testing.assert_allclose(lost[:, CAUSE["preemption"]], (k - 1) * preempt * f[:, 7], rtol=1e-9)
+    np.testing.assert_allclose(lost[:, CAUSE["node_swap"]], (k - 1) * 0.1 * f[:, 3], rtol=1e-9)
+    per_swap = lost[:, CAUSE["preemption"]] / (k - 1)
+    assert abs(z_of(per_swap, preempt * math.exp(sigma * sigma / 2))) < Z_MAX
+    assert abs(z_of(per_swap, preempt)) > Z_MAX  # negative control: the median
+
+
+# SDC: one SDC category at LAM_H, no other events or overheads but a background persist
+LAM_H, TAU_H, PERSIST_H, K_SDC = 0.5, 1.0, 0.6, 10
+L_H, SIGMA_H = 0.5, 0.6
+
+
+def sdc_loss(latency: float, exponential: bool) -> float:
+    r"""``g``: mean rework per SDC at a latency of ``latency`` (its mean if ``exponential``).
+
+    Derivation (the contract's SDC rollback, all checkpoints retained, ``delta = 0``, zero
+    recovery and restart). Each run starts at a checkpoint ``b`` (a multiple of ``tau``, or
+    0) with a fresh SDC clock; the corruption strikes ``X ~ Exp(lam)`` compute hours later,
+    at ``X = k tau + u``, ``0 <= u < tau``, and is found ``Y`` hours later (``Y = L``, or
+    ``Exp(mean L)``), the job computing meanwhile. The newest snapshot that began at or before
+    the corruption is ``b + k tau``; it is durable (so retained) at detection iff ``k = 0``
+    or ``u + Y >= persist`` (its persist began ``u`` before the corruption; a persist in
+    flight at detection is lost), else the one before, ``b + (k - 1) tau``, durable since
+    ``persist <= tau``. Rework is ``u + Y``, plus ``tau`` in the second case::
+
+        g = E[Y] + E[u] + tau P(k >= 1, u < persist - Y)
+        E[u] = 1 / lam - tau / (e^{lam tau} - 1)
+        P(k >= 1, u < a) = (1 - e^{-lam a}) / (e^{lam tau} - 1)      (0 <= a <= tau)
+
+    and for ``Y ~ Exp(mean L)``, with ``r = 1 / L - lam``,
+    ``E[(1 - e^{-lam (P - Y)}) 1{Y < P}] = 1 - e^{-P / L} - e^{-lam P} (P / L) phi(r P)``,
+    ``phi(x) = (1 - e^{-x}) / x``.
+    """
+    lam, tau, p = LAM_H, TAU_H, PERSIST_H
+    tail = 1.0 / math.expm1(lam * tau)
+    u_mean = 1.0 / lam - tau * tail
+    if not exponential:
+        return latency + u_mean + tau * tail * -math.expm1(-lam * max(p - latency, 0.0))
+    x = (1.0 / latency - lam) * p
+    phi = 1.0 if abs(x) < 1e-12 else -math.expm1(-x) / x
+    inner = -math.expm1(-p / latency) - math.exp(-lam * p) * (p / latency) * phi
+    return latency + u_mean + tau * tail * inner
+
+
+def sdc_loss_mean(exponential: bool) -> float:
+    """``E[g(L F)]``, ``F = exp(sigma Z)``, by adaptive quadrature over ``Z`` (split at the
+    kink ``L F = persist`` of the fixed latency's ``g``)."""
+
+    def integrand(z: float) -> float:
+        return sdc_loss(L_H * math.exp(SIGMA_H * z), exponential) * math.exp(-0.5 * z * z)
+
+    kink = math.log(PERSIST_H / L_H) / SIGMA_H
+    total = 0.0
+    for lo, hi in ((-12.0, kink), (kink, 12.0)):
+        part, _ = integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)
+        total += part
+    return total / math.sqrt(2.0 * math.pi)
+
+
+@pytest.mark.parametrize("engine", LATE_ENGINES)
+@pytest.mark.parametrize("latency", ["fixed", "exponential"])
+def test_sdc_latency_factor(engine, latency):
+    r"""(g) An SDC's latency (fixed, or the exponential's mean) takes the draw's factor ``F_8``.
+
+    One SDC category at 0.5/h and nothing else: ``tau = 1``, ``delta = 0``, a background
+    persist of 0.6 h, every durable checkpoint retained, zero detection, recovery and
+    restart, a job that never ends; ``max_events = K = 10`` stops the trial right after the
+    10th rollback, so its rework is that of 10 SDCs, independent given the draw (each run
+    starts at a checkpoint with a fresh clock). Given ``F``, an SDC's rework has mean
+    ``g(L F)`` (:func:`sdc_loss`: its latency plus the compute since the snapshot before
+    the corruption, plus an interval when that snapshot's persist is still in flight at
+    detection), so the mean rework per SDC over draws is ``E[g(L F)]``
+    (:func:`sdc_loss_mean`); ``L = 0.5``, ``sigma = 0.6``: 1.1588 (fixed), 1.2349
+    (exponential) against ``g(L)`` = 1.0337, 1.1321 at the median. ``g`` is not linear
+    (the in-flight term), so the answer is not ``g(L E[F])`` (1.0582 for the fixed latency).
+
+    Tolerance: 4 SE at 2,000 trials (the sample is ``rework / K`` per trial; SE ~0.7 % of
+    the mean). The factor-off run checks ``g`` itself at ``L`` (4 SE; a wrong ``g`` has no
+    blind spot there). Negative control: ``g(L)`` at the median is more than 4 SE from the
+    factor-on sample (~16 SE fixed, ~11 SE exponential).
+    """
+    exponential = latency == "exponential"
+    common = dict(
+        cat_kind=[2],
+        sdc_latency=[L_H],
+        sdc_latency_exp=[exponential],
+        tau=TAU_H,
+        persist=PERSIST_H,
+        retention=0,
+        max_events=K_SDC,
+    )
+    x = inputs([LAM_H], N_G, sigma=sigma_of(sdc_latency=SIGMA_H), seed=1010, **common)
+    out = run(engine, x, seed=10)
+    check_identity(out, x)
+    assert np.all(out["interruptions"][:, 0] == K_SDC)
+    per_sdc = out["lost_hours"][:, CAUSE["rework"]] / K_SDC
+    answer, median = sdc_loss_mean(exponential), sdc_loss(L_H, exponential)
+    assert abs(z_of(per_sdc, answer)) < Z_MAX
+    assert abs(z_of(per_sdc, median)) > Z_MAX  # negative control: the median
+
+    off = run(engine, inputs([LAM_H], N_G, seed=1010, **common), seed=10)
+    assert abs(z_of(off["lost_hours"][:, CAUSE["rework"]] / K_SDC, median)) < Z_MAX
+
+
 # ---- off is off -------------------------------------------------------------------------------
 
 
-def test_oracle_factor_of_ones_and_zero_jitter_change_nothing():
-    """A factor table of ones (and jitter 0) gives the oracle's off outputs bit for bit."""
-    x = random_scenarios()[0]
+@pytest.mark.parametrize("i", [0, 6, 7])
+def test_oracle_factor_of_ones_and_zero_jitter_change_nothing(i):
+    """A factor table of ones (and jitter 0) gives the oracle's off outputs bit for bit: on the
+    plain process, the node model (diagnosis, preemption) and stragglers/SDC (latency)."""
+    x = random_scenarios()[i]
+    n_x = len(OVERHEADS)
     off = dataclasses.replace(
-        x, overhead_sigma=np.zeros(6), overhead_factor=np.ones((0, 6)), overhead_jitter=np.zeros(4)
+        x,
+        overhead_sigma=np.zeros(n_x),
+        overhead_factor=np.ones((0, n_x)),
+        overhead_jitter=np.zeros(4),
     )
-    ones = dataclasses.replace(off, overhead_factor=np.ones((x.cat_rate.shape[0], 6)))
+    ones = dataclasses.replace(off, overhead_factor=np.ones((x.cat_rate.shape[0], n_x)))
     a = simulate_reference(off, np.random.default_rng(8))
     b = simulate_reference(ones, np.random.default_rng(8))
     for name in a:
@@ -486,7 +698,7 @@ def test_zero_overheads_stay_zero_under_jitter():
     x = inputs(
         [2.0],
         300,
-        sigma=np.full(6, 0.8),
+        sigma=np.full(len(OVERHEADS), 0.8),
         jitter=np.full(4, 0.8),
         seed=9,
         swap=[True],
@@ -549,6 +761,9 @@ def random_scenarios(n_trials: int = 150) -> list[KernelInputs]:
         {"delta": 0.0, "restart_hours": 0.0, "n_spares": 1, "cap_hours": 15.0},
     ]
     rng = np.random.default_rng(2024)
+    # the sigmas of the later columns (diagnosis, preemption, sdc_latency) from a stream of
+    # their own, so the scenarios' other numbers are the ones drawn before those columns
+    late = np.random.default_rng(2025).uniform(0.0, 0.8, size=(len(variants), len(OVERHEADS) - 6))
     out = []
     for i, variant in enumerate(variants):
         n_draws = 5
@@ -558,7 +773,7 @@ def random_scenarios(n_trials: int = 150) -> list[KernelInputs]:
             draw_of_trial=rng.integers(0, n_draws, size=n_trials),
             detect_hours=rng.uniform(0.0, 0.5, size=n_cat),
             swap=np.array([True, False, True]),
-            overhead_sigma=rng.uniform(0.0, 0.8, size=6),
+            overhead_sigma=np.concatenate([rng.uniform(0.0, 0.8, size=6), late[i]]),
             overhead_jitter=rng.uniform(0.0, 0.8, size=4),
             **args,
         )
@@ -572,7 +787,7 @@ def test_invariants_on_random_scenarios(engine, i):
     """(f) wall == progress + sum(lost) (1e-9 rel), no negative time but slowdown,
     finished trials have progress == W, on ten scenarios with every overhead uncertain."""
     x = random_scenarios()[i]
-    assert x.uncertain_overheads and x.overhead_factor.shape == (5, 6)
+    assert x.uncertain_overheads and x.overhead_factor.shape == (5, len(OVERHEADS))
     out = run(engine, x, seed=10 + i)
     check_identity(out, x)
     assert np.all(out["wall_hours"] <= x.cap_hours)
@@ -580,12 +795,16 @@ def test_invariants_on_random_scenarios(engine, i):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("i", range(10))
+@pytest.mark.parametrize(
+    "i", [pytest.param(i, marks=KERNEL_PENDING) if i in (6, 7) else i for i in range(10)]
+)
 def test_kernel_matches_the_oracle_on_random_scenarios(i):
     """Kernel vs oracle with every overhead uncertain both ways, on the same per-draw factor
     table (so the comparison is of the process given the factors): every output's mean
     within 4.5 combined SE and wall time's distribution by KS (tests/kernelcheck.py), at
-    1,500 trials each; the node model's and SDC outputs too where they apply."""
+    1,500 trials each; the node model's and SDC outputs too where they apply. Scenarios 6
+    (node model: diagnosis, preemption) and 7 (SDC latency) use the later columns of the
+    table, which the kernel does not read yet."""
     from kernelcheck import disagreements, mean_disagreement
 
     x = random_scenarios(n_trials=1500)[i]

@@ -145,8 +145,10 @@ and every jitter is 0, and then nothing changes, nothing extra is drawn). Each t
 draw's row of ``overhead_factor`` (filled beforehand by
 :func:`relmc.sim.simulate.draw_overhead_factors`; the oracle refuses ``overhead_sigma > 0``
 without it) and holds its own ``delta``, ``persist`` (capped at ``tau``), restart (storage
-and memory), swap, per-category detection and maintenance downtime, used everywhere the
-stated ones were (the maintenance and straggler checkpoints included). A per-event
+and memory), swap, per-category detection, maintenance downtime, per-category diagnosis
+(node model), preemption (node model) and per-category SDC latency (the fixed latency, or
+the mean of the exponential one, before the latency is drawn), used everywhere the stated
+ones were (the maintenance and straggler checkpoints included). A per-event
 multiplier ``exp(j Z)`` is drawn from the oracle's generator as each restart attempt, node
 swap, detection (a straggler's at its arrival) or maintenance downtime begins, only for an
 overhead whose jitter is positive, and whatever its length (0 stays 0).
@@ -199,7 +201,17 @@ _FAILURE, _STRAGGLE, _SDC = 0, 1, 2  # category kinds (``cat_kind``)
 # per-event (aleatoric) overhead multipliers: entries of ``overhead_jitter``
 _J_RESTART, _J_SWAP, _J_DETECTION, _J_MAINTENANCE = range(4)
 assert EVENT_OVERHEADS == ("restart", "swap", "detection", "maintenance")
-assert OVERHEADS == ("snapshot", "persist", "restart", "swap", "detection", "maintenance")
+assert OVERHEADS == (
+    "snapshot",
+    "persist",
+    "restart",
+    "swap",
+    "detection",
+    "maintenance",
+    "diagnosis",
+    "preemption",
+    "sdc_latency",
+)
 _KIND_DEFAULTS = {  # stragglers and SDC: inputs without these fields have them off
     "cat_kind": 0,
     "straggler_speed": 1.0,
@@ -263,7 +275,7 @@ class _Trial:
         n_cat = len(self.rates)
         self.kind = [int(k) for k in _kind_field(inputs, "cat_kind", n_cat)]
         self.slow_speed = _kind_field(inputs, "straggler_speed", n_cat)
-        self.latency = _kind_field(inputs, "sdc_latency", n_cat)
+        self.latency = [v * self.latency_factor for v in _kind_field(inputs, "sdc_latency", n_cat)]
         self.latency_exp = [bool(v) for v in _kind_field(inputs, "sdc_latency_exp", n_cat)]
         self.retention = int(getattr(inputs, "retention", 0))
         # every durable checkpoint still kept: (wall time its snapshot began, progress), oldest
@@ -294,6 +306,11 @@ class _Trial:
         self.swap_hours = float(x.swap_hours) * f[3]
         self.detect = [float(d) * f[4] for d in x.detect_hours]
         self.maint_hours = float(x.maint_hours) * f[5]
+        # the node model's diagnosis (every category) and preemption, and every SDC latency
+        # (the fixed value, or the exponential's mean): applied where they are read
+        self.diag_factor = f[6]
+        self.preempt_hours = float(getattr(x, "preempt_hours", 0.0)) * f[7]
+        self.latency_factor = f[8]
         jitter = np.asarray(getattr(inputs, "overhead_jitter", np.zeros(0)), dtype=np.float64)
         self.jitter = [float(j) for j in jitter] if jitter.size else [0.0] * len(EVENT_OVERHEADS)
         assert len(self.jitter) == len(EVENT_OVERHEADS) and min(self.jitter) >= 0.0
@@ -972,7 +989,7 @@ class _NodeTrial(_Trial):
         self.f = float(x.bad_fraction if f is None else f)
         self.mult = _per_category(x.bad_multiplier if mult is None else mult, n_cat, 1.0)
         self.dsize = [int(d) for d in _per_category(x.cat_domain, n_cat, 1.0)]
-        self.diag = _per_category(x.diag_hours, n_cat, 0.0)
+        self.diag = [v * self.diag_factor for v in _per_category(x.diag_hours, n_cat, 0.0)]
         self.wrong = _per_category(x.diag_wrong, n_cat, 0.0)
         for c in range(n_cat):  # stragglers and SDC: node-domain, never a wrong blame
             if self.kind[c] != _FAILURE:
@@ -1264,7 +1281,7 @@ class _NodeTrial(_Trial):
             self.pause(self.shop[0][0] - self.t, _SPARE_WAIT)
             self.advance_shop(self.t)
         if self.took_pool:
-            self.pause(float(self.x.preempt_hours), _PREEMPTION)
+            self.pause(self.preempt_hours, _PREEMPTION)
             self.pause(self.swap_hours * self.vary(_J_SWAP), _NODE_SWAP)
         self.check_nodes()
 
@@ -1335,7 +1352,9 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
     assert cat_rate.ndim == 2
     assert np.shape(inputs.detect_hours) == (n_cat,) and np.shape(inputs.swap) == (n_cat,)
     # uncertain overheads: the per-draw factors are an input (no rows: off), never drawn here
-    factors = np.asarray(getattr(inputs, "overhead_factor", np.ones((0, 6))), dtype=np.float64)
+    factors = np.asarray(
+        getattr(inputs, "overhead_factor", np.ones((0, len(OVERHEADS)))), dtype=np.float64
+    )
     sigma = np.asarray(getattr(inputs, "overhead_sigma", np.zeros(0)), dtype=np.float64)
     if factors.shape[0] == 0 and np.any(sigma > 0.0):
         raise ValueError(
