@@ -39,11 +39,6 @@ ENGINES = [
     "reference",
     "kernel",
 ]
-#: The kernel does not read the columns diagnosis, preemption, sdc_latency of
-#: ``overhead_factor`` yet: its cases of the tests of those columns may fail until then.
-KERNEL_PENDING = pytest.mark.xfail(strict=False, reason="kernel side lands in a separate change")
-#: Engines of the tests of the later columns (diagnosis, preemption, sdc_latency).
-LATE_ENGINES = ["reference", pytest.param("kernel", marks=KERNEL_PENDING)]
 
 
 # ---- helpers --------------------------------------------------------------------------------
@@ -467,7 +462,7 @@ def test_memory_restart_factor_and_jitter(engine):
 N_G = 2000
 
 
-@pytest.mark.parametrize("engine", LATE_ENGINES)
+@pytest.mark.parametrize("engine", ENGINES)
 def test_diagnosis_factor(engine):
     r"""(g) Diagnosis hours (node model) take the draw's factor ``F_6``, one for all categories.
 
@@ -525,7 +520,7 @@ def test_diagnosis_factor(engine):
     assert abs(z_of(y, 1.0)) > Z_MAX  # negative control: the median
 
 
-@pytest.mark.parametrize("engine", LATE_ENGINES)
+@pytest.mark.parametrize("engine", ENGINES)
 def test_preemption_factor(engine):
     r"""(g) Preemption hours (node model) take the draw's factor ``F_7``.
 
@@ -618,7 +613,7 @@ def sdc_loss_mean(exponential: bool) -> float:
     return total / math.sqrt(2.0 * math.pi)
 
 
-@pytest.mark.parametrize("engine", LATE_ENGINES)
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("latency", ["fixed", "exponential"])
 def test_sdc_latency_factor(engine, latency):
     r"""(g) An SDC's latency (fixed, or the exponential's mean) takes the draw's factor ``F_8``.
@@ -795,9 +790,7 @@ def test_invariants_on_random_scenarios(engine, i):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "i", [pytest.param(i, marks=KERNEL_PENDING) if i in (6, 7) else i for i in range(10)]
-)
+@pytest.mark.parametrize("i", range(10))
 def test_kernel_matches_the_oracle_on_random_scenarios(i):
     """Kernel vs oracle with every overhead uncertain both ways, on the same per-draw factor
     table (so the comparison is of the process given the factors): every output's mean

@@ -72,11 +72,13 @@ def test_mean_factor_is_the_lognormal_mean(base):
 def test_lowering_sigma_jitter_and_repeated_point_rates(base):
     off, _ = kernel_inputs(base, None, 10)
     assert not off.uncertain_overheads and off.cat_rate.shape[0] == 1
-    sc = _policy(base, restart_spread=2.0, snapshot_spread=1.5, detection_jitter=4.0)
+    sc = _policy(
+        base, restart_spread=2.0, snapshot_spread=1.5, detection_jitter=4.0, preemption_spread=3.0
+    )
     x, labels = kernel_inputs(sc, None, 10)
     assert x.uncertain_overheads
     np.testing.assert_allclose(
-        x.overhead_sigma, np.log([1.5, 1, 2.0, 1, 1, 1]) / Z95, rtol=0, atol=1e-15
+        x.overhead_sigma, np.log([1.5, 1, 2.0, 1, 1, 1, 1, 3.0, 1]) / Z95, rtol=0, atol=1e-15
     )
     np.testing.assert_allclose(x.overhead_jitter, np.log([1, 1, 4.0, 1]) / Z95, atol=1e-15)
     # point rates repeated so that every draw has its own overheads; rates unchanged
@@ -98,6 +100,29 @@ def test_posterior_draws_are_not_repeated(base):
     assert x.cat_rate.shape[0] == rate_draws(sc, fit).n_draws == 50 * 4
 
 
+def test_the_first_six_columns_are_drawn_as_before_the_later_ones_existed(base):
+    # diagnosis, preemption and sdc_latency were added later; their normals are drawn after
+    # the first six columns of every row, so a seed's snapshot .. maintenance factors stay
+    from relmc._seed import child_seed
+    from relmc.sim.simulate import OVERHEAD_KEY
+
+    sc = _policy(base, restart_spread=2.0, maintenance_spread=3.0, sdc_latency_spread=2.0)
+    x, _ = kernel_inputs(sc, None, 10)
+    f = draw_overhead_factors(x, np.random.SeedSequence(7)).overhead_factor
+    rng = np.random.Generator(np.random.PCG64(child_seed(np.random.SeedSequence(7), OVERHEAD_KEY)))
+    first = rng.standard_normal((OVERHEAD_DRAWS, 6))
+    np.testing.assert_array_equal(f[:, :6], np.exp(x.overhead_sigma[:6] * first))
+    later = rng.standard_normal((OVERHEAD_DRAWS, 3))
+    np.testing.assert_array_equal(f[:, 6:], np.exp(x.overhead_sigma[6:] * later))
+    assert np.all(f[:, 8] != 1.0) and np.all(f[:, [6, 7]] == 1.0)
+
+
+def test_kernel_inputs_refuse_a_factor_table_of_the_wrong_width(base):
+    x, _ = kernel_inputs(base, None, 10)
+    with pytest.raises(ValueError, match=r"overhead_factor must have shape \(n_draws, 9\)"):
+        dataclasses.replace(x, overhead_factor=np.ones((3, 6)))  # 18 values: not 2 rows of 9
+
+
 def test_overhead_factors_depend_only_on_the_seed_and_the_draws(base):
     sc = _policy(base, restart_spread=2.0, maintenance_spread=3.0)
     x, _ = kernel_inputs(sc, None, 10)
@@ -107,9 +132,9 @@ def test_overhead_factors_depend_only_on_the_seed_and_the_draws(base):
     np.testing.assert_array_equal(a.overhead_factor, b.overhead_factor)
     assert not np.array_equal(a.overhead_factor, c.overhead_factor)
     f = a.overhead_factor
-    assert f.shape == (OVERHEAD_DRAWS, 6)
+    assert f.shape == (OVERHEAD_DRAWS, len(OVERHEADS))
     # the columns without a spread are exactly 1; the others lognormal with the stated range
-    np.testing.assert_array_equal(f[:, [0, 1, 3, 4]], 1.0)
+    np.testing.assert_array_equal(f[:, [0, 1, 3, 4, 6, 7, 8]], 1.0)
     for col, k in ((2, 2.0), (5, 3.0)):
         q5, q95 = np.quantile(f[:, col], [0.05, 0.95])
         # quantiles of 4,096 draws: the 5% quantile's SE in log space is about

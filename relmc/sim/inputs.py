@@ -212,7 +212,7 @@ class KernelInputs:
     sdc_latency_exp: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     retention: int = 0
     overhead_sigma: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    overhead_factor: np.ndarray = field(default_factory=lambda: np.ones((0, 6)))
+    overhead_factor: np.ndarray = field(default_factory=lambda: np.ones((0, len(OVERHEADS))))
     overhead_jitter: np.ndarray = field(default_factory=lambda: np.zeros(0))
     draw_amp: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     draw_phase: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
@@ -255,9 +255,12 @@ class KernelInputs:
             value = np.asarray(getattr(self, name), dtype=np.float64)
             object.__setattr__(self, name, np.zeros(n) if value.size == 0 else value)
         factor = np.asarray(self.overhead_factor, dtype=np.float64)
-        object.__setattr__(
-            self, "overhead_factor", np.ascontiguousarray(factor.reshape(-1, len(OVERHEADS)))
-        )
+        if factor.ndim != 2 or factor.shape[1] != len(OVERHEADS):
+            raise ValueError(
+                f"overhead_factor must have shape (n_draws, {len(OVERHEADS)}) (columns "
+                f"{', '.join(OVERHEADS)}); got {factor.shape}"
+            )
+        object.__setattr__(self, "overhead_factor", np.ascontiguousarray(factor))
         # physics parameters per draw: off unless given; 2-D ones (n, n_cat), 1-D ones (n,)
         for name in ("draw_amp", "draw_phase", "draw_bad_multiplier"):
             value = np.asarray(getattr(self, name), dtype=np.float64)
