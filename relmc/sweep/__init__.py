@@ -87,13 +87,22 @@ from relmc.sweep.cells import cell_seed, resolve_rates, shard_cells
 from relmc.sweep.running import run_sweep
 from relmc.sweep.slurm import sbatch_script, submit
 from relmc.sweep.spec import SlurmOptions, SweepSpec, load_spec, spec_template
-from relmc.sweep.store import StaleClaimWarning, SweepStatus, init_store, open_sweep, status
+from relmc.sweep.store import (
+    PackResult,
+    StaleClaimWarning,
+    SweepStatus,
+    init_store,
+    open_sweep,
+    pack,
+    status,
+)
 
 __all__ = [
     "SlurmOptions",
     "SweepSpec",
     "SweepStatus",
     "StaleClaimWarning",
+    "PackResult",
     "load_spec",
     "spec_template",
     "resolve_rates",
@@ -103,6 +112,7 @@ __all__ = [
     "run_sweep",
     "open_sweep",
     "status",
+    "pack",
     "sbatch_script",
     "submit",
 ]
