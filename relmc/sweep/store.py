@@ -1133,7 +1133,7 @@ def _blocks(shape: Sequence[int], chunk: Sequence[int]) -> Iterator[tuple[slice,
 
 
 def _check_blockwise(
-    group: Any, grid: _Grid, names: Sequence[str], cells: Sequence[int], has_checksums: bool
+    group: Any, grid: _Grid, names: Sequence[str], cells: Any, has_checksums: bool
 ) -> dict[int, str]:
     """:meth:`CellWriter.check` of many cells, reading each chunk once (packed stores).
 
