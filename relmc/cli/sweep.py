@@ -1,4 +1,4 @@
-"""``relmc sweep {run,submit,status,open}``: grids of scenarios into a resumable zarr store.
+"""``relmc sweep {init,run,submit,status,open,pack}``: grids of scenarios into a zarr store.
 
 Thin: parses, calls :mod:`relmc.sweep`, prints. Options that feed an API field record it
 (:class:`relmc.cli.options.Field`), so a bad ``--time`` is reported as ``slurm.time ...
@@ -22,7 +22,8 @@ EPILOGS = {
   relmc sweep run examples/sweep.toml
   relmc sweep submit examples/sweep.toml --array 8 --partition gpu --dry-run
   relmc sweep status examples/sweep.zarr
-  relmc sweep open examples/sweep.zarr""",
+  relmc sweep open examples/sweep.zarr
+  relmc sweep pack examples/sweep.zarr               # a finished store into few files""",
     "init": """examples:
   relmc sweep init                  # writes sweep.toml (refuses to replace an existing file)
   relmc sweep init grids/restart.toml
@@ -36,6 +37,7 @@ examples:
   relmc sweep run spec.toml --n-trials 64 --store quick.zarr   # a quick look
   relmc sweep run spec.toml --shard 3 --shards 8     # what Slurm array task 3 of 8 runs
   relmc sweep run spec.toml --dask tcp://host:8786   # on a Dask cluster
+  relmc sweep run spec.toml --shard 3 --shards 8 --pack   # the shard that completes it packs
   (kill it at any moment and run it again: only missing cells are computed)""",
     "submit": """examples:
   relmc sweep submit spec.toml --array 8 --dry-run   # print the sbatch script only
@@ -50,6 +52,20 @@ examples:
   relmc sweep open sweep.zarr --csv             # the cube as a table on stdout
   relmc sweep open sweep.zarr --csv cube.csv    # ... written to a file (atomically)
   (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
+    "pack": """A running sweep keeps one file per cell per variable, so that every cell's write is
+atomic and independent. A finished store needs none of that: pack rewrites it with chunks of
+many cells (up to 64 MiB each), the same data, flags, checksums and attrs, in a few files.
+Only a complete store whose every cell verifies is packed; a packed store is read-only
+(open, status and status --verify work; run computes nothing). In place, the packed copy is
+built beside the store, compared with it bit for bit, then swapped in by two renames: a kill
+at any moment leaves a usable store, and the next pack, status, open or run finishes a swap
+that was cut between its renames.
+
+examples:
+  relmc sweep pack sweep.zarr                      # in place
+  relmc sweep pack sweep.zarr --out archive.zarr   # a packed copy; sweep.zarr stays
+  relmc sweep run spec.toml --pack                 # run, then pack once complete
+  relmc sweep status sweep.zarr --verify           # every cell checked on the packed layout""",
 }
 # every sweep command's help ends saying where a spec to start from is
 _SPEC_SOURCES = """
@@ -109,6 +125,12 @@ def add_parser(sub) -> None:
         metavar="SECONDS",
         help="when another run holds a cell but its heartbeat has stood still this long (a hung "
         "process), compute the cell here (default 300; results are identical either way)",
+    )
+    r.add_argument(
+        "--pack",
+        action="store_true",
+        help="if the store is complete at the end of this run, pack it into few files "
+        "(relmc sweep pack; with shards, the one that completes the store packs it)",
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=_run)
@@ -170,6 +192,13 @@ def add_parser(sub) -> None:
     )
     o.set_defaults(func=_open)
 
+    pk = add("pack", "pack a complete store into few files (read-only afterwards)")
+    pk.add_argument("store")
+    pk.add_argument(
+        "--out", metavar="PATH", help="write the packed store here (a new path); keep STORE"
+    )
+    pk.set_defaults(func=_pack)
+
 
 def _run(args: argparse.Namespace) -> int:
     from relmc import sweep
@@ -189,8 +218,19 @@ def _run(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None,
         claim_lease_seconds=args.claim_lease_seconds,
     )
-    st = sweep.status(resolve_store(spec, args.store))
+    store = resolve_store(spec, args.store)
+    st = sweep.status(store)
     say(f"computed {len(done)} cells; store: {st}")
+    if args.pack and st.complete:
+        # what run_sweep(pack=True) does at its end, here so that the report is printed
+        say(str(sweep.pack(store)))
+    return 0
+
+
+def _pack(args: argparse.Namespace) -> int:
+    from relmc import sweep
+
+    say(str(sweep.pack(args.store, out=args.out)))
     return 0
 
 
@@ -244,6 +284,7 @@ def _status(args: argparse.Namespace) -> int:
     st = sweep.status(args.store, verify=args.verify)
     if args.json:
         out = {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
+        out["packed"] = st.packed
         if args.verify:
             out["corrupt"] = st.corrupt.tolist()
             out["unverifiable"] = st.unverifiable.tolist()

@@ -64,6 +64,21 @@ Claims
     in the middle of its write, rewrites the same bytes), so the store stays valid and
     identical. Where the file system has no ``flock`` every claim is taken (with a warning):
     cells may be computed twice, identically.
+Packing
+    A finished store can be packed (:func:`pack`, ``relmc sweep pack``, or ``run_sweep(...,
+    pack=True)`` / ``run --pack``, where the run that completes the store packs it): the same
+    coordinates, data, flags, per-cell checksums and attrs (plus ``relmc_sweep_packed``), with
+    chunks of whole cells up to 64 MiB uncompressed instead of one per cell, so a store of
+    ``n`` arrays is about ``2n + 1`` files whatever the number of cells. Only a complete store
+    whose every cell verifies is packed. A checksum is of a cell's values, not of its chunks,
+    so ``status --verify`` checks each cell on the packed layout too (reading each chunk
+    once) and names the cells of a damaged chunk. A packed store is read-only: a run computes
+    nothing on it and refuses, naming the cells, if one of its cells is not done (a flag
+    edited by hand). In place, the packed copy is built and verified beside the store, then
+    swapped in by two renames under a lock beside the store (two packs of one store: one
+    packs, the other finds it packed); a kill at any moment leaves a usable store, and the
+    next pack, status, open or run finishes a swap cut between its renames (:func:`pack`
+    lists the steps). The claim files are removed: a packed store is never written.
 Memory
     A spec whose cells' trials (``n_trials``) cannot fit in the memory available is refused
     when it is built or loaded, before any file is written; :func:`run_sweep` checks again for
@@ -87,13 +102,22 @@ from relmc.sweep.cells import cell_seed, resolve_rates, shard_cells
 from relmc.sweep.running import run_sweep
 from relmc.sweep.slurm import sbatch_script, submit
 from relmc.sweep.spec import SlurmOptions, SweepSpec, load_spec, spec_template
-from relmc.sweep.store import StaleClaimWarning, SweepStatus, init_store, open_sweep, status
+from relmc.sweep.store import (
+    PackResult,
+    StaleClaimWarning,
+    SweepStatus,
+    init_store,
+    open_sweep,
+    pack,
+    status,
+)
 
 __all__ = [
     "SlurmOptions",
     "SweepSpec",
     "SweepStatus",
     "StaleClaimWarning",
+    "PackResult",
     "load_spec",
     "spec_template",
     "resolve_rates",
@@ -103,6 +127,7 @@ __all__ = [
     "run_sweep",
     "open_sweep",
     "status",
+    "pack",
     "sbatch_script",
     "submit",
 ]

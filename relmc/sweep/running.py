@@ -30,7 +30,11 @@ from relmc.sweep.store import (
     check_lease_seconds,
     check_same_spec,
     init_store,
+    is_packed,
+    recover_pack,
+    status,
 )
+from relmc.sweep.store import pack as pack_store
 
 __all__ = [
     "CellTask",
@@ -84,6 +88,8 @@ class CellTask:
             yield flat, self._compute(writer, flat, rates)
 
     def _compute(self, writer: CellWriter, flat: int, rates: Any) -> bool:
+        if writer.replaced():
+            return False  # packed meanwhile (by the run that completed the store): all done
         if writer.is_done(flat) and writer.verify(flat):
             return False  # another run finished it after our done mask was read
         return writer.write(flat, simulate_cell(self.spec, flat, rates, self.n_threads))
@@ -212,6 +218,7 @@ def run_sweep(
     n_threads: int | None = None,
     progress: bool | None = None,
     claim_lease_seconds: float | None = None,
+    pack: bool = False,
 ) -> list[int]:
     """Compute the missing cells of one shard of a sweep and write them to the store.
 
@@ -241,6 +248,12 @@ def run_sweep(
         valid). Seconds in [0.5, 86400]; default 300 (``relmc.sweep.store``'s
         ``DEFAULT_LEASE_SECONDS``). A holder beats every tenth of its own lease, and no run
         takes a cell before its holder has missed 3 beats, whatever its own lease.
+    pack : bool
+        When this run finds the store complete at its end, pack it (``relmc.sweep.pack``:
+        few files, read-only). With shards, whichever finishes last packs; packs of one
+        store take a lock, so one packs and the others find it packed. A packed store is
+        never written: a run on it computes nothing, and refuses (``ValueError``) if a cell
+        of its shard is not done or fails verification.
 
     Returns
     -------
@@ -273,8 +286,12 @@ def run_sweep(
         n_threads = max(1, _default_threads() // workers)
     _check_int("n_threads", n_threads, 1, 4096)
     backend = executor(client=client, workers=workers)
+    recover_pack(store)  # a pack killed between its two renames is finished first
     if store.exists():
         check_same_spec(spec, store)  # before any (possibly slow) posterior work
+        if is_packed(store):
+            _check_packed_shard(store, cells)
+            return []  # complete and read-only: nothing to compute, nothing to pack
     rates = resolve_rates(spec)  # once per run; every task gets it explicitly
     init_store(spec, store, rates=rates)
     writer = CellWriter(store, spec)
@@ -282,6 +299,43 @@ def run_sweep(
     # a done cell whose data no longer match its checksum (a damaged chunk) is recomputed
     damaged = set(writer.failed_verification([c for c in cells if done[c]]))
     todo = [c for c in cells if not done[c] or c in damaged]
+    computed = _compute_cells(
+        spec, store, todo, backend, rates, n_threads, lease, shard, shards, progress
+    )
+    if pack and status(store).complete:
+        pack_store(store)  # under the pack lock; a no-op if another shard packed it first
+    return computed
+
+
+def _check_packed_shard(store: Path, cells: Sequence[int]) -> None:
+    """Refuse (``ValueError``) to run a packed store in which a cell of ``cells`` is not done.
+
+    ``pack`` packs only complete, verified stores, so that means a hand-edited flag or a
+    damaged chunk; a packed store is never written.
+    """
+    st = status(store, verify=True)
+    bad = sorted(set(map(int, cells)) - set(st.done.tolist()))
+    if bad:
+        raise ValueError(
+            f"sweep store {str(store)!r} is packed (read-only) but cells {bad[:20]} of this "
+            "shard are not done or fail verification (a flag edited by hand, or a damaged "
+            "chunk); a packed store is never written: run the spec into a new store"
+        )
+
+
+def _compute_cells(
+    spec: SweepSpec,
+    store: Path,
+    todo: list[int],
+    backend: Executor,
+    rates: Any,
+    n_threads: int,
+    lease: float,
+    shard: int,
+    shards: int,
+    progress: bool | None,
+) -> list[int]:
+    """Run ``todo`` on ``backend``; return the cells this run computed, sorted."""
     if not todo:
         return []
     task = CellTask(spec, str(store), n_threads, lease)

@@ -55,9 +55,15 @@ __all__ = [
     "LEASE_SECONDS_RANGE",
     "StaleClaimWarning",
     "SweepStatus",
+    "PACK_CHUNK_BYTES",
+    "PackResult",
     "init_store",
     "open_sweep",
     "status",
+    "pack",
+    "is_packed",
+    "recover_pack",
+    "packed_chunks",
     "CellWriter",
     "cell_checksum",
     "check_lease_seconds",
@@ -210,6 +216,7 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
         If ``store`` exists and was made by a different spec, or is not a sweep store.
     """
     store = Path(store)
+    recover_pack(store)  # a pack killed between its renames: the store comes back first
     if store.exists():
         check_same_spec(spec, store)
         return store
@@ -305,9 +312,22 @@ def cell_checksum(cell: Any) -> int:
     """
     h = hashlib.blake2b(digest_size=8)
     for name in sorted(map(str, cell)):
-        a = np.ascontiguousarray(np.asarray(cell[name]))
-        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(a.tobytes())
+        _hash_variable(h, name, cell[name])
+    return _digest(h)
+
+
+def _hash_variable(h: Any, name: str, value: Any) -> None:
+    """Feed one variable of a cell into a checksum: its name, dtype, shape and bytes.
+
+    Only the values count, never how the store chunks them: a cell read from a store with one
+    chunk per cell and from a packed store (many cells per chunk) gives the same checksum.
+    """
+    a = np.ascontiguousarray(np.asarray(value))
+    h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+    h.update(a.tobytes())
+
+
+def _digest(h: Any) -> int:
     # 0 is the fill value of the checksum array: "no checksum"; a digest of 0 is stored as 1
     return int.from_bytes(h.digest(), "little") or 1
 
@@ -347,6 +367,24 @@ class CellWriter:
         self.store = Path(store)
         self.group = zarr.open_group(str(store), mode="r+")
         self.arrays: dict[str, Any] = {}
+        self._inode = os.stat(self.store).st_ino
+
+    @property
+    def packed(self) -> bool:
+        """Whether the store was packed when this writer opened it (then it is read-only)."""
+        return ATTR_PACKED in self.group.attrs
+
+    def replaced(self) -> bool:
+        """Whether the store's folder was replaced since this writer opened it (packed).
+
+        Only :func:`pack` replaces a store, and only a complete, verified one: a run that
+        finds its store replaced has nothing left to write (and must not write: its arrays'
+        chunk layout is the old one).
+        """
+        try:
+            return os.stat(self.store).st_ino != self._inode
+        except OSError:
+            return True
 
     def _array(self, name: str):
         if name not in self.arrays:
@@ -439,6 +477,11 @@ class CellWriter:
             ) from e
 
     def _write(self, flat: int, cell: xr.Dataset) -> bool:
+        if self.packed or self.replaced():
+            raise ValueError(
+                f"sweep store {str(self.store)!r} is packed: it is read-only and cell {flat} "
+                "is not written (a packed store is complete; run the spec into a new store)"
+            )
         idx = self.spec.cell_index(flat)
         if self.is_done(flat):
             if self.verify(flat):
@@ -738,7 +781,8 @@ def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
     crash) raises a ``ValueError`` naming the cells that fail verification.
     """
     store = Path(store)
-    _read_attrs(store)
+    recover_pack(store)
+    attrs = _read_attrs(store)
     ds = xr.open_zarr(str(store), consolidated=_is_consolidated(store), zarr_format=3)
     ds = _decode_axes(ds[sorted(ds.data_vars)])  # zarr lists arrays in no fixed order
     if not load:
@@ -749,9 +793,10 @@ def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
         corrupt = status(store, verify=True).corrupt
         if corrupt.size == 0:
             raise
+        then = _PACKED_DAMAGE if ATTR_PACKED in attrs else "`relmc sweep run` recomputes them"
         raise ValueError(
             f"sweep store {str(store)!r}: cells {corrupt.tolist()} are damaged (their data "
-            "fail the checksum written with them); `relmc sweep run` recomputes them"
+            f"fail the checksum written with them); {then}"
         ) from e
 
 
@@ -780,6 +825,8 @@ class SweepStatus:
         ``corrupt``.
     checksums : bool
         Whether the store records a checksum per cell.
+    packed : bool
+        Whether the store is packed (:func:`pack`): read-only, never rewritten by a run.
     """
 
     n_cells: int
@@ -790,6 +837,7 @@ class SweepStatus:
     verified: bool = False
     unverifiable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     checksums: bool = True
+    packed: bool = False
 
     @property
     def complete(self) -> bool:
@@ -802,24 +850,28 @@ class SweepStatus:
             f": {miss}" if self.missing.size else ""
         )
         damaged = np.setdiff1d(self.corrupt, self.unverifiable)
+        then = _PACKED_DAMAGE if self.packed else "recomputed by the next 'relmc sweep run'"
         if damaged.size:
-            text += (
-                f"; {damaged.size} done cells failed verification (recomputed by the next "
-                f"'relmc sweep run'): {_ranges(damaged)}"
-            )
+            text += f"; {damaged.size} done cells failed verification ({then}): {_ranges(damaged)}"
         if self.unverifiable.size:
-            then = (
-                "kept as done: the store predates checksums"
-                if not self.checksums
-                else "recomputed by the next 'relmc sweep run'"
-            )
+            if not self.checksums:
+                then = "kept as done: the store predates checksums"
             text += (
                 f"; {self.unverifiable.size} done cells unverifiable (no checksum; {then}): "
                 f"{_ranges(self.unverifiable)}"
             )
         elif self.verified and not self.corrupt.size:
             text += "; every done cell verified"
+        if self.packed:
+            text += "; packed"
         return text
+
+
+#: what becomes of a damaged cell of a packed store (never rewritten)
+_PACKED_DAMAGE = (
+    "a packed store is never rewritten: pack again from the unpacked store if you kept one "
+    "(relmc sweep pack --out), or run the spec into a new store"
+)
 
 
 def _ranges(idx: np.ndarray, limit: int = 20) -> str:
@@ -849,7 +901,9 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     (``CellWriter.verify()`` gives the rule that ``run`` follows too).
     """
     store = Path(store)
+    recover_pack(store)
     attrs = _read_attrs(store)
+    packed = ATTR_PACKED in attrs
     zarr = require("zarr")
     group = zarr.open_group(str(store), mode="r")
     grid = _Grid.of_array(group[DONE])
@@ -858,7 +912,11 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     reader = CellWriter.__new__(CellWriter)
     reader.grid, reader.store, reader.group, reader.arrays = grid, store, group, {}
     if verify:
-        found = {int(c): reader.check(int(c)) for c in np.flatnonzero(done)}
+        if packed:  # many cells per chunk: read each chunk once, not once per cell
+            names = reader.cell_variables()
+            found = _check_blockwise(group, grid, names, np.flatnonzero(done), reader.has_checksums)
+        else:
+            found = {int(c): reader.check(int(c)) for c in np.flatnonzero(done)}
         unverifiable = np.array([c for c, s in found.items() if s == NO_CHECKSUM], dtype=np.int64)
         bad = [c for c, s in found.items() if s == DAMAGED]
         if reader.has_checksums:
@@ -874,4 +932,532 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
         verified=verify,
         unverifiable=unverifiable,
         checksums=reader.has_checksums,
+        packed=packed,
     )
+
+
+# ------------------------------------------------------------------------------------ packing
+
+#: the attr that marks a packed store (JSON: chunk bytes, relmc version, files before)
+ATTR_PACKED = "relmc_sweep_packed"
+#: a packed chunk holds whole cells, at most this many bytes of them uncompressed (a cell that
+#: is larger gets a chunk of its own): a 608-cell summary variable is one chunk, and no read
+#: or write of a chunk needs more than this much memory even with ``keep_trials``
+PACK_CHUNK_BYTES = 64 * 2**20
+#: seconds :func:`pack` waits for a claim another run holds before it refuses
+PACK_CLAIM_WAIT_SECONDS = 10.0
+# the in-place swap's steps (see pack()); tests replace them to stop a pack between two steps
+_rename = os.rename
+_rmtree = shutil.rmtree
+
+
+@dataclass(frozen=True)
+class PackResult:
+    """What :func:`pack` did: files and bytes of the store before and after.
+
+    Attributes
+    ----------
+    store : Path
+        The packed store (``out``, or the store itself when packed in place).
+    n_cells : int
+        Cells in the grid.
+    files_before, files_after : int
+        Files in the store before and after packing.
+    bytes_before, bytes_after : int
+        Their total size, in bytes.
+    packed_now : bool
+        False when the store was packed already (nothing was done).
+    seconds : float
+        Wall time of the pack, in seconds.
+    """
+
+    store: Path
+    n_cells: int
+    files_before: int
+    files_after: int
+    bytes_before: int
+    bytes_after: int
+    packed_now: bool = True
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        if not self.packed_now:
+            return f"{str(self.store)!r} is packed already ({self.files_after:,} files)"
+        mib = 2.0**20
+        return (
+            f"packed {self.n_cells:,} cells: {self.files_before:,} files -> "
+            f"{self.files_after:,} files ({self.bytes_before / mib:,.2f} MiB -> "
+            f"{self.bytes_after / mib:,.2f} MiB) in {self.seconds:.1f} s: {str(self.store)!r}"
+        )
+
+
+def is_packed(store: str | os.PathLike) -> bool:
+    """Whether ``store`` is a packed sweep store (read-only; see :func:`pack`)."""
+    return ATTR_PACKED in _read_attrs(Path(store))
+
+
+def _pack_paths(store: Path) -> tuple[Path, Path, Path]:
+    """Return the in-place pack's sibling paths: the new store, the old one, the lock file."""
+    return (
+        store.with_name(f".{store.name}.packed-new"),
+        store.with_name(f".{store.name}.packed-old"),
+        store.with_name(f".{store.name}.pack.lock"),
+    )
+
+
+@contextlib.contextmanager
+def _pack_lock(store: Path) -> Iterator[None]:
+    """Hold the store's pack lock (an ``flock``; the kernel drops it when its holder dies)."""
+    import fcntl
+
+    lock = _pack_paths(store)[2]
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as e:
+            if e.errno not in _NO_FLOCK:
+                raise
+            # no locks here: concurrent packs of one store may both build; each swap is
+            # still a pair of renames, and the loser's rename of its new store fails
+        yield
+    finally:
+        os.close(fd)
+
+
+def recover_pack(store: str | os.PathLike) -> None:
+    """Finish or undo an in-place :func:`pack` that was killed between its two renames.
+
+    A no-op (two ``stat`` calls) unless ``store`` is missing and the pack's old copy
+    (``.<store>.packed-old``) is beside it. Then, under the pack lock: if the new packed store
+    (``.<store>.packed-new``) is complete and verifies, it is renamed into place and the old
+    copy removed; otherwise the old copy is renamed back. :func:`status`, :func:`open_sweep`,
+    :func:`init_store` and :func:`pack` call it first, so a killed pack never leaves the store
+    missing for them.
+    """
+    store = Path(store)
+    old = _pack_paths(store)[1]
+    if store.exists() or not old.exists():
+        return
+    with _pack_lock(store):
+        _recover_locked(store, tidy=False)
+
+
+def _recover_locked(store: Path, *, tidy: bool) -> None:
+    """Under the pack lock: put the store back in place; with ``tidy``, remove leftovers."""
+    new, old, _ = _pack_paths(store)
+    if not store.exists() and old.exists():
+        if new.exists() and _complete_packed(new):
+            _rename(new, store)
+        else:
+            if new.exists():
+                shutil.rmtree(new)
+            _rename(old, store)
+        _fsync_dir(store.parent)
+    if store.exists() and (tidy or old.exists()):
+        # the store is in place: what is left beside it is a stale build or the old copy
+        for leftover in (new, old) if tidy else (old,):
+            if leftover.exists():
+                _rmtree(leftover, ignore_errors=True)
+
+
+def _complete_packed(path: Path) -> bool:
+    try:
+        return is_packed(path) and status(path, verify=True).complete
+    except Exception:  # a half-written store fails to open in several ways
+        return False
+
+
+def _count_files(folder: Path) -> tuple[int, int]:
+    """Files under ``folder`` and their total size in bytes."""
+    n = size = 0
+    for d, _, files in os.walk(folder):
+        for name in files:
+            n += 1
+            size += os.stat(os.path.join(d, name)).st_size
+    return n, size
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # some file systems cannot fsync a folder
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Flush every file and folder under ``folder`` to disk (before it replaces the store)."""
+    for d, _, files in os.walk(folder):
+        for name in files:
+            fd = os.open(os.path.join(d, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(Path(d))
+
+
+def packed_chunks(
+    grid_shape: Sequence[int], cell_shape: Sequence[int], itemsize: int, chunk_bytes: int
+) -> tuple[int, ...]:
+    """Chunk shape of a per-cell variable in a packed store: whole cells, C-order blocks.
+
+    The trailing axes are taken whole while the chunk stays within ``chunk_bytes`` (at least
+    one cell), then part of one axis, then 1 along the axes before it; the cell's own dims are
+    always whole. So each chunk holds a run of consecutive flat cells.
+    """
+    per_cell = max(1, itemsize * int(np.prod(cell_shape, dtype=np.int64)))
+    budget = max(1, chunk_bytes // per_cell)  # cells per chunk
+    chunk = [1] * len(grid_shape)
+    for i in reversed(range(len(grid_shape))):
+        n = int(grid_shape[i])
+        if n <= budget:
+            chunk[i] = n
+            budget //= n
+        else:
+            chunk[i] = budget
+            break
+    return (*chunk, *map(int, cell_shape))
+
+
+def _blocks(shape: Sequence[int], chunk: Sequence[int]) -> Iterator[tuple[slice, ...]]:
+    """Yield the chunk-aligned blocks of a grid (tuples of slices), in C order."""
+    counts = [math.ceil(n / c) for n, c in zip(shape, chunk, strict=True)]
+    for ix in np.ndindex(*counts):
+        yield tuple(
+            slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(ix, chunk, shape, strict=True)
+        )
+
+
+def _check_blockwise(
+    group: Any, grid: _Grid, names: Sequence[str], cells: Any, has_checksums: bool
+) -> dict[int, str]:
+    """:meth:`CellWriter.check` of many cells, reading each chunk once (packed stores).
+
+    Each variable is read chunk by chunk along the axes; every wanted cell's checksum is fed
+    from those blocks in the order :func:`cell_checksum` uses, so the result is the same as
+    reading each cell alone, with a chunk decoded once instead of once per cell. A chunk that
+    fails to decode makes every wanted cell in it damaged. Memory: one chunk at a time.
+    """
+    wanted = np.zeros(grid.n_cells, dtype=bool)
+    wanted[np.asarray(cells, dtype=np.int64)] = True
+    flat_ids = np.arange(grid.n_cells).reshape(grid.shape)
+    damaged: set[int] = set()
+    hashers = {int(c): hashlib.blake2b(digest_size=8) for c in np.flatnonzero(wanted)}
+    expected = dict.fromkeys(hashers, 0)
+    nd = len(grid.shape)
+
+    def each_block(name: str) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
+        arr = group[name]
+        for block in _blocks(grid.shape, arr.chunks[:nd]):
+            ids = flat_ids[block].reshape(-1)
+            if not wanted[ids].any():
+                continue
+            try:
+                data = np.asarray(arr[block])
+            except Exception:  # garbled or truncated chunks fail to decompress
+                yield ids, None
+                continue
+            yield ids, data.reshape((-1, *data.shape[nd:]))
+
+    if has_checksums:
+        for ids, data in each_block(CHECKSUM):
+            for j, c in enumerate(map(int, ids)):
+                if not wanted[c]:
+                    continue
+                if data is None:
+                    damaged.add(c)
+                else:
+                    expected[c] = int(data[j])
+    for name in sorted(names):
+        for ids, data in each_block(name):
+            for j, c in enumerate(map(int, ids)):
+                if not wanted[c] or c in damaged:
+                    continue
+                if data is None:
+                    damaged.add(c)
+                else:
+                    _hash_variable(hashers[c], name, data[j])
+    out = {}
+    for c, h in hashers.items():
+        if c in damaged:
+            out[c] = DAMAGED
+        elif expected[c] == 0:
+            out[c] = NO_CHECKSUM
+        else:
+            out[c] = VERIFIED if expected[c] == _digest(h) else DAMAGED
+    return out
+
+
+def _check_packable(store: Path, *, verify: bool = True) -> SweepStatus:
+    """Refuse (one-line ``ValueError``) a store that is not complete (and verified)."""
+    st = status(store, verify=verify)
+    if st.complete:
+        return st
+    damaged = np.setdiff1d(st.corrupt, st.unverifiable)
+    parts = []
+    never = np.setdiff1d(st.missing, st.corrupt)
+    if never.size:
+        parts.append(f"{never.size} cells not done ({_ranges(never)})")
+    if damaged.size:
+        parts.append(f"{damaged.size} done cells damaged ({_ranges(damaged)})")
+    lost = np.intersect1d(st.corrupt, st.unverifiable)
+    if lost.size:
+        parts.append(f"{lost.size} done cells without their checksum ({_ranges(lost)})")
+    raise ValueError(
+        f"sweep store {str(store)!r} cannot be packed: {' and '.join(parts)} of {st.n_cells}; "
+        "'relmc sweep run' computes them, then pack again (nothing was written)"
+    )
+
+
+def _check_no_claims_held(store: Path, wait: float = PACK_CLAIM_WAIT_SECONDS) -> None:
+    """Refuse to swap while a run holds a cell's claim (it might still write into the store).
+
+    Claims are held for a moment by runs that find their cells done, so a held claim is
+    waited for, up to ``wait`` seconds, before the pack is refused.
+    """
+    import fcntl
+
+    folder = _claims_dir(store)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return  # no claims were ever taken
+    deadline = time.monotonic() + wait
+    for name in names:
+        try:
+            fd = os.open(folder / name, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise ValueError(
+                            f"sweep store {str(store)!r}: cell {name} is claimed by a running "
+                            f"'relmc sweep run' (waited {wait:g} s); pack once it has ended"
+                        ) from None
+                    time.sleep(0.05)
+                except OSError as e:
+                    if e.errno in _NO_FLOCK:
+                        return  # no locks here: nothing can be seen held
+                    raise
+        finally:
+            os.close(fd)  # releases the lock
+
+
+def _write_packed(src: Path, dst: Path, chunk_bytes: int, files_before: int) -> None:
+    """Write the packed copy of store ``src`` at the new path ``dst``.
+
+    Per-cell arrays (data, ``done``, ``cell_checksum``) get the same metadata (dtype, fill
+    value, codecs, attributes, dimension names) with chunks of whole cells
+    (:func:`packed_chunks`), copied one chunk at a time; coordinate arrays are copied file for
+    file. The group attrs gain :data:`ATTR_PACKED`; metadata is consolidated last.
+    """
+    zarr = require("zarr")
+    sg = zarr.open_group(str(src), mode="r")
+    grid = _Grid.of_array(sg[DONE])
+    nd = len(grid.shape)
+    attrs = dict(sg.attrs)
+    attrs[ATTR_PACKED] = json.dumps(
+        {"chunk_bytes": int(chunk_bytes), "files_before": files_before, "by": __version__}
+    )
+    dg = zarr.open_group(str(dst), mode="w-", zarr_format=3, attributes=attrs)
+    for name, a in sorted(sg.arrays()):
+        dims = tuple(map(str, getattr(a.metadata, "dimension_names", None) or ()))
+        if dims[:nd] != grid.dims:
+            shutil.copytree(src / name, dst / name)  # a coordinate: byte for byte
+            continue
+        chunks = packed_chunks(grid.shape, a.shape[nd:], a.dtype.itemsize, chunk_bytes)
+        d = dg.create_array(
+            name,
+            shape=a.shape,
+            dtype=a.dtype,
+            chunks=chunks,
+            fill_value=a.fill_value,
+            filters=a.filters,
+            serializer=a.serializer,
+            compressors=a.compressors,
+            attributes=dict(a.attrs),
+            dimension_names=dims,
+            chunk_key_encoding=CHUNK_KEY_ENCODING,
+        )
+        for block in _blocks(grid.shape, chunks[:nd]):
+            d[block] = a[block]
+    _consolidate(dst)
+
+
+#: bytes of the cube that :func:`pack` holds in memory at once (twice: store and copy) while
+#: it compares them; a larger variable is compared alone
+_COMPARE_BYTES = 256 * 2**20
+
+
+def _batches(cube: xr.Dataset, limit: int) -> Iterator[list[str]]:
+    """Yield the cube's data variables in sorted batches of at most ``limit`` bytes each."""
+    batch: list[str] = []
+    size = 0
+    for name in sorted(map(str, cube.data_vars)):
+        n = int(cube[name].nbytes)
+        if batch and size + n > limit:
+            yield batch
+            batch, size = [], 0
+        batch.append(name)
+        size += n
+    if batch:
+        yield batch
+
+
+def _verify_packed(src: Path, dst: Path) -> None:
+    """Raise ``RuntimeError`` unless ``dst`` holds exactly ``src``'s cube (bit for bit)."""
+    a, b = open_sweep(src), open_sweep(dst)
+    b_attrs = {k: v for k, v in b.attrs.items() if k != ATTR_PACKED}
+    differs = [] if a.attrs == b_attrs else ["attrs"]
+    if set(a.variables) != set(b.variables):
+        differs.append("the variables")
+    elif not xr.Dataset(coords=a.coords).load().identical(xr.Dataset(coords=b.coords).load()):
+        differs.append("the coordinates")
+    else:
+        for names in _batches(a, _COMPARE_BYTES):  # a bounded part of the cube in memory
+            pa, pb = a[names].load(), b[names].load()  # one dask compute per batch
+            for name in names:
+                va, vb = pa[name].variable, pb[name].variable
+                same = va.identical(vb)
+                if same and va.dtype.kind in "fiub":
+                    same = va.values.tobytes() == vb.values.tobytes()
+                if not same:
+                    differs.append(name)
+    st = status(dst, verify=True)
+    if not st.complete:
+        differs.append(f"cells {_ranges(st.missing)} (fail verification)")
+    if differs:
+        raise RuntimeError(
+            f"the packed copy of sweep store {str(src)!r} differs from it in "
+            f"{', '.join(differs[:5])}; nothing was replaced"
+        )
+
+
+def pack(
+    store: str | os.PathLike,
+    *,
+    out: str | os.PathLike | None = None,
+    chunk_bytes: int = PACK_CHUNK_BYTES,
+) -> PackResult:
+    """Pack a complete sweep store into few files: chunks of many cells instead of one each.
+
+    A running sweep keeps one chunk file per cell per variable (each cell's write is atomic
+    and independent); a finished one needs none of that. The packed store holds the same
+    coordinates, data, ``done`` flags, per-cell checksums and attrs (plus
+    ``relmc_sweep_packed``); :func:`open_sweep`, :func:`status` (``verify`` too) and
+    :func:`~relmc.sweep.run_sweep` (which computes nothing, and never writes) all work on it.
+
+    Parameters
+    ----------
+    store : path
+        A complete store: every cell done and verifying (:func:`status` with ``verify``).
+    out : path, optional
+        Write the packed store here (a new path) and leave ``store`` as it is. Default: pack
+        in place.
+    chunk_bytes : int
+        Uncompressed bytes of whole cells per chunk, at most (a larger cell gets a chunk of
+        its own); default 64 MiB.
+
+    Returns
+    -------
+    PackResult
+        Files and bytes before and after (``str()`` gives the one-line report).
+
+    Raises
+    ------
+    ValueError
+        The store is incomplete or damaged (how many cells, which), ``out`` exists, or a run
+        holds a cell's claim; before anything is written.
+
+    Notes
+    -----
+    In place, under an ``flock`` on ``.<store>.pack.lock`` beside the store (so two packs
+    of one store, e.g. two shards of ``run_sweep(pack=True)``, run one after the other and
+    the second finds the store packed):
+
+    1. build the packed copy in ``.<store>.packed-new``, compare it with the store bit for
+       bit (every variable, via :func:`open_sweep`) and verify every cell's checksum, fsync it;
+    2. rename the store to ``.<store>.packed-old``;
+    3. rename ``.<store>.packed-new`` to the store;
+    4. remove ``.<store>.packed-old`` and the claim files (``.<store>.claims``).
+
+    Killed in 1, the store is untouched (the next pack removes the partial copy); after 3, the
+    store is the packed one (the next pack removes what step 4 left). Killed between 2 and 3,
+    the store's path is missing for a moment: the next :func:`pack`, :func:`status`,
+    :func:`open_sweep` or run finishes the swap (``relmc.sweep.store.recover_pack``); by
+    hand, rename ``.<store>.packed-new`` (verified already) to the store.
+    """
+    t0 = time.perf_counter()
+    store = Path(store)
+    if not _is_number(chunk_bytes) or isinstance(chunk_bytes, float) or chunk_bytes < 1:
+        raise FieldError(
+            "chunk_bytes", f"chunk_bytes must be a positive integer; got {chunk_bytes!r}"
+        )
+    if out is not None:
+        return _pack_to(store, Path(out), int(chunk_bytes), t0)
+    recover_pack(store)
+    if not is_packed(store):
+        _check_packable(store)  # refused before anything is written (not even the lock file)
+    with _pack_lock(store):
+        _recover_locked(store, tidy=True)
+        if is_packed(store):  # e.g. by another shard of run_sweep(pack=True) meanwhile
+            n, size = _count_files(store)
+            return PackResult(store, _n_cells(store), n, n, size, size, packed_now=False)
+        # flags again, under the lock; the copy's verification reads every cell again
+        st = _check_packable(store, verify=False)
+        _check_no_claims_held(store)
+        new, old, _ = _pack_paths(store)
+        n0, size0 = _count_files(store)
+        try:
+            _write_packed(store, new, chunk_bytes, n0)
+            _verify_packed(store, new)
+            _fsync_tree(new)
+        except BaseException:
+            shutil.rmtree(new, ignore_errors=True)
+            raise
+        _check_no_claims_held(store)  # again: none may write into the old store now
+        _rename(store, old)
+        _rename(new, store)
+        _fsync_dir(store.parent)
+    _rmtree(old, ignore_errors=True)
+    _rmtree(_claims_dir(store), ignore_errors=True)  # a packed store is never written
+    n1, size1 = _count_files(store)
+    return PackResult(store, st.n_cells, n0, n1, size0, size1, True, time.perf_counter() - t0)
+
+
+def _pack_to(store: Path, out: Path, chunk_bytes: int, t0: float) -> PackResult:
+    """:func:`pack` with ``out``: a packed copy at a new path; ``store`` is left as it is."""
+    if out.exists() or out.is_symlink():
+        raise ValueError(f"out: {str(out)!r} exists; relmc sweep pack never replaces a path")
+    recover_pack(store)
+    st = _check_packable(store)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
+    n0, size0 = _count_files(store)
+    try:
+        _write_packed(store, tmp, chunk_bytes, n0)
+        _verify_packed(store, tmp)
+        _fsync_tree(tmp)
+        if out.exists():
+            raise ValueError(f"out: {str(out)!r} appeared while packing; nothing was replaced")
+        os.rename(tmp, out)
+        _fsync_dir(out.parent)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    n1, size1 = _count_files(out)
+    return PackResult(out, st.n_cells, n0, n1, size0, size1, True, time.perf_counter() - t0)
+
+
+def _n_cells(store: Path) -> int:
+    zarr = require("zarr")
+    return _Grid.of_array(zarr.open_group(str(store), mode="r")[DONE]).n_cells
