@@ -640,6 +640,7 @@ ALL_HELP = [
     ["sweep", "submit"],
     ["sweep", "status"],
     ["sweep", "open"],
+    ["sweep", "pack"],
     ["examples"],
 ]
 
@@ -677,7 +678,10 @@ HELP_POINTS_TO = {
     ("compare",): ["what_if.py", "levers.py", COPY],
     ("datasets",): ["quickstart.py", "own_cluster.py", COPY],
     ("examples",): ["relmc examples --copy", "quickstart.py"],
-    **{("sweep", *c): SWEEP_SPEC for c in [(), ("init",), ("run",), ("submit",), ("status",)]},
+    **{
+        ("sweep", *c): SWEEP_SPEC
+        for c in [(), ("init",), ("run",), ("submit",), ("status",), ("pack",)]
+    },
     ("sweep", "open"): SWEEP_SPEC,
 }
 
