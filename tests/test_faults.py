@@ -20,6 +20,7 @@ from clirun import ENV, one_error_line
 from clirun import run_cli as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sweepspecs import GRID_6
 
 from relmc import sweep
 from relmc._io import OutputSet, finish_interrupted
@@ -165,20 +166,7 @@ def test_kill_before_the_commit_leaves_the_old_set(tmp_path):
 
 # ------------------------------------------------------------------------------ sweep stores
 
-SPEC = """\
-seed = 11
-n_trials = 32
-posterior = "point"
-quantiles = [0.1, 0.5, 0.9]
-store = "out.zarr"
-
-[base.job]
-compute_hours = 240
-
-[axes]
-"cluster.n_gpus" = [4096, 32768]
-"policy.restart_hours" = [0.1, 0.4, 0.8]
-"""
+SPEC = GRID_6
 
 
 @pytest.fixture()

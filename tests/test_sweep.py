@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import xarray as xr
 from clirun import one_error_line, run_cli
+from sweepspecs import GRID_12
 
 from relmc import sweep
 from relmc.cli import main as cli_main
@@ -25,21 +26,7 @@ from relmc.sim import CAUSES
 from relmc.sweep import SlurmOptions, SweepSpec
 
 # small and fast: 12 cells x 64 trials of a 10-day job
-SPEC = """\
-seed = 11
-n_trials = 64
-posterior = "point"
-quantiles = [0.1, 0.5, 0.9]
-store = "out.zarr"
-
-[base.job]
-compute_hours = 240
-
-[axes]
-"cluster.n_gpus" = [4096, 32768, 131072]
-"policy.checkpoint_interval" = [0.5, "young"]
-"policy.restart_hours" = [0.1, 0.4]
-"""
+SPEC = GRID_12
 
 
 def write_spec(tmp_path: Path, text: str = SPEC, name: str = "spec.toml") -> Path:

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 import xarray as xr
 from clirun import ENV
+from sweepspecs import GRID_6
 
 import relmc._io as io_mod
 from relmc import sweep
@@ -45,20 +46,7 @@ from relmc.sweep.store import (
 )
 
 # 6 cells x 32 trials of a 10-day job: cheap once compiled
-SPEC = """\
-seed = 11
-n_trials = 32
-posterior = "point"
-quantiles = [0.1, 0.5, 0.9]
-store = "out.zarr"
-
-[base.job]
-compute_hours = 240
-
-[axes]
-"cluster.n_gpus" = [4096, 32768]
-"policy.restart_hours" = [0.1, 0.4, 0.8]
-"""
+SPEC = GRID_6
 
 
 def listing(folder: Path) -> dict[str, bytes | None]:

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import xarray as xr
 from clirun import ENV
+from sweepspecs import GRID_12
 
 import relmc.sweep.store as store_mod
 from relmc import sweep
@@ -28,21 +29,7 @@ from relmc.cli import main
 from relmc.sweep.store import ATTR_PACKED, CHECKSUM, DONE, CellWriter
 
 # 12 cells x 64 trials of a 10-day job (tests/test_sweep.py's grid): cheap once compiled
-SPEC = """\
-seed = 11
-n_trials = 64
-posterior = "point"
-quantiles = [0.1, 0.5, 0.9]
-store = "out.zarr"
-
-[base.job]
-compute_hours = 240
-
-[axes]
-"cluster.n_gpus" = [4096, 32768, 131072]
-"policy.checkpoint_interval" = [0.5, "young"]
-"policy.restart_hours" = [0.1, 0.4]
-"""
+SPEC = GRID_12
 
 
 def listing(folder: Path) -> dict[str, bytes | None]:
