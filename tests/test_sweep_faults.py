@@ -745,3 +745,30 @@ def test_a_run_keeps_no_posterior_behind(tmp_path, monkeypatch):
         gc.collect()
         assert len(refs) == i + 1
         assert [r() is None for r in refs] == [True] * (i + 1)
+
+
+def test_warnings_of_worker_processes_reach_the_parent(recwarn):
+    # with --workers > 1 a StaleClaimWarning is raised in a worker process; the batch returns
+    # relmc's own warnings for the parent to raise again (so the CLI prints its one line);
+    # other warnings are shown in the worker as before and not returned
+    import relmc.sweep.running as running
+
+    class Task:
+        def each(self, cells, rates):
+            for flat in cells:
+                text = f"cell {flat} is claimed by a hung process"
+                warnings.warn(text, StaleClaimWarning, stacklevel=1)
+                warnings.warn("not ours", UserWarning, stacklevel=1)
+                yield flat, flat % 2 == 0
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        n, computed, caught = running._process_batch(Task(), [0, 1, 2], None, os.getppid())
+    assert (n, computed) == (3, [0, 2])
+    assert [str(w) for w in caught] == [f"cell {c} is claimed by a hung process" for c in range(3)]
+    assert all(isinstance(w, StaleClaimWarning) for w in caught)
+    # the foreign ones were shown in the worker (here: this process), not passed on
+    assert [str(w.message) for w in shown] == ["not ours"] * 3
+    with pytest.warns(StaleClaimWarning, match="cell 1 is claimed") as rec:
+        running._rewarn(caught)
+    assert len(rec) == 3

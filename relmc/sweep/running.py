@@ -10,6 +10,7 @@ is passed to every task explicitly, and a task opens its own store writer.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,18 +121,43 @@ class InProcess:
             yield 1, [flat] if computed else []
 
 
-def _process_batch(task: CellTask, cells: Sequence[int], rates: Any, parent: int) -> Step:
-    """Worker-process side of :class:`ProcessPool`: one batch of cells."""
+def _process_batch(
+    task: CellTask, cells: Sequence[int], rates: Any, parent: int
+) -> tuple[int, list[int], list[Warning]]:
+    """Worker-process side of :class:`ProcessPool`: one batch of cells.
+
+    Returns the step and relmc's own warnings raised in the batch (e.g. a
+    ``StaleClaimWarning``), for the parent to raise again (:func:`_rewarn`), so the command
+    line prints them as its own one-line warnings; other warnings are shown here as before.
+    """
     steps = task.each(cells, rates)  # a generator: each next() computes one cell
     computed: list[int] = []
-    while True:
-        if os.getppid() != parent:
-            os._exit(1)  # the parent died (e.g. SIGKILL): start no new cells behind its back
-        step = next(steps, None)
-        if step is None:
-            return len(cells), computed
-        if step[1]:
-            computed.append(step[0])
+    with warnings.catch_warnings(record=True) as caught:  # the filters stay as they are
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)  # the parent died (e.g. SIGKILL): start no new cells behind its back
+            step = next(steps, None)
+            if step is None:
+                break
+            if step[1]:
+                computed.append(step[0])
+    ours = []
+    for w in caught:
+        if _is_relmc_warning(w.category):
+            ours.append(w.message if isinstance(w.message, Warning) else w.category(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return len(cells), computed, ours
+
+
+def _is_relmc_warning(category: type[Warning]) -> bool:
+    return category.__module__.split(".")[0] == "relmc"
+
+
+def _rewarn(caught: Sequence[Warning]) -> None:
+    """Raise again, in this process, the warnings a worker process returned."""
+    for message in caught:
+        warnings.warn(message, stacklevel=2)
 
 
 @dataclass(frozen=True)
@@ -157,7 +183,9 @@ class ProcessPool:
         ) as pool:
             futures = [pool.submit(_process_batch, task, b, rates, os.getpid()) for b in batches]
             for f in as_completed(futures):
-                yield f.result()
+                n, computed, caught = f.result()
+                _rewarn(caught)
+                yield n, computed
 
 
 @dataclass(frozen=True)
