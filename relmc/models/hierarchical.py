@@ -91,6 +91,10 @@ __all__ = ["PRIORS", "POOLS", "fit_hierarchical"]
 
 PRIORS: tuple[str, ...] = ("scaled", "bugs")
 POOLS: tuple[str, ...] = ("auto", "fleet", "unit")
+#: The pooled Gamma's hyperpriors (both pooling scales): alpha ~ Exponential(rate) and
+#: beta ~ Gamma(shape, rate), as PyMC's keywords; one statement for both parametrisations
+ALPHA_PRIOR_RATE = 1.0
+BETA_PRIOR = {"alpha": 0.1, "beta": 1.0}
 #: NUTS target acceptance of the 2-D (alpha, beta) sampler (see "Sampler" above)
 TARGET_ACCEPT = 0.95
 
@@ -136,8 +140,8 @@ def ref_units(obs: Observations, pool: object, field: str = "data") -> tuple[str
 def pooled_hyperpriors():
     """Add ``alpha`` and ``beta`` (the pooled Gamma's shape and rate) to the current model."""
     pm = import_pymc()
-    alpha = pm.Exponential("alpha", 1.0)
-    beta = pm.Gamma("beta", alpha=0.1, beta=1.0)
+    alpha = pm.Exponential("alpha", ALPHA_PRIOR_RATE)
+    beta = pm.Gamma("beta", **BETA_PRIOR)
     return alpha, beta
 
 
@@ -166,8 +170,8 @@ def pooled_hyperpriors_by_mean():
     log_beta = log_alpha - log_mean
     alpha = pm.Deterministic("alpha", pt.exp(log_alpha))
     beta = pm.Deterministic("beta", pt.exp(log_beta))
-    prior = pm.logp(pm.Exponential.dist(1.0), alpha) + pm.logp(
-        pm.Gamma.dist(alpha=0.1, beta=1.0), beta
+    prior = pm.logp(pm.Exponential.dist(ALPHA_PRIOR_RATE), alpha) + pm.logp(
+        pm.Gamma.dist(**BETA_PRIOR), beta
     )
     pm.Potential("hyperprior", prior + log_alpha + log_beta)
     return alpha, beta
