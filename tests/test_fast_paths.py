@@ -1,8 +1,9 @@
 """The kernel's fast paths against its general path, against closed forms and the oracle.
 
-``relmc.sim._kernels.simulate_block`` chooses a path from its inputs: the renewal path (no
-maintenance, recovery a per-category constant: categories drawn per trial as a multinomial of
-the failure count; the Daly configuration is its one-category case) or the general path. Here
+``relmc.sim._kernels.simulate_block`` chooses a path from its inputs: the renewal path
+(recovery a per-category constant: categories drawn per trial as a multinomial of the failure
+count; the Daly configuration is its one-category case; planned maintenance as a geometric
+countdown of events) or the general path. Here
 each path is called directly on scenarios where both apply and compared in distribution, the
 renewal path is held to Daly's exact mean wall time and to the exact mean and variance of the
 failure count, and the general path's finite spare pool (a count of nodes in repair and the
@@ -158,12 +159,15 @@ def test_renewal_negative_control_detects_a_ten_percent_restart_error():
     assert any(b.startswith("lost_restart") for b in bad)
 
 
-def test_general_path_is_chosen_for_maintenance_and_finite_swaps():
+def test_general_path_is_chosen_for_finite_swaps_and_the_renewal_path_for_maintenance():
     swap = np.array([False, True])
-    assert not _kernels.renewal_applies(0.1, -1, swap)
+    assert _kernels.renewal_applies(0.1, -1, swap)  # planned maintenance: memoryless too
     assert not _kernels.renewal_applies(0.0, 5, swap)
+    assert not _kernels.renewal_applies(0.1, 5, swap)
     assert _kernels.renewal_applies(0.0, -1, swap)
     assert _kernels.renewal_applies(0.0, 5, np.array([False, False]))
+    assert not _kernels.renewal_applies(0.1, -1, swap, True)  # time-varying
+    assert not _kernels.renewal_applies(0.1, -1, swap, False, True)  # uncertain overheads
 
 
 # ---------------------------------------------------------------- Daly: exact mean and count
@@ -338,7 +342,7 @@ def _run_renewal(inputs, seed: int, use_blocks: bool):
     """Run ``_block_renewal`` over blocks of 256: outputs and failures (block, one by one)."""
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
-    stats = np.zeros(2, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.int64)
     root = np.random.SeedSequence(seed)
     for b in range(-(-n // BLOCK_SIZE)):
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
@@ -359,6 +363,7 @@ def test_block_reduction_gives_the_one_by_one_results_exactly(name):
     slow, stats_slow = _run_renewal(inputs, 5, use_blocks=False)
     assert stats_slow[0] == 0 and stats_slow[1] == stats.sum()
     assert stats[0] > 0.5 * stats.sum()  # the block reduction takes most failures
+    assert stats[2] == 0  # no planned maintenance, no deferral
     # the node model's and the SDC outputs: not written on this path (zeroed by simulate_block)
     for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
         np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
@@ -378,3 +383,144 @@ def test_block_reduction_negative_control_sees_a_tiny_change():
     slow, _ = _run_renewal(inputs, 5, use_blocks=False)
     assert not np.array_equal(fast["wall_hours"], slow["wall_hours"])
     assert not np.array_equal(fast["lost_hours"], slow["lost_hours"])
+
+
+# ------------------------------------------------------- renewal: planned maintenance
+# The renewal path with planned maintenance (a second memoryless clock): events at the
+# superposed rate, each planned with probability maint_rate / rate (a geometric countdown),
+# planned ones taken one by one. Compared with the general path (which draws each event's kind
+# from its alias table), bit for bit between the block reduction and the one-by-one loop, and
+# against the Poisson compensator of each kind of event.
+
+
+def _with_maint(scenario: Scenario, rate: float, hours: float) -> Scenario:
+    fm = dataclasses.replace(scenario.failures, maintenance_rate=rate, maintenance_hours=hours)
+    return dataclasses.replace(scenario, failures=fm)
+
+
+# a long final snapshot and persist (0.7 h of a 3 h job) and frequent planned events: many
+# planned events fall after the job's last compute and are deferred past its end
+LONG_TAIL = _scenario(
+    [Category("bug", rate=0.3, unit="job", detection_hours=0.05)],
+    work=3.0,
+    checkpoint_interval=1.0,
+    snapshot_hours=0.2,
+    persist_hours=0.5,
+    restart_hours=0.0,
+)
+MAINT = {
+    "daly": _with_maint(RENEWAL["daly"], 0.4, 0.3),
+    "categories": _with_maint(RENEWAL["categories"], 0.2, 0.25),
+    # persist = tau, downtime 0: a planned stop costs its checkpoint only
+    "restart_only_spares": _with_maint(RENEWAL["restart_only_spares"], 0.5, 0.0),
+    "near_cap": _with_maint(RENEWAL["near_cap"], 0.3, 0.5),
+    "event_budget": _with_maint(RENEWAL["event_budget"], 0.5, 0.1),
+    "long_tail": _with_maint(LONG_TAIL, 1.0, 0.25),
+    # planned events rare among many failures: most go through the block reduction
+    "rare": _with_maint(BLOCKS["categories"], 0.05, 0.25),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAINT))
+def test_renewal_path_with_maintenance_matches_general_path(name):
+    inputs, _ = kernel_inputs(MAINT[name], None, N_TRIALS)
+    assert inputs.maint_rate > 0
+    assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
+    fast = _run(_kernels.simulate_block, inputs, seed=1)
+    general = _run(_kernels._block_general, inputs, seed=2)
+    assert disagreements(fast, general) == []
+    assert fast["maintenance_events"].mean() > 0.5
+    for out in (fast, general):
+        np.testing.assert_allclose(
+            out["progress_hours"] + out["lost_hours"].sum(axis=1), out["wall_hours"], rtol=1e-9
+        )
+        assert out["events"].max() <= inputs.max_events
+        assert out["wall_hours"].max() <= inputs.cap_hours * (1 + 1e-12)
+    # a finished trial had every planned event's whole downtime (a stopped one may not: the
+    # cap cuts it, or the budget's last event stops the trial before it)
+    maint = CAUSES.index("maintenance")
+    ok = fast["finished"]
+    np.testing.assert_allclose(
+        fast["lost_hours"][ok, maint],
+        fast["maintenance_events"][ok] * inputs.maint_hours,
+        atol=1e-9,
+    )
+    if name == "near_cap":  # the hand-over is exercised: both outcomes occur
+        assert 0.05 < fast["finished"].mean() < 0.95
+    if name == "event_budget":
+        assert (fast["events"][~fast["finished"]] == 7).all()
+
+
+def test_renewal_maintenance_negative_controls_detect_ten_percent_errors():
+    # the general path is given 10 % longer downtime, then a 10 % higher planned rate
+    base = MAINT["categories"]
+    inputs, _ = kernel_inputs(base, None, N_TRIALS)
+    fast = _run(_kernels.simulate_block, inputs, 1)
+    fm = base.failures
+    longer = _with_maint(base, fm.maintenance_rate, fm.maintenance_hours * 1.1)
+    more = _with_maint(base, fm.maintenance_rate * 1.1, fm.maintenance_hours)
+    bad = disagreements(
+        fast, _run(_kernels._block_general, kernel_inputs(longer, None, 4000)[0], 2)
+    )
+    assert any(b.startswith("lost_maintenance") for b in bad)
+    bad = disagreements(fast, _run(_kernels._block_general, kernel_inputs(more, None, 4000)[0], 2))
+    assert any(b.startswith("maintenance_events") for b in bad)
+
+
+def _exposed(out, inputs) -> np.ndarray:
+    """Exposed hours per trial when every planned event stops a run (no restart).
+
+    Wall time less detection, swaps, downtime and the planned stops' checkpoints (``delta +
+    persist`` each): compute, snapshots and the final persist wait.
+    """
+    lost = out["lost_hours"]
+    paused = sum(lost[:, CAUSES.index(c)] for c in ("detection", "node_swap", "maintenance"))
+    stops = out["maintenance_events"] * (inputs.delta + inputs.persist)
+    return out["wall_hours"] - paused - stops
+
+
+def _z_zero(dev: np.ndarray) -> float:
+    """z-score of the mean of ``dev`` against 0."""
+    return float(dev.mean() / (dev.std(ddof=1) / math.sqrt(dev.size)))
+
+
+def test_renewal_maintenance_counts_match_their_compensators():
+    # Known answer: Poisson compensators (optional stopping). E[failures] = L E[exposed] and
+    # E[planned] = M E[exposed before the job's last compute]: every trial finishes, and the
+    # final snapshot and persist (delta + persist) are exposed to failures only. Tolerance
+    # Z_MAX on the per-trial deviations. Negative controls: a planned rate 10 % off, and the
+    # final snapshot and persist counted as exposed to planned events (the deferral ignored).
+    inputs, _ = kernel_inputs(MAINT["long_tail"], None, N_TRIALS)
+    assert inputs.restart_hours == 0  # every planned event stops a run
+    out = _run(_kernels.simulate_block, inputs, seed=4)
+    assert out["finished"].all()
+    lam = float(inputs.cat_rate.sum())
+    m = inputs.maint_rate
+    x = _exposed(out, inputs)
+    x_planned = x - (inputs.delta + inputs.persist)
+    n_planned = out["maintenance_events"]
+    z_fail = _z_zero(out["interruptions"].sum(axis=1) - lam * x)
+    z_planned = _z_zero(n_planned - m * x_planned)
+    assert abs(z_fail) < Z_MAX and abs(z_planned) < Z_MAX, (z_fail, z_planned)
+    assert abs(_z_zero(n_planned - 1.1 * m * x_planned)) > Z_MAX
+    assert abs(_z_zero(n_planned - m * x)) > Z_MAX
+    # and the deferral branch ran many times
+    _, stats = _run_renewal(inputs, 4, use_blocks=True)
+    assert stats[2] > 100
+
+
+@pytest.mark.parametrize("name", ["rare", "near_cap", "event_budget", "long_tail"])
+def test_block_reduction_with_maintenance_gives_the_one_by_one_results_exactly(name):
+    base = {"rare": MAINT["rare"], "long_tail": MAINT["long_tail"]}.get(name)
+    if base is None:
+        base = _with_maint(BLOCKS[name], 0.1, 0.25)
+    inputs, _ = kernel_inputs(base, None, 600)
+    fast, stats = _run_renewal(inputs, 5, use_blocks=True)
+    slow, stats_slow = _run_renewal(inputs, 5, use_blocks=False)
+    assert stats_slow[0] == 0 and stats_slow[1] == stats[:2].sum()
+    assert stats_slow[2] == stats[2]
+    if name != "long_tail":
+        assert stats[0] > 0.5 * stats[:2].sum()  # the block reduction takes most failures
+    for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
+        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
+    assert fast["maintenance_events"].sum() > 0

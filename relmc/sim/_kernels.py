@@ -45,9 +45,9 @@ run's nominal length is turned into wall hours by one safeguarded Newton solve
 
 Paths, chosen inside :func:`simulate_block` from the inputs
 ------------------------------------------------------------
-* ``_block_renewal``: no planned maintenance, and a failure's recovery (detection, node swap)
-  is a per-category constant (unlimited spares, or no category needs a swap), the same for
-  every trial (no uncertain overheads). The clock of
+* ``_block_renewal``: a failure's recovery (detection, node swap) is a per-category constant
+  (unlimited spares, or no category needs a swap), the same for every trial (no uncertain
+  overheads), and rates are constant. The clock of
   failures is paused during recovery, so the exposed timeline does not depend on categories;
   the category of each failure is independent of everything else, and per-trial counts are
   drawn once at the end as a multinomial of the failure count. Away from the job's end, each
@@ -56,33 +56,39 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   per trial in a fixed order: no float sum is reordered); near the end, the cap or the budget
   they are taken one by one, with the same sums. The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
-  state to the general path, which draws categories per event.
-* ``_block_diurnal``: the renewal path's configuration with diurnal failure rates on and no
-  other time variation (:func:`diurnal_applies`: an amplitude > 0 in the single values or any
-  draw; no trend in either, no throughput cycle, no rate profiles, no uncertain overheads;
-  node model and straggler/SDC categories off). From a wall time ``t`` at which exposure
-  resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) = L x + (A /
-  OMEGA) (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed
+  state to the general path, which draws categories per event. Planned maintenance is a
+  second memoryless clock: events come at the superposed rate and each is planned with
+  probability ``maint_rate / rate``, so the number of events to the next planned one is
+  geometric, one draw per planned event; the failures before it go through the block
+  reduction, the planned event one by one (its checkpoint, downtime and the segments re-laid
+  from the progress reached). A planned event after the job's last compute is deferred: the
+  next event is a failure, one exponential at the failure rate later.
+* ``_block_diurnal``: the renewal path's configuration without planned maintenance, with diurnal
+  failure rates on and no other time variation (:func:`diurnal_applies`: an amplitude > 0 in the
+  single values or any draw; no trend in either, no throughput cycle, no rate profiles, no
+  uncertain overheads; node model and straggler/SDC categories off). From a wall time ``t`` at
+  which exposure resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) =
+  L x + (A / OMEGA) (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed
   intensity, ``phi`` its phase at ``t``), so the next failure is ``F^-1(g)`` for one standard
-  exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that
-  reaches the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by
-  a closed-form lower bound of ``F``, without a sine); a failure is located by one
-  safeguarded solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a
-  shrinking bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and
-  cosine, a Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means
-  the restart failed. The wall clock is kept exactly (recovery pauses are added as they
-  occur, so the phase moves on through them); the sine and cosine of the phase are carried
-  by angle addition (the solve's own, then a rotation by the category's recovery,
-  precomputed), refreshed from ``math.sin``/``math.cos`` every ``_REFRESH`` failures.
-  Categories: with one diurnal shape they do not depend on time: drawn ahead from the alias
-  table (branch-free, ``CBUF`` per refill), or, when every category also costs the same
-  recovery, counted once per trial as a multinomial (:func:`_settle_categories`); with
-  different shapes, by exact rejection at the failure's phase from alias proposals bounded by
-  ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without a branch). Before a cycle
-  that could reach the wall cap, or at the last event the budget allows, the trial continues
-  on the general path from the same wall time with a fresh draw (the same process). Cost per
-  failure: one exponential, the solve, the category; no thinning. The power-law trend stays
-  on the general path (the integral of the cosine times the trend has no closed form).
+  exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that reaches
+  the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by a
+  closed-form lower bound of ``F``, without a sine); a failure is located by one safeguarded
+  solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a shrinking
+  bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and cosine, a
+  Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means the restart
+  failed. The wall clock is kept exactly (recovery pauses are added as they occur, so the phase
+  moves on through them); the sine and cosine of the phase are carried by angle addition (the
+  solve's own, then a rotation by the category's recovery, precomputed), refreshed from
+  ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal shape they
+  do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per refill),
+  or, when every category also costs the same recovery, counted once per trial as a multinomial
+  (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
+  from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without
+  a branch). Before a cycle that could reach the wall cap, or at the last event the budget
+  allows, the trial continues on the general path from the same wall time with a fresh draw (the
+  same process). Cost per failure: one exponential, the solve, the category; no thinning. The
+  power-law trend stays on the general path (the integral of the cosine times the trend has no
+  closed form).
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -1206,8 +1212,8 @@ def _gap_bound(buf, j0, stop, mean_gap):
 
 
 @jit
-def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc):
-    """Add the failures of ``buf[j0:]`` to ``acc`` at their buffer positions, all at once.
+def _block_map(buf, j0, stop, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc):
+    """Add the failures of ``buf[j0:stop]`` to ``acc`` at their buffer positions, all at once.
 
     Valid when every failure here follows a restart of ``restart_hours`` and none reaches the
     job's last segment (the caller's bound). Then each failure's contribution depends on its
@@ -1224,7 +1230,7 @@ def _block_map(buf, j0, mean_gap, restart_hours, tau, delta, persist, seg, inv_s
     sk = 0
     n_run = 0
     big_r = restart_hours
-    for q in range(np.uint64(j0), np.uint64(BUF)):
+    for q in range(np.uint64(j0), np.uint64(stop)):
         g = buf[q] * mean_gap
         e = g - big_r
         ep = e if e > 0.0 else 0.0  # e < 0: the restart failed; everything below adds 0
@@ -1257,12 +1263,28 @@ def _acc_total(acc, row):
 
 
 @jit
+def _maint_countdown(rng, lam_geo):
+    """Events up to and including the next planned one: ``Geometric(p)`` on 1, 2, ...
+
+    ``lam_geo = -log(1 - p)``, ``p`` the chance that an event is planned maintenance (events
+    are independently planned with that chance: two superposed Poisson processes). One
+    standard exponential by inversion; capped far beyond any event budget.
+    """
+    n = _gap(rng) / lam_geo
+    if n >= 4.0e18:
+        return np.int64(4_000_000_000_000_000_000)
+    return np.int64(n) + 1
+
+
+@jit
 def _block_renewal(
     rng,
     cat_rate,
     draw_of_trial,
     detect_hours,
     swap,
+    maint_rate,
+    maint_hours,
     work_hours,
     tau,
     delta,
@@ -1291,20 +1313,33 @@ def _block_renewal(
     use_blocks,
     stats,
 ):
-    """Run the renewal path over a block (no maintenance; per-category constant recovery).
+    """Run the renewal path over a block (per-category constant recovery).
 
-    Per failure: one gap ``g`` from the start of the restart (or of the job), no category. The
-    gaps are drawn ``BUF`` at a time; the failures of the rest of a buffer are added at once
-    by :func:`_block_map` when a cheap bound shows that none of them can reach the job's last
-    segment, the wall cap or the event budget, else one by one. Both add each failure at its
-    buffer position in ``acc`` (summed per trial in a fixed order), so they give identical
-    results (``use_blocks=False`` forces the one-by-one loop, for tests; ``stats`` counts the
-    failures each took). The recovery costs are added per trial from the category counts.
-    While the clock could not yet have reached the cap even if every recovery so far had
-    cost the most, nothing depends on the categories; past that point, or at the last event
-    the budget allows, the trial continues on the general path. The time-varying inputs
-    (``cat_amp`` .. ``speed_phase``) are taken in :func:`simulate_block`'s order only:
-    this path runs with them off (:func:`renewal_applies`).
+    Per event: one gap ``g`` from the start of the restart (or of the job), no category. The
+    gaps are drawn ``BUF`` at a time; the failures of the rest of a buffer (up to the next
+    planned event) are added at once by :func:`_block_map` when a cheap bound shows that none of
+    them can reach the job's last segment, the wall cap or the event budget, else one by one.
+    Both add each failure at its buffer position in ``acc`` (summed per trial in a fixed order),
+    so they give identical results (``use_blocks=False`` forces the one-by-one loop, for tests;
+    ``stats`` counts the events each took, then the deferred planned events). The recovery costs
+    are added per trial from the category counts. While the clock could not yet have reached the
+    cap even if every recovery so far had cost the most, nothing depends on the categories; past
+    that point, or at the last event the budget allows, the trial continues on the general path.
+    The time-varying inputs (``cat_amp`` .. ``speed_phase``) are taken in
+    :func:`simulate_block`'s order only: this path runs with them off (:func:`renewal_applies`).
+
+    Planned maintenance (``maint_rate > 0``): events come at the superposed rate, each
+    independently planned with probability ``p = maint_rate / (fail_rate + maint_rate)``, so
+    the number of events up to the next planned one is geometric (:func:`_maint_countdown`,
+    one draw per planned event). A buffer that holds no planned event goes through the block
+    reduction as before; a planned event is taken one by one: its run's compute becomes
+    durable (its checkpoint, downtime and the segments re-laid from the new progress, as in
+    :mod:`relmc.sim`). One after the job's last compute is deferred, and the next event is
+    then a failure, one exponential at the failure rate away. An event near the job's end is
+    taken here only if the cap could not be reached even by a failure at the end of the
+    final persist; else the trial hands over before the event's kind is looked at, so the
+    general path's fresh choice of kind is the same process. ``maint_rate == 0``: no draw
+    and no arithmetic beyond those of the path without maintenance.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -1316,8 +1351,15 @@ def _block_renewal(
     prob = np.empty(n_cat)
     slot_code = np.empty(n_cat, dtype=np.int64)
     alias_code = np.empty(n_cat, dtype=np.int64)
-    small = np.empty(n_cat, dtype=np.int64)
-    large = np.empty(n_cat, dtype=np.int64)
+    small = np.empty(n_cat + 1, dtype=np.int64)
+    large = np.empty(n_cat + 1, dtype=np.int64)
+    m_on = maint_rate > 0.0
+    # with maintenance, the general path it hands over to picks events from the categories
+    # and maintenance (w_all, one more slot)
+    w_all = np.empty(n_cat + 1)
+    prob_all = np.empty(n_cat + 1)
+    slot_all = np.empty(n_cat + 1, dtype=np.int64)
+    alias_all = np.empty(n_cat + 1, dtype=np.int64)
     buf = np.empty(BUF)
     acc = np.zeros((N_ACC, BUF))
     j = BUF  # next unread entry of buf
@@ -1325,10 +1367,13 @@ def _block_renewal(
     for c in range(n_cat):
         cost[c] = detect_hours[c] + (swap_hours if swap[c] else 0.0)
         max_cost = max(max_cost, cost[c])
+    m_cost = delta + persist + maint_hours  # a planned stop: checkpoint and downtime
+    if m_on:
+        max_cost = max(max_cost, m_cost)
     seg = tau + delta
     inv_seg = 1.0 / seg
-    n_seg0, r = _segments(work_hours, tau)
-    tail = r + delta + persist
+    n_seg0, r0 = _segments(work_hours, tau)
+    tail0 = r0 + delta + persist
     cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
     for i in range(n_trials):
         d = draw_of_trial[i]
@@ -1341,30 +1386,49 @@ def _block_renewal(
             s += w[c]
             suffix[c] = s
         n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
+        # the general path's table and rate (without maintenance: the failures' own)
+        h_prob, h_slot, h_alias, h_slots, h_rate = prob, slot_code, alias_code, n_slots, fail_rate
+        if m_on:
+            for c in range(n_cat):
+                w_all[c] = w[c]
+            w_all[n_cat] = maint_rate
+            h_slots = _build_alias(w_all, n_cat, prob_all, slot_all, alias_all, small, large)
+            h_prob, h_slot, h_alias, h_rate = prob_all, slot_all, alias_all, fail_rate + maint_rate
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if fail_rate == 0.0:
             t, p, done, events = _trial_general(
-                rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
-                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                rng, i, h_prob, h_slot, h_alias, h_slots, 0.0, h_rate,
+                detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
-                no_profile, no_max, 0.0,
+                0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, maint_rate, 0.0, 0.0, False, 0.0, 0.0,
+                0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
             progress[i] = p
             n_events[i] = events
             continue
-        mean_gap = 1.0 / fail_rate
+        rate = fail_rate + maint_rate if m_on else fail_rate
+        mean_gap = 1.0 / rate
+        inv_fail = 1.0 / fail_rate
+        lam_geo = 0.0
+        to_maint = np.int64(0)  # events left up to and including the next planned one
+        if m_on:
+            lam_geo = -math.log1p(-maint_rate / rate)
+            to_maint = _maint_countdown(rng, lam_geo)
         t_up = 0.0  # an upper bound on the exposed time, for the cap guard only
         x_exp = 0.0  # exposed time, checkpoint and restart of the job's end (not in acc)
         x_ckpt = 0.0
         x_restart = 0.0
-        n_fail = 0
+        n_fail = 0  # events so far (failures and planned ones)
+        n_maint = 0  # planned events, and those of them that stopped a run (a checkpoint)
+        n_mrun = 0
         n_snap = 0  # power swings: snapshots completed before failures after a restart,
         n_run = 0  # and those failures (each one stop and one start of compute)
         n_seg = n_seg0
+        r = r0
+        tail = tail0
         last_start = (n_seg - 1) * seg
         r_eff = 0.0  # the job starts computing, with no restart
         budget = max_events - 1  # the last event the budget allows goes to the general path
@@ -1375,13 +1439,20 @@ def _block_renewal(
             if j == BUF:
                 _fill(rng, buf)
                 j = 0
-            # the trial's first failure (no restart before it) is taken alone
-            stop = j + 1 if n_fail == 0 else BUF
+            # the trial's first failure (no restart before it) is taken alone; with planned
+            # events, the failures before the next one, then that one alone
+            if n_fail == 0:
+                stop = j + 1
+            elif not m_on:
+                stop = BUF
+            else:
+                stop = min(BUF, j + max(to_maint - 1, 1))
             cnt = stop - j
             g_up = _gap_bound(buf, j, stop, mean_gap)
             if (
                 use_blocks
                 and n_fail > 0
+                and (not m_on or to_maint > cnt)
                 and n_fail + cnt <= budget
                 and t_up + g_up + (n_fail + cnt) * max_cost <= cap_safe
                 and g_up * inv_seg * (1.0 + _BOUND_RTOL) + 3.0 <= n_seg - 1
@@ -1389,25 +1460,29 @@ def _block_renewal(
                 # No failure here reaches the end: failure q's run position is below the
                 # segments made durable before it plus its own k + 1, at most the gaps
                 # summed over seg (+ rounding), which the bound keeps two segments short of
-                # the last. Nor the cap or the budget (t_up, n_fail: upper bounds at q).
+                # the last. Nor the cap or the budget (t_up, n_fail: upper bounds at q). No
+                # planned event (to_maint).
                 dk_sum, sk, nr = _block_map(
-                    buf, j, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc
+                    buf, j, stop, mean_gap, restart_hours, tau, delta, persist, seg, inv_seg, acc
                 )
                 n_snap += sk
                 n_run += nr
                 n_seg -= dk_sum
                 last_start = (n_seg - 1) * seg
                 n_fail += cnt
+                to_maint -= cnt
                 stats[0] += cnt
                 t_up += g_up
-                j = BUF
+                j = stop
                 continue
             # one by one, the same sums at the same positions, up to the end of the job, the
             # cap guard or the budget
             part = 0.0
+            x_def = 0.0  # failure gaps drawn after deferred planned events (not in g_up)
             for q in range(j, stop):
                 g = buf[q] * mean_gap
                 e = g - r_eff
+                planned = False
                 if e >= last_start:
                     # rare: the job's last segment, final snapshot and persist
                     if e >= last_start + tail:
@@ -1420,7 +1495,36 @@ def _block_renewal(
                         x_ckpt += n_seg * delta + persist
                         done = True
                         break
-                    if t_up + part + g + (n_fail + 1) * max_cost > cap_hours or n_fail >= budget:
+                    if m_on:
+                        # decided before the event's kind is looked at: a failure anywhere
+                        # up to the end of the final persist stays under the cap
+                        reach = t_up + part + r_eff + last_start + tail + (n_fail + 1) * max_cost
+                        if reach > cap_hours or n_fail >= budget:
+                            j = q + 1
+                            stop_trial = True
+                            break
+                        to_maint -= 1
+                        if to_maint == 0:
+                            to_maint = _maint_countdown(rng, lam_geo)
+                            if e < last_start + r:
+                                planned = True
+                            else:
+                                # after the job's last compute: deferred past the end; only
+                                # failures remain, the next one Exp(fail_rate) later
+                                extra = _gap(rng) * inv_fail
+                                stats[2] += 1
+                                x_def += extra
+                                g += extra
+                                e = g - r_eff
+                                if e >= last_start + tail:
+                                    j = q + 1
+                                    stop_trial = True
+                                    x_exp += r_eff + last_start + tail
+                                    x_restart += r_eff
+                                    x_ckpt += n_seg * delta + persist
+                                    done = True
+                                    break
+                    elif t_up + part + g + (n_fail + 1) * max_cost > cap_hours or n_fail >= budget:
                         j = q + 1
                         stop_trial = True
                         break
@@ -1432,6 +1536,11 @@ def _block_renewal(
                         j = q + 1
                         stop_trial = True
                         break
+                    if m_on:
+                        to_maint -= 1
+                        if to_maint == 0:
+                            to_maint = _maint_countdown(rng, lam_geo)
+                            planned = True
                     ep = e if e > 0.0 else 0.0  # e < 0: the restart failed; all below adds 0
                     k = int(ep * inv_seg)
                     if k * seg > ep:
@@ -1440,34 +1549,47 @@ def _block_renewal(
                         k += 1
                     x = ep - k * seg
                     s_k = tau
-                dk = k - 1 if x < persist else k  # durable segments of this run
-                if dk < 0:
-                    dk = 0
                 n_snap += k
                 n_run += 1 if e >= 0.0 else 0
                 acc[EXPOSED, q] += g
                 acc[A_RESTART, q] += g if g < r_eff else r_eff
-                acc[A_REWORK, q] += (k - dk) * tau + (x if x < s_k else s_k)
-                acc[A_CKPT, q] += k * delta + (x - s_k if x > s_k else 0.0)
-                part += g
-                n_seg -= dk
+                if planned:
+                    # a fresh checkpoint of the progress reached (no rework), the downtime
+                    # (both counted per trial), then the segments re-laid from there
+                    acc[A_CKPT, q] += k * delta + (x - s_k if x > s_k else 0.0)
+                    n_maint += 1
+                    if e >= 0.0:
+                        n_mrun += 1
+                        left = (n_seg - 1) * tau + r - (k * tau + (x if x < s_k else s_k))
+                        n_seg, r = _segments(left, tau)
+                        tail = r + delta + persist
+                    part += g
+                else:
+                    dk = k - 1 if x < persist else k  # durable segments of this run
+                    if dk < 0:
+                        dk = 0
+                    acc[A_REWORK, q] += (k - dk) * tau + (x if x < s_k else s_k)
+                    acc[A_CKPT, q] += k * delta + (x - s_k if x > s_k else 0.0)
+                    part += g
+                    n_seg -= dk
                 last_start = (n_seg - 1) * seg
                 n_fail += 1
                 stats[1] += 1
                 r_eff = restart_hours
             if not stop_trial:
-                t_up += g_up
+                t_up += g_up + x_def
                 j = stop
         t_exp = _acc_total(acc, EXPOSED) + x_exp
         lost[i, REWORK] = _acc_total(acc, A_REWORK)
         lost[i, CHECKPOINT] = _acc_total(acc, A_CKPT) + x_ckpt
         lost[i, RESTART] = _acc_total(acc, A_RESTART) + x_restart
-        # categories of the n_fail failures so far, all recovered, and their recovery time
+        # categories of the failures so far, all recovered, and their recovery time
         n_det = 0.0
         n_swp = 0.0
-        if n_fail > 0:
+        n_f = n_fail - n_maint
+        if n_f > 0:
             _settle_categories(
-                rng, i, n_fail, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                rng, i, n_f, w, suffix, prob, slot_code, alias_code, n_slots, cost,
                 interruptions,
             )  # fmt: skip
             for c in range(n_cat):
@@ -1477,6 +1599,11 @@ def _block_renewal(
         lost[i, DETECTION] = n_det
         lost[i, NODE_SWAP] = n_swp
         t = t_exp + n_det + n_swp
+        if n_maint > 0:
+            maint_events[i] = n_maint
+            lost[i, MAINTENANCE] = n_maint * maint_hours
+            lost[i, CHECKPOINT] += n_mrun * (delta + persist)
+            t += n_maint * maint_hours + n_mrun * (delta + persist)
         p = work_hours - ((n_seg - 1) * tau + r)
         snap_steps = 2 if delta > 0.0 else 0
         swings[i] = snap_steps * n_snap + 2 * n_run
@@ -1487,12 +1614,12 @@ def _block_renewal(
         else:
             # near the cap or the event budget: the general path takes over, gap g pending
             t, p, done, events = _trial_general(
-                rng, i, prob, slot_code, alias_code, n_slots, fail_rate, fail_rate,
-                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                rng, i, h_prob, h_slot, h_alias, h_slots, fail_rate, h_rate,
+                detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
-                no_profile, no_max, 0.0,
+                swings, False, w, w, w, 0.0, 1.0, 1.0, maint_rate, 0.0, 0.0, False, 0.0, 0.0,
+                0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -1659,7 +1786,7 @@ def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain
     single value or any draw, a throughput cycle, periodic profiles). The node model and
     straggler/SDC categories are decided before (:func:`simulate_block`).
     """
-    if not amp_on or other_varying or uncertain:
+    if not amp_on or other_varying or uncertain or maint_rate != 0.0:
         return False
     return renewal_applies(maint_rate, n_spares, swap)
 
@@ -3677,14 +3804,16 @@ def time_varying(cat_amp, trend_shape):
 
 @jit
 def renewal_applies(maint_rate, n_spares, swap, modulated=False, uncertain=False):
-    """Whether the renewal path applies: no maintenance, recovery a per-category constant.
+    """Whether the renewal path applies: recovery a per-category constant.
 
-    Never with time-varying rates or speed (``modulated``): its gaps are memoryless in
-    exposed time and its segments are as long on the wall clock as in nominal hours. Nor
-    with uncertain overheads (``uncertain``, :func:`overheads_on`): its recovery costs and
-    segments are the same for every trial and failure.
+    Planned maintenance (``maint_rate``, constant while exposed) is memoryless like the
+    failures, so it does not stop the path. Never with time-varying rates or speed
+    (``modulated``): its gaps are memoryless in exposed time and its segments are as long on
+    the wall clock as in nominal hours. Nor with uncertain overheads (``uncertain``,
+    :func:`overheads_on`): its recovery costs and segments are the same for every trial and
+    failure.
     """
-    if maint_rate != 0.0 or modulated or uncertain:
+    if modulated or uncertain:
         return False
     if n_spares < 0:
         return True
@@ -3858,11 +3987,12 @@ def simulate_block(
         )  # fmt: skip
     elif renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
-            restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+            work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+            cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
-            True, np.zeros(2, dtype=np.int64),
+            True, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     else:
         _block_general(
