@@ -56,7 +56,11 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   per trial in a fixed order: no float sum is reordered); near the end, the cap or the budget
   they are taken one by one, with the same sums. The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
-  state to the general path, which draws categories per event. Planned maintenance is a
+  state to the general path, which draws categories per event. The cap guard bounds each
+  failure's recovery by the largest; near the cap the categories of the failures so far are
+  drawn early (the multinomial in parts, at least ``_SETTLE_MIN`` failures each) and their
+  cost replaces the bound, so the hand-over comes only within about a buffer of failures of
+  the cap. Planned maintenance is a
   second memoryless clock: events come at the superposed rate and each is planned with
   probability ``maint_rate / rate``, so the number of events to the next planned one is
   geometric, one draw per planned event; the failures before it go through the block
@@ -168,6 +172,7 @@ EXPOSED, A_RESTART, A_REWORK, A_CKPT = range(4)
 N_ACC = 4
 _SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
 _FEW_PER_CATEGORY = 4  # below this many failures per category, draw categories one by one
+_SETTLE_MIN = 64  # near the cap, the renewal path settles categories early in parts this large
 
 
 @jit
@@ -1328,6 +1333,11 @@ def _block_renewal(
     The time-varying inputs (``cat_amp`` .. ``speed_phase``) are taken in
     :func:`simulate_block`'s order only: this path runs with them off (:func:`renewal_applies`).
 
+    Near the cap (the bound of a buffer would reach it), the categories of the failures so
+    far are drawn early, at least ``_SETTLE_MIN`` at once: categories are independent of the
+    timeline, so the multinomial drawn in parts is the same draw; their cost then replaces
+    their bound (``c_known``, ``n_known``).
+
     Planned maintenance (``maint_rate > 0``): events come at the superposed rate, each
     independently planned with probability ``p = maint_rate / (fail_rate + maint_rate)``, so
     the number of events up to the next planned one is geometric (:func:`_maint_countdown`,
@@ -1418,6 +1428,12 @@ def _block_renewal(
             lam_geo = -math.log1p(-maint_rate / rate)
             to_maint = _maint_countdown(rng, lam_geo)
         t_up = 0.0  # an upper bound on the exposed time, for the cap guard only
+        # recovery and planned stops whose cost is known: c_known hours for n_known events
+        # (planned ones, and failures whose categories were settled early near the cap); each
+        # other event costs at most max_cost
+        c_known = 0.0
+        n_known = 0
+        n_settled = 0
         x_exp = 0.0  # exposed time, checkpoint and restart of the job's end (not in acc)
         x_ckpt = 0.0
         x_restart = 0.0
@@ -1449,12 +1465,26 @@ def _block_renewal(
                 stop = min(BUF, j + max(to_maint - 1, 1))
             cnt = stop - j
             g_up = _gap_bound(buf, j, stop, mean_gap)
+            n_open = n_fail - n_maint - n_settled  # failures of unknown category
+            if (
+                n_open >= _SETTLE_MIN
+                and t_up + g_up + c_known + (n_fail + cnt - n_known) * max_cost > cap_safe
+            ):
+                # near the cap: the categories of the failures so far, drawn now (a
+                # multinomial of their count, independent of the timeline: the same draw in
+                # parts), replace their bound by their cost
+                c_known += _settle_categories(
+                    rng, i, n_open, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                    interruptions,
+                )  # fmt: skip
+                n_settled += n_open
+                n_known += n_open
             if (
                 use_blocks
                 and n_fail > 0
                 and (not m_on or to_maint > cnt)
                 and n_fail + cnt <= budget
-                and t_up + g_up + (n_fail + cnt) * max_cost <= cap_safe
+                and t_up + g_up + c_known + (n_fail + cnt - n_known) * max_cost <= cap_safe
                 and g_up * inv_seg * (1.0 + _BOUND_RTOL) + 3.0 <= n_seg - 1
             ):
                 # No failure here reaches the end: failure q's run position is below the
@@ -1488,7 +1518,8 @@ def _block_renewal(
                     if e >= last_start + tail:
                         j = q + 1
                         stop_trial = True
-                        if t_up + part + r_eff + last_start + tail + n_fail * max_cost > cap_hours:
+                        reach = t_up + part + r_eff + last_start + tail + c_known
+                        if reach + (n_fail - n_known) * max_cost > cap_hours:
                             break
                         x_exp += r_eff + last_start + tail
                         x_restart += r_eff
@@ -1498,7 +1529,8 @@ def _block_renewal(
                     if m_on:
                         # decided before the event's kind is looked at: a failure anywhere
                         # up to the end of the final persist stays under the cap
-                        reach = t_up + part + r_eff + last_start + tail + (n_fail + 1) * max_cost
+                        reach = t_up + part + r_eff + last_start + tail + c_known
+                        reach += (n_fail + 1 - n_known) * max_cost
                         if reach > cap_hours or n_fail >= budget:
                             j = q + 1
                             stop_trial = True
@@ -1524,7 +1556,10 @@ def _block_renewal(
                                     x_ckpt += n_seg * delta + persist
                                     done = True
                                     break
-                    elif t_up + part + g + (n_fail + 1) * max_cost > cap_hours or n_fail >= budget:
+                    elif (
+                        t_up + part + g + c_known + (n_fail + 1 - n_known) * max_cost > cap_hours
+                        or n_fail >= budget
+                    ):
                         j = q + 1
                         stop_trial = True
                         break
@@ -1532,7 +1567,10 @@ def _block_renewal(
                     x = e - last_start
                     s_k = r
                 else:
-                    if t_up + part + g + (n_fail + 1) * max_cost > cap_hours or n_fail >= budget:
+                    if (
+                        t_up + part + g + c_known + (n_fail + 1 - n_known) * max_cost > cap_hours
+                        or n_fail >= budget
+                    ):
                         j = q + 1
                         stop_trial = True
                         break
@@ -1558,6 +1596,8 @@ def _block_renewal(
                     # (both counted per trial), then the segments re-laid from there
                     acc[A_CKPT, q] += k * delta + (x - s_k if x > s_k else 0.0)
                     n_maint += 1
+                    n_known += 1
+                    c_known += m_cost if e >= 0.0 else maint_hours
                     if e >= 0.0:
                         n_mrun += 1
                         left = (n_seg - 1) * tau + r - (k * tau + (x if x < s_k else s_k))
@@ -1586,12 +1626,13 @@ def _block_renewal(
         # categories of the failures so far, all recovered, and their recovery time
         n_det = 0.0
         n_swp = 0.0
-        n_f = n_fail - n_maint
+        n_f = n_fail - n_maint - n_settled
         if n_f > 0:
             _settle_categories(
                 rng, i, n_f, w, suffix, prob, slot_code, alias_code, n_slots, cost,
                 interruptions,
             )  # fmt: skip
+        if n_fail - n_maint > 0:
             for c in range(n_cat):
                 n_det += interruptions[i, c] * detect_hours[c]
                 if swap[c]:
