@@ -217,10 +217,8 @@ def physics_configs() -> dict[str, Scenario]:
             for j, c in enumerate(fm.categories)
         ),
     )
-    general = replace_path(base, "failures.maintenance_rate", 1e-9)
     return {
-        "features off (renewal path)": base,
-        "features off, general path (maint. 1e-9/h)": general,
+        "features off": base,
         "diurnal rates a=0.5, one peak hour": diurnal,
         "diurnal rates a=0.5, 18 peak hours": dataclasses.replace(diurnal, failures=spread),
         "diurnal rates a=1, one peak hour": replace_path(
@@ -250,9 +248,9 @@ def physics_paths(quick: bool, row) -> None:
     n_trials = 256 if quick else 1024
     cfgs = {k: kernel_inputs(v, None, n_trials)[0] for k, v in physics_configs().items()}
     paths = {k: _path_of(x) for k, x in cfgs.items()}
-    # the diurnal path's configurations also on the general path (where they ran before)
+    # the renewal and diurnal paths' configurations also on the general path
     runs = [(k, _kernels.simulate_block) for k in cfgs]
-    runs += [(k, _kernels._block_general) for k in cfgs if paths[k] == "diurnal"]
+    runs += [(k, _kernels._block_general) for k in cfgs if paths[k] in ("renewal", "diurnal")]
     for k, fn in runs:  # compile / load the cache outside the timings
         x = cfgs[k]
         run_blocks(fn, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4]))
