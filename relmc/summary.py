@@ -40,6 +40,9 @@ QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 HOURS_PER_DAY = 24.0
 
+_FIN_NAME = "finished_fraction"
+_FIN = "fraction of jobs finished before the wall cap"
+
 _PER_DAY = {
     "interruptions_per_day": "unexpected interruptions per wall-clock day",
     "interruptions_per_day_by_category": "unexpected interruptions per wall-clock day, by category",
@@ -78,15 +81,27 @@ def _per_day(ds: xr.Dataset) -> dict[str, xr.DataArray]:
         }
 
 
-def _plain_nan(da: xr.DataArray) -> xr.DataArray:
-    """``da`` with every NaN the positive quiet NaN (values otherwise bit for bit).
+def _labelled(
+    like: xr.DataArray,
+    values,
+    units: str,
+    long_name: str,
+    coords: dict,
+    quantile: Sequence[float] = (),
+) -> tuple:
+    """``values`` labelled as ``like`` (dims, attrs), ``quantile`` last if given.
 
-    A mean over trials that are all NaN (``pool_occupancy`` without a finite pool) comes out
-    as the negative NaN of x86; one NaN pattern keeps stores' checksums of the bytes stable.
+    Returns ``(dims, values, attrs)`` for a Dataset, with ``units`` and ``long_name`` set over
+    ``like``'s attrs, and adds ``like``'s coords to ``coords``. Every NaN becomes the positive
+    quiet NaN (a mean over trials that are all NaN comes out as the negative NaN of x86; one
+    NaN pattern keeps stores' checksums of the bytes stable).
     """
-    if not bool(da.isnull().any()):
-        return da
-    return da.where(da.notnull())
+    values = np.asarray(values, dtype=float)
+    values = np.where(np.isnan(values), np.nan, values)
+    for k, v in like.coords.items():
+        coords.setdefault(k, v.variable)
+    dims = (*like.dims, "quantile") if len(quantile) else like.dims
+    return dims, values, {**like.attrs, "units": units, "long_name": long_name}
 
 
 def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.Dataset:
@@ -114,41 +129,56 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
         units = {"units": "1/d"}
         for name, da in _per_day(ds).items():
             per_trial[name] = da.assign_attrs(units, long_name=_PER_DAY[name])
-    out: dict[str, xr.DataArray] = {}
+    out: dict[str, tuple] = {}
+    coords: dict = {"quantile": xr.Variable("quantile", np.asarray(q, dtype=float))}
     for name, da in per_trial.items():
-        x = da.astype(float)
+        # NumPy on the values, xarray only to label the results: the same functions xarray's
+        # reductions call (nanmean, nanstd, nanquantile), bit for bit, without its per-call
+        # overhead (a sweep summarises every cell)
+        x = np.asarray(da.values, dtype=float)
+        axis = da.get_axis_num("trial")
+        like = da.isel(trial=0, drop=True)  # dims and coords without the trial
         if name == "finished":
-            f = x.mean("trial")
-            out["finished_fraction"] = f.assign_attrs(
-                units="1", long_name="fraction of jobs finished before the wall cap"
-            )
-            out["finished_fraction_se"] = ((f * (1 - f) / n) ** 0.5).assign_attrs(
-                units="1", long_name="Monte Carlo standard error of finished_fraction"
+            f = float(np.mean(x))
+            se = (f * (1 - f) / n) ** 0.5
+            out["finished_fraction"] = _labelled(like, f, "1", _FIN, coords)
+            out["finished_fraction_se"] = _labelled(
+                like, se, "1", f"Monte Carlo standard error of {_FIN_NAME}", coords
             )
             continue
         long_name = da.attrs.get("long_name", name)
         units = da.attrs.get("units", "1")
-        out[f"{name}_mean"] = _plain_nan(x.mean("trial")).assign_attrs(
-            units=units, long_name=f"mean {long_name}"
-        )
-        sd = x.std("trial", ddof=1) if n > 1 else xr.zeros_like(x.isel(trial=0))
-        out[f"{name}_se"] = _plain_nan(sd / np.sqrt(n)).assign_attrs(
-            units=units, long_name=f"Monte Carlo standard error of {name}_mean"
-        )
         with warnings.catch_warnings():
-            # pool_occupancy is NaN in every trial without a finite pool: NaN quantiles
+            # pool_occupancy is NaN in every trial without a finite pool: NaN results
+            warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+            warnings.filterwarnings("ignore", "Degrees of freedom <= 0", RuntimeWarning)
             warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
-            qv = x.quantile(list(q), dim="trial")
-        out[f"{name}_quantile"] = (
-            _plain_nan(qv)
-            .transpose(..., "quantile")
-            .assign_attrs(units=units, long_name=f"{long_name}, quantiles over trials")
+            mean = np.nanmean(x, axis=axis)
+            sd = np.nanstd(x, axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+            # without NaN, quantile is nanquantile's own computation, without its per-slice
+            # loop (bit for bit: tests/test_summary.py)
+            quantile = np.nanquantile if np.isnan(x).any() else np.quantile
+            qv = quantile(x, q, axis=axis)
+        out[f"{name}_mean"] = _labelled(like, mean, units, f"mean {long_name}", coords)
+        out[f"{name}_se"] = _labelled(
+            like, sd / np.sqrt(n), units, f"Monte Carlo standard error of {name}_mean", coords
+        )
+        out[f"{name}_quantile"] = _labelled(
+            like,
+            np.moveaxis(qv, 0, -1),
+            units,
+            f"{long_name}, quantiles over trials",
+            coords,
+            quantile=q,
         )
     if "lost_hours" in per_trial and "wall_hours" in per_trial:
-        out["lost_fraction_mean"] = (
+        lf = (
             per_trial["lost_hours"].mean("trial") / float(per_trial["wall_hours"].mean())
         ).assign_attrs(units="1", long_name="mean lost hours / mean wall hours, by cause")
-    res = xr.Dataset(out)
+        out["lost_fraction_mean"] = (lf.dims, lf.values, lf.attrs)
+        for k, v in lf.coords.items():
+            coords.setdefault(k, v.variable)
+    res = xr.Dataset(out, coords=coords)
     res = res.drop_vars([c for c in ("draw",) if c in res.coords])
     res["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
     res["quantile"].attrs = {"long_name": "quantile over trials"}
