@@ -106,7 +106,7 @@ from relmc.models.hierarchical import (
     marginal_logp,
     poisson_logpmf,
     pooled_exposure,
-    pooled_hyperpriors,
+    pooled_hyperpriors_by_mean,
     ref_units,
     sample_kwargs,
 )
@@ -371,18 +371,24 @@ def _sample(
 
     t = pooled_exposure(main, ref, prior, scale)
     with pm.Model(coords={"category": main.categories, "fleet": names}):
-        alpha, beta = pooled_hyperpriors()
+        alpha, beta = pooled_hyperpriors_by_mean()
         pm.Potential("count_marginal", marginal_logp(main.count, t, alpha, beta).sum())
-        # g_c = (beta + t_c) * pooled_c ~ Gamma(alpha + x_c, 1) given alpha and the categorised
-        # fleet's counts; v_c standardises log g_c by its exact mean and sd, digamma(a) and
-        # sqrt(trigamma(a)), so v_c has mean 0 and sd 1 for every alpha
+        # g_c = (beta + t_c) * pooled_c ~ Gamma(a_c, 1), a_c = alpha + x_c, given alpha and the
+        # categorised fleet's counts, written g_c = h_c * U_c^(1 / a_c) with h_c ~ Gamma(a_c + 1,
+        # 1) and U_c ~ Uniform(0, 1) independent (exact for every shape). v_c standardises
+        # log h_c by its exact mean and sd, digamma and sqrt(trigamma) of a_c + 1, so v_c has
+        # mean 0 and sd 1 for every alpha; e_c = -log U_c ~ Exponential(1). Standardising
+        # log g_c itself left, for a zero-count category and small alpha, a wall in v_c as
+        # steep as exp(v_c / alpha) (Gamma(a) density's cut at g ~ 1), where NUTS diverged
         a = alpha + main.count
         v = pm.Flat("v", dims="category")
-        sd = pt.sqrt(pt.tri_gamma(a))
-        log_g = pt.psi(a) + sd * v
-        # density of v: Gamma(a, 1) density of g times |dg/dv| = g * sd
-        logp_v = a * log_g - pt.exp(log_g) - pt.gammaln(a) + pt.log(sd)
+        sd = pt.sqrt(pt.tri_gamma(a + 1.0))
+        log_h = pt.psi(a + 1.0) + sd * v
+        # density of v: Gamma(a + 1, 1) density of h times |dh/dv| = h * sd
+        logp_v = (a + 1.0) * log_h - pt.exp(log_h) - pt.gammaln(a + 1.0) + pt.log(sd)
         pm.Potential("pooled_given_counts", logp_v.sum())
+        e = pm.Exponential("e", 1.0, dims="category")
+        log_g = log_h - e / a
         log_pooled = pm.Deterministic("log_pooled", log_g - pt.log(beta + t), dims="category")
         kappa = pt.exp(log_pooled) * (t / main.exposure)  # the categorised fleet's rates
         sigma = pm.HalfNormal("sigma", sigma=fleet_sigma)
