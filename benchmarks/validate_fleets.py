@@ -49,7 +49,8 @@ Exact reductions
    \cdot \Gamma(A + X) b^A / (\Gamma(A) (b + R)^{A + X})` is computed once on a grid in
    :math:`\log R` (trapezoid in :math:`(\log\alpha, \log\beta)`, Jacobian
    :math:`\alpha\beta`) and interpolated by a cubic spline.
-3. :math:`(\sigma, \delta)` are integrated in :math:`(\sigma, w)`, :math:`\delta = \sigma w`,
+3. :math:`(\sigma, \delta)` are integrated in :math:`(\sigma, w)`, :math:`\delta = \sigma w`
+   (:math:`\sigma = 7 s_f u^2`, a uniform grid in :math:`u`),
    where the density :math:`\pi(\sigma)\, \mathcal N(w; 0, \Sigma)\, \tilde G(R(\sigma w))\,
    e^{\sum_k X_k \sigma w_k}` is bounded and smooth (in :math:`(\sigma, \delta)` the prior of
    :math:`\delta` has an integrable singularity at 0). CDFs of :math:`\sigma` and of
@@ -233,8 +234,11 @@ class Exact:
         # R = sum_k c_k exp(delta_k), on a log grid wide enough for every (sigma, w) point
         lc = np.log(self.c)
         self.lr = np.linspace(lc.min() - 25.0, np.log(self.c.sum()) + 25.0, _n(1000, res))
-        # sigma in [0, 7 s_f]; w = delta / sigma with prior N(0, I + 11^T), sd sqrt(2) each
-        self.sig = np.linspace(0.0, 7.0 * fleet_sigma, _n(200 if n == 1 else 120, res))
+        # sigma = 7 s_f u^2, u uniform in [0, 1] (dense near 0, where near-equal fleets put
+        # sigma's mode); w = delta / sigma with prior N(0, I + 11^T), sd sqrt(2) each
+        self.u = np.linspace(0.0, 1.0, _n(200 if n == 1 else 160, res))
+        self.sig_max = 7.0 * fleet_sigma
+        self.sig = self.sig_max * self.u**2
         self.w = np.linspace(-12.0, 12.0, _n(2000 if n == 1 else 220, res))
         self.lrho = None
         self.cov = np.eye(n) + np.ones((n, n))
@@ -286,7 +290,9 @@ class Exact:
         """Posterior weights on the (sigma, w) grid, without and with G~(R)."""
         pts, tw = self._w_points()
         lw = stats.multivariate_normal(np.zeros(self.k), self.cov).logpdf(pts).reshape(-1)
-        ls = stats.halfnorm.logpdf(self.sig, scale=self.fs) + np.log(_trap(self.sig))
+        jac = 2.0 * self.sig_max * self.u  # d sigma / d u (0 at u = 0: a zero weight)
+        with np.errstate(divide="ignore"):
+            ls = stats.halfnorm.logpdf(self.sig, scale=self.fs) + np.log(_trap(self.u) * jac)
         delta = self.sig[:, None, None] * pts[None, :, :]  # (sigma, w point, k)
         log_r = special.logsumexp(delta + np.log(self.c), axis=-1)
         self.log_r = log_r
@@ -336,8 +342,8 @@ class Exact:
     # ---- CDFs
 
     def cdf_sigma(self, q):
-        p = self.post.reshape(self.sig.size, -1).sum(1) / _trap(self.sig)
-        return _cdf_1d(self.sig, p, q)
+        p = self.post.reshape(self.sig.size, -1).sum(1) / _trap(self.u)  # density in u
+        return _cdf_1d(self.u, p, np.sqrt(max(q, 0.0) / self.sig_max))
 
     def cdf_delta(self, k, q):
         p = self.post.reshape(self.delta_shape)
