@@ -44,12 +44,18 @@ The categorised fleet's pooled rates also enter the totals' likelihood, so they 
 integrated out as in :func:`relmc.fit_hierarchical`. They are parametrised around their exact
 conditional given :math:`(\alpha, \beta)` and the categorised fleet's counts: with
 :math:`t_c` the pooled exposure, :math:`g_c = (\beta + t_c)\,\phi_c \sim
-\mathrm{Gamma}(a_c, 1)`, :math:`a_c = \alpha + x_c`, and NUTS samples
-:math:`v_c = (\log g_c - \psi(a_c)) / \sqrt{\psi_1(a_c)}`, which has mean 0 and sd 1
+\mathrm{Gamma}(a_c, 1)`, :math:`a_c = \alpha + x_c`, written exactly as
+:math:`g_c = h_c\, e^{-e_c / a_c}` with :math:`h_c \sim \mathrm{Gamma}(a_c + 1, 1)` and
+:math:`e_c \sim \mathrm{Exp}(1)` independent (:math:`\mathrm{Gamma}(a) =
+\mathrm{Gamma}(a + 1)\, U^{1/a}`); NUTS samples :math:`e_c` and
+:math:`v_c = (\log h_c - \psi(a_c + 1)) / \sqrt{\psi_1(a_c + 1)}`, which has mean 0 and sd 1
 for every :math:`\alpha`; :math:`(\alpha, \beta)` carry the negative-binomial marginal of the
-counts. The density is the model's own (a change of variables), and the funnel of the centred
-parametrisation, :math:`\log \phi_c` spreading like :math:`1/\alpha` for a zero-count
-category, is gone.
+counts and are sampled by log shape and log prior mean, as in :func:`relmc.fit_hierarchical`.
+The density is the model's own (a change of variables and an auxiliary variable whose marginal
+is the model's), and the funnel of the centred parametrisation, :math:`\log \phi_c`
+spreading like :math:`1/\alpha` for a zero-count category, is gone; so is the steep wall that
+standardising :math:`\log g_c` itself leaves there (the Gamma density's cut-off at
+:math:`g_c \approx 1` in units of its sd :math:`\approx 1/\alpha`), where NUTS diverged.
 
 The log fleet ratios :math:`\delta_k` are sampled centred where the counts pin them and
 non-centred elsewhere, chosen from the data (:func:`centred_fleets`: the sd of
