@@ -44,14 +44,31 @@ The categorised fleet's pooled rates also enter the totals' likelihood, so they 
 integrated out as in :func:`relmc.fit_hierarchical`. They are parametrised around their exact
 conditional given :math:`(\alpha, \beta)` and the categorised fleet's counts: with
 :math:`t_c` the pooled exposure, :math:`g_c = (\beta + t_c)\,\phi_c \sim
-\mathrm{Gamma}(a_c, 1)`, :math:`a_c = \alpha + x_c`, and NUTS samples
-:math:`v_c = (\log g_c - \psi(a_c)) / \sqrt{\psi_1(a_c)}`, which has mean 0 and sd 1
+\mathrm{Gamma}(a_c, 1)`, :math:`a_c = \alpha + x_c`, written exactly as
+:math:`g_c = h_c\, e^{-e_c / a_c}` with :math:`h_c \sim \mathrm{Gamma}(a_c + 1, 1)` and
+:math:`e_c \sim \mathrm{Exp}(1)` independent (:math:`\mathrm{Gamma}(a) =
+\mathrm{Gamma}(a + 1)\, U^{1/a}`); NUTS samples :math:`e_c` and
+:math:`v_c = (\log h_c - \psi(a_c + 1)) / \sqrt{\psi_1(a_c + 1)}`, which has mean 0 and sd 1
 for every :math:`\alpha`; :math:`(\alpha, \beta)` carry the negative-binomial marginal of the
-counts. The density is the model's own (a change of variables), and the funnel of the centred
-parametrisation, :math:`\log \phi_c` spreading like :math:`1/\alpha` for a zero-count
-category, is gone. The log fleet ratios :math:`\delta_k` stay centred (see below), which
-suits total-only fleets whose counts pin them; a total-only fleet with almost no events leaves
-a :math:`(\sigma, \delta)` funnel.
+counts and are sampled by log shape and log prior mean, as in :func:`relmc.fit_hierarchical`.
+The density is the model's own (a change of variables and an auxiliary variable whose marginal
+is the model's), and the funnel of the centred parametrisation, :math:`\log \phi_c`
+spreading like :math:`1/\alpha` for a zero-count category, is gone; so is the steep wall that
+standardising :math:`\log g_c` itself leaves there (the Gamma density's cut-off at
+:math:`g_c \approx 1` in units of its sd :math:`\approx 1/\alpha`), where NUTS diverged.
+
+The log fleet ratios :math:`\delta_k` are sampled centred where the counts pin them and
+non-centred elsewhere, chosen from the data (:func:`centred_fleets`: the sd of
+:math:`\delta_k` that a total :math:`X_k` and the categorised fleet's :math:`\sum_c x_c`
+allow, about :math:`\sqrt{1/X_k + 1/\sum_c x_c}`, below ``CENTRED_SD`` :math:`= 0.25` times
+``fleet_sigma``). Centred, a weakly informed :math:`\delta_k` and :math:`\sigma` form a funnel
+(:math:`\delta_k` squeezed to 0 as :math:`\sigma \to 0`); non-centred,
+:math:`\delta_k = \sigma \times` (a standard normal), a well-pinned :math:`\delta_k` leaves
+a thin curved ridge. With both kinds, the non-centred ratios are drawn given the centred ones
+(their conditional prior), so the prior, and the posterior, are the model's. On small designs
+checked against the exact posterior (``benchmarks/validate_fleets.py``,
+``benchmarks/VALIDATION.md``), the all-centred sampler diverged (e.g. 90 of 4,000
+transitions with 2 events in a total-only fleet).
 
 ``log_likelihood``: ``count`` (Poisson log pmf of each categorised count given its rate) and
 ``total_count`` (of each total-only fleet's count given its total rate, dim ``total_fleet``).
@@ -95,12 +112,16 @@ from relmc.models.hierarchical import (
     marginal_logp,
     poisson_logpmf,
     pooled_exposure,
-    pooled_hyperpriors,
+    pooled_hyperpriors_by_mean,
     ref_units,
     sample_kwargs,
 )
 
 __all__ = ["fit_fleets"]
+
+#: A total-only fleet's log ratio is sampled centred when the data's sd of it is below this
+#: times ``fleet_sigma``, non-centred otherwise (:func:`centred_fleets`; benchmarks/VALIDATION.md)
+CENTRED_SD = 0.25
 
 
 def _named(datasets: object) -> list[tuple[str, object]]:
@@ -348,37 +369,87 @@ def _sample(
 
     The pooled rates are parametrised around their exact conditional given (alpha, beta) and
     the categorised fleet's counts, Gamma(alpha + x_c, beta + t_c) (see the module docstring,
-    "Sampler"), so that small alpha opens no funnel.
+    "Sampler"), so that small alpha opens no funnel; the log fleet ratios centred or not as
+    the counts pin them (:func:`centred_fleets`).
     """
     pm = import_pymc()
     import pytensor.tensor as pt
 
     t = pooled_exposure(main, ref, prior, scale)
-    n_fleets = len(names)
     with pm.Model(coords={"category": main.categories, "fleet": names}):
-        alpha, beta = pooled_hyperpriors()
+        alpha, beta = pooled_hyperpriors_by_mean()
         pm.Potential("count_marginal", marginal_logp(main.count, t, alpha, beta).sum())
-        # g_c = (beta + t_c) * pooled_c ~ Gamma(alpha + x_c, 1) given alpha and the categorised
-        # fleet's counts; v_c standardises log g_c by its exact mean and sd, digamma(a) and
-        # sqrt(trigamma(a)), so v_c has mean 0 and sd 1 for every alpha
+        # g_c = (beta + t_c) * pooled_c ~ Gamma(a_c, 1), a_c = alpha + x_c, given alpha and the
+        # categorised fleet's counts, written g_c = h_c * U_c^(1 / a_c) with h_c ~ Gamma(a_c + 1,
+        # 1) and U_c ~ Uniform(0, 1) independent (exact for every shape). v_c standardises
+        # log h_c by its exact mean and sd, digamma and sqrt(trigamma) of a_c + 1, so v_c has
+        # mean 0 and sd 1 for every alpha; e_c = -log U_c ~ Exponential(1). Standardising
+        # log g_c itself left, for a zero-count category and small alpha, a wall in v_c as
+        # steep as exp(v_c / alpha) (Gamma(a) density's cut at g ~ 1), where NUTS diverged
         a = alpha + main.count
         v = pm.Flat("v", dims="category")
-        sd = pt.sqrt(pt.tri_gamma(a))
-        log_g = pt.psi(a) + sd * v
-        # density of v: Gamma(a, 1) density of g times |dg/dv| = g * sd
-        logp_v = a * log_g - pt.exp(log_g) - pt.gammaln(a) + pt.log(sd)
+        sd = pt.sqrt(pt.tri_gamma(a + 1.0))
+        log_h = pt.psi(a + 1.0) + sd * v
+        # density of v: Gamma(a + 1, 1) density of h times |dh/dv| = h * sd
+        logp_v = (a + 1.0) * log_h - pt.exp(log_h) - pt.gammaln(a + 1.0) + pt.log(sd)
         pm.Potential("pooled_given_counts", logp_v.sum())
+        e = pm.Exponential("e", 1.0, dims="category")
+        log_g = log_h - e / a
         log_pooled = pm.Deterministic("log_pooled", log_g - pt.log(beta + t), dims="category")
         kappa = pt.exp(log_pooled) * (t / main.exposure)  # the categorised fleet's rates
         sigma = pm.HalfNormal("sigma", sigma=fleet_sigma)
-        # delta_k = sigma * (z_k - z_1) for the total-only fleets, sampled directly (centred):
-        # the data pin these log ratios, so sampling z and sigma separately leaves NUTS a thin
-        # curved ridge. Their prior is Normal(0, sigma^2 (I + 11^T)).
-        chol = np.linalg.cholesky(np.eye(n_fleets - 1) + np.ones((n_fleets - 1, n_fleets - 1)))
-        log_mult = pm.MvNormal("delta", mu=np.zeros(n_fleets - 1), chol=sigma * chol)
+        log_mult = _log_ratios(pm, pt, sigma, centred_fleets(tot_count, main.count, fleet_sigma))
         mu_tot = pt.exp(log_mult) * tot_exposure * pt.dot(per_unit, kappa)
         pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
         return pm.sample(**kwargs)
+
+
+def centred_fleets(tot_count: np.ndarray, main_count: np.ndarray, fleet_sigma: float) -> np.ndarray:
+    r"""Which total-only fleets' log ratios :math:`\delta_k` NUTS samples centred.
+
+    The data's sd of :math:`\delta_k`, about :math:`\sqrt{1 / (X_k + 1/2) + 1 / (\sum_c x_c +
+    1/2)}` (two Poisson log rates), against the prior's scale: centred where it is below
+    ``CENTRED_SD`` x ``fleet_sigma`` (the counts pin :math:`\delta_k`), non-centred elsewhere.
+    """
+    sd = np.sqrt(1.0 / (np.asarray(tot_count) + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
+    return sd < CENTRED_SD * fleet_sigma
+
+
+def _log_ratios(pm, pt, sigma, centred: np.ndarray):
+    r"""Add the log fleet ratios ``delta`` (total-only fleets) to the current model.
+
+    Prior :math:`\delta \sim \mathcal N(0, \sigma^2 S)`, :math:`S = I + 11^T`. Fleets in
+    ``centred`` (set C) are sampled directly, ``delta_centred`` with prior
+    :math:`\mathcal N(0, \sigma^2 S_{CC})`; the others (set N) given them, non-centred:
+    :math:`\delta_N = S_{NC} S_{CC}^{-1} \delta_C + \sigma L w`, :math:`L L^T = S_{NN} -
+    S_{NC} S_{CC}^{-1} S_{CN}`, ``delta_std`` :math:`= w \sim \mathcal N(0, I)`. The
+    product of the two is the prior of :math:`\delta` (a change of variables with no data in
+    it), so the posterior is the model's; only NUTS's geometry changes.
+    """
+    n = centred.size
+    cov = np.eye(n) + np.ones((n, n))
+    c_idx, n_idx = np.flatnonzero(centred), np.flatnonzero(~centred)
+    parts = [None] * n
+    if c_idx.size:
+        s_cc = cov[np.ix_(c_idx, c_idx)]
+        d_c = pm.MvNormal(
+            "delta_centred", mu=np.zeros(c_idx.size), chol=sigma * np.linalg.cholesky(s_cc)
+        )
+        for j, i in enumerate(c_idx):
+            parts[i] = d_c[j]
+    if n_idx.size:
+        s_nn = cov[np.ix_(n_idx, n_idx)]
+        if c_idx.size:
+            gain = cov[np.ix_(n_idx, c_idx)] @ np.linalg.inv(s_cc)
+            mean = pt.dot(gain, d_c)
+            s_nn = s_nn - gain @ cov[np.ix_(c_idx, n_idx)]
+        else:
+            mean = pt.zeros(n_idx.size)
+        w = pm.Normal("delta_std", 0.0, 1.0, shape=n_idx.size)
+        d_n = mean + sigma * pt.dot(np.linalg.cholesky(s_nn), w)
+        for j, i in enumerate(n_idx):
+            parts[i] = d_n[j]
+    return pm.Deterministic("delta", pt.stack(parts))
 
 
 def _fleet_draws(
