@@ -1277,8 +1277,8 @@ def _maint_countdown(rng, lam_geo):
     """
     n = _gap(rng) / lam_geo
     if n >= 4.0e18:
-        return np.int64(4_000_000_000_000_000_000)
-    return np.int64(n) + 1
+        return 4_000_000_000_000_000_000
+    return int(n) + 1
 
 
 @jit
@@ -1423,7 +1423,7 @@ def _block_renewal(
         mean_gap = 1.0 / rate
         inv_fail = 1.0 / fail_rate
         lam_geo = 0.0
-        to_maint = np.int64(0)  # events left up to and including the next planned one
+        to_maint = 0  # events left up to and including the next planned one
         if m_on:
             lam_geo = -math.log1p(-maint_rate / rate)
             to_maint = _maint_countdown(rng, lam_geo)
