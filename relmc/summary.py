@@ -40,9 +40,6 @@ QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 HOURS_PER_DAY = 24.0
 
-_FIN_NAME = "finished_fraction"
-_FIN = "fraction of jobs finished before the wall cap"
-
 _PER_DAY = {
     "interruptions_per_day": "unexpected interruptions per wall-clock day",
     "interruptions_per_day_by_category": "unexpected interruptions per wall-clock day, by category",
@@ -141,9 +138,10 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
         if name == "finished":
             f = float(np.mean(x))
             se = (f * (1 - f) / n) ** 0.5
-            out["finished_fraction"] = _labelled(like, f, "1", _FIN, coords)
+            fin = "fraction of jobs finished before the wall cap"
+            out["finished_fraction"] = _labelled(like, f, "1", fin, coords)
             out["finished_fraction_se"] = _labelled(
-                like, se, "1", f"Monte Carlo standard error of {_FIN_NAME}", coords
+                like, se, "1", "Monte Carlo standard error of finished_fraction", coords
             )
             continue
         long_name = da.attrs.get("long_name", name)

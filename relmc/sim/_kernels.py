@@ -1515,18 +1515,7 @@ def _block_renewal(
                 planned = False
                 if e >= last_start:
                     # rare: the job's last segment, final snapshot and persist
-                    if e >= last_start + tail:
-                        j = q + 1
-                        stop_trial = True
-                        reach = t_up + part + r_eff + last_start + tail + c_known
-                        if reach + (n_fail - n_known) * max_cost > cap_hours:
-                            break
-                        x_exp += r_eff + last_start + tail
-                        x_restart += r_eff
-                        x_ckpt += n_seg * delta + persist
-                        done = True
-                        break
-                    if m_on:
+                    if m_on and e < last_start + tail:
                         # decided before the event's kind is looked at: a failure anywhere
                         # up to the end of the final persist stays under the cap
                         reach = t_up + part + r_eff + last_start + tail + c_known
@@ -1542,21 +1531,26 @@ def _block_renewal(
                                 planned = True
                             else:
                                 # after the job's last compute: deferred past the end; only
-                                # failures remain, the next one Exp(fail_rate) later
+                                # failures remain, the next one Exp(fail_rate) later (if that
+                                # is past the end, the job ends below: the check above
+                                # covers it)
                                 extra = _gap(rng) * inv_fail
                                 stats[2] += 1
                                 x_def += extra
                                 g += extra
                                 e = g - r_eff
-                                if e >= last_start + tail:
-                                    j = q + 1
-                                    stop_trial = True
-                                    x_exp += r_eff + last_start + tail
-                                    x_restart += r_eff
-                                    x_ckpt += n_seg * delta + persist
-                                    done = True
-                                    break
-                    elif (
+                    if e >= last_start + tail:
+                        j = q + 1
+                        stop_trial = True
+                        reach = t_up + part + r_eff + last_start + tail + c_known
+                        if reach + (n_fail - n_known) * max_cost > cap_hours:
+                            break
+                        x_exp += r_eff + last_start + tail
+                        x_restart += r_eff
+                        x_ckpt += n_seg * delta + persist
+                        done = True
+                        break
+                    if not m_on and (
                         t_up + part + g + c_known + (n_fail + 1 - n_known) * max_cost > cap_hours
                         or n_fail >= budget
                     ):
@@ -1603,15 +1597,14 @@ def _block_renewal(
                         left = (n_seg - 1) * tau + r - (k * tau + (x if x < s_k else s_k))
                         n_seg, r = _segments(left, tau)
                         tail = r + delta + persist
-                    part += g
                 else:
                     dk = k - 1 if x < persist else k  # durable segments of this run
                     if dk < 0:
                         dk = 0
                     acc[A_REWORK, q] += (k - dk) * tau + (x if x < s_k else s_k)
                     acc[A_CKPT, q] += k * delta + (x - s_k if x > s_k else 0.0)
-                    part += g
                     n_seg -= dk
+                part += g
                 last_start = (n_seg - 1) * seg
                 n_fail += 1
                 stats[1] += 1
