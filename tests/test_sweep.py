@@ -247,6 +247,11 @@ def test_store_layout_consolidated_and_flat(whole, spec_file, tmp_path):
     chunks = [p for p in store.rglob("c.*") if p.is_file()]
     n_cell_vars = len([v for v in whole.data_vars if whole[v].dims[:3] == whole.done.dims])
     assert len(chunks) <= 12 * n_cell_vars + len(whole.coords)
+    # one chunk per cell per variable (the store is created lazily, one dask chunk per array)
+    zarr = pytest.importorskip("zarr")
+    group = zarr.open_group(str(store), mode="r")
+    for name in [v for v in whole.data_vars if whole[v].dims[:3] == whole.done.dims]:
+        assert group[name].chunks == (1, 1, 1) + whole[name].shape[3:], name
 
 
 def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
@@ -260,6 +265,24 @@ def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
     (store / "zarr.json").write_text(json.dumps(root))
     assert sweep.status(store).done.tolist() == list(range(0, 12, 2))
     sweep.run_sweep(spec_file, store, progress=False)
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+    assert sweep.status(store, verify=True).complete
+
+
+def test_old_store_with_nested_chunk_folders(whole, spec_file, tmp_path, monkeypatch):
+    """A store made with zarr's nested chunk keys (``c/0/1/2``, before the flat ``c.0.1.2``)
+    resumes into the same cube: cells are written into its folders."""
+    import relmc.sweep.store as store_mod
+
+    store = tmp_path / "nested.zarr"
+    with monkeypatch.context() as m:
+        m.setattr(store_mod, "CHUNK_KEY_ENCODING", {"name": "default", "separator": "/"})
+        sweep.run_sweep(spec_file, store, shard=0, shards=2, progress=False)
+    assert (store / "ettr_mean" / "c" / "0" / "0").is_dir()
+    n_before = len(list((store / "ettr_mean").rglob("*")))
+    sweep.run_sweep(spec_file, store, progress=False)
+    assert not list((store / "ettr_mean").glob("c.*"))  # no flat chunk beside the folders
+    assert len(list((store / "ettr_mean").rglob("*"))) > n_before
     assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
     assert sweep.status(store, verify=True).complete
 

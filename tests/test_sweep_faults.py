@@ -10,6 +10,7 @@ empty store start from a copy of it instead of computing one again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import gc
 import json
@@ -33,6 +34,8 @@ from clirun import ENV
 from sweepspecs import GRID_6
 
 import relmc._io as io_mod
+import relmc.sweep.running as running_module
+import relmc.sweep.store as store_module
 from relmc import sweep
 from relmc.cli import main
 from relmc.errors import FieldError
@@ -182,25 +185,23 @@ def half_store(made, tmp_path) -> Path:
 
 
 def _fail_at(monkeypatch, k: int) -> list[int]:
-    """Make zarr's ``k``-th chunk write (from now on) fail with ENOSPC after a partial write.
+    """Make the store's ``k``-th chunk write (from now on) fail with ENOSPC after a partial write.
 
-    The failure happens inside zarr's own temporary-file writer, as a real full disk would,
-    so what zarr leaves behind is what a user would find.
+    The failure happens inside the temporary-file writer that every chunk of a cell goes
+    through (``relmc.sweep.store._put_chunk``, which writes as zarr's ``LocalStore`` does), as
+    a real full disk would, so what is left behind is what a user would find.
     """
-    import zarr.storage._local as local
-
-    real = local._put
+    real = store_module._write_bytes
     calls = [0]
 
-    def put(path, value, exclusive=False):
+    def write(f, data):
         calls[0] += 1
         if calls[0] != k:
-            return real(path, value, exclusive=exclusive)
-        with local._atomic_write(path, "wb", exclusive=exclusive) as f:
-            f.write(b"part of a chunk")
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return real(f, data)
+        f.write(b"part of a chunk")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(local, "_put", put)
+    monkeypatch.setattr(store_module, "_write_bytes", write)
     return calls
 
 
@@ -211,6 +212,57 @@ def _temporaries(folder: Path) -> list[str]:
         for name in dirs + files
         if name.endswith((".partial", ".tmp")) or ".tmp" in name
     ]
+
+
+def test_direct_chunk_writes_are_the_bytes_zarr_writes(made, tmp_path, monkeypatch):
+    """A cell's chunks are written without zarr's ``__setitem__`` (its per-call cost made
+    writes most of a sweep's time): every file of a store so written, and of a damaged cell
+    rewritten, is byte for byte what zarr writes, fill-only chunks included (none written).
+
+    Negative controls: a writer with one byte of compression level changed, or one that
+    writes fill-only chunks, leaves a different store."""
+    spec = made.spec
+    cells = [running_module.simulate_cell(spec, flat, None, 1) for flat in range(6)]
+
+    def write_all(folder: Path, how) -> dict[str, bytes | None]:
+        shutil.copytree(made.empty, folder)
+        with monkeypatch.context() as m:
+            how(m)
+            writer = CellWriter(folder, spec)
+            for flat, cell in enumerate(cells):
+                assert writer.write(flat, cell)
+            # a damaged cell (its checksum no longer matches) is rewritten the same way
+            chunk = folder / "ettr_mean" / ".".join(map(str, ("c", *spec.cell_index(4))))
+            chunk.write_bytes(b"")  # emptied, as by a machine crash
+            assert not writer.verify(4) and writer.write(4, cells[4])
+        return listing(folder)
+
+    def via_zarr(m):
+        m.setattr(store_module._CellChunk, "of", classmethod(lambda cls, *a: None))
+
+    direct = write_all(tmp_path / "direct", lambda m: None)
+    assert direct == write_all(tmp_path / "zarr", via_zarr) == listing(made.whole)
+    # fill-only chunks exist in this grid (e.g. a cause no failure fell into) and are absent
+    n_vars = len(CellWriter(made.whole, spec).cell_variables())
+    n_chunks = sum(1 for k in direct if "/c." in k)
+    assert n_chunks < 6 * (n_vars + 2)
+
+    def other_level(m):
+        real = store_module._CellChunk.of.__func__
+
+        def of(cls, *a):
+            c = real(cls, *a)
+            from numcodecs import Zstd
+
+            return None if c is None else dataclasses.replace(c, compress=Zstd(level=1).encode)
+
+        m.setattr(store_module._CellChunk, "of", classmethod(of))
+
+    def keep_fill(m):
+        m.setattr(store_module._CellChunk, "only_fill", lambda self, value: False)
+
+    assert write_all(tmp_path / "level", other_level) != direct
+    assert write_all(tmp_path / "fill", keep_fill) != direct
 
 
 def test_disk_full_at_each_write_of_a_cell(made, half_store, tmp_path, monkeypatch):
@@ -447,15 +499,14 @@ def cell(*a, **k):
     return out
 running.simulate_cell = cell
 if how.startswith("chunk:"):
-    import zarr.storage._local as local
-    real_put, puts = local._put, [0]
-    def put(path, value, exclusive=False):
-        n = real_put(path, value, exclusive=exclusive)
+    import relmc.sweep.store as store_module
+    real_put, puts = store_module._put_chunk, [0]
+    def put(path, data):
+        real_put(path, data)
         puts[0] += 1
         if puts[0] == int(how[6:]):
             pause()
-        return n
-    local._put = put
+    store_module._put_chunk = put
 from relmc.sweep import run_sweep
 done = run_sweep(spec_file, store, shard=int(shard), shards=6, progress=False,
                  claim_lease_seconds=float(lease))

@@ -83,7 +83,8 @@ def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
     """
     out = summarize(res, quantiles=tuple(quantiles))
     code = STOPPED_BY.index(str(res.attrs.get("stopped_by", "n_trials")))
-    out["stopped_code"] = (
+    variables = {name: out.variables[name] for name in out.data_vars}
+    variables["stopped_code"] = xr.Variable(
         (),
         np.int8(code),
         {
@@ -93,15 +94,15 @@ def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
         },
     )
     # the interval the cell used: a rule ("young", "daly") resolved at the cell's rates
-    out["checkpoint_interval_hours"] = (
+    variables["checkpoint_interval_hours"] = xr.Variable(
         (),
         float(res.attrs["checkpoint_interval_hours"]),
         {"units": "h", "long_name": "compute between checkpoints, as the cell resolved it"},
     )
-    # scalar coords such as n_gpus would clash with the axes; the cube has its own
-    out = out.drop_vars([c for c in out.coords if out[c].ndim == 0])
-    out.attrs = {}
-    return out
+    # one Dataset built once (adding variables one by one costs xarray a merge each); scalar
+    # coords such as n_gpus would clash with the axes, and the cube has its own attrs
+    coords = {name: out.variables[name] for name in out.coords if out.variables[name].ndim}
+    return xr.Dataset(variables, coords=coords)
 
 
 def simulate_cell(
