@@ -78,27 +78,42 @@ def _per_day(ds: xr.Dataset) -> dict[str, xr.DataArray]:
         }
 
 
+def _per_day_variables(variables) -> dict[str, xr.Variable]:
+    """:func:`_per_day` on ``xarray.Variable`` objects, bit for bit.
+
+    The same operations without a DataArray (and its coordinates) made per operation.
+    """
+    days = variables["wall_hours"] / HOURS_PER_DAY
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_cat = variables["interruptions"] / days
+        out = {
+            "interruptions_per_day": by_cat.sum("category"),
+            "interruptions_per_day_by_category": by_cat,
+            "maintenance_per_day": variables["maintenance_events"] / days,
+        }
+    for name, v in out.items():
+        v.attrs = {"units": "1/d", "long_name": _PER_DAY[name]}
+    return out
+
+
 def _labelled(
-    like: xr.DataArray,
+    dims: tuple,
+    attrs: dict,
     values,
     units: str,
     long_name: str,
-    coords: dict,
     quantile: Sequence[float] = (),
 ) -> tuple:
-    """``values`` labelled as ``like`` (dims, attrs), ``quantile`` last if given.
+    """``(dims, values, attrs)`` for a Dataset: ``quantile`` last if given, units and name set.
 
-    Returns ``(dims, values, attrs)`` for a Dataset, with ``units`` and ``long_name`` set over
-    ``like``'s attrs, and adds ``like``'s coords to ``coords``. Every NaN becomes the positive
-    quiet NaN (a mean over trials that are all NaN comes out as the negative NaN of x86; one
-    NaN pattern keeps stores' checksums of the bytes stable).
+    ``attrs`` are the per-trial variable's, with ``units`` and ``long_name`` set over them.
+    Every NaN becomes the positive quiet NaN (a mean over trials that are all NaN comes out
+    as the negative NaN of x86; one NaN pattern keeps stores' checksums of the bytes stable).
     """
     values = np.asarray(values, dtype=float)
     values = np.where(np.isnan(values), np.nan, values)
-    for k, v in like.coords.items():
-        coords.setdefault(k, v.variable)
-    dims = (*like.dims, "quantile") if len(quantile) else like.dims
-    return dims, values, {**like.attrs, "units": units, "long_name": long_name}
+    dims = (*dims, "quantile") if len(quantile) else dims
+    return dims, values, {**attrs, "units": units, "long_name": long_name}
 
 
 def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.Dataset:
@@ -117,35 +132,61 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
         The variables listed in the module docstring; ``attrs`` are the simulation's, plus
         ``interval_definition``.
     """
+    out, coords = summary_variables(ds, quantiles)
+    res = xr.Dataset(out, coords=coords)
+    res.attrs.update(ds.attrs)
+    res.attrs.update(provenance())
+    res.attrs["interval_definition"] = (
+        "v_quantile: quantiles over trials, one posterior draw per trial (posterior "
+        "predictive for one job); v_se: Monte Carlo standard error of v_mean"
+    )
+    return res
+
+
+def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict, dict]:
+    """:func:`summarize`'s variables and coordinates, before they become a Dataset.
+
+    Returns ``(data_vars, coords)``: ``(dims, values, attrs)`` tuples and ``xarray.Variable``
+    objects, for a caller that adds variables of its own and builds one Dataset (xarray's
+    construction costs a merge per call).
+    """
     if not isinstance(ds, xr.Dataset) or "trial" not in ds.dims:
         raise FieldError("ds", "summarize needs a relmc.simulate() result with a 'trial' dim")
     q = check_quantiles(quantiles)
     n = ds.sizes["trial"]
-    per_trial = {str(name): da for name, da in ds.data_vars.items() if "trial" in da.dims}
+    # NumPy on the values and xarray Variables (no DataArrays) to label the results: the same
+    # functions xarray's reductions call (nanmean, nanstd, nanquantile), bit for bit, without
+    # its per-call overhead (a sweep summarises every cell; tests/test_summary.py compares
+    # with the xarray implementation)
+    variables = ds.variables
+    per_trial = {str(k): variables[k] for k in ds.data_vars if "trial" in variables[k].dims}
     if {"wall_hours", "interruptions", "maintenance_events"} <= set(per_trial):
-        units = {"units": "1/d"}
-        for name, da in _per_day(ds).items():
-            per_trial[name] = da.assign_attrs(units, long_name=_PER_DAY[name])
+        per_trial.update(_per_day_variables(variables))
+    coord_dims = {str(k): set(variables[k].dims) for k in ds.coords if k != "draw"}
+    coords: dict = {}
+
+    def labelled(var: xr.Variable, values, units, long_name, quantile=()) -> tuple:
+        dims = tuple(d for d in var.dims if d != "trial")
+        for k, kd in coord_dims.items():  # a DataArray's coords: those on its dims
+            if kd <= set(dims):
+                coords.setdefault(k, variables[k])
+        return _labelled(dims, var.attrs, values, units, long_name, quantile)
+
     out: dict[str, tuple] = {}
-    coords: dict = {"quantile": xr.Variable("quantile", np.asarray(q, dtype=float))}
-    for name, da in per_trial.items():
-        # NumPy on the values, xarray only to label the results: the same functions xarray's
-        # reductions call (nanmean, nanstd, nanquantile), bit for bit, without its per-call
-        # overhead (a sweep summarises every cell)
-        x = np.asarray(da.values, dtype=float)
-        axis = da.get_axis_num("trial")
-        like = da.isel(trial=0, drop=True)  # dims and coords without the trial
+    for name, var in per_trial.items():
+        x = np.asarray(var.values, dtype=float)
+        axis = var.get_axis_num("trial")
         if name == "finished":
             f = float(np.mean(x))
             se = (f * (1 - f) / n) ** 0.5
             fin = "fraction of jobs finished before the wall cap"
-            out["finished_fraction"] = _labelled(like, f, "1", fin, coords)
-            out["finished_fraction_se"] = _labelled(
-                like, se, "1", "Monte Carlo standard error of finished_fraction", coords
+            out["finished_fraction"] = labelled(var, f, "1", fin)
+            out["finished_fraction_se"] = labelled(
+                var, se, "1", "Monte Carlo standard error of finished_fraction"
             )
             continue
-        long_name = da.attrs.get("long_name", name)
-        units = da.attrs.get("units", "1")
+        long_name = var.attrs.get("long_name", name)
+        units = var.attrs.get("units", "1")
         with warnings.catch_warnings():
             # pool_occupancy is NaN in every trial without a finite pool: NaN results
             warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
@@ -157,33 +198,21 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
             # loop (bit for bit: tests/test_summary.py)
             quantile = np.nanquantile if np.isnan(x).any() else np.quantile
             qv = quantile(x, q, axis=axis)
-        out[f"{name}_mean"] = _labelled(like, mean, units, f"mean {long_name}", coords)
-        out[f"{name}_se"] = _labelled(
-            like, sd / np.sqrt(n), units, f"Monte Carlo standard error of {name}_mean", coords
+        out[f"{name}_mean"] = labelled(var, mean, units, f"mean {long_name}")
+        out[f"{name}_se"] = labelled(
+            var, sd / np.sqrt(n), units, f"Monte Carlo standard error of {name}_mean"
         )
-        out[f"{name}_quantile"] = _labelled(
-            like,
-            np.moveaxis(qv, 0, -1),
-            units,
-            f"{long_name}, quantiles over trials",
-            coords,
-            quantile=q,
+        out[f"{name}_quantile"] = labelled(
+            var, np.moveaxis(qv, 0, -1), units, f"{long_name}, quantiles over trials", q
         )
     if "lost_hours" in per_trial and "wall_hours" in per_trial:
-        lf = (
-            per_trial["lost_hours"].mean("trial") / float(per_trial["wall_hours"].mean())
-        ).assign_attrs(units="1", long_name="mean lost hours / mean wall hours, by cause")
-        out["lost_fraction_mean"] = (lf.dims, lf.values, lf.attrs)
-        for k, v in lf.coords.items():
-            coords.setdefault(k, v.variable)
-    res = xr.Dataset(out, coords=coords)
-    res = res.drop_vars([c for c in ("draw",) if c in res.coords])
-    res["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
-    res["quantile"].attrs = {"long_name": "quantile over trials"}
-    res.attrs.update(ds.attrs)
-    res.attrs.update(provenance())
-    res.attrs["interval_definition"] = (
-        "v_quantile: quantiles over trials, one posterior draw per trial (posterior "
-        "predictive for one job); v_se: Monte Carlo standard error of v_mean"
+        lost = per_trial["lost_hours"]
+        lf = lost.mean("trial") / float(per_trial["wall_hours"].mean())
+        long_name = "mean lost hours / mean wall hours, by cause"
+        dims, values, _ = labelled(lost, lf.values, "1", long_name)
+        out["lost_fraction_mean"] = (dims, values, {"units": "1", "long_name": long_name})
+    out["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
+    coords["quantile"] = xr.Variable(
+        "quantile", np.asarray(q, dtype=float), {"long_name": "quantile over trials"}
     )
-    return res
+    return out, coords

@@ -265,6 +265,34 @@ def test_direct_chunk_writes_are_the_bytes_zarr_writes(made, tmp_path, monkeypat
     assert write_all(tmp_path / "fill", keep_fill) != direct
 
 
+def test_direct_chunk_reads_are_what_zarr_reads(made, tmp_path):
+    """Reading a cell's chunks directly gives what zarr gives, value for value and dtype for
+    dtype, for every cell and variable of a complete store and of one with cells missing
+    (fill values); a chunk emptied or garbled raises in both (the cell is then damaged)."""
+    spec = made.spec
+    store = copy_store(made, tmp_path / "out.zarr", drop=(2, 5))
+    writer = CellWriter(store, spec)
+    names = [*writer.cell_variables(), DONE, CHECKSUM]
+    n_direct = 0
+    for flat in range(6):
+        idx = spec.cell_index(flat)
+        for name in names:
+            want = np.asarray(writer._array(name)[idx])
+            got = writer._get(name, idx)
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            assert got.tobytes() == want.tobytes(), (flat, name)
+            n_direct += writer._chunk(name, len(idx)) is not None
+    assert n_direct == 6 * len(names)  # every array of this store is read directly
+    for bad in (b"", b"not zstd at all"):
+        chunk = store / "ettr_mean" / ".".join(map(str, ("c", *spec.cell_index(1))))
+        chunk.write_bytes(bad)
+        with pytest.raises(Exception):  # noqa: B017 (zarr and codecs raise several types)
+            writer._array("ettr_mean")[spec.cell_index(1)]
+        with pytest.raises(RuntimeError, match="Zstd decompression error"):
+            writer._get("ettr_mean", spec.cell_index(1))
+        assert writer.check(1) == "damaged"
+
+
 def test_disk_full_at_each_write_of_a_cell(made, half_store, tmp_path, monkeypatch):
     """ENOSPC at write k of a cell, for every k: one clear error, the cell not done, no
     temporary left, and a later write with room leaves the store byte-identical (every file)

@@ -16,7 +16,7 @@ import xarray as xr
 from relmc._seed import SeedLike, child_seed, resolve_seed
 from relmc.errors import FieldError
 from relmc.rates import posterior_from_source
-from relmc.summary import summarize
+from relmc.summary import summary_variables
 from relmc.sweep.spec import SweepSpec, _check_int
 
 __all__ = [
@@ -79,11 +79,10 @@ def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
 
     :func:`relmc.summarize` (means, Monte Carlo SEs, quantiles, per-day rates), plus
     ``stopped_code`` and ``checkpoint_interval_hours`` (the interval the cell used, a rule
-    resolved), without ``n_trials``, scalar coords or attrs (the cube has its own).
+    resolved), without scalar coords or attrs (the cube has its own).
     """
-    out = summarize(res, quantiles=tuple(quantiles))
+    variables, coords = summary_variables(res, tuple(quantiles))
     code = STOPPED_BY.index(str(res.attrs.get("stopped_by", "n_trials")))
-    variables = {name: out.variables[name] for name in out.data_vars}
     variables["stopped_code"] = xr.Variable(
         (),
         np.int8(code),
@@ -101,7 +100,7 @@ def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:
     )
     # one Dataset built once (adding variables one by one costs xarray a merge each); scalar
     # coords such as n_gpus would clash with the axes, and the cube has its own attrs
-    coords = {name: out.variables[name] for name in out.coords if out.variables[name].ndim}
+    coords = {name: v for name, v in coords.items() if v.ndim}
     return xr.Dataset(variables, coords=coords)
 
 

@@ -371,6 +371,7 @@ class _CellChunk:
     dtype: np.dtype
     fill: Any
     compress: Any
+    decompress: Any
 
     @classmethod
     def of(cls, store: Path, name: str, array: Any, n_axes: int) -> _CellChunk | None:
@@ -396,7 +397,8 @@ class _CellChunk:
 
         zstd = Zstd(level=codecs[1].level, checksum=codecs[1].checksum)
         fill = np.asarray(meta.fill_value, dtype=array.dtype)
-        return cls(store / name, array, array.dtype.newbyteorder("<"), fill, zstd.encode)
+        little = array.dtype.newbyteorder("<")
+        return cls(store / name, array, little, fill, zstd.encode, zstd.decode)
 
     def key(self, idx: tuple[int, ...]) -> Path:
         ndim = len(self.array.shape)
@@ -406,6 +408,19 @@ class _CellChunk:
         if value.dtype.kind == "f" and self.fill == 0.0:  # zarr compares zeros bit by bit
             return bool(np.all(value.view(f"V{value.dtype.itemsize}") == self.fill.tobytes()))
         return bool(np.array_equal(value, np.broadcast_to(self.fill, value.shape), equal_nan=True))
+
+    def read(self, idx: tuple[int, ...]) -> np.ndarray:
+        """Cell ``idx``'s values as zarr reads them: the fill value where no chunk was written.
+
+        A chunk that does not decode to the cell's shape (emptied or garbled) raises.
+        """
+        shape = tuple(self.array.shape[len(idx) :])
+        try:
+            raw = self.key(idx).read_bytes()
+        except FileNotFoundError:
+            return np.full(shape, self.fill, dtype=self.array.dtype)
+        data = np.frombuffer(self.decompress(raw), dtype=self.dtype).reshape(shape)
+        return data.astype(self.array.dtype)
 
     def write(self, idx: tuple[int, ...], value: np.ndarray) -> None:
         path = self.key(idx)
@@ -449,11 +464,24 @@ class CellWriter:
     def __init__(self, store: Path, spec: SweepSpec):
         zarr = require("zarr")
         self.spec = spec
+        self._open(Path(store), zarr.open_group(str(store), mode="r+"))
         self.grid = _Grid(tuple(spec.dims), tuple(spec.shape))
-        self.store = Path(store)
-        self.group = zarr.open_group(str(store), mode="r+")
+
+    @classmethod
+    def reader(cls, store: Path, group: Any) -> CellWriter:
+        """One that only reads (``check``, ``verify``), from an open group; no spec needed."""
+        self = cls.__new__(cls)
+        self._open(store, group)
+        return self
+
+    def _open(self, store: Path, group: Any) -> None:
+        self.store, self.group = store, group
+        self.grid = _Grid.of_array(group[DONE])
         self.arrays: dict[str, Any] = {}
         self._chunks: dict[str, _CellChunk | None] = {}
+        # the store's arrays never change once it is made (a run writes chunks only)
+        self._names = frozenset(map(str, group.array_keys()))
+        self._cell_variables: list[str] | None = None
         self._inode = os.stat(self.store).st_ino
 
     @property
@@ -478,6 +506,16 @@ class CellWriter:
             self.arrays[name] = self.group[name]
         return self.arrays[name]
 
+    def _chunk(self, name: str, n_axes: int) -> _CellChunk | None:
+        if name not in self._chunks:
+            self._chunks[name] = _CellChunk.of(self.store, name, self._array(name), n_axes)
+        return self._chunks[name]
+
+    def _get(self, name: str, idx: tuple[int, ...]) -> np.ndarray:
+        """Read cell ``idx`` of array ``name``: its chunk file directly where that applies."""
+        chunk = self._chunk(name, len(idx))
+        return np.asarray(self._array(name)[idx]) if chunk is None else chunk.read(idx)
+
     def _set(self, name: str, idx: tuple[int, ...], value: np.ndarray) -> None:
         """Write cell ``idx`` of array ``name``: one chunk file, directly where that applies.
 
@@ -485,9 +523,7 @@ class CellWriter:
         not I/O), which made writes most of a sweep's time at 80-odd variables per cell; the
         direct write of the same bytes costs ~0.5 ms. Arrays laid out otherwise go via zarr.
         """
-        if name not in self._chunks:
-            self._chunks[name] = _CellChunk.of(self.store, name, self._array(name), len(idx))
-        chunk = self._chunks[name]
+        chunk = self._chunk(name, len(idx))
         if chunk is None:
             self._array(name)[idx] = value
         else:
@@ -495,13 +531,15 @@ class CellWriter:
 
     def cell_variables(self) -> list[str]:
         """Names of the per-cell data arrays (dims start with the axes; not done/checksum)."""
-        dims = self.grid.dims
-        out = []
-        for name, arr in self.group.arrays():
-            names = tuple(getattr(arr.metadata, "dimension_names", None) or ())
-            if names[: len(dims)] == dims and name not in (DONE, CHECKSUM):
-                out.append(str(name))
-        return sorted(out)
+        if self._cell_variables is None:
+            dims = self.grid.dims
+            out = []
+            for name, arr in self.group.arrays():
+                names = tuple(getattr(arr.metadata, "dimension_names", None) or ())
+                if names[: len(dims)] == dims and name not in (DONE, CHECKSUM):
+                    out.append(str(name))
+            self._cell_variables = sorted(out)
+        return list(self._cell_variables)
 
     def done_mask(self) -> np.ndarray:
         """Done flag of every cell (flat C order); a flag that cannot be read counts as unset."""
@@ -510,7 +548,7 @@ class CellWriter:
     def is_done(self, flat: int) -> bool:
         """Whether cell ``flat``'s flag is set now (read afresh; unreadable: False)."""
         try:
-            return bool(self._array(DONE)[self.grid.cell_index(flat)])
+            return bool(self._get(DONE, self.grid.cell_index(flat)))
         except Exception:  # a damaged chunk (zarr and codecs raise several types)
             return False
 
@@ -524,8 +562,8 @@ class CellWriter:
         """
         idx = self.grid.cell_index(flat)
         try:
-            expected = int(self._array(CHECKSUM)[idx]) if self.has_checksums else 0
-            cell = {name: self._array(name)[idx] for name in self.cell_variables()}
+            expected = int(self._get(CHECKSUM, idx)) if self.has_checksums else 0
+            cell = {name: self._get(name, idx) for name in self.cell_variables()}
         except Exception:  # garbled or truncated chunks fail to decompress
             return DAMAGED
         if expected == 0:  # the fill value: never written (cell_checksum is never 0)
@@ -535,7 +573,7 @@ class CellWriter:
     @property
     def has_checksums(self) -> bool:
         """Whether the store records a checksum per cell (stores made before them do not)."""
-        return CHECKSUM in self.group
+        return CHECKSUM in self._names
 
     def verify(self, flat: int) -> bool:
         """Whether done cell ``flat`` may be kept as it is (else a run recomputes it).
@@ -593,7 +631,7 @@ class CellWriter:
         values = {}
         for name in cell.data_vars:
             v = cell.variables[name]  # a Variable: no DataArray (with its coords) made per name
-            if name in ADDED_LATER and name not in self.group:
+            if name in ADDED_LATER and name not in self._names:
                 continue  # a store made before this variable existed
             arr = self._array(str(name))
             if arr.shape[len(idx) :] != v.shape:
@@ -604,7 +642,7 @@ class CellWriter:
             # as the store holds it (its dtype), so that a read-back gives the same checksum
             values[str(name)] = np.asarray(v.values, dtype=arr.dtype)
             self._set(str(name), idx, values[str(name)])
-        if CHECKSUM in self.group:
+        if self.has_checksums:
             self._set(CHECKSUM, idx, np.asarray(cell_checksum(values), dtype=np.uint64))
         # last: the marker. Each chunk write is a temp file + rename (as zarr's LocalStore), so
         # the marker is never visible before the data above is in place. Two runs writing one cell
@@ -1013,8 +1051,7 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     grid = _Grid.of_array(group[DONE])
     done = _flags(group[DONE], grid)
     corrupt = unverifiable = np.zeros(0, dtype=np.int64)
-    reader = CellWriter.__new__(CellWriter)
-    reader.grid, reader.store, reader.group, reader.arrays = grid, store, group, {}
+    reader = CellWriter.reader(store, group)
     if verify:
         if packed:  # many cells per chunk: read each chunk once, not once per cell
             names = reader.cell_variables()
