@@ -1,6 +1,6 @@
 """Adaptive precision on the issue-5 sweep grid: the same precision on the cells that matter.
 
-    python benchmarks/bench_precision.py                   # 608 cells, ~6 min on 2 cores
+    python benchmarks/bench_precision.py                   # 608 cells, ~3 min on 2 cores
     python benchmarks/bench_precision.py --n-sizes 4 --n-intervals 2 --n-restarts 2   # quick
 
 Runs the grid twice with the same seeds: fixed (2,000 trials per cell) and adaptive. A cell
