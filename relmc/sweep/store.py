@@ -1570,6 +1570,10 @@ def pack(
     the store's path is missing for a moment: the next :func:`pack`, :func:`status`,
     :func:`open_sweep` or run finishes the swap (``relmc.sweep.store.recover_pack``); by
     hand, rename ``.<store>.packed-new`` (verified already) to the store.
+
+    The lock file stays, empty, beside the packed store: a pack that removed it could do so
+    while another pack waits on it, and a third would then lock a new file and run alongside
+    the second. It holds nothing; delete it whenever no pack of the store is running.
     """
     t0 = time.perf_counter()
     store = Path(store)
