@@ -79,3 +79,20 @@ def test_every_package_folder_is_listed():
     }
     assert set(config["packages"]) == folders | {"relmc", "relmc.examples"}
     assert config["package-dir"] == {"relmc.examples": "examples"}
+
+
+def test_citation_file_matches_the_package():
+    """CITATION.cff (Citation File Format 1.2.0) names the version and licence that
+    pyproject.toml and the installed package give, so a release cannot bump one alone."""
+    import tomllib
+
+    import relmc
+
+    yaml = pytest.importorskip("yaml")
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert cff["cff-version"] == "1.2.0"
+    assert {"message", "title", "authors", "version", "license", "type"} <= set(cff)
+    assert all(a.get("name") or a.get("family-names") for a in cff["authors"])
+    assert str(cff["version"]) == project["version"] == relmc.__version__
+    assert cff["license"] == project["license"]
