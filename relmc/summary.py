@@ -33,7 +33,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc.errors import FieldError
 
-__all__ = ["QUANTILES", "HOURS_PER_DAY", "summarize", "check_quantiles"]
+__all__ = ["QUANTILES", "HOURS_PER_DAY", "summarize", "summary_variables", "check_quantiles"]
 
 #: Default quantile levels: the median and the central 50% and 90% intervals.
 QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -146,9 +146,24 @@ def summarize(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES) -> xr.D
 def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict, dict]:
     """:func:`summarize`'s variables and coordinates, before they become a Dataset.
 
-    Returns ``(data_vars, coords)``: ``(dims, values, attrs)`` tuples and ``xarray.Variable``
-    objects, for a caller that adds variables of its own and builds one Dataset (xarray's
-    construction costs a merge per call).
+    For a caller that adds variables of its own and builds one Dataset (xarray's
+    construction costs a merge per call), as every sweep cell does.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A :func:`relmc.simulate` result (dim ``trial``).
+    quantiles : sequence of float
+        Quantile levels, strictly increasing in [0, 1].
+
+    Returns
+    -------
+    data_vars : dict
+        Name -> ``(dims, values, attrs)``, :func:`summarize`'s data variables in its order.
+    coords : dict
+        Name -> ``xarray.Variable``: ``quantile`` and the coordinates of ``ds`` on the
+        summarised variables' other dims (scalar ones included; ``draw`` and those on
+        ``trial`` left out).
     """
     if not isinstance(ds, xr.Dataset) or "trial" not in ds.dims:
         raise FieldError("ds", "summarize needs a relmc.simulate() result with a 'trial' dim")
@@ -163,7 +178,11 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
     if {"wall_hours", "interruptions", "maintenance_events"} <= set(per_trial):
         per_trial.update(_per_day_variables(variables))
     coord_dims = {str(k): set(variables[k].dims) for k in ds.coords if k != "draw"}
-    coords: dict = {}
+    coords: dict = {  # first, as summaries always listed it
+        "quantile": xr.Variable(
+            "quantile", np.asarray(q, dtype=float), {"long_name": "quantile over trials"}
+        )
+    }
 
     def labelled(var: xr.Variable, values, units, long_name, quantile=()) -> tuple:
         dims = tuple(d for d in var.dims if d != "trial")
@@ -212,7 +231,4 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
         dims, values, _ = labelled(lost, lf.values, "1", long_name)
         out["lost_fraction_mean"] = (dims, values, {"units": "1", "long_name": long_name})
     out["n_trials"] = ((), n, {"units": "1", "long_name": "simulated jobs"})
-    coords["quantile"] = xr.Variable(
-        "quantile", np.asarray(q, dtype=float), {"long_name": "quantile over trials"}
-    )
     return out, coords

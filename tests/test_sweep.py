@@ -36,10 +36,11 @@ def write_spec(tmp_path: Path, text: str = SPEC, name: str = "spec.toml") -> Pat
 
 
 def assert_bitwise_equal(a: xr.Dataset, b: xr.Dataset) -> None:
-    """Same variables, coords, attrs and the same bytes in every array (NaN == NaN)."""
+    """Same variables, coords, attrs, dtypes and bytes in every array (NaN == NaN)."""
     xr.testing.assert_identical(a, b)
     for name in a.variables:
         va, vb = a[name].values, b[name].values
+        assert va.dtype == vb.dtype, name
         if va.dtype.kind in "fiub":
             assert va.tobytes() == vb.tobytes(), name
 
@@ -293,6 +294,24 @@ def test_loading_reads_cells_directly_as_xarray_would(whole, spec_file, tmp_path
         assert_bitwise_equal(sweep.open_sweep(tmp_path / "whole.zarr", load=True), whole)
 
 
+def test_loading_leaves_variables_xarray_decodes_to_xarray(whole, spec_file, tmp_path):
+    """A variable whose attributes make xarray's decoding change it (here an integer
+    ``_FillValue``, as another writer could add: masked to float) is read by xarray, not
+    directly: ``open_sweep(load=True)`` still equals xarray's own load, dtype included."""
+    zarr = pytest.importorskip("zarr")
+    import relmc.sweep.store as store_mod
+
+    store = tmp_path / "w.zarr"
+    sweep.run_sweep(spec_file, store, progress=False)
+    group = zarr.open_group(str(store), mode="r+")
+    group["stopped_code"].attrs["_FillValue"] = 0
+    store_mod._consolidate(store)
+    plain = sweep.open_sweep(store).load()
+    assert plain.stopped_code.dtype.kind == "f"  # 0 ("n_trials") masked to NaN by xarray
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), plain)
+    assert not store_mod._decodes_as_is(sweep.open_sweep(store).variables["stopped_code"], np.int8)
+
+
 def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
     """A store made before consolidation opens, resumes and verifies as before."""
     import json
@@ -305,6 +324,7 @@ def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
     assert sweep.status(store).done.tolist() == list(range(0, 12, 2))
     sweep.run_sweep(spec_file, store, progress=False)
     assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+    assert_bitwise_equal(sweep.open_sweep(store).load(), whole)  # through zarr and dask too
     assert sweep.status(store, verify=True).complete
 
 

@@ -41,11 +41,12 @@ Sharding
     zarr chunk either.
 Crash safety
     A cell's data variables are written first; its ``done`` flag (a bool array, one chunk per
-    cell) is written last. zarr's local store writes every chunk to a temporary file and renames
-    it into place, so a process killed at any moment (SIGKILL, preemption, a requeued Slurm task)
-    leaves each chunk either old or new, and a cell counts as complete only after all of its
-    data is in place. A rerun computes only the cells whose flag is unset. (A *machine* crash
-    can still lose page-cache data that zarr has not fsync'ed; rerun after one.) A failed
+    cell) is written last. Every chunk is written to a temporary file and renamed into place
+    (by :mod:`relmc.sweep.store`, as zarr's local store does), so a process killed at any
+    moment (SIGKILL, preemption, a requeued Slurm task) leaves each chunk either old or new,
+    and a cell counts as complete only after all of its data is in place. A rerun computes
+    only the cells whose flag is unset. (A *machine* crash can still lose page-cache data:
+    chunk writes are not fsync'ed; rerun after one.) A failed
     write (a full disk) ends the run with one ``OSError`` naming the store and the cell, which
     stays not done, with no temporary file left; the next run computes it. Each done cell
     carries a checksum (``relmc sweep status --verify``); a run recomputes a done cell that

@@ -395,8 +395,10 @@ class _CellChunk:
             or chunks[:n_axes] != (1,) * n_axes
             or chunks[n_axes:] != tuple(array.shape[n_axes:])
             or array.dtype.kind not in "biuf"
+            or getattr(getattr(array, "config", None), "write_empty_chunks", True)
+            or set(codecs[1].to_dict().get("configuration", {})) != {"level", "checksum"}
         ):
-            return None
+            return None  # laid out or configured otherwise: zarr writes and reads it
         endian = getattr(codecs[0].endian, "value", codecs[0].endian)
         if endian not in (None, "little") or (endian is None and array.dtype.itemsize > 1):
             return None
@@ -412,8 +414,10 @@ class _CellChunk:
         return self.folder / self.array.metadata.encode_chunk_key(idx + (0,) * (ndim - len(idx)))
 
     def only_fill(self, value: np.ndarray) -> bool:
+        """Whether ``value`` is all fill value, as zarr decides it (then no chunk is kept)."""
         if value.dtype.kind == "f" and self.fill == 0.0:  # zarr compares zeros bit by bit
-            return bool(np.all(value.view(f"V{value.dtype.itemsize}") == self.fill.tobytes()))
+            v = np.ascontiguousarray(value, dtype=self.dtype)
+            return v.tobytes() == self.fill.astype(self.dtype).tobytes() * v.size
         return bool(np.array_equal(value, np.broadcast_to(self.fill, value.shape), equal_nan=True))
 
     def read(self, idx: tuple[int, ...]) -> np.ndarray:
@@ -951,6 +955,24 @@ def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
         ) from e
 
 
+def _decodes_as_is(var: xr.Variable, dtype: np.dtype) -> bool:
+    """Whether xarray's decoding leaves an array's values as zarr stores them.
+
+    True for relmc's own variables: the stored dtype, no scaling, no time units, and a fill
+    value that is either absent or NaN on a float (masking NaN with NaN changes nothing).
+    """
+    enc = var.encoding
+    if var.dtype != dtype or {"scale_factor", "add_offset", "calendar"} & set(enc):
+        return False
+    if " since " in str(enc.get("units", var.attrs.get("units", ""))):
+        return False
+    fills = [enc.get(k, var.attrs.get(k)) for k in ("_FillValue", "missing_value")]
+    return all(
+        f is None or (dtype.kind == "f" and isinstance(f, float | np.floating) and np.isnan(f))
+        for f in fills
+    )
+
+
 def _with_cells_read(store: Path, ds: xr.Dataset) -> xr.Dataset:
     """``ds`` with each per-cell variable read chunk by chunk directly (not through dask).
 
@@ -967,8 +989,12 @@ def _with_cells_read(store: Path, ds: xr.Dataset) -> xr.Dataset:
     read = {}
     for name in ds.data_vars:
         chunk = reader._chunk(str(name), n_axes) if name in reader._names else None
-        if chunk is None or tuple(ds[name].dims[:n_axes]) != reader.grid.dims:
-            continue
+        if (
+            chunk is None
+            or tuple(ds[name].dims[:n_axes]) != reader.grid.dims
+            or not _decodes_as_is(ds.variables[name], chunk.array.dtype)
+        ):
+            continue  # read by xarray (with its decoding)
         values = np.empty(chunk.array.shape, dtype=chunk.array.dtype)
         for idx in cells:
             values[idx] = chunk.read(idx)
