@@ -325,6 +325,39 @@ def test_direct_chunk_writes_of_zero_fill_floats_are_zarrs(tmp_path):
     assert store_module._CellChunk.of(tmp_path / "eager", "x", eager, 1) is None
 
 
+def test_arrays_laid_out_otherwise_are_left_to_zarr(tmp_path):
+    """The direct writer takes only what relmc's stores are made of (a cell per chunk, the
+    ``bytes`` codec little-endian, then ``zstd``); every other layout goes through zarr:
+    big-endian bytes, no compressor, sharding, chunks spanning several cells, strings."""
+    zarr = pytest.importorskip("zarr")
+    from zarr.codecs import BytesCodec, ZstdCodec
+
+    group = zarr.open_group(str(tmp_path / "s.zarr"), mode="w", zarr_format=3)
+    zstd = ZstdCodec(level=0, checksum=False)
+    flat = {"name": "default", "separator": "."}
+    common = dict(shape=(4, 3), dtype="f8", chunk_key_encoding=flat)
+    arrays = {
+        "plain": group.create_array("plain", chunks=(1, 3), compressors=zstd, **common),
+        "big": group.create_array(
+            "big", chunks=(1, 3), serializer=BytesCodec(endian="big"), compressors=zstd, **common
+        ),
+        "raw": group.create_array("raw", chunks=(1, 3), compressors=None, **common),
+        "sharded": group.create_array(
+            "sharded", chunks=(1, 3), shards=(2, 3), compressors=zstd, **common
+        ),
+        "spanning": group.create_array("spanning", chunks=(2, 3), compressors=zstd, **common),
+        "text": group.create_array(
+            "text", shape=(4,), chunks=(1,), dtype=str, chunk_key_encoding=flat
+        ),
+    }
+    direct = {
+        name: store_module._CellChunk.of(tmp_path / "s.zarr", name, a, 1)
+        for name, a in arrays.items()
+    }
+    assert direct["plain"] is not None  # the positive control: relmc's own layout
+    assert [name for name, c in direct.items() if c is not None] == ["plain"]
+
+
 def test_disk_full_at_each_write_of_a_cell(made, half_store, tmp_path, monkeypatch):
     """ENOSPC at write k of a cell, for every k: one clear error, the cell not done, no
     temporary left, and a later write with room leaves the store byte-identical (every file)
