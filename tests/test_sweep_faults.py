@@ -328,9 +328,10 @@ def test_direct_chunk_writes_of_zero_fill_floats_are_zarrs(tmp_path):
 def test_arrays_laid_out_otherwise_are_left_to_zarr(tmp_path):
     """The direct writer takes only what relmc's stores are made of (a cell per chunk, the
     ``bytes`` codec little-endian, then ``zstd``); every other layout goes through zarr:
-    big-endian bytes, no compressor, sharding, chunks spanning several cells, strings."""
+    big-endian bytes, no compressor, sharding (inside, or first of two codecs), chunks spanning
+    several cells, strings."""
     zarr = pytest.importorskip("zarr")
-    from zarr.codecs import BytesCodec, ZstdCodec
+    from zarr.codecs import BytesCodec, ShardingCodec, ZstdCodec
 
     group = zarr.open_group(str(tmp_path / "s.zarr"), mode="w", zarr_format=3)
     zstd = ZstdCodec(level=0, checksum=False)
@@ -350,6 +351,13 @@ def test_arrays_laid_out_otherwise_are_left_to_zarr(tmp_path):
             "text", shape=(4,), chunks=(1,), dtype=str, chunk_key_encoding=flat
         ),
     }
+    with warnings.catch_warnings():  # zarr warns that this layout cannot write partially
+        warnings.simplefilter("ignore", UserWarning)
+        # two codecs as relmc's, but sharding (not bytes) first, then zstd over the shard
+        arrays["sharded_first"] = group.create_array(
+            "sharded_first", chunks=(1, 3), compressors=zstd, **common,
+            serializer=ShardingCodec(chunk_shape=(1, 3), codecs=[BytesCodec()]),
+        )  # fmt: skip
     direct = {
         name: store_module._CellChunk.of(tmp_path / "s.zarr", name, a, 1)
         for name, a in arrays.items()
