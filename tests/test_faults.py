@@ -176,6 +176,33 @@ def spec_file(tmp_path) -> Path:
     return p
 
 
+def test_a_garbled_chunk_of_a_cell_not_done_reads_as_fill(spec_file, tmp_path):
+    """A machine crash in the middle of a cell's write: some chunks written (one of them
+    garbled), no flag. Loading the cube gives that cell's fill values (NaN) for the garbled
+    variable and the rest as before; the same damage in a done cell is named instead."""
+    store = tmp_path / "out.zarr"
+    assert sweep.run_sweep(spec_file, progress=False) == list(range(6))
+    whole = sweep.open_sweep(store, load=True)
+    spec = sweep.load_spec(spec_file)
+    key = ".".join(map(str, ("c", *spec.cell_index(2))))
+    (store / "done" / key).unlink()  # the flag never written
+    (store / "ettr_mean" / key).write_bytes(b"\x00garbage" * 3)
+    cube = sweep.open_sweep(store, load=True)
+    cell = dict(zip(spec.dims, spec.cell_index(2), strict=True))
+    assert not bool(cube.done[cell]) and np.isnan(cube.ettr_mean[cell].item())
+    expected = whole.ettr_mean.copy()
+    expected[cell] = np.nan
+    xr.testing.assert_identical(cube.ettr_mean, expected)
+    xr.testing.assert_identical(cube.drop_vars(["done", "ettr_mean"]),
+                                whole.drop_vars(["done", "ettr_mean"]))  # fmt: skip
+    assert sweep.run_sweep(spec_file, progress=False) == [2]  # the next run rewrites it
+    xr.testing.assert_identical(sweep.open_sweep(store, load=True), whole)
+    # negative control: a done cell with the same garbled chunk is named, not read as fill
+    (store / "ettr_mean" / key).write_bytes(b"\x00garbage" * 3)
+    with pytest.raises(ValueError, match=r"cells \[2\] are damaged"):
+        sweep.open_sweep(store, load=True)
+
+
 def test_damaged_done_cell_is_found_and_recomputed(spec_file, tmp_path, capsys):
     store = tmp_path / "out.zarr"
     assert sweep.run_sweep(spec_file, progress=False) == list(range(6))
