@@ -67,21 +67,11 @@ def check_quantiles(quantiles: Sequence[float], field: str = "quantiles") -> tup
     return tuple(float(v) for v in q)
 
 
-def _per_day(ds: xr.Dataset) -> dict[str, xr.DataArray]:
-    days = ds["wall_hours"] / HOURS_PER_DAY
-    with np.errstate(divide="ignore", invalid="ignore"):
-        by_cat = ds["interruptions"] / days
-        return {
-            "interruptions_per_day": by_cat.sum("category"),
-            "interruptions_per_day_by_category": by_cat,
-            "maintenance_per_day": ds["maintenance_events"] / days,
-        }
-
-
 def _per_day_variables(variables) -> dict[str, xr.Variable]:
-    """:func:`_per_day` on ``xarray.Variable`` objects, bit for bit.
+    """Return the per-day rates from ``xarray.Variable`` objects (no DataArray per operation).
 
-    The same operations without a DataArray (and its coordinates) made per operation.
+    Bit for bit what the DataArray arithmetic of the implementation this replaced gives
+    (kept in tests/test_summary.py as the reference).
     """
     days = variables["wall_hours"] / HOURS_PER_DAY
     with np.errstate(divide="ignore", invalid="ignore"):

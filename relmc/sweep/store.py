@@ -475,19 +475,18 @@ class CellWriter:
     def __init__(self, store: Path, spec: SweepSpec):
         zarr = require("zarr")
         self.spec = spec
-        self._open(Path(store), zarr.open_group(str(store), mode="r+"))
-        self.grid = _Grid(tuple(spec.dims), tuple(spec.shape))
+        group = zarr.open_group(str(store), mode="r+")
+        self._open(Path(store), group, _Grid(tuple(spec.dims), tuple(spec.shape)))
 
     @classmethod
     def reader(cls, store: Path, group: Any) -> CellWriter:
         """One that only reads (``check``, ``verify``), from an open group; no spec needed."""
         self = cls.__new__(cls)
-        self._open(store, group)
+        self._open(store, group, _Grid.of_array(group[DONE]))
         return self
 
-    def _open(self, store: Path, group: Any) -> None:
-        self.store, self.group = store, group
-        self.grid = _Grid.of_array(group[DONE])
+    def _open(self, store: Path, group: Any, grid: _Grid) -> None:
+        self.store, self.group, self.grid = store, group, grid
         self.arrays: dict[str, Any] = {}
         self._chunks: dict[str, _CellChunk | None] = {}
         # the store's arrays never change once it is made (a run writes chunks only)
@@ -996,7 +995,7 @@ def _with_cells_read(store: Path, ds: xr.Dataset) -> xr.Dataset:
         chunk = reader._chunk(str(name), n_axes) if name in reader._names else None
         if (
             chunk is None
-            or tuple(ds[name].dims[:n_axes]) != reader.grid.dims
+            or tuple(ds.variables[name].dims[:n_axes]) != reader.grid.dims
             or not _decodes_as_is(ds.variables[name], chunk.array.dtype)
         ):
             continue  # read by xarray (with its decoding)
@@ -1118,10 +1117,10 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
     packed = ATTR_PACKED in attrs
     zarr = require("zarr")
     group = zarr.open_group(str(store), mode="r")
-    grid = _Grid.of_array(group[DONE])
-    done = _flags(group[DONE], grid)
-    corrupt = unverifiable = np.zeros(0, dtype=np.int64)
     reader = CellWriter.reader(store, group)
+    grid = reader.grid
+    done = reader.done_mask()
+    corrupt = unverifiable = np.zeros(0, dtype=np.int64)
     if verify:
         if packed:  # many cells per chunk: read each chunk once, not once per cell
             names = reader.cell_variables()
