@@ -202,13 +202,14 @@ def run_blocks(block_fn, inputs) -> int:
 
 
 def physics_configs() -> dict[str, Scenario]:
-    """Issue 11 at 100k GPUs, Llama 3 rates, no maintenance: the time-varying features."""
+    """Issue 11 at 100k GPUs, Llama 3 rates: the time-varying features (maintenance in one row)."""
     base = paths_configs_at(N_GPUS, maint=False)
     diurnal = replace_path(base, "failures.categories.*.diurnal_amplitude", 0.5)
     diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 14.0)
     trend = replace_path(diurnal, "failures.trend_shape", 1.5)
     trend = replace_path(trend, "failures.fleet_age_hours", 2000.0)
     speed = replace_path(base, "job.throughput_amplitude", 0.01)
+    planned = paths_configs_at(N_GPUS, maint=True).failures  # Llama 3's planned maintenance
     fm = diurnal.failures
     spread = dataclasses.replace(  # each category its own peak hour: the scan over categories
         fm,
@@ -223,6 +224,15 @@ def physics_configs() -> dict[str, Scenario]:
         "diurnal rates a=0.5, 18 peak hours": dataclasses.replace(diurnal, failures=spread),
         "diurnal rates a=1, one peak hour": replace_path(
             diurnal, "failures.categories.*.diurnal_amplitude", 1.0
+        ),
+        # Llama 3's planned maintenance (47 in 54 days, 30-min downtime) with the 18 peak hours
+        "diurnal a=0.5, 18 peak hours + maintenance": dataclasses.replace(
+            diurnal,
+            failures=dataclasses.replace(
+                spread,
+                maintenance_rate=planned.maintenance_rate,
+                maintenance_hours=planned.maintenance_hours,
+            ),
         ),
         "diurnal a=0.5 + trend 1.5": trend,
         "diurnal throughput b=0.01 only": speed,

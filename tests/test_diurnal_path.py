@@ -30,7 +30,7 @@ from test_fast_paths import _path_args
 from relmc._seed import child_seed
 from relmc.defaults import default_failures
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
-from relmc.sim import _kernels
+from relmc.sim import CAUSES, _kernels
 from relmc.sim.inputs import KernelInputs, allocate_outputs
 from relmc.sim.reference import simulate_reference
 from relmc.sim.simulate import BLOCK_SIZE, NODE_OUTPUTS, PHYSICS_OUTPUTS, kernel_inputs
@@ -145,7 +145,7 @@ def _identity(out) -> None:
 def test_diurnal_path_matches_general_path(name):
     x = _inputs(name)
     assert _applies(x)
-    stats = np.zeros(2, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.int64)
     fast = _run(_kernels._block_diurnal, x, 1, stats)
     general = _run(_kernels._block_general, x, seed=2)
     assert disagreements(fast, general) == []
@@ -168,7 +168,7 @@ def test_diurnal_path_matches_general_path_with_thousands_of_failures():
     # Llama 3 rates at 100k GPUs, 18 peak hours, a 54-day job: ~2,700 failures per trial
     sc = _scenario(_llama_spread(0.5), n_gpus=100_000, work=54 * 24.0, **POLICY)
     x, _ = kernel_inputs(sc, None, 600)
-    stats = np.zeros(2, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.int64)
     fast = _run(_kernels._block_diurnal, x, 3, stats)
     general = _run(_kernels._block_general, x, seed=4)
     assert fast["events"].mean() > 2000 and stats[1] == 0
@@ -243,7 +243,7 @@ def _big_lambda(t, amps=AMPS, peak_shift=0.0):
 def test_integrated_intensity_at_the_mth_failure_is_gamma():
     n = 6000
     x = _known_inputs(n)
-    stats = np.zeros(2, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.int64)
     out = _run(_kernels._block_diurnal, x, 8, stats)
     assert stats[0] == n * (M_EVENTS - 1) and stats[1] == n  # all but the M-th on the path
     assert (out["events"] == M_EVENTS).all() and not out["finished"].any()
@@ -285,7 +285,7 @@ def test_simulate_block_takes_the_diurnal_path():
     for name in ("a0.5_18_peaks", "settled"):
         x = _inputs(name, 600)
         via = _run(_kernels.simulate_block, x, seed=9)
-        direct = _run(_kernels._block_diurnal, x, 9, np.zeros(2, dtype=np.int64))
+        direct = _run(_kernels._block_diurnal, x, 9, np.zeros(3, dtype=np.int64))
         for key in via.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
             np.testing.assert_array_equal(via[key], direct[key], err_msg=key)
         # negative control: the general path on the same stream gives other numbers
@@ -298,17 +298,18 @@ def test_dispatch_conditions():
     assert _kernels.diurnal_applies(0.0, -1, swap, True, False, False)
     assert _kernels.diurnal_applies(0.0, 3, np.array([False, False]), True, False, False)
     assert not _kernels.diurnal_applies(0.0, -1, swap, False, False, False)  # amplitude 0
-    assert not _kernels.diurnal_applies(0.1, -1, swap, True, False, False)  # maintenance
+    assert _kernels.diurnal_applies(0.1, -1, swap, True, False, False)  # maintenance too
     assert not _kernels.diurnal_applies(0.0, 3, swap, True, False, False)  # finite swaps
     assert not _kernels.diurnal_applies(0.0, -1, swap, True, True, False)  # trend etc.
     assert not _kernels.diurnal_applies(0.0, -1, swap, True, False, True)  # overheads
-    # from scenarios: a trend, a throughput cycle or maintenance leave the path
+    # from scenarios: planned maintenance stays on the path, a trend or a throughput cycle
+    # leave it
     sc = SCENARIOS["a0.3_shared"]
     assert _applies(kernel_inputs(sc, None, 1)[0])
+    assert _applies(kernel_inputs(replace_path(sc, "failures.maintenance_rate", 0.01), None, 1)[0])
     for path, value in (
         ("failures.trend_shape", 1.5),
         ("job.throughput_amplitude", 0.01),
-        ("failures.maintenance_rate", 0.01),
     ):
         assert not _applies(kernel_inputs(replace_path(sc, path, value), None, 1)[0]), path
 
@@ -320,6 +321,145 @@ def test_amplitude_zero_still_runs_the_renewal_path_bit_for_bit():
     assert not _applies(x) and not x.modulated
     assert _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap)
     via = _run(_kernels.simulate_block, x, seed=10)
-    renewal = _run(_kernels._block_renewal, x, 10, True, np.zeros(2, dtype=np.int64))
+    renewal = _run(_kernels._block_renewal, x, 10, True, np.zeros(3, dtype=np.int64))
     for key in via.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
         np.testing.assert_array_equal(via[key], renewal[key], err_msg=key)
+
+
+# ---------------------------------------------------------------- planned maintenance
+# The diurnal path with planned maintenance: a homogeneous Poisson clock in exposed time whose
+# exposed hours left are carried across failures; a cycle that reaches them without a failure
+# first takes the planned event (during the restart, or in the run with a fresh checkpoint),
+# and one after the job's last compute is deferred. Compared with the general path (which
+# draws both clocks afresh after every event) and the oracle, and held to the planned events'
+# Poisson compensator.
+
+
+def _with_maint(scenario: Scenario, rate: float, hours: float) -> Scenario:
+    fm = dataclasses.replace(scenario.failures, maintenance_rate=rate, maintenance_hours=hours)
+    return dataclasses.replace(scenario, failures=fm)
+
+
+# a long final snapshot and persist (0.7 h of a 3 h job), no restart, frequent planned events:
+# many fall after the job's last compute and are deferred past its end
+LONG_TAIL = _scenario(
+    [Category("bug", rate=0.3, unit="job", detection_hours=0.05, diurnal_amplitude=0.8)],
+    work=3.0,
+    checkpoint_interval=1.0,
+    snapshot_hours=0.2,
+    persist_hours=0.5,
+    restart_hours=0.0,
+)
+MAINT = {
+    # planned events in restarts and runs, categories by alias
+    "shared": _with_maint(SCENARIOS["a0.3_shared"], 0.3, 0.25),
+    # Llama 3's 18 categories (rejection at the phase) and a rarer planned event
+    "18_peaks": _with_maint(SCENARIOS["a0.5_18_peaks"], 0.05, 0.25),
+    # categories settled per trial from the failures alone
+    "settled": _with_maint(SCENARIOS["settled"], 0.4, 0.1),
+    # the cap guard bounds a cycle by a planned stop (0.5 h downtime > every recovery)
+    "tight_cap": _with_maint(
+        replace_path(SCENARIOS["tight_cap"], "policy.wall_cap_factor", 2.2), 0.3, 0.5
+    ),
+    "event_budget": _with_maint(SCENARIOS["event_budget"], 0.5, 0.1),
+    "long_tail": _with_maint(LONG_TAIL, 1.0, 0.25),
+    # downtime 0: a planned stop costs its checkpoint only
+    "no_downtime": _with_maint(SCENARIOS["a1.0_shared"], 0.5, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAINT))
+def test_diurnal_path_with_maintenance_matches_general_path(name):
+    x, _ = kernel_inputs(MAINT[name], None, N_TRIALS)
+    assert x.maint_rate > 0 and _applies(x)
+    stats = np.zeros(3, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    general = _run(_kernels._block_general, x, seed=2)
+    assert disagreements(fast, general) == []
+    assert fast["maintenance_events"].mean() > 0.2
+    assert stats[0] > 0 and stats[2] > 0  # failures and planned events taken on the path
+    for out in (fast, general):
+        _identity(out)
+        assert out["events"].max() <= x.max_events
+        assert out["wall_hours"].max() <= x.cap_hours * (1 + 1e-12)
+    # a finished trial had every planned event's whole downtime (a stopped one may not: the
+    # cap cuts it, or the budget's last event stops the trial before it)
+    maint = CAUSES.index("maintenance")
+    ok = fast["finished"]
+    np.testing.assert_allclose(
+        fast["lost_hours"][ok, maint], fast["maintenance_events"][ok] * x.maint_hours, atol=1e-9
+    )
+    if name == "tight_cap":  # the hand-over is exercised: both outcomes occur
+        assert stats[1] > 0 and 0.05 < fast["finished"].mean() < 0.95
+    if name == "event_budget":
+        assert stats[1] > 0 and (fast["events"][~fast["finished"]] == 7).all()
+
+
+def test_diurnal_path_takes_planned_maintenance_without_failures():
+    # every category's rate 0: planned events alone (the general path's, drawn apart)
+    sc = _with_maint(
+        _scenario(
+            [Category("bug", rate=0.0, unit="job", diurnal_amplitude=0.5)], work=20.0, **POLICY
+        ),
+        0.3,
+        0.25,
+    )
+    x, _ = kernel_inputs(sc, None, N_TRIALS)
+    assert _applies(x)
+    fast = _run(_kernels._block_diurnal, x, 1, np.zeros(3, dtype=np.int64))
+    general = _run(_kernels._block_general, x, seed=2)
+    assert disagreements(fast, general) == []
+    assert fast["interruptions"].sum() == 0 and fast["maintenance_events"].mean() > 3
+
+
+def test_diurnal_maintenance_negative_controls_detect_ten_percent_errors():
+    # the general path is given 10 % longer downtime, then a 10 % higher planned rate
+    base = MAINT["shared"]
+    x, _ = kernel_inputs(base, None, N_TRIALS)
+    fast = _run(_kernels._block_diurnal, x, 1, np.zeros(3, dtype=np.int64))
+    fm = base.failures
+    longer = _with_maint(base, fm.maintenance_rate, fm.maintenance_hours * 1.1)
+    more = _with_maint(base, fm.maintenance_rate * 1.1, fm.maintenance_hours)
+    bad = disagreements(
+        fast, _run(_kernels._block_general, kernel_inputs(longer, None, 4000)[0], 2)
+    )
+    assert any(b.startswith("lost_maintenance") for b in bad)
+    bad = disagreements(fast, _run(_kernels._block_general, kernel_inputs(more, None, 4000)[0], 2))
+    assert any(b.startswith("maintenance_events") for b in bad)
+
+
+def test_diurnal_planned_events_match_their_compensator():
+    # Known answer: the Poisson compensator (optional stopping): E[planned] = M E[exposed
+    # before the job's last compute]. Restart 0 (every planned event stops a run) and every
+    # trial finishes, so the exposed hours are the wall time less detection, downtime and the
+    # planned stops' checkpoints, and the final snapshot and persist are exposed to failures
+    # only. Tolerance 4 standard errors of the per-trial deviations. Negative controls: a
+    # planned rate 10 % off, and the final snapshot and persist counted as exposed to planned
+    # events (the deferral ignored).
+    x, _ = kernel_inputs(MAINT["long_tail"], None, N_TRIALS)
+    stats = np.zeros(3, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, 4, stats)
+    assert out["finished"].all() and stats[1] == 0
+    lost = out["lost_hours"]
+    paused = sum(lost[:, CAUSES.index(c)] for c in ("detection", "node_swap", "maintenance"))
+    stops = out["maintenance_events"] * (x.delta + x.persist)
+    exposed = out["wall_hours"] - paused - stops
+    before_end = exposed - (x.delta + x.persist)
+    dev = out["maintenance_events"] - x.maint_rate * before_end
+
+    def z(d):
+        return float(d.mean() / (d.std(ddof=1) / math.sqrt(d.size)))
+
+    assert abs(z(dev)) < 4.0, z(dev)
+    assert abs(z(out["maintenance_events"] - 1.1 * x.maint_rate * before_end)) > 4.0
+    assert abs(z(out["maintenance_events"] - x.maint_rate * exposed)) > 4.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["shared", "long_tail", "tight_cap"])
+def test_diurnal_path_with_maintenance_matches_reference(name):
+    x, _ = kernel_inputs(MAINT[name], None, 1500)
+    fast = _run(_kernels.simulate_block, x, seed=5)
+    slow = simulate_reference(x, np.random.default_rng(6))
+    assert disagreements(fast, slow) == []
+    _identity(slow)

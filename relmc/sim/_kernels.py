@@ -67,32 +67,37 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   reduction, the planned event one by one (its checkpoint, downtime and the segments re-laid
   from the progress reached). A planned event after the job's last compute is deferred: the
   next event is a failure, one exponential at the failure rate later.
-* ``_block_diurnal``: the renewal path's configuration without planned maintenance, with diurnal
+* ``_block_diurnal``: the renewal path's configuration (planned maintenance included), with diurnal
   failure rates on and no other time variation (:func:`diurnal_applies`: an amplitude > 0 in the
-  single values or any draw; no trend in either, no throughput cycle, no rate profiles, no
-  uncertain overheads; node model and straggler/SDC categories off). From a wall time ``t`` at
-  which exposure resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) =
-  L x + (A / OMEGA) (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed
-  intensity, ``phi`` its phase at ``t``), so the next failure is ``F^-1(g)`` for one standard
-  exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that reaches
-  the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by a
-  closed-form lower bound of ``F``, without a sine); a failure is located by one safeguarded
-  solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a shrinking
-  bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and cosine, a
-  Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means the restart
-  failed. The wall clock is kept exactly (recovery pauses are added as they occur, so the phase
-  moves on through them); the sine and cosine of the phase are carried by angle addition (the
-  solve's own, then a rotation by the category's recovery, precomputed), refreshed from
-  ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal shape they
-  do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per refill),
-  or, when every category also costs the same recovery, counted once per trial as a multinomial
-  (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
-  from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without
-  a branch). Before a cycle that could reach the wall cap, or at the last event the budget
-  allows, the trial continues on the general path from the same wall time with a fresh draw (the
-  same process). Cost per failure: one exponential, the solve, the category; no thinning. The
-  power-law trend stays on the general path (the integral of the cosine times the trend has no
-  closed form).
+  single values or any draw; no trend in either, no throughput cycle, no rate profiles, no uncertain
+  overheads; node model and straggler/SDC categories off). From a wall time ``t`` at which exposure
+  resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) = L x + (A / OMEGA)
+  (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed intensity, ``phi`` its
+  phase at ``t``), so the next failure is ``F^-1(g)`` for one standard exponential ``g`` (exact: a
+  time change of a unit-rate Poisson process). A run that reaches the job's end is decided by ``g >=
+  F(restart + run)`` without any solve (usually by a closed-form lower bound of ``F``, without a
+  sine); a failure is located by one safeguarded solve (:func:`_invert_diurnal`: a fourth-order
+  series guess, Halley steps in a shrinking bracket, bisection where ``F'`` nears 0 at amplitude 1;
+  typically one sine and cosine, a Taylor polynomial for small steps, ~1.1 per failure), and ``x <
+  restart`` means the restart failed. The wall clock is kept exactly (recovery pauses are added as
+  they occur, so the phase moves on through them); the sine and cosine of the phase are carried by
+  angle addition (the solve's own, then a rotation by the category's recovery, precomputed),
+  refreshed from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal
+  shape they do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per
+  refill), or, when every category also costs the same recovery, counted once per trial as a
+  multinomial (:func:`_settle_categories`); with different shapes, by exact rejection at the
+  failure's phase from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure,
+  chosen without a branch). Before a cycle that could reach the wall cap, or at the last event the
+  budget allows, the trial continues on the general path from the same wall time with a fresh draw
+  (the same process). Cost per failure: one exponential, the solve, the category; no thinning.
+  Planned maintenance is a homogeneous Poisson clock in exposed time, independent of the failures:
+  the exposed hours left to the next planned event are kept (what is left after a failure stands, by
+  memorylessness), and a cycle that reaches them is decided by ``g >= F(m)`` (one sine): no failure
+  first, so the planned event is taken (its checkpoint, downtime and new restart, as on the general
+  path) and both clocks start afresh; a planned event after the job's last compute is deferred (the
+  cycle's failure, if any, stands, and the next planned event is drawn afresh after it). Without
+  maintenance no draw and no arithmetic is added. The power-law trend stays on the general path (the
+  integral of the cosine times the trend has no closed form).
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -1814,13 +1819,13 @@ def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
 def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain):
     """Whether the diurnal path applies: the renewal configuration with diurnal rates.
 
-    No maintenance, recovery a per-category constant (unlimited spares or no swaps), no
-    uncertain overheads, a diurnal amplitude > 0 somewhere (``amp_on``: the single values or
-    any draw's) and no other time variation (``other_varying``: a trend shape != 1 in the
+    Planned maintenance at any rate, recovery a per-category constant (unlimited spares or no
+    swaps), no uncertain overheads, a diurnal amplitude > 0 somewhere (``amp_on``: the single
+    values or any draw's) and no other time variation (``other_varying``: a trend shape != 1 in the
     single value or any draw, a throughput cycle, periodic profiles). The node model and
     straggler/SDC categories are decided before (:func:`simulate_block`).
     """
-    if not amp_on or other_varying or uncertain or maint_rate != 0.0:
+    if not amp_on or other_varying or uncertain:
         return False
     return renewal_applies(maint_rate, n_spares, swap)
 
@@ -1832,6 +1837,8 @@ def _block_diurnal(
     draw_of_trial,
     detect_hours,
     swap,
+    maint_rate,
+    maint_hours,
     work_hours,
     tau,
     delta,
@@ -1876,9 +1883,19 @@ def _block_diurnal(
     average), two drawn ahead per failure and the first accepted chosen without a branch.
     Before a cycle (restart and run) that could reach the wall cap, or the last event the
     budget allows, the trial continues on the general path (modulated, a fresh draw from the
-    same wall time: the same process). ``stats[0]`` counts the failures taken here,
-    ``stats[1]`` the trials handed over. Per-draw amplitudes and peaks (``draw_amp``,
-    ``draw_phase`` with rows) are read per trial; the trend is 1 on this path.
+    same wall time: the same process). Planned maintenance (``maint_rate > 0``): the exposed
+    hours ``m`` left to the next planned event are carried across failures; when ``m`` falls
+    within the cycle and ``g >= F(m)`` (no failure before it) the planned event is taken
+    (during the restart: the restart is lost; in the run: the snapshots done, a fresh
+    checkpoint of the progress reached and the segments re-laid from there; then the downtime
+    and a new restart), ``g`` is not used, and both clocks start afresh; one after the job's
+    last compute is deferred (the cycle goes on with failures only; the next planned event is
+    drawn afresh after the failure, if one comes). The cap guard then bounds a cycle's event
+    by the larger of the recoveries and a planned stop. ``maint_rate == 0``: no draw and no
+    arithmetic beyond the path without maintenance. ``stats[0]`` counts the failures taken
+    here, ``stats[1]`` the trials handed over, ``stats[2]`` the planned events taken here.
+    Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
+    the trend is 1 on this path.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -1916,10 +1933,16 @@ def _block_diurnal(
         rot_s[c] = math.sin(OMEGA * cost[c])
     seg = tau + delta
     inv_seg = 1.0 / seg
-    n_seg0, r = _segments(work_hours, tau)
-    tail = r + delta + persist
+    n_seg0, r0 = _segments(work_hours, tau)
+    tail0 = r0 + delta + persist
     snap_steps = 2 if delta > 0.0 else 0
     cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
+    m_on = maint_rate > 0.0
+    inv_maint = 1.0 / maint_rate if m_on else np.inf
+    m_stop = delta + persist + maint_hours  # a planned stop in a run: checkpoint and downtime
+    # the most a cycle (restart, run, its event) can add beyond the run: a recovery, or a
+    # planned stop
+    bound_cost = max(max_cost, m_stop) if m_on else max_cost
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
     no_trend = np.ones(0)
     _trial_shape(draw_amp, draw_phase, no_trend, 0, cat_amp, cat_phase, 1.0, amp_i, phase_i)
@@ -1958,13 +1981,14 @@ def _block_diurnal(
             nb_slots = _build_alias(bw, n_cat, bprob, bslot, balias, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if fail_rate == 0.0:
+            # no failures: planned events alone (modulated, drawn apart), or nothing
             t, p, done, events = _trial_general(
                 rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
-                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                0.0, 0.0, n_seg0, r, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
-                swings, False, w, w, w, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0, 0.0,
-                no_profile, no_max, 0.0,
+                0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                swings, m_on, w, pc, ps, start_hour, 1.0, 1.0, maint_rate, 0.0, 0.0, False,
+                0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -1981,9 +2005,16 @@ def _block_diurnal(
         c0 = math.cos(theta)
         p = 0.0
         n_seg = n_seg0
+        r = r0
+        tail = tail0
         last_start = (n_seg - 1) * seg
         r_eff = 0.0
         events = 0
+        n_maint = 0  # planned events
+        a_maint = 0.0
+        # exposed hours to the next planned event (a homogeneous Poisson clock in exposed
+        # time: what is left of it after a failure stands); inf: none
+        m_left = _gap(rng) * inv_maint if m_on else np.inf
         jc = CBUF  # no category drawn ahead yet (what a trial leaves is not used)
         budget = max_events - 1  # the last event the budget allows goes to the general path
         a_restart = 0.0
@@ -1994,13 +2025,44 @@ def _block_diurnal(
         while True:
             d_run = last_start + tail
             d_tot = r_eff + d_run
-            if events >= budget or t + d_tot + max_cost > cap_safe:
+            if events >= budget or t + d_tot + bound_cost > cap_safe:
                 break
             if j == BUF:
                 _fill(rng, buf)
                 j = 0
             g = buf[j]
             j += 1
+            if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
+                # no failure before the next planned event, within this cycle
+                e = m_left - r_eff
+                if e < last_start + r:
+                    # the planned event: during the restart (the restart is lost), or in the
+                    # run (a fresh checkpoint of the progress reached); then the downtime
+                    # and a new restart. Both clocks start afresh (g is not used)
+                    events += 1
+                    n_maint += 1
+                    a_maint += maint_hours
+                    if e < 0.0:
+                        a_restart += m_left
+                        t = (t + m_left) + maint_hours
+                    else:
+                        a_restart += r_eff
+                        k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                        n_sw += snap_steps * k + 2  # compute started; the k snapshots; the stop
+                        a_ckpt += (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
+                        p += k * tau + min(xo, s_k)
+                        n_seg, r = _segments(work_hours - p, tau)  # re-laid from there
+                        tail = r + delta + persist
+                        last_start = (n_seg - 1) * seg
+                        t = (t + m_left) + m_stop
+                    s0 = math.sin(OMEGA * t + theta)
+                    c0 = math.cos(OMEGA * t + theta)
+                    r_eff = restart_hours
+                    m_left = _gap(rng) * inv_maint
+                    continue
+                # after the job's last compute: deferred past the end; only failures remain
+                # in this cycle (the next planned event is drawn afresh after a failure)
+                m_left = np.inf
             # the job's end, if no failure comes first; a sine only past a lower bound of F
             lb = max(low_rate * d_tot, fail_rate * d_tot - 2.0 * k_amp)
             if g >= lb * (1.0 - _BRACKET_RTOL) and g >= _cum_diurnal(
@@ -2017,6 +2079,10 @@ def _block_diurnal(
                 g, s0, c0, fail_rate, big_a, inv_l, inv_hi, inv_lo, t, d_tot
             )
             events += 1
+            if m_left < np.inf:
+                m_left -= x  # the exposed hours of this cycle
+            elif m_on:
+                m_left = _gap(rng) * inv_maint  # a planned event was deferred in this cycle
             if x < r_eff:
                 a_restart += x
             else:
@@ -2072,10 +2138,11 @@ def _block_diurnal(
                 s0 = s1 * rot_c[c] + c1 * rot_s[c]
                 c0 = c1 * rot_c[c] - s1 * rot_s[c]
             r_eff = restart_hours
-        stats[0] += events
-        if settle and events > 0:
+        n_fail = events - n_maint
+        stats[0] += n_fail
+        if settle and n_fail > 0:
             _settle_categories(
-                rng, i, events, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                rng, i, n_fail, w, suffix, prob, slot_code, alias_code, n_slots, cost,
                 interruptions,
             )  # fmt: skip
         n_det = 0.0
@@ -2090,15 +2157,19 @@ def _block_diurnal(
         lost[i, DETECTION] = n_det
         lost[i, NODE_SWAP] = n_swp
         swings[i] = n_sw
+        if n_maint > 0:
+            stats[2] += n_maint
+            maint_events[i] = n_maint
+            lost[i, MAINTENANCE] = a_maint
         if not done:
             # near the cap or the event budget: the general path goes on from t (a fresh draw)
             stats[1] += 1
             t, p, done, events = _trial_general(
                 rng, i, prob, slot_code, alias_code, n_slots, fail_rate, fail_rate,
-                detect_hours, swap, 0.0, work_hours, tau, delta, persist, restart_hours,
+                detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, events, r_eff, NO_GAP, interruptions, maint_events, lost,
-                swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, 0.0, 0.0, 0.0,
+                swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, maint_rate, 0.0, 0.0,
                 shared, 0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
@@ -4013,11 +4084,11 @@ def simulate_block(
     uncertain = overheads_on(overhead_factor, overhead_jitter)
     if diurnal_applies(maint_rate, n_spares, swap, amp_on, other, uncertain):
         _block_diurnal(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, work_hours, tau, delta, persist,
-            restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
-            cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase,
-            wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
-            np.zeros(2, dtype=np.int64),
+            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+            work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+            cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
+            draw_phase, wall, finished, progress, interruptions, maint_events, n_events, lost,
+            swings, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
