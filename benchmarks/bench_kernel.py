@@ -301,7 +301,7 @@ def physics_paths(quick: bool, row) -> None:
         best["category"] = min(best.get("category", math.inf), dt / n_part * 1e9)
     print(
         f"\n[6] time-varying physics (issue 11): ns/event at 100k GPUs, 18 Llama 3 categories, "
-        f"no maintenance, 1 thread, {n_trials} trials, best of {reps}"
+        f"no maintenance unless the row says so, 1 thread, {n_trials} trials, best of {reps}"
     )
     row("exponential draw, summed (the denominator)", f"{best['summed']:.2f} ns/draw")
     for name, fn in runs:
