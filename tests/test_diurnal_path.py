@@ -24,8 +24,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kernelcheck import disagreements
 from test_fast_paths import _path_args
+from test_physics import _check_invariants, _random_inputs
 
 from relmc._seed import child_seed
 from relmc.defaults import default_failures
@@ -463,3 +466,29 @@ def test_diurnal_path_with_maintenance_matches_reference(name):
     slow = simulate_reference(x, np.random.default_rng(6))
     assert disagreements(fast, slow) == []
     _identity(slow)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(
+    x=_random_inputs(),
+    maint=st.sampled_from([0.0, 0.3, 2.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_invariants_hold_on_random_diurnal_path_scenarios(x, maint, seed):
+    # test_physics' random scenarios, restricted to the diurnal path's configuration (no
+    # trend or throughput cycle, unlimited spares, an amplitude > 0) with planned maintenance
+    # at none, a moderate or a high rate: wall = progress + lost, no negative time, finished
+    # trials complete, stopped ones at the cap or the budget, power swings paired
+    x = dataclasses.replace(
+        x,
+        trend_shape=1.0,
+        speed_amp=0.0,
+        n_spares=-1,
+        maint_rate=maint,
+        cat_amp=np.maximum(x.cat_amp, 0.05),
+        cap_hours=max(x.cap_hours, x.work_hours),
+    )
+    assert _applies(x)
+    stats = np.zeros(3, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, seed, stats)
+    _check_invariants(out, x)
