@@ -20,7 +20,10 @@ the same run; the renewal path's row is the same configuration with every featur
 diurnal-only rows run the diurnal path (``_block_diurnal``, what ``simulate_block`` chooses);
 the same configurations are also run on the general path (the path they took before), and
 the diurnal path's time is split into the draw, the solve ``F(x) = g`` (a chain of solves
-with the phase carried, as the path runs them) and the category (alias draws made ahead).
+with the phase carried, as the path runs them) and the category (alias draws made ahead);
+two of its rows (one peak hour; 18 peak hours with Llama 3's planned maintenance) are also
+run at 2k, 16k, 100k and 1M GPUs, on the path ``simulate_block`` chooses (the diurnal path
+from one failure an hour: ``diurnal_pays``) beside the general path.
 
 Measured: events simulated per second per thread (``simulate(..., n_threads=1)``, the
 ``events`` output summed over trials, compile time excluded) and its ratio to the rate at which
@@ -245,7 +248,9 @@ def _path_of(x) -> str:
     amp_on = bool(np.any(x.cat_amp > 0.0) or np.any(x.draw_amp > 0.0))
     other = x.trend_shape != 1.0 or bool(np.any(x.draw_trend != 1.0)) or x.speed_amp != 0.0
     other = other or x.cat_profile.shape[0] > 0
-    if _kernels.diurnal_applies(x.maint_rate, x.n_spares, x.swap, amp_on, other, False):
+    if _kernels.diurnal_applies(
+        x.maint_rate, x.n_spares, x.swap, amp_on, other, False
+    ) and _kernels.diurnal_pays(x.cat_rate):
         return "diurnal"
     if _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap, amp_on or other, False):
         return "renewal"
@@ -315,6 +320,51 @@ def physics_paths(quick: bool, row) -> None:
     row("  diurnal path, one peak: the solve F(x) = g", f"{solve:.1f} ns/failure", "", "")
     row("  diurnal path, one peak: a category", f"{best['category']:.1f} ns/failure", "", "")
     row("  diurnal path, one peak: the rest", f"{rest:.1f} ns/failure", "", "segments, accounts")
+    # two diurnal rows against cluster size, on the path simulate_block chooses (the diurnal
+    # path from one failure an hour), beside the general path
+    per_n = physics_configs_at_sizes()
+    for (label, n_gpus), sc in per_n.items():
+        pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
+        n = int(min(max(16, (1e6 if quick else 4e6) / max(pilot, 1.0)), 20_000))
+        x = kernel_inputs(sc, None, n)[0]
+        t = math.inf
+        t_gen = math.inf
+        for _ in range(2):
+            ev, dt = timed(run_blocks, _kernels.simulate_block, x)
+            t = min(t, dt / ev * 1e9)
+            ev, dt = timed(run_blocks, _kernels._block_general, x)
+            t_gen = min(t_gen, dt / ev * 1e9)
+        row(
+            f"N = {n_gpus:>9,}: {label} [{_path_of(x)}]",
+            f"{t:.1f} ns/event",
+            "flat",
+            f"draw/event {best['summed'] / t:.3f}; general path {t_gen:.1f} ns; "
+            f"{ev / n:,.0f} ev/tr, {n} trials",
+        )
+
+
+def physics_configs_at_sizes() -> dict[tuple[str, int], Scenario]:
+    """Two diurnal Llama 3 rows of section [6] at 2k to 1M GPUs (on the path chosen)."""
+    out = {}
+    for n_gpus in (2048, 16_384, 100_000, 1_000_000):
+        base = paths_configs_at(n_gpus, maint=False)
+        diurnal = replace_path(base, "failures.categories.*.diurnal_amplitude", 0.5)
+        diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 14.0)
+        out["diurnal a=0.5, one peak hour", n_gpus] = diurnal
+        planned = paths_configs_at(n_gpus, maint=True).failures
+        fm = dataclasses.replace(
+            diurnal.failures,
+            categories=tuple(
+                dataclasses.replace(c, diurnal_peak_hour=float(j % 24))
+                for j, c in enumerate(diurnal.failures.categories)
+            ),
+            maintenance_rate=planned.maintenance_rate,
+            maintenance_hours=planned.maintenance_hours,
+        )
+        out["diurnal a=0.5, 18 peak hours + maintenance", n_gpus] = dataclasses.replace(
+            diurnal, failures=fm
+        )
+    return out
 
 
 def kernel_paths(quick: bool, row) -> None:

@@ -67,37 +67,42 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   reduction, the planned event one by one (its checkpoint, downtime and the segments re-laid
   from the progress reached). A planned event after the job's last compute is deferred: the
   next event is a failure, one exponential at the failure rate later.
-* ``_block_diurnal``: the renewal path's configuration (planned maintenance included), with diurnal
-  failure rates on and no other time variation (:func:`diurnal_applies`: an amplitude > 0 in the
-  single values or any draw; no trend in either, no throughput cycle, no rate profiles, no uncertain
-  overheads; node model and straggler/SDC categories off). From a wall time ``t`` at which exposure
-  resumes, the expected failures within ``x`` hours are, in closed form, ``F(x) = L x + (A / OMEGA)
-  (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)`` the summed intensity, ``phi`` its
-  phase at ``t``), so the next failure is ``F^-1(g)`` for one standard exponential ``g`` (exact: a
-  time change of a unit-rate Poisson process). A run that reaches the job's end is decided by ``g >=
-  F(restart + run)`` without any solve (usually by a closed-form lower bound of ``F``, without a
-  sine); a failure is located by one safeguarded solve (:func:`_invert_diurnal`: a fourth-order
-  series guess, Halley steps in a shrinking bracket, bisection where ``F'`` nears 0 at amplitude 1;
-  typically one sine and cosine, a Taylor polynomial for small steps, ~1.1 per failure), and ``x <
-  restart`` means the restart failed. The wall clock is kept exactly (recovery pauses are added as
-  they occur, so the phase moves on through them); the sine and cosine of the phase are carried by
-  angle addition (the solve's own, then a rotation by the category's recovery, precomputed),
-  refreshed from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal
-  shape they do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per
-  refill), or, when every category also costs the same recovery, counted once per trial as a
-  multinomial (:func:`_settle_categories`); with different shapes, by exact rejection at the
-  failure's phase from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure,
-  chosen without a branch). Before a cycle that could reach the wall cap, or at the last event the
-  budget allows, the trial continues on the general path from the same wall time with a fresh draw
-  (the same process). Cost per failure: one exponential, the solve, the category; no thinning.
-  Planned maintenance is a homogeneous Poisson clock in exposed time, independent of the failures:
-  the exposed hours left to the next planned event are kept (what is left after a failure stands, by
-  memorylessness), and a cycle that reaches them is decided by ``g >= F(m)`` (one sine): no failure
-  first, so the planned event is taken (its checkpoint, downtime and new restart, as on the general
-  path) and both clocks start afresh; a planned event after the job's last compute is deferred (the
-  cycle's failure, if any, stands, and the next planned event is drawn afresh after it). Without
-  maintenance no draw and no arithmetic is added. The power-law trend stays on the general path (the
-  integral of the cosine times the trend has no closed form).
+* ``_block_diurnal``: the renewal path's configuration (planned maintenance included), with
+  diurnal failure rates on and no other time variation (:func:`diurnal_applies`: an amplitude >
+  0 in the single values or any draw; no trend in either, no throughput cycle, no rate profiles,
+  no uncertain overheads; node model and straggler/SDC categories off). From a wall time ``t``
+  at which exposure resumes, the expected failures within ``x`` hours are, in closed form,
+  ``F(x) = L x + (A / OMEGA) (sin(phi + OMEGA x) - sin phi)`` (``L + A cos(OMEGA t + theta)``
+  the summed intensity, ``phi`` its phase at ``t``), so the next failure is ``F^-1(g)`` for one
+  standard exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that
+  reaches the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by a
+  closed-form lower bound of ``F``, without a sine); a failure is located by one safeguarded
+  solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a shrinking
+  bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and cosine, a
+  Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means the restart
+  failed. The wall clock is kept exactly (recovery pauses are added as they occur, so the phase
+  moves on through them); the sine and cosine of the phase are carried by angle addition (the
+  solve's own, then a rotation by the category's recovery, precomputed), refreshed from
+  ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal shape they
+  do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per refill),
+  or, when every category also costs the same recovery, counted once per trial as a multinomial
+  (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
+  from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without
+  a branch). Before a cycle that could reach the wall cap, or at the last event the budget
+  allows, the trial continues on the general path from the same wall time with a fresh draw (the
+  same process). Cost per failure: one exponential, the solve, the category; no thinning.
+  Planned maintenance is a homogeneous Poisson clock in exposed time, independent of the
+  failures: the exposed hours left to the next planned event are kept (what is left after a
+  failure stands, by memorylessness), and a cycle that reaches them is decided by ``g >= F(m)``
+  (one sine): no failure first, so the planned event is taken (its checkpoint, downtime and new
+  restart, as on the general path) and both clocks start afresh; a planned event after the job's
+  last compute is deferred (the cycle's failure, if any, stands, and the next planned event is
+  drawn afresh after it). Without maintenance no draw and no arithmetic is added. The power-law
+  trend stays on the general path (the integral of the cosine times the trend has no closed
+  form). The path is taken only where failures come at least once an hour on average over the
+  draws (:func:`diurnal_pays`): with gaps of hours the series guess is far off and the solve
+  takes several steps with library sines, and the general path's thinning is faster (measured in
+  benchmarks/README.md); both run the same process.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -177,6 +182,11 @@ EXPOSED, A_RESTART, A_REWORK, A_CKPT = range(4)
 N_ACC = 4
 _SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
 _FEW_PER_CATEGORY = 4  # below this many failures per category, draw categories one by one
+# the diurnal path is chosen only when failures come at least this often (per wall hour, the
+# draws' mean): its solve is fast when a gap spans a small part of the day (the series guess
+# then lands within a step), slower than the general path's thinning when gaps last hours
+# (benchmarks/README.md, "Time-varying physics")
+_DIURNAL_MIN_RATE = 1.0
 _SETTLE_MIN = 64  # near the cap, the renewal path settles categories early in parts this large
 
 
@@ -1828,6 +1838,21 @@ def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain
     if not amp_on or other_varying or uncertain:
         return False
     return renewal_applies(maint_rate, n_spares, swap)
+
+
+@jit
+def diurnal_pays(cat_rate):
+    """Whether the diurnal path is worth taking where it applies.
+
+    The draws' mean failure rate per wall hour is at least ``_DIURNAL_MIN_RATE``: computed from
+    every draw, so the same for every block of a run. Below it the general path (thinning)
+    runs the same process, faster.
+    """
+    total = 0.0
+    for d in range(cat_rate.shape[0]):
+        for c in range(cat_rate.shape[1]):
+            total += cat_rate[d, c]
+    return total >= _DIURNAL_MIN_RATE * cat_rate.shape[0]
 
 
 @jit
@@ -4017,7 +4042,8 @@ def simulate_block(
     straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
     path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
     Diurnal failure rates alone on the renewal configuration run the diurnal path
-    (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
+    (:func:`diurnal_applies`) where failures come often enough for it to pay
+    (:func:`diurnal_pays`); with every amplitude 0 the renewal path runs as before, bit for
     bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
     :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
     ``overhead_sigma`` is not read (the factors are drawn by the caller). Physics per draw
@@ -4082,7 +4108,9 @@ def simulate_block(
     other = other or speed_amp != 0.0 or cat_profile.shape[0] > 0
     varying = amp_on or other
     uncertain = overheads_on(overhead_factor, overhead_jitter)
-    if diurnal_applies(maint_rate, n_spares, swap, amp_on, other, uncertain):
+    if diurnal_applies(maint_rate, n_spares, swap, amp_on, other, uncertain) and diurnal_pays(
+        cat_rate
+    ):
         _block_diurnal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
