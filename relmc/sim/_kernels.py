@@ -16,7 +16,8 @@ is drawn in one place (``_gap``).
 
 Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
 memorylessness in exposed time. Diurnal rates alone on the renewal configuration take the
-diurnal path (below): an exact time change, one exponential and one solve per failure.
+diurnal path (below) where failures come at least once an hour: an exact time change, one
+exponential and one solve per failure.
 Everything else time-varying takes the general path, where a gap starts at a
 known wall time ``t0`` and the exposure is unbroken until the event (a restart runs straight
 into the run that follows): :func:`_fail_gap` draws the next failure exactly by thinning a
@@ -94,15 +95,15 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   Planned maintenance is a homogeneous Poisson clock in exposed time, independent of the
   failures: the exposed hours left to the next planned event are kept (what is left after a
   failure stands, by memorylessness), and a cycle that reaches them is decided by ``g >= F(m)``
-  (one sine): no failure first, so the planned event is taken (its checkpoint, downtime and new
-  restart, as on the general path) and both clocks start afresh; a planned event after the job's
-  last compute is deferred (the cycle's failure, if any, stands, and the next planned event is
-  drawn afresh after it). Without maintenance no draw and no arithmetic is added. The power-law
-  trend stays on the general path (the integral of the cosine times the trend has no closed
-  form). The path is taken only where failures come at least once an hour on average over the
-  draws (:func:`diurnal_pays`): with gaps of hours the series guess is far off and the solve
-  takes several steps with library sines, and the general path's thinning is faster (measured in
-  benchmarks/README.md); both run the same process.
+  (one sine): no failure first, so the planned event is taken as on the general path (in a run
+  its checkpoint; then the downtime and a new restart) and both clocks start afresh; a planned
+  event after the job's last compute is deferred (the cycle's failure, if any, stands, and the
+  next planned event is drawn afresh after it). Without maintenance no draw and no arithmetic is
+  added. The power-law trend stays on the general path (the integral of the cosine times the
+  trend has no closed form). The path is taken only where failures come at least once an hour on
+  average over the draws (:func:`diurnal_pays`): with gaps of hours the series guess is far off
+  and the solve takes several steps with library sines, and the general path's thinning is
+  faster (measured in benchmarks/README.md); both run the same process.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
