@@ -106,10 +106,12 @@ class Design:
     # total-only fleets: (count, unit, n_gpus, hours)
     totals: tuple[tuple[int, str, int, float], ...]
     rate_category: int  # the category whose rate is checked
+    prior: str = "scaled"
+    pool: str = "auto"
 
     def units(self, n_gpus: int, unit: str) -> float:
-        assert n_gpus % 8 == 0 and unit in ("gpu", "node")
-        return float(n_gpus if unit == "gpu" else n_gpus // 8)
+        assert n_gpus % 8 == 0 and unit in ("gpu", "node", "job")
+        return float(n_gpus if unit == "gpu" else n_gpus // 8 if unit == "node" else 1)
 
     def datasets(self) -> list[xr.Dataset]:
         cats = [f"c{i}-{u}" for i, u in enumerate(self.unit)]
@@ -140,13 +142,37 @@ class Design:
             )
         return out
 
+    def pooled(self) -> tuple[np.ndarray, np.ndarray]:
+        """Exposures E_c (unit-hours) and pooled exposures t_c (``pooled_exposure``)."""
+        x = np.array(self.count, dtype=float)
+        e = np.array([self.units(self.n_gpus, u) * self.hours for u in self.unit])
+        pool = self.pool
+        if pool == "auto":
+            pool = "unit" if len(set(self.unit)) == 1 else "fleet"
+        r = np.ones_like(e) if pool == "unit" else e / self.hours
+        s = max(x.sum(), 0.5) / np.sum(e / r) if self.prior == "scaled" else 1.0
+        return e, s * e / r
+
+    def reduced2(self) -> dict:
+        """x, t_c, c_kc, X_k of the two-category reduction (``Exact2``), no assumption on m_kc."""
+        assert len(self.count) == 2
+        e, t = self.pooled()
+        c = []
+        for _, v, g, h in self.totals:
+            w = np.array([self.units(g, u) / self.units(g, v) for u in self.unit])
+            c.append(self.units(g, v) * h * w * t / e)
+        return {
+            "x": np.array(self.count, dtype=float),
+            "t": t,
+            "c": np.array(c),
+            "X": np.array([tt[0] for tt in self.totals], dtype=float),
+            "rate_factor": t / e,
+        }
+
     def reduced(self) -> dict:
         """x, t, c_k, X_k and t / E_c of the reduced model (module docstring), asserted."""
         x = np.array(self.count, dtype=float)
-        e = np.array([self.units(self.n_gpus, u) * self.hours for u in self.unit])
-        r = e / self.hours  # pool="fleet"
-        s = max(x.sum(), 0.5) / np.sum(e / r)
-        t = s * e / r
+        e, t = self.pooled()
         assert np.allclose(t, t[0]), t
         c = []
         for _, v, g, h in self.totals:
@@ -212,7 +238,58 @@ DESIGNS = {
         totals=((0, "node", 64, 720.0), (9, "node", 128, 720.0)),
         rate_category=2,
     ),
+    # prior="bugs": the pooled variable is the rate per reference unit-hour, t = D
+    "bugs": Design(
+        name="bugs",
+        note="K=2, prior='bugs'; categorised 128 GPUs x 720 h, counts 12, 5, 3 (gpu, gpu, "
+        "node); total-only fleet 128 GPUs x 720 h, 8 events",
+        count=(12, 5, 3),
+        unit=("gpu", "gpu", "node"),
+        n_gpus=128,
+        hours=720.0,
+        totals=((8, "node", 128, 720.0),),
+        rate_category=2,
+        prior="bugs",
+    ),
+    # pool="unit" with mixed units: t_c = s E_c differs between categories (two-category grid)
+    "unitmix": Design(
+        name="unitmix",
+        note="K=2, pool='unit'; categorised 64 GPUs x 720 h, counts 4, 1 (gpu, node); "
+        "total-only fleet 64 GPUs x 720 h, 6 events",
+        count=(4, 1),
+        unit=("gpu", "node"),
+        n_gpus=64,
+        hours=720.0,
+        totals=((6, "node", 64, 720.0),),
+        rate_category=1,
+        pool="unit",
+    ),
+    # a job category weighs 8 times more per pooled rate in the smaller total-only fleet
+    "weights": Design(
+        name="weights",
+        note="K=2; categorised 512 GPUs x 720 h, counts 6, 2 (gpu, job); total-only fleet "
+        "64 GPUs x 720 h, 5 events (the job category 2 of its 2.75 expected at delta = 0)",
+        count=(6, 2),
+        unit=("gpu", "job"),
+        n_gpus=512,
+        hours=720.0,
+        totals=((5, "node", 64, 720.0),),
+        rate_category=1,
+    ),
 }
+# the CENTRED_SD sweep: apart's categorised fleet, a total-only fleet of 10 to 300 events
+# (the data sd of delta from 0.33 to 0.13)
+for _x in (10, 20, 40, 80, 300):
+    DESIGNS[f"sweep{_x}"] = Design(
+        name=f"sweep{_x}",
+        note=f"K=2; categorised as apart; total-only fleet 256 GPUs x 720 h, {_x} events",
+        count=(40, 25, 15),
+        unit=("gpu", "gpu", "node"),
+        n_gpus=256,
+        hours=720.0,
+        totals=((_x, "node", 256, 720.0),),
+        rate_category=2,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -383,6 +460,49 @@ class Exact:
             out += float((self.W[i, nz] * (f @ wu)).sum())
         return out
 
+    def draws(self, cat, n=2_000_000, seed=0):
+        """Independent draws of sigma, delta, kappa_cat and a new fleet's rate of cat.
+
+        (sigma, w) from the grid's weights (trapezoid nodes); R at that point; (alpha, beta)
+        given R from their weights at one of the two log R nodes next to R (picked with the
+        linear-binning weights, as in :meth:`rate_weights`); then exactly: Phi ~ Gamma(A + X,
+        b + R), B_c ~ Beta(a_c, A - a_c), and the new fleet's log ratio sigma (z_new - z_1),
+        z_1 | w ~ N(-sum(w) / K, 1 / K), z_new ~ N(0, 1) (``_fleet_draws``).
+        """
+        rng = np.random.default_rng(seed)
+        p = self.post.ravel()
+        idx = rng.choice(p.size, size=n, p=p / p.sum())
+        i_sig, i_w = np.unravel_index(idx, self.post.shape)
+        pts, _ = self._w_points()
+        sig, w = self.sig[i_sig], pts[i_w]
+        log_r = self.log_r.ravel()[idx]
+        h = self.lr[1] - self.lr[0]
+        f = np.clip((log_r - self.lr[0]) / h, 0.0, self.lr.size - 1.000001)
+        j = np.floor(f).astype(np.int64)
+        j += rng.random(n) < f - j
+        X = self.X.sum()
+        i_a, i_b = np.empty(n, np.int64), np.empty(n, np.int64)
+        for jj in np.unique(j):
+            sel = np.flatnonzero(j == jj)
+            m = self.ab_lp - (self.A[:, None] + X) * np.log(self.bt[None, :] + np.exp(self.lr[jj]))
+            q = np.exp(m - m.max()).ravel()
+            k = rng.choice(q.size, size=sel.size, p=q / q.sum())
+            i_a[sel], i_b[sel] = np.unravel_index(k, m.shape)
+        a_c = np.exp(self.la[i_a]) + self.x[cat]
+        big_a = self.A[i_a]
+        phi = rng.gamma(big_a + X) / (self.bt[i_b] + np.exp(log_r))
+        kappa = self.rate_factor[cat] * phi * rng.beta(a_c, big_a - a_c)
+        n_fleets = self.k + 1
+        z1 = -w.sum(1) / n_fleets + rng.standard_normal(n) / np.sqrt(n_fleets)
+        eps = sig * (rng.standard_normal(n) - z1)
+        return {"sigma": sig, "delta": sig[:, None] * w, "kappa": kappa, "new": kappa * np.exp(eps)}
+
+    def cdf_new_rate(self, cat, y):
+        """P(new fleet's rate of cat <= y), from :meth:`draws` (MC SE <= 3.5e-4)."""
+        if getattr(self, "_new", None) is None:
+            self._new = np.sort(self.draws(cat)["new"])
+        return float(np.searchsorted(self._new, y, side="right") / self._new.size)
+
     def cdf_rate_no_totals(self, cat, y):
         """P(kappa_cat <= y) from Gamma(a_c, b) directly, valid when R = 0."""
         yy = y / self.rate_factor[cat]
@@ -390,6 +510,143 @@ class Exact:
         w = np.exp(self.ab_lp - (self.A[:, None] + self.X.sum()) * np.log(self.bt[None, :]))
         w /= w.sum()
         return float((w * special.gammainc(a + self.x[cat], yy * self.bt[None, :])).sum())
+
+
+class Exact2:
+    """Exact marginal posteriors of sigma, delta_1 and the share B_1 for two categories.
+
+    Any pooled exposures t_c and weights c_kc (module docstring, "Two categories"); one
+    total-only fleet. Grid in (sigma, w, l), l = logit B_1; (alpha, beta) summed into
+    G2(rho', q) with rho' = t.B + R and q = log(B_1 (1 - B_1)).
+    """
+
+    def __init__(self, red: dict, fleet_sigma: float = 1.0, res: float = 1.0):
+        self.x, self.t, self.c, self.X = red["x"], red["t"], red["c"], red["X"]
+        assert self.x.size == 2 and self.c.shape == (1, 2)
+        self.fs = fleet_sigma
+        self.k = 1
+        self.la = np.linspace(-10.0, 5.0, _n(100, res))
+        self.lb = np.linspace(-90.0, 12.0, _n(600, res))
+        self.l = np.linspace(-25.0, 25.0, _n(200, res))
+        self.u = np.linspace(0.0, 1.0, _n(200, res))
+        self.sig_max = 7.0 * fleet_sigma
+        self.sig = self.sig_max * self.u**2
+        self.w = np.linspace(-12.0, 12.0, _n(1600, res))
+        lo = np.log(self.t.min())
+        self.lrho = np.linspace(lo, np.log(self.t.max() + self.c.max()) + 25.0, _n(1000, res))
+        self._g2()
+        self._grid()
+
+    def _g2(self):
+        a = np.exp(self.la)[:, None]
+        b = np.exp(self.lb)[None, :]
+        xs, X = self.x.sum(), self.X.sum()
+        big_a = 2 * a + xs
+        base = (
+            stats.expon.logpdf(a) + stats.gamma.logpdf(b, 0.1) + np.log(a) + np.log(b)
+            + np.log(_trap(self.la))[:, None] + np.log(_trap(self.lb))[None, :]
+            + 2 * a * np.log(b) - 2 * special.gammaln(a) + special.gammaln(big_a + X)
+        )  # fmt: skip
+        rho = np.exp(self.lrho)
+        out = np.empty((self.la.size, rho.size))
+        edge_b = np.empty((self.la.size, rho.size))
+        for i in range(self.la.size):
+            m = base[i][:, None] - (big_a[i, 0] + X) * np.log(b[0][:, None] + rho[None, :])
+            out[i] = special.logsumexp(m, axis=0)
+            edge_b[i] = np.logaddexp(m[0], m[-1])
+        self.out, self.edge_b_out = out, edge_b
+
+    def _grid(self):
+        lw = stats.norm.logpdf(self.w, scale=np.sqrt(2.0)) + np.log(_trap(self.w))
+        jac = 2.0 * self.sig_max * self.u
+        with np.errstate(divide="ignore"):
+            ls = stats.halfnorm.logpdf(self.sig, scale=self.fs) + np.log(_trap(self.u) * jac)
+        delta = self.sig[:, None] * self.w[None, :]
+        base = ls[:, None] + lw[None, :] + self.X[0] * delta
+        alpha = np.exp(self.la)
+        lt = np.log(_trap(self.l))
+        acc, m_run = np.zeros_like(base), -np.inf
+        lp_l = np.empty(self.l.size)
+        edge_a, edge_b, tot = 0.0, 0.0, 0.0
+        for j, ell in enumerate(self.l):
+            lb1, lb2 = -np.logaddexp(0.0, -ell), -np.logaddexp(0.0, ell)
+            bvec = np.exp([lb1, lb2])
+            q = lb1 + lb2
+            m_k = float(self.c[0] @ bvec)
+            log_rho = np.logaddexp(np.log(self.t @ bvec), delta + np.log(m_k))
+            tab = self.out + alpha[:, None] * q
+            lg = special.logsumexp(tab, axis=0)
+            sp = interpolate.CubicSpline(self.lrho, lg)
+            hi = self.lrho[-1]
+            # beyond the grid log G2 is linear in log rho' (slope -(A + X)); no mass there
+            lg_pts = np.where(
+                log_rho > hi,
+                sp(hi) + sp.derivative()(hi) * (log_rho - hi),
+                sp(np.clip(log_rho, self.lrho[0], hi)),
+            )
+            lp = (
+                base + self.X[0] * np.log(m_k) + self.x[0] * lb1 + self.x[1] * lb2 + lt[j]
+                + lg_pts
+            )  # fmt: skip
+            mj = lp.max()
+            lp_l[j] = mj + np.log(np.exp(lp - mj).sum())
+            if mj > m_run:
+                acc *= np.exp(m_run - mj) if np.isfinite(m_run) else 0.0
+                m_run = mj
+            acc += np.exp(lp - m_run)
+            # alpha and beta edges: their share of G2 at each point, weighted by the point
+            pw = np.exp(lp - lp.max()).ravel()
+            idx = np.clip(np.searchsorted(self.lrho, log_rho.ravel()), 0, self.lrho.size - 1)
+            ea = np.exp(np.logaddexp(tab[0], tab[-1]) - lg)[idx]
+            eb = np.exp(special.logsumexp(self.edge_b_out + alpha[:, None] * q, axis=0) - lg)
+            edge_a += np.exp(mj) * (pw * ea).sum()
+            edge_b += np.exp(mj) * (pw * eb[idx]).sum()
+            tot += np.exp(mj) * pw.sum()
+        self.post = acc / acc.sum()
+        self.p_l = np.exp(lp_l - special.logsumexp(lp_l))
+        self.log_z = special.logsumexp(lp_l)
+        self.delta_shape = self.post.shape
+        self.edge_alpha, self.edge_beta = edge_a / tot, edge_b / tot
+        self.edge_sigma_w = float(self.post[-1].sum() + self.post[:, [0, -1]].sum())
+        self.edge_l = float(self.p_l[[0, -1]].sum())
+
+    cdf_sigma = Exact.cdf_sigma
+    cdf_delta = Exact.cdf_delta
+
+    def cdf_share(self, q):
+        ell = np.log(q) - np.log1p(-q)
+        return _cdf_1d(self.l, self.p_l / _trap(self.l), ell)
+
+
+def exact_for(design, fleet_sigma=1.0, res=1.0):
+    """``Exact`` where the totals see the rates through their sum only, else ``Exact2``."""
+    try:
+        return Exact(design.reduced(), fleet_sigma, res)
+    except AssertionError:
+        return Exact2(design.reduced2(), fleet_sigma, res)
+
+
+def alternative(design):
+    """The grid of a nearby model the fit must be told apart from (``--alternative``).
+
+    prior="bugs" -> "scaled"; pool="unit" -> "fleet"; unequal weights -> every category
+    weighing as the first in the total-only fleet.
+    """
+    import dataclasses
+
+    if design.prior == "bugs":
+        alt = dataclasses.replace(design, prior="scaled")
+        return "prior='scaled'", alt, exact_for(alt)
+    if design.pool == "unit":
+        alt = dataclasses.replace(design, pool="fleet")
+        return (
+            "pool='fleet'",
+            alt,
+            Exact2(alt.reduced2()) if len(alt.count) == 2 else exact_for(alt),
+        )
+    red = design.reduced2()
+    red["c"] = np.repeat(red["c"][:, :1], 2, axis=1)
+    return "equal weights", design, Exact2(red)
 
 
 def _n(n, res):
@@ -476,6 +733,68 @@ def grid_checks(fleet_sigma=1.0):
     print(f"no-information totals: prior mass on the (sigma, w) grid {prior_mass:.8f}; edges: "
           f"alpha {ex.edge_alpha:.1e}, beta {ex.edge_beta:.1e}, (sigma, w) "
           f"{ex.edge_sigma_w:.1e}")  # fmt: skip
+    grid_checks_new(rng, fleet_sigma)
+
+
+def grid_checks_new(rng, fleet_sigma=1.0):
+    """Checks of the two-category grid and of the new fleet's rate (Monte Carlo on the grid)."""
+    import dataclasses
+
+    # 4. two categories, any t_c and c_kc: the B_1 integral of the closed form in Phi against
+    # a Monte Carlo average over phi_c ~ Gamma(alpha + x_c, beta + t_c), independent
+    for dn, alpha, beta, delta in [("unitmix", 0.7, 0.02, 0.3), ("weights", 2.0, 1.5, -0.4)]:
+        red = DESIGNS[dn].reduced2()
+        x, t, c, X = red["x"], red["t"], red["c"][0], red["X"][0]
+        a, b = alpha + x, beta + t
+        big_a = a.sum()
+
+        def f(b1, a=a, b=b, c=c, X=X, big_a=big_a, delta=delta):
+            bb = np.array([b1, 1 - b1])
+            mu = np.exp(delta) * (c @ bb)
+            return np.exp(
+                special.gammaln(big_a + X) - special.gammaln(a).sum() + (a * np.log(b)).sum()
+                + (a - 1) @ np.log(bb) - (big_a + X) * np.log(b @ bb + mu)
+                + X * np.log(mu) - special.gammaln(X + 1)
+            )  # fmt: skip
+
+        exact = integrate.quad(f, 0, 1, limit=200, epsabs=0, epsrel=1e-10)[0]
+        phi = rng.gamma(a, 1 / b, size=(2_000_000, 2))
+        lik = stats.poisson.pmf(X, np.exp(delta) * phi @ c)
+        mc, se = lik.mean(), lik.std() / np.sqrt(lik.size)
+        print(f"two categories ({dn}), closed form in Phi integrated over B_1 at alpha={alpha}, "
+              f"beta={beta}, delta={delta}: {exact:.6e}, Monte Carlo {mc:.6e} +- {se:.1e} "
+              f"(z {(mc - exact) / se:+.2f})")  # fmt: skip
+    # 5. where the totals see the rates through their sum only, the two-category grid (B_1 on
+    # a grid) and the one-sum grid (B integrated out) must agree
+    d = dataclasses.replace(DESIGNS["unitmix"], pool="auto")  # fleet pooling: t_c equal
+    e1, e2 = Exact(d.reduced(), fleet_sigma), Exact2(d.reduced2(), fleet_sigma)
+    diff_s = max(abs(e1.cdf_sigma(q) - e2.cdf_sigma(q)) for q in (0.05, 0.2, 0.5, 1.0, 2.0))
+    diff_d = max(abs(e1.cdf_delta(0, q) - e2.cdf_delta(0, q)) for q in (-1, -0.3, 0, 0.3, 1))
+    print(f"two-category grid vs one-sum grid ({d.note}, pool='fleet'): max |CDF difference| "
+          f"sigma {diff_s:.1e}, delta {diff_d:.1e}")  # fmt: skip
+    # 6. the new fleet's rate two ways: z_1 | w of the K fleets (``draws``, as fit_fleets), and
+    # the grid of K + 1 fleets, the new one with no events over ~no exposure, whose delta is
+    # then the new fleet's log ratio given the data
+    d = DESIGNS["weak"]
+    red = d.reduced()
+    ex = Exact(red, fleet_sigma)
+    new = ex.draws(d.rate_category)["new"]
+    aug = dict(red, c=np.append(red["c"], red["c"][0] * 1e-9), X=np.append(red["X"], 0.0))
+    dr = Exact(aug, fleet_sigma).draws(d.rate_category, seed=7)
+    new_aug = dr["kappa"] * np.exp(dr["delta"][:, -1])
+    for lev in LEVELS:
+        q = np.quantile(new, lev)
+        cdf = np.mean(new_aug <= q)
+        se = np.sqrt(2 * lev * (1 - lev) / new.size)  # two independent 2e6-draw samples
+        print(f"new fleet's rate ({d.name}), level {lev}: CDF from the K + 1 fleet grid "
+              f"{cdf:.5f} (z {(cdf - lev) / se:+.2f})")  # fmt: skip
+    # the draws' kappa against the deterministic CDF of step 4 of the reduction
+    kap = ex.draws(d.rate_category, seed=3)["kappa"]
+    for lev in LEVELS:
+        q = np.quantile(kap, lev)
+        print(f"category rate ({d.name}), level {lev}: grid draws vs deterministic CDF "
+              f"{ex.cdf_rate(d.rate_category, q) - lev:+.1e} (MC SE "
+              f"{np.sqrt(lev * (1 - lev) / kap.size):.1e})")  # fmt: skip
 
 
 def _k0_ppf(level):
@@ -504,6 +823,12 @@ def quantities(fit, design):
         out[f"delta_{k}"] = np.log(post["fleet_multiplier"].sel(fleet=fleets[k]).values)
     cat = str(post["category"].values[design.rate_category])
     out[f"rate[{cat}]"] = post["fleet_rate"].sel(fleet=fleets[0], category=cat).values
+    out[f"new_rate[{cat}]"] = post["rate"].sel(category=cat).values
+    if len(design.count) == 2:
+        # share of the first category in the pooled rates, phi_c = kappa_c E_c / t_c
+        e, t = design.pooled()
+        phi = post["fleet_rate"].sel(fleet=fleets[0]).values * (e / t)
+        out["share"] = phi[..., 0] / phi.sum(-1)
     return out
 
 
@@ -512,6 +837,10 @@ def exact_cdf(ex, design, name, q):
         return ex.cdf_sigma(q)
     if name.startswith("delta_"):
         return ex.cdf_delta(int(name.split("_")[1]) - 1, q)
+    if name == "share":
+        return ex.cdf_share(q)
+    if name.startswith("new_rate"):
+        return ex.cdf_new_rate(design.rate_category, q)
     return ex.cdf_rate(design.rate_category, q)
 
 
@@ -538,34 +867,63 @@ def main():
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--grid-checks", action="store_true")
     ap.add_argument("--no-fit", action="store_true", help="grids only")
+    ap.add_argument("--alternative", action="store_true", help="also z against alternative()")
+    ap.add_argument("--grid-checks-new", action="store_true", help="checks 4-6 only")
     ap.add_argument("--save", help="folder to save each fit's draws in (npz), for --load")
     ap.add_argument("--load", help="folder of saved draws: compare them instead of fitting")
     ap.add_argument("--label", default="", help="printed with each seed (e.g. the code's state)")
+    ap.add_argument("--fit-only", action="store_true", help="fit and --save, no grid")
+    ap.add_argument("--tag", default="", help="appended to saved file names")
+    ap.add_argument(
+        "--centred-sd", type=float, help="override relmc.models.fleets.CENTRED_SD (a sweep)"
+    )
     args = ap.parse_args()
     logging.getLogger("pymc").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
     t0 = time.time()
     if args.grid_checks:
         grid_checks()
+    elif args.grid_checks_new:
+        grid_checks_new(np.random.default_rng(1))
 
+    import relmc.models.fleets as fleets_mod
     from relmc.models import fit_fleets, import_arviz
+
+    if args.centred_sd is not None:
+        fleets_mod.CENTRED_SD = args.centred_sd
 
     az = import_arviz()
     for dn in args.designs.split(","):
         d = DESIGNS[dn]
         t = time.time()
-        ex = Exact(d.reduced())
-        ex.rate_weights()
         print(f"\n## design {dn}: {d.note}")
-        print(f"grid: {time.time() - t:.0f} s; edges: alpha {ex.edge_alpha:.1e}, beta "
-              f"{ex.edge_beta:.1e}, (sigma, w) {ex.edge_sigma_w:.1e}; R off its grid "
-              f"{1 - ex.r_in_range:.1e}", flush=True)  # fmt: skip
-        ex2 = Exact(d.reduced(), res=2) if args.grid_checks else None
+        if args.fit_only:
+            for s in range(args.seed0, args.seed0 + args.seeds):
+                t = time.time()
+                fit = fit_fleets(
+                    d.datasets(), n_draws=args.draws, n_tune=args.tune, n_chains=args.chains,
+                    cores=args.cores, seed=s, prior=d.prior, pool=d.pool,
+                )  # fmt: skip
+                div, secs = int(fit.sample_stats["diverging"].sum()), time.time() - t
+                np.savez(f"{args.save}/{dn}-{s}{args.tag}.npz", _divergences=div,
+                         _seconds=secs, **quantities(fit, d))  # fmt: skip
+                print(f"{args.label}seed {s}: {secs:.0f} s, divergences {div}", flush=True)
+            continue
+        ex = exact_for(d)
+        if isinstance(ex, Exact):
+            ex.rate_weights()
+            edges = f"beta {ex.edge_beta:.1e}, R off its grid {1 - ex.r_in_range:.1e}"
+        else:
+            edges = f"beta {ex.edge_beta:.1e}, logit B_1 {ex.edge_l:.1e}"
+        print(f"grid: {time.time() - t:.0f} s; edges: alpha {ex.edge_alpha:.1e}, (sigma, w) "
+              f"{ex.edge_sigma_w:.1e}, {edges}", flush=True)  # fmt: skip
+        # doubled resolution (1.5 for the three-dimensional grid of two categories)
+        ex2 = exact_for(d, res=2 if isinstance(ex, Exact) else 1.5) if args.grid_checks else None
         for s in range(args.seed0, args.seed0 + args.seeds):
             if args.no_fit:
                 break
             t = time.time()
-            path = f"{args.load or args.save}/{dn}-{s}.npz"
+            path = f"{args.load or args.save}/{dn}-{s}{args.tag}.npz"
             if args.load:
                 saved = dict(np.load(path))
                 div, secs = int(saved.pop("_divergences")), float(saved.pop("_seconds"))
@@ -573,16 +931,22 @@ def main():
             else:
                 fit = fit_fleets(
                     d.datasets(), n_draws=args.draws, n_tune=args.tune, n_chains=args.chains,
-                    cores=args.cores, seed=s,
+                    cores=args.cores, seed=s, prior=d.prior, pool=d.pool,
                 )  # fmt: skip
                 div, secs = int(fit.sample_stats["diverging"].sum()), time.time() - t
                 draws = quantities(fit, d)
                 if args.save:
                     np.savez(path, _divergences=div, _seconds=secs, **draws)
             shape = next(iter(draws.values())).shape
+            if isinstance(ex, Exact2):  # no rate on that grid: sigma, delta and the share
+                draws = {k: v for k, v in draws.items() if not k.endswith("]")}
+            else:
+                draws.pop("share", None)
             rows = compare(ex, d, draws, az)
             print(f"{args.label}seed {s}, {shape[0]} x {shape[1]}: {secs:.0f} s, "
-                  f"divergences {div} / {shape[0] * shape[1]}", flush=True)  # fmt: skip
+                  f"divergences {div} / {shape[0] * shape[1]}; bulk ESS of sigma "
+                  f"{float(az.ess(draws['sigma'])):.0f}; max |z| "
+                  f"{max(abs(r[-1]) for r in rows):.2f}", flush=True)  # fmt: skip
             for name in dict.fromkeys(r[0] for r in rows):
                 sel = [r for r in rows if r[0] == name]
                 txt = ", ".join(f"{lev:.2f}: {c:.4f} (z {z:+.2f})" for _, lev, _, c, _, z in sel)
@@ -590,6 +954,20 @@ def main():
                 if ex2 is not None:
                     diff = max(abs(exact_cdf(ex2, d, name, q) - c) for _, _, q, c, _, _ in sel)
                     print(f"  {'':14s} doubled grid: max |CDF change| {diff:.1e}")
+            if args.alternative:
+                what, d_alt, ex_alt = alternative(d)
+                if isinstance(ex_alt, Exact2):
+                    alt = {k: v for k, v in draws.items() if not k.endswith("]")}
+                    # the share of the other model's pooled rates, phi'_c = phi_c t_c / t'_c
+                    rt = d.pooled()[1] / d_alt.pooled()[1]
+                    alt["share"] = (
+                        rt[0] * alt["share"] / (rt[0] * alt["share"] + rt[1] * (1 - alt["share"]))
+                    )
+                else:
+                    ex_alt.rate_weights()
+                    alt = {k: v for k, v in draws.items() if k != "share"}
+                for name, _, _, c, _, z in compare(ex_alt, d, alt, az):
+                    print(f"  against the grid of {what}: {name} CDF {c:.4f} (z {z:+.2f})")
     print(f"\ntotal {time.time() - t0:.0f} s")
 
 
