@@ -38,7 +38,7 @@ def test_fleets_match_exact_grid_where_sigma_is_weakly_identified():
     # median. fit_fleets warns (an error here) on any divergence or r_hat > 1.01, so the fit
     # itself is also checked for a clean run; the all-centred sampler diverged on this design
     fit = fit_fleets(design.datasets(), n_draws=500, n_tune=500, n_chains=2, cores=1, seed=5)
-    draws = {k: v for k, v in vf.quantities(fit, design).items() if not k.startswith("rate")}
+    draws = {k: v for k, v in vf.quantities(fit, design).items() if "rate" not in k}
     # half the script's grid resolution: CDFs within 1e-4 of the full grid on this design
     exact = vf.Exact(design.reduced(), res=0.5)
     z = np.array([row[-1] for row in vf.compare(exact, design, draws, az)])
