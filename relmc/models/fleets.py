@@ -61,8 +61,9 @@ The log fleet ratios :math:`\delta_k` are sampled centred where the counts pin t
 non-centred elsewhere, chosen from the data (:func:`centred_fleets`: the sd of
 :math:`\delta_k` that a total :math:`X_k` and the categorised fleet's :math:`\sum_c x_c`
 allow, about :math:`\sqrt{1/X_k + 1/\sum_c x_c}`, below ``CENTRED_SD`` :math:`= 0.25` times
-``fleet_sigma``). Centred, a weakly informed :math:`\delta_k` and :math:`\sigma` form a funnel
-(:math:`\delta_k` squeezed to 0 as :math:`\sigma \to 0`); non-centred,
+``fleet_sigma``, and the estimate of :math:`\delta_k` more than ``CENTRED_APART`` :math:`= 3`
+such sds from 0). Centred, a weakly informed :math:`\delta_k`, or one pinned near 0, and
+:math:`\sigma` form a funnel (:math:`\delta_k` squeezed to 0 as :math:`\sigma \to 0`); non-centred,
 :math:`\delta_k = \sigma \times` (a standard normal), a well-pinned :math:`\delta_k` leaves
 a thin curved ridge. With both kinds, the non-centred ratios are drawn given the centred ones
 (their conditional prior), so the prior, and the posterior, are the model's. On small designs
@@ -120,8 +121,10 @@ from relmc.models.hierarchical import (
 __all__ = ["fit_fleets"]
 
 #: A total-only fleet's log ratio is sampled centred when the data's sd of it is below this
-#: times ``fleet_sigma``, non-centred otherwise (:func:`centred_fleets`; benchmarks/VALIDATION.md)
+#: times ``fleet_sigma`` and its estimate is more than ``CENTRED_APART`` of those sds from 0,
+#: non-centred otherwise (:func:`centred_fleets`; benchmarks/VALIDATION.md)
 CENTRED_SD = 0.25
+CENTRED_APART = 3.0
 
 
 def _named(datasets: object) -> list[tuple[str, object]]:
@@ -398,21 +401,39 @@ def _sample(
         log_pooled = pm.Deterministic("log_pooled", log_g - pt.log(beta + t), dims="category")
         kappa = pt.exp(log_pooled) * (t / main.exposure)  # the categorised fleet's rates
         sigma = pm.HalfNormal("sigma", sigma=fleet_sigma)
-        log_mult = _log_ratios(pm, pt, sigma, centred_fleets(tot_count, main.count, fleet_sigma))
+        expected = tot_exposure * (per_unit @ ((main.count + 0.5 / main.n) / main.exposure))
+        centred = centred_fleets(tot_count, main.count, fleet_sigma, expected)
+        log_mult = _log_ratios(pm, pt, sigma, centred)
         mu_tot = pt.exp(log_mult) * tot_exposure * pt.dot(per_unit, kappa)
         pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
         return pm.sample(**kwargs)
 
 
-def centred_fleets(tot_count: np.ndarray, main_count: np.ndarray, fleet_sigma: float) -> np.ndarray:
+def centred_fleets(
+    tot_count: np.ndarray,
+    main_count: np.ndarray,
+    fleet_sigma: float,
+    tot_expected: np.ndarray | None = None,
+) -> np.ndarray:
     r"""Which total-only fleets' log ratios :math:`\delta_k` NUTS samples centred.
 
     The data's sd of :math:`\delta_k`, about :math:`\sqrt{1 / (X_k + 1/2) + 1 / (\sum_c x_c +
     1/2)}` (two Poisson log rates), against the prior's scale: centred where it is below
-    ``CENTRED_SD`` x ``fleet_sigma`` (the counts pin :math:`\delta_k`), non-centred elsewhere.
+    ``CENTRED_SD`` x ``fleet_sigma`` (the counts pin :math:`\delta_k`) and the estimate
+    :math:`\hat\delta_k = \log((X_k + 1/2) / \hat\mu_k)` is more than ``CENTRED_APART`` of
+    those sds from 0, non-centred elsewhere. :math:`\hat\mu_k` (``tot_expected``) is the
+    total's expected count at :math:`\delta_k = 0` with the categorised fleet's rates at
+    :math:`(x_c + 1/(2C)) / E_c`; without it only the sd is used. A pinned :math:`\delta_k`
+    near 0 lets :math:`\sigma` reach 0, the centred funnel's neck, where NUTS diverged
+    (benchmarks/VALIDATION.md, the ``CENTRED_SD`` sweep).
     """
-    sd = np.sqrt(1.0 / (np.asarray(tot_count) + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
-    return sd < CENTRED_SD * fleet_sigma
+    tot_count = np.asarray(tot_count, dtype=float)
+    sd = np.sqrt(1.0 / (tot_count + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
+    centred = sd < CENTRED_SD * fleet_sigma
+    if tot_expected is not None:
+        apart = np.abs(np.log((tot_count + 0.5) / np.asarray(tot_expected))) > CENTRED_APART * sd
+        centred &= apart
+    return centred
 
 
 def _log_ratios(pm, pt, sigma, centred: np.ndarray):
