@@ -383,6 +383,14 @@ def agreement(design, logs):
             share = [g["bad"][g["node"][g["category"] == c]].mean() for g in logs]
             z = _z_mean(share, ex["bad_share"][c])
             res[f"share on bad nodes [{name}]"] = ("z", z, abs(z) <= Z)
+        # given the bad nodes drawn, a log's count is Poisson with mean
+        # n mu (n - B + m B) / (n (1 - f + f m)): the rates without the noise of B
+        bad = np.array([g["bad"].sum() for g in logs])
+        for c, name in enumerate(design.names):
+            norm = 1.0 - design.f + design.f * design.m[c]
+            mean = ex["node_mean"][c] * (n - bad + design.m[c] * bad) / norm
+            z = (counts[:, c].sum() - mean.sum()) / np.sqrt(mean.sum())
+            res[f"count given bad nodes [{name}]"] = ("z", z, abs(z) <= Z)
     return res
 
 

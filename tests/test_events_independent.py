@@ -51,7 +51,7 @@ def test_both_generators_match_the_documented_process(design):
     d = vi.Design(getattr(vi, design))
     relmc = vi.agreement(d, vi.relmc_logs(d, 30, 7))
     independent = vi.agreement(d, vi.independent_logs(d, 30, 8))
-    assert len(relmc) == (13 if design == "TRUTH" else 11)  # lemon share only with lemons
+    assert len(relmc) == (15 if design == "TRUTH" else 11)  # lemon checks only with lemons
     assert _failures(relmc) == {}
     assert _failures(independent) == {}
 
