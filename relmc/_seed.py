@@ -58,8 +58,13 @@ def child_seed(root: np.random.SeedSequence, *keys: int) -> np.random.SeedSequen
 
 def seed_attrs(root: np.random.SeedSequence) -> dict[str, str]:
     """NetCDF/zarr-safe record of a root seed: ``seed_entropy`` and ``seed_spawn_key`` (JSON)."""
+    entropy = root.entropy
+    if isinstance(entropy, (int, np.integer)):
+        text = str(int(entropy))
+    else:  # a sequence of ints (``SeedSequence([1, 2])``): a JSON list
+        text = json.dumps([int(e) for e in np.asarray(entropy).ravel()])
     return {
-        "seed_entropy": str(root.entropy),
+        "seed_entropy": text,
         "seed_spawn_key": json.dumps([int(k) for k in root.spawn_key]),
     }
 
@@ -67,7 +72,12 @@ def seed_attrs(root: np.random.SeedSequence) -> dict[str, str]:
 def seed_from_attrs(attrs: Mapping[str, Any]) -> np.random.SeedSequence:
     """Rebuild the root ``SeedSequence`` that :func:`seed_attrs` recorded."""
     try:
-        entropy = int(attrs["seed_entropy"])
+        text = str(attrs["seed_entropy"]).strip()
+        entropy: int | list[int]
+        if text.startswith("["):
+            entropy = [int(e) for e in json.loads(text)]
+        else:
+            entropy = int(text)
         key = tuple(int(k) for k in json.loads(attrs.get("seed_spawn_key", "[]")))
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(
