@@ -22,8 +22,7 @@ the same configurations are also run on the general path (the path they took bef
 the diurnal path's time is split into the draw, the solve ``F(x) = g`` (a chain of solves
 with the phase carried, as the path runs them) and the category (alias draws made ahead);
 two of its rows (one peak hour; 18 peak hours with Llama 3's planned maintenance) are also
-run at 2k, 16k, 100k and 1M GPUs, on the path ``simulate_block`` chooses (the diurnal path
-from one failure an hour: ``diurnal_pays``) beside the general path.
+run at 2k, 16k, 100k and 1M GPUs, beside the general path.
 
 Measured: events simulated per second per thread (``simulate(..., n_threads=1)``, the
 ``events`` output summed over trials, compile time excluded) and its ratio to the rate at which
@@ -248,9 +247,7 @@ def _path_of(x) -> str:
     amp_on = bool(np.any(x.cat_amp > 0.0) or np.any(x.draw_amp > 0.0))
     other = x.trend_shape != 1.0 or bool(np.any(x.draw_trend != 1.0)) or x.speed_amp != 0.0
     other = other or x.cat_profile.shape[0] > 0
-    if _kernels.diurnal_applies(
-        x.maint_rate, x.n_spares, x.swap, amp_on, other, False
-    ) and _kernels.diurnal_pays(x.cat_rate):
+    if _kernels.diurnal_applies(x.maint_rate, x.n_spares, x.swap, amp_on, other, False):
         return "diurnal"
     if _kernels.renewal_applies(x.maint_rate, x.n_spares, x.swap, amp_on or other, False):
         return "renewal"
@@ -320,8 +317,7 @@ def physics_paths(quick: bool, row) -> None:
     row("  diurnal path, one peak: the solve F(x) = g", f"{solve:.1f} ns/failure", "", "")
     row("  diurnal path, one peak: a category", f"{best['category']:.1f} ns/failure", "", "")
     row("  diurnal path, one peak: the rest", f"{rest:.1f} ns/failure", "", "segments, accounts")
-    # two diurnal rows against cluster size, on the path simulate_block chooses (the diurnal
-    # path from one failure an hour), beside the general path
+    # two diurnal rows against cluster size (the diurnal path), beside the general path
     per_n = physics_configs_at_sizes()
     for (label, n_gpus), sc in per_n.items():
         pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
@@ -344,7 +340,7 @@ def physics_paths(quick: bool, row) -> None:
 
 
 def physics_configs_at_sizes() -> dict[tuple[str, int], Scenario]:
-    """Two diurnal Llama 3 rows of section [6] at 2k to 1M GPUs (on the path chosen)."""
+    """Two diurnal Llama 3 rows of section [6] at 2k to 1M GPUs."""
     out = {}
     for n_gpus in (2048, 16_384, 100_000, 1_000_000):
         base = paths_configs_at(n_gpus, maint=False)

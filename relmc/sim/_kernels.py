@@ -16,8 +16,7 @@ is drawn in one place (``_gap``).
 
 Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
 memorylessness in exposed time. Diurnal rates alone on the renewal configuration take the
-diurnal path (below) where failures come at least once an hour: an exact time change, one
-exponential and one solve per failure.
+diurnal path (below): an exact time change, one exponential and one solve per failure.
 Everything else time-varying takes the general path, where a gap starts at a
 known wall time ``t0`` and the exposure is unbroken until the event (a restart runs straight
 into the run that follows): :func:`_fail_gap` draws the next failure exactly by thinning a
@@ -100,10 +99,7 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   event after the job's last compute is deferred (the cycle's failure, if any, stands, and the
   next planned event is drawn afresh after it). Without maintenance no draw and no arithmetic is
   added. The power-law trend stays on the general path (the integral of the cosine times the
-  trend has no closed form). The path is taken only where failures come at least once an hour on
-  average over the draws (:func:`diurnal_pays`): with gaps of hours the series guess is far off
-  and the solve takes several steps with library sines, and the general path's thinning is
-  faster (measured in benchmarks/README.md); both run the same process.
+  trend has no closed form).
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -183,11 +179,6 @@ EXPOSED, A_RESTART, A_REWORK, A_CKPT = range(4)
 N_ACC = 4
 _SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
 _FEW_PER_CATEGORY = 4  # below this many failures per category, draw categories one by one
-# the diurnal path is chosen only when failures come at least this often (per wall hour, the
-# draws' mean): its solve is fast when a gap spans a small part of the day (the series guess
-# then lands within a step), slower than the general path's thinning when gaps last hours
-# (benchmarks/README.md, "Time-varying physics")
-_DIURNAL_MIN_RATE = 1.0
 _SETTLE_MIN = 64  # near the cap, the renewal path settles categories early in parts this large
 
 
@@ -1839,21 +1830,6 @@ def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain
     if not amp_on or other_varying or uncertain:
         return False
     return renewal_applies(maint_rate, n_spares, swap)
-
-
-@jit
-def diurnal_pays(cat_rate):
-    """Whether the diurnal path is worth taking where it applies.
-
-    The draws' mean failure rate per wall hour is at least ``_DIURNAL_MIN_RATE``: computed from
-    every draw, so the same for every block of a run. Below it the general path (thinning)
-    runs the same process, faster.
-    """
-    total = 0.0
-    for d in range(cat_rate.shape[0]):
-        for c in range(cat_rate.shape[1]):
-            total += cat_rate[d, c]
-    return total >= _DIURNAL_MIN_RATE * cat_rate.shape[0]
 
 
 @jit
@@ -4043,8 +4019,7 @@ def simulate_block(
     straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
     path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
     Diurnal failure rates alone on the renewal configuration run the diurnal path
-    (:func:`diurnal_applies`) where failures come often enough for it to pay
-    (:func:`diurnal_pays`); with every amplitude 0 the renewal path runs as before, bit for
+    (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
     bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
     :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
     ``overhead_sigma`` is not read (the factors are drawn by the caller). Physics per draw
@@ -4109,9 +4084,7 @@ def simulate_block(
     other = other or speed_amp != 0.0 or cat_profile.shape[0] > 0
     varying = amp_on or other
     uncertain = overheads_on(overhead_factor, overhead_jitter)
-    if diurnal_applies(maint_rate, n_spares, swap, amp_on, other, uncertain) and diurnal_pays(
-        cat_rate
-    ):
+    if diurnal_applies(maint_rate, n_spares, swap, amp_on, other, uncertain):
         _block_diurnal(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
