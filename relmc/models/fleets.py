@@ -125,6 +125,9 @@ __all__ = ["fit_fleets"]
 #: non-centred otherwise (:func:`centred_fleets`; benchmarks/VALIDATION.md)
 CENTRED_SD = 0.25
 CENTRED_APART = 3.0
+#: ``target_accept`` by default where a total-only fleet's log ratio is pinned near 0
+#: (:func:`pinned_near_zero`; benchmarks/VALIDATION.md)
+PINNED_TARGET_ACCEPT = 0.99
 
 
 def _named(datasets: object) -> list[tuple[str, object]]:
@@ -168,7 +171,7 @@ def fit_fleets(
     n_tune: int = 1000,
     n_chains: int = 4,
     cores: int | None = None,
-    target_accept: float = 0.95,
+    target_accept: float | None = None,
     seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     progressbar: bool = False,
 ) -> az.InferenceData:
@@ -193,7 +196,11 @@ def fit_fleets(
     shape : relmc.cluster.ClusterShape, optional
         GPU packing used to count each category's units in total-only fleets.
     n_draws, n_tune, n_chains, cores, target_accept, seed, progressbar
-        As in :func:`relmc.fit_hierarchical` (``target_accept`` defaults to 0.95 here).
+        As in :func:`relmc.fit_hierarchical`. ``target_accept`` defaults to 0.95, or to
+        ``PINNED_TARGET_ACCEPT`` = 0.99 where a total-only fleet's log ratio is pinned near 0
+        (:func:`pinned_near_zero`: near-equal fleets with many events, sampled non-centred,
+        leave a thin ridge at large sigma where NUTS diverged at 0.95;
+        benchmarks/VALIDATION.md).
 
     Returns
     -------
@@ -237,9 +244,6 @@ def fit_fleets(
         raise ValueError(f"fleet_sigma must be a finite number > 0, got {fleet_sigma!r}")
     if shape is not None and not isinstance(shape, ClusterShape):
         raise ValueError(f"shape must be a relmc.cluster.ClusterShape, got {shape!r}")
-    n_draws, n_tune, n_chains, target_accept = check_sampling(
-        n_draws, n_tune, n_chains, target_accept, cores
-    )
     per_unit = np.array(
         [
             _per_unit(f, f"datasets[{n!r}]", main.unit, shape)
@@ -248,6 +252,13 @@ def fit_fleets(
     )  # (total fleet, category)
     tot_count = np.array([f.count[0] for f in totals])
     tot_exposure = np.array([f.exposure[0] for f in totals])
+    expected = _expected_totals(main, per_unit, tot_exposure)
+    if target_accept is None:
+        pinned = pinned_near_zero(tot_count, main.count, float(fleet_sigma), expected)
+        target_accept = PINNED_TARGET_ACCEPT if pinned.any() else 0.95
+    n_draws, n_tune, n_chains, target_accept = check_sampling(
+        n_draws, n_tune, n_chains, target_accept, cores
+    )
 
     root = resolve_seed(seed)
     nuts_ss, pred_ss = child_seed(root, 0), child_seed(root, 1)
@@ -401,12 +412,37 @@ def _sample(
         log_pooled = pm.Deterministic("log_pooled", log_g - pt.log(beta + t), dims="category")
         kappa = pt.exp(log_pooled) * (t / main.exposure)  # the categorised fleet's rates
         sigma = pm.HalfNormal("sigma", sigma=fleet_sigma)
-        expected = tot_exposure * (per_unit @ ((main.count + 0.5 / main.n) / main.exposure))
+        expected = _expected_totals(main, per_unit, tot_exposure)
         centred = centred_fleets(tot_count, main.count, fleet_sigma, expected)
         log_mult = _log_ratios(pm, pt, sigma, centred)
         mu_tot = pt.exp(log_mult) * tot_exposure * pt.dot(per_unit, kappa)
         pm.Poisson("total_count", mu=mu_tot, observed=tot_count)
         return pm.sample(**kwargs)
+
+
+def _expected_totals(main, per_unit: np.ndarray, tot_exposure: np.ndarray) -> np.ndarray:
+    """Each total's expected count at delta = 0 (:func:`centred_fleets`).
+
+    The categorised fleet's rates at their estimates ``(x_c + 1/(2C)) / E_c``.
+    """
+    return tot_exposure * (per_unit @ ((main.count + 0.5 / main.n) / main.exposure))
+
+
+def pinned_near_zero(
+    tot_count: np.ndarray, main_count: np.ndarray, fleet_sigma: float, tot_expected: np.ndarray
+) -> np.ndarray:
+    r"""Total-only fleets whose log ratio the counts pin near 0.
+
+    The data's sd of :math:`\delta_k` is below ``CENTRED_SD`` x ``fleet_sigma`` but its
+    estimate is within ``CENTRED_APART`` sds of 0: sampled non-centred
+    (:func:`centred_fleets`), these leave a thin ridge at large :math:`\sigma` (the ratio
+    pinned, the standard normal behind it squeezed), which NUTS crosses only with smaller
+    steps: :func:`fit_fleets` then samples at ``PINNED_TARGET_ACCEPT``.
+    """
+    tot_count = np.asarray(tot_count, dtype=float)
+    sd = np.sqrt(1.0 / (tot_count + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
+    near = np.abs(np.log((tot_count + 0.5) / np.asarray(tot_expected))) <= CENTRED_APART * sd
+    return (sd < CENTRED_SD * fleet_sigma) & near
 
 
 def centred_fleets(
