@@ -439,10 +439,8 @@ def pinned_near_zero(
     pinned, the standard normal behind it squeezed), which NUTS crosses only with smaller
     steps: :func:`fit_fleets` then samples at ``PINNED_TARGET_ACCEPT``.
     """
-    tot_count = np.asarray(tot_count, dtype=float)
-    sd = np.sqrt(1.0 / (tot_count + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
-    near = np.abs(np.log((tot_count + 0.5) / np.asarray(tot_expected))) <= CENTRED_APART * sd
-    return (sd < CENTRED_SD * fleet_sigma) & near
+    sd, z = _ratio_sd_and_z(tot_count, main_count, tot_expected)
+    return (sd < CENTRED_SD * fleet_sigma) & (np.abs(z) <= CENTRED_APART)
 
 
 def centred_fleets(
@@ -463,13 +461,20 @@ def centred_fleets(
     near 0 lets :math:`\sigma` reach 0, the centred funnel's neck, where NUTS diverged
     (benchmarks/VALIDATION.md, the ``CENTRED_SD`` sweep).
     """
-    tot_count = np.asarray(tot_count, dtype=float)
-    sd = np.sqrt(1.0 / (tot_count + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
+    sd, z = _ratio_sd_and_z(tot_count, main_count, tot_expected)
     centred = sd < CENTRED_SD * fleet_sigma
     if tot_expected is not None:
-        apart = np.abs(np.log((tot_count + 0.5) / np.asarray(tot_expected))) > CENTRED_APART * sd
-        centred &= apart
+        centred &= np.abs(z) > CENTRED_APART
     return centred
+
+
+def _ratio_sd_and_z(tot_count, main_count, tot_expected):
+    """Return the data's sd of each log fleet ratio, and its estimate in those sds."""
+    tot_count = np.asarray(tot_count, dtype=float)
+    sd = np.sqrt(1.0 / (tot_count + 0.5) + 1.0 / (np.sum(main_count) + 0.5))
+    if tot_expected is None:
+        return sd, np.full_like(sd, np.nan)
+    return sd, np.log((tot_count + 0.5) / np.asarray(tot_expected)) / sd
 
 
 def _log_ratios(pm, pt, sigma, centred: np.ndarray):
