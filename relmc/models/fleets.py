@@ -198,8 +198,8 @@ def fit_fleets(
     n_draws, n_tune, n_chains, cores, target_accept, seed, progressbar
         As in :func:`relmc.fit_hierarchical`. ``target_accept`` defaults to 0.95, or to
         ``PINNED_TARGET_ACCEPT`` = 0.99 where a total-only fleet's log ratio is pinned near 0
-        (:func:`pinned_near_zero`: near-equal fleets with many events, sampled non-centred,
-        leave a thin ridge at large sigma where NUTS diverged at 0.95;
+        (``relmc.models.fleets.pinned_near_zero``: near-equal fleets with many events,
+        sampled non-centred, leave a thin ridge at large sigma where NUTS diverged at 0.95;
         benchmarks/VALIDATION.md).
 
     Returns
