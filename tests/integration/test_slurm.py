@@ -53,6 +53,9 @@ def test_dask_jobqueue_slurmcluster_equals_local(slurm, small_spec, tmp_path):
         local_directory=str(tmp_path / "dask"),
         death_timeout=60,
         python=sys.executable,
+        # the dashboard on a free port: a fixed 8787 held by anything else on the machine
+        # makes distributed warn, which the test run turns into an error
+        scheduler_options={"dashboard_address": ":0"},
     ) as cluster:
         cluster.scale(jobs=2)
         with Client(cluster) as client:
