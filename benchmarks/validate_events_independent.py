@@ -67,21 +67,19 @@ HERE = Path(__file__).resolve().parent
 UNITS_PER_NODE = {"gpu": 8, "node": 1}
 GPUS_PER_NODE = 8
 
-#: The clear design of ``benchmarks/validate_events.py`` (copied so the CI test does not
-#: import PyMC; :func:`_validate_events` checks it is still the same).
-TRUTH = {
-    "rate": {"GPU": 1.0e-4, "Host": 4.0e-4},
-    "units": {"GPU": "gpu", "Host": "node"},
-    "n_gpus": 4096,
-    "duration_hours": 1440.0,
-    "start_hour": 0.0,
-    "diurnal_amplitude": {"GPU": 0.5, "Host": 0.3},
-    "diurnal_peak_hour": {"GPU": 15.0, "Host": 4.0},
-    "trend_shape": 0.5,
-    "fleet_age_at_start_hours": 300.0,
-    "bad_node_fraction": 0.04,
-    "bad_node_multiplier": 8.0,
-}
+
+def _load_validate_events():
+    """``benchmarks/validate_events.py`` as a module (importing it does not import PyMC)."""
+    spec = importlib.util.spec_from_file_location("validate_events", HERE / "validate_events.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+#: The clear design of ``benchmarks/validate_events.py`` (its TRUTH as loaded, before any
+#: other design is set there).
+TRUTH = copy.deepcopy(_load_validate_events().TRUTH)
 #: A second design: no lemons, a gamma frailty of variance 0.5, one pooled daily cycle, the
 #: window starting at 07:30 (so the start hour is exercised too).
 FRAILTY_POOLED = {
@@ -478,13 +476,8 @@ def run_agreement(n_logs, seed):
 
 
 def _validate_events():
-    spec = importlib.util.spec_from_file_location("validate_events", HERE / "validate_events.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = _load_validate_events()
     mod.use_design("clear")
-    if mod.TRUTH != TRUTH:
-        raise AssertionError("validate_events.TRUTH changed; update TRUTH here")
     return mod
 
 

@@ -32,7 +32,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kernelcheck import disagreements
-from test_fast_paths import _path_args
+from test_fast_paths import _exposed, _path_args, _with_maint, _z_zero
 from test_physics import _check_invariants, _random_inputs
 
 from relmc._seed import child_seed
@@ -356,11 +356,6 @@ def test_amplitude_zero_still_runs_the_renewal_path_bit_for_bit():
 # Poisson compensator.
 
 
-def _with_maint(scenario: Scenario, rate: float, hours: float) -> Scenario:
-    fm = dataclasses.replace(scenario.failures, maintenance_rate=rate, maintenance_hours=hours)
-    return dataclasses.replace(scenario, failures=fm)
-
-
 # a long final snapshot and persist (0.7 h of a 3 h job), no restart, frequent planned events:
 # many fall after the job's last compute and are deferred past its end
 LONG_TAIL = _scenario(
@@ -485,19 +480,12 @@ def test_diurnal_planned_events_match_their_compensator():
     stats = np.zeros(3, dtype=np.int64)
     out = _run(_kernels._block_diurnal, x, 4, stats)
     assert out["finished"].all() and stats[1] == 0
-    lost = out["lost_hours"]
-    paused = sum(lost[:, CAUSES.index(c)] for c in ("detection", "node_swap", "maintenance"))
-    stops = out["maintenance_events"] * (x.delta + x.persist)
-    exposed = out["wall_hours"] - paused - stops
+    exposed = _exposed(out, x)
     before_end = exposed - (x.delta + x.persist)
     dev = out["maintenance_events"] - x.maint_rate * before_end
-
-    def z(d):
-        return float(d.mean() / (d.std(ddof=1) / math.sqrt(d.size)))
-
-    assert abs(z(dev)) < 4.0, z(dev)
-    assert abs(z(out["maintenance_events"] - 1.1 * x.maint_rate * before_end)) > 4.0
-    assert abs(z(out["maintenance_events"] - x.maint_rate * exposed)) > 4.0
+    assert abs(_z_zero(dev)) < 4.0, _z_zero(dev)
+    assert abs(_z_zero(out["maintenance_events"] - 1.1 * x.maint_rate * before_end)) > 4.0
+    assert abs(_z_zero(out["maintenance_events"] - x.maint_rate * exposed)) > 4.0
 
 
 @pytest.mark.slow

@@ -10,27 +10,12 @@ script's docstring; the full check over seeds is recorded in ``benchmarks/VALIDA
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import arviz as az
 import numpy as np
 import pytest
+from test_models_fleets_grid import _validate_fleets
 
 from relmc.models import fit_fleets
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _validate_fleets():
-    spec = importlib.util.spec_from_file_location(
-        "validate_fleets", ROOT / "benchmarks" / "validate_fleets.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclass looks its module up there
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.mark.slow
