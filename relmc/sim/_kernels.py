@@ -104,6 +104,13 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
   exponential repairs only, by memorylessness), never a list of repairs.
+* ``_block_pool`` / ``_trial_pool``: what the renewal path cannot take (a finite spare pool
+  with swap categories) when rates are constant and overheads certain (:func:`pool_applies`).
+  It is the general path with its options off (no time variation, throughput cycle,
+  profiles, overhead rows or jitter): the same draws in the same order and the same
+  arithmetic, so the same outputs bit for bit, with the per-event state (lost hours by cause,
+  power steps, planned events) in scalars written once per trial instead of array entries
+  updated per event, and none of the options' branches.
 * ``_block_nodes`` / ``_trial_nodes``: the node model (any of its inputs on; see
   :func:`node_model_on`), the general path's timeline plus nodes held as counts by place
   (job, standbys, pool) and type (good, bad), a sparse record of the nodes that were blamed or
@@ -625,16 +632,17 @@ def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
 
 @jit
 def _pick(rng, prob, slot_code, alias_code, n):
-    """Code of one outcome drawn from an alias table of ``n >= 1`` slots (one uniform)."""
+    """Code of one outcome drawn from an alias table of ``n >= 1`` slots (one uniform).
+
+    The slot's code or its alias is selected without a branch (the choice is a coin flip
+    that a branch predictor cannot learn); the result is the same.
+    """
     if n == 1:
         return slot_code[0]  # one possible outcome: no draw needed
     u = rng.random() * n
-    j = int(u)
-    if j >= n:  # u rounded onto n
-        j = n - 1
-    if u - j < prob[j]:
-        return slot_code[j]
-    return alias_code[j]
+    j = min(int(u), n - 1)  # u rounded onto n: the last slot
+    keep = (u - j) < prob[j]
+    return alias_code[j] + keep * (slot_code[j] - alias_code[j])
 
 
 @jit
@@ -1155,6 +1163,324 @@ def _block_general(
             swings, modulated, weights, pc, ps, start_hour, trend_i,
             fleet_age_hours, maint_rate, speed_amp, speed_phase, shared, jr, js, jd, jm,
             cat_profile, qmax, week_hour0,
+        )  # fmt: skip
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+
+
+# ---------------------------------------------------------------------------------------------
+# The pool path: the general path's process and random stream for constant rates and certain
+# overheads, with the per-event state in scalars.
+
+
+@jit
+def pool_applies(varying, uncertain):
+    """Whether the pool path applies: constant rates and certain overheads.
+
+    ``simulate_block`` sends it what the renewal path cannot take (a finite spare pool with
+    swap categories) when no rate or speed varies in time (``varying``) and no overhead is
+    uncertain (``uncertain``, :func:`overheads_on`); with the node model or straggler/SDC
+    categories on, their own paths run first.
+    """
+    return not varying and not uncertain
+
+
+@jit
+def _trial_pool(
+    rng,
+    i,
+    prob,
+    slot_code,
+    alias_code,
+    n_slots,
+    fail_rate,
+    rate,
+    detect_hours,
+    swap,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    interruptions,
+    maint_events,
+    lost,
+    swings,
+):
+    """Simulate trial ``i`` from the job's start: :func:`_trial_general` without its options.
+
+    The same process, the same draws in the same order and the same arithmetic in the same
+    order as :func:`_trial_general` called by :func:`_block_general` with rates constant
+    (``modulated`` false, no throughput cycle, no profiles) and no per-event jitter, so the
+    outputs are bit for bit its outputs: every branch below is one of its branches with those
+    options off (``x * 1.0`` is ``x``, so the jitter factors are left out). What differs is
+    where the state lives: the lost hours by cause, the power steps and the planned events are
+    summed in scalars and added to ``lost[i]``, ``swings[i]``, ``maint_events[i]`` at the end
+    (each sum starts at the 0 the caller reset, so it is the same float sum), and the options'
+    branches are gone. Returns ``(t, p, done, events)``.
+    """
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    n_seg, r = _segments(work_hours, tau)
+    last_start = (n_seg - 1) * seg
+    tail = r + delta + persist  # the last segment, its snapshot and the final persist
+    inv_rate = 1.0 / rate if rate > 0.0 else np.inf
+    snap_steps = 2 if delta > 0.0 else 0
+    n_repair = 0  # nodes in repair (finite pool)
+    next_done = NO_REPAIR  # wall time of the next repair completion
+    t = 0.0
+    p = 0.0
+    events = 0
+    r_eff = 0.0  # the job starts computing, with no restart
+    done = False
+    # lost hours by cause, power steps and planned events of this trial
+    l_rework = 0.0
+    l_ckpt = 0.0
+    l_detect = 0.0
+    l_swap = 0.0
+    l_wait = 0.0
+    l_restart = 0.0
+    l_maint = 0.0
+    n_steps = 0
+    n_maint = 0
+    while True:
+        g = _gap(rng) * inv_rate if rate > 0.0 else np.inf
+        e = g - r_eff
+        if e < 0.0:
+            # ---- an event during the restart
+            if t + g > cap_hours:
+                l_restart += cap_hours - t
+                t = cap_hours
+                break
+            t += g
+            l_restart += g
+            events += 1
+            c = _pick(rng, prob, slot_code, alias_code, n_slots)
+            if c == EV_MAINT:
+                n_maint += 1
+            else:
+                interruptions[i, c] += 1
+            if events >= max_events:  # counted, then the trial stops at this event
+                break
+            if c == EV_MAINT:
+                if t + maint_hours > cap_hours:
+                    l_maint += cap_hours - t
+                    t = cap_hours
+                    break
+                l_maint += maint_hours
+                t += maint_hours
+                r_eff = restart_hours
+                continue  # maintenance downtime, then a new restart
+        else:
+            # ---- the restart (if any) completed; a run from durable progress p
+            if r_eff > 0.0:
+                if t + r_eff > cap_hours:
+                    l_restart += cap_hours - t
+                    t = cap_hours
+                    break
+                t += r_eff
+                l_restart += r_eff
+                r_eff = 0.0
+            n_steps += 1  # compute starts: an up step
+            d_run = last_start + tail
+            c = EV_NONE
+            if e < d_run:
+                c = _pick(rng, prob, slot_code, alias_code, n_slots)
+                if c == EV_MAINT and e >= last_start + r:
+                    # planned event after the last compute: deferred past the end; the next
+                    # event comes at the failure rate alone, one fresh draw away
+                    c = EV_NONE
+                    if fail_rate > 0.0:
+                        e += _gap(rng) / fail_rate
+                    else:
+                        e = np.inf
+                    if e < d_run:
+                        c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
+            # the run's end or its event (c == EV_NONE exactly when e >= d_run)
+            if t + (d_run if c == EV_NONE else e) > cap_hours:
+                pos = cap_hours - t
+                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
+                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
+                n_steps += snap_steps * k + (1 if x >= s_k else 0)
+                l_rework += computed - durable
+                l_ckpt += ckpt
+                p += durable
+                t = cap_hours
+                break
+            if c == EV_NONE:
+                n_steps += snap_steps * (n_seg - 1) + 1  # and the down step at the end
+                l_ckpt += n_seg * delta + persist
+                t += d_run
+                p = work_hours
+                done = True
+                break
+            events += 1
+            t += e
+            k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            # the k snapshots done, and the stop (at the event, or at the snapshot under way)
+            n_steps += snap_steps * k + 1
+            computed = k * tau + min(x, s_k)
+            l_ckpt += k * delta + max(x - s_k, 0.0)
+            dk = k - 1 if x < persist else k  # durable segments of this run
+            if dk < 0:
+                dk = 0
+            if c == EV_MAINT:
+                n_maint += 1
+            else:
+                interruptions[i, c] += 1
+            if events >= max_events:  # counted, then the trial stops at this event
+                l_rework += computed - dk * tau
+                p += dk * tau
+                break
+            if c == EV_MAINT:
+                # planned: a fresh checkpoint of the progress reached, then downtime
+                dt = delta + persist
+                if t + dt > cap_hours:
+                    # persists already under way still complete during this checkpoint
+                    extra = cap_hours - t
+                    durable = _durable_after(e, extra, tau, delta, persist, n_seg)
+                    l_rework += computed - durable
+                    l_ckpt += cap_hours - t
+                    p += durable
+                    t = cap_hours
+                    break
+                l_ckpt += dt
+                t += dt
+                p += computed
+                if t + maint_hours > cap_hours:
+                    l_maint += cap_hours - t
+                    t = cap_hours
+                    break
+                l_maint += maint_hours
+                t += maint_hours
+                n_seg, r = _segments(work_hours - p, tau)  # re-laid from the new progress
+                last_start = (n_seg - 1) * seg
+                tail = r + delta + persist
+                r_eff = restart_hours
+                continue
+            l_rework += computed - dk * tau
+            p += dk * tau
+            n_seg -= dk
+            last_start = (n_seg - 1) * seg
+        # ---- recovery of category c, then a restart
+        dt = detect_hours[c]
+        if t + dt > cap_hours:
+            l_detect += cap_hours - t
+            t = cap_hours
+            break
+        l_detect += dt
+        t += dt
+        if swap[c]:
+            if n_spares >= 0:
+                # the general path's count of nodes in repair and next completion
+                while next_done <= t:
+                    n_repair -= 1
+                    if n_repair > 0:
+                        next_done += rng.standard_exponential() * repair_hours / n_repair
+                    else:
+                        next_done = NO_REPAIR
+                n_repair += 1
+                done_new = t + rng.standard_exponential() * repair_hours
+                if done_new < next_done:
+                    next_done = done_new
+                if n_repair > n_spares:
+                    # wait for the earliest completion; that node is swapped in
+                    ready = next_done
+                    n_repair -= 1
+                    if n_repair > 0:
+                        next_done = ready + rng.standard_exponential() * repair_hours / n_repair
+                    else:
+                        next_done = NO_REPAIR
+                    dt = ready - t
+                    if t + dt > cap_hours:
+                        l_wait += cap_hours - t
+                        t = cap_hours
+                        break
+                    l_wait += dt
+                    t += dt
+            if t + swap_hours > cap_hours:
+                l_swap += cap_hours - t
+                t = cap_hours
+                break
+            l_swap += swap_hours
+            t += swap_hours
+        r_eff = restart_hours
+    lost[i, REWORK] += l_rework
+    lost[i, CHECKPOINT] += l_ckpt
+    lost[i, DETECTION] += l_detect
+    lost[i, NODE_SWAP] += l_swap
+    lost[i, SPARE_WAIT] += l_wait
+    lost[i, RESTART] += l_restart
+    lost[i, MAINTENANCE] += l_maint
+    swings[i] += n_steps
+    maint_events[i] += n_maint
+    return t, p, done, events
+
+
+@jit
+def _block_pool(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+    swings,
+):
+    """Run the pool path over a block (:func:`pool_applies`): :func:`_block_general`'s outputs.
+
+    The same per-trial set-up as :func:`_block_general` with no overhead rows, no jitter and
+    no time variation, then :func:`_trial_pool`: bit for bit the general path's outputs on
+    the same Generator.
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    weights = np.empty(n_cat + 1)
+    prob = np.empty(n_cat + 1)
+    slot_code = np.empty(n_cat + 1, dtype=np.int64)
+    alias_code = np.empty(n_cat + 1, dtype=np.int64)
+    small = np.empty(n_cat + 1, dtype=np.int64)
+    large = np.empty(n_cat + 1, dtype=np.int64)
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        fail_rate = 0.0
+        for c in range(n_cat):
+            weights[c] = cat_rate[d, c]
+            fail_rate += cat_rate[d, c]
+        weights[n_cat] = maint_rate
+        rate = fail_rate + maint_rate
+        n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
+        t, p, done, events = _trial_pool(
+            rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate, detect_hours, swap,
+            maint_hours, work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
+            repair_hours, cap_hours, max_events, interruptions, maint_events, lost, swings,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -4100,6 +4426,13 @@ def simulate_block(
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
             wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
             True, np.zeros(3, dtype=np.int64),
+        )  # fmt: skip
+    elif pool_applies(varying, uncertain):
+        _block_pool(
+            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+            work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
+            repair_hours, cap_hours, max_events, wall, finished, progress, interruptions,
+            maint_events, n_events, lost, swings,
         )  # fmt: skip
     else:
         _block_general(
