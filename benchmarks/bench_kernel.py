@@ -420,6 +420,31 @@ def kernel_paths(quick: bool, row) -> None:
                 ev, dt = timed(run_blocks, _kernels.simulate_block, x)
                 t = min(t, dt / ev * 1e9)
             row(f"N = {n_gpus:>9,}: {label}", f"{t:.1f} ns/event", "flat", f"{ev / n:,.0f} ev/tr")
+    # where a small cluster's cost goes: cost per trial = a + b x events, from two job lengths
+    for n_gpus in (2048, 16_384, 100_000, 1_000_000):
+        base = paths_configs_at(n_gpus, maint=False)
+        lengths = (W_HOURS, 10 * W_HOURS) if n_gpus < 1_000_000 else (W_HOURS / 10, W_HOURS)
+        per = []
+        for hours in lengths:
+            sc = dataclasses.replace(base, job=Job(hours))
+            pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
+            n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
+            x = kernel_inputs(sc, None, n)[0]
+            t = math.inf
+            for _ in range(2):
+                ev, dt = timed(run_blocks, _kernels.simulate_block, x)
+                t = min(t, dt / n)
+            per.append((t, ev / n))
+        (t1, e1), (t2, e2) = per
+        b = (t2 - t1) / (e2 - e1)
+        a = t1 - b * e1
+        row(
+            f"N = {n_gpus:>9,}: per event b, per trial a",
+            f"{b * 1e9:.1f} ns/event",
+            "flat",
+            f"a = {a * 1e6:.2f} us/trial; jobs of {lengths[0] / 24:g} and {lengths[1] / 24:g} "
+            f"days: {e1:,.0f} and {e2:,.0f} ev/tr",
+        )
 
 
 def paths_configs_at(n_gpus: int, maint: bool) -> Scenario:

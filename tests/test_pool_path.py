@@ -7,8 +7,10 @@ order and the same arithmetic in the same order, so its outputs must equal
 ``_block_general``'s exactly, on every scenario either can run, including the wall cap, the
 event budget, planned maintenance (deferred past the job's end too), persist, an empty pool
 and no failures at all. Exact equality needs no statistical tolerance; the negative controls
-show that the comparison sees a change of one unit in the last place of one input, and that
-the dispatch really runs the pool path (the general path with one option on differs).
+show that the comparison sees a change of one unit in the last place of one input and that
+an option the pool path ignores changes the outputs. Since the two paths' outputs are equal,
+which one ``simulate_block`` runs is checked by running its Python source with both paths
+replaced by recorders, with every option off and with each option on in turn.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from test_fast_paths import CATEGORIES, _run, _scenario, _with_maint, _with_poli
 
 from relmc.scenario import Category
 from relmc.sim import _kernels
+from relmc.sim.inputs import OVERHEADS, WEEK_HOURS, allocate_outputs, kernel_args
 from relmc.sim.simulate import NODE_OUTPUTS, PHYSICS_OUTPUTS, kernel_inputs
 
 # the outputs both paths write (the node and physics outputs are written by simulate_block)
@@ -64,8 +67,13 @@ POOL = {
     "maintenance": _with_maint(
         _scenario(SWAPS, **{**_BASE, "work": 10.3, "persist_hours": 0.2}), 0.4, 0.5
     ),
-    # a low wall cap: trials end at the cap in every phase
+    # a low wall cap: trials end at the cap in a run, a restart, a detection, a wait or a swap
     "near_cap": _scenario(SWAPS, **{**_BASE, "wall_cap_factor": 1.6}),
+    # long restarts, frequent long planned stops and a tight cap: the cap falls in planned
+    # downtime (after a restart and after a run) and in a planned event's checkpoint
+    "maintenance_cap": _with_maint(
+        _scenario(SWAPS, **{**_BASE, "restart_hours": 0.7, "wall_cap_factor": 1.3}), 3.0, 1.0
+    ),
     # a small event budget
     "event_budget": _with_maint(_scenario(SWAPS, **{**_BASE, "max_events": 6}), 0.3, 0.2),
     # one long segment, a long final snapshot and persist: planned events deferred past the
@@ -116,7 +124,9 @@ def test_pool_path_gives_the_general_paths_outputs_bit_for_bit(name):
     if name == "event_budget":
         assert (pool["events"][~pool["finished"]] == 6).all()
         assert (~pool["finished"]).any()
-    if name in ("maintenance", "long_tail", "maintenance_only"):
+    if name == "maintenance_cap":  # every trial ends at the cap
+        np.testing.assert_allclose(pool["wall_hours"], inputs.cap_hours, rtol=1e-12)
+    if name in ("maintenance", "long_tail", "maintenance_only", "maintenance_cap"):
         assert pool["maintenance_events"].sum() > 0
     if name == "no_failures":
         assert pool["finished"].all() and (pool["events"] == 0).all()
@@ -137,6 +147,40 @@ def test_simulate_block_runs_the_pool_path_where_it_applies():
     for k in PHYSICS_OUTPUTS:
         assert (full[k] == 0).all()
     assert np.isnan(full["pool_occupancy"]).all()
+
+
+def _path_taken(inputs, monkeypatch) -> list[str]:
+    """The paths ``simulate_block``'s Python source calls for ``inputs`` (paths recorded)."""
+    taken: list[str] = []
+    for name in ("_block_pool", "_block_general", "_block_renewal", "_block_diurnal"):
+        monkeypatch.setattr(_kernels, name, lambda *a, _n=name: taken.append(_n))
+    out = allocate_outputs(inputs.n_trials, inputs.n_categories)
+    rng = np.random.default_rng(0)
+    _kernels.simulate_block.py_func(rng, *kernel_args(inputs, out, slice(0, inputs.n_trials)))
+    monkeypatch.undo()
+    return taken
+
+
+def test_simulate_block_dispatches_to_the_pool_path_only_with_every_option_off(monkeypatch):
+    inputs, _ = kernel_inputs(POOL["waits"], None, 4)
+    n_cat = inputs.n_categories
+    assert _path_taken(inputs, monkeypatch) == ["_block_pool"]
+    options = {
+        "overhead rows": dict(overhead_factor=np.ones((1, len(OVERHEADS)))),
+        "overhead jitter": dict(overhead_jitter=np.array([0.0, 0.0, 0.1, 0.0])),
+        "rate profiles": dict(cat_profile=np.ones((n_cat, WEEK_HOURS))),
+        "diurnal amplitude per draw": dict(draw_amp=np.full((1, n_cat), 0.3)),
+        "trend per draw": dict(draw_trend=np.array([1.2])),
+        "trend": dict(trend_shape=0.8),
+        "diurnal amplitude": dict(cat_amp=np.full(n_cat, 0.3)),
+        "throughput cycle": dict(speed_amp=0.01),
+    }
+    for label, change in options.items():
+        taken = _path_taken(dataclasses.replace(inputs, **change), monkeypatch)
+        assert taken == ["_block_general"], label
+    # the renewal configuration (unlimited spares) still takes the renewal path
+    unlimited, _ = kernel_inputs(POOL["unlimited"], None, 4)
+    assert _path_taken(unlimited, monkeypatch) == ["_block_renewal"]
 
 
 def test_pool_path_does_not_apply_to_time_variation_or_uncertain_overheads():

@@ -105,7 +105,8 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   spare pool keeps the number of nodes in repair and the next completion time (exact for
   exponential repairs only, by memorylessness), never a list of repairs.
 * ``_block_pool`` / ``_trial_pool``: what the renewal path cannot take (a finite spare pool
-  with swap categories) when rates are constant and overheads certain (:func:`pool_applies`).
+  with swap categories) when rates are constant and overheads certain (:func:`pool_applies`),
+  with the node model and straggler/SDC categories off (their paths are chosen first).
   It is the general path with its options off (no time variation, throughput cycle,
   profiles, overhead rows or jitter): the same draws in the same order and the same
   arithmetic, so the same outputs bit for bit, with the per-event state (lost hours by cause,
@@ -4347,7 +4348,7 @@ def simulate_block(
     Diurnal failure rates alone on the renewal configuration run the diurnal path
     (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
     bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
-    :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal path;
+    :mod:`relmc.sim`) run on the general, node and physics paths, never the renewal or pool path;
     ``overhead_sigma`` is not read (the factors are drawn by the caller). Physics per draw
     (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see :mod:`relmc.sim`): failure rates
     are time-varying for the whole block if any draw has an amplitude > 0 or a trend shape
