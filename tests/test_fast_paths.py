@@ -335,6 +335,19 @@ BLOCKS = {
     ),
     "near_cap": _scenario(CATEGORIES, n_gpus=4096, work=60.0, wall_cap_factor=4.4),
     "event_budget": _scenario(CATEGORIES, n_gpus=4096, work=60.0, max_events=300),
+    # ~45 failures per trial, so a trial's failures share one or two buffers and the block
+    # bound of a buffer's rest reaches the job's end: its prefix short of the end is reduced
+    # at once (without that, most failures here were taken one by one)
+    "few_per_buffer": _scenario(
+        CATEGORIES,
+        n_gpus=256,
+        work=80.3,
+        checkpoint_interval=0.5,
+        snapshot_hours=1 / 60,
+        persist_hours=0.2,
+        restart_hours=1 / 6,
+        swap_hours=0.25,
+    ),
 }
 
 

@@ -54,7 +54,8 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   failure's contribution depends on its own gap only, so the failures of a buffer of draws are
   reduced at once by a branch-free loop that vectorises (sums kept per buffer position, summed
   per trial in a fixed order: no float sum is reordered); near the end, the cap or the budget
-  they are taken one by one, with the same sums. The Daly configuration (one category, no
+  they are taken one by one, with the same sums (a buffer that reaches the end is reduced up to
+  the longest prefix whose bound stays short of it). The Daly configuration (one category, no
   latency) is its one-category case. Near the wall cap or the event budget, a trial hands its
   state to the general path, which draws categories per event. The cap guard bounds each
   failure's recovery by the largest; near the cap the categories of the failures so far are
@@ -188,6 +189,7 @@ N_ACC = 4
 _SEG_RTOL = 1e-9  # relative: float noise must never make an empty last segment
 _FEW_PER_CATEGORY = 4  # below this many failures per category, draw categories one by one
 _SETTLE_MIN = 64  # near the cap, the renewal path settles categories early in parts this large
+_PREFIX_MIN = 16  # the renewal path reduces a prefix of a buffer at once if it holds this many
 
 
 @jit
@@ -1589,6 +1591,24 @@ def _block_map(buf, j0, stop, mean_gap, restart_hours, tau, delta, persist, seg,
 
 
 @jit
+def _prefix_fit(buf, j0, stop, mean_gap, limit):
+    """How many gaps from ``buf[j0]`` on have a bound (:func:`_gap_bound`) of at most ``limit``.
+
+    The bound of the first ``m`` is ``(s_m + m) * mean_gap / UP_SCALE`` with ``s_m`` the sum of
+    their ``floor(b * UP_SCALE)``; it grows with ``m``, so the count is found by one pass
+    that stops at the first ``m`` over the limit. The caller recomputes the bound of the
+    prefix it takes with :func:`_gap_bound` (the same expression) before relying on it.
+    """
+    scale = mean_gap / UP_SCALE
+    s = 0
+    for q in range(j0, stop):
+        s += int(np.int32(buf[q] * UP_SCALE)) + 1
+        if s * scale > limit:
+            return q - j0
+    return stop - j0
+
+
+@jit
 def _acc_total(acc, row):
     """Sum of ``acc[row]`` in a fixed pairwise order (then zeroed): machine-independent."""
     half = BUF // 2
@@ -1657,7 +1677,10 @@ def _block_renewal(
     Per event: one gap ``g`` from the start of the restart (or of the job), no category. The
     gaps are drawn ``BUF`` at a time; the failures of the rest of a buffer (up to the next
     planned event) are added at once by :func:`_block_map` when a cheap bound shows that none of
-    them can reach the job's last segment, the wall cap or the event budget, else one by one.
+    them can reach the job's last segment, the wall cap or the event budget, else one by one;
+    where the bound of the rest of a buffer reaches the last segment, its longest prefix whose
+    bound does not (:func:`_prefix_fit`, at least ``_PREFIX_MIN`` failures) goes first, so a
+    trial of few failures per buffer takes only its last ones one by one.
     Both add each failure at its buffer position in ``acc`` (summed per trial in a fixed order),
     so they give identical results (``use_blocks=False`` forces the one-by-one loop, for tests;
     ``stats`` counts the events each took, then the deferred planned events). The recovery costs
@@ -1716,6 +1739,7 @@ def _block_renewal(
         max_cost = max(max_cost, m_cost)
     seg = tau + delta
     inv_seg = 1.0 / seg
+    seg_up = inv_seg * (1.0 + _BOUND_RTOL)  # segments per hour of a gap bound, rounded up
     n_seg0, r0 = _segments(work_hours, tau)
     tail0 = r0 + delta + persist
     cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
@@ -1799,6 +1823,15 @@ def _block_renewal(
                 stop = min(BUF, j + max(to_maint - 1, 1))
             cnt = stop - j
             g_up = _gap_bound(buf, j, stop, mean_gap)
+            if n_fail > 0 and cnt > _PREFIX_MIN and g_up * seg_up + 3.0 > n_seg - 1:
+                # the job's end may fall in this stretch: the failures whose gaps surely end
+                # short of it still go through the block reduction (a trial of few failures
+                # per buffer, a small cluster's, would otherwise take them one by one)
+                fit = _prefix_fit(buf, j, stop, mean_gap, (n_seg - 4.0) / seg_up)
+                if fit >= _PREFIX_MIN:
+                    stop = j + fit
+                    cnt = fit
+                    g_up = _gap_bound(buf, j, stop, mean_gap)
             n_open = n_fail - n_maint - n_settled  # failures of unknown category
             if (
                 n_open >= _SETTLE_MIN
@@ -1819,7 +1852,7 @@ def _block_renewal(
                 and (not m_on or to_maint > cnt)
                 and n_fail + cnt <= budget
                 and t_up + g_up + c_known + (n_fail + cnt - n_known) * max_cost <= cap_safe
-                and g_up * inv_seg * (1.0 + _BOUND_RTOL) + 3.0 <= n_seg - 1
+                and g_up * seg_up + 3.0 <= n_seg - 1
             ):
                 # No failure here reaches the end: failure q's run position is below the
                 # segments made durable before it plus its own k + 1, at most the gaps
