@@ -1,0 +1,64 @@
+"""Tests added after a mutation sample of the renewal path (benchmarks/MUTATION_RENEWAL.md).
+
+``test_block_reduction_runs_up_to_its_bound``: the renewal path's block reduction
+(:func:`relmc.sim._kernels._block_map`) is admitted by the bound
+``g_up / seg * (1 + _BOUND_RTOL) + 3 <= n_seg - 1`` (the gaps of the buffer summed over a
+segment, plus rounding, keep two segments short of the last). The block reduction and the
+one-by-one loop give bit-identical outputs (``tests/test_fast_paths.py``), so a bound made
+stricter by a segment changes no output, only how many failures each takes (``stats``) and the
+time. Here failures come every ~0.001 h against 1.05-h segments, so no run completes a
+segment, the job keeps its segments to the event budget, and a buffer's bound is
+``3 + ~0.12``: with 5 segments left (``n_seg - 1 = 4``) the block reduction must take most
+failures; with 4 segments left (``n_seg - 1 = 3``, the negative control) it can take none,
+since ``3 + g_up / seg > 3`` for every non-empty buffer. Both counts are exact properties of
+the bound, not statistical. A bound one segment stricter (``n_seg - 2``) takes none with 5
+segments and fails the first check. The outputs of both configurations are also compared bit
+for bit with the one-by-one loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from test_fast_paths import _run_renewal, _scenario
+
+from relmc.scenario import Category
+from relmc.sim import _kernels
+from relmc.sim.simulate import NODE_OUTPUTS, PHYSICS_OUTPUTS, kernel_inputs
+
+MAX_EVENTS = 1000
+
+
+def _stuck(work: float):
+    """Kernel inputs: a failure every ~0.001 h, 1-h segments: no progress to the budget."""
+    sc = _scenario(
+        [Category("bug", rate=1000.0, unit="job")],
+        work=work,
+        checkpoint_interval=1.0,
+        snapshot_hours=0.05,
+        restart_hours=0.0,
+        max_events=MAX_EVENTS,
+    )
+    inputs, _ = kernel_inputs(sc, None, 64)
+    assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
+    return inputs
+
+
+def test_block_reduction_runs_up_to_its_bound():
+    for work, n_seg in ((5.0, 5), (4.0, 4)):
+        inputs = _stuck(work)
+        assert _kernels._segments(inputs.work_hours, inputs.tau)[0] == n_seg
+        fast, stats = _run_renewal(inputs, 3, use_blocks=True)
+        slow, stats_slow = _run_renewal(inputs, 3, use_blocks=False)
+        # every trial stops at the budget with no progress: the segments left never change
+        assert not fast["finished"].any()
+        assert (fast["events"] == MAX_EVENTS).all()
+        assert (fast["progress_hours"] == 0.0).all()
+        for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
+            np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
+        assert stats_slow[0] == 0 and stats_slow[1] == stats[:2].sum()
+        if n_seg == 5:
+            # the bound admits every buffer short of the budget
+            assert stats[0] > 0.5 * stats[:2].sum(), stats
+        else:
+            # negative control: 3 + g_up / seg > n_seg - 1 = 3 for every buffer
+            assert stats[0] == 0, stats
