@@ -412,14 +412,13 @@ def kernel_paths(quick: bool, row) -> None:
             ("Llama 3, no maintenance", paths_configs_at(n_gpus, maint=False)),
             ("Llama 3 default (maintenance)", paths_configs_at(n_gpus, maint=True)),
         ):
-            pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
-            n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
-            x = kernel_inputs(sc, None, n)[0]
-            t = math.inf
-            for _ in range(2):
-                ev, dt = timed(run_blocks, _kernels.simulate_block, x)
-                t = min(t, dt / ev * 1e9)
-            row(f"N = {n_gpus:>9,}: {label}", f"{t:.1f} ns/event", "flat", f"{ev / n:,.0f} ev/tr")
+            dt, ev, n = _timed_sized(sc, quick)
+            row(
+                f"N = {n_gpus:>9,}: {label}",
+                f"{dt / ev * 1e9:.1f} ns/event",
+                "flat",
+                f"{ev / n:,.0f} ev/tr",
+            )
     # where a small cluster's cost goes: cost per trial = a + b x events, from two job lengths
     # (not at 1M GPUs: there every trial reaches the wall cap, and near it the trial ends on
     # the general path, so the two lengths do not share one cost per event)
@@ -428,15 +427,8 @@ def kernel_paths(quick: bool, row) -> None:
         lengths = (W_HOURS, 10 * W_HOURS)
         per = []
         for hours in lengths:
-            sc = dataclasses.replace(base, job=Job(hours))
-            pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
-            n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
-            x = kernel_inputs(sc, None, n)[0]
-            t = math.inf
-            for _ in range(2):
-                ev, dt = timed(run_blocks, _kernels.simulate_block, x)
-                t = min(t, dt / n)
-            per.append((t, ev / n))
+            dt, ev, n = _timed_sized(dataclasses.replace(base, job=Job(hours)), quick)
+            per.append((dt / n, ev / n))
         (t1, e1), (t2, e2) = per
         b = (t2 - t1) / (e2 - e1)
         a = t1 - b * e1
@@ -447,6 +439,18 @@ def kernel_paths(quick: bool, row) -> None:
             f"a = {a * 1e6:.2f} us/trial; jobs of {lengths[0] / 24:g} and {lengths[1] / 24:g} "
             f"days: {e1:,.0f} and {e2:,.0f} ev/tr",
         )
+
+
+def _timed_sized(sc: Scenario, quick: bool) -> tuple[float, int, int]:
+    """Best of 2 runs of ``sc``, trials sized to ~2 M (quick) or 8 M events: (s, events, n)."""
+    pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
+    n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
+    x = kernel_inputs(sc, None, n)[0]
+    best = math.inf
+    for _ in range(2):
+        ev, dt = timed(run_blocks, _kernels.simulate_block, x)
+        best = min(best, dt)
+    return best, ev, n
 
 
 def paths_configs_at(n_gpus: int, maint: bool) -> Scenario:

@@ -16,6 +16,17 @@ from relmc.sim import CAUSES
 
 Z_MAX = 4.5
 KS_P_MIN = 1e-4
+#: Outputs every path writes (the plain paths leave the node and SDC outputs to simulate_block).
+TIMELINE = (
+    "wall_hours",
+    "finished",
+    "progress_hours",
+    "interruptions",
+    "maintenance_events",
+    "events",
+    "lost_hours",
+    "power_swings",
+)
 
 
 def quantities(out) -> dict[str, np.ndarray]:

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pytest
+from kernelcheck import TIMELINE
 from threecats import NODE, PHYSICS, run_path, three_category_inputs
 
 from relmc.sim import CAUSES, _kernels
@@ -52,19 +53,6 @@ def _run(x: KernelInputs, seed: int = 5) -> dict[str, np.ndarray]:
 
 
 _run_path = run_path
-
-
-#: Outputs every path writes (the plain paths leave the node and SDC outputs to simulate_block).
-TIMELINE = (
-    "wall_hours",
-    "finished",
-    "progress_hours",
-    "interruptions",
-    "maintenance_events",
-    "events",
-    "lost_hours",
-    "power_swings",
-)
 
 
 def _assert_same(a: dict, b: dict, names=tuple(name for name, _, _, _ in OUTPUTS)) -> None:

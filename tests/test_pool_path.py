@@ -21,24 +21,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kernelcheck import TIMELINE
 from test_fast_paths import CATEGORIES, _run, _scenario, _with_maint, _with_policy
 
 from relmc.scenario import Category
 from relmc.sim import _kernels
 from relmc.sim.inputs import OVERHEADS, WEEK_HOURS, allocate_outputs, kernel_args
 from relmc.sim.simulate import NODE_OUTPUTS, PHYSICS_OUTPUTS, kernel_inputs
-
-# the outputs both paths write (the node and physics outputs are written by simulate_block)
-WRITTEN = (
-    "wall_hours",
-    "finished",
-    "progress_hours",
-    "interruptions",
-    "maintenance_events",
-    "events",
-    "lost_hours",
-    "power_swings",
-)
 
 SWAPS = [
     Category("node", rate=0.01, unit="node", recovery="swap", detection_hours=0.02),
@@ -105,7 +94,7 @@ N_TRIALS = 600
 
 def _same(a: dict, b: dict) -> list[str]:
     """Names of the written outputs that differ in any bit."""
-    return [k for k in WRITTEN if not np.array_equal(a[k], b[k])]
+    return [k for k in TIMELINE if not np.array_equal(a[k], b[k])]
 
 
 @pytest.mark.parametrize("name", sorted(POOL))

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernelcheck import TIMELINE
 from threecats import run_path
 
 from relmc.sim import CAUSES, _kernels
@@ -26,16 +27,6 @@ from relmc.sim.simulate import run_kernel
 
 REL = 1e-9
 Z_MAX = 4.5
-OUTPUTS = (
-    "wall_hours",
-    "finished",
-    "progress_hours",
-    "interruptions",
-    "maintenance_events",
-    "events",
-    "lost_hours",
-    "power_swings",
-)
 
 
 def _run(x: KernelInputs, seed: int = 3) -> dict[str, np.ndarray]:
@@ -80,7 +71,7 @@ def _ones(n_cat: int) -> np.ndarray:
     return np.ones((n_cat, WEEK_HOURS))
 
 
-def _same(a: dict, b: dict, names=OUTPUTS) -> None:
+def _same(a: dict, b: dict, names=TIMELINE) -> None:
     for name in names:
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
 

@@ -286,6 +286,64 @@ def _spend(lost, i, cause, t, dt, cap_hours):
     return t + dt, False
 
 
+@jit(inline="always")
+def _spend_to(acc, t, dt, cap_hours):
+    """:func:`_spend` on a scalar sum ``acc``: returns ``(acc, t, capped)``, the same arithmetic."""
+    if t + dt > cap_hours:
+        return acc + (cap_hours - t), cap_hours, True
+    return acc + dt, t + dt, False
+
+
+@jit(inline="always")
+def _pool_swap(rng, t, n_repair, next_done, n_spares, repair_hours):
+    """Send a node into the finite pool's repairs at ``t``; return ``(wait, ready, n, next)``.
+
+    Nodes in repair as a count and the next completion: exact for exponential repairs only.
+    By memorylessness, the residual repairs of the nodes still in repair are fresh
+    exponentials at any moment, so after each completion the next one is
+    ``Exp(repair_hours / count)`` later, and a new node's repair joins by taking the minimum.
+    With more nodes in repair than spares (``wait``), the job waits for the earliest
+    completion (at ``ready``), whose node is swapped in. ``n``, ``next``: the count in repair
+    and the next completion afterwards.
+    """
+    while next_done <= t:
+        n_repair -= 1
+        if n_repair > 0:
+            next_done += rng.standard_exponential() * repair_hours / n_repair
+        else:
+            next_done = NO_REPAIR
+    n_repair += 1
+    done_new = t + rng.standard_exponential() * repair_hours
+    if done_new < next_done:
+        next_done = done_new
+    if n_repair > n_spares:
+        ready = next_done
+        n_repair -= 1
+        if n_repair > 0:
+            next_done = ready + rng.standard_exponential() * repair_hours / n_repair
+        else:
+            next_done = NO_REPAIR
+        return True, ready, n_repair, next_done
+    return False, t, n_repair, next_done
+
+
+@jit(inline="always")
+def _trial_table(cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large):
+    """Fill ``weights`` and the alias table with rate draw ``d``'s events.
+
+    ``weights``: the categories' rates, then maintenance. Returns ``(fail_rate, rate,
+    n_slots)``, ``rate`` the superposed one.
+    """
+    n_cat = cat_rate.shape[1]
+    fail_rate = 0.0
+    for c in range(n_cat):
+        weights[c] = cat_rate[d, c]
+        fail_rate += cat_rate[d, c]
+    weights[n_cat] = maint_rate
+    n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
+    return fail_rate, fail_rate + maint_rate, n_slots
+
+
 @jit
 def _gap(rng):
     """One standard exponential: exposed time to the next event, in units of the mean gap.
@@ -1028,29 +1086,10 @@ def _trial_general(
             break
         if swap[c]:
             if n_spares >= 0:
-                # Nodes in repair as a count and the next completion: exact for exponential
-                # repairs only. By memorylessness, the residual repairs of the nodes still in
-                # repair are fresh exponentials at any moment, so after each completion the
-                # next one is Exp(repair_hours / count) later, and a new node's repair joins
-                # by taking the minimum.
-                while next_done <= t:
-                    n_repair -= 1
-                    if n_repair > 0:
-                        next_done += rng.standard_exponential() * repair_hours / n_repair
-                    else:
-                        next_done = NO_REPAIR
-                n_repair += 1
-                done_new = t + rng.standard_exponential() * repair_hours
-                if done_new < next_done:
-                    next_done = done_new
-                if n_repair > n_spares:
-                    # wait for the earliest completion; that node is swapped in
-                    ready = next_done
-                    n_repair -= 1
-                    if n_repair > 0:
-                        next_done = ready + rng.standard_exponential() * repair_hours / n_repair
-                    else:
-                        next_done = NO_REPAIR
+                wait, ready, n_repair, next_done = _pool_swap(
+                    rng, t, n_repair, next_done, n_spares, repair_hours
+                )
+                if wait:
                     t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
                     if capped:
                         break
@@ -1148,15 +1187,11 @@ def _block_general(
             )  # fmt: skip
             if per_shape:
                 shared = _same_shape(amp_i, phase_i) and same_profile
-        fail_rate = 0.0
-        for c in range(n_cat):
-            weights[c] = cat_rate[d, c]
-            fail_rate += cat_rate[d, c]
-        weights[n_cat] = maint_rate
-        rate = fail_rate + maint_rate
+        fail_rate, rate, n_slots = _trial_table(
+            cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
+        )
         if modulated:
             _diurnal_terms(weights, amp_i, phase_i, start_hour, pc, ps)
-        n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
@@ -1274,12 +1309,9 @@ def _trial_pool(
             if events >= max_events:  # counted, then the trial stops at this event
                 break
             if c == EV_MAINT:
-                if t + maint_hours > cap_hours:
-                    l_maint += cap_hours - t
-                    t = cap_hours
+                l_maint, t, capped = _spend_to(l_maint, t, maint_hours, cap_hours)
+                if capped:
                     break
-                l_maint += maint_hours
-                t += maint_hours
                 r_eff = restart_hours
                 continue  # maintenance downtime, then a new restart
         else:
@@ -1358,12 +1390,9 @@ def _trial_pool(
                 l_ckpt += dt
                 t += dt
                 p += computed
-                if t + maint_hours > cap_hours:
-                    l_maint += cap_hours - t
-                    t = cap_hours
+                l_maint, t, capped = _spend_to(l_maint, t, maint_hours, cap_hours)
+                if capped:
                     break
-                l_maint += maint_hours
-                t += maint_hours
                 n_seg, r = _segments(work_hours - p, tau)  # re-laid from the new progress
                 last_start = (n_seg - 1) * seg
                 tail = r + delta + persist
@@ -1374,47 +1403,21 @@ def _trial_pool(
             n_seg -= dk
             last_start = (n_seg - 1) * seg
         # ---- recovery of category c, then a restart
-        dt = detect_hours[c]
-        if t + dt > cap_hours:
-            l_detect += cap_hours - t
-            t = cap_hours
+        l_detect, t, capped = _spend_to(l_detect, t, detect_hours[c], cap_hours)
+        if capped:
             break
-        l_detect += dt
-        t += dt
         if swap[c]:
             if n_spares >= 0:
-                # the general path's count of nodes in repair and next completion
-                while next_done <= t:
-                    n_repair -= 1
-                    if n_repair > 0:
-                        next_done += rng.standard_exponential() * repair_hours / n_repair
-                    else:
-                        next_done = NO_REPAIR
-                n_repair += 1
-                done_new = t + rng.standard_exponential() * repair_hours
-                if done_new < next_done:
-                    next_done = done_new
-                if n_repair > n_spares:
-                    # wait for the earliest completion; that node is swapped in
-                    ready = next_done
-                    n_repair -= 1
-                    if n_repair > 0:
-                        next_done = ready + rng.standard_exponential() * repair_hours / n_repair
-                    else:
-                        next_done = NO_REPAIR
-                    dt = ready - t
-                    if t + dt > cap_hours:
-                        l_wait += cap_hours - t
-                        t = cap_hours
+                wait, ready, n_repair, next_done = _pool_swap(
+                    rng, t, n_repair, next_done, n_spares, repair_hours
+                )
+                if wait:
+                    l_wait, t, capped = _spend_to(l_wait, t, ready - t, cap_hours)
+                    if capped:
                         break
-                    l_wait += dt
-                    t += dt
-            if t + swap_hours > cap_hours:
-                l_swap += cap_hours - t
-                t = cap_hours
+            l_swap, t, capped = _spend_to(l_swap, t, swap_hours, cap_hours)
+            if capped:
                 break
-            l_swap += swap_hours
-            t += swap_hours
         r_eff = restart_hours
     lost[i, REWORK] += l_rework
     lost[i, CHECKPOINT] += l_ckpt
@@ -1472,13 +1475,9 @@ def _block_pool(
     large = np.empty(n_cat + 1, dtype=np.int64)
     for i in range(n_trials):
         d = draw_of_trial[i]
-        fail_rate = 0.0
-        for c in range(n_cat):
-            weights[c] = cat_rate[d, c]
-            fail_rate += cat_rate[d, c]
-        weights[n_cat] = maint_rate
-        rate = fail_rate + maint_rate
-        n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
+        fail_rate, rate, n_slots = _trial_table(
+            cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
+        )
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_pool(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate, detect_hours, swap,
