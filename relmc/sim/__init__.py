@@ -210,7 +210,8 @@ Everything in this section is off by default (``KernelInputs.node_model`` is fal
 process is the one above, bit for bit. When any of it is on, nodes are modelled as *counts*
 (good and bad nodes in the job, among the job's standbys, in the shared pool, in each repair
 stage, excluded, retired) plus a sparse *record* of each node that has failed or been sent
-to repair (its type, failure times, repairs, where it is); nothing is held per GPU. The job
+to repair (its type, failure times and repairs; where it is follows from the list or repair
+stage that holds it); nothing is held per GPU. The job
 holds ``n_nodes`` nodes, always all of them while it is exposed.
 
 Node types (lemons)

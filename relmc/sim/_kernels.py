@@ -2548,15 +2548,19 @@ def _block_diurnal(
 L_JOB = 0
 L_STANDBY = 1
 L_POOL = 2
-L_REPAIR1 = 3  # automated repair
-L_REPAIR2 = 4  # manual repair
 GOOD = 0
 BAD = 1
 FRESH = -1  # a node without a record: never blamed, never sent to repair
-# columns of a record: type, place, position in its place's list, repairs begun, failures
-# blamed, then (from R_T0, as float64 bits: one row, so one cache line) the last lemon_k
-# failure times
-R_TYPE, R_LOC, R_POS, R_REPAIRS, R_NFAIL, R_T0 = range(6)
+# columns of a record: one packed word (bit 0 the node's type, bits 1-31 the repairs begun,
+# bits 32-62 the failures blamed), then (from R_T0, as float64 bits) the last lemon_k failure
+# times. Where a node is follows from the list or repair stage that holds it; a node leaves a
+# list from a position its caller knows. Narrow on purpose: at 1M GPUs almost every node has a
+# record, and the struck node's is touched at random, so 24 bytes a record (lemon_k = 2) keep
+# them within the caches' reach. Both counts stay below 2^31: a trial has at most
+# ``relmc.scenario.MAX_EVENTS`` events
+R_WORD, R_T0 = 0, 1
+W_REPAIR = 2  # one repair begun, in the packed word
+W_FAIL = 1 << 32  # one failure blamed
 # the integer bookkeeping ``meta``: records ever used, free records, nodes in repair, nodes in
 # repair stage 0 (automated) and 1 (manual), and (fixed durations) each stage's queue head
 M_HIGH, M_NFREE, M_REPAIR, M_CNT0, M_CNT1, M_HEAD0, M_HEAD1 = range(7)
@@ -2707,11 +2711,7 @@ def _rec_new(rec, free, meta, typ):
     else:
         rid = meta[M_HIGH]
         meta[M_HIGH] += 1
-    rec[rid, R_TYPE] = typ
-    rec[rid, R_LOC] = -1
-    rec[rid, R_POS] = -1
-    rec[rid, R_REPAIRS] = 0
-    rec[rid, R_NFAIL] = 0
+    rec[rid, R_WORD] = typ  # no repairs, no failures blamed
     return rid
 
 
@@ -2723,31 +2723,30 @@ def _rec_free(free, meta, rid):
 
 
 @jit(inline="always")
-def _list_remove(lst, ll, rec, which, pos):
+def _list_remove(lst, ll, which, pos):
     """Remove entry ``pos`` of list ``which`` (the last entry takes its place)."""
     n = ll[which] - 1
-    last = lst[which, n]
-    lst[which, pos] = last
-    rec[last, R_POS] = pos
+    lst[which, pos] = lst[which, n]
     ll[which] = n
 
 
 @jit(inline="always")
-def _put(loc, rid, typ, nc, lst, ll, rec):
-    """Place a node of type ``typ`` (record ``rid`` or ``FRESH``) at ``loc``."""
+def _put(loc, rid, typ, nc, lst, ll):
+    """Place a node of type ``typ`` (record ``rid``, of that type, or ``FRESH``) at ``loc``.
+
+    A recorded node is appended to the place's list of its type (at position ``ll[which]``
+    before the call); its record is not touched.
+    """
     which = 2 * loc + typ
     nc[which] += 1
     if rid != FRESH:
-        rec[rid, R_LOC] = loc
-        rec[rid, R_TYPE] = typ
         n = ll[which]
         lst[which, n] = rid
-        rec[rid, R_POS] = n
         ll[which] = n + 1
 
 
 @jit(inline="always")
-def _take(rng, loc, nc, lst, ll, rec):
+def _take(rng, loc, nc, lst, ll):
     """Remove a node drawn uniformly from ``loc`` (not empty): ``(record or FRESH, type)``.
 
     One uniform: its type (in proportion to the counts), then its rank among the nodes of that
@@ -2768,7 +2767,7 @@ def _take(rng, loc, nc, lst, ll, rec):
     nc[which] -= 1
     if j < ll[which]:
         rid = lst[which, j]
-        _list_remove(lst, ll, rec, which, j)
+        _list_remove(lst, ll, which, j)
         return rid, typ
     return FRESH, typ
 
@@ -2788,8 +2787,9 @@ def _send_to_repair(rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repa
     Without ``track`` (an unlimited pool and no escalation: the node never comes back and
     nothing more is counted) the repair is counted and the record released at once.
     """
-    rec[rid, R_REPAIRS] += 1
-    if retire_after > 0 and rec[rid, R_REPAIRS] >= retire_after:
+    word = rec[rid, R_WORD] + W_REPAIR
+    rec[rid, R_WORD] = word
+    if retire_after > 0 and ((word >> 1) & 0x7FFFFFFF) >= retire_after:
         nodes_retired[i] += 1
         _rec_free(free, meta, rid)
         return
@@ -2797,7 +2797,6 @@ def _send_to_repair(rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repa
     if not track:
         _rec_free(free, meta, rid)
         return
-    rec[rid, R_LOC] = L_REPAIR1
     _repair_add(rng, 0, rid, t, repair_hours, fixed, qt, qr, meta, fs)
 
 
@@ -2815,14 +2814,13 @@ def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual
     if s == 0:
         if escalate_prob > 0.0 and (escalate_prob >= 1.0 or rng.random() < escalate_prob):
             repairs_manual[i] += 1
-            rec[rid, R_LOC] = L_REPAIR2
             _repair_add(rng, 1, rid, tc, manual_hours, fixed, qt, qr, meta, fs)
             return tc, rid, False
         miss = auto_miss
     else:
         miss = manual_miss
-    if rec[rid, R_TYPE] == BAD and miss < 1.0 and (miss <= 0.0 or rng.random() >= miss):
-        rec[rid, R_TYPE] = GOOD
+    if rec[rid, R_WORD] & 1 == BAD and miss < 1.0 and (miss <= 0.0 or rng.random() >= miss):
+        rec[rid, R_WORD] -= BAD - GOOD
     return tc, rid, True
 
 
@@ -2851,16 +2849,16 @@ def _settle(rng, until, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, kee
         )  # fmt: skip
         if not back:
             continue
-        typ = rec[rid, R_TYPE]
+        typ = rec[rid, R_WORD] & 1
         if unlimited:
             _rec_free(free, meta, rid)
             continue
         rid = _release(rid, free, meta, keep)
         if nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys:
-            _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
+            _put(L_STANDBY, rid, typ, nc, lst, ll)
         else:
             _occupancy(fs, nc, tc)
-            _put(L_POOL, rid, typ, nc, lst, ll, rec)
+            _put(L_POOL, rid, typ, nc, lst, ll)
 
 
 @jit(inline="always")
@@ -3237,7 +3235,7 @@ def _trial_nodes(
         if is_dom[c]:
             big = dom[c] > 1
             for _ in range(dom[c]):
-                rid, typ = _take(rng, L_JOB, nc, lst, ll, rec)
+                rid, typ = _take(rng, L_JOB, nc, lst, ll)
                 if rid == FRESH:
                     rid = _rec_new(rec, free, meta, typ)
                 _send_to_repair(
@@ -3258,23 +3256,25 @@ def _trial_nodes(
             if j >= nc[which]:
                 j = nc[which] - 1
             rid = lst[which, j] if j < ll[which] else FRESH
+            pos = j  # its position in the job's list, if recorded
             excluded = False
             if lemon_k > 0:
                 if rid == FRESH:  # recorded from now on
                     rid = _rec_new(rec, free, meta, typ)
                     nc[which] -= 1
-                    _put(L_JOB, rid, typ, nc, lst, ll, rec)
-                q = rec[rid, R_NFAIL]
+                    pos = ll[which]
+                    _put(L_JOB, rid, typ, nc, lst, ll)
+                q = rec[rid, R_WORD] >> 32
                 recf[rid, R_T0 + q % k_ring] = t_fail
                 q += 1
-                rec[rid, R_NFAIL] = q
+                rec[rid, R_WORD] += W_FAIL
                 # the oldest of the last lemon_k failures is in the slot written next
                 oldest = recf[rid, R_T0 + q % k_ring]
                 excluded = q >= lemon_k and oldest > t_fail - lemon_window
             if excluded or swap[c]:
                 nc[which] -= 1
                 if rid != FRESH:
-                    _list_remove(lst, ll, rec, which, rec[rid, R_POS])
+                    _list_remove(lst, ll, which, pos)
                 if excluded:
                     if typ == BAD:
                         nodes_excluded_bad[i] += 1
@@ -3296,8 +3296,8 @@ def _trial_nodes(
             got = 0
             from_pool = False
             while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
-                rid, typ = _take(rng, L_STANDBY, nc, lst, ll, rec)
-                _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                rid, typ = _take(rng, L_STANDBY, nc, lst, ll)
+                _put(L_JOB, rid, typ, nc, lst, ll)
                 standby_swaps[i] += 1
                 got += 1
             while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
@@ -3306,8 +3306,8 @@ def _trial_nodes(
                     typ = _fresh_type(rng, bad_fraction)
                 else:
                     _occupancy(fs, nc, t)
-                    rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
-                _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                    rid, typ = _take(rng, L_POOL, nc, lst, ll)
+                _put(L_JOB, rid, typ, nc, lst, ll)
                 got += 1
                 from_pool = True
             # the standbys are refilled from the pool at once, while it has nodes
@@ -3319,8 +3319,8 @@ def _trial_nodes(
                     typ = _fresh_type(rng, bad_fraction)
                 else:
                     _occupancy(fs, nc, t)
-                    rid, typ = _take(rng, L_POOL, nc, lst, ll, rec)
-                _put(L_STANDBY, rid, typ, nc, lst, ll, rec)
+                    rid, typ = _take(rng, L_POOL, nc, lst, ll)
+                _put(L_STANDBY, rid, typ, nc, lst, ll)
             ready = t
             waited = got < need
             if waited:
@@ -3337,9 +3337,9 @@ def _trial_nodes(
                         repairs_manual,
                     )  # fmt: skip
                     if back:
-                        typ = rec[rid, R_TYPE]
+                        typ = rec[rid, R_WORD] & 1
                         rid = _release(rid, free, meta, keep)
-                        _put(L_JOB, rid, typ, nc, lst, ll, rec)
+                        _put(L_JOB, rid, typ, nc, lst, ll)
                         got += 1
                         ready = tc
                 short = need - got  # still owed when the cap comes first
@@ -3531,7 +3531,7 @@ def _block_nodes(
     rec = np.empty((_CAP0, R_T0 + k_ring), dtype=np.int64)
     recf = rec.view(np.float64)  # the same rows, for the failure times
     free = np.empty(_CAP0, dtype=np.int64)
-    lst = np.empty((6, _CAP0), dtype=np.int64)
+    lst = np.empty((6, _CAP0), dtype=np.int32)  # record ids, narrow like the records
     qt = np.empty((2, _CAP0))  # the repair stages (see _repair_add)
     qr = np.empty((2, _CAP0), dtype=np.int64)
     meta = np.zeros(N_META, dtype=np.int64)
