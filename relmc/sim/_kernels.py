@@ -273,6 +273,35 @@ def _locate(e, n_seg, last_start, r, tau, seg, inv_seg):
     return k, e - k * seg, tau
 
 
+@jit(inline="always")
+def _run_stop(e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist):
+    """Locate a run stopped by an event at position ``e``: ``(k, computed, ckpt, dk)``.
+
+    ``k`` snapshots done; ``computed`` compute hours of the run; ``ckpt`` snapshot hours spent
+    (a snapshot under way counts to the stop); ``dk`` segments made durable (a persist under
+    way at the stop does not count). The one arithmetic of the general, pool, diurnal, node
+    and physics paths.
+    """
+    k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+    dk = k - 1 if x < persist else k
+    if dk < 0:
+        dk = 0
+    return k, k * tau + min(x, s_k), k * delta + max(x - s_k, 0.0), dk
+
+
+@jit(inline="always")
+def _cap_cut(pos, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps):
+    """Account a run cut by the wall cap at ``pos``: ``(steps, rework, ckpt, durable)``.
+
+    ``steps``: the power steps of its snapshots done, and the stop unless a snapshot is under
+    way; ``rework``: compute that is not durable; ``ckpt``: snapshot hours spent; ``durable``:
+    compute made durable. The one arithmetic of the general, pool, node and physics paths.
+    """
+    computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
+    k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
+    return snap_steps * k + (1 if x >= s_k else 0), computed - durable, ckpt, durable
+
+
 @jit
 def _spend(lost, i, cause, t, dt, cap_hours):
     """Advance the clock ``dt`` hours charged to ``cause``, stopping at the cap.
@@ -1012,10 +1041,11 @@ def _trial_general(
                 if speedy:
                     pos = _nominal(t, cap_hours, speed_amp, sphase)
                     lost[i, SLOWDOWN] += (cap_hours - t) - pos
-                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
-                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
-                swings[i] += snap_steps * k + (1 if x >= s_k else 0)
-                lost[i, REWORK] += computed - durable
+                steps, rework, ckpt, durable = _cap_cut(
+                    pos, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
+                )
+                swings[i] += steps
+                lost[i, REWORK] += rework
                 lost[i, CHECKPOINT] += ckpt
                 p += durable
                 t = cap_hours
@@ -1033,14 +1063,12 @@ def _trial_general(
             t += e_w
             if speedy:
                 lost[i, SLOWDOWN] += e_w - e
-            k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            k, computed, ckpt, dk = _run_stop(
+                e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
+            )
             # the k snapshots done, and the stop (at the event, or at the snapshot under way)
             swings[i] += snap_steps * k + 1
-            computed = k * tau + min(x, s_k)
-            lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
-            dk = k - 1 if x < persist else k  # durable segments of this run
-            if dk < 0:
-                dk = 0
+            lost[i, CHECKPOINT] += ckpt
             if c == EV_MAINT:
                 maint_events[i] += 1
             else:
@@ -1342,10 +1370,11 @@ def _trial_pool(
             # the run's end or its event (c == EV_NONE exactly when e >= d_run)
             if t + (d_run if c == EV_NONE else e) > cap_hours:
                 pos = cap_hours - t
-                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
-                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
-                n_steps += snap_steps * k + (1 if x >= s_k else 0)
-                l_rework += computed - durable
+                steps, rework, ckpt, durable = _cap_cut(
+                    pos, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
+                )
+                n_steps += steps
+                l_rework += rework
                 l_ckpt += ckpt
                 p += durable
                 t = cap_hours
@@ -1359,14 +1388,12 @@ def _trial_pool(
                 break
             events += 1
             t += e
-            k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            k, computed, ckpt, dk = _run_stop(
+                e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
+            )
             # the k snapshots done, and the stop (at the event, or at the snapshot under way)
             n_steps += snap_steps * k + 1
-            computed = k * tau + min(x, s_k)
-            l_ckpt += k * delta + max(x - s_k, 0.0)
-            dk = k - 1 if x < persist else k  # durable segments of this run
-            if dk < 0:
-                dk = 0
+            l_ckpt += ckpt
             if c == EV_MAINT:
                 n_maint += 1
             else:
@@ -2449,13 +2476,12 @@ def _block_diurnal(
             else:
                 a_restart += r_eff
                 e = x - r_eff
-                k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                k, computed, ckpt, dk = _run_stop(
+                    e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
+                )
                 n_sw += snap_steps * k + 2  # compute started; the k snapshots; the stop
-                a_ckpt += k * delta + max(xo - s_k, 0.0)
-                dk = k - 1 if xo < persist else k  # durable segments of this run
-                if dk < 0:
-                    dk = 0
-                a_rework += k * tau + min(xo, s_k) - dk * tau
+                a_ckpt += ckpt
+                a_rework += computed - dk * tau
                 p += dk * tau
                 n_seg -= dk
                 last_start = (n_seg - 1) * seg
@@ -3146,10 +3172,11 @@ def _trial_nodes(
                 if speedy:
                     pos = _nominal(t, cap_hours, speed_amp, sphase)
                     lost[i, SLOWDOWN] += (cap_hours - t) - pos
-                computed, durable, ckpt, _ = _run_position(pos, tau, delta, persist, n_seg, r)
-                k, x, s_k = _locate(pos, n_seg, last_start, r, tau, seg, inv_seg)
-                swings[i] += snap_steps * k + (1 if x >= s_k else 0)
-                lost[i, REWORK] += computed - durable
+                steps, rework, ckpt, durable = _cap_cut(
+                    pos, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
+                )
+                swings[i] += steps
+                lost[i, REWORK] += rework
                 lost[i, CHECKPOINT] += ckpt
                 p += durable
                 t = cap_hours
@@ -3167,13 +3194,11 @@ def _trial_nodes(
             t += e_w
             if speedy:
                 lost[i, SLOWDOWN] += e_w - e
-            k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+            k, computed, ckpt, dk = _run_stop(
+                e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
+            )
             swings[i] += snap_steps * k + 1
-            computed = k * tau + min(x, s_k)
-            lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
-            dk = k - 1 if x < persist else k
-            if dk < 0:
-                dk = 0
+            lost[i, CHECKPOINT] += ckpt
             if dk > 0:
                 left = 0  # a newer checkpoint became durable in this run
             if c == EV_MAINT:
@@ -4029,10 +4054,11 @@ def _block_physics(
                 e_a = e
                 if t_next > cap_hours:
                     # ---- the cap cuts the run
-                    computed, durable, ckpt, _ = _run_position(e, tau, delta, persist, n_seg, r)
-                    k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
-                    swings[i] += snap_steps * k + (1 if x >= s_k else 0)
-                    lost[i, REWORK] += computed - durable
+                    steps, rework, ckpt, durable = _cap_cut(
+                        e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
+                    )
+                    swings[i] += steps
+                    lost[i, REWORK] += rework
                     lost[i, CHECKPOINT] += ckpt
                     p += durable
                     break
@@ -4120,13 +4146,11 @@ def _block_physics(
             # ---- the job stops (not after a restart-end straggler: nothing ran)
             if not in_restart and (arrival or sdc_stop or ckpt_stop):
                 e = e_a
-                k, x, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                k, computed, ckpt, dk = _run_stop(
+                    e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
+                )
                 swings[i] += snap_steps * k + 1
-                computed = k * tau + min(x, s_k)
-                lost[i, CHECKPOINT] += k * delta + max(x - s_k, 0.0)
-                dk = k - 1 if x < persist else k
-                if dk < 0:
-                    dk = 0
+                lost[i, CHECKPOINT] += ckpt
                 if events >= max_events and arrival:
                     lost[i, REWORK] += computed - dk * tau
                     p += dk * tau
