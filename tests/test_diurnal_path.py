@@ -289,6 +289,56 @@ def test_solve_meets_its_tolerance_and_carries_the_phase():
         assert abs(c1 - math.cos(phi0 + OMEGA * x)) < 1e-13
 
 
+def _long_gap_errors(invert, n: int = 2000, seed: int = 1) -> tuple[int, float]:
+    """Cases where ``invert`` misses the solve's tolerance, on gaps of hours to weeks.
+
+    Returns ``(misses, share of the gaps that the descent takes, g >= F(1.5 h))``. The
+    tolerance is the solve's (``|F(x) - g|`` within a few spacings of the wall clock, the
+    sine and cosine those of the phase reached); the phase check allows for ``math.sin`` of
+    an angle of thousands of radians, whose own argument carries the clock's rounding.
+    """
+    rng = np.random.default_rng(seed)
+    misses = 0
+    long = 0
+    for _ in range(n):
+        big_l = rng.uniform(0.005, 2.0)
+        big_a = big_l * (1.0 if rng.random() < 0.3 else rng.random())
+        phi0 = rng.uniform(0, 2 * math.pi)
+        t = rng.uniform(0.0, 2000.0)
+        g = rng.standard_exponential() * rng.choice([1.0, 10.0, 100.0])
+        s0, c0 = math.sin(phi0), math.cos(phi0)
+        inv_lo = 1.0 / (big_l - big_a) if big_l > big_a else math.inf
+        long += g >= big_l * 1.5 + big_a / OMEGA * (math.sin(phi0 + OMEGA * 1.5) - s0)
+        x, s1, c1 = invert(
+            g, s0, c0, big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), inv_lo, t, 1e9
+        )
+        f = big_l * x + big_a / OMEGA * (math.sin(phi0 + OMEGA * x) - s0)
+        lam = big_l + big_a * math.cos(phi0 + OMEGA * x)
+        tol = 1e-13 + OMEGA * 1.8e-15 * (t + x)
+        ok = abs(f - g) <= lam * 8e-16 * (t + x) + 1e-13 * (g + big_a / OMEGA)
+        ok = ok and abs(s1 - math.sin(phi0 + OMEGA * x)) < tol
+        ok = ok and abs(c1 - math.cos(phi0 + OMEGA * x)) < tol
+        misses += not ok
+    return misses, long / n
+
+
+def test_long_gaps_descend_by_days_and_steps_within_the_tolerance(monkeypatch):
+    # gaps from minutes to weeks (amplitudes up to 1): the descent by whole days and 12, 6,
+    # 3, 1.5 h steps before the solve meets the solve's own tolerance
+    misses, share = _long_gap_errors(_kernels._invert_diurnal)
+    assert misses == 0 and share > 0.5, (misses, share)
+    # negative control: the same check sees a descent whose 3-h step turns the phase by a
+    # degree too little (the Python source with that step's cosine and sine changed)
+    wrong = _kernels.OMEGA * 3.0 - math.radians(1.0)
+    assert _kernels._HOP_X[2] == 3.0
+    cos, sin = _kernels._HOP_C.copy(), _kernels._HOP_S.copy()
+    cos[2], sin[2] = math.cos(wrong), math.sin(wrong)
+    monkeypatch.setattr(_kernels, "_HOP_C", cos)
+    monkeypatch.setattr(_kernels, "_HOP_S", sin)
+    bad, _ = _long_gap_errors(_kernels._invert_diurnal.py_func, n=300)
+    assert bad > 30, bad
+
+
 # ---------------------------------------------------------------- which path runs
 def _bitwise(a, b) -> None:
     for key in a.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():

@@ -78,10 +78,11 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   standard exponential ``g`` (exact: a time change of a unit-rate Poisson process). A run that
   reaches the job's end is decided by ``g >= F(restart + run)`` without any solve (usually by a
   closed-form lower bound of ``F``, without a sine); a failure is located by one safeguarded
-  solve (:func:`_invert_diurnal`: a fourth-order series guess, Halley steps in a shrinking
-  bracket, bisection where ``F'`` nears 0 at amplitude 1; typically one sine and cosine, a
-  Taylor polynomial for small steps, ~1.1 per failure), and ``x < restart`` means the restart
-  failed. The wall clock is kept exactly (recovery pauses are added as they occur, so the phase
+  solve (:func:`_invert_diurnal`: a gap of 1.5 h or more first descends by whole days and
+  steps of 12, 6, 3 and 1.5 h, ``F`` over each in closed form from the phase reached; then a
+  fourth-order series guess, Halley steps in a shrinking bracket, bisection where ``F'``
+  nears 0 at amplitude 1; typically one sine and cosine, a Taylor polynomial for small
+  steps, ~1.1 per failure), and ``x < restart`` means the restart failed. The wall clock is kept exactly (recovery pauses are added as they occur, so the phase
   moves on through them); the sine and cosine of the phase are carried by angle addition (the
   solve's own, then a rotation by the category's recovery, precomputed), refreshed from
   ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal shape they
@@ -2064,6 +2065,13 @@ def _block_renewal(
 
 _POLY_U = 0.5  # |OMEGA x| up to which sin u and cos u - 1 come from Taylor polynomials
 _ROT_U = 1e-4  # a final Halley step up to this angle is applied to sin, cos by rotation
+DAY_HOURS = 24.0  # the diurnal period: F over a whole day is L * DAY_HOURS exactly
+# the steps a long gap descends by before its solve (half, quarter, eighth and sixteenth of a
+# day), and the cosines and sines of their angles; the solve then meets gaps under 1.5 h, where
+# its series guess and Taylor sines serve
+_HOP_X = np.array([12.0, 6.0, 3.0, 1.5])
+_HOP_C = np.cos(OMEGA * _HOP_X)
+_HOP_S = np.sin(OMEGA * _HOP_X)
 _REFRESH = 64  # failures between refreshes of the carried phase from math.sin, math.cos
 _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock (its spacing)
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
@@ -2125,6 +2133,44 @@ def _cum_diurnal(x, s0, c0, big_l, k):
 
 @jit(inline="always")
 def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
+    """Solve ``F(x) = g`` for the wall hours ``x`` to the next failure; ``F(hi) > g``.
+
+    Arguments and result as :func:`_solve_diurnal`, which solves. A gap of 1.5 h or more
+    (``g >= F(1.5)``, decided by the lower bound ``(L - A) 1.5`` when it can be) is first
+    descended: whole days (``F`` grows by ``L`` times 24 h over each, whatever the phase),
+    then steps of 12, 6, 3 and 1.5 h, each taken when ``g`` reaches ``F`` over it from the
+    phase reached (three multiplications; the phase is rotated by the step's precomputed
+    cosine and sine). The solve then starts under 1.5 h from the failure, where its series
+    guess and Taylor sines are accurate, instead of iterating with library sines across a
+    day (2.9 h mean gaps: ~75 -> ~58 ns a solve; 22.7 h: ~117-147 -> ~74-79 ns, measured in
+    a chain). Gaps under 1.5 h go to the solve unchanged.
+    """
+    xs = 0.0  # hours stepped over
+    x_s = _HOP_X[3]
+    if g >= (big_l - big_a) * x_s and hi > x_s:
+        k = big_a / OMEGA
+        if g >= big_l * x_s + k * (s0 * (_HOP_C[3] - 1.0) + c0 * _HOP_S[3]):
+            day = big_l * DAY_HOURS
+            q = int(g / day)
+            if q > 0 and q * day > g:  # g / day rounded up onto a whole number
+                q -= 1
+            g = g - q * day
+            xs = q * DAY_HOURS
+            for j in range(4):
+                fx = big_l * _HOP_X[j] + k * (s0 * (_HOP_C[j] - 1.0) + c0 * _HOP_S[j])
+                if g >= fx:
+                    g -= fx
+                    xs += _HOP_X[j]
+                    s0, c0 = s0 * _HOP_C[j] + c0 * _HOP_S[j], c0 * _HOP_C[j] - s0 * _HOP_S[j]
+            hi = min(hi - xs, x_s)
+    x, s1, c1 = _solve_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t + xs, hi)
+    if xs > 0.0:
+        x = xs + x
+    return x, s1, c1
+
+
+@jit(inline="always")
+def _solve_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     """Solve ``F(x) = g`` for the wall hours ``x`` to the next failure; ``F(hi) > g``.
 
     ``s0``, ``c0``: sine and cosine of ``phi0``; ``inv_l``, ``inv_hi``, ``inv_lo``: ``1 / L``,
