@@ -51,7 +51,7 @@ def _run_nodes(x: KernelInputs, seed: int):
     """Run the node path over blocks of 256 trials; return its outputs and bookkeeping stats."""
     n = x.n_trials
     out = allocate_outputs(n, x.n_categories)
-    stats = np.zeros(3, dtype=np.int64)
+    stats = np.zeros(4, dtype=np.int64)  # a fourth slot: the kernel checks record types too
     root = np.random.SeedSequence(seed)
     for b in range(-(-n // BLOCK_SIZE)):
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
@@ -83,7 +83,8 @@ def _inputs(sc: Scenario, n_trials: int) -> KernelInputs:
 
 def check_invariants(out, x: KernelInputs, stats) -> None:
     """Identities every trial of the node model must satisfy (see the module docstring)."""
-    assert stats.tolist() == [0, 0, 0], stats  # conserved, listed, no leak
+    # conserved, listed, no leak, every listed record of its list's type
+    assert stats.tolist() == [0, 0, 0, 0], stats
     wall, lost = out["wall_hours"], out["lost_hours"]
     assert np.all(wall <= x.cap_hours * (1 + REL))
     # time accounting: wall == progress + sum(lost), to rounding

@@ -211,8 +211,8 @@ process is the one above, bit for bit. When any of it is on, nodes are modelled 
 (good and bad nodes in the job, among the job's standbys, in the shared pool, in each repair
 stage, excluded, retired) plus a sparse *record* of each node that has failed or been sent
 to repair (its type, failure times and repairs; where it is follows from the list or repair
-stage that holds it); nothing is held per GPU. The job
-holds ``n_nodes`` nodes, always all of them while it is exposed.
+stage that holds it); nothing is held per GPU. The job holds ``n_nodes`` nodes, always all
+of them while it is exposed.
 
 Node types (lemons)
     Each node is *good* or *bad*. At the job's start the numbers of bad nodes in the job, among

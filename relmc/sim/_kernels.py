@@ -82,10 +82,11 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   steps of 12, 6, 3 and 1.5 h, ``F`` over each in closed form from the phase reached; then a
   fourth-order series guess, Halley steps in a shrinking bracket, bisection where ``F'``
   nears 0 at amplitude 1; typically one sine and cosine, a Taylor polynomial for small
-  steps, ~1.1 per failure), and ``x < restart`` means the restart failed. The wall clock is kept exactly (recovery pauses are added as they occur, so the phase
-  moves on through them); the sine and cosine of the phase are carried by angle addition (the
-  solve's own, then a rotation by the category's recovery, precomputed), refreshed from
-  ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: with one diurnal shape they
+  steps, ~1.1 per failure), and ``x < restart`` means the restart failed. The wall clock is
+  kept exactly (recovery pauses are added as they occur, so the phase moves on through them);
+  the sine and cosine of the phase are carried by angle addition (the solve's own, then a
+  rotation by the category's recovery, precomputed), refreshed from ``math.sin``/``math.cos``
+  every ``_REFRESH`` failures. Categories: with one diurnal shape they
   do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per refill),
   or, when every category also costs the same recovery, counted once per trial as a multinomial
   (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
@@ -173,7 +174,8 @@ F_MAINTENANCE = OVERHEADS.index("maintenance")
 F_DIAGNOSIS = OVERHEADS.index("diagnosis")
 F_PREEMPTION = OVERHEADS.index("preemption")
 F_SDC_LATENCY = OVERHEADS.index("sdc_latency")
-OMEGA = 2.0 * math.pi / 24.0  # diurnal angular frequency, per hour
+DAY_HOURS = 24.0  # the diurnal period
+OMEGA = 2.0 * math.pi / DAY_HOURS  # diurnal angular frequency, per hour
 
 # sentinel states
 EV_NONE = -2  # event code: no event before the end of the run
@@ -2065,11 +2067,11 @@ def _block_renewal(
 
 _POLY_U = 0.5  # |OMEGA x| up to which sin u and cos u - 1 come from Taylor polynomials
 _ROT_U = 1e-4  # a final Halley step up to this angle is applied to sin, cos by rotation
-DAY_HOURS = 24.0  # the diurnal period: F over a whole day is L * DAY_HOURS exactly
 # the steps a long gap descends by before its solve (half, quarter, eighth and sixteenth of a
-# day), and the cosines and sines of their angles; the solve then meets gaps under 1.5 h, where
-# its series guess and Taylor sines serve
-_HOP_X = np.array([12.0, 6.0, 3.0, 1.5])
+# day: 12, 6, 3, 1.5 h), and the cosines and sines of their angles; the solve then meets gaps
+# under 1.5 h, where its series guess and Taylor sines serve. F over a whole day is
+# L * DAY_HOURS (the cosine's integral over its period is 0)
+_HOP_X = DAY_HOURS / np.array([2.0, 4.0, 8.0, 16.0])
 _HOP_C = np.cos(OMEGA * _HOP_X)
 _HOP_S = np.sin(OMEGA * _HOP_X)
 _REFRESH = 64  # failures between refreshes of the carried phase from math.sin, math.cos
@@ -2139,11 +2141,13 @@ def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     (``g >= F(1.5)``, decided by the lower bound ``(L - A) 1.5`` when it can be) is first
     descended: whole days (``F`` grows by ``L`` times 24 h over each, whatever the phase),
     then steps of 12, 6, 3 and 1.5 h, each taken when ``g`` reaches ``F`` over it from the
-    phase reached (three multiplications; the phase is rotated by the step's precomputed
-    cosine and sine). The solve then starts under 1.5 h from the failure, where its series
-    guess and Taylor sines are accurate, instead of iterating with library sines across a
-    day (2.9 h mean gaps: ~75 -> ~58 ns a solve; 22.7 h: ~117-147 -> ~74-79 ns, measured in
-    a chain). Gaps under 1.5 h go to the solve unchanged.
+    phase reached (four multiplications; a step taken rotates the phase by its precomputed
+    cosine and sine, four more). The solve then starts under 1.5 h from the failure, where its
+    series guess and Taylor sines are accurate, instead of iterating with library sines
+    across a day (measured in a chain of solves, amplitude 0.5 and 1: 2.9 h mean gaps 77-85
+    -> 59-66 ns a solve, 22.7 h 118-147 -> 74-80 ns; 0.2-0.5 h gaps 1-2 ns slower, the
+    test below; at amplitude 1 the lower bound ``(L - A) 1.5`` is 0, so every gap computes
+    ``F(1.5)``). Gaps under 1.5 h go to the solve unchanged.
     """
     xs = 0.0  # hours stepped over
     x_s = _HOP_X[3]
@@ -2891,8 +2895,8 @@ def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual
         miss = auto_miss
     else:
         miss = manual_miss
-    if rec[rid, R_WORD] & 1 == BAD and miss < 1.0 and (miss <= 0.0 or rng.random() >= miss):
-        rec[rid, R_WORD] -= BAD - GOOD
+    if (rec[rid, R_WORD] & 1) == BAD and miss < 1.0 and (miss <= 0.0 or rng.random() >= miss):
+        rec[rid, R_WORD] -= 1  # bit 0: BAD -> GOOD
     return tc, rid, True
 
 
@@ -3538,12 +3542,15 @@ def _block_nodes(
     repair costs O(1); records, lists and stages double their capacity as needed. ``stats`` counts
     broken bookkeeping at the end of trials (for tests; always zero): ``[0]`` nodes not
     conserved, ``[1]`` more records listed at a place than nodes there, ``[2]`` records
-    leaked. Physics per draw: each trial takes its draw's rows of ``draw_amp`` ..
-    ``draw_bad_multiplier`` (no rows: the single values) for its shapes, its initial bad
-    nodes, its pool draws and its rates; failure rates are time-varying for the whole block
-    if any draw or the single values make them so, or ``cat_profile`` has rows (periodic
-    profiles: each category's factor in the hour multiplies its per-type rates). Uncertain
-    overheads: each trial takes its draw's row of ``overhead_factor`` (:func:`_trial_overheads`;
+    leaked, and, only when ``stats`` has a fourth slot (the tests'; it reads every listed
+    record, which at 1M GPUs touches ~125,000 of them at random per trial), ``[3]`` listed
+    records whose type is not their list's. Physics per draw: each trial takes its draw's
+    rows of ``draw_amp`` .. ``draw_bad_multiplier`` (no rows: the single values) for its
+    shapes, its initial bad nodes, its pool draws and its rates; failure rates are
+    time-varying for the whole block if any draw or the single values make them so, or
+    ``cat_profile`` has rows (periodic profiles: each category's factor in the hour
+    multiplies its per-type rates). Uncertain overheads: each trial takes its draw's row of
+    ``overhead_factor`` (:func:`_trial_overheads`;
     every category's diagnosis and the preemption, :func:`_trial_node_overheads`), and each
     restart, swap, detection and maintenance downtime its jitter.
     """
@@ -3730,6 +3737,11 @@ def _block_nodes(
             stats[0] += 1
         if meta[M_HIGH] - meta[M_NFREE] != listed + meta[M_REPAIR]:
             stats[2] += 1
+        if stats.shape[0] > 3:
+            for q in range(6):
+                for j in range(ll[q]):
+                    if (rec[lst[q, j], R_WORD] & 1) != q % 2:
+                        stats[3] += 1
 
 
 # ---- stragglers and silent data corruption (issue 11; see relmc.sim) -------------------------
