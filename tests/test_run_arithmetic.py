@@ -8,16 +8,20 @@ position computed with ``fractions.Fraction`` from the contract's layout of a ru
 of compute, its snapshot and the final persist; snapshot ``j`` is durable ``persist`` hours
 after it ends. Hours are binary fractions, so the boundaries (a snapshot's start and end, a
 persist's end, the last segment's start) are exact in floating point and the boundary cases
-must come out exactly.
+must come out exactly. Last, the event budget kernel inputs accept, which the width of the
+kernel's counts bounds.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction as Q
 
 import pytest
 
+from relmc.scenario import Scenario
 from relmc.sim import _kernels
+from relmc.sim.simulate import kernel_inputs
 
 TAU, DELTA, PERSIST = 0.5, 0.125, 0.25
 N_SEG, R = 5, 0.375  # four whole segments, then 0.375 h of compute
@@ -77,3 +81,13 @@ def test_negative_control_the_boundaries_are_seen():
     )
     assert (at[3], before[3]) == (1, 0)
     assert _exact(SEG + PERSIST)[3] == 1 and _exact(SEG + PERSIST - 2**-20)[3] == 0
+
+
+def test_kernel_inputs_refuse_an_event_budget_past_the_counts_width():
+    # the kernel's per-trial counts are int32 and a node record's counts 31 bits wide;
+    # Scenario refuses such a budget, and so do kernel inputs changed directly
+    x, _ = kernel_inputs(Scenario.default(), None, 1)
+    dataclasses.replace(x, max_events=2**31 - 1)  # the largest allowed
+    for bad in (0, 2**31):
+        with pytest.raises(ValueError, match=r"max_events must be an integer in \[1, 2147483647\]"):
+            dataclasses.replace(x, max_events=bad)

@@ -224,6 +224,13 @@ class KernelInputs:
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
+        # per-trial counts are int32, and a node's repairs and blamed failures are 31-bit
+        # fields of its record: a trial's events must stay below 2^31
+        if not 1 <= int(self.max_events) <= 2**31 - 1:
+            raise ValueError(
+                f"max_events must be an integer in [1, {2**31 - 1}] (per-trial counts are "
+                f"int32); got {self.max_events}"
+            )
         for name in ("cat_amp", "cat_phase", "diag_hours", "diag_wrong"):
             if np.size(getattr(self, name)) == 0:  # not given: no modulation, no diagnosis
                 object.__setattr__(self, name, np.zeros(n_cat))
