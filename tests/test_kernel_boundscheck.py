@@ -1,0 +1,95 @@
+"""The kernels under numba's bounds checking: no index outside their arrays.
+
+The kernels index buffers, alias tables, accumulators and (the node path) records, lists and
+repair stages grown by doubling, and the node path's trial loop compiles without reference
+counting; an index past an array's end reads or writes memory that is not the array's, which
+no output comparison is sure to notice (a sampled mutant that dropped the struck node's list
+position did exactly that and changed no output). Here the kernels are compiled afresh with
+``NUMBA_BOUNDSCHECK=1`` in a subprocess (its own cache directory) and run on the node
+scenarios of tests/test_nodes.py (extremes included) and one of 3,000 nodes whose arrays
+double many times, on the pool, renewal and block-reduction scenarios of the fast-path
+tests, each also with diurnal rates (the diurnal path), and on straggler and SDC categories
+(the physics path); any index out of range raises ``IndexError`` there. Slow: a full compile
+of the kernels.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+SCRIPT = """
+import sys
+sys.path.insert(0, {tests!r})
+import numba
+import numpy as np
+
+# bounds checking is on: an index past the end raises (the check's own negative control)
+@numba.njit
+def past(a):
+    return a[a.shape[0]]
+
+try:
+    past(np.zeros(3))
+    sys.exit("numba's bounds checking is off")
+except IndexError:
+    pass
+
+from nodeinputs import node_inputs, run
+from test_nodes import ALL_ON, NODE_SCENARIOS, _job
+
+scenarios = dict(NODE_SCENARIOS)
+scenarios["3000_nodes"] = node_inputs(
+    [0.02, 0.01, 0.002], n_trials=8, **{{**ALL_ON, "n_nodes": 3000, "n_spares": 60,
+    "n_standbys": 16, "lemon_window": 200.0}}, **_job(work_hours=200.0, cap_hours=2000.0)
+)
+events = 0
+for name, x in scenarios.items():
+    out = run("kernel", x, seed=1)
+    events += int(out["events"].sum())
+    assert np.isfinite(out["wall_hours"]).all(), name
+import dataclasses
+from test_fast_paths import BLOCKS, RENEWAL
+from test_pool_path import POOL
+from relmc.scenario import Category
+from relmc.sim.simulate import kernel_inputs
+
+for sc in [*POOL.values(), *RENEWAL.values(), *BLOCKS.values()]:
+    cats = tuple(
+        dataclasses.replace(c, diurnal_amplitude=0.5, diurnal_peak_hour=15.0)
+        for c in sc.failures.categories
+    )
+    diurnal = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
+    physics = dataclasses.replace(sc, failures=dataclasses.replace(
+        sc.failures,
+        categories=(*sc.failures.categories,
+                    Category("strag", rate=0.05, unit="job", kind="straggler"),
+                    Category("sdc", rate=0.03, unit="job", kind="sdc", sdc_latency_hours=2.0)),
+    ))
+    for variant in (sc, diurnal, physics):
+        out = run("kernel", kernel_inputs(variant, None, 64)[0], seed=2)
+        events += int(out["events"].sum())
+        scenarios[len(scenarios)] = None
+print("ok", len(scenarios), events)
+"""
+
+
+@pytest.mark.slow
+def test_node_kernel_indexes_inside_its_arrays(tmp_path):
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(tests=str(TESTS))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    word, n_scenarios, events = done.stdout.split()[-3:]
+    assert word == "ok" and int(n_scenarios) >= 60 and int(events) > 5000, done.stdout
