@@ -3800,27 +3800,14 @@ def _pick_scan(u, wa):
 def _pool_wait(rng, t, n_repair, next_done, n_spares, repair_hours, lost, i, cap_hours):
     """Send a failed node to repair at ``t``; wait for a spare if the pool is short.
 
-    The finite pool of the general path (a count and the next completion, exact for
-    exponential repairs by memorylessness). Returns ``(t, capped, n_repair, next_done)``.
+    :func:`_pool_swap` (the finite pool of the general and pool paths), with the wait spent
+    as ``spare_wait`` up to the cap. Returns ``(t, capped, n_repair, next_done)``.
     """
-    while next_done <= t:
-        n_repair -= 1
-        if n_repair > 0:
-            next_done += rng.standard_exponential() * repair_hours / n_repair
-        else:
-            next_done = NO_REPAIR
-    n_repair += 1
-    done_new = t + rng.standard_exponential() * repair_hours
-    if done_new < next_done:
-        next_done = done_new
+    wait, ready, n_repair, next_done = _pool_swap(
+        rng, t, n_repair, next_done, n_spares, repair_hours
+    )
     capped = False
-    if n_repair > n_spares:
-        ready = next_done
-        n_repair -= 1
-        if n_repair > 0:
-            next_done = ready + rng.standard_exponential() * repair_hours / n_repair
-        else:
-            next_done = NO_REPAIR
+    if wait:
         t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
     return t, capped, n_repair, next_done
 
