@@ -41,42 +41,38 @@ try:
 except IndexError:
     pass
 
-from nodeinputs import node_inputs, run
-from test_nodes import ALL_ON, NODE_SCENARIOS, _job
-
-scenarios = dict(NODE_SCENARIOS)
-scenarios["3000_nodes"] = node_inputs(
-    [0.02, 0.01, 0.002], n_trials=8, **{{**ALL_ON, "n_nodes": 3000, "n_spares": 60,
-    "n_standbys": 16, "lemon_window": 200.0}}, **_job(work_hours=200.0, cap_hours=2000.0)
-)
-events = 0
-for name, x in scenarios.items():
-    out = run("kernel", x, seed=1)
-    events += int(out["events"].sum())
-    assert np.isfinite(out["wall_hours"]).all(), name
 import dataclasses
+
+from nodeinputs import node_inputs, run
 from test_fast_paths import BLOCKS, RENEWAL
+from test_nodes import ALL_ON, NODE_SCENARIOS, _job
 from test_pool_path import POOL
-from relmc.scenario import Category
+
+from relmc.scenario import Category, replace_path
 from relmc.sim.simulate import kernel_inputs
 
+inputs = [*NODE_SCENARIOS.values(), node_inputs(
+    [0.02, 0.01, 0.002], n_trials=8, **{{**ALL_ON, "n_nodes": 3000, "n_spares": 60,
+    "n_standbys": 16, "lemon_window": 200.0}}, **_job(work_hours=200.0, cap_hours=2000.0)
+)]
+physics = (
+    Category("strag", rate=0.05, unit="job", kind="straggler"),
+    Category("sdc", rate=0.03, unit="job", kind="sdc", sdc_latency_hours=2.0),
+)
 for sc in [*POOL.values(), *RENEWAL.values(), *BLOCKS.values()]:
-    cats = tuple(
-        dataclasses.replace(c, diurnal_amplitude=0.5, diurnal_peak_hour=15.0)
-        for c in sc.failures.categories
+    diurnal = replace_path(sc, "failures.categories.*.diurnal_amplitude", 0.5)
+    diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 15.0)
+    cats = (*sc.failures.categories, *physics)
+    stragglers = dataclasses.replace(
+        sc, failures=dataclasses.replace(sc.failures, categories=cats)
     )
-    diurnal = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
-    physics = dataclasses.replace(sc, failures=dataclasses.replace(
-        sc.failures,
-        categories=(*sc.failures.categories,
-                    Category("strag", rate=0.05, unit="job", kind="straggler"),
-                    Category("sdc", rate=0.03, unit="job", kind="sdc", sdc_latency_hours=2.0)),
-    ))
-    for variant in (sc, diurnal, physics):
-        out = run("kernel", kernel_inputs(variant, None, 64)[0], seed=2)
-        events += int(out["events"].sum())
-        scenarios[len(scenarios)] = None
-print("ok", len(scenarios), events)
+    inputs += [kernel_inputs(v, None, 64)[0] for v in (sc, diurnal, stragglers)]
+events = 0
+for x in inputs:
+    out = run("kernel", x, seed=1)
+    events += int(out["events"].sum())
+    assert np.isfinite(out["wall_hours"]).all()
+print("ok", len(inputs), events)
 """
 
 
