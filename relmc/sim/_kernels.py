@@ -2123,6 +2123,12 @@ def _sincos_step(u):
     return math.sin(u), math.cos(u) - 1.0
 
 
+@jit(inline="always")
+def _cum_turned(x, sn, cm, s0, c0, big_l, k):
+    """:func:`_cum_diurnal` given ``sin(OMEGA x)`` and ``cos(OMEGA x) - 1`` (``sn``, ``cm``)."""
+    return big_l * x + k * (s0 * cm + c0 * sn)
+
+
 @jit
 def _cum_diurnal(x, s0, c0, big_l, k):
     """``F(x) = L x + k (sin(phi0 + OMEGA x) - sin phi0)`` with ``k = A / OMEGA``.
@@ -2130,7 +2136,13 @@ def _cum_diurnal(x, s0, c0, big_l, k):
     ``s0``, ``c0``: the sine and cosine of ``phi0``.
     """
     sn, cm = _sincos_step(OMEGA * x)
-    return big_l * x + k * (s0 * cm + c0 * sn)
+    return _cum_turned(x, sn, cm, s0, c0, big_l, k)
+
+
+@jit(inline="always")
+def _turn(s, c, cos_d, sin_d):
+    """Turn a phase of sine ``s``, cosine ``c`` by an angle of cosine ``cos_d``, sine ``sin_d``."""
+    return s * cos_d + c * sin_d, c * cos_d - s * sin_d
 
 
 @jit(inline="always")
@@ -2153,7 +2165,7 @@ def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     x_s = _HOP_X[3]
     if g >= (big_l - big_a) * x_s and hi > x_s:
         k = big_a / OMEGA
-        if g >= big_l * x_s + k * (s0 * (_HOP_C[3] - 1.0) + c0 * _HOP_S[3]):
+        if g >= _cum_turned(x_s, _HOP_S[3], _HOP_C[3] - 1.0, s0, c0, big_l, k):
             day = big_l * DAY_HOURS
             q = int(g / day)
             if q > 0 and q * day > g:  # g / day rounded up onto a whole number
@@ -2161,11 +2173,11 @@ def _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
             g = g - q * day
             xs = q * DAY_HOURS
             for j in range(4):
-                fx = big_l * _HOP_X[j] + k * (s0 * (_HOP_C[j] - 1.0) + c0 * _HOP_S[j])
+                fx = _cum_turned(_HOP_X[j], _HOP_S[j], _HOP_C[j] - 1.0, s0, c0, big_l, k)
                 if g >= fx:
                     g -= fx
                     xs += _HOP_X[j]
-                    s0, c0 = s0 * _HOP_C[j] + c0 * _HOP_S[j], c0 * _HOP_C[j] - s0 * _HOP_S[j]
+                    s0, c0 = _turn(s0, c0, _HOP_C[j], _HOP_S[j])
             hi = min(hi - xs, x_s)
     x, s1, c1 = _solve_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t + xs, hi)
     if xs > 0.0:
@@ -2572,8 +2584,7 @@ def _block_diurnal(
                 s0 = math.sin(OMEGA * t + theta)
                 c0 = math.cos(OMEGA * t + theta)
             else:
-                s0 = s1 * rot_c[c] + c1 * rot_s[c]
-                c0 = c1 * rot_c[c] - s1 * rot_s[c]
+                s0, c0 = _turn(s1, c1, rot_c[c], rot_s[c])
             r_eff = restart_hours
         n_fail = events - n_maint
         stats[0] += n_fail
