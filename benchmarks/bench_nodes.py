@@ -20,6 +20,12 @@ repair (2 h automated, 80 % escalated to 48 h manual, 40 % / 20 % misses), expon
 everything, a 256-day job (with relmc's checkpoints: 30 min, 1-min snapshot). Events per
 second, and the ratio to AIReSim's measured ~960 failures/s at 2,048 servers.
 
+[3] Stragglers and SDC with every node feature on (the combined path,
+``_block_physics_nodes``), at 2k, 16k, 100k and 1M GPUs: [1]'s scenario with Llama 3's
+silent data corruption latent for 4 h (12 checkpoints kept) and one straggler a day per
+2,048 nodes at half speed for an hour (both assumed, as in ``examples/time_varying.py``),
+against [1]'s node path on the same scenario without them.
+
 Timings are process CPU time, best of interleaved repeats, compile excluded. Nothing is
 asserted.
 """
@@ -91,6 +97,30 @@ def nodes_off(sc: Scenario) -> Scenario:
             sc.policy, swap_hours=0.25, n_spares=on.policy.n_spares, repair_hours=72.0
         ),  # fmt: skip
     )
+
+
+def physics_nodes_on(sc: Scenario) -> Scenario:
+    """:func:`nodes_on` plus a latent SDC and a straggler category ([3])."""
+    on = nodes_on(sc)
+    straggler = Category(
+        "Straggler",
+        rate=1.0 / (24.0 * 2048),  # per node-hour: one a day on 2,048 nodes (assumed)
+        unit="node",
+        kind="straggler",
+        straggler_speed=0.5,
+        detection_hours=1.0,
+        recovery="swap",
+    )
+    cats = tuple(
+        dataclasses.replace(c, kind="sdc", sdc_latency_hours=4.0)
+        if c.name == "Silent Data Corruption"
+        else c
+        for c in on.failures.categories
+    )
+    assert any(c.kind == "sdc" for c in cats)
+    fm = dataclasses.replace(on.failures, categories=(*cats, straggler))
+    pol = dataclasses.replace(on.policy, checkpoint_retention=12)
+    return dataclasses.replace(on, failures=fm, policy=pol)
 
 
 def airesim_like() -> Scenario:
@@ -189,6 +219,25 @@ def main(argv=None) -> None:
     means = {v: float(ds[v].mean()) for v in ("ettr", "standby_swaps", "repairs_auto",
                                                "repairs_manual", "pool_occupancy")}  # fmt: skip
     print("  per trial: " + ", ".join(f"{k} {v:,.3g}" for k, v in means.items()))
+    print("\n[3] stragglers and SDC with every node feature on (combined path) vs [1], 1 thread")
+    print(f"  {'N GPUs':>10} {'ev/trial':>9} {'ns/ev':>9} {'draw/ev':>8} {'[1] ns/ev':>9} "
+          f"{'ratio':>6} {'finished':>8}")  # fmt: skip
+    for n_gpus in (2048, 16_384, 100_000, 1_000_000):
+        base = bk.llama3_scenario(n_gpus)
+        both, on = physics_nodes_on(base), nodes_on(base)
+        pilot = bk.run_blocks(_kernels.simulate_block, kernel_inputs(both, None, 16)[0]) / 16
+        n = int(min(max(256, (1e6 if q else 4e6) / max(pilot, 1.0)), 50_000))
+        x_both = kernel_inputs(both, None, n)[0]
+        x_on = kernel_inputs(on, None, n)[0]
+        assert x_both.node_model and x_both.physics and not x_on.physics
+        t_both = per_event(x_both, reps)
+        t_on = per_event(x_on, reps)
+        out = bk.allocate_outputs(n, x_both.n_categories)
+        ev = bk.run_blocks(_kernels.simulate_block, x_both)
+        fin = float(_finished(x_both, out))
+        print(f"  {n_gpus:>10,} {ev / n:>9,.0f} {t_both:>9.1f} {draw / t_both:>8.3f} "
+              f"{t_on:>9.1f} {t_both / t_on:>6.2f} {fin:>8.2f}", flush=True)  # fmt: skip
+
     print(f"\n  /proc/loadavg at end: {Path('/proc/loadavg').read_text().strip()}")
     print(f"  {os.cpu_count()} CPUs; done in {time.process_time():.0f} CPU s")
 

@@ -8,9 +8,10 @@ position did exactly that and changed no output). Here the kernels are compiled 
 ``NUMBA_BOUNDSCHECK=1`` in a subprocess (its own cache directory) and run on the node
 scenarios of tests/test_nodes.py (extremes included) and one of 3,000 nodes whose arrays
 double many times, on the pool, renewal and block-reduction scenarios of the fast-path
-tests, each also with diurnal rates (the diurnal path), and on straggler and SDC categories
-(the physics path); any index out of range raises ``IndexError`` there. Slow: a full compile
-of the kernels.
+tests, each also with diurnal rates (the diurnal path), on straggler and SDC categories
+(the physics path), and on straggler and SDC categories with the node model (the combined
+path, tests/test_physics_nodes_kernel.py, and 3,000 nodes); any index out of range raises
+``IndexError`` there. Slow: a full compile of the kernels.
 """
 
 from __future__ import annotations
@@ -67,6 +68,18 @@ for sc in [*POOL.values(), *RENEWAL.values(), *BLOCKS.values()]:
         sc, failures=dataclasses.replace(sc.failures, categories=cats)
     )
     inputs += [kernel_inputs(v, None, 64)[0] for v in (sc, diurnal, stragglers)]
+# stragglers and SDC with the node model (the combined path): its oracle comparisons, the
+# corrupted node that leaves, and 3,000 nodes with SDC records found by a scan
+from physicsinputs import with_sdc_fields
+from test_physics_nodes_kernel import WITH_NODES, _sdc_with_domain
+from test_physics_sdc import everything
+
+inputs += [everything(31, n_trials=64, **kw) for kw in WITH_NODES.values()]
+inputs += [_sdc_with_domain(n_spares, 16) for n_spares in (-1, 0)]
+inputs.append(with_sdc_fields(
+    inputs[len(NODE_SCENARIOS)], cat_kind=[0, 1, 2], straggler_speed=[1.0, 0.3, 1.0],
+    sdc_latency=[0.0, 0.0, 5.0], retention=2,
+))
 events = 0
 for x in inputs:
     out = run("kernel", x, seed=1)
@@ -88,4 +101,4 @@ def test_node_kernel_indexes_inside_its_arrays(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     word, n_scenarios, events = done.stdout.split()[-3:]
-    assert word == "ok" and int(n_scenarios) >= 60 and int(events) > 5000, done.stdout
+    assert word == "ok" and int(n_scenarios) >= 70 and int(events) > 5000, done.stdout

@@ -324,7 +324,7 @@ EXTREMES = {
     },
     "amplitude_one": {"cat_amp": np.ones(5), "retention": 0},
 }
-#: The node model off: the kernel has stragglers and SDC only without it (FieldError).
+#: The node model off (the physics path; with it on, test_physics_nodes_kernel.py).
 NO_NODES = {
     "n_nodes": 1,
     "bad_fraction": 0.0,
@@ -351,7 +351,8 @@ def test_oracle_invariants_everything_on(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name in EXTREMES if name != "no_node_model"])
 def test_kernel_matches_oracle_everything_on(name):
-    # every extreme with the node model off (the kernel refuses it with stragglers/SDC)
+    # every extreme with the node model off: the physics path (with it on, the combined
+    # path: tests/test_physics_nodes_kernel.py)
     x = everything(31, n_trials=1500, **{**EXTREMES[name], **NO_NODES})
     assert not x.node_model
     kernel = run("kernel", x, seed=32)

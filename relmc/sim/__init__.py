@@ -195,14 +195,14 @@ Resolutions of points left open above (kernel and oracle alike; issue 11)
     9. A detection due while the job is not exposed (recovery, maintenance, a maintenance or
        straggler checkpoint) happens when the next restart begins, before any of it is
        spent; a detection due at the same moment as a restart's end comes first.
-    10. Node model (the oracle only): straggler and SDC categories are node-domain whatever
-        ``cat_domain`` says (one clock per node, ``bad_multiplier`` applies), never wrongly
-        blamed; the struck node is recorded at the arrival (straggler) or the corruption's
-        wall time (SDC) and may be excluded as a lemon. An SDC whose node left the job
-        before detection blames no node. The restart after a straggler's handling or an SDC
-        reads storage; a straggler's checkpoint resets the count of nodes left. The kernel
-        does not implement stragglers and SDC with the node model: :func:`relmc.simulate`
-        rejects them (``FieldError`` naming ``failures.categories.kind``).
+    10. Node model: straggler and SDC categories are node-domain whatever ``cat_domain``
+        says (one clock per node, ``bad_multiplier`` applies), never wrongly blamed (their
+        ``diag_wrong`` is not read; their ``diag_hours`` is spent); the struck node is
+        recorded at the arrival (straggler) or the corruption's wall time (SDC) and may be
+        excluded as a lemon. An SDC whose node left the job before detection blames no
+        node, also if that node is back in the job by then (repaired and returned). The
+        restart after a straggler's handling or an SDC reads storage; a straggler's or a
+        maintenance checkpoint resets the count of nodes left, an SDC's rollback does not.
 
 Nodes: lemons, blast radius, diagnosis, repair pipeline, standbys, memory restore
 ---------------------------------------------------------------------------------

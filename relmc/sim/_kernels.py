@@ -123,7 +123,16 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   nodes in the job, then its category from that class's alias table: O(1) however the rates
   change. The trial loop indexes arrays only (compiled without reference counting); when an
   event could outgrow the records or the repair stages it returns, the block doubles them,
-  and the trial resumes.
+  and the trial resumes. Recovery (diagnosis, blame, lemons, repair, replacement) is
+  :func:`_node_recover`, shared with the combined path.
+* ``_block_physics``: straggler and SDC categories (:func:`physics_on`) with the node model
+  off: an event loop that draws the next arrival afresh from the clocks that run now and
+  compares it with the deterministic times ahead (a restart's end, a run's end, a
+  straggler's handling, an SDC's detection, the cap).
+* ``_block_physics_nodes``: straggler and SDC categories with the node model on: the physics
+  path's loop with the node path's counts, records and :func:`_node_recover`; the struck
+  node's type is drawn with its category, and an SDC's node gets a record at the corruption
+  so that its detection can blame it, or nobody if it left the job.
 
 Physics parameters per draw (``draw_amp`` .. ``draw_bad_multiplier`` with rows; see
 :mod:`relmc.sim`) do not choose paths per trial: the block's path is chosen from every draw
@@ -2834,7 +2843,7 @@ def _put(loc, rid, typ, nc, lst, ll):
 
 @jit(inline="always")
 def _take(rng, loc, nc, lst, ll):
-    """Remove a node drawn uniformly from ``loc`` (not empty): ``(record or FRESH, type)``.
+    """Remove a node drawn uniformly from ``loc`` (not empty): ``(record or FRESH, type, j)``.
 
     One uniform: its type (in proportion to the counts), then its rank among the nodes of that
     type; ranks below the number of recorded ones are those records, the rest fresh nodes.
@@ -2855,8 +2864,8 @@ def _take(rng, loc, nc, lst, ll):
     if j < ll[which]:
         rid = lst[which, j]
         _list_remove(lst, ll, which, j)
-        return rid, typ
-    return FRESH, typ
+        return rid, typ, j  # the list's last record now holds position j
+    return FRESH, typ, j
 
 
 @jit(inline="always")
@@ -3054,6 +3063,191 @@ def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, pg, sg, ag, pb, sb,
     return _pick(rng, pd, sd, ad, n_slots[2]), GOOD
 
 
+WHO_TYPE = -2  # _node_recover blames a node of the struck type, drawn as the contract says
+WHO_NONE = -3  # _node_recover blames no node (an SDC whose node left the job)
+NO_RECORD = -4  # no record is followed (_node_recover's ``x_rid``)
+
+
+@jit(inline="always")
+def _node_recover(rng, i, t, c, bt, who, t_fail, x_rid, x_pos, cap_hours, n, n_bad, cats, opts,
+                  nodes, counts, lost):  # fmt: skip
+    """Recover from category ``c`` after its detection: diagnosis, blame, repair, replacement.
+
+    The node blamed: ``who = WHO_TYPE``, a node of type ``bt`` drawn uniformly from the job
+    (another of the job's nodes with the category's wrong-blame probability); ``who >= 0``,
+    that record's node (in the job); ``WHO_NONE``, none. A lemon's failure is recorded at
+    ``t_fail``. A domain category sends ``dom[c]`` nodes drawn uniformly to repair. Then
+    standbys, the pool and waiting for repairs replace the nodes that left, with preemption
+    and swap hours if a node came from the pool (or a repair). Returns ``(t, capped, need,
+    big, short, x_left, x_pos)``: the nodes that left, whether a blast radius of more than
+    one node struck, the nodes still owed when the cap came first, whether the node of the
+    followed record ``x_rid`` (``NO_RECORD``: none) left the job, and its position
+    ``x_pos`` in the job's list of its type, kept as records move (O(1), no scan; a given
+    ``who`` is the followed record). The caller updates the job's rates
+    from its bad nodes (``nc``), also when ``capped``. Arguments in tuples (fewer than 31
+    at the call, which numba can then inline): ``cats`` the per-category arrays, ``opts``
+    the trial's node options, ``nodes`` the counts, records, lists and repair stages,
+    ``counts`` the per-trial node outputs.
+    """
+    is_dom, dom, swap, diag_hours, diag_wrong = cats
+    (lemon_k, lemon_window, k_ring, unlimited, keep, track, n_standbys, bad_fraction,
+     preempt_hours, swap_hours, js, repair_hours, escalate_prob, manual_repair_hours,
+     repair_fixed, auto_miss, manual_miss, retire_after) = opts  # fmt: skip
+    nc, ll, lst, rec, recf, free, meta, qt, qr, fs = nodes
+    (nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
+     wrong_blames, standby_swaps) = counts  # fmt: skip
+    need = 0  # nodes that leave the job now
+    big = False  # a blast radius of more than one node
+    short = 0
+    x_left = False
+    x_which = 2 * L_JOB + (rec[x_rid, R_WORD] & 1) if x_rid >= 0 else -1
+    t, capped = _spend(lost, i, DIAGNOSIS, t, diag_hours[c], cap_hours)
+    if capped:
+        return t, capped, need, big, short, x_left, x_pos
+    if meta[M_REPAIR] > 0 and _repair_first(qt, meta, fs, repair_fixed) <= t:
+        # repairs done by now: their nodes are back first
+        _settle(
+            rng, t, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep, n_standbys,
+            repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
+            manual_miss, i, repairs_manual,
+        )  # fmt: skip
+    if is_dom[c]:
+        big = dom[c] > 1
+        for _ in range(dom[c]):
+            rid, typ, j = _take(rng, L_JOB, nc, lst, ll)
+            if rid == FRESH:
+                rid = _rec_new(rec, free, meta, typ)
+            elif rid == x_rid:
+                x_left = True
+            elif 2 * L_JOB + typ == x_which and x_pos == ll[x_which]:
+                x_pos = j  # the followed record was its list's last: it moved to j
+            _send_to_repair(
+                rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
+                repair_fixed, i, repairs_auto, nodes_retired, track,
+            )  # fmt: skip
+        need = dom[c]
+    elif who != WHO_NONE:
+        if who >= 0:
+            # the followed record's node (who == x_rid), at its known place
+            typ = rec[who, R_WORD] & 1
+            which = 2 * L_JOB + typ
+            rid = who
+            pos = x_pos
+        else:
+            typ = bt
+            q_wrong = diag_wrong[c]
+            if n > 1 and q_wrong > 0.0 and (q_wrong >= 1.0 or rng.random() < q_wrong):
+                # another of the job's n - 1 nodes, uniformly: bad with probability
+                # (bad nodes but the struck one) / (n - 1), then uniform within its type
+                wrong_blames[i] += 1
+                typ = BAD if rng.random() * (float(n) - 1.0) < n_bad - bt else GOOD
+            which = 2 * L_JOB + typ
+            j = int(rng.random() * nc[which])
+            if j >= nc[which]:
+                j = nc[which] - 1
+            rid = lst[which, j] if j < ll[which] else FRESH
+            pos = j  # its position in the job's list, if recorded
+        excluded = False
+        if lemon_k > 0:
+            if rid == FRESH:  # recorded from now on
+                rid = _rec_new(rec, free, meta, typ)
+                nc[which] -= 1
+                pos = ll[which]
+                _put(L_JOB, rid, typ, nc, lst, ll)
+            q = rec[rid, R_WORD] >> 32
+            recf[rid, R_T0 + q % k_ring] = t_fail
+            q += 1
+            rec[rid, R_WORD] += W_FAIL
+            # the oldest of the last lemon_k failures is in the slot written next
+            oldest = recf[rid, R_T0 + q % k_ring]
+            excluded = q >= lemon_k and oldest > t_fail - lemon_window
+        if excluded or swap[c]:
+            nc[which] -= 1
+            if rid != FRESH:
+                _list_remove(lst, ll, which, pos)
+                if rid == x_rid:
+                    x_left = True
+                elif which == x_which and x_pos == ll[which]:
+                    x_pos = pos  # the followed record was its list's last: it moved to pos
+            if excluded:
+                if typ == BAD:
+                    nodes_excluded_bad[i] += 1
+                else:
+                    nodes_excluded_good[i] += 1
+                if rid != FRESH:
+                    _rec_free(free, meta, rid)
+            else:
+                if rid == FRESH:
+                    rid = _rec_new(rec, free, meta, typ)
+                _send_to_repair(
+                    rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
+                    repair_fixed, i, repairs_auto, nodes_retired, track,
+                )  # fmt: skip
+            need = 1
+    if need > 0:
+        # replacements: standbys, then pool nodes, then waiting for repairs
+        got = 0
+        from_pool = False
+        while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
+            rid, typ, _ = _take(rng, L_STANDBY, nc, lst, ll)
+            _put(L_JOB, rid, typ, nc, lst, ll)
+            standby_swaps[i] += 1
+            got += 1
+        while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
+            if unlimited:
+                rid = FRESH
+                typ = _fresh_type(rng, bad_fraction)
+            else:
+                _occupancy(fs, nc, t)
+                rid, typ, _ = _take(rng, L_POOL, nc, lst, ll)
+            _put(L_JOB, rid, typ, nc, lst, ll)
+            got += 1
+            from_pool = True
+        # the standbys are refilled from the pool at once, while it has nodes
+        while nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys and (
+            unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0
+        ):
+            if unlimited:
+                rid = FRESH
+                typ = _fresh_type(rng, bad_fraction)
+            else:
+                _occupancy(fs, nc, t)
+                rid, typ, _ = _take(rng, L_POOL, nc, lst, ll)
+            _put(L_STANDBY, rid, typ, nc, lst, ll)
+        ready = t
+        waited = got < need
+        if waited:
+            # wait for repairs to return the rest; none before the cap: wait to it
+            from_pool = True
+            while got < need:
+                first = _repair_first(qt, meta, fs, repair_fixed)
+                if meta[M_REPAIR] == 0 or first > cap_hours:
+                    ready = np.inf
+                    break
+                tc, rid, back = _repair_next(
+                    rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob,
+                    manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
+                    repairs_manual,
+                )  # fmt: skip
+                if back:
+                    typ = rec[rid, R_WORD] & 1
+                    rid = _release(rid, free, meta, keep)
+                    _put(L_JOB, rid, typ, nc, lst, ll)
+                    got += 1
+                    ready = tc
+            short = need - got  # still owed when the cap comes first
+        if waited:
+            t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
+            if capped:
+                return t, capped, need, big, short, x_left, x_pos
+        if from_pool:
+            t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
+            if capped:
+                return t, capped, need, big, short, x_left, x_pos
+            t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours * _jitter(rng, js), cap_hours)
+    return t, capped, need, big, short, x_left, x_pos
+
+
 @jit(_nrt=False)  # indexes arrays only: no reference counting
 def _trial_nodes(
     rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab, pd, sd, ad,
@@ -3087,7 +3281,6 @@ def _trial_nodes(
     periodic profiles as in :func:`_trial_general` (``same_profile``: all rows equal).
     """
     n = n_nodes
-    nf = float(n)
     unlimited = n_spares < 0
     keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
     track = not unlimited or escalate_prob > 0.0  # repairs followed to their end
@@ -3306,152 +3499,32 @@ def _trial_nodes(
         t, capped = _spend(lost, i, DETECTION, t, detect_hours[c] * _jitter(rng, jd), cap_hours)
         if capped:
             break
-        t, capped = _spend(lost, i, DIAGNOSIS, t, diag_hours[c], cap_hours)
+        t, capped, need, big, short, _, _ = _node_recover(
+            rng, i, t, c, bt, WHO_TYPE, t_fail, NO_RECORD, 0, cap_hours, n, n_bad,
+            (is_dom, dom, swap, diag_hours, diag_wrong),
+            (lemon_k, lemon_window, k_ring, unlimited, keep, track, n_standbys, bad_fraction,
+             preempt_hours, swap_hours, js, repair_hours, escalate_prob, manual_repair_hours,
+             repair_fixed, auto_miss, manual_miss, retire_after),
+            (nc, ll, lst, rec, recf, free, meta, qt, qr, fs),
+            (nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+             nodes_retired, wrong_blames, standby_swaps),
+            lost,
+        )  # fmt: skip
+        left += need
+        if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
+            n_bad = nc[2 * L_JOB + BAD]
+            w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
+            fail_rate = w_good + w_bad + w_dom
+            if modulated:
+                fail_rate, zr, zi = _node_modulation(
+                    w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
+                )
+                amp = math.hypot(zr, zi)
+                theta = math.atan2(zi, zr)
+            rate = fail_rate + maint_rate
+            inv_rate = 1.0 / rate if rate > 0.0 else np.inf
         if capped:
             break
-        if meta[M_REPAIR] > 0 and _repair_first(qt, meta, fs, repair_fixed) <= t:
-            # repairs done by now: their nodes are back first
-            _settle(
-                rng, t, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep, n_standbys,
-                repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
-                manual_miss, i, repairs_manual,
-            )  # fmt: skip
-        need = 0  # nodes that leave the job now
-        big = False  # a blast radius of more than one node
-        if is_dom[c]:
-            big = dom[c] > 1
-            for _ in range(dom[c]):
-                rid, typ = _take(rng, L_JOB, nc, lst, ll)
-                if rid == FRESH:
-                    rid = _rec_new(rec, free, meta, typ)
-                _send_to_repair(
-                    rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
-                    repair_fixed, i, repairs_auto, nodes_retired, track,
-                )  # fmt: skip
-            need = dom[c]
-        else:
-            typ = bt
-            q_wrong = diag_wrong[c]
-            if n > 1 and q_wrong > 0.0 and (q_wrong >= 1.0 or rng.random() < q_wrong):
-                # another of the job's n - 1 nodes, uniformly: bad with probability
-                # (bad nodes but the struck one) / (n - 1), then uniform within its type
-                wrong_blames[i] += 1
-                typ = BAD if rng.random() * (nf - 1.0) < n_bad - bt else GOOD
-            which = 2 * L_JOB + typ
-            j = int(rng.random() * nc[which])
-            if j >= nc[which]:
-                j = nc[which] - 1
-            rid = lst[which, j] if j < ll[which] else FRESH
-            pos = j  # its position in the job's list, if recorded
-            excluded = False
-            if lemon_k > 0:
-                if rid == FRESH:  # recorded from now on
-                    rid = _rec_new(rec, free, meta, typ)
-                    nc[which] -= 1
-                    pos = ll[which]
-                    _put(L_JOB, rid, typ, nc, lst, ll)
-                q = rec[rid, R_WORD] >> 32
-                recf[rid, R_T0 + q % k_ring] = t_fail
-                q += 1
-                rec[rid, R_WORD] += W_FAIL
-                # the oldest of the last lemon_k failures is in the slot written next
-                oldest = recf[rid, R_T0 + q % k_ring]
-                excluded = q >= lemon_k and oldest > t_fail - lemon_window
-            if excluded or swap[c]:
-                nc[which] -= 1
-                if rid != FRESH:
-                    _list_remove(lst, ll, which, pos)
-                if excluded:
-                    if typ == BAD:
-                        nodes_excluded_bad[i] += 1
-                    else:
-                        nodes_excluded_good[i] += 1
-                    if rid != FRESH:
-                        _rec_free(free, meta, rid)
-                else:
-                    if rid == FRESH:
-                        rid = _rec_new(rec, free, meta, typ)
-                    _send_to_repair(
-                        rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
-                        repair_fixed, i, repairs_auto, nodes_retired, track,
-                    )  # fmt: skip
-                need = 1
-        if need > 0:
-            # replacements: standbys, then pool nodes, then waiting for repairs
-            left += need
-            got = 0
-            from_pool = False
-            while got < need and nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] > 0:
-                rid, typ = _take(rng, L_STANDBY, nc, lst, ll)
-                _put(L_JOB, rid, typ, nc, lst, ll)
-                standby_swaps[i] += 1
-                got += 1
-            while got < need and (unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0):
-                if unlimited:
-                    rid = FRESH
-                    typ = _fresh_type(rng, bad_fraction)
-                else:
-                    _occupancy(fs, nc, t)
-                    rid, typ = _take(rng, L_POOL, nc, lst, ll)
-                _put(L_JOB, rid, typ, nc, lst, ll)
-                got += 1
-                from_pool = True
-            # the standbys are refilled from the pool at once, while it has nodes
-            while nc[2 * L_STANDBY] + nc[2 * L_STANDBY + 1] < n_standbys and (
-                unlimited or nc[2 * L_POOL] + nc[2 * L_POOL + 1] > 0
-            ):
-                if unlimited:
-                    rid = FRESH
-                    typ = _fresh_type(rng, bad_fraction)
-                else:
-                    _occupancy(fs, nc, t)
-                    rid, typ = _take(rng, L_POOL, nc, lst, ll)
-                _put(L_STANDBY, rid, typ, nc, lst, ll)
-            ready = t
-            waited = got < need
-            if waited:
-                # wait for repairs to return the rest; none before the cap: wait to it
-                from_pool = True
-                while got < need:
-                    first = _repair_first(qt, meta, fs, repair_fixed)
-                    if meta[M_REPAIR] == 0 or first > cap_hours:
-                        ready = np.inf
-                        break
-                    tc, rid, back = _repair_next(
-                        rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob,
-                        manual_repair_hours, repair_fixed, auto_miss, manual_miss, i,
-                        repairs_manual,
-                    )  # fmt: skip
-                    if back:
-                        typ = rec[rid, R_WORD] & 1
-                        rid = _release(rid, free, meta, keep)
-                        _put(L_JOB, rid, typ, nc, lst, ll)
-                        got += 1
-                        ready = tc
-                short = need - got  # still owed when the cap comes first
-            if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
-                n_bad = nc[2 * L_JOB + BAD]
-                w_good, w_bad, w_dom = _node_rates(n, n_bad, g_sum, h_sum, d_sum)
-                fail_rate = w_good + w_bad + w_dom
-                if modulated:
-                    fail_rate, zr, zi = _node_modulation(
-                        w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
-                    )
-                    amp = math.hypot(zr, zi)
-                    theta = math.atan2(zi, zr)
-                rate = fail_rate + maint_rate
-                inv_rate = 1.0 / rate if rate > 0.0 else np.inf
-            if waited:
-                t, capped = _spend(lost, i, SPARE_WAIT, t, ready - t, cap_hours)
-                if capped:
-                    break
-            if from_pool:
-                t, capped = _spend(lost, i, PREEMPTION, t, preempt_hours, cap_hours)
-                if capped:
-                    break
-                t, capped = _spend(lost, i, NODE_SWAP, t, swap_hours * _jitter(rng, js), cap_hours)
-                if capped:
-                    break
         if mem_on and not big and left <= mem_replicas:
             r_eff = mem_restart_hours * _jitter(rng, jr)
             restarts_memory[i] += 1
@@ -3468,6 +3541,112 @@ def _trial_nodes(
     st_i[3] = short
     st_i[4] = n_bad
     return grow, done
+
+
+@jit
+def _node_split(cat_rate, d, is_dom, mix, m_i, wg, wb, wd):
+    """Split draw ``d``'s category rates into a good node's, a bad node's and domain parts.
+
+    ``wg[c]``, ``wb[c]``: the job's rate of node-domain category ``c`` if all its nodes were
+    good, or all bad (``mix[c] = 1 - f + f m_c``); ``wd[c]``: a domain category's rate.
+    Returns their sums ``(g_sum, h_sum, d_sum)``.
+    """
+    g_sum = 0.0
+    h_sum = 0.0
+    d_sum = 0.0
+    for c in range(cat_rate.shape[1]):
+        lam = cat_rate[d, c]
+        if is_dom[c]:
+            wd[c] = lam
+            d_sum += lam
+        else:
+            wg[c] = lam / mix[c]
+            wb[c] = lam * m_i[c] / mix[c]
+            g_sum += wg[c]
+            h_sum += wb[c]
+    return g_sum, h_sum, d_sum
+
+
+@jit
+def _node_start(
+    rng, i, n, n_standbys, n_spares, f_i, nc, ll, meta, fs, nodes_excluded_bad,
+    nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
+    standby_swaps, restarts_memory, restarts_storage,
+):  # fmt: skip
+    """Start trial ``i`` of the node model: its counts at zero, its nodes placed.
+
+    The bad nodes in the job, among the standbys and in the pool are binomial at the
+    trial's fraction ``f_i``; no records, nothing in repair. Returns the job's bad nodes.
+    """
+    nodes_excluded_bad[i] = 0
+    nodes_excluded_good[i] = 0
+    repairs_auto[i] = 0
+    repairs_manual[i] = 0
+    nodes_retired[i] = 0
+    wrong_blames[i] = 0
+    standby_swaps[i] = 0
+    restarts_memory[i] = 0
+    restarts_storage[i] = 0
+    meta[:] = 0
+    ll[:] = 0
+    fs[:] = 0.0
+    unlimited = n_spares < 0
+    n_bad = _binomial(rng, n, f_i)
+    nc[2 * L_JOB + GOOD] = n - n_bad
+    nc[2 * L_JOB + BAD] = n_bad
+    b = _binomial(rng, n_standbys, f_i)
+    nc[2 * L_STANDBY + GOOD] = n_standbys - b
+    nc[2 * L_STANDBY + BAD] = b
+    b = 0 if unlimited else _binomial(rng, n_spares, f_i)
+    nc[2 * L_POOL + GOOD] = 0 if unlimited else n_spares - b
+    nc[2 * L_POOL + BAD] = b
+    return n_bad
+
+
+@jit
+def _node_end(
+    rng, i, t, short, n_bad, n, n_standbys, n_spares, keep, nc, ll, lst, rec, free, meta, qt,
+    qr, fs, repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
+    manual_miss, nodes_excluded_bad, nodes_excluded_good, repairs_manual, nodes_retired,
+    pool_occupancy, stats,
+):  # fmt: skip
+    """End trial ``i`` of the node model at wall time ``t``.
+
+    Repairs completed by the end count; the pool's time average over the wall hours.
+    ``short`` nodes still owed at the cap, ``n_bad`` the bad nodes the trial's rates used.
+    Then the bookkeeping checks into ``stats`` (see :func:`_block_nodes`).
+    """
+    unlimited = n_spares < 0
+    _settle(
+        rng, t, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep, n_standbys,
+        repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
+        manual_miss, i, repairs_manual,
+    )  # fmt: skip
+    if unlimited:
+        pool_occupancy[i] = np.nan
+    else:
+        _occupancy(fs, nc, t)
+        pool_occupancy[i] = fs[F_OCC] / t if t > 0.0 else float(n_spares)
+    # bookkeeping checks (tests read stats; a correct kernel leaves them at zero)
+    held = 0
+    listed = 0
+    for q in range(6):
+        held += nc[q]
+        listed += ll[q]
+        if ll[q] > nc[q] or nc[q] < 0:
+            stats[1] += 1
+    out = nodes_excluded_bad[i] + nodes_excluded_good[i] + nodes_retired[i]
+    if nc[2 * L_JOB] + nc[2 * L_JOB + 1] + short != n or n_bad != nc[2 * L_JOB + BAD]:
+        stats[0] += 1
+    if not unlimited and held + meta[M_REPAIR] + out != n + n_standbys + n_spares:
+        stats[0] += 1
+    if meta[M_HIGH] - meta[M_NFREE] != listed + meta[M_REPAIR]:
+        stats[2] += 1
+    if stats.shape[0] > 3:
+        for q in range(6):
+            for j in range(ll[q]):
+                if (rec[lst[q, j], R_WORD] & 1) != q % 2:
+                    stats[3] += 1
 
 
 @jit
@@ -3568,7 +3747,6 @@ def _block_nodes(
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
     n = n_nodes
-    unlimited = n_spares < 0
     keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
     k_ring = max(lemon_k, 1)
     is_dom = np.zeros(n_cat, dtype=np.bool_)
@@ -3646,45 +3824,16 @@ def _block_nodes(
             )
             for c in range(n_cat):
                 mix[c] = 1.0 - f_i + f_i * m_i[c]
-        g_sum = 0.0
-        h_sum = 0.0
-        d_sum = 0.0
-        for c in range(n_cat):
-            lam = cat_rate[d, c]
-            if is_dom[c]:
-                wd[c] = lam
-                d_sum += lam
-            else:
-                wg[c] = lam / mix[c]
-                wb[c] = lam * m_i[c] / mix[c]
-                g_sum += wg[c]
-                h_sum += wb[c]
+        g_sum, h_sum, d_sum = _node_split(cat_rate, d, is_dom, mix, m_i, wg, wb, wd)
         n_slots[0] = _build_alias(wg, n_cat, pg, sg, ag, small, large)
         n_slots[1] = _build_alias(wb, n_cat, pb, sb, ab, small, large)
         n_slots[2] = _build_alias(wd, n_cat, pd, sd, ad, small, large)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
-        nodes_excluded_bad[i] = 0
-        nodes_excluded_good[i] = 0
-        repairs_auto[i] = 0
-        repairs_manual[i] = 0
-        nodes_retired[i] = 0
-        wrong_blames[i] = 0
-        standby_swaps[i] = 0
-        restarts_memory[i] = 0
-        restarts_storage[i] = 0
-        # the nodes at the start: bad ones in the job, among the standbys and in the pool
-        meta[:] = 0
-        ll[:] = 0
-        fs[:] = 0.0
-        n_bad = _binomial(rng, n, f_i)
-        nc[2 * L_JOB + GOOD] = n - n_bad
-        nc[2 * L_JOB + BAD] = n_bad
-        b = _binomial(rng, n_standbys, f_i)
-        nc[2 * L_STANDBY + GOOD] = n_standbys - b
-        nc[2 * L_STANDBY + BAD] = b
-        b = 0 if unlimited else _binomial(rng, n_spares, f_i)
-        nc[2 * L_POOL + GOOD] = 0 if unlimited else n_spares - b
-        nc[2 * L_POOL + BAD] = b
+        n_bad = _node_start(
+            rng, i, n, n_standbys, n_spares, f_i, nc, ll, meta, fs, nodes_excluded_bad,
+            nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
+            standby_swaps, restarts_memory, restarts_storage,
+        )  # fmt: skip
         st_f[0] = 0.0
         st_f[1] = 0.0
         st_f[2] = r0
@@ -3714,45 +3863,16 @@ def _block_nodes(
             rec, free, lst, qt, qr = _ensure(rec, free, lst, qt, qr, meta, d_max)
             recf = rec.view(np.float64)
         t = st_f[0]
-        p = st_f[1]
-        events = st_i[1]
-        short = st_i[3]
-        n_bad = st_i[4]
-        # repairs completed by the end count; the pool's time average over the wall hours
-        _settle(
-            rng, t, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep, n_standbys,
-            repair_hours, escalate_prob, manual_repair_hours, repair_fixed, auto_miss,
-            manual_miss, i, repairs_manual,
-        )  # fmt: skip
-        if unlimited:
-            pool_occupancy[i] = np.nan
-        else:
-            _occupancy(fs, nc, t)
-            pool_occupancy[i] = fs[F_OCC] / t if t > 0.0 else float(n_spares)
         wall[i] = t
         finished[i] = done
-        progress[i] = p
-        n_events[i] = events
-        # bookkeeping checks (tests read stats; a correct kernel leaves them at zero)
-        held = 0
-        listed = 0
-        for q in range(6):
-            held += nc[q]
-            listed += ll[q]
-            if ll[q] > nc[q] or nc[q] < 0:
-                stats[1] += 1
-        out = nodes_excluded_bad[i] + nodes_excluded_good[i] + nodes_retired[i]
-        if nc[2 * L_JOB] + nc[2 * L_JOB + 1] + short != n or n_bad != nc[2 * L_JOB + BAD]:
-            stats[0] += 1
-        if not unlimited and held + meta[M_REPAIR] + out != n + n_standbys + n_spares:
-            stats[0] += 1
-        if meta[M_HIGH] - meta[M_NFREE] != listed + meta[M_REPAIR]:
-            stats[2] += 1
-        if stats.shape[0] > 3:
-            for q in range(6):
-                for j in range(ll[q]):
-                    if (rec[lst[q, j], R_WORD] & 1) != q % 2:
-                        stats[3] += 1
+        progress[i] = st_f[1]
+        n_events[i] = st_i[1]
+        _node_end(
+            rng, i, t, st_i[3], st_i[4], n, n_standbys, n_spares, keep, nc, ll, lst, rec, free,
+            meta, qt, qr, fs, repair_hours, escalate_prob, manual_repair_hours, repair_fixed,
+            auto_miss, manual_miss, nodes_excluded_bad, nodes_excluded_good, repairs_manual,
+            nodes_retired, pool_occupancy, stats,
+        )  # fmt: skip
 
 
 # ---- stragglers and silent data corruption (issue 11; see relmc.sim) -------------------------
@@ -3832,13 +3952,20 @@ def _ring_add(rf, rn, nr, first, n, tau, retention):
     ``K`` newest checkpoints are kept (``O(K)`` per call at most). Returns the arrays (grown
     if needed) and the number of runs.
     """
+    if n > 0:
+        rf = _grow1(rf, nr + 1)
+        rn = _grow1(rn, nr + 1)
+    return rf, rn, _ring_put(rf, rn, nr, first, n, tau, retention)
+
+
+@jit(inline="always")
+def _ring_put(rf, rn, nr, first, n, tau, retention):
+    """:func:`_ring_add` in arrays with room for one more run; returns the number of runs."""
     if n <= 0:
-        return rf, rn, nr
+        return nr
     if nr > 0 and abs(rf[nr - 1] + rn[nr - 1] * tau - first) <= _SDC_RTOL * tau:
         rn[nr - 1] += n
     else:
-        rf = _grow1(rf, nr + 1)
-        rn = _grow1(rn, nr + 1)
         rf[nr] = first
         rn[nr] = n
         nr += 1
@@ -3860,7 +3987,7 @@ def _ring_add(rf, rn, nr, first, n, tau, retention):
                 rf[j - j0] = rf[j]
                 rn[j - j0] = rn[j]
             nr -= j0
-    return rf, rn, nr
+    return nr
 
 
 @jit
@@ -4306,6 +4433,694 @@ def _block_physics(
 
 
 @jit
+def _job_rates(w, wg, wb, wd, n, n_bad):
+    """Each category's rate for the job with ``n_bad`` bad nodes of ``n``, in ``w``."""
+    nf = float(n)
+    for c in range(w.shape[0]):
+        w[c] = wg[c] * ((nf - n_bad) / nf) + wb[c] * (n_bad / nf) + wd[c]
+
+
+# the combined path's resumable state (see _trial_physics_nodes): floats, then integers
+(PN_T, PN_P, PN_R, PN_TREND, PN_TA, PN_EA, PN_SHANDLE, PN_SIG, PN_SARRIVAL, PN_CDETECT,
+ PN_CPROG, PN_CTIME) = range(12)  # fmt: skip
+(PN_NSEG, PN_EVENTS, PN_DONE, PN_NR, PN_LEFT, PN_SHORT, PN_NBAD, PN_SON, PN_SCAT, PN_SBT,
+ PN_CON, PN_CCAT, PN_XRID, PN_XPOS, PN_INRESTART) = range(15)  # fmt: skip
+_PN_F = 12
+_PN_I = 15
+
+
+@jit(_nrt=False)  # indexes arrays only: no reference counting
+def _trial_physics_nodes(
+    rng, i, sf, si, cat_kind, straggler_speed, sdc_latency_exp, retention, swap, maint_rate,
+    work_hours, tau, cap_hours, max_events, start_hour, fleet_age_hours, speed_amp, sphase,
+    modulated, amp_i, phase_i, trend_i, cat_profile, qmax, week_hour0, n, is_dom, dom, wrong,
+    d_max, wg, wb, wd, w, wa, pca, psa, det, diag, lat_i, jr, js, jd, jm, delta_i, persist_i,
+    restart_i, mem_i, swap_i, maint_i, preempt_i, f_i, n_seg0, r0, lemon_k, lemon_window,
+    n_standbys, n_spares, repair_hours, escalate_prob, manual_repair_hours, repair_fixed,
+    auto_miss, manual_miss, retire_after, mem_restart_hours, mem_replicas, rf, rn, nc, ll, lst,
+    rec, recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
+    sdc_rollbacks, sdc_from_scratch, nodes_excluded_bad, nodes_excluded_good, repairs_auto,
+    repairs_manual, nodes_retired, wrong_blames, standby_swaps, restarts_memory,
+    restarts_storage, stats,
+):  # fmt: skip
+    """Simulate trial ``i`` of the combined path from the state in ``sf``, ``si``.
+
+    The state (:data:`_PN_F`, :data:`_PN_I`) is every quantity the event loop carries
+    from one event to the next; what follows from it (the segment bounds, the job's rates)
+    is recomputed here. As in :func:`_trial_nodes`, arrays are never reallocated (so this
+    compiles without reference counting): when one event might overflow the records, the
+    repair stages or the ring of retained checkpoints, the state is saved and ``True``
+    returned, and the caller grows them and calls again; otherwise the trial runs to its
+    end and ``False`` is returned. ``stats[1]`` counts SDC detections whose followed
+    record is not at its kept place in the job's list (always zero; the tests read it).
+    """
+    nf = float(n)
+    unlimited = n_spares < 0
+    keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
+    track = not unlimited or escalate_prob > 0.0  # repairs followed to their end
+    mem_on = mem_restart_hours >= 0.0
+    k_ring = max(lemon_k, 1)
+    speedy = speed_amp > 0.0
+    snap_steps = 2 if delta_i > 0.0 else 0
+    seg = tau + delta_i
+    inv_seg = 1.0 / seg
+    t = sf[PN_T]
+    p = sf[PN_P]
+    r = sf[PN_R]
+    t_rend = sf[PN_TREND]
+    t_a = sf[PN_TA]
+    e_a = sf[PN_EA]
+    s_handle = sf[PN_SHANDLE]
+    sig = sf[PN_SIG]
+    s_arrival = sf[PN_SARRIVAL]
+    c_detect = sf[PN_CDETECT]
+    c_prog = sf[PN_CPROG]
+    c_time = sf[PN_CTIME]
+    n_seg = si[PN_NSEG]
+    events = si[PN_EVENTS]
+    done = si[PN_DONE] != 0
+    nr = si[PN_NR]
+    left = si[PN_LEFT]
+    short = si[PN_SHORT]
+    n_bad = si[PN_NBAD]
+    s_on = si[PN_SON] != 0
+    s_cat = si[PN_SCAT]
+    s_bt = si[PN_SBT]
+    c_on = si[PN_CON] != 0
+    c_cat = si[PN_CCAT]
+    x_rid = si[PN_XRID]
+    x_pos = si[PN_XPOS]
+    in_restart = si[PN_INRESTART] != 0
+    last_start = (n_seg - 1) * seg
+    d_run = last_start + r + delta_i + persist_i
+    _job_rates(w, wg, wb, wd, n, n_bad)
+    fail_rate, zr, zi = _active_rates(
+        w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+    )
+    amp = math.hypot(zr, zi)
+    theta = math.atan2(zi, zr)
+    grow = False
+    while True:
+        if (
+            meta[M_HIGH] + d_max + 3 > rec.shape[0]
+            or meta[M_REPAIR] + d_max + 3 > qr.shape[1]
+            or nr + 2 > rf.shape[0]
+        ):
+            grow = True  # room for one event: an SDC's record, a domain's nodes, two ring runs
+            break
+        # ---- the next arrival, drawn from now with the clocks that run now
+        g_fail = np.inf
+        g_maint = np.inf
+        if modulated:
+            if fail_rate > 0.0:
+                g_fail = _next_failure(
+                    rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
+                    trend_i, fleet_age_hours, cap_hours,
+                )  # fmt: skip
+            if maint_rate > 0.0:
+                g_maint = _gap(rng) / maint_rate
+            t_arr = t + min(g_fail, g_maint)
+        else:
+            tot = fail_rate + maint_rate
+            t_arr = t + _gap(rng) / tot if tot > 0.0 else np.inf
+        t_det = max(c_detect, t) if c_on else np.inf
+        rc = -1  # category to recover from (and restart after), -1: none
+        rc_detect = 0.0  # its detection hours to spend
+        rc_detect_on = False  # a detection begins (jittered): a failure's, an SDC's
+        rc_bt = GOOD  # the struck node's type, who is blamed, when the failure happened
+        rc_who = WHO_TYPE
+        rc_tfail = t
+        ckpt_stop = False  # stop with a fresh checkpoint (maintenance, straggler)
+        maint_stop = False
+        sdc_stop = False
+        arrival = False
+        if in_restart:
+            # a detection due at the restart's start (or in it) comes before its end
+            if t_det <= t_arr and t_det <= t_rend:
+                t_next = t_det
+                sdc_stop = True
+            elif t_arr < t_rend:
+                t_next = t_arr
+                arrival = True
+            else:
+                t_next = t_rend
+            if t_next > cap_hours:
+                lost[i, RESTART] += cap_hours - t
+                t = cap_hours
+                break
+            lost[i, RESTART] += t_next - t
+            t = t_next
+            if not (sdc_stop or arrival):
+                # ---- the restart completes
+                in_restart = False
+                if s_on and s_handle <= t:
+                    # a straggler detected during the restart: handled at its end,
+                    # nothing computed yet, so no checkpoint
+                    rc = s_cat
+                    rc_bt = s_bt
+                    rc_tfail = s_arrival
+                else:
+                    swings[i] += 1
+                    t_a = t
+                    e_a = 0.0
+                    sig = straggler_speed[s_cat] if s_on else 1.0
+                    continue
+        else:
+            # ---- a run: which comes first, an event or the run's end?
+            t_next = min(t_arr, t_det)
+            if s_on:
+                t_next = min(t_next, s_handle)
+            e_next = np.inf
+            if t_next < np.inf:
+                ds = _nominal(t_a, t_next, speed_amp, sphase) if speedy else t_next - t_a
+                e_next = e_a + sig * ds
+            ends = e_next >= d_run
+            if ends:
+                dn = (d_run - e_a) / sig
+                t_next = t_a + (_wall_for(t_a, dn, speed_amp, sphase) if speedy else dn)
+            t_stop = min(t_next, cap_hours)
+            ds = _nominal(t_a, t_stop, speed_amp, sphase) if speedy else t_stop - t_a
+            if speedy:
+                lost[i, SLOWDOWN] += (t_stop - t_a) - ds
+            if sig < 1.0:
+                lost[i, STRAGGLER] += (1.0 - sig) * ds
+            e = e_a + sig * ds
+            t = t_stop
+            t_a = t
+            e_a = e
+            if t_next > cap_hours:
+                # ---- the cap cuts the run
+                steps, rework, ckpt, durable = _cap_cut(
+                    e, n_seg, last_start, r, tau, seg, inv_seg, delta_i, persist_i,
+                    snap_steps,
+                )  # fmt: skip
+                swings[i] += steps
+                lost[i, REWORK] += rework
+                lost[i, CHECKPOINT] += ckpt
+                p += durable
+                break
+            if ends:
+                swings[i] += snap_steps * (n_seg - 1) + 1
+                lost[i, CHECKPOINT] += n_seg * delta_i + persist_i
+                p = work_hours
+                done = True
+                break
+            if t_det <= t_next:
+                sdc_stop = True
+            elif t_arr <= t_next:
+                arrival = True
+            else:
+                ckpt_stop = True  # the straggler is handled now
+                rc = s_cat
+                rc_bt = s_bt
+                rc_tfail = s_arrival
+        c = -1
+        if arrival:
+            if modulated:
+                if g_maint < g_fail:
+                    maint_stop = True
+                else:
+                    c = _pick_time(rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, week_hour0)
+            else:
+                u = rng.random() * (fail_rate + maint_rate)
+                if u >= fail_rate:
+                    maint_stop = True
+                else:
+                    c = _pick_scan(u, wa)
+            if maint_stop and not in_restart and e_a >= last_start + r:
+                continue  # a planned event after the last compute: deferred, uncounted
+            bt = GOOD  # the struck node's type: bad in proportion to the bad nodes' part
+            if not maint_stop and not is_dom[c] and n_bad > 0:
+                if rng.random() * w[c] < wb[c] * (n_bad / nf):
+                    bt = BAD
+            sdc_arrival = not maint_stop and cat_kind[c] == KIND_SDC
+            if not sdc_arrival:  # an SDC is an event when it is detected
+                events += 1
+                if maint_stop:
+                    maint_events[i] += 1
+                else:
+                    interruptions[i, c] += 1
+            if sdc_arrival or (
+                events < max_events and not maint_stop and cat_kind[c] == KIND_STRAGGLER
+            ):
+                # a straggler or a corruption: the job runs on
+                if cat_kind[c] == KIND_STRAGGLER:
+                    s_on = True
+                    s_cat = c
+                    s_handle = t + det[c] * _jitter(rng, jd)  # its slow phase
+                    s_bt = bt
+                    s_arrival = t
+                    if not in_restart:
+                        sig = straggler_speed[c]
+                    if not in_restart and e_a >= last_start + r:
+                        s_handle = np.inf  # after the last compute: never handled
+                else:
+                    c_on = True
+                    c_cat = c
+                    lat = lat_i[c]
+                    if sdc_latency_exp[c]:
+                        lat = rng.standard_exponential() * lat
+                    c_detect = t + lat
+                    c_prog = p
+                    c_time = t
+                    if not in_restart:
+                        k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
+                        c_prog = p + k * tau + min(x, s_k)
+                    # the corrupted node: one of the job's of type bt, recorded now
+                    which = 2 * L_JOB + bt
+                    j = int(rng.random() * nc[which])
+                    if j >= nc[which]:
+                        j = nc[which] - 1
+                    if j < ll[which]:
+                        x_rid = lst[which, j]
+                        x_pos = j
+                    else:
+                        x_rid = _rec_new(rec, free, meta, bt)
+                        nc[which] -= 1
+                        x_pos = ll[which]
+                        _put(L_JOB, x_rid, bt, nc, lst, ll)
+                fail_rate, zr, zi = _active_rates(
+                    w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa,
+                    modulated,
+                )  # fmt: skip
+                amp = math.hypot(zr, zi)
+                theta = math.atan2(zi, zr)
+                continue
+            if not maint_stop:
+                rc = c
+                rc_detect = det[c]
+                rc_detect_on = True
+                rc_bt = bt
+        if ckpt_stop and e_a >= last_start + r:
+            # a straggler whose handling falls after the job's last compute (it arrived
+            # in the restart before): never handled, the job finishes slow
+            s_handle = np.inf
+            continue
+        if sdc_stop:
+            rc = c_cat
+            rc_detect = det[c_cat]
+            rc_detect_on = True
+            rc_who = x_rid if x_rid >= 0 else WHO_NONE  # none: its node left the job
+            if x_rid >= 0 and lst[2 * L_JOB + (rec[x_rid, R_WORD] & 1), x_pos] != x_rid:
+                stats[1] += 1
+            rc_tfail = c_time
+            events += 1  # counted at detection; the trial may stop after the rollback
+        # ---- the job stops (not after a restart-end straggler: nothing ran)
+        if not in_restart and (arrival or sdc_stop or ckpt_stop):
+            e = e_a
+            k, computed, ckpt, dk = _run_stop(
+                e, n_seg, last_start, r, tau, seg, inv_seg, delta_i, persist_i
+            )
+            swings[i] += snap_steps * k + 1
+            lost[i, CHECKPOINT] += ckpt
+            if events >= max_events and arrival:
+                lost[i, REWORK] += computed - dk * tau
+                p += dk * tau
+                break
+            if maint_stop or ckpt_stop:
+                dt = delta_i + persist_i
+                if t + dt > cap_hours:
+                    extra = cap_hours - t
+                    if speedy:
+                        extra = _nominal(t, cap_hours, speed_amp, sphase)
+                    durable = _durable_after(e, extra, tau, delta_i, persist_i, n_seg)
+                    lost[i, REWORK] += computed - durable
+                    lost[i, CHECKPOINT] += cap_hours - t
+                    p += durable
+                    t = cap_hours
+                    break
+                lost[i, CHECKPOINT] += dt
+                t += dt
+                left = 0  # the maintenance or straggler checkpoint is durable
+                # a persist in flight completes during it and is kept before it
+                nr = _ring_put(rf, rn, nr, p + tau, k, tau, retention)
+                if computed > k * tau:
+                    nr = _ring_put(rf, rn, nr, p + computed, 1, tau, retention)
+                    if c_on and p + computed <= c_prog + _SDC_RTOL * tau:
+                        # begun after the corruption (in the snapshot it struck): the
+                        # rollback takes an older one
+                        c_prog = p + computed - 2.0 * _SDC_RTOL * tau
+                p += computed
+                n_seg, r = _segments(work_hours - p, tau)
+            else:
+                if arrival and dk > 0:
+                    left = 0  # a newer checkpoint became durable in this run
+                lost[i, REWORK] += computed - dk * tau
+                nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention)
+                p += dk * tau
+                n_seg -= dk
+                if c_on and p < c_prog:
+                    # a fall back while latent: every checkpoint taken from here on
+                    # begins after the corruption
+                    c_prog = p
+        elif events >= max_events and arrival:
+            break  # (during a restart)
+        if sdc_stop:
+            q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau)
+            if q < p:
+                lost[i, REWORK] += p - q
+                p = q
+                n_seg, r = _segments(work_hours - p, tau)
+            sdc_rollbacks[i] += skipped
+            if nr == 0:
+                sdc_from_scratch[i] += 1
+                p = 0.0
+                n_seg, r = n_seg0, r0
+            interruptions[i, c_cat] += 1
+            c_on = False
+            c_detect = np.inf
+            if events >= max_events:
+                break  # the max_events-th event: stop after the rollback
+        last_start = (n_seg - 1) * seg
+        d_run = last_start + r + delta_i + persist_i
+        in_restart = False
+        sig = 1.0
+        s_on = False  # any stop removes an active straggler with it
+        s_handle = np.inf
+        fail_rate, zr, zi = _active_rates(
+            w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+        )
+        amp = math.hypot(zr, zi)
+        theta = math.atan2(zi, zr)
+        memory = False  # whether the restart reads the checkpoint from peers' memory
+        if maint_stop:
+            t, capped = _spend(lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours)
+            if capped:
+                break
+        else:
+            # ---- recovery of category rc (a straggler's detection was its slow phase:
+            # a handled straggler spends no detection and draws none)
+            if rc_detect_on:
+                rc_detect *= _jitter(rng, jd)
+            t, capped = _spend(lost, i, DETECTION, t, rc_detect, cap_hours)
+            if capped:
+                break
+            t, capped, need, big, short, gone, x_pos = _node_recover(
+                rng, i, t, rc, rc_bt, rc_who, rc_tfail, x_rid, x_pos, cap_hours, n, n_bad,
+                (is_dom, dom, swap, diag, wrong),
+                (lemon_k, lemon_window, k_ring, unlimited, keep, track, n_standbys, f_i,
+                 preempt_i, swap_i, js, repair_hours, escalate_prob, manual_repair_hours,
+                 repair_fixed, auto_miss, manual_miss, retire_after),
+                (nc, ll, lst, rec, recf, free, meta, qt, qr, fs),
+                (nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+                 nodes_retired, wrong_blames, standby_swaps),
+                lost,
+            )  # fmt: skip
+            left += need
+            if gone or sdc_stop:
+                x_rid = NO_RECORD  # the corrupted node left the job, or its SDC was dealt with
+            if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
+                n_bad = nc[2 * L_JOB + BAD]
+                _job_rates(w, wg, wb, wd, n, n_bad)
+                fail_rate, zr, zi = _active_rates(
+                    w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa,
+                    modulated,
+                )  # fmt: skip
+                amp = math.hypot(zr, zi)
+                theta = math.atan2(zi, zr)
+            if capped:
+                break
+            # stragglers and SDC restart from storage
+            memory = mem_on and not big and left <= mem_replicas
+            memory = memory and cat_kind[rc] == KIND_FAILURE
+        in_restart = True
+        if memory:
+            restarts_memory[i] += 1
+            t_rend = t + mem_i * _jitter(rng, jr)
+        else:
+            restarts_storage[i] += 1
+            t_rend = t + restart_i * _jitter(rng, jr)
+    sf[PN_T] = t
+    sf[PN_P] = p
+    sf[PN_R] = r
+    sf[PN_TREND] = t_rend
+    sf[PN_TA] = t_a
+    sf[PN_EA] = e_a
+    sf[PN_SHANDLE] = s_handle
+    sf[PN_SIG] = sig
+    sf[PN_SARRIVAL] = s_arrival
+    sf[PN_CDETECT] = c_detect
+    sf[PN_CPROG] = c_prog
+    sf[PN_CTIME] = c_time
+    si[PN_NSEG] = n_seg
+    si[PN_EVENTS] = events
+    si[PN_DONE] = 1 if done else 0
+    si[PN_NR] = nr
+    si[PN_LEFT] = left
+    si[PN_SHORT] = short
+    si[PN_NBAD] = n_bad
+    si[PN_SON] = 1 if s_on else 0
+    si[PN_SCAT] = s_cat
+    si[PN_SBT] = s_bt
+    si[PN_CON] = 1 if c_on else 0
+    si[PN_CCAT] = c_cat
+    si[PN_XRID] = x_rid
+    si[PN_XPOS] = x_pos
+    si[PN_INRESTART] = 1 if in_restart else 0
+    return grow
+
+
+@jit
+def _block_physics_nodes(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    trend_shape,
+    fleet_age_hours,
+    speed_amp,
+    speed_phase,
+    n_nodes,
+    bad_fraction,
+    bad_multiplier,
+    cat_domain,
+    diag_hours,
+    diag_wrong,
+    lemon_k,
+    lemon_window,
+    repair_fixed,
+    escalate_prob,
+    manual_repair_hours,
+    auto_miss,
+    manual_miss,
+    retire_after,
+    n_standbys,
+    preempt_hours,
+    mem_restart_hours,
+    mem_replicas,
+    cat_kind,
+    straggler_speed,
+    sdc_latency,
+    sdc_latency_exp,
+    retention,
+    overhead_factor,
+    overhead_jitter,
+    draw_amp,
+    draw_phase,
+    draw_trend,
+    draw_bad_fraction,
+    draw_bad_multiplier,
+    cat_profile,
+    week_hour0,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+    swings,
+    nodes_excluded_bad,
+    nodes_excluded_good,
+    repairs_auto,
+    repairs_manual,
+    nodes_retired,
+    wrong_blames,
+    standby_swaps,
+    restarts_memory,
+    restarts_storage,
+    pool_occupancy,
+    sdc_rollbacks,
+    sdc_from_scratch,
+    sdc_undetected,
+    stats,
+):
+    """Run stragglers and SDC with the node model over a block of trials (see :mod:`relmc.sim`).
+
+    :func:`_block_physics`'s event loop (the next arrival drawn afresh from the clocks that
+    run now, against the deterministic times ahead) with :func:`_block_nodes`'s nodes: each
+    category's rate is the job's with its bad nodes (:func:`_job_rates`), straggler and SDC
+    categories are node-domain and never wrongly blamed, and recovery is
+    :func:`_node_recover` (diagnosis, blame, lemon detection, repair, standbys, the pool,
+    waiting for repairs). The struck node's type is drawn at the arrival with its category
+    (bad in proportion to the bad nodes' part of the category's rate). A straggler's node is
+    drawn from the job at its handling (the job's nodes do not change while it is active:
+    any stop ends it) and its failure recorded at the arrival. An SDC's node is drawn and
+    given a record at the corruption, so that its detection blames that node, or none if it
+    left the job in between (the record is followed: its place in the job's list is kept
+    as records move, O(1) per move). The restart after a straggler's handling or an SDC
+    reads storage; a maintenance or straggler checkpoint resets the count of nodes that
+    left. ``stats`` as in :func:`_block_nodes`. The trial loop is
+    :func:`_trial_physics_nodes` (no reference counting; it returns when an event could
+    outgrow the records, repair stages or the ring of retained checkpoints, and resumes
+    after the block grows them).
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
+    n = n_nodes
+    keep = lemon_k > 0 or retire_after > 0  # a repaired node's history still matters
+    k_ring = max(lemon_k, 1)
+    is_dom = np.zeros(n_cat, dtype=np.bool_)
+    dom = np.ones(n_cat, dtype=np.int64)
+    wrong = np.zeros(n_cat)  # wrong-blame probabilities: none for stragglers and SDC
+    mix = np.empty(n_cat)  # 1 - f + f m_c: the fleet's mix relative to a good node
+    m_i = np.empty(n_cat)  # the trial's bad-node multipliers
+    d_max = 1
+    f_i = _trial_bad(draw_bad_fraction, draw_bad_multiplier, 0, bad_fraction, bad_multiplier, m_i)
+    for c in range(n_cat):
+        if cat_kind[c] == KIND_FAILURE:
+            wrong[c] = diag_wrong[c]
+            if min(cat_domain[c], n) > 1:  # a domain of one node is a node
+                is_dom[c] = True
+                dom[c] = min(cat_domain[c], n)
+                d_max = max(d_max, dom[c])
+        mix[c] = 1.0 - f_i + f_i * m_i[c]
+    per_bad = draw_bad_fraction.shape[0] > 0 or draw_bad_multiplier.shape[0] > 0
+    wg = np.zeros(n_cat)  # a good node's share, a bad node's share, domain categories
+    wb = np.zeros(n_cat)
+    wd = np.zeros(n_cat)
+    w = np.zeros(n_cat)  # the job's rate per category with its bad nodes
+    wa = np.zeros(n_cat)
+    pca = np.zeros(n_cat)
+    psa = np.zeros(n_cat)
+    modulated = time_varying(cat_amp, trend_shape) or _draws_vary(draw_amp, draw_trend)
+    modulated = modulated or cat_profile.shape[0] > 0
+    qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
+    _profile_max(cat_profile, qmax)
+    per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0 or draw_trend.shape[0] > 0
+    amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
+    phase_i = np.empty(n_cat)
+    trend_i = _trial_shape(
+        draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
+    )
+    sphase = start_hour - speed_phase
+    n_seg0, r0 = _segments(work_hours, tau)
+    rf = np.empty(8)
+    rn = np.empty(8, dtype=np.int64)
+    det = np.empty(n_cat)  # the trial's detection hours
+    diag = np.empty(n_cat)  # the trial's diagnosis hours
+    lat_i = np.empty(n_cat)  # the trial's SDC latencies (fixed, or the exponential's mean)
+    jr, js, jd, jm = _jitters(overhead_jitter)
+    nc = np.zeros(6, dtype=np.int64)
+    ll = np.zeros(6, dtype=np.int64)
+    rec = np.empty((_CAP0, R_T0 + k_ring), dtype=np.int64)
+    free = np.empty(_CAP0, dtype=np.int64)
+    lst = np.empty((6, _CAP0), dtype=np.int32)
+    qt = np.empty((2, _CAP0))
+    qr = np.empty((2, _CAP0), dtype=np.int64)
+    meta = np.zeros(N_META, dtype=np.int64)
+    fs = np.zeros(N_FS)
+    sf = np.zeros(_PN_F)  # a trial's resumable state (see _trial_physics_nodes)
+    si = np.zeros(_PN_I, dtype=np.int64)
+    for i in range(n_trials):
+        d = draw_of_trial[i]
+        # the trial's overheads (its draw's factors; the given ones when off)
+        delta_i, persist_i, restart_i, mem_i, swap_i, maint_i = _trial_overheads(
+            overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
+            mem_restart_hours, swap_hours, maint_hours,
+        )  # fmt: skip
+        preempt_i = _trial_node_overheads(overhead_factor, d, diag_hours, diag, preempt_hours)
+        _trial_scaled(overhead_factor, d, F_SDC_LATENCY, sdc_latency, lat_i)
+        if per_shape:
+            trend_i = _trial_shape(
+                draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
+                phase_i,
+            )  # fmt: skip
+        if per_bad:
+            f_i = _trial_bad(
+                draw_bad_fraction, draw_bad_multiplier, d, bad_fraction, bad_multiplier, m_i
+            )
+            for c in range(n_cat):
+                mix[c] = 1.0 - f_i + f_i * m_i[c]
+        _node_split(cat_rate, d, is_dom, mix, m_i, wg, wb, wd)
+        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
+        lost[i, STRAGGLER] = 0.0
+        sdc_rollbacks[i] = 0
+        sdc_from_scratch[i] = 0
+        n_bad = _node_start(
+            rng, i, n, n_standbys, n_spares, f_i, nc, ll, meta, fs, nodes_excluded_bad,
+            nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
+            standby_swaps, restarts_memory, restarts_storage,
+        )  # fmt: skip
+        sf[:] = 0.0
+        si[:] = 0
+        sf[PN_R] = r0
+        sf[PN_SHANDLE] = np.inf
+        sf[PN_SIG] = 1.0
+        sf[PN_CDETECT] = np.inf
+        si[PN_NSEG] = n_seg0
+        si[PN_NBAD] = n_bad
+        si[PN_XRID] = NO_RECORD
+        swings[i] += 1  # the job starts computing
+        while True:
+            recf = rec.view(np.float64)
+            grow = _trial_physics_nodes(
+                rng, i, sf, si, cat_kind, straggler_speed, sdc_latency_exp, retention, swap,
+                maint_rate, work_hours, tau, cap_hours, max_events, start_hour,
+                fleet_age_hours, speed_amp, sphase, modulated, amp_i, phase_i, trend_i,
+                cat_profile, qmax, week_hour0, n, is_dom, dom, wrong, d_max, wg, wb, wd, w, wa,
+                pca, psa, det, diag, lat_i, jr, js, jd, jm, delta_i, persist_i, restart_i,
+                mem_i, swap_i, maint_i, preempt_i, f_i, n_seg0, r0, lemon_k, lemon_window,
+                n_standbys, n_spares, repair_hours, escalate_prob, manual_repair_hours,
+                repair_fixed, auto_miss, manual_miss, retire_after, mem_restart_hours,
+                mem_replicas, rf, rn, nc, ll, lst, rec, recf, free, meta, qt, qr, fs,
+                interruptions, maint_events, lost, swings, sdc_rollbacks, sdc_from_scratch,
+                nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+                nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+                stats,
+            )  # fmt: skip
+            if not grow:
+                break
+            rec, free, lst, qt, qr = _ensure(rec, free, lst, qt, qr, meta, d_max + 1)
+            rf = _grow1(rf, si[PN_NR] + 2)
+            rn = _grow1(rn, si[PN_NR] + 2)
+        t = sf[PN_T]
+        c_on = si[PN_CON] != 0
+        done = si[PN_DONE] != 0
+        p = sf[PN_P]
+        events = si[PN_EVENTS]
+        short = si[PN_SHORT]
+        n_bad = si[PN_NBAD]
+        wall[i] = t
+        finished[i] = done
+        progress[i] = p
+        n_events[i] = events
+        sdc_undetected[i] = 1 if c_on else 0
+        _node_end(
+            rng, i, t, short, n_bad, n, n_standbys, n_spares, keep, nc, ll, lst, rec, free,
+            meta, qt, qr, fs, repair_hours, escalate_prob, manual_repair_hours, repair_fixed,
+            auto_miss, manual_miss, nodes_excluded_bad, nodes_excluded_good, repairs_manual,
+            nodes_retired, pool_occupancy, stats,
+        )  # fmt: skip
+
+
+@jit
 def node_model_on(
     bad_fraction,
     cat_domain,
@@ -4456,7 +5271,8 @@ def simulate_block(
     the one contract. With the node model off the node inputs are not read and the node
     outputs are zero (``pool_occupancy`` NaN). With every category a failure category the
     straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
-    path runs (:func:`_block_physics`; the node model is then off, which the caller checks).
+    path runs (:func:`_block_physics`), or with the node model on the combined path
+    (:func:`_block_physics_nodes`).
     Diurnal failure rates alone on the renewal configuration run the diurnal path
     (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
     bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
@@ -4478,6 +5294,25 @@ def simulate_block(
         bad_fraction, cat_domain, diag_hours, diag_wrong, lemon_k, repair_fixed, escalate_prob,
         retire_after, n_standbys, preempt_hours, mem_restart_hours,
     ) or _draws_bad(draw_bad_fraction):  # fmt: skip
+        if physics_on(cat_kind):
+            _block_physics_nodes(
+                rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+                work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
+                repair_hours, cap_hours, max_events, cat_amp, cat_phase, start_hour,
+                trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes, bad_fraction,
+                bad_multiplier, cat_domain, diag_hours, diag_wrong, lemon_k, lemon_window,
+                repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss,
+                retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas,
+                cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
+                overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
+                draw_bad_fraction, draw_bad_multiplier, cat_profile, week_hour0, wall,
+                finished, progress, interruptions, maint_events, n_events, lost, swings,
+                nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+                nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+                pool_occupancy, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+                np.zeros(3, dtype=np.int64),
+            )  # fmt: skip
+            return
         _block_nodes(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,

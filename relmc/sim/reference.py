@@ -137,8 +137,7 @@ asserts that the newest kept checkpoint is the durable progress, that a rollback
 the corrupted and the reached progress, and at each trial's end that wall equals progress
 plus lost hours with no negative time but ``slowdown``. Its resolutions of the points the
 contract leaves open are the one list in :mod:`relmc.sim` ("Resolutions of points left open
-above (kernel and oracle alike; issue 11)", items 1-10); the kernel agrees with them but for
-10 (no stragglers or SDC with the node model in the kernel).
+above (kernel and oracle alike; issue 11)", items 1-10); the kernel agrees with all of them.
 
 Uncertain overheads (``overhead_factor``, ``overhead_jitter``; off when the table has no rows
 and every jitter is 0, and then nothing changes, nothing extra is drawn). Each trial reads its
@@ -1050,6 +1049,10 @@ class _NodeTrial(_Trial):
     def leave(self, node: _Node) -> None:
         self.job.remove(node)
         node.clock = []
+        if self.latent is not None and self.latent["node"] is node:
+            # a latent corruption's node left the job: its detection blames no node, also
+            # if the node is back in the job by then (repaired, it is another node's story)
+            self.latent["node"] = None
 
     def check_nodes(self) -> None:
         """Nodes are conserved across job, standbys, pool, repair, excluded and retired."""

@@ -171,14 +171,6 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         **phys_kw,
         **_profile_inputs(scenario, draws),
     )
-    if inputs.physics and inputs.node_model:
-        raise FieldError(
-            "failures.categories.kind",
-            "failures.categories.kind must be 'failure' for every category while the node "
-            "model is on (lemons, blast radius, diagnosis, repair pipeline, standbys, "
-            "preemption, memory restart): stragglers and SDC with the node model are not "
-            "implemented yet",
-        )
     labels = {
         "rates_source": draws.source,
         "mttf_hours": mttf,
@@ -383,11 +375,6 @@ def run_kernel(
     Returns the outputs (truncated to the trials run) and why the run stopped: ``"n_trials"``
     (all of them), ``"target"`` or ``"hopeless"`` (see :class:`Precision`).
     """
-    if inputs.physics and inputs.node_model:  # not silently the node path without them
-        raise ValueError(
-            "stragglers and SDC (cat_kind > 0) with the node model are not implemented in "
-            "the kernel"
-        )
     inputs = draw_overhead_factors(inputs, root)
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
