@@ -18,12 +18,17 @@ of about 5% of the job's nodes):
 * 2x spares: twice the shared pool;
 * memory restore: restarts read the last checkpoint from peers' memory (2 replicas) in 1/13
   of the restart time when no more than 2 nodes were lost since it (GEMINI reports 13x faster
-  recovery, SOURCES.md).
+  recovery, SOURCES.md);
+* stragglers: the baseline plus one straggler a day per 2,048 nodes, slowing the job to half
+  speed for an hour before its node is found and swapped (assumed, as in time_varying.py),
+  bad nodes straggling 5x as often as good ones; then the same with lemon detection, which
+  counts a straggler against its node like a failure.
 
 Each lever's gain is the per-trial ETTR difference from the baseline on paired trials (same
 root seed; trial i uses posterior draw i % n_draws under every policy).
 """
 
+import dataclasses
 import os
 
 import numpy as np
@@ -72,16 +77,34 @@ def levers(base: relmc.Scenario) -> dict[str, relmc.Scenario]:
         fast = replace_path(fast, f"failures.categories.{name}.diagnosis_hours", 5 / 60)
         fast = replace_path(fast, f"failures.categories.{name}.wrong_blame", 0.02)
     memory = replace_path(base, "policy.memory_restart_hours", base.policy.restart_hours / 13)
+    straggler = relmc.Category(
+        "Straggler",
+        rate=1.0 / (24.0 * 2048),  # per node-hour: one a day on 2,048 nodes (assumed)
+        unit="node",
+        kind="straggler",
+        straggler_speed=0.5,
+        detection_hours=1.0,
+        recovery="swap",
+    )
+    cats = (*base.failures.categories, straggler)
+    slow = dataclasses.replace(base, failures=dataclasses.replace(base.failures, categories=cats))
     return {
         "baseline (AIReSim-like nodes)": base,
-        "lemon detection (2 in 7 days)": replace_path(
-            replace_path(base, "policy.lemon_failures", 2), "policy.lemon_window_hours", 168.0
-        ),
+        "lemon detection (2 in 7 days)": lemons(base),
         "hang diagnosis 5 min": fast,
         "64 standbys": replace_path(base, "policy.n_standbys", 64),
         "2x spares": replace_path(base, "policy.n_spares", 2 * base.policy.n_spares),
         "memory restore": replace_path(memory, "policy.memory_replicas", 2),
+        "stragglers": slow,
+        "stragglers, lemon detection": lemons(slow),
     }
+
+
+def lemons(sc: relmc.Scenario) -> relmc.Scenario:
+    """``sc`` excluding a node blamed for 2 failures (or stragglers) within 7 days."""
+    return replace_path(
+        replace_path(sc, "policy.lemon_failures", 2), "policy.lemon_window_hours", 168.0
+    )
 
 
 print(f"54-day job, {N_TRIALS} paired trials per policy; medians with [5%, 95%] bands")

@@ -237,7 +237,7 @@ def test_levers(tmp_path):
         re.M,
     )
     rows = row.findall(out)
-    assert len(rows) == 12  # six policies at two sizes
+    assert len(rows) == 16  # eight policies at two sizes
     for r in rows:
         assert float(r[2]) <= float(r[1]) <= float(r[3])
         assert float(r[5]) <= float(r[4]) <= float(r[6])
@@ -246,6 +246,9 @@ def test_levers(tmp_path):
     # restoring from memory in 1/13 of the restart time gains at both sizes, across its band
     memory = [r for r in rows if r[0] == "memory restore"]
     assert all(float(r[5]) > 0 for r in memory)
+    # stragglers with the node model (the kernel's combined path) cost time at both sizes
+    slow = [r for r in rows if r[0].startswith("stragglers")]
+    assert len(slow) == 4 and all(float(r[4]) < 0 for r in slow)
 
 
 def test_uncertain_overheads(tmp_path):
