@@ -24,7 +24,8 @@ second, and the ratio to AIReSim's measured ~960 failures/s at 2,048 servers.
 ``_block_physics_nodes``), at 2k, 16k, 100k and 1M GPUs: [1]'s scenario with Llama 3's
 silent data corruption latent for 4 h (12 checkpoints kept) and one straggler a day per
 2,048 nodes at half speed for an hour (both assumed, as in ``examples/time_varying.py``),
-against [1]'s node path on the same scenario without them.
+against [1]'s node path on the same scenario without them, and against the physics path
+(the same stragglers and SDC with the node model off: [1]'s "off" scenario plus them).
 
 Timings are process CPU time, best of interleaved repeats, compile excluded. Nothing is
 asserted.
@@ -99,9 +100,12 @@ def nodes_off(sc: Scenario) -> Scenario:
     )
 
 
-def physics_nodes_on(sc: Scenario) -> Scenario:
-    """:func:`nodes_on` plus a latent SDC and a straggler category ([3])."""
-    on = nodes_on(sc)
+def physics_nodes_on(sc: Scenario, nodes: bool = True) -> Scenario:
+    """:func:`nodes_on` plus a latent SDC and a straggler category ([3]).
+
+    ``nodes=False``: the same on :func:`nodes_off` (the physics path, node model off).
+    """
+    on = nodes_on(sc) if nodes else nodes_off(sc)
     straggler = Category(
         "Straggler",
         rate=1.0 / (24.0 * 2048),  # per node-hour: one a day on 2,048 nodes (assumed)
@@ -221,7 +225,7 @@ def main(argv=None) -> None:
     print("  per trial: " + ", ".join(f"{k} {v:,.3g}" for k, v in means.items()))
     print("\n[3] stragglers and SDC with every node feature on (combined path) vs [1], 1 thread")
     print(f"  {'N GPUs':>10} {'ev/trial':>9} {'ns/ev':>9} {'draw/ev':>8} {'[1] ns/ev':>9} "
-          f"{'ratio':>6} {'finished':>8}")  # fmt: skip
+          f"{'ratio':>6} {'physics ns/ev':>13} {'finished':>8}")  # fmt: skip
     for n_gpus in (2048, 16_384, 100_000, 1_000_000):
         base = bk.llama3_scenario(n_gpus)
         both, on = physics_nodes_on(base), nodes_on(base)
@@ -229,14 +233,18 @@ def main(argv=None) -> None:
         n = int(min(max(256, (1e6 if q else 4e6) / max(pilot, 1.0)), 50_000))
         x_both = kernel_inputs(both, None, n)[0]
         x_on = kernel_inputs(on, None, n)[0]
+        x_phys = kernel_inputs(physics_nodes_on(base, nodes=False), None, n)[0]
         assert x_both.node_model and x_both.physics and not x_on.physics
+        assert x_phys.physics and not x_phys.node_model
         t_both = per_event(x_both, reps)
         t_on = per_event(x_on, reps)
+        t_phys = per_event(x_phys, reps)
         out = bk.allocate_outputs(n, x_both.n_categories)
         ev = bk.run_blocks(_kernels.simulate_block, x_both)
         fin = float(_finished(x_both, out))
         print(f"  {n_gpus:>10,} {ev / n:>9,.0f} {t_both:>9.1f} {draw / t_both:>8.3f} "
-              f"{t_on:>9.1f} {t_both / t_on:>6.2f} {fin:>8.2f}", flush=True)  # fmt: skip
+              f"{t_on:>9.1f} {t_both / t_on:>6.2f} {t_phys:>13.1f} {fin:>8.2f}",
+              flush=True)  # fmt: skip
 
     print(f"\n  /proc/loadavg at end: {Path('/proc/loadavg').read_text().strip()}")
     print(f"  {os.cpu_count()} CPUs; done in {time.process_time():.0f} CPU s")

@@ -366,3 +366,104 @@ def test_stragglers_and_sdc_with_nodes_through_the_api_on_one_or_two_threads():
     assert bad / (bad + good) > 0.3 and good > 0  # bad nodes over-represented (20 % of nodes)
     assert int(a["restarts_memory"].sum()) > 0 and int(a["restarts_storage"].sum()) > 0
     assert int(a["interruptions"].sel(category="sdc").sum()) > 0
+
+
+# --------------------------------------------------------------------------------------------
+# lemon times and the rollback tolerance: the points a review of the combined path found
+
+
+def _one_node_lemons(kinds, n_trials, window=2.0):
+    # one node, lemon detection at 2 failures within `window` hours, 3-hour restarts (during
+    # which failures strike too): an exclusion depends on the failures' wall times
+    return sdc_inputs(
+        [0.2, 1e-9],
+        n_trials=n_trials,
+        swap=[False, False],
+        cat_kind=kinds,
+        sdc_latency=[0.0, 0.0],
+        n_nodes=1,
+        lemon_k=2,
+        lemon_window=window,
+        restart_hours=3.0,
+        cap_hours=500.0,
+    )
+
+
+def test_a_failure_is_recorded_for_lemons_at_its_wall_time():
+    # the combined path (an SDC category at 1e-9/h only routes the inputs there) against the
+    # node path and the oracle; it once recorded a failure at the start of the phase it
+    # struck in (17.2 exclusions per trial against 24.7)
+    combined, stats = _run_pn(_one_node_lemons([0, 2], 4000), 1)
+    assert stats.tolist() == [0, 0, 0, 0]
+    node_path = run("kernel", _one_node_lemons([0, 0], 4000), 2)
+    oracle = run("reference", _one_node_lemons([0, 2], 1500), 3)
+    assert combined["nodes_excluded_good"].mean() > 20
+    assert sdc_disagreements(combined, oracle) == []
+    assert sdc_disagreements(combined, node_path) == []
+    # negative control: a window of 1.5 h instead of 2 is seen
+    narrower = run("kernel", _one_node_lemons([0, 0], 4000, window=1.5), 2)
+    assert sdc_disagreements(combined, narrower) != []
+
+
+def _late_sdc(lemon_k, latency, n_trials):
+    # stragglers and SDC on one node; failures recorded during an SDC's latency would come
+    # before the SDC's own record if that were dated at the corruption
+    return sdc_inputs(
+        [0.15, 0.05],
+        n_trials=n_trials,
+        swap=[False, False],
+        detect=[0.5, 0.0],
+        cat_kind=[1, 2],
+        straggler_speed=[0.5, 1.0],
+        sdc_latency=[0.0, latency],
+        n_nodes=1,
+        lemon_k=lemon_k,
+        lemon_window=10.0,
+        tau=10.0,
+        cap_hours=1000.0,
+    )
+
+
+@pytest.mark.parametrize("lemon_k", [2, 3])
+def test_sdc_lemon_records_keep_time_order(lemon_k):
+    # the kernel keeps a node's last lemon_k record times in the order recorded; with the
+    # SDC recorded at its detection that is time order, as the oracle's count assumes
+    kernel, stats = _run_pn(_late_sdc(lemon_k, 10.0, 6000), 21)
+    assert stats.tolist() == [0, 0, 0, 0]
+    oracle = run("reference", _late_sdc(lemon_k, 10.0, 2000), 22)
+    assert kernel["nodes_excluded_good"].mean() > 10
+    assert sdc_disagreements(kernel, oracle) == []
+
+
+def _tau_beyond_the_job(n_trials, tau=1e9):
+    # no periodic checkpoint (tau beyond a 50-hour job): frequent planned maintenance takes
+    # checkpoints, the SDC rolls back to one taken before the corruption
+    return sdc_inputs(
+        [0.05],
+        n_trials=n_trials,
+        cat_kind=[2],
+        sdc_latency=[3.0],
+        work_hours=50.0,
+        tau=tau,
+        maint_rate=0.3,
+        maint_hours=0.0,
+        cap_hours=2000.0,
+    )
+
+
+def test_sdc_rollback_tolerance_scales_with_the_job_not_tau():
+    # Any tau beyond the job is the same process (one segment, checkpoints only at planned
+    # maintenance), and the same seed draws the same numbers: the outputs must be equal bit
+    # for bit. A rounding allowance of 1e-9 tau (1 h at tau = 1e9) let maintenance
+    # checkpoints up to an hour of progress after the corruption qualify as rollback points,
+    # and made them differ; 1e-9 min(tau, work) does not. Physics path (node model off).
+    x = _tau_beyond_the_job(2000)
+    assert not x.node_model
+    kernel = run("kernel", x, 31)
+    assert kernel["interruptions"].sum() > 2000 and kernel["sdc_rollbacks"].sum() > 1000
+    near = run("kernel", _tau_beyond_the_job(2000, tau=100.0), 31)
+    for name, value in kernel.items():
+        np.testing.assert_array_equal(value, near[name], err_msg=name)
+    # and the oracle agrees in distribution
+    oracle = run("reference", _tau_beyond_the_job(1000), 32)
+    assert sdc_disagreements(kernel, oracle) == []

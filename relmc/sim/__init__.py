@@ -197,10 +197,13 @@ Resolutions of points left open above (kernel and oracle alike; issue 11)
        spent; a detection due at the same moment as a restart's end comes first.
     10. Node model: straggler and SDC categories are node-domain whatever ``cat_domain``
         says (one clock per node, ``bad_multiplier`` applies), never wrongly blamed (their
-        ``diag_wrong`` is not read; their ``diag_hours`` is spent); the struck node is
-        recorded at the arrival (straggler) or the corruption's wall time (SDC) and may be
-        excluded as a lemon. An SDC whose node left the job before detection blames no
-        node, also if that node is back in the job by then (repaired and returned). The
+        ``diag_wrong`` is not read; their ``diag_hours`` is spent). A straggler's node is
+        the one it struck, recorded for lemon detection at its arrival; an SDC's node is the
+        one the corruption struck, recorded at the detection's wall time (the failure
+        becomes known then; at the corruption's time, failures recorded on the node during
+        the latency would come before it, out of time order). Either may be excluded as a
+        lemon. An SDC whose node left the job before detection blames no node, also if
+        that node is back in the job by then (repaired and returned). The
         restart after a straggler's handling or an SDC reads storage; a straggler's or a
         maintenance checkpoint resets the count of nodes left, an SDC's rollback does not.
 

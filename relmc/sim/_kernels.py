@@ -3878,7 +3878,9 @@ def _block_nodes(
 # ---- stragglers and silent data corruption (issue 11; see relmc.sim) -------------------------
 STRAGGLER = CAUSES.index("straggler")
 KIND_FAILURE, KIND_STRAGGLER, KIND_SDC = 0, 1, 2
-_SDC_RTOL = 1e-9  # relative to tau: a checkpoint at the corrupted progress still qualifies
+# relative to min(tau, work_hours), the scale of progress: a checkpoint at the corrupted
+# progress still qualifies (relative to tau alone, a tau far above the job would make it hours)
+_SDC_RTOL = 1e-9
 
 
 @jit
@@ -3944,26 +3946,27 @@ def _pool_wait(rng, t, n_repair, next_done, n_spares, repair_hours, lost, i, cap
 
 
 @jit
-def _ring_add(rf, rn, nr, first, n, tau, retention):
+def _ring_add(rf, rn, nr, first, n, tau, retention, tol):
     """Add ``n`` durable checkpoints at progress ``first + j tau`` (``j < n``) to the ring.
 
     The ring is a list of arithmetic runs ``(rf[j], rn[j])`` in increasing progress; a run
     that continues the newest one is merged into it. With ``retention = K >= 1`` only the
-    ``K`` newest checkpoints are kept (``O(K)`` per call at most). Returns the arrays (grown
-    if needed) and the number of runs.
+    ``K`` newest checkpoints are kept (``O(K)`` per call at most). ``tol``: how far a run's
+    next checkpoint may be from ``first`` to continue it (rounding). Returns the arrays
+    (grown if needed) and the number of runs.
     """
     if n > 0:
         rf = _grow1(rf, nr + 1)
         rn = _grow1(rn, nr + 1)
-    return rf, rn, _ring_put(rf, rn, nr, first, n, tau, retention)
+    return rf, rn, _ring_put(rf, rn, nr, first, n, tau, retention, tol)
 
 
 @jit(inline="always")
-def _ring_put(rf, rn, nr, first, n, tau, retention):
+def _ring_put(rf, rn, nr, first, n, tau, retention, tol):
     """:func:`_ring_add` in arrays with room for one more run; returns the number of runs."""
     if n <= 0:
         return nr
-    if nr > 0 and abs(rf[nr - 1] + rn[nr - 1] * tau - first) <= _SDC_RTOL * tau:
+    if nr > 0 and abs(rf[nr - 1] + rn[nr - 1] * tau - first) <= tol:
         rn[nr - 1] += n
     else:
         rf[nr] = first
@@ -3991,13 +3994,13 @@ def _ring_put(rf, rn, nr, first, n, tau, retention):
 
 
 @jit
-def _ring_rollback(rf, rn, nr, p_c, tau):
+def _ring_rollback(rf, rn, nr, p_c, tau, tol):
     """Newest retained checkpoint at progress ``<= p_c``; drops the newer ones.
 
     Returns ``(q, skipped, nr)``: its progress (0 and ``nr = 0`` when none qualifies) and
     the number of retained checkpoints newer than it.
     """
-    lim = p_c + _SDC_RTOL * tau
+    lim = p_c + tol
     skipped = 0
     j = nr - 1
     while j >= 0:
@@ -4101,6 +4104,7 @@ def _block_physics(
     speedy = speed_amp > 0.0
     sphase = start_hour - speed_phase
     n_seg0, r0 = _segments(work_hours, tau)
+    tol = _SDC_RTOL * min(tau, work_hours)  # rounding allowance on progress
     rf = np.empty(8)
     rn = np.empty(8, dtype=np.int64)
     det = np.empty(n_cat)  # the trial's detection hours
@@ -4353,18 +4357,18 @@ def _block_physics(
                     lost[i, CHECKPOINT] += dt
                     t += dt
                     # a persist in flight completes during it and is kept before it
-                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, k, tau, retention)
+                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, k, tau, retention, tol)
                     if computed > k * tau:
-                        rf, rn, nr = _ring_add(rf, rn, nr, p + computed, 1, tau, retention)
-                        if c_on and p + computed <= c_prog + _SDC_RTOL * tau:
+                        rf, rn, nr = _ring_add(rf, rn, nr, p + computed, 1, tau, retention, tol)
+                        if c_on and p + computed <= c_prog + tol:
                             # begun after the corruption (in the snapshot it struck): the
                             # rollback takes an older one
-                            c_prog = p + computed - 2.0 * _SDC_RTOL * tau
+                            c_prog = p + computed - 2.0 * tol
                     p += computed
                     n_seg, r = _segments(work_hours - p, tau)
                 else:
                     lost[i, REWORK] += computed - dk * tau
-                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, dk, tau, retention)
+                    rf, rn, nr = _ring_add(rf, rn, nr, p + tau, dk, tau, retention, tol)
                     p += dk * tau
                     n_seg -= dk
                     if c_on and p < c_prog:
@@ -4374,7 +4378,7 @@ def _block_physics(
             elif events >= max_events and arrival:
                 break  # (during a restart)
             if sdc_stop:
-                q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau)
+                q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau, tol)
                 if q < p:
                     lost[i, REWORK] += p - q
                     p = q
@@ -4442,10 +4446,10 @@ def _job_rates(w, wg, wb, wd, n, n_bad):
 
 # the combined path's resumable state (see _trial_physics_nodes): floats, then integers
 (PN_T, PN_P, PN_R, PN_TREND, PN_TA, PN_EA, PN_SHANDLE, PN_SIG, PN_SARRIVAL, PN_CDETECT,
- PN_CPROG, PN_CTIME) = range(12)  # fmt: skip
+ PN_CPROG) = range(11)  # fmt: skip
 (PN_NSEG, PN_EVENTS, PN_DONE, PN_NR, PN_LEFT, PN_SHORT, PN_NBAD, PN_SON, PN_SCAT, PN_SBT,
  PN_CON, PN_CCAT, PN_XRID, PN_XPOS, PN_INRESTART) = range(15)  # fmt: skip
-_PN_F = 12
+_PN_F = 11
 _PN_I = 15
 
 
@@ -4480,6 +4484,7 @@ def _trial_physics_nodes(
     track = not unlimited or escalate_prob > 0.0  # repairs followed to their end
     mem_on = mem_restart_hours >= 0.0
     k_ring = max(lemon_k, 1)
+    tol = _SDC_RTOL * min(tau, work_hours)  # rounding allowance on progress
     speedy = speed_amp > 0.0
     snap_steps = 2 if delta_i > 0.0 else 0
     seg = tau + delta_i
@@ -4495,7 +4500,6 @@ def _trial_physics_nodes(
     s_arrival = sf[PN_SARRIVAL]
     c_detect = sf[PN_CDETECT]
     c_prog = sf[PN_CPROG]
-    c_time = sf[PN_CTIME]
     n_seg = si[PN_NSEG]
     events = si[PN_EVENTS]
     done = si[PN_DONE] != 0
@@ -4682,7 +4686,6 @@ def _trial_physics_nodes(
                         lat = rng.standard_exponential() * lat
                     c_detect = t + lat
                     c_prog = p
-                    c_time = t
                     if not in_restart:
                         k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
                         c_prog = p + k * tau + min(x, s_k)
@@ -4711,6 +4714,7 @@ def _trial_physics_nodes(
                 rc_detect = det[c]
                 rc_detect_on = True
                 rc_bt = bt
+                rc_tfail = t  # the failure's wall time
         if ckpt_stop and e_a >= last_start + r:
             # a straggler whose handling falls after the job's last compute (it arrived
             # in the restart before): never handled, the job finishes slow
@@ -4723,7 +4727,7 @@ def _trial_physics_nodes(
             rc_who = x_rid if x_rid >= 0 else WHO_NONE  # none: its node left the job
             if x_rid >= 0 and lst[2 * L_JOB + (rec[x_rid, R_WORD] & 1), x_pos] != x_rid:
                 stats[1] += 1
-            rc_tfail = c_time
+            rc_tfail = t  # recorded when it is detected (so records stay in time order)
             events += 1  # counted at detection; the trial may stop after the rollback
         # ---- the job stops (not after a restart-end straggler: nothing ran)
         if not in_restart and (arrival or sdc_stop or ckpt_stop):
@@ -4753,20 +4757,20 @@ def _trial_physics_nodes(
                 t += dt
                 left = 0  # the maintenance or straggler checkpoint is durable
                 # a persist in flight completes during it and is kept before it
-                nr = _ring_put(rf, rn, nr, p + tau, k, tau, retention)
+                nr = _ring_put(rf, rn, nr, p + tau, k, tau, retention, tol)
                 if computed > k * tau:
-                    nr = _ring_put(rf, rn, nr, p + computed, 1, tau, retention)
-                    if c_on and p + computed <= c_prog + _SDC_RTOL * tau:
+                    nr = _ring_put(rf, rn, nr, p + computed, 1, tau, retention, tol)
+                    if c_on and p + computed <= c_prog + tol:
                         # begun after the corruption (in the snapshot it struck): the
                         # rollback takes an older one
-                        c_prog = p + computed - 2.0 * _SDC_RTOL * tau
+                        c_prog = p + computed - 2.0 * tol
                 p += computed
                 n_seg, r = _segments(work_hours - p, tau)
             else:
                 if arrival and dk > 0:
                     left = 0  # a newer checkpoint became durable in this run
                 lost[i, REWORK] += computed - dk * tau
-                nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention)
+                nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention, tol)
                 p += dk * tau
                 n_seg -= dk
                 if c_on and p < c_prog:
@@ -4776,7 +4780,7 @@ def _trial_physics_nodes(
         elif events >= max_events and arrival:
             break  # (during a restart)
         if sdc_stop:
-            q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau)
+            q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau, tol)
             if q < p:
                 lost[i, REWORK] += p - q
                 p = q
@@ -4861,7 +4865,6 @@ def _trial_physics_nodes(
     sf[PN_SARRIVAL] = s_arrival
     sf[PN_CDETECT] = c_detect
     sf[PN_CPROG] = c_prog
-    sf[PN_CTIME] = c_time
     si[PN_NSEG] = n_seg
     si[PN_EVENTS] = events
     si[PN_DONE] = 1 if done else 0

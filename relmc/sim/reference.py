@@ -703,7 +703,7 @@ class _Trial:
         self.p = back
         self.check_progress()
         self.check_events()
-        self.blame(lat["node"], lat["time"])
+        self.blame(lat["node"], self.t)  # recorded at the detection: records in time order
         self.recover(c)
         self.after_sdc()
 
