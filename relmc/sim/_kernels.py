@@ -4799,13 +4799,14 @@ def _trial_physics_nodes(
         d_run = last_start + r + delta_i + persist_i
         in_restart = False
         sig = 1.0
-        s_on = False  # any stop removes an active straggler with it
+        if s_on or sdc_stop:  # the clocks that run change (else the rates stand as they are)
+            s_on = False  # any stop removes an active straggler with it
+            fail_rate, zr, zi = _active_rates(
+                w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+            )
+            amp = math.hypot(zr, zi)
+            theta = math.atan2(zi, zr)
         s_handle = np.inf
-        fail_rate, zr, zi = _active_rates(
-            w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
-        )
-        amp = math.hypot(zr, zi)
-        theta = math.atan2(zi, zr)
         memory = False  # whether the restart reads the checkpoint from peers' memory
         if maint_stop:
             t, capped = _spend(lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours)
