@@ -8,9 +8,10 @@ position did exactly that and changed no output). Here the kernels are compiled 
 ``NUMBA_BOUNDSCHECK=1`` in a subprocess (its own cache directory) and run on the node
 scenarios of tests/test_nodes.py (extremes included) and one of 3,000 nodes whose arrays
 double many times, on the pool, renewal and block-reduction scenarios of the fast-path
-tests, each also with diurnal rates (the diurnal path), on straggler and SDC categories
-(the physics path), and on straggler and SDC categories with the node model (the combined
-path, tests/test_physics_nodes_kernel.py, and 3,000 nodes); any index out of range raises
+tests and the pool path's reduction (tests/test_pool_reduced.py), each also with diurnal
+rates (the diurnal path), on straggler and SDC categories (the physics path), and on
+straggler and SDC categories with the node model (the combined path,
+tests/test_physics_nodes_kernel.py, and 3,000 nodes); any index out of range raises
 ``IndexError`` there. Slow: a full compile of the kernels.
 """
 
@@ -48,6 +49,7 @@ from nodeinputs import node_inputs, run
 from test_fast_paths import BLOCKS, RENEWAL
 from test_nodes import ALL_ON, NODE_SCENARIOS, _job
 from test_pool_path import POOL
+from test_pool_reduced import MANY
 
 from relmc.scenario import Category, replace_path
 from relmc.sim.simulate import kernel_inputs
@@ -60,7 +62,7 @@ physics = (
     Category("strag", rate=0.05, unit="job", kind="straggler"),
     Category("sdc", rate=0.03, unit="job", kind="sdc", sdc_latency_hours=2.0),
 )
-for sc in [*POOL.values(), *RENEWAL.values(), *BLOCKS.values()]:
+for sc in [*POOL.values(), *MANY.values(), *RENEWAL.values(), *BLOCKS.values()]:
     diurnal = replace_path(sc, "failures.categories.*.diurnal_amplitude", 0.5)
     diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 15.0)
     cats = (*sc.failures.categories, *physics)

@@ -141,7 +141,8 @@ def test_simulate_block_runs_the_pool_path_where_it_applies():
 def _path_taken(inputs, monkeypatch) -> list[str]:
     """The paths ``simulate_block``'s Python source calls for ``inputs`` (paths recorded)."""
     taken: list[str] = []
-    for name in ("_block_pool", "_block_general", "_block_renewal", "_block_diurnal"):
+    names = ("_block_pool", "_block_pool_reduced", "_block_general", "_block_renewal")
+    for name in (*names, "_block_diurnal"):
         monkeypatch.setattr(_kernels, name, lambda *a, _n=name: taken.append(_n))
     out = allocate_outputs(inputs.n_trials, inputs.n_categories)
     rng = np.random.default_rng(0)
@@ -153,7 +154,11 @@ def _path_taken(inputs, monkeypatch) -> list[str]:
 def test_simulate_block_dispatches_to_the_pool_path_only_with_every_option_off(monkeypatch):
     inputs, _ = kernel_inputs(POOL["waits"], None, 4)
     n_cat = inputs.n_categories
-    assert _path_taken(inputs, monkeypatch) == ["_block_pool"]
+    # without planned maintenance the pool path reduces a buffer of failures at a time
+    # (tests/test_pool_reduced.py); with it, one event at a time
+    assert _path_taken(inputs, monkeypatch) == ["_block_pool_reduced"]
+    maint, _ = kernel_inputs(POOL["maintenance"], None, 4)
+    assert _path_taken(maint, monkeypatch) == ["_block_pool"]
     options = {
         "overhead rows": dict(overhead_factor=np.ones((1, len(OVERHEADS)))),
         "overhead jitter": dict(overhead_jitter=np.array([0.0, 0.0, 0.1, 0.0])),
