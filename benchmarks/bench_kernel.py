@@ -19,10 +19,12 @@ power-law trend, diurnal throughput), as draw/event against the exponential draw
 the same run; the renewal path's row is the same configuration with every feature off. The
 diurnal-only rows run the diurnal path (``_block_diurnal``, what ``simulate_block`` chooses);
 the same configurations are also run on the general path (the path they took before), and
-the diurnal path's time is split into the draw, the solve ``F(x) = g`` (a chain of solves
-with the phase carried, as the path runs them) and the category (alias draws made ahead);
-two of its rows (one peak hour; 18 peak hours with Llama 3's planned maintenance) are also
-run at 2k, 16k, 100k and 1M GPUs, beside the general path.
+the one-peak row's time is split into the draw, a block's solve by the table
+(``_kepler_pass`` over 128 summed gaps) and the rest; for the rows taken one by one, the
+solve ``F(x) = g`` (a chain of solves with the phase carried, as the path runs them) and a
+category (alias draws made ahead) are measured too; two of its rows (one peak hour; 18 peak
+hours with Llama 3's planned maintenance) are also run at 2k, 16k, 100k and 1M GPUs,
+beside the general path.
 
 Measured: events simulated per second per thread (``simulate(..., n_threads=1)``, the
 ``events`` output summed over trials, compile time excluded) and its ratio to the rate at which
@@ -124,6 +126,27 @@ def solve_chain(rng, n, big_l, big_a, pause):
         s0 = s1 * rot_c + c1 * rot_s
         c0 = c1 * rot_c - s1 * rot_s
     return t
+
+
+@numba.njit(nogil=True)
+def kepler_blocks(rng, n, big_l, e, tab, gf, xa, okf):
+    """``n`` failures' wall times as the diurnal path's blocks solve them, 128 at a time.
+
+    Each block: 128 exponential gaps summed into integrated intensities, then their wall
+    times by the table (``_kepler_pass``) from one phase.
+    """
+    w_l = _kernels.OMEGA / big_l
+    phi0 = 0.7
+    m0 = phi0 + e * math.sin(phi0)
+    s = 0.0
+    for _ in range(n // 128):
+        g = 0.0
+        for q in range(128):
+            g += rng.standard_exponential()
+            gf[q] = g
+        _kernels._kepler_pass(gf, xa, okf, 0, 128, m0, phi0, e, w_l, 0.0, tab)
+        s += xa[127]
+    return s
 
 
 @numba.njit(nogil=True)
@@ -285,6 +308,10 @@ def physics_paths(quick: bool, row) -> None:
     cbuf = np.empty(_kernels.CBUF, dtype=np.int64)
     ubuf = np.empty(_kernels.CBUF)
     cat_args = (prob, slot_code, alias_code, n_slots, cbuf, ubuf)
+    tab = np.empty((_kernels._KEP_COLS, _kernels._KEP_N + 1))
+    _kernels._kepler_table(big_a / big_l, tab)
+    kep_args = (big_l, big_a / big_l, tab, np.empty(128), np.empty(128), np.empty(128))
+    kepler_blocks(np.random.default_rng(0), 256, *kep_args)
     solve_chain(np.random.default_rng(0), 10, big_l, big_a, pause)
     category_draws(np.random.default_rng(0), 64, *cat_args, False)
     exp_draws(np.random.default_rng(0), 10, 1.0)
@@ -301,6 +328,8 @@ def physics_paths(quick: bool, row) -> None:
         best["solve"] = min(best.get("solve", math.inf), dt / n_part * 1e9)
         _, dt = timed(category_draws, np.random.default_rng(SEED), n_part, *cat_args, False)
         best["category"] = min(best.get("category", math.inf), dt / n_part * 1e9)
+        _, dt = timed(kepler_blocks, np.random.default_rng(SEED), n_part, *kep_args)
+        best["table"] = min(best.get("table", math.inf), dt / n_part * 1e9)
     print(
         f"\n[6] time-varying physics (issue 11): ns/event at 100k GPUs, 18 Llama 3 categories, "
         f"no maintenance unless the row says so, 1 thread, {n_trials} trials, best of {reps}"
@@ -313,10 +342,12 @@ def physics_paths(quick: bool, row) -> None:
         row(f"{name} [{path}]", f"{t:.1f} ns/event", target, f"draw/event {best['summed'] / t:.3f}")
     t_one = best["diurnal rates a=0.5, one peak hour", _kernels.simulate_block]
     solve = best["solve"] - best["summed"]  # the chain draws its own exponentials
-    rest = t_one - best["summed"] - solve - best["category"]
-    row("  diurnal path, one peak: the solve F(x) = g", f"{solve:.1f} ns/failure", "", "")
-    row("  diurnal path, one peak: a category", f"{best['category']:.1f} ns/failure", "", "")
-    row("  diurnal path, one peak: the rest", f"{rest:.1f} ns/failure", "", "segments, accounts")
+    table = best["table"] - best["summed"]  # and so do the blocks
+    rest = t_one - best["summed"] - table
+    row("  diurnal path, one peak: a block's solve by the table", f"{table:.1f} ns/failure")
+    row("  diurnal path, one peak: the rest", f"{rest:.1f} ns/failure", "", "blocks, runs, sums")
+    row("  (one by one: the solve F(x) = g, chained)", f"{solve:.1f} ns/failure", "", "")
+    row("  (one by one: a category drawn ahead)", f"{best['category']:.1f} ns/failure", "", "")
     # two diurnal rows against cluster size (the diurnal path), beside the general path
     per_n = physics_configs_at_sizes()
     for (label, n_gpus), sc in per_n.items():

@@ -103,6 +103,13 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   next planned event is drawn afresh after it). Without maintenance no draw and no arithmetic is
   added. The power-law trend stays on the general path (the integral of the cosine times the
   trend has no closed form).
+  With one diurnal shape, no planned maintenance and most recoveries instantaneous, a run of
+  failures is taken at once (``_diurnal_block``): the integrated intensity from the run's
+  start is a running sum of the gaps (a recovery that costs time is solved at once and its
+  unexposed hours skipped), each failure's wall time an independent inversion of ``u + e sin
+  u`` from a table over one period (``_kepler_step``: the nearest node's inverse series and
+  one Newton step, in a loop without branches; else the full solve), and the runs the renewal
+  path's block arithmetic.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -2351,6 +2358,8 @@ _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
 CBUF = 32  # categories (or rejection proposals) drawn ahead per refill, per trial
+_DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
+_NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any event budget)
 
 
 @jit
@@ -2537,6 +2546,239 @@ def _solve_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
     return x, s0 + (s0 * cm + c0 * sn), c0 + (c0 * cm - s0 * sn)
 
 
+# The diurnal path's block of failures (:func:`_diurnal_block`): with the category of a
+# failure independent of its time and most recoveries instantaneous in exposure, the integrated
+# intensity of a block's failures is a running sum of their gaps, and each failure's wall time
+# an independent inversion of F from the block's start. In the phase u = phi0 + OMEGA x,
+# F(x) = (L / OMEGA) (M(u) - M(phi0)) with M(u) = u + e sin u (e = A / L, a Kepler-type
+# equation); M(u + 2 pi) = M(u) + 2 pi, so one table of M's inverse over a period serves.
+_KEP_N = 1024  # intervals of the table over m in [0, 2 pi]
+_KEP_COLS = 8  # u_j, sin u_j, cos u_j, M(u_j), then the inverse's Taylor coefficients b1..b4
+_KEP_STEP = 0.05  # the largest step from a node the table's solve takes (else the full solve)
+TWO_PI = 2.0 * math.pi
+INV_OMEGA = 1.0 / OMEGA
+
+
+@jit
+def _kepler_table(e, tab):
+    """Fill ``tab`` (``_KEP_COLS`` rows of ``_KEP_N + 1``) with the inverse of ``u + e sin u``.
+
+    Column ``j``: the node ``u_j = M^-1(j h)`` (``h = 2 pi / _KEP_N``; safeguarded Newton to
+    the float spacing), its sine and cosine, ``M(u_j)`` as computed in floats (the solve steps
+    from it, so the node's own rounding does not enter), and the coefficients of the inverse's
+    Taylor series at ``M(u_j)`` to fourth order, from ``M``'s derivatives ``1 + e cos``,
+    ``-e sin``, ``-e cos``, ``e sin`` (0 where ``M' = 0``: amplitude 1 at ``u = pi``).
+    """
+    h = TWO_PI / _KEP_N
+    for j in range(_KEP_N + 1):
+        m = j * h
+        lo = m - e
+        hi = m + e
+        u = m
+        for _ in range(100):
+            f = u + e * math.sin(u) - m
+            if f == 0.0:
+                break
+            if f > 0.0:
+                hi = u
+            else:
+                lo = u
+            d = 1.0 + e * math.cos(u)
+            un = u - f / d if d > 0.0 else 0.5 * (lo + hi)
+            if not lo < un < hi:
+                un = 0.5 * (lo + hi)
+            if un == u or hi - lo <= 4e-16 * max(abs(u), 1.0):
+                u = un
+                break
+            u = un
+        s = math.sin(u)
+        c = math.cos(u)
+        a1 = 1.0 + e * c
+        a2 = -0.5 * e * s
+        a3 = -e * c / 6.0
+        a4 = e * s / 24.0
+        tab[0, j] = u
+        tab[1, j] = s
+        tab[2, j] = c
+        tab[3, j] = u + e * s
+        for k in range(4, _KEP_COLS):
+            tab[k, j] = 0.0
+        if a1 > 0.0:
+            i1 = 1.0 / a1
+            tab[4, j] = i1
+            tab[5, j] = -a2 * i1**3
+            tab[6, j] = (2.0 * a2 * a2 - a1 * a3) * i1**5
+            tab[7, j] = (5.0 * a1 * a2 * a3 - a1 * a1 * a4 - 5.0 * a2**3) * i1**7
+
+
+@jit(inline="always")
+def _kepler_step(g, m0, phi0, e, w_l, tol0, tab):
+    """Wall hours ``X`` with ``F(X) = g`` from the table, and whether to trust them.
+
+    ``M(u) = m0 + g OMEGA / L`` (``m0 = M(phi0)``, ``phi0`` in ``[0, 2 pi)`` the phase at the
+    block's start), less whole periods, is solved from the nearest node: its fourth-order
+    inverse series gives a step ``d`` (error below 1e-10 rad at amplitude 0.5), then one
+    Newton step with the sine and cosine of ``u_j + d`` by angle addition (Taylor
+    polynomials to ``d^7`` and ``d^8``: the first omitted terms are below 6e-18 for ``|d| <=
+    _KEP_STEP``), whose error ``e |sin u| dx^2 / (2 M'(u))`` must be within the wall clock's
+    spacing (``tol0 + _X_RTOL g OMEGA / L`` in phase); else (a step beyond ``_KEP_STEP``, ``M'``
+    near 0 at amplitude 1) the caller solves in full. No branch. Returns ``(X, ok, sin u,
+    cos u)``, ``X = periods * 24 h + (u - phi0) / OMEGA`` (the sine and cosine by a
+    second-order rotation by the Newton step, whose omitted term is below 2e-16 when the step
+    is below 1e-5).
+    """
+    mt = m0 + g * w_l
+    nf = np.floor(mt * (1.0 / TWO_PI))
+    m = mt - nf * TWO_PI
+    jj = int(np.int32(m * (_KEP_N / TWO_PI) + 0.5))
+    jj = min(max(jj, 0), _KEP_N)
+    dm = m - tab[3, jj]
+    d = dm * (tab[4, jj] + dm * (tab[5, jj] + dm * (tab[6, jj] + dm * tab[7, jj])))
+    z = d * d
+    sn = d * (1.0 - z * ((1.0 / 6.0) - z * ((1.0 / 120.0) - z * (1.0 / 5040.0))))
+    cm = z * (-0.5 + z * ((1.0 / 24.0) - z * ((1.0 / 720.0) - z * (1.0 / 40320.0))))
+    sj = tab[1, jj]
+    cj = tab[2, jj]
+    s = sj + (sj * cm + cj * sn)
+    f1 = 1.0 + e * (cj + (cj * cm - sj * sn))  # M'(u_j + d)
+    f = d + e * (s - sj) - dm  # M(u_j + d) - m
+    dx = f / f1
+    x = nf * DAY_HOURS + ((tab[0, jj] + (d - dx)) - phi0) * INV_OMEGA
+    ok = (
+        (abs(d) <= _KEP_STEP)
+        & (f1 > 0.0)
+        & (e * abs(s) * dx * dx <= 2.0 * f1 * (tol0 + _X_RTOL * (mt - m0)))
+    )
+    c = cj + (cj * cm - sj * sn)
+    h2 = 0.5 * dx * dx  # sin, cos of u_j + d - dx: a second-order rotation by -dx
+    return x, ok, s - c * dx - s * h2, c + s * dx - c * h2
+
+
+@jit
+def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab):
+    """:func:`_kepler_step` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1.0: trusted), at once."""
+    for q in range(j0, stop):
+        x, ok, _, _ = _kepler_step(gf[q], m0, phi0, e, w_l, tol0, tab)
+        xa[q] = x
+        okf[q] = 1.0 if ok else 0.0
+
+
+@jit
+def _solve_from(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t):
+    """:func:`_invert_diurnal` with no upper bound: ``x``, where a block's table declines.
+
+    A call, not inlined: the full solve's code is kept out of the block's loops.
+    """
+    x, _, _ = _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, np.inf)
+    return x
+
+
+@jit
+def _diurnal_block(
+    rng,
+    i,
+    buf,
+    j,
+    cnt,
+    tab,
+    t,
+    s0,
+    c0,
+    big_l,
+    big_a,
+    inv_l,
+    inv_hi,
+    inv_lo,
+    lam_geo,
+    k_left,
+    cost,
+    rot_c,
+    rot_s,
+    prob_c,
+    slot_c,
+    alias_c,
+    n_slots_c,
+    interruptions,
+    gf,
+    xa,
+    okf,
+    cq,
+    restart_hours,
+    tau,
+    delta,
+    persist,
+    seg,
+    inv_seg,
+    acc,
+):
+    """Take the ``cnt`` failures of gaps ``buf[j:j + cnt]`` from a cycle's start at ``t``.
+
+    The caller's bound ensures that none of them reaches the job's last segment, the wall cap
+    or the event budget, and that each follows a restart of ``restart_hours``; ``s0``, ``c0``:
+    the sine and cosine of the phase at ``t``. (1) A running sum of the integrated intensity
+    from ``t``: failure ``q`` at ``G_q = S_q + g_q`` (``S_q`` at its cycle's start); a recovery
+    of ``cost > 0`` hours is not exposed, so its failure is solved at once and ``S`` skips
+    ``F`` over the recovery (``L cost + (A / OMEGA) (sin(u + OMEGA cost) - sin u)``), else
+    ``S_{q+1} = G_q``. Categories are independent of the time: whether a failure's recovery
+    costs time is a coin of chance ``p`` (the costly categories' share of the rate), so the
+    failures up to the next costly one are ``k_left``, geometric (:func:`_maint_countdown`,
+    ``lam_geo = -log(1 - p)``; carried across blocks, memoryless), and only a costly failure's
+    category is drawn (among the costly ones: ``prob_c`` ..); the others' are counted
+    (``n_zero``) and drawn by the caller per trial as one multinomial. (2) Every failure's
+    wall time from ``t``, ``X_q = F^-1(G_q)``, solved independently (:func:`_kepler_pass`, a
+    loop without branches; the few it does not trust by :func:`_invert_diurnal`). (3) Each
+    failure's exposure ``x_q = X_q - X_{q-1} - cost_{q-1}`` (from its cycle's start) through
+    :func:`_block_map`, the renewal path's arithmetic of a run. Returns ``(k_left, n_zero, t,
+    dk_sum, sk, nr)``: the countdown, the failures whose categories are left to the caller,
+    the wall clock after the last failure's recovery, and :func:`_block_map`'s counts.
+    """
+    e = big_a / big_l
+    w_l = OMEGA / big_l
+    k_amp = big_a / OMEGA
+    phi0 = math.atan2(s0, c0)
+    if phi0 < 0.0:
+        phi0 += TWO_PI
+    m0 = phi0 + e * s0
+    tol0 = _X_RTOL * OMEGA * t
+    stop = j + cnt
+    big_s = 0.0
+    n_zero = 0
+    for q in range(j, stop):
+        g = big_s + buf[q]
+        gf[q] = g
+        big_s = g
+        k_left -= 1
+        if k_left > 0:
+            cq[q] = 0.0
+            n_zero += 1
+            continue
+        # a failure of a category whose recovery costs time: drawn among those, solved now
+        k_left = _maint_countdown(rng, lam_geo)
+        c = _pick(rng, prob_c, slot_c, alias_c, n_slots_c)
+        interruptions[i, c] += 1
+        cc = cost[c]
+        cq[q] = cc
+        x, ok, sn, cs = _kepler_step(g, m0, phi0, e, w_l, tol0, tab)
+        if not ok:
+            x = _solve_from(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
+            sn = math.sin(phi0 + OMEGA * x)
+            cs = math.cos(phi0 + OMEGA * x)
+        big_s = g + big_l * cc + k_amp * (sn * (rot_c[c] - 1.0) + cs * rot_s[c])
+    _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab)
+    start = 0.0
+    for q in range(j, stop):
+        if okf[q] == 0.0:
+            x = _solve_from(gf[q], s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
+            xa[q] = x
+        x = xa[q] - start
+        gf[q] = x if x > 0.0 else 0.0  # the exposure of its cycle, for _block_map
+        start = xa[q] + cq[q]
+    dk_sum, sk, nr = _block_map(
+        gf, j, stop, 1.0, restart_hours, tau, delta, persist, seg, inv_seg, acc
+    )
+    return k_left, n_zero, t + start, dk_sum, sk, nr
+
+
 @jit
 def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain):
     """Whether the diurnal path applies: the renewal configuration with diurnal rates.
@@ -2618,6 +2860,19 @@ def _block_diurnal(
     here, ``stats[1]`` the trials handed over, ``stats[2]`` the planned events taken here.
     Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
     the trend is 1 on this path.
+
+    Blocks of failures (:func:`_diurnal_block`): with one shape for every category (the
+    category is independent of the time), no planned maintenance, no per-draw shapes, and
+    recoveries that cost nothing in at least half of the failure rate (and not all of it
+    costing the same nonzero time), a cycle's start after a restart takes the longest run of
+    the buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose failures surely stop short of the
+    job's last segment, of the cap after the costliest recovery, and of the budget (bounds on
+    the integer sum of the gaps, as on the renewal path, with ``X <= (F(X) + 2 A / OMEGA) /
+    L``): the integrated intensity is then a running sum across failures without a recovery
+    cost, so their wall times are independent solves (a table of the inverse of ``u + e sin
+    u``, :func:`_kepler_step`), off the failure-to-failure chain, and their runs go through
+    the renewal path's block arithmetic. ``stats[3]``, when given, counts the failures taken
+    in blocks.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -2655,6 +2910,7 @@ def _block_diurnal(
         rot_s[c] = math.sin(OMEGA * cost[c])
     seg = tau + delta
     inv_seg = 1.0 / seg
+    seg_up = inv_seg * (1.0 + _BOUND_RTOL)  # segments per hour of a bound, rounded up
     n_seg0, r0 = _segments(work_hours, tau)
     tail0 = r0 + delta + persist
     snap_steps = 2 if delta > 0.0 else 0
@@ -2666,6 +2922,24 @@ def _block_diurnal(
     # planned stop
     bound_cost = max(max_cost, m_stop) if m_on else max_cost
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
+    # the block of failures (_diurnal_block): its inverse table (for amplitude e_tab), its
+    # per-position work arrays and the run sums it adds at buffer positions
+    tab = np.empty((_KEP_COLS, _KEP_N + 1))
+    e_tab = -1.0
+    gf = np.empty(BUF)
+    xa = np.empty(BUF)
+    okf = np.empty(BUF)
+    cq = np.empty(BUF)
+    w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
+    w_z = np.empty(n_cat)
+    suffix_z = np.empty(n_cat)
+    prob_c = np.empty(n_cat)
+    slot_c = np.empty(n_cat, dtype=np.int64)
+    alias_c = np.empty(n_cat, dtype=np.int64)
+    prob_z = np.empty(n_cat)
+    slot_z = np.empty(n_cat, dtype=np.int64)
+    alias_z = np.empty(n_cat, dtype=np.int64)
+    acc = np.zeros((N_ACC, BUF))
     no_trend = np.ones(0)
     _trial_shape(draw_amp, draw_phase, no_trend, 0, cat_amp, cat_phase, 1.0, amp_i, phase_i)
     for i in range(n_trials):
@@ -2717,11 +2991,41 @@ def _block_diurnal(
             progress[i] = p
             n_events[i] = events
             continue
+        # the block of failures applies with one shape (the category is independent of the
+        # time), no planned events, no per-draw shapes, and recoveries of cost 0 (a settled
+        # category's) or mostly 0 (costlier ones are solved one by one within the block)
+        costly = 0.0
+        for c in range(n_cat):
+            if cost[c] > 0.0:
+                costly += w[c]
+        fast = shared and not m_on and not per_shape and costly <= 0.5 * fail_rate
+        fast = fast and not (settle and cost[c_first] > 0.0)
+        used_acc = False
+        # blocks: failures up to the next one whose recovery costs time (k_left), and those of
+        # categories without cost taken so far (n_zero, drawn at the trial's end)
+        lam_geo = 0.0
+        k_left = _NEVER
+        n_slots_c = 0
+        n_zero = 0
+        if fast:
+            e = amp_i[c_first]  # every category's amplitude: A / L, exactly
+            big_a = e * fail_rate
+            if e != e_tab:
+                _kepler_table(e, tab)
+                e_tab = e
+            if costly > 0.0 and not settle:
+                for c in range(n_cat):
+                    w_c[c] = w[c] if cost[c] > 0.0 else 0.0
+                    w_z[c] = 0.0 if cost[c] > 0.0 else w[c]
+                n_slots_c = _build_alias(w_c, n_cat, prob_c, slot_c, alias_c, small, large)
+                lam_geo = -math.log1p(-costly / fail_rate)
+                k_left = _maint_countdown(rng, lam_geo)
         k_amp = big_a / OMEGA
         low_rate = fail_rate - big_a  # the intensity's minimum, >= 0
         inv_l = 1.0 / fail_rate
         inv_hi = 1.0 / (fail_rate + big_a)
         inv_lo = 1.0 / low_rate if low_rate > 0.0 else np.inf
+        dt_up = (fail_rate + big_a) * max_cost  # intensity over a recovery, at most
         t = 0.0
         s0 = math.sin(theta)
         c0 = math.cos(theta)
@@ -2745,6 +3049,44 @@ def _block_diurnal(
         n_sw = 0
         done = False
         while True:
+            if fast and r_eff == restart_hours:
+                if j == BUF:
+                    _fill(rng, buf)
+                    j = 0
+                # the longest run of the buffer's failures that surely stop short of the
+                # job's last segment (the renewal path's bound: exposures sum to at most X, X
+                # <= (F(X) + 2 A / OMEGA) / L), of the cap (after the costliest recovery) and
+                # of the budget
+                lim = min((n_seg - 4.0) / seg_up, cap_safe - t - max_cost)
+                room = min(BUF - j, budget - events)
+                cnt = 0
+                s_int = 0
+                while cnt < room:
+                    s_int += int(np.int32(buf[j + cnt] * UP_SCALE)) + 1
+                    g_up = s_int * (1.0 / UP_SCALE) + (cnt + 1) * dt_up
+                    if (g_up + 2.0 * k_amp) * inv_l * (1.0 + _BOUND_RTOL) > lim:
+                        break
+                    cnt += 1
+                if cnt >= _DIURNAL_BLOCK_MIN:
+                    k_left, nz, t, dk_sum, sk, nr = _diurnal_block(
+                        rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
+                        inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c,
+                        n_slots_c, interruptions, gf, xa, okf, cq, restart_hours, tau, delta,
+                        persist, seg, inv_seg, acc,
+                    )  # fmt: skip
+                    n_zero += nz
+                    used_acc = True
+                    if stats.shape[0] > 3:
+                        stats[3] += cnt  # failures taken in blocks (when counted)
+                    events += cnt
+                    j += cnt
+                    n_sw += snap_steps * sk + 2 * nr
+                    p += dk_sum * tau
+                    n_seg -= dk_sum
+                    last_start = (n_seg - 1) * seg
+                    s0 = math.sin(OMEGA * t + theta)
+                    c0 = math.cos(OMEGA * t + theta)
+                    continue
             d_run = last_start + tail
             d_tot = r_eff + d_run
             if events >= budget or t + d_tot + bound_cost > cap_safe:
@@ -2858,8 +3200,25 @@ def _block_diurnal(
             else:
                 s0, c0 = _turn(s1, c1, rot_c[c], rot_s[c])
             r_eff = restart_hours
+        if used_acc:
+            _acc_total(acc, EXPOSED)  # zeroed (the wall clock is summed by the block)
+            a_restart += _acc_total(acc, A_RESTART)
+            a_rework += _acc_total(acc, A_REWORK)
+            a_ckpt += _acc_total(acc, A_CKPT)
         n_fail = events - n_maint
         stats[0] += n_fail
+        if not settle and n_zero > 0:
+            # the categories of the blocks' failures without a recovery cost: one multinomial
+            # over those categories (independent of the time)
+            s_z = 0.0
+            for c in range(n_cat - 1, -1, -1):
+                s_z += w_z[c]
+                suffix_z[c] = s_z
+            n_slots_z = _build_alias(w_z, n_cat, prob_z, slot_z, alias_z, small, large)
+            _settle_categories(
+                rng, i, n_zero, w_z, suffix_z, prob_z, slot_z, alias_z, n_slots_z, cost,
+                interruptions,
+            )  # fmt: skip
         if settle and n_fail > 0:
             _settle_categories(
                 rng, i, n_fail, w, suffix, prob, slot_code, alias_code, n_slots, cost,
