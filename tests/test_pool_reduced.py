@@ -13,9 +13,10 @@ the file below 2e-3) and the wall time's distribution by a two-sample KS test, a
 trials of hundreds of failures each. Each scenario must put most of its failures through the
 reduction (``stats``), and those near the cap or the budget must hand over. Negative controls:
 the same comparison sees repairs 10 % longer, and a detection latency 10 % longer on one
-category. ``use_blocks=False`` gives ``_block_pool``'s outputs bit for bit, and invariants
-hold on random scenarios (hypothesis). The Llama 3 scale (100k GPUs, 96 spares, 72 h repairs)
-is compared too, as ``benchmarks/bench_kernel.py`` runs it.
+category. ``use_blocks=False`` (``_block_pool``) gives the general path's outputs bit for
+bit, and invariants hold on random scenarios (hypothesis). The Llama 3 scale (100k GPUs, 96
+spares, 72 h repairs) is compared too, as ``benchmarks/bench_kernel.py`` runs it, and the
+oracle on a scenario the reduction takes nearly whole.
 """
 
 from __future__ import annotations
@@ -27,16 +28,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kernelcheck import TIMELINE, disagreements, mean_disagreement
-from test_fast_paths import _path_args, _run, _scenario, _with_policy
+from test_diurnal_path import _run as _run_path
+from test_fast_paths import _run, _scenario, _with_policy
 from test_pool_path import SWAPS, pool_scenarios
 
-from relmc._seed import child_seed
 from relmc.defaults import default_failures
 from relmc.scenario import Category, Cluster, Job, Policy, Scenario
 from relmc.sim import _kernels
-from relmc.sim.inputs import allocate_outputs
 from relmc.sim.reference import simulate_reference
-from relmc.sim.simulate import BLOCK_SIZE, kernel_inputs
+from relmc.sim.simulate import kernel_inputs
 
 _MANY = dict(
     n_gpus=1024,  # 128 nodes: ~2.4 failures an hour, ~2.3 of them swaps
@@ -83,15 +83,8 @@ N_TRIALS = 2000
 
 def _run_reduced(inputs, seed: int, use_blocks: bool = True):
     """Run ``_block_pool_reduced`` over blocks of 256: outputs and its counts (taken, handed)."""
-    n = inputs.n_trials
-    out = allocate_outputs(n, inputs.n_categories)
-    root = np.random.SeedSequence(seed)
     stats = np.zeros(2, dtype=np.int64)
-    for b in range(-(-n // BLOCK_SIZE)):
-        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
-        block = slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)
-        args = _path_args(_kernels._block_pool_reduced, inputs, out, block)
-        _kernels._block_pool_reduced(rng, *args, use_blocks, stats)
+    out = _run_path(_kernels._block_pool_reduced, inputs, seed, use_blocks, stats)
     return out, stats
 
 
@@ -195,11 +188,13 @@ def test_llama3_scale_matches_the_pool_path():
 
 
 @pytest.mark.parametrize("name", ["waits", "near_cap", "event_budget", "few"])
-def test_without_blocks_the_outputs_are_the_pool_paths_bit_for_bit(name):
+def test_without_blocks_the_outputs_are_the_general_paths_bit_for_bit(name):
+    # use_blocks=False is the pool path one event at a time (_block_pool calls it so): the
+    # general path's draws and arithmetic, so its outputs exactly
     inputs, _ = kernel_inputs(MANY[name], None, 300)
     out, stats = _run_reduced(inputs, seed=5, use_blocks=False)
-    pool = _run(_kernels._block_pool, inputs, seed=5)
-    assert [k for k in TIMELINE if not np.array_equal(out[k], pool[k])] == []
+    general = _run(_kernels._block_general, inputs, seed=5)
+    assert [k for k in TIMELINE if not np.array_equal(out[k], general[k])] == []
     assert stats[0] == 0 and stats[1] == 0
 
 

@@ -1564,35 +1564,17 @@ def _block_pool(
 ):
     """Run the pool path over a block (:func:`pool_applies`): :func:`_block_general`'s outputs.
 
-    The same per-trial set-up as :func:`_block_general` with no overhead rows, no jitter and
-    no time variation, then :func:`_trial_pool`: bit for bit the general path's outputs on
-    the same Generator.
+    Every event one by one: :func:`_block_pool_reduced` with ``use_blocks`` false, the same
+    per-trial set-up as :func:`_block_general` with no overhead rows, no jitter and no time
+    variation, then :func:`_trial_pool` from the job's start: bit for bit the general path's
+    outputs on the same Generator.
     """
-    n_trials = draw_of_trial.shape[0]
-    n_cat = cat_rate.shape[1]
-    weights = np.empty(n_cat + 1)
-    prob = np.empty(n_cat + 1)
-    slot_code = np.empty(n_cat + 1, dtype=np.int64)
-    alias_code = np.empty(n_cat + 1, dtype=np.int64)
-    small = np.empty(n_cat + 1, dtype=np.int64)
-    large = np.empty(n_cat + 1, dtype=np.int64)
-    n_seg0, r0 = _segments(work_hours, tau)
-    for i in range(n_trials):
-        d = draw_of_trial[i]
-        fail_rate, rate, n_slots = _trial_table(
-            cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
-        )
-        _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
-        t, p, done, events = _trial_pool(
-            rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate, detect_hours, swap,
-            maint_hours, work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
-            repair_hours, cap_hours, max_events, 0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, 0,
-            NO_REPAIR, interruptions, maint_events, lost, swings,
-        )  # fmt: skip
-        wall[i] = t
-        finished[i] = done
-        progress[i] = p
-        n_events[i] = events
+    _block_pool_reduced(
+        rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours,
+        tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours,
+        max_events, wall, finished, progress, interruptions, maint_events, n_events, lost,
+        swings, False, np.zeros(2, dtype=np.int64),
+    )  # fmt: skip
 
 
 @jit
