@@ -2869,12 +2869,15 @@ def _block_diurnal(
     recoveries that cost nothing in at least half of the failure rate (and not all of it
     costing the same nonzero time), a cycle's start after a restart takes the longest run of
     the buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose failures surely stop short of the
-    job's last segment, of the cap after the costliest recovery, and of the budget (bounds on
-    the integer sum of the gaps, as on the renewal path, with ``X <= (F(X) + 2 A / OMEGA) /
-    L``): the integrated intensity is then a running sum across failures without a recovery
-    cost, so their wall times are independent solves (a table of the inverse of ``u + e sin
-    u``, :func:`_kepler_step`), off the failure-to-failure chain, and their runs go through
-    the renewal path's block arithmetic. ``stats[3]``, when given, counts the failures taken
+    job's last segment and of the budget, and before each of whose cycles (and the one after)
+    the cap guard of the loop one by one holds (bounds on the integer sum of the gaps, as on
+    the renewal path, with ``X <= (F(X) + 2 A / OMEGA) / L``): a block takes only failures the
+    loop would take, so a trial hands over to the general path by the same rule, and gaps
+    looked at and not taken are the loop's next, in order. The integrated intensity is then
+    a running sum across failures without a recovery cost, so their wall times are
+    independent solves (a table of the inverse of ``u + e sin u``, :func:`_kepler_step`), off
+    the failure-to-failure chain, and their runs go through the renewal path's block
+    arithmetic. ``stats[3]``, when given, counts the failures taken
     in blocks.
     """
     n_trials = draw_of_trial.shape[0]
@@ -3058,9 +3061,14 @@ def _block_diurnal(
                     j = 0
                 # the longest run of the buffer's failures that surely stop short of the
                 # job's last segment (the renewal path's bound: exposures sum to at most X, X
-                # <= (F(X) + 2 A / OMEGA) / L), of the cap (after the costliest recovery) and
-                # of the budget
-                lim = min((n_seg - 4.0) / seg_up, cap_safe - t - max_cost)
+                # <= (F(X) + 2 A / OMEGA) / L) and of the budget, and at whose every cycle
+                # start (and the one after) the guard below holds: t grows by at most X plus
+                # the costliest recovery, d_tot only shrinks. So a block takes only failures
+                # the loop below would take, the trial hands over to the general path by the
+                # same rule, and gaps looked at and not taken are the loop's next, in order
+                d_tot = r_eff + last_start + tail
+                lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
+                lim = min((n_seg - 4.0) / seg_up, lim_cap)
                 room = min(BUF - j, budget - events)
                 cnt = 0
                 s_int = 0
