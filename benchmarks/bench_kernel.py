@@ -129,7 +129,7 @@ def solve_chain(rng, n, big_l, big_a, pause):
 
 
 @numba.njit(nogil=True)
-def kepler_blocks(rng, n, big_l, e, tab, gf, xa, okf):
+def kepler_blocks(rng, n, big_l, e, tab, gf, xa, okf, wk, ji):
     """``n`` failures' wall times as the diurnal path's blocks solve them, 128 at a time.
 
     Each block: 128 exponential gaps summed into integrated intensities, then their wall
@@ -144,7 +144,7 @@ def kepler_blocks(rng, n, big_l, e, tab, gf, xa, okf):
         for q in range(128):
             g += rng.standard_exponential()
             gf[q] = g
-        _kernels._kepler_pass(gf, xa, okf, 0, 128, m0, phi0, e, w_l, 0.0, tab)
+        _kernels._kepler_pass(gf, xa, okf, 0, 128, m0, phi0, e, w_l, 0.0, tab, wk, ji)
         s += xa[127]
     return s
 
@@ -308,9 +308,12 @@ def physics_paths(quick: bool, row) -> None:
     cbuf = np.empty(_kernels.CBUF, dtype=np.int64)
     ubuf = np.empty(_kernels.CBUF)
     cat_args = (prob, slot_code, alias_code, n_slots, cbuf, ubuf)
-    tab = np.empty((_kernels._KEP_COLS, _kernels._KEP_N + 1))
+    tab = np.empty((_kernels._KEP_N + 1, _kernels._KEP_COLS))
     _kernels._kepler_table(big_a / big_l, tab)
-    kep_args = (big_l, big_a / big_l, tab, np.empty(128), np.empty(128), np.empty(128))
+    kep_args = (
+        big_l, big_a / big_l, tab, np.empty(128), np.empty(128), np.empty(128),
+        np.empty((2 + _kernels._KEP_COLS, 128)), np.empty(128, dtype=np.int64),
+    )  # fmt: skip
     kepler_blocks(np.random.default_rng(0), 256, *kep_args)
     solve_chain(np.random.default_rng(0), 10, big_l, big_a, pause)
     category_draws(np.random.default_rng(0), 64, *cat_args, False)

@@ -54,7 +54,7 @@ POLICY = dict(
 
 
 def _table(e: float) -> np.ndarray:
-    tab = np.empty((_kernels._KEP_COLS, _kernels._KEP_N + 1))
+    tab = np.empty((_kernels._KEP_N + 1, _kernels._KEP_COLS))
     _kernels._kepler_table(e, tab)
     return tab
 
@@ -118,6 +118,42 @@ def test_negative_controls_a_wrong_table_or_root_is_caught():
     x, ok, s, c = _kernels._kepler_step(g, m0, phi0, 0.5, OMEGA / big_l, 0.0, tab)
     assert ok and not _misses(x, s, c, g, phi0, 0.5, big_l)
     assert _misses(x + 20 * math.ulp(x), s, c, g, phi0, 0.5, big_l)
+
+
+@pytest.mark.parametrize("e", [0.3, 0.9, 1.0])
+def test_vectorised_pass_equals_the_step_one_at_a_time_bit_for_bit(e):
+    """``_kepler_pass`` (three loops, two of them vectorised) returns ``_kepler_step``'s floats.
+
+    Random block starts, rates and running sums of gaps (as a block sums them), an offset
+    start within the buffer, at amplitudes where no step and where some steps decline (``ok``
+    false, near ``M' = 0`` at amplitude 1): every ``X`` and every flag equal, bit for bit.
+    Negative control: the same pass from a table of another amplitude differs.
+    """
+    tab = _table(e)
+    rng = np.random.default_rng(int(e * 10))
+    n = _kernels.BUF
+    wk = np.empty((2 + _kernels._KEP_COLS, n))
+    ji = np.empty(n, dtype=np.int64)
+    xa, okf = np.empty(n), np.empty(n)
+    declined = 0
+    for block in range(40):
+        big_l = rng.uniform(0.05, 5.0)
+        phi0 = rng.uniform(0.0, 2.0 * math.pi)
+        tol0 = 0.0 if block % 4 == 0 else _kernels._X_RTOL * OMEGA * rng.uniform(0.0, 3000.0)
+        m0 = phi0 + e * math.sin(phi0)
+        j0 = int(rng.integers(0, 20))
+        gf = np.cumsum(rng.exponential(1.0, n))
+        _kernels._kepler_pass(gf, xa, okf, j0, n, m0, phi0, e, OMEGA / big_l, tol0, tab, wk, ji)
+        for q in range(j0, n):
+            x, ok, _, _ = _kernels._kepler_step(gf[q], m0, phi0, e, OMEGA / big_l, tol0, tab)
+            assert xa[q] == x and okf[q] == (1.0 if ok else 0.0), (block, q)
+            declined += not ok
+    if e == 1.0:
+        assert declined > 0  # the flags tested both ways (M' = 0 at u = pi declines)
+    w_l = OMEGA / big_l
+    _kernels._kepler_pass(gf, xa, okf, 0, n, m0, phi0, e, w_l, tol0, _table(0.5), wk, ji)
+    steps = [_kernels._kepler_step(gf[q], m0, phi0, e, w_l, tol0, tab)[0] for q in range(n)]
+    assert not np.array_equal(xa, steps)
 
 
 # ---------------------------------------------------------------- a known answer

@@ -32,7 +32,7 @@ def test_diurnal_block_skips_a_costly_recovery_from_the_full_solves_phase():
     gaps = [3.0, 2.0]
     buf = np.zeros(_kernels.BUF)
     buf[:2] = gaps
-    tab = np.full((_kernels._KEP_COLS, _kernels._KEP_N + 1), np.nan)
+    tab = np.full((_kernels._KEP_N + 1, _kernels._KEP_COLS), np.nan)
     costs = np.array([cost])
     rot_c = np.array([math.cos(OMEGA * cost)])
     rot_s = np.array([math.sin(OMEGA * cost)])
@@ -41,6 +41,8 @@ def test_diurnal_block_skips_a_costly_recovery_from_the_full_solves_phase():
     alias_c = np.zeros(1, dtype=np.int64)
     interruptions = np.zeros((1, 1), dtype=np.int32)
     gf, xa, okf, cq = (np.empty(_kernels.BUF) for _ in range(4))
+    wk = np.empty((2 + _kernels._KEP_COLS, _kernels.BUF))
+    ji = np.empty(_kernels.BUF, dtype=np.int64)
     acc = np.zeros((_kernels.N_ACC, _kernels.BUF))
     seg = 0.5 + 1 / 60
     k_left, n_zero, t, *_ = _kernels._diurnal_block(
@@ -48,7 +50,7 @@ def test_diurnal_block_skips_a_costly_recovery_from_the_full_solves_phase():
         big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a),
         1e-300,  # lam_geo: after the first (costly) failure, the countdown never ends
         1,  # k_left: the first failure is the costly one
-        costs, rot_c, rot_s, prob_c, slot_c, alias_c, 1, interruptions, gf, xa, okf, cq,
+        costs, rot_c, rot_s, prob_c, slot_c, alias_c, 1, interruptions, gf, xa, okf, cq, wk, ji,
         0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
     )  # fmt: skip
     assert okf[:2].tolist() == [0.0, 0.0]  # both took the full solve

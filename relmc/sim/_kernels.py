@@ -2543,13 +2543,14 @@ INV_OMEGA = 1.0 / OMEGA
 
 @jit
 def _kepler_table(e, tab):
-    """Fill ``tab`` (``_KEP_COLS`` rows of ``_KEP_N + 1``) with the inverse of ``u + e sin u``.
+    """Fill ``tab`` (``_KEP_N + 1`` rows of ``_KEP_COLS``) with the inverse of ``u + e sin u``.
 
-    Column ``j``: the node ``u_j = M^-1(j h)`` (``h = 2 pi / _KEP_N``; safeguarded Newton to
-    the float spacing), its sine and cosine, ``M(u_j)`` as computed in floats (the solve steps
-    from it, so the node's own rounding does not enter), and the coefficients of the inverse's
-    Taylor series at ``M(u_j)`` to fourth order, from ``M``'s derivatives ``1 + e cos``,
-    ``-e sin``, ``-e cos``, ``e sin`` (0 where ``M' = 0``: amplitude 1 at ``u = pi``).
+    Row ``j``, one node's eight values (a 64-byte cache line): the node ``u_j = M^-1(j h)``
+    (``h = 2 pi / _KEP_N``; safeguarded Newton to the float spacing), its sine and cosine,
+    ``M(u_j)`` as computed in floats (the solve steps from it, so the node's own rounding does
+    not enter), and the coefficients of the inverse's Taylor series at ``M(u_j)`` to fourth
+    order, from ``M``'s derivatives ``1 + e cos``, ``-e sin``, ``-e cos``, ``e sin`` (0 where
+    ``M' = 0``: amplitude 1 at ``u = pi``).
     """
     h = TWO_PI / _KEP_N
     for j in range(_KEP_N + 1):
@@ -2579,18 +2580,18 @@ def _kepler_table(e, tab):
         a2 = -0.5 * e * s
         a3 = -e * c / 6.0
         a4 = e * s / 24.0
-        tab[0, j] = u
-        tab[1, j] = s
-        tab[2, j] = c
-        tab[3, j] = u + e * s
+        tab[j, 0] = u
+        tab[j, 1] = s
+        tab[j, 2] = c
+        tab[j, 3] = u + e * s
         for k in range(4, _KEP_COLS):
-            tab[k, j] = 0.0
+            tab[j, k] = 0.0
         if a1 > 0.0:
             i1 = 1.0 / a1
-            tab[4, j] = i1
-            tab[5, j] = -a2 * i1**3
-            tab[6, j] = (2.0 * a2 * a2 - a1 * a3) * i1**5
-            tab[7, j] = (5.0 * a1 * a2 * a3 - a1 * a1 * a4 - 5.0 * a2**3) * i1**7
+            tab[j, 4] = i1
+            tab[j, 5] = -a2 * i1**3
+            tab[j, 6] = (2.0 * a2 * a2 - a1 * a3) * i1**5
+            tab[j, 7] = (5.0 * a1 * a2 * a3 - a1 * a1 * a4 - 5.0 * a2**3) * i1**7
 
 
 @jit(inline="always")
@@ -2614,18 +2615,18 @@ def _kepler_step(g, m0, phi0, e, w_l, tol0, tab):
     m = mt - nf * TWO_PI
     jj = int(np.int32(m * (_KEP_N / TWO_PI) + 0.5))
     jj = min(max(jj, 0), _KEP_N)
-    dm = m - tab[3, jj]
-    d = dm * (tab[4, jj] + dm * (tab[5, jj] + dm * (tab[6, jj] + dm * tab[7, jj])))
+    dm = m - tab[jj, 3]
+    d = dm * (tab[jj, 4] + dm * (tab[jj, 5] + dm * (tab[jj, 6] + dm * tab[jj, 7])))
     z = d * d
     sn = d * (1.0 - z * ((1.0 / 6.0) - z * ((1.0 / 120.0) - z * (1.0 / 5040.0))))
     cm = z * (-0.5 + z * ((1.0 / 24.0) - z * ((1.0 / 720.0) - z * (1.0 / 40320.0))))
-    sj = tab[1, jj]
-    cj = tab[2, jj]
+    sj = tab[jj, 1]
+    cj = tab[jj, 2]
     s = sj + (sj * cm + cj * sn)
     f1 = 1.0 + e * (cj + (cj * cm - sj * sn))  # M'(u_j + d)
     f = d + e * (s - sj) - dm  # M(u_j + d) - m
     dx = f / f1
-    x = nf * DAY_HOURS + ((tab[0, jj] + (d - dx)) - phi0) * INV_OMEGA
+    x = nf * DAY_HOURS + ((tab[jj, 0] + (d - dx)) - phi0) * INV_OMEGA
     ok = (
         (abs(d) <= _KEP_STEP)
         & (f1 > 0.0)
@@ -2637,33 +2638,74 @@ def _kepler_step(g, m0, phi0, e, w_l, tol0, tab):
 
 
 @jit
-def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab):
-    """:func:`_kepler_step` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1.0: trusted), at once.
+def _kepler_nodes(gf, j0, stop, m0, w_l, nfa, ma, ji):
+    """:func:`_kepler_step`'s first part for ``gf[j0:stop]``: periods, reduced phase, node.
 
-    Four solves per pass of the loop, written out, so that their independent chains are
-    scheduled side by side (numba does not vectorise the loop, see benchmarks/README.md): 12.1
-    against 14.7 ns a solve with one per pass, 128 at a time.
+    A loop without a table read, so it vectorises (see :func:`_kepler_pass`).
     """
-    q = j0
-    while q + 4 <= stop:
-        x0, ok0, _, _ = _kepler_step(gf[q], m0, phi0, e, w_l, tol0, tab)
-        x1, ok1, _, _ = _kepler_step(gf[q + 1], m0, phi0, e, w_l, tol0, tab)
-        x2, ok2, _, _ = _kepler_step(gf[q + 2], m0, phi0, e, w_l, tol0, tab)
-        x3, ok3, _, _ = _kepler_step(gf[q + 3], m0, phi0, e, w_l, tol0, tab)
-        xa[q] = x0
-        xa[q + 1] = x1
-        xa[q + 2] = x2
-        xa[q + 3] = x3
-        okf[q] = 1.0 if ok0 else 0.0
-        okf[q + 1] = 1.0 if ok1 else 0.0
-        okf[q + 2] = 1.0 if ok2 else 0.0
-        okf[q + 3] = 1.0 if ok3 else 0.0
-        q += 4
-    while q < stop:
-        x, ok, _, _ = _kepler_step(gf[q], m0, phi0, e, w_l, tol0, tab)
-        xa[q] = x
+    for q in range(np.uint64(j0), np.uint64(stop)):
+        mt = m0 + gf[q] * w_l
+        nf = np.floor(mt * (1.0 / TWO_PI))
+        m = mt - nf * TWO_PI
+        jj = int(np.int32(m * (_KEP_N / TWO_PI) + 0.5))
+        nfa[q] = nf
+        ma[q] = m
+        ji[q] = min(max(jj, 0), _KEP_N)
+
+
+@jit
+def _kepler_finish(
+    gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, mj, b1, b2, b3, b4
+):
+    """:func:`_kepler_step`'s arithmetic from the nodes' values copied into ``u`` .. ``b4``.
+
+    The same operations in the same order (so the same floats), one failure per lane: a loop
+    over contiguous arrays without branches or table reads, which LLVM vectorises.
+    """
+    for q in range(np.uint64(j0), np.uint64(stop)):
+        nf = nfa[q]
+        m = ma[q]
+        dm = m - mj[q]
+        d = dm * (b1[q] + dm * (b2[q] + dm * (b3[q] + dm * b4[q])))
+        z = d * d
+        sn = d * (1.0 - z * ((1.0 / 6.0) - z * ((1.0 / 120.0) - z * (1.0 / 5040.0))))
+        cm = z * (-0.5 + z * ((1.0 / 24.0) - z * ((1.0 / 720.0) - z * (1.0 / 40320.0))))
+        sj = sj_[q]
+        cj = cj_[q]
+        s = sj + (sj * cm + cj * sn)
+        f1 = 1.0 + e * (cj + (cj * cm - sj * sn))
+        f = d + e * (s - sj) - dm
+        dx = f / f1
+        mt = m0 + gf[q] * w_l
+        xa[q] = nf * DAY_HOURS + ((u[q] + (d - dx)) - phi0) * INV_OMEGA
+        ok = (
+            (abs(d) <= _KEP_STEP)
+            & (f1 > 0.0)
+            & (e * abs(s) * dx * dx <= 2.0 * f1 * (tol0 + _X_RTOL * (mt - m0)))
+        )
         okf[q] = 1.0 if ok else 0.0
-        q += 1
+
+
+@jit
+def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
+    """:func:`_kepler_step`'s ``X``, ``ok`` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1: trusted).
+
+    In three loops, so that two of them vectorise (LLVM does not vectorise a loop that reads
+    the table at a computed row: no gathers in its code, see benchmarks/README.md): the
+    periods, phases and nodes (:func:`_kepler_nodes`); the nodes' rows copied into the
+    contiguous work rows ``wk[2:10]``; the arithmetic (:func:`_kepler_finish`). The same
+    floats as :func:`_kepler_step` one at a time (tests/test_diurnal_block.py): 4.9 against
+    12.7 ns a solve, 128 at a time.
+    """
+    _kepler_nodes(gf, j0, stop, m0, w_l, wk[0], wk[1], ji)
+    for q in range(j0, stop):
+        jj = ji[q]
+        for k in range(_KEP_COLS):
+            wk[2 + k, q] = tab[jj, k]
+    _kepler_finish(
+        gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2], wk[3], wk[4],
+        wk[5], wk[6], wk[7], wk[8], wk[9],
+    )  # fmt: skip
 
 
 @jit
@@ -2706,6 +2748,8 @@ def _diurnal_block(
     xa,
     okf,
     cq,
+    wk,
+    ji,
     restart_hours,
     tau,
     delta,
@@ -2767,19 +2811,39 @@ def _diurnal_block(
             sn = math.sin(phi0 + OMEGA * x)
             cs = math.cos(phi0 + OMEGA * x)
         big_s = g + big_l * cc + k_amp * (sn * (rot_c[c] - 1.0) + cs * rot_s[c])
-    _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab)
-    start = 0.0
-    for q in range(j, stop):
-        if okf[q] == 0.0:
-            x = _solve_from(gf[q], s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
-            xa[q] = x
-        x = xa[q] - start
-        gf[q] = x if x > 0.0 else 0.0  # the exposure of its cycle, for _block_map
-        start = xa[q] + cq[q]
+    _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab, wk, ji)
+    if _count_zero(okf, j, stop) > 0:
+        for q in range(j, stop):
+            if okf[q] == 0.0:
+                xa[q] = _solve_from(gf[q], s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
+    _exposures(xa, cq, gf, j, stop)
     dk_sum, sk, nr = _block_map(
         gf, j, stop, 1.0, restart_hours, tau, delta, persist, seg, inv_seg, acc
     )
-    return k_left, n_zero, t + start, dk_sum, sk, nr
+    return k_left, n_zero, t + (xa[stop - 1] + cq[stop - 1]), dk_sum, sk, nr
+
+
+@jit
+def _count_zero(a, j0, stop):
+    """How many of ``a[j0:stop]`` are 0.0 (a vectorised sum)."""
+    n = 0
+    for q in range(np.uint64(j0), np.uint64(stop)):
+        n += 1 if a[q] == 0.0 else 0
+    return n
+
+
+@jit
+def _exposures(xa, cq, out, j0, stop):
+    """``out[q] = max(xa[q] - (xa[q-1] + cq[q-1]), 0)``, ``xa[j0 - 1] + cq[j0 - 1]`` read as 0.
+
+    Each failure's exposure from its cycle's start, for :func:`_block_map`: the wall time
+    from the block's start less the previous failure's, and its recovery's.
+    """
+    x = xa[j0]
+    out[j0] = x if x > 0.0 else 0.0
+    for q in range(np.uint64(j0 + 1), np.uint64(stop)):
+        x = xa[q] - (xa[q - 1] + cq[q - 1])
+        out[q] = x if x > 0.0 else 0.0
 
 
 @jit
@@ -2930,8 +2994,10 @@ def _block_diurnal(
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
     # the block of failures (_diurnal_block): its inverse table (for amplitude e_tab), its
     # per-position work arrays and the run sums it adds at buffer positions
-    tab = np.empty((_KEP_COLS, _KEP_N + 1))
+    tab = np.empty((_KEP_N + 1, _KEP_COLS))
     e_tab = -1.0
+    wk = np.empty((2 + _KEP_COLS, BUF))  # _kepler_pass's work rows and nodes
+    ji = np.empty(BUF, dtype=np.int64)
     gf = np.empty(BUF)
     xa = np.empty(BUF)
     okf = np.empty(BUF)
@@ -3082,8 +3148,8 @@ def _block_diurnal(
                     k_left, nz, t, dk_sum, sk, nr = _diurnal_block(
                         rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
                         inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c,
-                        n_slots_c, interruptions, gf, xa, okf, cq, restart_hours, tau, delta,
-                        persist, seg, inv_seg, acc,
+                        n_slots_c, interruptions, gf, xa, okf, cq, wk, ji, restart_hours, tau,
+                        delta, persist, seg, inv_seg, acc,
                     )  # fmt: skip
                     n_zero += nz
                     used_acc = True
