@@ -2790,15 +2790,21 @@ def _diurnal_block(
     stop = j + cnt
     big_s = 0.0
     n_zero = 0
-    for q in range(j, stop):
+    q = j
+    while True:
+        # the failures before the next costly one (the countdown's last): a running sum alone
+        run = min(k_left - 1, stop - q)
+        for p in range(np.uint64(q), np.uint64(q + run)):
+            big_s += buf[p]
+            gf[p] = big_s
+            cq[p] = 0.0
+        n_zero += run
+        k_left -= run
+        q += run
+        if q == stop:
+            break
         g = big_s + buf[q]
         gf[q] = g
-        big_s = g
-        k_left -= 1
-        if k_left > 0:
-            cq[q] = 0.0
-            n_zero += 1
-            continue
         # a failure of a category whose recovery costs time: drawn among those, solved now
         k_left = _maint_countdown(rng, lam_geo)
         c = _pick(rng, prob_c, slot_c, alias_c, n_slots_c)
@@ -2811,6 +2817,7 @@ def _diurnal_block(
             sn = math.sin(phi0 + OMEGA * x)
             cs = math.cos(phi0 + OMEGA * x)
         big_s = g + big_l * cc + k_amp * (sn * (rot_c[c] - 1.0) + cs * rot_s[c])
+        q += 1
     _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab, wk, ji)
     if _count_zero(okf, j, stop) > 0:
         for q in range(j, stop):
