@@ -221,6 +221,23 @@ BLOCKS = {
         _cats(0.8, 0.1), work=60.3, **{**POLICY, "restart_hours": 0.4, "persist_hours": 0.5}
     ),
     "settled": _scenario([_cats(0.5, 0.0)[0]], work=60.3, **POLICY),
+    # recoveries of half an hour on 40 % of the rate: 0.6 points of the process thinned out per
+    # failure in the blocks (the most they allow at this amplitude, 1 / 1.5, is 0.67)
+    "heavy_thinning": _scenario(
+        [
+            Category("bug", rate=1.8, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=9.0),
+            Category(
+                "hang",
+                rate=1.2,
+                unit="job",
+                detection_hours=0.5,
+                diurnal_amplitude=0.5,
+                diurnal_peak_hour=9.0,
+            ),
+        ],
+        work=60.3,
+        **POLICY,
+    ),  # fmt: skip
     "llama3_100k": _llama3_100k(),
 }
 
@@ -247,6 +264,33 @@ def test_blocks_match_the_general_path(name):
         assert (fast["events"][~fast["finished"]] == 90).all() and (~fast["finished"]).any()
 
 
+def test_blocks_and_one_by_one_failures_in_turn_match_the_general_path():
+    """Both ways of taking failures read the gaps as one process thinned by the recoveries.
+
+    A short job (8 h of work) with half-hour recoveries on 40 % of the rate: the bound
+    often looks at gaps beyond a block it then declines (or beyond the block it takes), and
+    those gaps are taken next, one by one or in a block; a quarter of the failures go
+    through blocks. That is exact only if both ways skip the same points (the loop carries
+    what is left of a costly recovery into the next gap, as a block returns it). 20,000 trials
+    each, every output mean within 4.5 combined SE and KS on wall time (kernelcheck). Measured
+    when written: leaving the deficit out of the loop gives 4.6 % fewer events (z = -15.6),
+    out of a block's return 2.2 % (z = -7.5); both fail here.
+    """
+    cats = [
+        Category("bug", rate=1.8, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=9.0),
+        Category(
+            "hang", rate=1.2, unit="job", detection_hours=0.5, diurnal_amplitude=0.5,
+            diurnal_peak_hour=9.0,
+        ),
+    ]  # fmt: skip
+    x, _ = kernel_inputs(_scenario(cats, work=8.0, **POLICY), None, 20_000)
+    stats = np.zeros(4, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    slow = _run(_kernels._block_general, x, 2)
+    assert disagreements(fast, slow) == []
+    assert 0.1 < stats[3] / fast["events"].sum() < 0.6, stats
+
+
 def test_negative_control_the_comparison_sees_a_tenth_more_amplitude():
     sc = BLOCKS["costly_10pct"]
     x, _ = kernel_inputs(sc, None, 2000)
@@ -258,7 +302,7 @@ def test_negative_control_the_comparison_sees_a_tenth_more_amplitude():
 
 @pytest.mark.parametrize(
     "change",
-    ["maintenance", "peaks", "costly_60pct", "per_draw_amplitude"],
+    ["maintenance", "peaks", "costly_60pct", "long_recoveries", "per_draw_amplitude"],
 )
 def test_no_blocks_where_they_do_not_apply(change):
     sc = BLOCKS["costly_10pct"]
@@ -271,6 +315,8 @@ def test_no_blocks_where_they_do_not_apply(change):
         sc = replace_path(sc, "failures.categories.bug.diurnal_peak_hour", 3.0)
     elif change == "costly_60pct":
         sc = _scenario(_cats(0.5, 0.6), work=60.3, **POLICY)
+    elif change == "long_recoveries":  # up to 0.75 x 1.5 points thinned out per failure: > 1
+        sc = replace_path(sc, "failures.categories.hang.detection_hours", 4.0)
     x, _ = kernel_inputs(sc, None, 200)
     if change == "per_draw_amplitude":
         x = dataclasses.replace(x, draw_amp=np.full((1, x.n_categories), 0.5))

@@ -2747,7 +2747,6 @@ def _diurnal_block(
     gf,
     xa,
     okf,
-    cq,
     wk,
     ji,
     restart_hours,
@@ -2758,26 +2757,30 @@ def _diurnal_block(
     inv_seg,
     acc,
 ):
-    """Take the ``cnt`` failures of gaps ``buf[j:j + cnt]`` from a cycle's start at ``t``.
+    """Take the points of gaps ``buf[j:j + cnt]`` from a cycle's start at ``t``, by thinning.
 
-    The caller's bound ensures that none of them reaches the job's last segment, the wall cap
-    or the event budget, and that each follows a restart of ``restart_hours``; ``s0``, ``c0``:
-    the sine and cosine of the phase at ``t``. (1) A running sum of the integrated intensity
-    from ``t``: failure ``q`` at ``G_q = S_q + g_q`` (``S_q`` at its cycle's start); a recovery
-    of ``cost > 0`` hours is not exposed, so its failure is solved at once and ``S`` skips
-    ``F`` over the recovery (``L cost + (A / OMEGA) (sin(u + OMEGA cost) - sin u)``), else
-    ``S_{q+1} = G_q``. Categories are independent of the time: whether a failure's recovery
-    costs time is a coin of chance ``p`` (the costly categories' share of the rate), so the
-    failures up to the next costly one are ``k_left``, geometric (:func:`_maint_countdown`,
-    ``lam_geo = -log(1 - p)``; carried across blocks, memoryless), and only a costly failure's
-    category is drawn (among the costly ones: ``prob_c`` ..); the others' are counted
-    (``n_zero``) and drawn by the caller per trial as one multinomial. (2) Every failure's
-    wall time from ``t``, ``X_q = F^-1(G_q)``, solved independently (:func:`_kepler_pass`, a
-    loop without branches; the few it does not trust by :func:`_invert_diurnal`). (3) Each
-    failure's exposure ``x_q = X_q - X_{q-1} - cost_{q-1}`` (from its cycle's start) through
-    :func:`_block_map`, the renewal path's arithmetic of a run. Returns ``(k_left, n_zero, t,
-    dk_sum, sk, nr)``: the countdown, the failures whose categories are left to the caller,
-    the wall clock after the last failure's recovery, and :func:`_block_map`'s counts.
+    The gaps are those of one Poisson process of the diurnal intensity over all wall time
+    (recoveries included): point ``q`` at integrated intensity ``G_q = g_j + .. + g_q`` from
+    ``t``. A failure is the first point after the previous failure's recovery; points within a
+    recovery are not failures (thinning a Poisson process by windows that each start at one of
+    its points, so exact by its independent increments). The caller's bound ensures that no
+    point here reaches the job's last segment, the wall cap or the event budget, and that
+    each failure follows a restart of ``restart_hours``; ``s0``, ``c0``: the sine and cosine of
+    the phase at ``t``. (1) The running sum ``G``; (2) every point's wall time ``X_q =
+    F^-1(G_q)``, solved independently (:func:`_kepler_pass`, vectorised; the few it does not
+    trust by :func:`_invert_diurnal`); (3) one pass in order: categories are independent of
+    the time, so whether a failure's recovery costs time is a coin of chance ``p`` (the costly
+    categories' share of the rate) and the failures up to the next costly one are ``k_left``,
+    geometric (:func:`_maint_countdown`, ``lam_geo = -log(1 - p)``; carried across blocks,
+    memoryless); only a costly failure's category is drawn (among those: ``prob_c`` ..),
+    the others are counted (``n_zero``) and drawn by the caller per trial as one multinomial;
+    the points within a costly recovery are skipped; each failure's exposure (from its
+    cycle's start) is written, in order, from position ``j``; (4) those runs through the
+    renewal path's block arithmetic (:func:`_block_map`). Returns ``(k_left, n_zero, t, dk_sum,
+    sk, nr, n_fail, deficit)``: the countdown, the failures whose categories are left to the
+    caller, the wall clock after the last failure's recovery, :func:`_block_map`'s counts,
+    the failures taken, and the integrated intensity from the last point to the end of the
+    last recovery (the caller skips it in the gaps that follow: the same process goes on).
     """
     e = big_a / big_l
     w_l = OMEGA / big_l
@@ -2789,45 +2792,66 @@ def _diurnal_block(
     tol0 = _X_RTOL * OMEGA * t
     stop = j + cnt
     big_s = 0.0
-    n_zero = 0
-    q = j
-    while True:
-        # the failures before the next costly one (the countdown's last): a running sum alone
-        run = min(k_left - 1, stop - q)
-        for p in range(np.uint64(q), np.uint64(q + run)):
-            big_s += buf[p]
-            gf[p] = big_s
-            cq[p] = 0.0
-        n_zero += run
-        k_left -= run
-        q += run
-        if q == stop:
-            break
-        g = big_s + buf[q]
-        gf[q] = g
-        # a failure of a category whose recovery costs time: drawn among those, solved now
-        k_left = _maint_countdown(rng, lam_geo)
-        c = _pick(rng, prob_c, slot_c, alias_c, n_slots_c)
-        interruptions[i, c] += 1
-        cc = cost[c]
-        cq[q] = cc
-        x, ok, sn, cs = _kepler_step(g, m0, phi0, e, w_l, tol0, tab)
-        if not ok:
-            x = _solve_from(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
-            sn = math.sin(phi0 + OMEGA * x)
-            cs = math.cos(phi0 + OMEGA * x)
-        big_s = g + big_l * cc + k_amp * (sn * (rot_c[c] - 1.0) + cs * rot_s[c])
-        q += 1
+    for q in range(np.uint64(j), np.uint64(stop)):
+        big_s += buf[q]
+        gf[q] = big_s
     _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab, wk, ji)
     if _count_zero(okf, j, stop) > 0:
         for q in range(j, stop):
             if okf[q] == 0.0:
                 xa[q] = _solve_from(gf[q], s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
-    _exposures(xa, cq, gf, j, stop)
+    n_zero = 0
+    k = j  # the next failure's position in gf (k <= q: gf[q] is read before it is written)
+    w_end = 0.0  # the last failure's end (its wall time and recovery), from t
+    c_open = -1  # the last costly failure's category while no failure has followed it
+    g_c = 0.0  # its integrated intensity, and its wall time
+    x_c = 0.0
+    q = j
+    while True:
+        # the failures before the next costly one: no recovery between them
+        run = min(k_left - 1, stop - q)
+        for p in range(np.uint64(q), np.uint64(q + run)):
+            x = xa[p] - w_end
+            w_end = xa[p]
+            gf[k] = x if x > 0.0 else 0.0
+            k += 1
+        if run > 0:
+            c_open = -1
+        n_zero += run
+        k_left -= run
+        q += run
+        if q == stop:
+            break
+        # a failure of a category whose recovery costs time: drawn among those
+        g_c = gf[q]
+        x_c = xa[q]
+        x = x_c - w_end
+        gf[k] = x if x > 0.0 else 0.0
+        k += 1
+        k_left = _maint_countdown(rng, lam_geo)
+        c = _pick(rng, prob_c, slot_c, alias_c, n_slots_c)
+        interruptions[i, c] += 1
+        c_open = c
+        w_end = x_c + cost[c]
+        q += 1
+        while q < stop and xa[q] < w_end:
+            q += 1  # a point within the recovery: not a failure
+        if q == stop:
+            break
+    deficit = 0.0
+    if c_open >= 0:
+        # the last recovery outlasts the block's points: its end in integrated intensity,
+        # F(X + cost) - F(X) = L cost + (A / OMEGA) (sin(u + OMEGA cost) - sin u)
+        _, ok, sn, cs = _kepler_step(g_c, m0, phi0, e, w_l, tol0, tab)
+        if not ok:
+            sn = math.sin(phi0 + OMEGA * x_c)
+            cs = math.cos(phi0 + OMEGA * x_c)
+        skip = big_l * cost[c_open] + k_amp * (sn * (rot_c[c_open] - 1.0) + cs * rot_s[c_open])
+        deficit = max((g_c + skip) - big_s, 0.0)
     dk_sum, sk, nr = _block_map(
-        gf, j, stop, 1.0, restart_hours, tau, delta, persist, seg, inv_seg, acc
+        gf, j, k, 1.0, restart_hours, tau, delta, persist, seg, inv_seg, acc
     )
-    return k_left, n_zero, t + (xa[stop - 1] + cq[stop - 1]), dk_sum, sk, nr
+    return k_left, n_zero, t + w_end, dk_sum, sk, nr, k - j, deficit
 
 
 @jit
@@ -2837,20 +2861,6 @@ def _count_zero(a, j0, stop):
     for q in range(np.uint64(j0), np.uint64(stop)):
         n += 1 if a[q] == 0.0 else 0
     return n
-
-
-@jit
-def _exposures(xa, cq, out, j0, stop):
-    """``out[q] = max(xa[q] - (xa[q-1] + cq[q-1]), 0)``, ``xa[j0 - 1] + cq[j0 - 1]`` read as 0.
-
-    Each failure's exposure from its cycle's start, for :func:`_block_map`: the wall time
-    from the block's start less the previous failure's, and its recovery's.
-    """
-    x = xa[j0]
-    out[j0] = x if x > 0.0 else 0.0
-    for q in range(np.uint64(j0 + 1), np.uint64(stop)):
-        x = xa[q] - (xa[q - 1] + cq[q - 1])
-        out[q] = x if x > 0.0 else 0.0
 
 
 @jit
@@ -2936,20 +2946,26 @@ def _block_diurnal(
     the trend is 1 on this path.
 
     Blocks of failures (:func:`_diurnal_block`): with one shape for every category (the
-    category is independent of the time), no planned maintenance, no per-draw shapes, and
-    recoveries that cost nothing in at least half of the failure rate (and not all of it
-    costing the same nonzero time), a cycle's start after a restart takes the longest run of
-    the buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose failures surely stop short of the
-    job's last segment and of the budget, and before each of whose cycles (and the one after)
-    the cap guard of the loop one by one holds (bounds on the integer sum of the gaps, as on
-    the renewal path, with ``X <= (F(X) + 2 A / OMEGA) / L``): a block takes only failures the
-    loop would take, so a trial hands over to the general path by the same rule, and gaps
-    looked at and not taken are the loop's next, in order. The integrated intensity is then
-    a running sum across failures without a recovery cost, so their wall times are
-    independent solves (a table of the inverse of ``u + e sin u``, :func:`_kepler_step`), off
-    the failure-to-failure chain, and their runs go through the renewal path's block
-    arithmetic. ``stats[3]``, when given, counts the failures taken
-    in blocks.
+    category is independent of the time), no planned maintenance, no per-draw shapes,
+    recoveries that cost nothing in at least half of the failure rate, and at most one point
+    of the process per failure within a recovery (``sum_c w_c cost_c (1 + a) <= 1``), the
+    buffer's gaps are read as one Poisson process of the diurnal intensity over all wall
+    time, thinned: a failure is the first point after the previous failure's recovery (exact:
+    the process has independent increments, and each recovery's window starts at one of its
+    points). Both ways of taking failures read them so: after a costly recovery, the loop one
+    by one carries its integrated intensity (``deficit``) into the gaps that follow, as a
+    block returns what of it the block's points have not passed, so a failure does not depend
+    on which way took it, and gaps that the block bound looked at may be taken either way. A
+    cycle's start after a restart takes the longest run of the buffer's gaps (at least
+    ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's last segment and of the
+    budget, and before each of whose cycles (and the one after) the cap guard of the loop one
+    by one holds (bounds on the integer sum of the gaps, as on the renewal path, with ``X <=
+    (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at the block's start): a
+    block takes only failures the loop would take, so a trial hands over to the general path
+    by the same rule. The points' wall times are independent solves (a table of the inverse of
+    ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the failures' runs
+    go through the renewal path's block arithmetic. ``stats[3]``, when given, counts the
+    failures taken in blocks.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -3008,7 +3024,6 @@ def _block_diurnal(
     gf = np.empty(BUF)
     xa = np.empty(BUF)
     okf = np.empty(BUF)
-    cq = np.empty(BUF)
     w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
     w_z = np.empty(n_cat)
     suffix_z = np.empty(n_cat)
@@ -3072,13 +3087,16 @@ def _block_diurnal(
             continue
         # the block of failures applies with one shape (the category is independent of the
         # time), no planned events, no per-draw shapes, and recoveries of cost 0 (a settled
-        # category's) or mostly 0 (costlier ones are solved one by one within the block)
+        # category's) or mostly 0 (the points within costlier ones are thinned out)
         costly = 0.0
+        recovering = 0.0  # points per hour of the process times the hours of a recovery
         for c in range(n_cat):
             if cost[c] > 0.0:
                 costly += w[c]
+                recovering += w[c] * cost[c]
         fast = shared and not m_on and not per_shape and costly <= 0.5 * fail_rate
-        fast = fast and not (settle and cost[c_first] > 0.0)
+        # the blocks' points within recoveries (not failures): at most one per failure
+        fast = fast and recovering * (1.0 + amp_i[c_first]) <= 1.0
         used_acc = False
         # blocks: failures up to the next one whose recovery costs time (k_left), and those of
         # categories without cost taken so far (n_zero, drawn at the trial's end)
@@ -3104,7 +3122,6 @@ def _block_diurnal(
         inv_l = 1.0 / fail_rate
         inv_hi = 1.0 / (fail_rate + big_a)
         inv_lo = 1.0 / low_rate if low_rate > 0.0 else np.inf
-        dt_up = (fail_rate + big_a) * max_cost  # intensity over a recovery, at most
         t = 0.0
         s0 = math.sin(theta)
         c0 = math.cos(theta)
@@ -3122,12 +3139,27 @@ def _block_diurnal(
         m_left = _gap(rng) * inv_maint if m_on else np.inf
         jc = CBUF  # no category drawn ahead yet (what a trial leaves is not used)
         budget = max_events - 1  # the last event the budget allows goes to the general path
+        # fast: the gaps in buf are those of one Poisson process over all wall time; what of a
+        # costly recovery's integrated intensity its points have not passed is skipped next
+        deficit = 0.0
         a_restart = 0.0
         a_rework = 0.0
         a_ckpt = 0.0
         n_sw = 0
         done = False
         while True:
+            while deficit > 0.0:
+                # points within the last recovery are not failures: the next failure is the
+                # first point after it (its gap from there written back into buf)
+                if j == BUF:
+                    _fill(rng, buf)
+                    j = 0
+                if buf[j] > deficit:
+                    buf[j] -= deficit
+                    deficit = 0.0
+                else:
+                    deficit -= buf[j]
+                    j += 1
             if fast and r_eff == restart_hours:
                 if j == BUF:
                     _fill(rng, buf)
@@ -3143,26 +3175,27 @@ def _block_diurnal(
                 lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
                 room = min(BUF - j, budget - events)
+                slack = k_amp * (1.0 + s0)  # F(X) >= L X - slack from t's phase on
                 cnt = 0
                 s_int = 0
                 while cnt < room:
                     s_int += int(np.int32(buf[j + cnt] * UP_SCALE)) + 1
-                    g_up = s_int * (1.0 / UP_SCALE) + (cnt + 1) * dt_up
-                    if (g_up + 2.0 * k_amp) * inv_l * (1.0 + _BOUND_RTOL) > lim:
+                    g_up = s_int * (1.0 / UP_SCALE) + slack
+                    if g_up * inv_l * (1.0 + _BOUND_RTOL) > lim:
                         break
                     cnt += 1
                 if cnt >= _DIURNAL_BLOCK_MIN:
-                    k_left, nz, t, dk_sum, sk, nr = _diurnal_block(
+                    k_left, nz, t, dk_sum, sk, nr, nf, deficit = _diurnal_block(
                         rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
                         inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c,
-                        n_slots_c, interruptions, gf, xa, okf, cq, wk, ji, restart_hours, tau,
+                        n_slots_c, interruptions, gf, xa, okf, wk, ji, restart_hours, tau,
                         delta, persist, seg, inv_seg, acc,
                     )  # fmt: skip
                     n_zero += nz
                     used_acc = True
                     if stats.shape[0] > 3:
-                        stats[3] += cnt  # failures taken in blocks (when counted)
-                    events += cnt
+                        stats[3] += nf  # failures taken in blocks (when counted)
+                    events += nf
                     j += cnt
                     n_sw += snap_steps * sk + 2 * nr
                     p += dk_sum * tau
@@ -3277,6 +3310,10 @@ def _block_diurnal(
                             break
             if not settle:
                 interruptions[i, c] += 1
+            if fast and cost[c] > 0.0:
+                # the gaps are one process over all wall time: its points within this
+                # recovery are skipped (as in the blocks)
+                deficit = fail_rate * cost[c] + k_amp * (s1 * (rot_c[c] - 1.0) + c1 * rot_s[c])
             t = (t + x) + cost[c]
             if events % _REFRESH == 0:
                 s0 = math.sin(OMEGA * t + theta)
