@@ -3177,13 +3177,18 @@ def _block_diurnal(
                 room = min(BUF - j, budget - events)
                 slack = k_amp * (1.0 + s0)  # F(X) >= L X - slack from t's phase on
                 cnt = 0
-                s_int = 0
-                while cnt < room:
-                    s_int += int(np.int32(buf[j + cnt] * UP_SCALE)) + 1
-                    g_up = s_int * (1.0 / UP_SCALE) + slack
-                    if g_up * inv_l * (1.0 + _BOUND_RTOL) > lim:
-                        break
-                    cnt += 1
+                if room > 0 and (
+                    (_gap_bound(buf, j, j + room, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) <= lim
+                ):
+                    cnt = room  # all of them (a vectorised sum; the bound grows with the run)
+                else:
+                    s_int = 0
+                    while cnt < room:
+                        s_int += int(np.int32(buf[j + cnt] * UP_SCALE)) + 1
+                        g_up = s_int * (1.0 / UP_SCALE) + slack
+                        if g_up * inv_l * (1.0 + _BOUND_RTOL) > lim:
+                            break
+                        cnt += 1
                 if cnt >= _DIURNAL_BLOCK_MIN:
                     k_left, nz, t, dk_sum, sk, nr, nf, deficit = _diurnal_block(
                         rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
