@@ -2846,12 +2846,22 @@ def _diurnal_block(
         if not ok:
             sn = math.sin(phi0 + OMEGA * x_c)
             cs = math.cos(phi0 + OMEGA * x_c)
-        skip = big_l * cost[c_open] + k_amp * (sn * (rot_c[c_open] - 1.0) + cs * rot_s[c_open])
+        skip = _recovery_intensity(big_l, k_amp, cost[c_open], rot_c[c_open], rot_s[c_open], sn, cs)
         deficit = max((g_c + skip) - big_s, 0.0)
     dk_sum, sk, nr = _block_map(
         gf, j, k, 1.0, restart_hours, tau, delta, persist, seg, inv_seg, acc
     )
     return k_left, n_zero, t + w_end, dk_sum, sk, nr, k - j, deficit
+
+
+@jit(inline="always")
+def _recovery_intensity(big_l, k_amp, cost, rot_c, rot_s, sn, cs):
+    """``F(X + cost) - F(X)``, the integrated intensity over a recovery from a failure at ``X``.
+
+    ``L cost + (A / OMEGA) (sin(u + OMEGA cost) - sin u)`` with ``sn``, ``cs`` the sine and
+    cosine of the phase ``u`` at ``X`` and ``rot_c``, ``rot_s`` those of ``OMEGA cost``.
+    """
+    return big_l * cost + k_amp * (sn * (rot_c - 1.0) + cs * rot_s)
 
 
 @jit
@@ -2948,7 +2958,8 @@ def _block_diurnal(
     Blocks of failures (:func:`_diurnal_block`): with one shape for every category (the
     category is independent of the time), no planned maintenance, no per-draw shapes,
     recoveries that cost nothing in at least half of the failure rate, and at most one point
-    of the process per failure within a recovery (``sum_c w_c cost_c (1 + a) <= 1``), the
+    of the process expected per failure within recoveries at the peak intensity (``sum_c w_c
+    cost_c (1 + a) <= 1``: a gate on the work thinned out, not needed for exactness), the
     buffer's gaps are read as one Poisson process of the diurnal intensity over all wall
     time, thinned: a failure is the first point after the previous failure's recovery (exact:
     the process has independent increments, and each recovery's window starts at one of its
@@ -3095,7 +3106,8 @@ def _block_diurnal(
                 costly += w[c]
                 recovering += w[c] * cost[c]
         fast = shared and not m_on and not per_shape and costly <= 0.5 * fail_rate
-        # the blocks' points within recoveries (not failures): at most one per failure
+        # the blocks' points within recoveries (not failures): at most one expected per
+        # failure at the peak intensity (the work thinned out; exact either way)
         fast = fast and recovering * (1.0 + amp_i[c_first]) <= 1.0
         used_acc = False
         # blocks: failures up to the next one whose recovery costs time (k_left), and those of
@@ -3160,13 +3172,10 @@ def _block_diurnal(
                 else:
                     deficit -= buf[j]
                     j += 1
-            if fast and r_eff == restart_hours:
-                if j == BUF:
-                    _fill(rng, buf)
-                    j = 0
+            if fast and r_eff == restart_hours and budget - events >= _DIURNAL_BLOCK_MIN:
                 # the longest run of the buffer's failures that surely stop short of the
                 # job's last segment (the renewal path's bound: exposures sum to at most X, X
-                # <= (F(X) + 2 A / OMEGA) / L) and of the budget, and at whose every cycle
+                # <= (F(X) + slack) / L) and of the budget, and at whose every cycle
                 # start (and the one after) the guard below holds: t grows by at most X plus
                 # the costliest recovery, d_tot only shrinks. So a block takes only failures
                 # the loop below would take, the trial hands over to the general path by the
@@ -3174,8 +3183,15 @@ def _block_diurnal(
                 d_tot = r_eff + last_start + tail
                 lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
+                if lim > 0.0 and j == BUF:
+                    # refilled only where the loop below goes on too (lim > 0: its guard
+                    # holds), so a hand-over to the general path finds the loop's draws
+                    _fill(rng, buf)
+                    j = 0
                 room = min(BUF - j, budget - events)
-                slack = k_amp * (1.0 + s0)  # F(X) >= L X - slack from t's phase on
+                # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
+                # ulp below -1)
+                slack = k_amp * max(1.0 + s0, 0.0)
                 cnt = 0
                 if room > 0 and (
                     (_gap_bound(buf, j, j + room, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) <= lim
@@ -3318,7 +3334,7 @@ def _block_diurnal(
             if fast and cost[c] > 0.0:
                 # the gaps are one process over all wall time: its points within this
                 # recovery are skipped (as in the blocks)
-                deficit = fail_rate * cost[c] + k_amp * (s1 * (rot_c[c] - 1.0) + c1 * rot_s[c])
+                deficit = _recovery_intensity(fail_rate, k_amp, cost[c], rot_c[c], rot_s[c], s1, c1)
             t = (t + x) + cost[c]
             if events % _REFRESH == 0:
                 s0 = math.sin(OMEGA * t + theta)
