@@ -431,3 +431,110 @@ def test_one_trial_per_generator_near_the_cap_matches_the_general_path(name):
     # negative control: the same check sees 2 % more failures per trial
     more = {**one, "events": one["events"] * 1.02}
     assert any(b.startswith("events") for b in disagreements(more, general))
+
+
+# ---------------------------------------------------------------- the block's thinning
+def _reference_block(gaps, phi0, big_l, big_a, costly_at, cost):
+    """The thinning of one block, written apart: failures, exposures, end and deficit.
+
+    Points at integrated intensities ``G = cumsum(gaps)`` from the block's start; wall times
+    by bracketing and bisection to 1e-13 h (not the kernel's solves); a failure is the first
+    point at or after the previous failure's end; ``costly_at(n)`` says whether the ``n``-th
+    failure (from 1) costs ``cost`` hours. Returns the failures, the exposures, the end of
+    the last failure's recovery and what is left of it beyond the last point (in ``F``).
+    """
+    k_amp = big_a / OMEGA
+
+    def big_f(x):
+        return big_l * x + k_amp * (math.sin(phi0 + OMEGA * x) - math.sin(phi0))
+
+    def solve(g):
+        lo, hi = 0.0, (g + 2.0 * k_amp) / big_l + 1.0
+        while hi - lo > 1e-13:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if big_f(mid) < g else (lo, mid)
+        return 0.5 * (lo + hi)
+
+    g_sum = np.cumsum(gaps)
+    end, exposures, last_costly = 0.0, [], None
+    for g in g_sum:
+        x = solve(g)
+        if x < end:
+            continue  # within the last recovery: not a failure
+        exposures.append(x - end)
+        if costly_at(len(exposures)):
+            end, last_costly = x + cost, x
+        else:
+            end, last_costly = x, None
+    deficit = 0.0
+    if last_costly is not None:
+        deficit = max(big_f(last_costly + cost) - g_sum[-1], 0.0)
+    return len(exposures), np.array(exposures), end, deficit
+
+
+@pytest.mark.parametrize(
+    ("regime", "cost"), [("first", 2.5), ("first", 0.3), ("every", 0.7), ("every", 4.0)]
+)
+def test_diurnal_block_thinning_matches_a_reference(regime, cost):
+    """``_diurnal_block`` against a reference thinning, on 30 random blocks per case.
+
+    ``first``: only the ``k_left``-th failure costs time (a countdown carried in at random,
+    then none: ``lam_geo`` tiny); ``every``: every failure costs time (``lam_geo`` huge: the
+    countdown is 1). Recoveries of 0.3-4 h against gaps of 1/L (L = 1.5-6 an hour): up to
+    two dozen points within one recovery, recoveries outlasting the block (the deficit),
+    back-to-back costly failures. The failures, the costly ones counted, the exposures
+    written for the runs (within 1e-9 h), the end and the deficit (within 1e-8) agree.
+    """
+    rng = np.random.default_rng(int(cost * 10) + len(regime))
+    n = _kernels.BUF
+    tab_by_e = {}
+    thinned = open_at_end = 0
+    for block in range(30):
+        big_l = rng.uniform(1.5, 6.0)
+        e = float(rng.choice([0.3, 0.8, 1.0]))
+        big_a = e * big_l
+        phi0 = rng.uniform(0.0, 2.0 * math.pi)
+        cnt = int(rng.integers(8, n))
+        j = int(rng.integers(0, n - cnt + 1))
+        buf = rng.exponential(1.0, n)
+        k_in = int(rng.integers(1, 40)) if regime == "first" else 1
+        lam_geo = 1e-300 if regime == "first" else 1e300
+        if e not in tab_by_e:
+            tab_by_e[e] = _table(e)
+        interruptions = np.zeros((1, 1), dtype=np.int32)
+        gf, xa, okf = (np.empty(n) for _ in range(3))
+        wk = np.empty((2 + _kernels._KEP_COLS, n))
+        ji = np.empty(n, dtype=np.int64)
+        acc = np.zeros((_kernels.N_ACC, n))
+        seg = 0.5 + 1 / 60
+        t0 = rng.uniform(0.0, 2000.0)
+        low = big_l - big_a
+        k_left, n_zero, t, _, _, _, n_fail, deficit = _kernels._diurnal_block(
+            np.random.default_rng(block), 0, buf, j, cnt, tab_by_e[e], t0, math.sin(phi0),
+            math.cos(phi0), big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a),
+            1.0 / low if low > 0.0 else np.inf, lam_geo, k_in, np.array([cost]),
+            np.array([math.cos(OMEGA * cost)]), np.array([math.sin(OMEGA * cost)]),
+            np.array([1.0]), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
+            interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
+        )  # fmt: skip
+
+        def costly_at(m, k_in=k_in):
+            return m == k_in if regime == "first" else True
+
+        ref_n, ref_x, ref_end, ref_deficit = _reference_block(
+            buf[j : j + cnt], phi0, big_l, big_a, costly_at, cost
+        )
+        n_costly = sum(costly_at(m) for m in range(1, ref_n + 1))
+        assert n_fail == ref_n and interruptions[0, 0] == n_costly, (block, n_fail, ref_n)
+        assert n_zero == ref_n - n_costly
+        np.testing.assert_allclose(gf[j : j + n_fail], ref_x, rtol=0, atol=1e-9)
+        assert abs(t - (t0 + ref_end)) <= 1e-9 * max(1.0, t0), (block, t, t0 + ref_end)
+        assert abs(deficit - ref_deficit) <= 1e-8, (block, deficit, ref_deficit)
+        if regime == "first":  # the countdown carried on, or spent (then never again)
+            assert k_left == k_in - ref_n if ref_n < k_in else k_left > 10**18
+        thinned += cnt - ref_n
+        open_at_end += deficit > 0.0
+    # the cases reach what they are for: points dropped within recoveries, and (except
+    # where a single short recovery rarely outlasts a block) recoveries that outlast it
+    assert thinned > 0
+    assert open_at_end > 0 or (regime, cost) == ("first", 0.3)
