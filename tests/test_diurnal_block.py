@@ -538,3 +538,28 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
     # where a single short recovery rarely outlasts a block) recoveries that outlast it
     assert thinned > 0
     assert open_at_end > 0 or (regime, cost) == ("first", 0.3)
+
+
+# ---------------------------------------------------------------- the loop one by one, unmoved
+def test_scenarios_without_blocks_are_bit_identical_to_before_the_thinning():
+    """Diurnal scenarios the blocks do not take give what they gave before this stop's blocks.
+
+    Digests written by ``tests/golden/diurnal_one_by_one.py`` on commit 07ff0e6 (different
+    peak hours; one shape with planned maintenance, Llama 3's and a simple one; recoveries
+    costing time on 60 % of the rate), recomputed now: equal, array by array.
+    """
+    import json
+    import sys
+    from pathlib import Path
+
+    golden = Path(__file__).resolve().parent / "golden"
+    sys.path.insert(0, str(golden))
+    try:
+        import diurnal_one_by_one
+    finally:
+        sys.path.remove(str(golden))
+    gold = json.loads((golden / "diurnal_one_by_one.json").read_text())["digests"]
+    now = diurnal_one_by_one.compute()
+    assert gold.keys() == now.keys()
+    bad = [(s, v) for s in gold for v in gold[s] if gold[s][v] != now[s][v]]
+    assert not bad, bad

@@ -1,0 +1,117 @@
+"""Golden digests of the diurnal path's outputs where it takes failures one by one (issue 11).
+
+The diurnal path's blocks (one diurnal shape for every category, no planned maintenance, no
+per-draw shapes, recoveries mostly instantaneous) read the random gaps as one process thinned
+by the recoveries; every other diurnal scenario keeps the per-failure loop, whose outputs must
+not move when the blocks change. This script simulates three such scenarios (different peak
+hours per category; one shape with Llama 3's planned maintenance; one shape with recoveries
+that cost time on 60 % of the rate) with fixed seeds and writes a SHA-256 digest of each
+output array to ``diurnal_one_by_one.json``. The JSON committed beside it was written by
+running this script on the code before the blocks thinned (commit 07ff0e6)::
+
+    PYTHONPATH=/path/to/checkout-at-07ff0e6 python tests/golden/diurnal_one_by_one.py
+
+and ``tests/test_diurnal_block.py`` recomputes the digests with the current code. Digests are
+of float64/int32 bytes on x86-64 with glibc's libm.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "diurnal_one_by_one.json"
+OUTPUTS = (
+    "wall_hours",
+    "finished",
+    "progress_hours",
+    "interruptions",
+    "maintenance_events",
+    "events",
+    "power_swings",
+    "lost_hours",
+)
+
+
+def scenarios() -> dict:
+    """Name -> (scenario, n_trials, seed)."""
+    import dataclasses
+
+    from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
+
+    policy = Policy(checkpoint_interval=0.5, snapshot_hours=1 / 60, restart_hours=0.1)
+    peaks = (
+        Category("gpu", rate=1.2, unit="job", recovery="swap", diurnal_amplitude=0.5,
+                 diurnal_peak_hour=15.0),
+        Category("hang", rate=0.4, unit="job", detection_hours=1 / 6, diurnal_amplitude=0.8,
+                 diurnal_peak_hour=3.0),
+        Category("bug", rate=1.0, unit="job", diurnal_amplitude=0.3, diurnal_peak_hour=9.0),
+    )  # fmt: skip
+    one = tuple(
+        dataclasses.replace(c, diurnal_amplitude=0.5, diurnal_peak_hour=14.0) for c in peaks
+    )
+    llama = Scenario.default()
+    llama = dataclasses.replace(
+        llama,
+        cluster=Cluster(n_gpus=16_384),
+        job=Job(200.0, start_hour=7.0),
+        failures=dataclasses.replace(
+            llama.failures,
+            categories=tuple(
+                dataclasses.replace(c, diurnal_amplitude=0.5, diurnal_peak_hour=14.0)
+                for c in llama.failures.categories
+            ),
+        ),
+    )
+    costly = (
+        Category("bug", rate=1.0, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=14.0),
+        Category("hang", rate=1.5, unit="job", detection_hours=0.2, diurnal_amplitude=0.5,
+                 diurnal_peak_hour=14.0),
+    )  # fmt: skip
+    cluster = Cluster(n_gpus=1024)
+    return {
+        "peak_hours": (
+            Scenario(cluster=cluster, failures=FailureModel(peaks), job=Job(60.0), policy=policy),
+            384,
+            21,
+        ),
+        "llama3_maintenance": (llama, 256, 22),
+        "one_shape_maintenance": (
+            Scenario(
+                cluster=cluster,
+                failures=FailureModel(one, maintenance_rate=0.05, maintenance_hours=0.5),
+                job=Job(60.0),
+                policy=policy,
+            ),
+            384,
+            23,
+        ),
+        "costly_60pct": (
+            Scenario(cluster=cluster, failures=FailureModel(costly), job=Job(60.0), policy=policy),
+            384,
+            24,
+        ),
+    }
+
+
+def compute() -> dict[str, dict[str, str]]:
+    """Each scenario's output digests (``relmc.simulate``, one thread)."""
+    from relmc.sim.simulate import simulate
+
+    out = {}
+    for name, (sc, n, seed) in scenarios().items():
+        ds = simulate(sc, n_trials=n, seed=seed, n_threads=1)
+        out[name] = {
+            v: hashlib.sha256(np.ascontiguousarray(ds[v].values).tobytes()).hexdigest()
+            for v in OUTPUTS
+        }
+    return out
+
+
+if __name__ == "__main__":
+    OUT.write_text(json.dumps({"digests": compute()}, indent=1) + "\n")
+    print("wrote", OUT)
