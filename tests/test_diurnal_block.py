@@ -563,3 +563,36 @@ def test_scenarios_without_blocks_are_bit_identical_to_before_the_thinning():
     assert gold.keys() == now.keys()
     bad = [(s, v) for s in gold for v in gold[s] if gold[s][v] != now[s][v]]
     assert not bad, bad
+
+
+def test_block_count_is_the_longest_run_within_the_bound():
+    """``_block_count``: the all-at-once test and the gap-by-gap search give the longest run.
+
+    Random buffers (some gaps just below a multiple of 1/1024, where the integer floor
+    matters), random slack and rate, and limits set exactly at a run's bound, just below it
+    and beyond every run: the count equals the longest prefix whose bound (the same float
+    expression, in Python) is within the limit, found by brute force.
+    """
+    rng = np.random.default_rng(8)
+    n = _kernels.BUF
+    up = _kernels.UP_SCALE
+    rtol = _kernels._BOUND_RTOL
+    for case in range(300):
+        buf = rng.exponential(1.0, n)
+        near = rng.random(n) < 0.2
+        buf[near] = np.ceil(buf[near] * up) / up - 1e-15
+        j = int(rng.integers(0, n))
+        room = int(rng.integers(-1, n - j + 1))
+        slack, inv_l = rng.uniform(0.0, 8.0), 1.0 / rng.uniform(0.1, 20.0)
+
+        def bound(m, buf=buf, j=j, slack=slack, inv_l=inv_l):
+            s_int = sum(int(b * up) + 1 for b in buf[j : j + m])
+            return (s_int * (1.0 / up) + slack) * inv_l * (1.0 + rtol)
+
+        pick = int(rng.integers(1, max(room, 1) + 1))
+        lim = [bound(pick), np.nextafter(bound(pick), -np.inf), bound(max(room, 0)) + 1.0][case % 3]
+        want = 0
+        while want < room and bound(want + 1) <= lim:
+            want += 1
+        got = _kernels._block_count(buf, j, room, slack, inv_l, lim)
+        assert got == want, (case, got, want)

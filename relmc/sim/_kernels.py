@@ -2874,6 +2874,30 @@ def _count_zero(a, j0, stop):
 
 
 @jit
+def _block_count(buf, j, room, slack, inv_l, lim):
+    """How many of the gaps ``buf[j:j + room]`` a diurnal block may take (at most ``room``).
+
+    The longest run whose bound on the wall time of its last point, ``(G_up + slack) / L``
+    with ``G_up`` the integer-sum bound on the gaps' sum (:func:`_gap_bound`), is at most
+    ``lim``, times ``1 + _BOUND_RTOL``. The bound grows with the run, so all ``room`` gaps
+    are tested at once first (a vectorised sum, the same float expression), then, if they do
+    not all fit, gap by gap.
+    """
+    if room <= 0:
+        return 0
+    if (_gap_bound(buf, j, j + room, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) <= lim:
+        return room
+    cnt = 0
+    s_int = 0
+    while cnt < room:
+        s_int += int(np.int32(buf[j + cnt] * UP_SCALE)) + 1
+        if (s_int * (1.0 / UP_SCALE) + slack) * inv_l * (1.0 + _BOUND_RTOL) > lim:
+            break
+        cnt += 1
+    return cnt
+
+
+@jit
 def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain):
     """Whether the diurnal path applies: the renewal configuration with diurnal rates.
 
@@ -3192,19 +3216,7 @@ def _block_diurnal(
                 # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
                 # ulp below -1)
                 slack = k_amp * max(1.0 + s0, 0.0)
-                cnt = 0
-                if room > 0 and (
-                    (_gap_bound(buf, j, j + room, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) <= lim
-                ):
-                    cnt = room  # all of them (a vectorised sum; the bound grows with the run)
-                else:
-                    s_int = 0
-                    while cnt < room:
-                        s_int += int(np.int32(buf[j + cnt] * UP_SCALE)) + 1
-                        g_up = s_int * (1.0 / UP_SCALE) + slack
-                        if g_up * inv_l * (1.0 + _BOUND_RTOL) > lim:
-                            break
-                        cnt += 1
+                cnt = _block_count(buf, j, room, slack, inv_l, lim)
                 if cnt >= _DIURNAL_BLOCK_MIN:
                     k_left, nz, t, dk_sum, sk, nr, nf, deficit = _diurnal_block(
                         rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
