@@ -2610,79 +2610,77 @@ def _kepler_step(g, m0, phi0, e, w_l, tol0, tab):
     second-order rotation by the Newton step, whose omitted term is below 2e-16 when the step
     is below 1e-5).
     """
+    mt, nf, m, jj = _kepler_node(g, m0, w_l)
+    x, ok, s, c, dx = _kepler_newton(
+        mt, nf, m, m0, phi0, e, tol0, tab[jj, 0], tab[jj, 1], tab[jj, 2], tab[jj, 3],
+        tab[jj, 4], tab[jj, 5], tab[jj, 6], tab[jj, 7],
+    )  # fmt: skip
+    h2 = 0.5 * dx * dx  # sin, cos of u_j + d - dx: a second-order rotation by -dx
+    return x, ok, s - c * dx - s * h2, c + s * dx - c * h2
+
+
+@jit(inline="always")
+def _kepler_node(g, m0, w_l):
+    """``M = m0 + g OMEGA / L``, its whole periods ``nf``, the rest ``m`` and its nearest node."""
     mt = m0 + g * w_l
     nf = np.floor(mt * (1.0 / TWO_PI))
     m = mt - nf * TWO_PI
     jj = int(np.int32(m * (_KEP_N / TWO_PI) + 0.5))
-    jj = min(max(jj, 0), _KEP_N)
-    dm = m - tab[jj, 3]
-    d = dm * (tab[jj, 4] + dm * (tab[jj, 5] + dm * (tab[jj, 6] + dm * tab[jj, 7])))
+    return mt, nf, m, min(max(jj, 0), _KEP_N)
+
+
+@jit(inline="always")
+def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj, mj, b1, b2, b3, b4):
+    """:func:`_kepler_step`'s arithmetic from a node's row (``u_j`` .. ``b4``).
+
+    The series step ``d``, the sine and cosine of ``u_j + d``, one Newton step ``dx``, the
+    wall hours and the trust test; returns ``(X, ok, sin, cos of u_j + d, dx)``. Branch-free
+    and table-free, so that the loop of :func:`_kepler_finish` vectorises.
+    """
+    dm = m - mj
+    d = dm * (b1 + dm * (b2 + dm * (b3 + dm * b4)))
     z = d * d
     sn = d * (1.0 - z * ((1.0 / 6.0) - z * ((1.0 / 120.0) - z * (1.0 / 5040.0))))
     cm = z * (-0.5 + z * ((1.0 / 24.0) - z * ((1.0 / 720.0) - z * (1.0 / 40320.0))))
-    sj = tab[jj, 1]
-    cj = tab[jj, 2]
     s = sj + (sj * cm + cj * sn)
-    f1 = 1.0 + e * (cj + (cj * cm - sj * sn))  # M'(u_j + d)
+    c = cj + (cj * cm - sj * sn)
+    f1 = 1.0 + e * c  # M'(u_j + d)
     f = d + e * (s - sj) - dm  # M(u_j + d) - m
     dx = f / f1
-    x = nf * DAY_HOURS + ((tab[jj, 0] + (d - dx)) - phi0) * INV_OMEGA
+    x = nf * DAY_HOURS + ((u_j + (d - dx)) - phi0) * INV_OMEGA
     ok = (
         (abs(d) <= _KEP_STEP)
         & (f1 > 0.0)
         & (e * abs(s) * dx * dx <= 2.0 * f1 * (tol0 + _X_RTOL * (mt - m0)))
     )
-    c = cj + (cj * cm - sj * sn)
-    h2 = 0.5 * dx * dx  # sin, cos of u_j + d - dx: a second-order rotation by -dx
-    return x, ok, s - c * dx - s * h2, c + s * dx - c * h2
+    return x, ok, s, c, dx
 
 
 @jit
 def _kepler_nodes(gf, j0, stop, m0, w_l, nfa, ma, ji):
-    """:func:`_kepler_step`'s first part for ``gf[j0:stop]``: periods, reduced phase, node.
+    """:func:`_kepler_node` for ``gf[j0:stop]``: periods, reduced phase, node.
 
     A loop without a table read, so it vectorises (see :func:`_kepler_pass`).
     """
     for q in range(np.uint64(j0), np.uint64(stop)):
-        mt = m0 + gf[q] * w_l
-        nf = np.floor(mt * (1.0 / TWO_PI))
-        m = mt - nf * TWO_PI
-        jj = int(np.int32(m * (_KEP_N / TWO_PI) + 0.5))
-        nfa[q] = nf
-        ma[q] = m
-        ji[q] = min(max(jj, 0), _KEP_N)
+        _, nfa[q], ma[q], ji[q] = _kepler_node(gf[q], m0, w_l)
 
 
 @jit
 def _kepler_finish(
     gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, mj, b1, b2, b3, b4
 ):
-    """:func:`_kepler_step`'s arithmetic from the nodes' values copied into ``u`` .. ``b4``.
+    """:func:`_kepler_newton` for ``gf[j0:stop]`` from the nodes' rows copied into ``u`` ...
 
-    The same operations in the same order (so the same floats), one failure per lane: a loop
+    The function :func:`_kepler_step` uses (so the same floats), one failure per lane: a loop
     over contiguous arrays without branches or table reads, which LLVM vectorises.
     """
     for q in range(np.uint64(j0), np.uint64(stop)):
-        nf = nfa[q]
-        m = ma[q]
-        dm = m - mj[q]
-        d = dm * (b1[q] + dm * (b2[q] + dm * (b3[q] + dm * b4[q])))
-        z = d * d
-        sn = d * (1.0 - z * ((1.0 / 6.0) - z * ((1.0 / 120.0) - z * (1.0 / 5040.0))))
-        cm = z * (-0.5 + z * ((1.0 / 24.0) - z * ((1.0 / 720.0) - z * (1.0 / 40320.0))))
-        sj = sj_[q]
-        cj = cj_[q]
-        s = sj + (sj * cm + cj * sn)
-        f1 = 1.0 + e * (cj + (cj * cm - sj * sn))
-        f = d + e * (s - sj) - dm
-        dx = f / f1
-        mt = m0 + gf[q] * w_l
-        xa[q] = nf * DAY_HOURS + ((u[q] + (d - dx)) - phi0) * INV_OMEGA
-        ok = (
-            (abs(d) <= _KEP_STEP)
-            & (f1 > 0.0)
-            & (e * abs(s) * dx * dx <= 2.0 * f1 * (tol0 + _X_RTOL * (mt - m0)))
-        )
+        x, ok, _, _, _ = _kepler_newton(
+            m0 + gf[q] * w_l, nfa[q], ma[q], m0, phi0, e, tol0, u[q], sj_[q], cj_[q], mj[q],
+            b1[q], b2[q], b3[q], b4[q],
+        )  # fmt: skip
+        xa[q] = x
         okf[q] = 1.0 if ok else 0.0
 
 
