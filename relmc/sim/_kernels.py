@@ -811,6 +811,57 @@ def _pick_failure(rng, prob, slot_code, alias_code, n):
 
 
 @jit
+def _alias_codes(rng, prob, slot_code, alias_code, n, m, ubuf, cbuf):
+    """Draw ``m`` outcomes of an ``n``-slot alias table into ``cbuf[:m]`` (``ubuf``: scratch).
+
+    The same uniforms in the same order as ``m`` calls of :func:`_pick`, so the same codes,
+    but drawn in a loop of their own and stored, then looked up in a second loop: a float
+    kept across the draw's call is spilled to memory and put on the draw's chain (measured:
+    5.8 against 10.4 ns a pick, 57 picks from the 18 Llama 3 categories).
+    """
+    for q in range(m):
+        ubuf[q] = rng.random()
+    for q in range(m):
+        u = ubuf[q] * n
+        j = min(int(u), n - 1)  # u rounded onto n: the last slot
+        keep = (u - j) < prob[j]
+        cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
+
+
+@jit
+def _alias_counts(rng, prob, slot_code, alias_code, n, m, ubuf, hist, i, counts):
+    """Add the codes of ``m`` alias draws (``n`` slots) to ``counts[i]``, not their order.
+
+    The uniforms of :func:`_alias_codes` (``ubuf``: scratch), each counted in a bin of its
+    slot and of "kept or aliased" (``hist``: ``2 n`` zeros, left zeroed): the same counts as
+    ``m`` calls of :func:`_pick`, without the table's codes looked up per draw, and with the
+    bins' counts chained far less often than a category's (a slot holds ``1 / n`` of the
+    draws; the commonest Llama 3 category a third): 275 against 410 ns for 57 draws.
+    """
+    chunk = ubuf.shape[0]
+    for q0 in range(0, m, chunk):
+        mm = min(chunk, m - q0)
+        for q in range(mm):
+            ubuf[q] = rng.random()
+        for q in range(mm):
+            u = ubuf[q] * n
+            j = min(int(u), n - 1)  # u rounded onto n: the last slot
+            keep = (u - j) < prob[j]
+            hist[2 * j + keep] += 1
+    for j in range(n):
+        counts[i, alias_code[j]] += hist[2 * j]
+        counts[i, slot_code[j]] += hist[2 * j + 1]
+        hist[2 * j] = 0
+        hist[2 * j + 1] = 0
+
+
+@jit
+def _settle_scratch(n_cat):
+    """Scratch of :func:`_settle_categories` for up to ``n_cat + 1`` slots (hist zeroed)."""
+    return np.empty(CBUF), np.empty(CBUF, dtype=np.int64), np.zeros(2 * n_cat + 2, np.int64)
+
+
+@jit
 def _jitter(rng, j):
     """Per-event multiplier of an overhead: ``exp(j Z)``, ``Z`` standard normal.
 
@@ -1655,7 +1706,7 @@ def _block_pool_reduced(
     j = BUF  # next unread entry of buf
     acc = np.zeros((N_ACC, BUF))
     cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories, drawn ahead
-    ubuf = np.empty(0)
+    ubuf = np.empty(CBUF)  # scratch of _alias_fill
     pbuf = np.empty(BUF)  # the pool's exponentials, drawn ahead
     jp = BUF
     seg = tau + delta
@@ -1783,13 +1834,17 @@ def _block_pool_reduced(
 
 @jit
 def _settle_categories(
-    rng, i, n, w, suffix, prob, slot_code, alias_code, n_slots, cost, interruptions
-):
+    rng, i, n, w, suffix, prob, slot_code, alias_code, n_slots, cost, interruptions, scratch,
+    with_total,
+):  # fmt: skip
     """Draw the categories of ``n`` failures and add them to ``interruptions[i]``.
 
     Categories are independent of the timeline with probabilities ``w[c] / sum(w)``, so the
     counts are one multinomial draw: sequential binomials, or ``n`` alias draws when ``n`` is
-    small. Returns the summed recovery cost of the ``n`` failures.
+    small (the draws of ``n`` calls of :func:`_pick`; ``scratch`` is a
+    :func:`_settle_scratch`). Returns the summed recovery cost of the ``n`` failures, summed
+    in the order drawn; with ``with_total`` false, 0 where the alias draws give the counts
+    (:func:`_alias_counts`: the same counts, not the order).
     """
     n_cat = w.shape[0]
     total = 0.0
@@ -1798,10 +1853,18 @@ def _settle_categories(
         interruptions[i, c] += n
         return n * cost[c]
     if n < _FEW_PER_CATEGORY * n_slots:
-        for _ in range(n):
-            c = _pick(rng, prob, slot_code, alias_code, n_slots)
-            interruptions[i, c] += 1
-            total += cost[c]
+        ubuf, cbuf, hist = scratch
+        if not with_total:
+            _alias_counts(rng, prob, slot_code, alias_code, n_slots, n, ubuf, hist, i, interruptions)
+            return 0.0
+        chunk = cbuf.shape[0]
+        for q0 in range(0, n, chunk):
+            m = min(chunk, n - q0)
+            _alias_codes(rng, prob, slot_code, alias_code, n_slots, m, ubuf, cbuf)
+            for q in range(m):
+                total += cost[cbuf[q]]
+            for q in range(m):
+                interruptions[i, cbuf[q]] += 1
         return total
     left = n
     for c in range(n_cat):
@@ -2019,6 +2082,7 @@ def _block_renewal(
     alias_all = np.empty(n_cat + 1, dtype=np.int64)
     buf = np.empty(BUF)
     acc = np.zeros((N_ACC, BUF))
+    scratch = _settle_scratch(n_cat)
     j = BUF  # next unread entry of buf
     max_cost = 0.0
     for c in range(n_cat):
@@ -2033,25 +2097,35 @@ def _block_renewal(
     n_seg0, r0 = _segments(work_hours, tau)
     tail0 = r0 + delta + persist
     cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
+    d_prev = -1  # the draw whose rates and tables w .. h_rate hold (none yet)
+    fail_rate = 0.0
+    n_slots = 0
+    h_prob, h_slot, h_alias, h_slots, h_rate = prob, slot_code, alias_code, 0, 0.0
     for i in range(n_trials):
         d = draw_of_trial[i]
-        fail_rate = 0.0
-        for c in range(n_cat):
-            w[c] = cat_rate[d, c]
-            fail_rate += w[c]
-        s = 0.0
-        for c in range(n_cat - 1, -1, -1):
-            s += w[c]
-            suffix[c] = s
-        n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
-        # the general path's table and rate (without maintenance: the failures' own)
-        h_prob, h_slot, h_alias, h_slots, h_rate = prob, slot_code, alias_code, n_slots, fail_rate
-        if m_on:
+        if d != d_prev:
+            # the draw's rates and alias tables (kept while the next trials use the same
+            # draw: with point rates, every trial)
+            d_prev = d
+            fail_rate = 0.0
             for c in range(n_cat):
-                w_all[c] = w[c]
-            w_all[n_cat] = maint_rate
-            h_slots = _build_alias(w_all, n_cat, prob_all, slot_all, alias_all, small, large)
-            h_prob, h_slot, h_alias, h_rate = prob_all, slot_all, alias_all, fail_rate + maint_rate
+                w[c] = cat_rate[d, c]
+                fail_rate += w[c]
+            s = 0.0
+            for c in range(n_cat - 1, -1, -1):
+                s += w[c]
+                suffix[c] = s
+            n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
+            # the general path's table and rate (without maintenance: the failures' own)
+            h_prob, h_slot, h_alias = prob, slot_code, alias_code
+            h_slots, h_rate = n_slots, fail_rate
+            if m_on:
+                for c in range(n_cat):
+                    w_all[c] = w[c]
+                w_all[n_cat] = maint_rate
+                h_slots = _build_alias(w_all, n_cat, prob_all, slot_all, alias_all, small, large)
+                h_prob, h_slot, h_alias = prob_all, slot_all, alias_all
+                h_rate = fail_rate + maint_rate
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if fail_rate == 0.0:
             t, p, done, events = _trial_general(
@@ -2132,7 +2206,7 @@ def _block_renewal(
                 # parts), replace their bound by their cost
                 c_known += _settle_categories(
                     rng, i, n_open, w, suffix, prob, slot_code, alias_code, n_slots, cost,
-                    interruptions,
+                    interruptions, scratch, True,
                 )  # fmt: skip
                 n_settled += n_open
                 n_known += n_open
@@ -2280,7 +2354,7 @@ def _block_renewal(
         if n_f > 0:
             _settle_categories(
                 rng, i, n_f, w, suffix, prob, slot_code, alias_code, n_slots, cost,
-                interruptions,
+                interruptions, scratch, False,
             )  # fmt: skip
         if n_fail - n_maint > 0:
             for c in range(n_cat):
@@ -2350,14 +2424,17 @@ def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
 
     Branch-free select between a slot's code and its alias: drawn ahead, out of the way of
     the failure-to-failure chain (a mispredicted branch there discards the work ahead).
+    Without ``with_u``, ``ubuf`` (``CBUF`` long) is scratch for :func:`_alias_codes`.
     """
+    if not with_u:
+        _alias_codes(rng, prob, slot_code, alias_code, n, CBUF, ubuf, cbuf)
+        return
     for q in range(CBUF):
         u = rng.random() * n
         j = min(int(u), n - 1)
         keep = (u - j) < prob[j]
         cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
-        if with_u:
-            ubuf[q] = rng.random()
+        ubuf[q] = rng.random()
 
 
 @jit
@@ -3028,6 +3105,7 @@ def _block_diurnal(
     j = BUF
     cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories (or proposals), drawn ahead
     ubuf = np.empty(CBUF)  # and the proposals' uniforms
+    scratch = _settle_scratch(n_cat)
     max_cost = 0.0
     for c in range(n_cat):
         cost[c] = detect_hours[c] + (swap_hours if swap[c] else 0.0)
@@ -3369,12 +3447,12 @@ def _block_diurnal(
             n_slots_z = _build_alias(w_z, n_cat, prob_z, slot_z, alias_z, small, large)
             _settle_categories(
                 rng, i, n_zero, w_z, suffix_z, prob_z, slot_z, alias_z, n_slots_z, cost,
-                interruptions,
+                interruptions, scratch, False,
             )  # fmt: skip
         if settle and n_fail > 0:
             _settle_categories(
                 rng, i, n_fail, w, suffix, prob, slot_code, alias_code, n_slots, cost,
-                interruptions,
+                interruptions, scratch, False,
             )  # fmt: skip
         n_det = 0.0
         n_swp = 0.0
