@@ -3,11 +3,17 @@
 Every per-trial quantity's mean must agree within ``z_max`` combined standard errors (4.5 by
 default: about 7e-6 chance per comparison for two correct samplers, so a few dozen comparisons
 per file stay below 1e-3), and wall time's distributions by a two-sample KS test (p >= 1e-4).
+Also the golden digests' check (:func:`golden_changes`): outputs recomputed now against
+digests a committed script wrote on an earlier commit.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -27,6 +33,27 @@ TIMELINE = (
     "lost_hours",
     "power_swings",
 )
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def golden_changes(name: str):
+    """Recompute ``tests/golden/<name>.py``'s digests; return ``(changed, module)``.
+
+    ``changed`` lists the (scenario, output) pairs whose digest differs from the one in
+    ``<name>.json`` (written by the script on the commit its docstring names); the scenario
+    sets must be the same.
+    """
+    sys.path.insert(0, str(GOLDEN))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(GOLDEN))
+    gold = json.loads((GOLDEN / f"{name}.json").read_text())["digests"]
+    now = module.compute()
+    assert gold.keys() == now.keys(), (sorted(gold), sorted(now))
+    return [(s, v) for s in gold for v in gold[s] if gold[s][v] != now[s][v]], module
 
 
 def quantities(out) -> dict[str, np.ndarray]:

@@ -35,7 +35,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from kernelcheck import disagreements, mean_disagreement
+from kernelcheck import disagreements, golden_changes, mean_disagreement
 from test_diurnal_path import _known_inputs, _run, _scenario
 
 from relmc.defaults import default_failures
@@ -548,20 +548,7 @@ def test_scenarios_without_blocks_are_bit_identical_to_before_the_thinning():
     peak hours; one shape with planned maintenance, Llama 3's and a simple one; recoveries
     costing time on 60 % of the rate), recomputed now: equal, array by array.
     """
-    import json
-    import sys
-    from pathlib import Path
-
-    golden = Path(__file__).resolve().parent / "golden"
-    sys.path.insert(0, str(golden))
-    try:
-        import diurnal_one_by_one
-    finally:
-        sys.path.remove(str(golden))
-    gold = json.loads((golden / "diurnal_one_by_one.json").read_text())["digests"]
-    now = diurnal_one_by_one.compute()
-    assert gold.keys() == now.keys()
-    bad = [(s, v) for s in gold for v in gold[s] if gold[s][v] != now[s][v]]
+    bad, _ = golden_changes("diurnal_one_by_one")
     assert not bad, bad
 
 

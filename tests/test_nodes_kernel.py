@@ -18,14 +18,13 @@ import dataclasses
 import inspect
 import json
 import math
-import sys
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kernelcheck import golden_changes
 
 from relmc._seed import child_seed
 from relmc.errors import FieldError
@@ -40,7 +39,6 @@ from relmc.sim.inputs import (
 )
 from relmc.sim.simulate import BLOCK_SIZE, NODE_OUTPUTS, kernel_inputs, simulate
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 REL = 1e-9
 Z_MAX = 4.5
 CAUSE = {c: j for j, c in enumerate(CAUSES)}
@@ -135,15 +133,7 @@ def check_invariants(out, x: KernelInputs, stats) -> None:
 
 
 def test_off_by_default_is_bit_identical_to_before():
-    sys.path.insert(0, str(GOLDEN))
-    try:
-        import node_model_off
-    finally:
-        sys.path.remove(str(GOLDEN))
-    gold = json.loads((GOLDEN / "node_model_off.json").read_text())["digests"]
-    now = node_model_off.compute()
-    assert gold.keys() == now.keys()
-    bad = [(s, v) for s in gold for v in gold[s] if gold[s][v] != now[s][v]]
+    bad, node_model_off = golden_changes("node_model_off")
     assert not bad, f"outputs changed with the node model off: {bad}"
     for name, (sc, _, seed) in node_model_off.scenarios().items():
         assert not _inputs(sc, 1).node_model, name

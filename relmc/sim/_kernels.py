@@ -1855,7 +1855,9 @@ def _settle_categories(
     if n < _FEW_PER_CATEGORY * n_slots:
         ubuf, cbuf, hist = scratch
         if not with_total:
-            _alias_counts(rng, prob, slot_code, alias_code, n_slots, n, ubuf, hist, i, interruptions)
+            _alias_counts(
+                rng, prob, slot_code, alias_code, n_slots, n, ubuf, hist, i, interruptions
+            )
             return 0.0
         chunk = cbuf.shape[0]
         for q0 in range(0, n, chunk):
