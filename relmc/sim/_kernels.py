@@ -392,17 +392,13 @@ def _pool_swap_buf(rng, pbuf, jp, t, n_repair, next_done, n_spares, repair_hours
     while next_done <= t:
         n_repair -= 1
         if n_repair > 0:
-            if jp == BUF:
-                _fill(rng, pbuf)
-                jp = 0
+            jp = _refilled(rng, pbuf, jp)
             next_done += pbuf[jp] * repair_hours / n_repair
             jp += 1
         else:
             next_done = NO_REPAIR
     n_repair += 1
-    if jp == BUF:
-        _fill(rng, pbuf)
-        jp = 0
+    jp = _refilled(rng, pbuf, jp)
     done_new = t + pbuf[jp] * repair_hours
     jp += 1
     if done_new < next_done:
@@ -411,9 +407,7 @@ def _pool_swap_buf(rng, pbuf, jp, t, n_repair, next_done, n_spares, repair_hours
         ready = next_done
         n_repair -= 1
         if n_repair > 0:
-            if jp == BUF:
-                _fill(rng, pbuf)
-                jp = 0
+            jp = _refilled(rng, pbuf, jp)
             next_done = ready + pbuf[jp] * repair_hours / n_repair
             jp += 1
         else:
@@ -1750,9 +1744,7 @@ def _block_pool_reduced(
         carry = NO_GAP
         ended = False  # the cap fell in a recovery
         while True:
-            if j == BUF:
-                _fill(rng, buf)
-                j = 0
+            j = _refilled(rng, buf, j)
             first = n_fail == 0
             stop = j + 1 if first else BUF
             g_up = _gap_bound(buf, j, stop, mean_gap)
@@ -1891,6 +1883,15 @@ def _fill(rng, buf):
     """
     for q in range(BUF):
         buf[q] = _gap(rng)
+
+
+@jit(inline="always")
+def _refilled(rng, buf, j):
+    """Return the next unread entry ``j`` of ``buf``; past its end, 0 with ``buf`` refilled."""
+    if j == BUF:
+        _fill(rng, buf)
+        return 0
+    return j
 
 
 @jit
@@ -2176,9 +2177,7 @@ def _block_renewal(
         stop_trial = False
         g = 0.0
         while not stop_trial:
-            if j == BUF:
-                _fill(rng, buf)
-                j = 0
+            j = _refilled(rng, buf, j)
             # the trial's first failure (no restart before it) is taken alone; with planned
             # events, the failures before the next one, then that one alone
             if n_fail == 0:
@@ -3265,9 +3264,7 @@ def _block_diurnal(
             while deficit > 0.0:
                 # points within the last recovery are not failures: the next failure is the
                 # first point after it (its gap from there written back into buf)
-                if j == BUF:
-                    _fill(rng, buf)
-                    j = 0
+                j = _refilled(rng, buf, j)
                 if buf[j] > deficit:
                     buf[j] -= deficit
                     deficit = 0.0
@@ -3285,11 +3282,10 @@ def _block_diurnal(
                 d_tot = r_eff + last_start + tail
                 lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
-                if lim > 0.0 and j == BUF:
+                if lim > 0.0:
                     # refilled only where the loop below goes on too (lim > 0: its guard
                     # holds), so a hand-over to the general path finds the loop's draws
-                    _fill(rng, buf)
-                    j = 0
+                    j = _refilled(rng, buf, j)
                 room = min(BUF - j, budget - events)
                 # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
                 # ulp below -1)
@@ -3319,9 +3315,7 @@ def _block_diurnal(
             d_tot = r_eff + d_run
             if events >= budget or t + d_tot + bound_cost > cap_safe:
                 break
-            if j == BUF:
-                _fill(rng, buf)
-                j = 0
+            j = _refilled(rng, buf, j)
             g = buf[j]
             j += 1
             if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
