@@ -360,52 +360,56 @@ def _pool_swap(rng, t, n_repair, next_done, n_spares, repair_hours):
     ``Exp(repair_hours / count)`` later, and a new node's repair joins by taking the minimum.
     With more nodes in repair than spares (``wait``), the job waits for the earliest
     completion (at ``ready``), whose node is swapped in. ``n``, ``next``: the count in repair
-    and the next completion afterwards. Each exponential is drawn when needed
-    (:func:`_pool_swap_buf` without a buffer).
-    """
-    wait, ready, n_repair, next_done, _ = _pool_swap_buf(
-        rng, None, 0, t, n_repair, next_done, n_spares, repair_hours
-    )
-    return wait, ready, n_repair, next_done
-
-
-@jit(inline="always")
-def _next_exp(rng, buf, j):
-    """Return a standard exponential and the next unread entry of the draw buffer ``buf``.
-
-    Read from ``buf`` (refilled when read out, :func:`_refilled`), or drawn directly when
-    ``buf`` is None (``j`` then unchanged; the branch is pruned at compile time).
-    """
-    if buf is None:
-        return rng.standard_exponential(), j
-    j = _refilled(rng, buf, j)
-    return buf[j], j + 1
-
-
-@jit(inline="always")
-def _pool_swap_buf(rng, pbuf, jp, t, n_repair, next_done, n_spares, repair_hours):
-    """:func:`_pool_swap` with its exponentials read from ``pbuf`` (:func:`_next_exp`).
-
-    Returns ``(wait, ready, n, next, jp)``, ``jp`` the next unread entry of ``pbuf``.
+    and the next completion afterwards.
     """
     while next_done <= t:
         n_repair -= 1
         if n_repair > 0:
-            x, jp = _next_exp(rng, pbuf, jp)
-            next_done += x * repair_hours / n_repair
+            next_done += rng.standard_exponential() * repair_hours / n_repair
         else:
             next_done = NO_REPAIR
     n_repair += 1
-    x, jp = _next_exp(rng, pbuf, jp)
-    done_new = t + x * repair_hours
+    done_new = t + rng.standard_exponential() * repair_hours
     if done_new < next_done:
         next_done = done_new
     if n_repair > n_spares:
         ready = next_done
         n_repair -= 1
         if n_repair > 0:
-            x, jp = _next_exp(rng, pbuf, jp)
-            next_done = ready + x * repair_hours / n_repair
+            next_done = ready + rng.standard_exponential() * repair_hours / n_repair
+        else:
+            next_done = NO_REPAIR
+        return True, ready, n_repair, next_done
+    return False, t, n_repair, next_done
+
+
+@jit(inline="always")
+def _pool_swap_buf(rng, pbuf, jp, t, n_repair, next_done, n_spares, repair_hours):
+    """:func:`_pool_swap` with its exponentials read from ``pbuf`` (refilled when read out).
+
+    Returns ``(wait, ready, n, next, jp)``, ``jp`` the next unread entry of ``pbuf``.
+    """
+    while next_done <= t:
+        n_repair -= 1
+        if n_repair > 0:
+            jp = _refilled(rng, pbuf, jp)
+            next_done += pbuf[jp] * repair_hours / n_repair
+            jp += 1
+        else:
+            next_done = NO_REPAIR
+    n_repair += 1
+    jp = _refilled(rng, pbuf, jp)
+    done_new = t + pbuf[jp] * repair_hours
+    jp += 1
+    if done_new < next_done:
+        next_done = done_new
+    if n_repair > n_spares:
+        ready = next_done
+        n_repair -= 1
+        if n_repair > 0:
+            jp = _refilled(rng, pbuf, jp)
+            next_done = ready + pbuf[jp] * repair_hours / n_repair
+            jp += 1
         else:
             next_done = NO_REPAIR
         return True, ready, n_repair, next_done, jp
