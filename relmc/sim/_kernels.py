@@ -392,13 +392,17 @@ def _pool_swap_buf(rng, pbuf, jp, t, n_repair, next_done, n_spares, repair_hours
     while next_done <= t:
         n_repair -= 1
         if n_repair > 0:
-            jp = _refilled(rng, pbuf, jp)
+            if jp == BUF:
+                _fill(rng, pbuf)
+                jp = 0
             next_done += pbuf[jp] * repair_hours / n_repair
             jp += 1
         else:
             next_done = NO_REPAIR
     n_repair += 1
-    jp = _refilled(rng, pbuf, jp)
+    if jp == BUF:
+        _fill(rng, pbuf)
+        jp = 0
     done_new = t + pbuf[jp] * repair_hours
     jp += 1
     if done_new < next_done:
@@ -407,7 +411,9 @@ def _pool_swap_buf(rng, pbuf, jp, t, n_repair, next_done, n_spares, repair_hours
         ready = next_done
         n_repair -= 1
         if n_repair > 0:
-            jp = _refilled(rng, pbuf, jp)
+            if jp == BUF:
+                _fill(rng, pbuf)
+                jp = 0
             next_done = ready + pbuf[jp] * repair_hours / n_repair
             jp += 1
         else:
@@ -1744,7 +1750,9 @@ def _block_pool_reduced(
         carry = NO_GAP
         ended = False  # the cap fell in a recovery
         while True:
-            j = _refilled(rng, buf, j)
+            if j == BUF:
+                _fill(rng, buf)
+                j = 0
             first = n_fail == 0
             stop = j + 1 if first else BUF
             g_up = _gap_bound(buf, j, stop, mean_gap)
@@ -1883,15 +1891,6 @@ def _fill(rng, buf):
     """
     for q in range(BUF):
         buf[q] = _gap(rng)
-
-
-@jit(inline="always")
-def _refilled(rng, buf, j):
-    """Return the next unread entry ``j`` of ``buf``; past its end, 0 with ``buf`` refilled."""
-    if j == BUF:
-        _fill(rng, buf)
-        return 0
-    return j
 
 
 @jit
@@ -2177,7 +2176,9 @@ def _block_renewal(
         stop_trial = False
         g = 0.0
         while not stop_trial:
-            j = _refilled(rng, buf, j)
+            if j == BUF:
+                _fill(rng, buf)
+                j = 0
             # the trial's first failure (no restart before it) is taken alone; with planned
             # events, the failures before the next one, then that one alone
             if n_fail == 0:
@@ -3264,7 +3265,9 @@ def _block_diurnal(
             while deficit > 0.0:
                 # points within the last recovery are not failures: the next failure is the
                 # first point after it (its gap from there written back into buf)
-                j = _refilled(rng, buf, j)
+                if j == BUF:
+                    _fill(rng, buf)
+                    j = 0
                 if buf[j] > deficit:
                     buf[j] -= deficit
                     deficit = 0.0
@@ -3282,10 +3285,11 @@ def _block_diurnal(
                 d_tot = r_eff + last_start + tail
                 lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
-                if lim > 0.0:
+                if lim > 0.0 and j == BUF:
                     # refilled only where the loop below goes on too (lim > 0: its guard
                     # holds), so a hand-over to the general path finds the loop's draws
-                    j = _refilled(rng, buf, j)
+                    _fill(rng, buf)
+                    j = 0
                 room = min(BUF - j, budget - events)
                 # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
                 # ulp below -1)
@@ -3315,7 +3319,9 @@ def _block_diurnal(
             d_tot = r_eff + d_run
             if events >= budget or t + d_tot + bound_cost > cap_safe:
                 break
-            j = _refilled(rng, buf, j)
+            if j == BUF:
+                _fill(rng, buf)
+                j = 0
             g = buf[j]
             j += 1
             if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
