@@ -786,6 +786,18 @@ def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
     return n
 
 
+@jit(inline="always")
+def _slot(u, n, prob):
+    """Slot ``j`` of an ``n``-slot alias table that uniform ``u`` selects, and whether it is kept.
+
+    ``u n`` rounded onto ``n`` falls in the last slot; the fraction decides between the slot's
+    own code (``keep``) and its alias.
+    """
+    x = u * n
+    j = min(int(x), n - 1)
+    return j, (x - j) < prob[j]
+
+
 @jit
 def _pick(rng, prob, slot_code, alias_code, n):
     """Code of one outcome drawn from an alias table of ``n >= 1`` slots (one uniform).
@@ -795,9 +807,7 @@ def _pick(rng, prob, slot_code, alias_code, n):
     """
     if n == 1:
         return slot_code[0]  # one possible outcome: no draw needed
-    u = rng.random() * n
-    j = min(int(u), n - 1)  # u rounded onto n: the last slot
-    keep = (u - j) < prob[j]
+    j, keep = _slot(rng.random(), n, prob)
     return alias_code[j] + keep * (slot_code[j] - alias_code[j])
 
 
@@ -822,9 +832,7 @@ def _alias_codes(rng, prob, slot_code, alias_code, n, m, ubuf, cbuf):
     for q in range(m):
         ubuf[q] = rng.random()
     for q in range(m):
-        u = ubuf[q] * n
-        j = min(int(u), n - 1)  # u rounded onto n: the last slot
-        keep = (u - j) < prob[j]
+        j, keep = _slot(ubuf[q], n, prob)
         cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
 
 
@@ -844,9 +852,7 @@ def _alias_counts(rng, prob, slot_code, alias_code, n, m, ubuf, hist, i, counts)
         for q in range(mm):
             ubuf[q] = rng.random()
         for q in range(mm):
-            u = ubuf[q] * n
-            j = min(int(u), n - 1)  # u rounded onto n: the last slot
-            keep = (u - j) < prob[j]
+            j, keep = _slot(ubuf[q], n, prob)
             hist[2 * j + keep] += 1
     for j in range(n):
         counts[i, alias_code[j]] += hist[2 * j]
@@ -2432,9 +2438,7 @@ def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
         _alias_codes(rng, prob, slot_code, alias_code, n, CBUF, ubuf, cbuf)
         return
     for q in range(CBUF):
-        u = rng.random() * n
-        j = min(int(u), n - 1)
-        keep = (u - j) < prob[j]
+        j, keep = _slot(rng.random(), n, prob)
         cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
         ubuf[q] = rng.random()
 
