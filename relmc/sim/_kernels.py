@@ -1838,6 +1838,24 @@ def _block_pool_reduced(
         n_events[i] = events
 
 
+@jit(inline="always")
+def _draw_rates(cat_rate, d, w, suffix):
+    """Copy draw ``d``'s category rates into ``w``; return their total.
+
+    ``suffix[c]`` gets the rate of categories ``c`` and after (the conditional binomials of
+    :func:`_settle_categories`).
+    """
+    total = 0.0
+    for c in range(w.shape[0]):
+        w[c] = cat_rate[d, c]
+        total += w[c]
+    s = 0.0
+    for c in range(w.shape[0] - 1, -1, -1):
+        s += w[c]
+        suffix[c] = s
+    return total
+
+
 @jit
 def _settle_categories(
     rng, i, n, w, suffix, prob, slot_code, alias_code, n_slots, cost, interruptions, scratch,
@@ -2115,14 +2133,7 @@ def _block_renewal(
             # the draw's rates and alias tables (kept while the next trials use the same
             # draw: with point rates, every trial)
             d_prev = d
-            fail_rate = 0.0
-            for c in range(n_cat):
-                w[c] = cat_rate[d, c]
-                fail_rate += w[c]
-            s = 0.0
-            for c in range(n_cat - 1, -1, -1):
-                s += w[c]
-                suffix[c] = s
+            fail_rate = _draw_rates(cat_rate, d, w, suffix)
             n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
             # the general path's table and rate (without maintenance: the failures' own)
             h_prob, h_slot, h_alias = prob, slot_code, alias_code
@@ -3157,14 +3168,7 @@ def _block_diurnal(
         d = draw_of_trial[i]
         if per_shape:
             _trial_shape(draw_amp, draw_phase, no_trend, d, cat_amp, cat_phase, 1.0, amp_i, phase_i)
-        fail_rate = 0.0
-        for c in range(n_cat):
-            w[c] = cat_rate[d, c]
-            fail_rate += w[c]
-        s = 0.0
-        for c in range(n_cat - 1, -1, -1):
-            s += w[c]
-            suffix[c] = s
+        fail_rate = _draw_rates(cat_rate, d, w, suffix)
         zr, zi = _diurnal_terms(w, amp_i, phase_i, start_hour, pc, ps)
         big_a = math.hypot(zr, zi)
         theta = math.atan2(zi, zr)
