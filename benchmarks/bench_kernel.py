@@ -71,7 +71,7 @@ from relmc.scenario import (  # noqa: E402
     replace_path,
 )
 from relmc.sim import _kernels  # noqa: E402
-from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
+from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, block_args  # noqa: E402
 from relmc.sim.simulate import BLOCK_SIZE, kernel_inputs, simulate  # noqa: E402
 
 W_HOURS = 54 * 24.0
@@ -218,11 +218,14 @@ def run_blocks(block_fn, inputs) -> int:
     out = allocate_outputs(n, inputs.n_categories)
     root = np.random.SeedSequence(SEED)
     wanted = list(inspect.signature(block_fn.py_func).parameters)[1:]
+    args = block_args(inputs, out)  # as relmc.sim.simulate.run_kernel lays them out
     for b in range(-(-n // BLOCK_SIZE)):
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
-        args = kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
-        named = dict(zip(KERNEL_PARAMETERS[1:], args, strict=True))
-        block_fn(rng, *(named[p] for p in wanted))
+        block = args(slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
+        if wanted != list(KERNEL_PARAMETERS[1:]):
+            named = dict(zip(KERNEL_PARAMETERS[1:], block, strict=True))
+            block = tuple(named[p] for p in wanted)
+        block_fn(rng, *block)
     return int(out["events"].sum())
 
 

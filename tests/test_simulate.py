@@ -334,3 +334,45 @@ def test_nan_in_posterior_draws_is_rejected():
     draws = xr.DataArray([[0.1], [np.nan]], dims=("draw", "category"), coords={"category": ["a"]})
     with pytest.raises(ValueError, match="rates\\['a'\\] must be finite"):
         simulate(Scenario(failures=fm), rates=draws, n_trials=2)
+
+
+def test_block_args_are_the_inputs_and_views_of_the_blocks_rows():
+    """``block_args``: the kernel's arguments for a block, the inputs looked up once.
+
+    In ``KERNEL_PARAMETERS`` order: every input field is the inputs' own object but
+    ``draw_of_trial``, which is the block's rows; every output a view of the block's rows
+    of ``out`` (so the kernel fills ``out``); equal to ``kernel_args`` block by block.
+    Negative control: a block's view of ``out`` shares no memory with the next block's.
+    """
+    from dataclasses import fields
+
+    from relmc.sim.inputs import (
+        KERNEL_PARAMETERS,
+        OUTPUTS,
+        KernelInputs,
+        allocate_outputs,
+        block_args,
+        kernel_args,
+    )
+    from relmc.sim.simulate import kernel_inputs
+
+    inputs = kernel_inputs(Scenario.default(), None, 10)[0]
+    out = allocate_outputs(10, inputs.n_categories)
+    args = block_args(inputs, out)
+    names = KERNEL_PARAMETERS[1:]
+    n_in = len(fields(KernelInputs))
+    for lo, hi in ((0, 4), (4, 10), (8, 12)):
+        got = dict(zip(names, args(slice(lo, hi)), strict=True))
+        ref = dict(zip(names, kernel_args(inputs, out, slice(lo, hi)), strict=True))
+        for name in names[:n_in]:
+            value = getattr(inputs, name)
+            if name == "draw_of_trial":
+                np.testing.assert_array_equal(got[name], value[lo:hi])
+            else:
+                assert got[name] is value, name
+        for key, name, _, _ in OUTPUTS:
+            view = got[name]
+            assert view.shape == out[key][lo:hi].shape and view.base is out[key], name
+            assert np.shares_memory(view, out[key][lo:hi]) and np.shares_memory(view, ref[name])
+            if hi < 10:
+                assert not np.shares_memory(view, out[key][hi:]), name

@@ -28,7 +28,7 @@ from relmc.sim.inputs import (
     WEEK_HOURS,
     KernelInputs,
     allocate_outputs,
-    kernel_args,
+    block_args,
 )
 
 __all__ = [
@@ -378,10 +378,11 @@ def run_kernel(
     inputs = draw_overhead_factors(inputs, root)
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
+    args = block_args(inputs, out)
 
     def block(b: int) -> None:
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
-        simulate_block(rng, *kernel_args(inputs, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
+        simulate_block(rng, *args(slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
 
     rounds = _rounds(n, precision)
     bar = None
