@@ -176,7 +176,7 @@ def test_integrated_intensity_at_the_mth_failure_is_gamma_through_blocks():
         start_hour=START,
     )
     stats = np.zeros(4, dtype=np.int64)
-    out = _run(_kernels._block_diurnal, x, 8, stats)
+    out = _run(_kernels._block_diurnal, x, 8, True, stats)
     assert (out["events"] == M_EVENTS).all() and not out["finished"].any()
     assert stats[3] > 0.95 * n * (M_EVENTS - 1)  # the blocks took nearly all of them
     se = math.sqrt(M_EVENTS / n)  # the exact Gamma(M, 1) variance
@@ -247,7 +247,7 @@ def test_blocks_match_the_general_path(name):
     n = 600 if name == "llama3_100k" else 2000
     x, _ = kernel_inputs(BLOCKS[name], None, n)
     stats = np.zeros(4, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    fast = _run(_kernels._block_diurnal, x, 1, True, stats)
     slow = _run(_kernels._block_general, x, 2)
     bad = disagreements(fast, slow)
     found = mean_disagreement("power_swings", fast["power_swings"], slow["power_swings"])
@@ -286,7 +286,7 @@ def test_blocks_and_one_by_one_failures_in_turn_match_the_general_path():
     ]  # fmt: skip
     x, _ = kernel_inputs(_scenario(cats, work=8.0, **POLICY), None, 20_000)
     stats = np.zeros(4, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    fast = _run(_kernels._block_diurnal, x, 1, True, stats)
     slow = _run(_kernels._block_general, x, 2)
     assert disagreements(fast, slow) == []
     assert 0.1 < stats[3] / fast["events"].sum() < 0.6, stats
@@ -296,7 +296,7 @@ def test_negative_control_the_comparison_sees_a_tenth_more_amplitude():
     sc = BLOCKS["costly_10pct"]
     x, _ = kernel_inputs(sc, None, 2000)
     wrong = replace_path(sc, "failures.categories.*.diurnal_amplitude", 0.55)
-    fast = _run(_kernels._block_diurnal, x, 1, np.zeros(4, dtype=np.int64))
+    fast = _run(_kernels._block_diurnal, x, 1, True, np.zeros(4, dtype=np.int64))
     slow = _run(_kernels._block_general, kernel_inputs(wrong, None, 2000)[0], 2)
     assert disagreements(fast, slow) != []
 
@@ -322,7 +322,7 @@ def test_no_blocks_where_they_do_not_apply(change):
     if change == "per_draw_amplitude":
         x = dataclasses.replace(x, draw_amp=np.full((1, x.n_categories), 0.5))
     stats = np.zeros(4, dtype=np.int64)
-    out = _run(_kernels._block_diurnal, x, 1, stats)
+    out = _run(_kernels._block_diurnal, x, 1, True, stats)
     assert stats[3] == 0 and out["events"].sum() > 1000
 
 
@@ -363,12 +363,14 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
 ):
     """Without recovery costs, blocks and the loop are one function of the gaps, trial by trial.
 
-    One category without recovery time: the fast run (blocks) and the same inputs with the
-    amplitude given per draw (the same process, no extra draw; no blocks) consume the same
-    gaps, so every trial's events, interruptions and end agree exactly and its wall and
-    progress hours within 1e-9 (the table's solve against the full one). Checks the bound
-    (its slack from the block's phase, all of a buffer's gaps at once) near the cap, the
-    budget and the job's end. Negative control: blocks were used, and not in the forced run.
+    One category without recovery time: the fast run (blocks) and the same inputs with
+    blocks turned off (``use_blocks=False``: the loop one by one on the same buffer of 256
+    gaps, refilled as the blocks refill it) consume the same gaps and hand over to the
+    general path at the same gap, so every trial's events, interruptions and end agree exactly
+    and its wall and progress hours within 1e-9 (the table's solve against the full one).
+    Checks the bound (its slack from the block's phase, all of a buffer's gaps at once) near
+    the cap, the budget and the job's end. Negative control: blocks were used, and not in the
+    run without them.
     """
     base = dataclasses.replace(
         _capped_inputs(400, work_hours, 0.5, cap_hours),
@@ -376,12 +378,12 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
         restart_hours=restart_hours,
         cat_amp=np.array([0.8]),
     )
-    forced = dataclasses.replace(base, draw_amp=np.full((1, 1), 0.8))
     st_fast = np.zeros(4, dtype=np.int64)
     st_slow = np.zeros(4, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, base, 5, st_fast)
-    slow = _run(_kernels._block_diurnal, forced, 5, st_slow)
+    fast = _run(_kernels._block_diurnal, base, 5, True, st_fast)
+    slow = _run(_kernels._block_diurnal, base, 5, False, st_slow)
     assert st_fast[3] > 0.3 * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
+    assert st_fast[1] == st_slow[1]  # the same trials handed over to the general path
     for k in ("events", "finished", "interruptions", "power_swings"):
         np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
     for k in ("wall_hours", "progress_hours"):
@@ -420,7 +422,8 @@ def test_one_trial_per_generator_near_the_cap_matches_the_general_path(name):
     kw, n = CAPPED[name]
     stats = np.zeros(4, dtype=np.int64)
     outs = [
-        _run(_kernels._block_diurnal, _capped_inputs(1, **kw), 10_000 + s, stats) for s in range(n)
+        _run(_kernels._block_diurnal, _capped_inputs(1, **kw), 10_000 + s, True, stats)
+        for s in range(n)
     ]
     one = {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
     general = _run(_kernels._block_general, _capped_inputs(n, **kw), 8)
@@ -583,3 +586,71 @@ def test_block_count_is_the_longest_run_within_the_bound():
             want += 1
         got = _kernels._block_count(buf, j, room, slack, inv_l, lim)
         assert got == want, (case, got, want)
+
+
+# ---------------------------------------------------------------- the buffer of 256 gaps
+def test_fill_from_draws_what_the_loops_refills_drew():
+    """``_fill_from``: from position 128 of 256, one refill of ``BUF``; from 0, two in turn.
+
+    The same exponentials in the same order as ``_fill`` into a buffer of ``BUF``, and the
+    Generator left in the same state, so a trial without blocks draws what it always drew
+    (its last ``BUF`` positions). Negative control: another seed gives other gaps.
+    """
+    n = _kernels.BUF
+    wide = np.full(_kernels._DIURNAL_BUF, -1.0)
+    one = np.empty(n)
+    two = np.empty(n)
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    _kernels._fill_from(rng_a, wide, _kernels._DIURNAL_BUF - n)
+    _kernels._fill(rng_b, one)
+    assert (wide[: _kernels._DIURNAL_BUF - n] == -1.0).all()  # the rest untouched
+    np.testing.assert_array_equal(wide[-n:], one)
+    assert rng_a.bit_generator.state == rng_b.bit_generator.state
+    _kernels._fill_from(rng_a, wide, 0)
+    _kernels._fill(rng_b, one)
+    _kernels._fill(rng_b, two)
+    np.testing.assert_array_equal(wide, np.concatenate([one, two]))
+    assert rng_a.bit_generator.state == rng_b.bit_generator.state
+    _kernels._fill(np.random.default_rng(4), two)
+    assert not np.array_equal(two, one)
+
+
+@pytest.mark.parametrize("width", [_kernels.BUF, _kernels._DIURNAL_BUF])
+def test_acc_total_sums_every_position_in_a_fixed_pairwise_order(width):
+    """``_acc_total`` over rows of ``BUF`` and of ``_DIURNAL_BUF``: every position, then zeroed.
+
+    Against a pairwise sum written here (halves added position by position, as the kernel
+    does): equal bit for bit, and within 1e-13 of ``math.fsum``. Negative control: the sum of
+    the first 128 positions alone (a row of 256 summed as if it were 128 wide) differs.
+    """
+    rng = np.random.default_rng(width)
+    acc = np.zeros((_kernels.N_ACC, width))
+    acc[2] = rng.exponential(1.0, width) * rng.choice([1e-3, 1.0, 1e3], width)
+    row = acc[2].copy()
+    ref = row.copy()
+    half = width // 2
+    while half >= 1:
+        ref[:half] += ref[half : 2 * half]
+        half //= 2
+    total = _kernels._acc_total(acc, 2)
+    assert total == ref[0]
+    assert abs(total - math.fsum(row)) <= 1e-13 * math.fsum(row)
+    assert not acc.any()
+    if width > 128:
+        assert abs(math.fsum(row[:128]) - total) > 1e-6 * total
+
+
+def test_blocks_take_up_to_256_gaps():
+    """Llama 3's rates at 100k GPUs, one diurnal shape, 54 days: blocks of more than ``BUF`` gaps.
+
+    ``stats[4]`` counts blocks: the failures taken in blocks per block average above 128 (with
+    a buffer of 128 gaps no block could take more than 128), and at most 256.
+    """
+    sc = _llama3_100k()
+    x = kernel_inputs(
+        dataclasses.replace(sc, job=dataclasses.replace(sc.job, compute_hours=1296.0)), None, 4
+    )[0]
+    stats = np.zeros(5, dtype=np.int64)
+    _run(_kernels._block_diurnal, x, 2, True, stats)
+    per_block = stats[3] / stats[4]
+    assert stats[3] > 0.95 * stats[0] and 160 < per_block <= _kernels._DIURNAL_BUF, stats

@@ -154,7 +154,7 @@ def test_diurnal_path_matches_general_path(name):
     x = _inputs(name)
     assert _applies(x)
     stats = np.zeros(3, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    fast = _run(_kernels._block_diurnal, x, 1, True, stats)
     general = _run(_kernels._block_general, x, seed=2)
     assert disagreements(fast, general) == []
     for out in (fast, general):
@@ -177,7 +177,7 @@ def test_diurnal_path_matches_general_path_with_thousands_of_failures():
     sc = _scenario(_llama_spread(0.5), n_gpus=100_000, work=54 * 24.0, **POLICY)
     x, _ = kernel_inputs(sc, None, 600)
     stats = np.zeros(3, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 3, stats)
+    fast = _run(_kernels._block_diurnal, x, 3, True, stats)
     general = _run(_kernels._block_general, x, seed=4)
     assert fast["events"].mean() > 2000 and stats[1] == 0
     assert disagreements(fast, general) == []
@@ -189,7 +189,7 @@ def test_diurnal_path_matches_general_path_with_thousands_of_failures():
 def test_diurnal_path_matches_reference(name):
     x = _inputs(name, 1500)
     stats = np.zeros(3, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 5, stats)
+    fast = _run(_kernels._block_diurnal, x, 5, True, stats)
     assert stats[0] > 0
     slow = simulate_reference(x, np.random.default_rng(6))
     assert disagreements(fast, slow) == []
@@ -202,7 +202,7 @@ def test_reference_comparison_negative_control_sees_a_six_hour_phase_error():
     # amplitude 1 on all four categories, a 20 h job: the failures crowd around the peak)
     x = _inputs("a1.0_shared", 1500)
     wrong = dataclasses.replace(x, cat_phase=x.cat_phase + 6.0)
-    fast = _run(_kernels._block_diurnal, x, 5, np.zeros(3, dtype=np.int64))
+    fast = _run(_kernels._block_diurnal, x, 5, True, np.zeros(3, dtype=np.int64))
     slow = simulate_reference(wrong, np.random.default_rng(6))
     assert disagreements(fast, slow) != []
 
@@ -254,7 +254,7 @@ def test_integrated_intensity_at_the_mth_failure_is_gamma():
     n = 6000
     x = _known_inputs(n)
     stats = np.zeros(3, dtype=np.int64)
-    out = _run(_kernels._block_diurnal, x, 8, stats)
+    out = _run(_kernels._block_diurnal, x, 8, True, stats)
     assert stats[0] == n * (M_EVENTS - 1) and stats[1] == n  # all but the M-th on the path
     assert (out["events"] == M_EVENTS).all() and not out["finished"].any()
     se = math.sqrt(M_EVENTS / n)  # 4 SE of the exact Gamma(M, 1) variance
@@ -390,7 +390,7 @@ def test_simulate_block_takes_the_diurnal_path():
         ("maintenance", kernel_inputs(_with_maint(MANY, 0.05, 0.25), None, 600)[0]),
     ):
         via = _run(_kernels.simulate_block, x, seed=9)
-        _bitwise(via, _run(_kernels._block_diurnal, x, 9, np.zeros(3, dtype=np.int64)))
+        _bitwise(via, _run(_kernels._block_diurnal, x, 9, True, np.zeros(3, dtype=np.int64)))
         # negative control: the general path on the same stream gives other numbers
         other = _run(_kernels._block_general, x, seed=9)
         assert not np.array_equal(via["wall_hours"], other["wall_hours"]), name
@@ -486,7 +486,7 @@ def test_diurnal_path_with_maintenance_matches_general_path(name):
     x, _ = kernel_inputs(MAINT[name], None, N_TRIALS)
     assert x.maint_rate > 0 and _applies(x)
     stats = np.zeros(3, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 1, stats)
+    fast = _run(_kernels._block_diurnal, x, 1, True, stats)
     general = _run(_kernels._block_general, x, seed=2)
     assert disagreements(fast, general) == []
     assert fast["maintenance_events"].mean() > 0.2
@@ -519,7 +519,7 @@ def test_diurnal_path_takes_planned_maintenance_without_failures():
     )
     x, _ = kernel_inputs(sc, None, N_TRIALS)
     assert _applies(x)
-    fast = _run(_kernels._block_diurnal, x, 1, np.zeros(3, dtype=np.int64))
+    fast = _run(_kernels._block_diurnal, x, 1, True, np.zeros(3, dtype=np.int64))
     general = _run(_kernels._block_general, x, seed=2)
     assert disagreements(fast, general) == []
     assert fast["interruptions"].sum() == 0 and fast["maintenance_events"].mean() > 3
@@ -529,7 +529,7 @@ def test_diurnal_maintenance_negative_controls_detect_ten_percent_errors():
     # the general path is given 10 % longer downtime, then a 10 % higher planned rate
     base = MAINT["shared"]
     x, _ = kernel_inputs(base, None, N_TRIALS)
-    fast = _run(_kernels._block_diurnal, x, 1, np.zeros(3, dtype=np.int64))
+    fast = _run(_kernels._block_diurnal, x, 1, True, np.zeros(3, dtype=np.int64))
     fm = base.failures
     longer = _with_maint(base, fm.maintenance_rate, fm.maintenance_hours * 1.1)
     more = _with_maint(base, fm.maintenance_rate * 1.1, fm.maintenance_hours)
@@ -560,7 +560,7 @@ def test_diurnal_planned_events_match_their_compensator():
     # to planned events (the deferral ignored).
     x, _ = kernel_inputs(RARE_FAILURE_TAIL, None, N_TRIALS)
     stats = np.zeros(3, dtype=np.int64)
-    out = _run(_kernels._block_diurnal, x, 4, stats)
+    out = _run(_kernels._block_diurnal, x, 4, True, stats)
     assert out["finished"].all() and stats[1] == 0
     exposed = _exposed(out, x)
     before_end = exposed - (x.delta + x.persist)
@@ -575,7 +575,7 @@ def test_diurnal_planned_events_match_their_compensator():
 def test_diurnal_path_with_maintenance_matches_reference(name):
     x, _ = kernel_inputs(MAINT[name], None, 1500)
     stats = np.zeros(3, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 5, stats)
+    fast = _run(_kernels._block_diurnal, x, 5, True, stats)
     assert stats[2] > 0
     slow = simulate_reference(x, np.random.default_rng(6))
     assert disagreements(fast, slow) == []
@@ -604,5 +604,5 @@ def test_invariants_hold_on_random_diurnal_path_scenarios(x, maint, seed):
     )
     assert _applies(x)
     stats = np.zeros(3, dtype=np.int64)
-    out = _run(_kernels._block_diurnal, x, seed, stats)
+    out = _run(_kernels._block_diurnal, x, seed, True, stats)
     _check_invariants(out, x)

@@ -109,7 +109,8 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   unexposed hours skipped), each failure's wall time an independent inversion of ``u + e sin
   u`` from a table over one period (``_kepler_step``: the nearest node's inverse series and
   one Newton step, in a loop without branches; else the full solve), and the runs the renewal
-  path's block arithmetic.
+  path's block arithmetic. Such a trial draws its gaps 256 at a time (``_DIURNAL_BUF``; the
+  same draws as two refills of ``BUF``), so a block takes up to 256.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -1918,6 +1919,13 @@ def _fill(rng, buf):
 
 
 @jit
+def _fill_from(rng, buf, j0):
+    """Refill ``buf[j0:]`` with standard exponentials (:func:`_fill` from position ``j0``)."""
+    for q in range(j0, buf.shape[0]):
+        buf[q] = _gap(rng)
+
+
+@jit
 def _gap_bound(buf, j0, stop, mean_gap):
     """Return an upper bound on the sum of the gaps ``buf[j0:stop] * mean_gap``.
 
@@ -1989,8 +1997,11 @@ def _prefix_fit(buf, j0, stop, mean_gap, limit):
 
 @jit
 def _acc_total(acc, row):
-    """Sum of ``acc[row]`` in a fixed pairwise order (then zeroed): machine-independent."""
-    half = BUF // 2
+    """Sum of ``acc[row]`` in a fixed pairwise order (then zeroed): machine-independent.
+
+    Pairwise over the row's width, a power of two (``BUF``, or ``_DIURNAL_BUF``).
+    """
+    half = acc.shape[1] // 2
     while half >= 1:
         for q in range(np.uint64(half)):
             acc[row, q] += acc[row, q + np.uint64(half)]
@@ -2434,6 +2445,10 @@ _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
 CBUF = 32  # categories (or rejection proposals) drawn ahead per refill, per trial
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
+# the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
+# refills, the same draws), so a block takes up to this many gaps; any other trial refills
+# its last BUF positions, as the loop always did
+_DIURNAL_BUF = 2 * BUF
 _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any event budget)
 
 
@@ -3037,6 +3052,7 @@ def _block_diurnal(
     n_events,
     lost,
     swings,
+    use_blocks,
     stats,
 ):
     """Run the diurnal path over a block (:func:`diurnal_applies`; see the module docstring).
@@ -3092,7 +3108,16 @@ def _block_diurnal(
     by the same rule. The points' wall times are independent solves (a table of the inverse of
     ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the failures' runs
     go through the renewal path's block arithmetic. ``stats[3]``, when given, counts the
-    failures taken in blocks.
+    failures taken in blocks, ``stats[4]`` the blocks.
+
+    The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
+    of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
+    and pays its fixed costs (the phase at its start, the solve's and the run arithmetic's
+    loop set-up, the sine and cosine after it; ~400 ns a block) half as often; any other
+    trial refills its last ``BUF`` positions, as the loop one by one always did, so its
+    draws are unmoved. Where both kinds of trial meet in a block of trials, what one leaves in
+    the buffer the next takes first. ``use_blocks`` false (tests) takes every failure one by
+    one with the same refills, so a trial with blocks and without consume the same gaps.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -3118,8 +3143,8 @@ def _block_diurnal(
     rs = np.zeros(n_cat)
     amp_i = np.empty(n_cat)
     phase_i = np.empty(n_cat)
-    buf = np.empty(BUF)
-    j = BUF
+    buf = np.empty(_DIURNAL_BUF)
+    j = _DIURNAL_BUF
     cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories (or proposals), drawn ahead
     ubuf = np.empty(CBUF)  # and the proposals' uniforms
     scratch = _settle_scratch(n_cat)
@@ -3147,11 +3172,11 @@ def _block_diurnal(
     # per-position work arrays and the run sums it adds at buffer positions
     tab = np.empty((_KEP_N + 1, _KEP_COLS))
     e_tab = -1.0
-    wk = np.empty((2 + _KEP_COLS, BUF))  # _kepler_pass's work rows and nodes
-    ji = np.empty(BUF, dtype=np.int64)
-    gf = np.empty(BUF)
-    xa = np.empty(BUF)
-    okf = np.empty(BUF)
+    wk = np.empty((2 + _KEP_COLS, _DIURNAL_BUF))  # _kepler_pass's work rows and nodes
+    ji = np.empty(_DIURNAL_BUF, dtype=np.int64)
+    gf = np.empty(_DIURNAL_BUF)
+    xa = np.empty(_DIURNAL_BUF)
+    okf = np.empty(_DIURNAL_BUF)
     w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
     w_z = np.empty(n_cat)
     suffix_z = np.empty(n_cat)
@@ -3161,7 +3186,7 @@ def _block_diurnal(
     prob_z = np.empty(n_cat)
     slot_z = np.empty(n_cat, dtype=np.int64)
     alias_z = np.empty(n_cat, dtype=np.int64)
-    acc = np.zeros((N_ACC, BUF))
+    acc = np.zeros((N_ACC, _DIURNAL_BUF))
     no_trend = np.ones(0)
     _trial_shape(draw_amp, draw_phase, no_trend, 0, cat_amp, cat_phase, 1.0, amp_i, phase_i)
     for i in range(n_trials):
@@ -3219,6 +3244,9 @@ def _block_diurnal(
         # the blocks' points within recoveries (not failures): at most one expected per
         # failure at the peak intensity (the work thinned out; exact either way)
         fast = fast and recovering * (1.0 + amp_i[c_first]) <= 1.0
+        # where the buffer's refill starts: all of it with blocks, else its last BUF
+        # positions (the loop's refills as they always were)
+        j_fill = 0 if fast else _DIURNAL_BUF - BUF
         used_acc = False
         # blocks: failures up to the next one whose recovery costs time (k_left), and those of
         # categories without cost taken so far (n_zero, drawn at the trial's end)
@@ -3273,16 +3301,21 @@ def _block_diurnal(
             while deficit > 0.0:
                 # points within the last recovery are not failures: the next failure is the
                 # first point after it (its gap from there written back into buf)
-                if j == BUF:
-                    _fill(rng, buf)
-                    j = 0
+                if j == _DIURNAL_BUF:
+                    _fill_from(rng, buf, j_fill)
+                    j = j_fill
                 if buf[j] > deficit:
                     buf[j] -= deficit
                     deficit = 0.0
                 else:
                     deficit -= buf[j]
                     j += 1
-            if fast and r_eff == restart_hours and budget - events >= _DIURNAL_BLOCK_MIN:
+            if (
+                use_blocks
+                and fast
+                and r_eff == restart_hours
+                and budget - events >= _DIURNAL_BLOCK_MIN
+            ):
                 # the longest run of the buffer's failures that surely stop short of the
                 # job's last segment (the renewal path's bound: exposures sum to at most X, X
                 # <= (F(X) + slack) / L) and of the budget, and at whose every cycle
@@ -3293,12 +3326,12 @@ def _block_diurnal(
                 d_tot = r_eff + last_start + tail
                 lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
-                if lim > 0.0 and j == BUF:
+                if lim > 0.0 and j == _DIURNAL_BUF:
                     # refilled only where the loop below goes on too (lim > 0: its guard
                     # holds), so a hand-over to the general path finds the loop's draws
-                    _fill(rng, buf)
-                    j = 0
-                room = min(BUF - j, budget - events)
+                    _fill_from(rng, buf, j_fill)
+                    j = j_fill
+                room = min(_DIURNAL_BUF - j, budget - events)
                 # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
                 # ulp below -1)
                 slack = k_amp * max(1.0 + s0, 0.0)
@@ -3312,6 +3345,8 @@ def _block_diurnal(
                     )  # fmt: skip
                     n_zero += nz
                     used_acc = True
+                    if stats.shape[0] > 4:
+                        stats[4] += 1  # blocks (when counted)
                     if stats.shape[0] > 3:
                         stats[3] += nf  # failures taken in blocks (when counted)
                     events += nf
@@ -3327,9 +3362,9 @@ def _block_diurnal(
             d_tot = r_eff + d_run
             if events >= budget or t + d_tot + bound_cost > cap_safe:
                 break
-            if j == BUF:
-                _fill(rng, buf)
-                j = 0
+            if j == _DIURNAL_BUF:
+                _fill_from(rng, buf, j_fill)
+                j = j_fill
             g = buf[j]
             j += 1
             if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
@@ -6230,7 +6265,7 @@ def simulate_block(
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
             cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
             draw_phase, wall, finished, progress, interruptions, maint_events, n_events, lost,
-            swings, np.zeros(3, dtype=np.int64),
+            swings, True, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif renewal_applies(maint_rate, n_spares, swap, varying, uncertain):
         _block_renewal(
