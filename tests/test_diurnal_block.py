@@ -616,12 +616,13 @@ def test_fill_from_draws_what_the_loops_refills_drew():
 
 
 @pytest.mark.parametrize("width", [_kernels.BUF, _kernels._DIURNAL_BUF])
-def test_acc_total_sums_every_position_in_a_fixed_pairwise_order(width):
-    """``_acc_total`` over rows of ``BUF`` and of ``_DIURNAL_BUF``: every position, then zeroed.
+def test_acc_pairwise_sums_every_position_in_a_fixed_pairwise_order(width):
+    """``_acc_pairwise`` over rows of ``BUF`` and of ``_DIURNAL_BUF``: every position, then zeroed.
 
     Against a pairwise sum written here (halves added position by position, as the kernel
-    does): equal bit for bit, and within 1e-13 of ``math.fsum``. Negative control: the sum of
-    the first 128 positions alone (a row of 256 summed as if it were 128 wide) differs.
+    does): equal bit for bit, and within 1e-13 of ``math.fsum``; ``_acc_total`` (rows of
+    ``BUF``) is the same sum. Negative control: the sum of the first 128 positions alone (a
+    row of 256 summed as if it were 128 wide) differs.
     """
     rng = np.random.default_rng(width)
     acc = np.zeros((_kernels.N_ACC, width))
@@ -632,11 +633,14 @@ def test_acc_total_sums_every_position_in_a_fixed_pairwise_order(width):
     while half >= 1:
         ref[:half] += ref[half : 2 * half]
         half //= 2
-    total = _kernels._acc_total(acc, 2)
+    total = _kernels._acc_pairwise(acc, 2, width)
     assert total == ref[0]
     assert abs(total - math.fsum(row)) <= 1e-13 * math.fsum(row)
     assert not acc.any()
-    if width > 128:
+    if width == _kernels.BUF:
+        acc[2] = row
+        assert _kernels._acc_total(acc, 2) == total and not acc.any()
+    else:
         assert abs(math.fsum(row[:128]) - total) > 1e-6 * total
 
 
