@@ -413,12 +413,13 @@ def block_args(inputs: KernelInputs, out: dict[str, np.ndarray]) -> Callable[[sl
     """:func:`kernel_args` of ``inputs`` and ``out`` as a function of the block alone.
 
     The inputs' fields and the output arrays are looked up here, once; a block's arguments
-    are then the same objects with ``draw_of_trial`` and the outputs sliced (2 us a block
-    against 12-24 us looked up afresh: measured with 256-trial blocks, the inputs' 56 fields
-    and 21 outputs).
+    are then the same objects with ``draw_of_trial`` and the outputs sliced (4.5-4.9 us a
+    block against 19-21 us looked up afresh: benchmarks/bench_block_overhead.py, 256-trial
+    blocks, the inputs' 56 fields and 21 outputs).
     """
-    values = [getattr(inputs, f.name) for f in fields(KernelInputs)]
-    k = next(i for i, f in enumerate(fields(KernelInputs)) if f.name == "draw_of_trial")
+    names = [f.name for f in fields(KernelInputs)]
+    values = [getattr(inputs, name) for name in names]
+    k = names.index("draw_of_trial")
     before, draws, after = tuple(values[:k]), values[k], tuple(values[k + 1 :])
     outs = tuple(out[name] for name, _, _, _ in OUTPUTS)
 
