@@ -219,10 +219,11 @@ def run_blocks(block_fn, inputs) -> int:
     root = np.random.SeedSequence(SEED)
     wanted = list(inspect.signature(block_fn.py_func).parameters)[1:]
     args = block_args(inputs, out)  # as relmc.sim.simulate.run_kernel lays them out
+    older = wanted != list(KERNEL_PARAMETERS[1:])
     for b in range(-(-n // BLOCK_SIZE)):
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
         block = args(slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
-        if wanted != list(KERNEL_PARAMETERS[1:]):
+        if older:
             named = dict(zip(KERNEL_PARAMETERS[1:], block, strict=True))
             block = tuple(named[p] for p in wanted)
         block_fn(rng, *block)
