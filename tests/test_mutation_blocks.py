@@ -47,13 +47,14 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
     ji = np.empty(_kernels.BUF, dtype=np.int64)
     acc = np.zeros((_kernels.N_ACC, _kernels.BUF))
     seg = 0.5 + 1 / 60
-    k_left, n_zero, t, _, _, _, n_fail, deficit = _kernels._diurnal_block(
+    k_left, _, n_zero, t, _, _, _, n_fail, deficit = _kernels._diurnal_block(
         np.random.default_rng(0), 0, buf, 0, 3, tab, t0, math.sin(phi0), math.cos(phi0),
         big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a),
         1e-300,  # lam_geo: after the first (costly) failure, the countdown never ends
         1,  # k_left: the first failure is the costly one
-        costs, rot_c, rot_s, prob_c, slot_c, alias_c, 1, interruptions, gf, xa, okf, wk, ji,
-        0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
+        costs, rot_c, rot_s, prob_c, slot_c, alias_c, 1, np.empty(_kernels.CBUF, np.int64),
+        np.empty(_kernels.CBUF, np.int64), np.empty(_kernels.CBUF), _kernels.CBUF,
+        interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
     )  # fmt: skip
     assert okf[:3].tolist() == [0.0, 0.0, 0.0]  # all took the full solve
     assert n_fail == 1 and interruptions[0, 0] == 1 and n_zero == 0 and k_left > 10**18
