@@ -3033,11 +3033,12 @@ def _diurnal_block(
     # then the failures whose recovery costs time, in order: the k_left-th failure from here,
     # and from each such one the next after its countdown (between them every point is a
     # failure, none of them costing time); the points within its recovery are not failures
-    # (marked -1, taken out below), the first after it is exposed from its recovery's end
+    # (marked -1: the run arithmetic adds nothing for them), the first after it is exposed
+    # from its recovery's end
     n_costly = 0
     n_skip = 0
     c_open = -1  # the last failure's category when it costs time and its recovery outlasts
-    p_c = 0  # the block's points; that failure's point
+    p_c = 0  # the block's points, and that failure's point
     w_end = 0.0
     p = j + (k_left - 1)  # the next failure whose recovery costs time (point)
     while p < stop:
