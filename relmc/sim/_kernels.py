@@ -630,10 +630,7 @@ def _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps):
     categories' diurnal terms sum to ``A cos(OMEGA t + theta)`` with ``A = hypot(zr, zi)``,
     ``theta = atan2(zi, zr)`` (one period).
     """
-    for c in range(cat_amp.shape[0]):
-        ang = OMEGA * (start_hour - cat_phase[c])
-        pc[c] = math.cos(ang)
-        ps[c] = math.sin(ang)
+    _diurnal_angles(cat_phase, start_hour, pc, ps)
     return _diurnal_terms_at(w, cat_amp, pc, ps, pc, ps)
 
 
@@ -2738,11 +2735,11 @@ def _kepler_table(e, tab):
     from these in its vectorised loop: against rows of eight with them stored, the diurnal path
     at 100k GPUs ran 1.027x and 1.045x as fast in two interleaved A/Bs (the copy of the rows,
     4.3 -> 1.3 ns a failure in a harness, is what the loop cannot vectorise, see
-    :func:`_kepler_pass`). Newton starts from the previous node's inverse series to third
-    order, so one or two steps reach the node (five or six from ``u = m``): the table, built
-    once a kernel call (per 256 trials) and again only when the amplitude changes, took 342
-    against 127 us at amplitude 0.5 on a loaded host; at 2k GPUs that was ~1.3 us of a
-    trial's ~7.
+    :func:`_kepler_pass`). Newton starts from the previous node's inverse series
+    (:func:`_kepler_series`), so one or two steps reach the node (five or six from ``u =
+    m``): the table, built once a kernel call (per 256 trials) and again only when the
+    amplitude changes, took 342 against 127 us at amplitude 0.5 on a loaded host; at 2k GPUs
+    that was ~1.3 us of a trial's ~7.
     """
     h = TWO_PI / _KEP_N
     u = 0.0  # the previous node and its sine and cosine (M^-1(0) = 0)
@@ -2752,14 +2749,13 @@ def _kepler_table(e, tab):
         m = j * h
         lo = m - e
         hi = m + e
-        # first guess: the previous node's inverse series to third order (as the solve's,
-        # :func:`_kepler_newton`), so that Newton needs one or two steps, not five or six
+        # first guess: the previous node's inverse series (the solve's, :func:`_kepler_series`),
+        # so that Newton needs one or two steps, not five or six
         a1 = 1.0 + e * c
         b1 = 1.0 / a1 if a1 > 0.0 else 0.0
-        a2 = -0.5 * e * s
-        a3 = e * c * (-1.0 / 6.0)
-        dm = m - (u + e * s)
-        un = u + dm * (b1 + dm * (-a2 * b1 * b1 * b1 + dm * (2.0 * a2 * a2 - a1 * a3) * b1**5))
+        mj, b2, b3, b4 = _kepler_series(e, u, s, c, b1)
+        dm = m - mj
+        un = u + dm * (b1 + dm * (b2 + dm * (b3 + dm * b4)))
         u = un if lo < un < hi else m
         for _ in range(100):
             f = u + e * math.sin(u) - m
@@ -2825,30 +2821,15 @@ def _kepler_node(g, m0, w_l):
 def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj, b1):
     """:func:`_kepler_step`'s arithmetic from a node's row (``u_j``, its sine, cosine, ``b1``).
 
-    ``M(u_j) = u_j + e sin u_j`` (as the node was solved for) and the inverse's Taylor
-    coefficients at it to fourth order, from ``M``'s derivatives ``1 + e cos``, ``-e sin``,
-    ``-e cos``, ``e sin`` (all 0 with ``b1``); the series step ``d``, the sine and cosine of
+    ``M(u_j)`` and the inverse's Taylor coefficients at it to fourth order
+    (:func:`_kepler_series`); the series step ``d``, the sine and cosine of
     ``u_j + d``, one Newton step ``dx``, the wall hours and the trust test; returns ``(X, ok,
     sin, cos of u_j + d, dx)``. Computed at the amplitude in use, so a node is only a point
     to step from: a table of another amplitude makes the steps long and the trust test
     declines them (tests/test_diurnal_block.py). Branch-free and table-free, so that the
     loop of :func:`_kepler_finish` vectorises.
     """
-    es = e * sj
-    ec = e * cj
-    mj = u_j + es  # M(u_j)
-    # the inverse's Taylor coefficients at M(u_j) from M's derivatives 1 + e cos, -e sin,
-    # -e cos, e sin (b1 = 1 / M'(u_j), 0 where M' <= 0: then all are)
-    a1 = 1.0 + ec
-    a2 = -0.5 * es
-    a3 = ec * (-1.0 / 6.0)
-    a4 = es * (1.0 / 24.0)
-    b12 = b1 * b1
-    b13 = b12 * b1
-    b15 = b13 * b12
-    b2 = -a2 * b13
-    b3 = (2.0 * a2 * a2 - a1 * a3) * b15
-    b4 = (a2 * (5.0 * a1 * a3 - 5.0 * a2 * a2) - a1 * a1 * a4) * (b15 * b12)
+    mj, b2, b3, b4 = _kepler_series(e, u_j, sj, cj, b1)
     dm = m - mj
     d = dm * (b1 + dm * (b2 + dm * (b3 + dm * b4)))
     z = d * d
@@ -2866,6 +2847,30 @@ def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj, b1):
         & (e * abs(s) * dx * dx <= 2.0 * f1 * (tol0 + _X_RTOL * (mt - m0)))
     )
     return x, ok, s, c, dx
+
+
+@jit(inline="always")
+def _kepler_series(e, u_j, sj, cj, b1):
+    """``M(u_j) = u_j + e sin u_j`` and the inverse's Taylor coefficients ``b2``-``b4`` at it.
+
+    From ``M``'s derivatives ``1 + e cos``, ``-e sin``, ``-e cos``, ``e sin`` at the node
+    (``b1 = 1 / M'(u_j)``, 0 where ``M' <= 0``: then all are); ``M^-1(M(u_j) + dm) = u_j +
+    dm (b1 + dm (b2 + dm (b3 + dm b4))) + O(dm^5)``. Shared by the solve
+    (:func:`_kepler_newton`) and the table's first guesses (:func:`_kepler_table`).
+    """
+    es = e * sj
+    ec = e * cj
+    a1 = 1.0 + ec
+    a2 = -0.5 * es
+    a3 = ec * (-1.0 / 6.0)
+    a4 = es * (1.0 / 24.0)
+    b12 = b1 * b1
+    b13 = b12 * b1
+    b15 = b13 * b12
+    b2 = -a2 * b13
+    b3 = (2.0 * a2 * a2 - a1 * a3) * b15
+    b4 = (a2 * (5.0 * a1 * a3 - 5.0 * a2 * a2) - a1 * a1 * a4) * (b15 * b12)
+    return u_j + es, b2, b3, b4
 
 
 @jit(inline="always")
