@@ -217,7 +217,7 @@ def run_blocks(block_fn, inputs) -> int:
     n = inputs.n_trials
     out = allocate_outputs(n, inputs.n_categories)
     root = np.random.SeedSequence(SEED)
-    wanted = list(inspect.signature(block_fn.py_func).parameters)[1:]
+    wanted = list(inspect.signature(block_fn).parameters)[1:]
     args = block_args(inputs, out)  # as relmc.sim.simulate.run_kernel lays them out
     older = wanted != list(KERNEL_PARAMETERS[1:])
     for b in range(-(-n // BLOCK_SIZE)):

@@ -44,7 +44,7 @@ def _path_args(block_fn, inputs, out, block) -> list:
     outputs).
     """
     named = dict(zip(KERNEL_PARAMETERS[1:], kernel_args(inputs, out, block), strict=True))
-    return [named[p] for p in inspect.signature(block_fn.py_func).parameters if p in named]
+    return [named[p] for p in inspect.signature(block_fn).parameters if p in named]
 
 
 def _run(block_fn, inputs, seed: int) -> dict[str, np.ndarray]:

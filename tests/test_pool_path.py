@@ -146,7 +146,7 @@ def _path_taken(inputs, monkeypatch) -> list[str]:
         monkeypatch.setattr(_kernels, name, lambda *a, _n=name: taken.append(_n))
     out = allocate_outputs(inputs.n_trials, inputs.n_categories)
     rng = np.random.default_rng(0)
-    _kernels.simulate_block.py_func(rng, *kernel_args(inputs, out, slice(0, inputs.n_trials)))
+    _kernels.simulate_block(rng, *kernel_args(inputs, out, slice(0, inputs.n_trials)))
     monkeypatch.undo()
     return taken
 

@@ -111,7 +111,7 @@ def test_bad_rate_sources_are_named(rates, match):
 def test_kernel_parameters_match_the_kernel_signature():
     # the one packing function lays out arguments in KERNEL_PARAMETERS' order; if the kernel's
     # signature drifts from it, every positional argument would land in the wrong place
-    signature = inspect.signature(simulate_block.py_func)
+    signature = inspect.signature(simulate_block)
     assert tuple(signature.parameters) == KERNEL_PARAMETERS
     inputs, _ = kernel_inputs(_scenario(), None, 3)
     out = allocate_outputs(3, inputs.n_categories)

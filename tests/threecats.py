@@ -71,7 +71,7 @@ def run_path(block_fn, x: KernelInputs, seed: int, *extra) -> dict[str, np.ndarr
     """
     out = allocate_outputs(x.n_trials, x.n_categories)
     root = np.random.SeedSequence(seed)
-    wanted = inspect.signature(block_fn.py_func).parameters
+    wanted = inspect.signature(block_fn).parameters
     for b in range(-(-x.n_trials // BLOCK_SIZE)):
         rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
         args = kernel_args(x, out, slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE))
