@@ -4648,6 +4648,23 @@ def _node_split(cat_rate, d, is_dom, mix, m_i, wg, wb, wd):
 
 
 @jit
+def _zero_node_counts(
+    i, nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
+    wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+):  # fmt: skip
+    """Set trial ``i``'s node-model counts to 0 (a node path's start, or no node model)."""
+    nodes_excluded_bad[i] = 0
+    nodes_excluded_good[i] = 0
+    repairs_auto[i] = 0
+    repairs_manual[i] = 0
+    nodes_retired[i] = 0
+    wrong_blames[i] = 0
+    standby_swaps[i] = 0
+    restarts_memory[i] = 0
+    restarts_storage[i] = 0
+
+
+@jit
 def _node_start(
     rng, i, n, n_standbys, n_spares, f_i, nc, ll, meta, fs, nodes_excluded_bad,
     nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
@@ -4658,15 +4675,10 @@ def _node_start(
     The bad nodes in the job, among the standbys and in the pool are binomial at the
     trial's fraction ``f_i``; no records, nothing in repair. Returns the job's bad nodes.
     """
-    nodes_excluded_bad[i] = 0
-    nodes_excluded_good[i] = 0
-    repairs_auto[i] = 0
-    repairs_manual[i] = 0
-    nodes_retired[i] = 0
-    wrong_blames[i] = 0
-    standby_swaps[i] = 0
-    restarts_memory[i] = 0
-    restarts_storage[i] = 0
+    _zero_node_counts(
+        i, nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
+        wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+    )  # fmt: skip
     meta[:] = 0
     ll[:] = 0
     fs[:] = 0.0
@@ -6336,15 +6348,10 @@ def _clear_outputs(
     if node_on:
         return
     for i in range(nodes_excluded_bad.shape[0]):
-        nodes_excluded_bad[i] = 0
-        nodes_excluded_good[i] = 0
-        repairs_auto[i] = 0
-        repairs_manual[i] = 0
-        nodes_retired[i] = 0
-        wrong_blames[i] = 0
-        standby_swaps[i] = 0
-        restarts_memory[i] = 0
-        restarts_storage[i] = 0
+        _zero_node_counts(
+            i, nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
+            nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
+        )  # fmt: skip
         pool_occupancy[i] = np.nan
 
 
