@@ -3790,7 +3790,13 @@ def _grow_cols(a, need):
     return b
 
 
-@jit(inline="always")
+# The node model's helpers below are inlined by LLVM (``forceinline``), each compiled once,
+# not by numba at every call (``inline="always"``, which type-infers a helper's body again at
+# each call site): the same machine code within noise, and the node path's cold compile
+# 137 -> 80 s, the combined path's 147 -> 87 s (benchmarks/README.md, "Compile time").
+
+
+@jit(forceinline=True)
 def _stage_next(s, qt, meta, fs, fixed):
     """Wall time of the next completion of repair stage ``s`` (inf: none in it)."""
     if meta[M_CNT0 + s] == 0:
@@ -3800,13 +3806,13 @@ def _stage_next(s, qt, meta, fs, fixed):
     return fs[F_NEXT0 + s]
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _repair_first(qt, meta, fs, fixed):
     """Wall time of the next repair completion of either stage (inf: none)."""
     return min(_stage_next(0, qt, meta, fs, fixed), _stage_next(1, qt, meta, fs, fixed))
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _repair_add(rng, s, rid, t, mean, fixed, qt, qr, meta, fs):
     """Start record ``rid``'s repair stage ``s`` at ``t`` (mean duration ``mean``).
 
@@ -3831,7 +3837,7 @@ def _repair_add(rng, s, rid, t, mean, fixed, qt, qr, meta, fs):
     meta[M_REPAIR] += 1
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _repair_pop(rng, s, mean, fixed, qt, qr, meta, fs):
     """Remove the node whose repair stage ``s`` completes next: ``(time, record)``."""
     k = meta[M_CNT0 + s]
@@ -3878,7 +3884,7 @@ def _grow_queue(qt, qr, meta, need):
     return nt, nr
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _rec_new(rec, free, meta, typ):
     """Return a new record for a node of type ``typ`` (capacity ensured by the caller)."""
     if meta[M_NFREE] > 0:
@@ -3891,14 +3897,14 @@ def _rec_new(rec, free, meta, typ):
     return rid
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _rec_free(free, meta, rid):
     """Release a record (its node left the fleet, or its history no longer matters)."""
     free[meta[M_NFREE]] = rid
     meta[M_NFREE] += 1
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _list_remove(lst, ll, which, pos):
     """Remove entry ``pos`` of list ``which`` (the last entry takes its place)."""
     n = ll[which] - 1
@@ -3906,7 +3912,7 @@ def _list_remove(lst, ll, which, pos):
     ll[which] = n
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _put(loc, rid, typ, nc, lst, ll):
     """Place a node of type ``typ`` (record ``rid``, of that type, or ``FRESH``) at ``loc``.
 
@@ -3921,7 +3927,7 @@ def _put(loc, rid, typ, nc, lst, ll):
         ll[which] = n + 1
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _take(rng, loc, nc, lst, ll):
     """Remove a node drawn uniformly from ``loc`` (not empty): ``(record or FRESH, type, j)``.
 
@@ -3948,14 +3954,14 @@ def _take(rng, loc, nc, lst, ll):
     return FRESH, typ, j
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _occupancy(fs, nc, t):
     """Add the pool's size since its last change to the integral; call before each change."""
     fs[F_OCC] += (nc[2 * L_POOL] + nc[2 * L_POOL + 1]) * (t - fs[F_TLAST])
     fs[F_TLAST] = t
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _send_to_repair(rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repair_hours,
                     fixed, i, repairs_auto, nodes_retired, track):  # fmt: skip
     """Send record ``rid``'s node to automated repair at ``t``, or retire it (its n-th time).
@@ -3976,7 +3982,7 @@ def _send_to_repair(rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repa
     _repair_add(rng, 0, rid, t, repair_hours, fixed, qt, qr, meta, fs)
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual_hours, fixed,
                  auto_miss, manual_miss, i, repairs_manual):  # fmt: skip
     """Complete the earliest repair stage: ``(time, record, whether the node leaves repair)``.
@@ -4000,7 +4006,7 @@ def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual
     return tc, rid, True
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _release(rid, free, meta, keep):
     """Return the record a repaired node keeps: its own if its history matters, else none."""
     if keep:
@@ -4009,7 +4015,7 @@ def _release(rid, free, meta, keep):
     return FRESH
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _settle(rng, until, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep,
             n_standbys, repair_hours, escalate_prob, manual_hours, fixed, auto_miss,
             manual_miss, i, repairs_manual):  # fmt: skip
@@ -4037,7 +4043,7 @@ def _settle(rng, until, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, kee
             _put(L_POOL, rid, typ, nc, lst, ll)
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _pick_class(rng, w0, w1, w2, w3):
     """Index of one of four weights (not all zero) drawn in proportion to them (one uniform)."""
     x = rng.random() * (w0 + w1 + w2 + w3)
@@ -4060,7 +4066,7 @@ def _pick_class(rng, w0, w1, w2, w3):
     return last  # x rounded onto the total
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _node_rates(n_nodes, n_bad, g_sum, h_sum, d_sum):
     """Rates of a good-node, a bad-node and a domain failure with ``n_bad`` bad nodes."""
     nf = float(n_nodes)
@@ -4077,7 +4083,7 @@ def _binomial(rng, n, f):
     return rng.binomial(n, f)
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _fresh_type(rng, f):
     """Type of a node from an unlimited pool: bad with probability ``f``."""
     if f <= 0.0:
@@ -4113,7 +4119,7 @@ def _node_modulation(w, wg, wb, wd, n_nodes, n_bad, cat_amp, cat_phase, start_ho
     return total, zr, zi
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, pg, sg, ag, pb, sb, ab, pd, sd, ad,
                 n_slots, is_dom, w, wb, pc, ps, fail_rate, zr, zi, n_bad, n_nodes, prof,
                 week_hour0):  # fmt: skip
@@ -4148,7 +4154,7 @@ WHO_NONE = -3  # _node_recover blames no node (an SDC whose node left the job)
 NO_RECORD = -4  # no record is followed (_node_recover's ``x_rid``)
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _node_recover(rng, i, t, c, bt, who, t_fail, x_rid, x_pos, cap_hours, n, n_bad, cats, opts,
                   nodes, counts, lost):  # fmt: skip
     """Recover from category ``c`` after its detection: diagnosis, blame, repair, replacement.
@@ -4164,8 +4170,8 @@ def _node_recover(rng, i, t, c, bt, who, t_fail, x_rid, x_pos, cap_hours, n, n_b
     followed record ``x_rid`` (``NO_RECORD``: none) left the job, and its position
     ``x_pos`` in the job's list of its type, kept as records move (O(1), no scan; a given
     ``who`` is the followed record). The caller updates the job's rates
-    from its bad nodes (``nc``), also when ``capped``. Arguments in tuples (fewer than 31
-    at the call, which numba can then inline): ``cats`` the per-category arrays, ``opts``
+    from its bad nodes (``nc``), also when ``capped``. Arguments in tuples (the call stays
+    short; numba's own inlining needed fewer than 31): ``cats`` the per-category arrays, ``opts``
     the trial's node options, ``nodes`` the counts, records, lists and repair stages,
     ``counts`` the per-trial node outputs.
     """
