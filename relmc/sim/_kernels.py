@@ -2742,17 +2742,17 @@ def _kepler_table(e, tab):
     that was ~1.3 us of a trial's ~7.
     """
     h = TWO_PI / _KEP_N
-    u = 0.0  # the previous node and its sine and cosine (M^-1(0) = 0)
+    u = 0.0  # the previous node, its sine and cosine, and 1 / M' there (M^-1(0) = 0)
     s = 0.0
     c = 1.0
+    a1 = 1.0 + e
+    b1 = 1.0 / a1 if a1 > 0.0 else 0.0
     for j in range(_KEP_N + 1):
         m = j * h
         lo = m - e
         hi = m + e
         # first guess: the previous node's inverse series (the solve's, :func:`_kepler_series`),
         # so that Newton needs one or two steps, not five or six
-        a1 = 1.0 + e * c
-        b1 = 1.0 / a1 if a1 > 0.0 else 0.0
         mj, b2, b3, b4 = _kepler_series(e, u, s, c, b1)
         dm = m - mj
         un = u + dm * (b1 + dm * (b2 + dm * (b3 + dm * b4)))
@@ -2776,10 +2776,11 @@ def _kepler_table(e, tab):
         s = math.sin(u)
         c = math.cos(u)
         a1 = 1.0 + e * c
+        b1 = 1.0 / a1 if a1 > 0.0 else 0.0
         tab[j, 0] = u
         tab[j, 1] = s
         tab[j, 2] = c
-        tab[j, 3] = 1.0 / a1 if a1 > 0.0 else 0.0
+        tab[j, 3] = b1
 
 
 @jit(inline="always")
@@ -3358,6 +3359,7 @@ def _block_diurnal(
     costly = 0.0
     n_slots_c_d = 0
     lam_geo_d = 0.0
+    n_slots_z = 0
     for i in range(n_trials):
         d = draw_of_trial[i]
         if per_shape:
@@ -3411,6 +3413,12 @@ def _block_diurnal(
                     w_z[c] = 0.0 if cost[c] > 0.0 else w[c]
                 n_slots_c_d = _build_alias(w_c, n_cat, prob_c, slot_c, alias_c, small, large)
                 lam_geo_d = -math.log1p(-costly / fail_rate)
+                # the others' multinomial at a trial's end: its suffix sums and alias table
+                s_z = 0.0
+                for c in range(n_cat - 1, -1, -1):
+                    s_z += w_z[c]
+                    suffix_z[c] = s_z
+                n_slots_z = _build_alias(w_z, n_cat, prob_z, slot_z, alias_z, small, large)
         big_a = big_a_d
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if fail_rate == 0.0:
@@ -3667,12 +3675,7 @@ def _block_diurnal(
         stats[0] += n_fail
         if not settle and n_zero > 0:
             # the categories of the blocks' failures without a recovery cost: one multinomial
-            # over those categories (independent of the time)
-            s_z = 0.0
-            for c in range(n_cat - 1, -1, -1):
-                s_z += w_z[c]
-                suffix_z[c] = s_z
-            n_slots_z = _build_alias(w_z, n_cat, prob_z, slot_z, alias_z, small, large)
+            # over those categories (independent of the time; its tables are the draw's)
             _settle_categories(
                 rng, i, n_zero, w_z, suffix_z, prob_z, slot_z, alias_z, n_slots_z, cost,
                 interruptions, scratch, False,
