@@ -283,7 +283,7 @@ def test_blocks_match_the_general_path(name):
         assert (fast["events"][~fast["finished"]] == 90).all() and (~fast["finished"]).any()
 
 
-@pytest.mark.parametrize("per_draw", ["rates", "rates_and_shapes"])
+@pytest.mark.parametrize("per_draw", ["rates", "rates_and_shapes", "uncostly_proportions"])
 def test_blocks_match_the_general_path_across_draws(per_draw):
     """Trials alternate between two draws: of different rates, or rates and diurnal shapes.
 
@@ -296,14 +296,32 @@ def test_blocks_match_the_general_path_across_draws(per_draw):
     shapes fails ``rates_and_shapes`` (hand mutants that the tests above let through). The
     peak hours 2 and 20 (the single values' is 14): with the general path, the draws' shapes
     against the first draw's phase for both read KS p = 7e-12 on wall time, against the
-    single values' 7e-53.
+    single values' 7e-53. ``uncostly_proportions``: three categories without recovery time
+    whose rates reverse between the draws (the total unchanged), so only the multinomial that
+    a trial's end draws for the blocks' uncostly failures (~640 a trial) tells the draws
+    apart. Building its tables for the first draw only (a hand mutant) fails here; with two
+    such categories it would not (the conditional binomials then agree whatever the stale
+    suffix sums).
     """
     n = 2000
     x, _ = kernel_inputs(BLOCKS["costly_10pct"], None, n)
     rate = x.cat_rate[0]
+    second = 2.5 * rate
+    if per_draw == "uncostly_proportions":
+        shape = dict(diurnal_amplitude=0.5, diurnal_peak_hour=14.0)
+        cats = [
+            Category("bug", rate=2.0, unit="job", **shape),
+            Category("oom", rate=0.5, unit="job", **shape),
+            Category("ecc", rate=0.2, unit="job", **shape),
+            *_cats(0.5, 0.1)[1:],
+        ]
+        x, _ = kernel_inputs(_scenario(cats, work=60.3, **POLICY), None, n)
+        rate = x.cat_rate[0]
+        second = rate.copy()
+        second[[0, 1, 2]] = rate[[2, 1, 0]]
     ones = np.ones_like(rate)
     mixed = dataclasses.replace(
-        x, cat_rate=np.stack([rate, 2.5 * rate]), draw_of_trial=np.arange(n) % 2
+        x, cat_rate=np.stack([rate, second]), draw_of_trial=np.arange(n) % 2
     )
     if per_draw == "rates_and_shapes":
         mixed = dataclasses.replace(
