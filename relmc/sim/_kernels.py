@@ -3795,8 +3795,9 @@ def _grow_cols(a, need):
 
 # The node model's helpers below are inlined by LLVM (``forceinline``), each compiled once,
 # not by numba at every call (``inline="always"``, which type-infers a helper's body again at
-# each call site): the same machine code within noise, and the node path's cold compile
-# 137 -> 80 s, the combined path's 147 -> 87 s (benchmarks/README.md, "Compile time").
+# each call site): the same outputs, speed within noise, and the node path's cold compile
+# 137 -> 80 s, the combined path's 147 -> 87 s (benchmarks/README.md, "The node model's
+# compile").
 
 
 @jit(forceinline=True)
