@@ -77,6 +77,12 @@ def run(cache: str, out: str, what: str = "project") -> dict:
     return result
 
 
+def print_top(self_time: dict, top: int) -> None:
+    """The ``top`` functions by compile self time, slowest first."""
+    for name, s in sorted(self_time.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {s:7.1f} s  {name}")
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--top", type=int, default=8, help="functions listed by compile self time")
@@ -96,16 +102,14 @@ def main(argv=None) -> dict:
             f"main, {compile_s:.1f} s compiling ({len(r['self'])} functions)"
         )
     print(f"compile self time on the cold cache, top {args.top}:")
-    for name, s in sorted(cold["self"].items(), key=lambda kv: -kv[1])[: args.top]:
-        print(f"  {s:7.1f} s  {name}")
+    print_top(cold["self"], args.top)
     for what, r in paths.items():
         compile_s = sum(r["self"].values())
         print(
             f"{what} scenario at 2,048 GPUs, 16 trials, cold cache: {r['process']:.1f} s the "
             f"process, {compile_s:.1f} s compiling ({len(r['self'])} functions); top {args.top}:"
         )
-        for name, s in sorted(r["self"].items(), key=lambda kv: -kv[1])[: args.top]:
-            print(f"  {s:7.1f} s  {name}")
+        print_top(r["self"], args.top)
     return {"cold": cold, "warm": warm, **paths}
 
 

@@ -304,10 +304,11 @@ def test_blocks_match_the_general_path_across_draws(per_draw):
     suffix sums).
     """
     n = 2000
-    x, _ = kernel_inputs(BLOCKS["costly_10pct"], None, n)
-    rate = x.cat_rate[0]
-    second = 2.5 * rate
-    if per_draw == "uncostly_proportions":
+    if per_draw != "uncostly_proportions":
+        x, _ = kernel_inputs(BLOCKS["costly_10pct"], None, n)
+        rate = x.cat_rate[0]
+        second = 2.5 * rate
+    else:
         shape = dict(diurnal_amplitude=0.5, diurnal_peak_hour=14.0)
         cats = [
             Category("bug", rate=2.0, unit="job", **shape),
