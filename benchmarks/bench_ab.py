@@ -1,0 +1,171 @@
+"""Interleaved A/B of one kernel path: the working tree's code against a git revision's.
+
+The revision's ``relmc/sim/_kernels.py`` (``git show REV:...``) is imported beside the working
+tree's as a module of its own, so both run in one process on the same inputs (built by the
+working tree's ``kernel_inputs``) and the same seeds, alternately, ``--reps`` times; each side's
+best time counts (noise only slows a run). Prints ns per trial and per event of each, their
+ratio (old time / new time: above 1, the working tree is faster) and which outputs are equal
+bit for bit. ``--procs P`` repeats it in ``P`` fresh processes and prints the ratios and their
+median: the host's noise moves single ratios by several percent, so claims rest on medians.
+
+The revision's module gets a numba cache of its own (``~/.cache/relmc/bench_ab/<commit>``), so
+a second run of the same revision does not compile it again; the working tree's uses the usual
+cache. Times are process CPU time. Scenarios (Llama 3 rates and categories, the benchmarks'
+policy): ``llama3`` (no planned maintenance), ``llama3_maint``, ``diurnal`` (every category a =
+0.5, peak at 14:00), ``diurnal_maint``, ``pool`` (96 spares, 72-h repairs).
+
+Run: ``python benchmarks/bench_ab.py REV FUNC SCENARIO N_GPUS DAYS [--trials N] [--reps R]
+[--procs P]``, e.g. ``python benchmarks/bench_ab.py HEAD~1 _block_diurnal diurnal_maint 16384
+54 --trials 512 --procs 5``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import inspect
+import math
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import bench_kernel as bk  # noqa: E402
+
+from relmc.scenario import Job, replace_path  # noqa: E402
+from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
+from relmc.sim.simulate import kernel_inputs  # noqa: E402
+
+SCENARIOS = ("llama3", "llama3_maint", "diurnal", "diurnal_maint", "pool")
+
+
+def scenario(name: str, n_gpus: int, days: float):
+    if name == "pool":
+        s = bk.llama3_scenario(n_gpus, swap_hours=0.25, n_spares=96, repair_hours=72.0)
+        s = dataclasses.replace(s, failures=dataclasses.replace(s.failures, maintenance_rate=0.0))
+    else:
+        s = bk.paths_configs_at(n_gpus, maint=name.endswith("_maint"))
+        if name.startswith("diurnal"):
+            s = replace_path(s, "failures.categories.*.diurnal_amplitude", 0.5)
+            s = replace_path(s, "failures.categories.*.diurnal_peak_hour", 14.0)
+    return dataclasses.replace(s, job=Job(days * 24.0))
+
+
+def base_module(rev: str):
+    """The revision's kernel module, written to a cache folder of its own and imported."""
+    sha = subprocess.run(
+        ["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    src = subprocess.run(
+        ["git", "show", f"{sha}:relmc/sim/_kernels.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    folder = Path.home() / ".cache" / "relmc" / "bench_ab" / sha
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "kbase.py"
+    if not path.exists() or path.read_text() != src:
+        path.write_text(src)
+    spec = importlib.util.spec_from_file_location(f"kbase_{sha[:12]}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # numba's cache finds a function's module by its name
+    spec.loader.exec_module(mod)
+    return mod, sha
+
+
+def _prepared(fn, inputs, n):
+    """``fn``'s arguments by name (an older path may take fewer), and its outputs."""
+    out = allocate_outputs(n, inputs.n_categories)
+    for v in out.values():  # outputs a path does not write compare equal (0), not as garbage
+        v[...] = 0
+    named = dict(zip(KERNEL_PARAMETERS[1:], kernel_args(inputs, out, slice(0, n)), strict=True))
+    params = list(inspect.signature(fn.py_func).parameters)
+    args = [named[p] for p in params if p in named]
+    if "use_blocks" in params:
+        args.append(True)
+    if "stats" in params:
+        args.append(np.zeros(5, dtype=np.int64))
+    return args, out
+
+
+def one(args) -> float:
+    """One process: print the A/B line; return the ratio."""
+    from relmc.sim import _kernels as new
+
+    base, sha = base_module(args.rev)
+    inputs = kernel_inputs(scenario(args.scenario, args.n_gpus, args.days), None, args.trials)[0]
+    n = args.trials
+    runs = {}
+    for label, mod in (("old", base), ("new", new)):
+        fn = getattr(mod, args.func)
+        runs[label] = (fn, *_prepared(fn, inputs, n))
+    best = {k: math.inf for k in runs}
+    for _ in range(args.reps):  # interleaved; the first repeat compiles or loads the caches
+        for k, (fn, fargs, _out) in runs.items():
+            rng = np.random.Generator(np.random.PCG64(args.seed))
+            c0 = time.process_time()
+            fn(rng, *fargs)
+            best[k] = min(best[k], time.process_time() - c0)
+    outs = {k: v[2] for k, v in runs.items()}
+    ev = outs["new"]["events"].sum() / n
+    keys = sorted(outs["new"])
+    same = [k for k in keys if np.array_equal(outs["old"][k], outs["new"][k], equal_nan=True)]
+    ratio = best["old"] / best["new"]
+    differ = sorted(set(keys) - set(same))
+    print(
+        f"{args.func} {args.scenario} N={args.n_gpus} {args.days:g} d ({ev:,.1f} ev/trial), "
+        f"old {sha[:10]}: {best['old'] / n * 1e9:,.0f} ns/trial ({best['old'] / n / ev * 1e9:.2f}"
+        f" ns/ev), new: {best['new'] / n * 1e9:,.0f} ns/trial "
+        f"({best['new'] / n / ev * 1e9:.2f} ns/ev): ratio {ratio:.3f}; outputs equal "
+        f"{len(same)}/{len(keys)}{' ' + str(differ) if differ else ''}",
+        flush=True,
+    )
+    return ratio
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("rev", help="the git revision to compare against (e.g. HEAD~1, main)")
+    ap.add_argument("func", help="the kernel function, e.g. _block_diurnal, simulate_block")
+    ap.add_argument("scenario", choices=SCENARIOS)
+    ap.add_argument("n_gpus", type=int)
+    ap.add_argument("days", type=float, help="the job's length in days")
+    ap.add_argument("--trials", type=int, default=1024)
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--procs", type=int, default=1, help="fresh processes; prints the median")
+    args = ap.parse_args(argv)
+    for name in ("n_gpus", "trials", "reps", "procs"):
+        if getattr(args, name) < 1:
+            ap.error(f"{name} must be at least 1, got {getattr(args, name)}")
+    if not args.days > 0.0:
+        ap.error(f"days must be positive, got {args.days}")
+    if args.procs == 1:
+        one(args)
+        return 0
+    child = [args.rev, args.func, args.scenario, str(args.n_gpus), repr(args.days)]
+    child += ["--trials", str(args.trials), "--reps", str(args.reps), "--seed", str(args.seed)]
+    ratios = []
+    for _ in range(args.procs):
+        r = subprocess.run(
+            [sys.executable, __file__, *child], capture_output=True, text=True, check=True
+        )
+        line = r.stdout.strip().splitlines()[-1]
+        print(line, flush=True)
+        ratios.append(float(line.split("ratio ")[1].split(";")[0]))
+    print(f"ratios {', '.join(f'{r:.3f}' for r in ratios)}: median {statistics.median(ratios):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
