@@ -2942,10 +2942,10 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
     block does from its start; a step it does not trust, a root not below ``hi``, and a
     shorter gap (where the full solve's series guess and one step are as quick) go to the
     full solve. Returns ``(x, sin, cos of the phase at t + x)``. Interleaved A/Bs of
-    ``_block_diurnal``, medians of five processes (benchmarks/README.md): 1.09x at 16k GPUs
-    with planned maintenance (every failure one by one, 3-h gaps), 1.04x at 2k (a trial's
-    first failure), 1.00-1.01x at 100k and 1M; the table for every gap read 0.93x at 100k
-    with maintenance (measured, not kept).
+    ``_block_diurnal``, medians of five processes (benchmarks/bench_ab.py, README.md there):
+    1.10x at 16k GPUs with planned maintenance (every failure one by one, 3-h gaps), 1.03x
+    at 100k with it, 1.01-1.02x at 2k and 100k without, 0.98x at 1M (gaps of minutes: never
+    the table); the table for every gap read 0.93x at 100k with maintenance (not kept).
     """
     if tab_on and g >= (big_l - big_a) * _HOP_X[3]:
         ph = OMEGA * t + theta
