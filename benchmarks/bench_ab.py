@@ -10,9 +10,13 @@ median: the host's noise moves single ratios by several percent, so claims rest 
 
 The revision's module gets a numba cache of its own (``~/.cache/relmc/bench_ab/<commit>``), so
 a second run of the same revision does not compile it again; the working tree's uses the usual
-cache. Times are process CPU time. Scenarios (Llama 3 rates and categories, the benchmarks'
-policy): ``llama3`` (no planned maintenance), ``llama3_maint``, ``diurnal`` (every category a =
-0.5, peak at 14:00), ``diurnal_maint``, ``pool`` (96 spares, 72-h repairs).
+cache. Times are process CPU time; each side runs once on 4 trials before the timings (its
+compile or cache load), and the two alternate which goes first. Scenarios (Llama 3 rates and
+categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llama3_maint``,
+``diurnal`` (every category a = 0.5, peak at 14:00), ``diurnal_maint``, ``diurnal_a1`` and
+``diurnal_a1_maint`` (a = 1), ``pool`` (96 spares, 72-h repairs). Bad arguments (sizes
+below 1, a revision that is not a commit, a function that is not a kernel path) end with a
+usage error before anything runs.
 
 Run: ``python benchmarks/bench_ab.py REV FUNC SCENARIO N_GPUS DAYS [--trials N] [--reps R]
 [--procs P]``, e.g. ``python benchmarks/bench_ab.py HEAD~1 _block_diurnal diurnal_maint 16384
@@ -44,7 +48,15 @@ from relmc.scenario import Job, replace_path  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
 from relmc.sim.simulate import kernel_inputs  # noqa: E402
 
-SCENARIOS = ("llama3", "llama3_maint", "diurnal", "diurnal_maint", "pool")
+SCENARIOS = (
+    "llama3",
+    "llama3_maint",
+    "diurnal",
+    "diurnal_maint",
+    "diurnal_a1",
+    "diurnal_a1_maint",
+    "pool",
+)
 
 
 def scenario(name: str, n_gpus: int, days: float):
@@ -54,7 +66,8 @@ def scenario(name: str, n_gpus: int, days: float):
     else:
         s = bk.paths_configs_at(n_gpus, maint=name.endswith("_maint"))
         if name.startswith("diurnal"):
-            s = replace_path(s, "failures.categories.*.diurnal_amplitude", 0.5)
+            amp = 1.0 if name.startswith("diurnal_a1") else 0.5
+            s = replace_path(s, "failures.categories.*.diurnal_amplitude", amp)
             s = replace_path(s, "failures.categories.*.diurnal_peak_hour", 14.0)
     return dataclasses.replace(s, job=Job(days * 24.0))
 
@@ -89,13 +102,13 @@ def _prepared(fn, inputs, n):
     for v in out.values():  # outputs a path does not write compare equal (0), not as garbage
         v[...] = 0
     named = dict(zip(KERNEL_PARAMETERS[1:], kernel_args(inputs, out, slice(0, n)), strict=True))
-    params = list(inspect.signature(fn.py_func).parameters)
-    args = [named[p] for p in params if p in named]
-    if "use_blocks" in params:
-        args.append(True)
-    if "stats" in params:
-        args.append(np.zeros(5, dtype=np.int64))
-    return args, out
+    named["use_blocks"] = True
+    named["stats"] = np.zeros(5, dtype=np.int64)
+    params = list(inspect.signature(getattr(fn, "py_func", fn)).parameters)[1:]  # less rng
+    unknown = [p for p in params if p not in named]
+    if unknown:
+        raise SystemExit(f"bench_ab: {fn.__name__} takes arguments not known here: {unknown}")
+    return [named[p] for p in params], out
 
 
 def one(args) -> float:
@@ -107,11 +120,16 @@ def one(args) -> float:
     n = args.trials
     runs = {}
     for label, mod in (("old", base), ("new", new)):
-        fn = getattr(mod, args.func)
+        fn = getattr(mod, args.func, None)
+        if fn is None:
+            raise SystemExit(f"bench_ab: {label} code ({sha[:10]}) has no {args.func}")
         runs[label] = (fn, *_prepared(fn, inputs, n))
+        # compile (or load the cache) outside the timings: 4 trials
+        fn(np.random.Generator(np.random.PCG64(args.seed)), *_prepared(fn, inputs, 4)[0])
     best = {k: math.inf for k in runs}
-    for _ in range(args.reps):  # interleaved; the first repeat compiles or loads the caches
-        for k, (fn, fargs, _out) in runs.items():
+    for rep in range(args.reps):  # interleaved, the order alternating
+        for k in ("old", "new") if rep % 2 == 0 else ("new", "old"):
+            fn, fargs, _out = runs[k]
             rng = np.random.Generator(np.random.PCG64(args.seed))
             c0 = time.process_time()
             fn(rng, *fargs)
@@ -150,6 +168,15 @@ def main(argv=None) -> int:
             ap.error(f"{name} must be at least 1, got {getattr(args, name)}")
     if not args.days > 0.0:
         ap.error(f"days must be positive, got {args.days}")
+    ok = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{args.rev}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    if ok.returncode != 0:
+        ap.error(f"rev: {args.rev!r} is not a commit of {ROOT}")
+    if not args.func.startswith("_block_") and args.func != "simulate_block":
+        ap.error(f"func must be simulate_block or a _block_* path of the kernel, got {args.func!r}")
     if args.procs == 1:
         one(args)
         return 0
@@ -157,9 +184,10 @@ def main(argv=None) -> int:
     child += ["--trials", str(args.trials), "--reps", str(args.reps), "--seed", str(args.seed)]
     ratios = []
     for _ in range(args.procs):
-        r = subprocess.run(
-            [sys.executable, __file__, *child], capture_output=True, text=True, check=True
-        )
+        r = subprocess.run([sys.executable, __file__, *child], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.stderr.write(r.stderr)
+            return r.returncode
         line = r.stdout.strip().splitlines()[-1]
         print(line, flush=True)
         ratios.append(float(line.split("ratio ")[1].split(";")[0]))

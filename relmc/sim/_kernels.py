@@ -2936,18 +2936,24 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
     """:func:`_invert_diurnal` for the loop one by one: from the table when it has one.
 
     ``tab_on``: every category has one diurnal shape, so ``e = A / L`` is the amplitude of
-    the table ``tab`` (``w_l = OMEGA / L``). A gap the full solve would descend (``g >= (L -
-    A) 1.5 h``, its first test) is solved from the phase at ``t``, ``OMEGA t + theta`` reduced
+    the table ``tab`` (``w_l = OMEGA / L``). A gap the full solve would descend (``g >=
+    F(1.5 h)``, its two tests: the bound ``(L - A) 1.5``, then ``F`` over 1.5 h from the phase
+    by four multiplications) is solved from the phase at ``t``, ``OMEGA t + theta`` reduced
     onto ``[0, 2 pi)`` (``s0``, ``c0`` its sine and cosine), by :func:`_kepler_step`, as a
     block does from its start; a step it does not trust, a root not below ``hi``, and a
     shorter gap (where the full solve's series guess and one step are as quick) go to the
     full solve. Returns ``(x, sin, cos of the phase at t + x)``. Interleaved A/Bs of
     ``_block_diurnal``, medians of five processes (benchmarks/bench_ab.py, README.md there):
-    1.10x at 16k GPUs with planned maintenance (every failure one by one, 3-h gaps), 1.03x
-    at 100k with it, 1.01-1.02x at 2k and 100k without, 0.98x at 1M (gaps of minutes: never
-    the table); the table for every gap read 0.93x at 100k with maintenance (not kept).
+    1.13x at 16k GPUs with planned maintenance (every failure one by one, ~3-h gaps; 1.12x
+    at amplitude 1), 1.00-1.02x at 100k with it, 1.00-1.01x at 2k, 100k and 1M without; the
+    table for every gap, short ones too, read 0.93x at 100k with maintenance (not kept).
     """
-    if tab_on and g >= (big_l - big_a) * _HOP_X[3]:
+    x_s = _HOP_X[3]
+    if (
+        tab_on
+        and g >= (big_l - big_a) * x_s
+        and g >= _cum_turned(x_s, _HOP_S[3], _HOP_C[3] - 1.0, s0, c0, big_l, big_a / OMEGA)
+    ):
         ph = OMEGA * t + theta
         phi0 = ph - np.floor(ph * (1.0 / TWO_PI)) * TWO_PI
         x, ok, s1, c1 = _kepler_step(g, phi0 + e * s0, phi0, e, w_l, _X_RTOL * OMEGA * t, tab)
