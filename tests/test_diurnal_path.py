@@ -289,16 +289,31 @@ def test_solve_meets_its_tolerance_and_carries_the_phase():
         assert abs(c1 - math.cos(phi0 + OMEGA * x)) < 1e-13
 
 
+def _meets_tolerance(g, x, s1, c1, ph, t, big_l, big_a, phase_slack=0.0, trig_slack=0.0):
+    """Whether ``x``, ``s1``, ``c1`` solve ``F(x) = g`` from phase ``ph`` at wall clock ``t``.
+
+    ``|F(x) - g|`` within a few spacings of the wall clock times the intensity, plus 1e-15 of
+    ``g + A / OMEGA`` (the kernel's worst case in a 45-digit check was 1.22 times the
+    spacings plus 2.7e-16 of that sum), plus ``2 A / OMEGA`` times ``phase_slack`` (an angle
+    the phase may be off by); ``x < hi`` is the caller's; the sine and cosine those of the
+    phase reached, within ``1e-13 + OMEGA 1.8e-15 (t + x)`` (``math.sin`` of an angle of
+    thousands of radians carries the clock's rounding) plus ``trig_slack``.
+    """
+    f = big_l * x + big_a / OMEGA * (math.sin(ph + OMEGA * x) - math.sin(ph))
+    lam = big_l + big_a * math.cos(ph + OMEGA * x)
+    tol = 1e-13 + OMEGA * 1.8e-15 * (t + x) + trig_slack
+    phase = 2.0 * big_a / OMEGA * phase_slack
+    ok = abs(f - g) <= lam * 8e-16 * (t + x) + 1e-15 * (g + big_a / OMEGA) + phase
+    ok = ok and abs(s1 - math.sin(ph + OMEGA * x)) < tol
+    return ok and abs(c1 - math.cos(ph + OMEGA * x)) < tol
+
+
 def _long_gap_errors(invert, n: int = 2000, seed: int = 1) -> tuple[int, float]:
     """Cases where ``invert`` misses the solve's tolerance, on gaps of hours to weeks.
 
     Returns ``(misses, share of the gaps that the descent takes, g >= F(1.5 h))``. The
-    tolerance: ``|F(x) - g|`` within a few spacings of the wall clock times the intensity,
-    plus 1e-15 of ``g + A / OMEGA`` (the kernel's worst case in a 45-digit check was 1.22
-    times the spacings plus 2.7e-16 of that sum), and the sine and cosine those of the phase
-    reached (allowing for ``math.sin`` of an angle of thousands of radians, whose own
-    argument carries the clock's rounding). Every other case is solved again with ``hi``
-    just above the root, so the descent's ``hi - xs`` bound is used too.
+    tolerance: :func:`_meets_tolerance`. Every other case is solved again with ``hi`` just
+    above the root, so the descent's ``hi - xs`` bound is used too.
     """
     rng = np.random.default_rng(seed)
     misses = 0
@@ -316,13 +331,7 @@ def _long_gap_errors(invert, n: int = 2000, seed: int = 1) -> tuple[int, float]:
         x, s1, c1 = invert(*args, 1e9)
         if rng.random() < 0.5:
             x, s1, c1 = invert(*args, x + 0.01)
-        f = big_l * x + big_a / OMEGA * (math.sin(phi0 + OMEGA * x) - s0)
-        lam = big_l + big_a * math.cos(phi0 + OMEGA * x)
-        tol = 1e-13 + OMEGA * 1.8e-15 * (t + x)
-        ok = abs(f - g) <= lam * 8e-16 * (t + x) + 1e-15 * (g + big_a / OMEGA)
-        ok = ok and abs(s1 - math.sin(phi0 + OMEGA * x)) < tol
-        ok = ok and abs(c1 - math.cos(phi0 + OMEGA * x)) < tol
-        misses += not ok
+        misses += not _meets_tolerance(g, x, s1, c1, phi0, t, big_l, big_a)
     return misses, long / n
 
 
@@ -355,13 +364,14 @@ def _one_by_one_errors(
     among them; gaps of minutes to weeks; ``hi`` far or just above the root), at wall clocks
     up to 30,000 h (a 20x cap on a 62-day job), with the phase ``OMEGA t + theta`` the kernel
     carries and its sine and cosine turned by up to 1e-14 rad (what 63 rotations between two
-    refreshes can leave), against the same tolerance plus what a phase of thousands of
-    radians carries: rounded to its own spacing (the kernel's reduction onto ``[0, 2 pi)``,
-    and this check's sines) or turned by that drift, ``F`` moves by up to ``2 A / OMEGA``
-    times the angle (the rest of the tolerance is tight at amplitude 1's troughs, where
-    ``lambda`` is near 0). ``e_scale`` scales the amplitude the table and its step are given,
-    ``theta_off`` is added to the ``theta`` they are given (1 and 0: the kernel's). Returns
-    ``(misses, share of the cases where the table's step was taken)``.
+    refreshes can leave), against the same tolerance (:func:`_meets_tolerance`, and ``x <
+    hi``) plus what a phase of thousands of radians carries: rounded to its own spacing (the
+    kernel's reduction onto ``[0, 2 pi)``, and this check's sines) or turned by that drift,
+    ``F`` moves by up to ``2 A / OMEGA`` times the angle (the rest of the tolerance is tight
+    at amplitude 1's troughs, where ``lambda`` is near 0). ``e_scale`` scales the amplitude
+    the table and its step are given, ``theta_off`` is added to the ``theta`` they are given
+    (1 and 0: the kernel's). Returns ``(misses, share of the cases where the table's step
+    was taken)``.
     """
     rng = np.random.default_rng(seed)
     tabs = {}
@@ -394,15 +404,9 @@ def _one_by_one_errors(
             hi = x + 0.01
         full = _kernels._invert_diurnal(*args, hi)
         taken += (x, s1, c1) != full
-        f = big_l * x + big_a / OMEGA * (math.sin(ph + OMEGA * x) - math.sin(ph))
-        lam = big_l + big_a * math.cos(ph + OMEGA * x)
-        tol = 1e-13 + OMEGA * 1.8e-15 * (t + x) + abs(drift)
-        phase = 2.0 * big_a / OMEGA * (4.4e-16 * (abs(ph) + OMEGA * x) + abs(drift))
-        ok = abs(f - g) <= lam * 8e-16 * (t + x) + 1e-15 * (g + big_a / OMEGA) + phase
-        ok = ok and x < hi
-        ok = ok and abs(s1 - math.sin(ph + OMEGA * x)) < tol
-        ok = ok and abs(c1 - math.cos(ph + OMEGA * x)) < tol
-        misses += not ok
+        slack = 4.4e-16 * (abs(ph) + OMEGA * x) + abs(drift)
+        ok = _meets_tolerance(g, x, s1, c1, ph, t, big_l, big_a, slack, abs(drift))
+        misses += not (ok and x < hi)
     return misses, taken / n
 
 
