@@ -32,6 +32,7 @@ the moving code wrote.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
@@ -109,8 +110,13 @@ def scenarios() -> dict:
     }
 
 
+@functools.cache
 def _simulated() -> dict:
-    """Each scenario's simulated Dataset (``relmc.simulate``, one thread)."""
+    """Each scenario's simulated Dataset (``relmc.simulate``, one thread).
+
+    Kept for the process: the test reads the digests (:func:`compute`) and the moved arrays
+    (:func:`moved_arrays`) of one simulation.
+    """
     from relmc.sim.simulate import simulate
 
     return {
