@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_kernel as bk  # noqa: E402
 
-from relmc.scenario import Job, replace_path  # noqa: E402
+from relmc.scenario import Job  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
 from relmc.sim.simulate import kernel_inputs  # noqa: E402
 
@@ -61,14 +61,11 @@ SCENARIOS = (
 
 def scenario(name: str, n_gpus: int, days: float):
     if name == "pool":
-        s = bk.llama3_scenario(n_gpus, swap_hours=0.25, n_spares=96, repair_hours=72.0)
-        s = dataclasses.replace(s, failures=dataclasses.replace(s.failures, maintenance_rate=0.0))
+        s = bk.pool_scenario(n_gpus)
     else:
         s = bk.paths_configs_at(n_gpus, maint=name.endswith("_maint"))
         if name.startswith("diurnal"):
-            amp = 1.0 if name.startswith("diurnal_a1") else 0.5
-            s = replace_path(s, "failures.categories.*.diurnal_amplitude", amp)
-            s = replace_path(s, "failures.categories.*.diurnal_peak_hour", 14.0)
+            s = bk.diurnal_on(s, 1.0 if name.startswith("diurnal_a1") else 0.5)
     return dataclasses.replace(s, job=Job(days * 24.0))
 
 

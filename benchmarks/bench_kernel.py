@@ -172,6 +172,18 @@ def llama3_scenario(n_gpus: int, **policy) -> Scenario:
     )
 
 
+def pool_scenario(n_gpus: int) -> Scenario:
+    """Llama 3 at ``n_gpus`` with 96 spares, 72-h repairs and swaps, no planned maintenance."""
+    s = llama3_scenario(n_gpus, swap_hours=0.25, n_spares=96, repair_hours=72.0)
+    return dataclasses.replace(s, failures=dataclasses.replace(s.failures, maintenance_rate=0.0))
+
+
+def diurnal_on(s: Scenario, amplitude: float = 0.5) -> Scenario:
+    """``s`` with every category's rate on a daily cycle of ``amplitude``, peaking at 14:00."""
+    s = replace_path(s, "failures.categories.*.diurnal_amplitude", amplitude)
+    return replace_path(s, "failures.categories.*.diurnal_peak_hour", 14.0)
+
+
 def daly_scenario(total_rate: float) -> Scenario:
     """One exponential category of cluster rate ``total_rate``; Daly's formula is exact."""
     fm = FailureModel((Category("all", rate=total_rate, unit="job"),))
@@ -199,10 +211,7 @@ def paths_configs() -> dict[str, Scenario]:
     return {
         "Daly (1 category, restart only)": daly_scenario(rate),
         "18 Llama 3 categories, unlimited spares": dataclasses.replace(base, failures=no_maint),
-        "18 categories, 96 spares, 72 h repairs": dataclasses.replace(
-            llama3_scenario(N_GPUS, swap_hours=0.25, n_spares=96, repair_hours=72.0),
-            failures=no_maint,
-        ),
+        "18 categories, 96 spares, 72 h repairs": pool_scenario(N_GPUS),
         "18 categories + planned maintenance (Llama 3 default)": base,
         "all features": all_features_scenario(),
     }
@@ -233,8 +242,7 @@ def run_blocks(block_fn, inputs) -> int:
 def physics_configs() -> dict[str, Scenario]:
     """Issue 11 at 100k GPUs, Llama 3 rates: the time-varying features (maintenance in one row)."""
     base = paths_configs_at(N_GPUS, maint=False)
-    diurnal = replace_path(base, "failures.categories.*.diurnal_amplitude", 0.5)
-    diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 14.0)
+    diurnal = diurnal_on(base)
     trend = replace_path(diurnal, "failures.trend_shape", 1.5)
     trend = replace_path(trend, "failures.fleet_age_hours", 2000.0)
     speed = replace_path(base, "job.throughput_amplitude", 0.01)
@@ -251,9 +259,7 @@ def physics_configs() -> dict[str, Scenario]:
         "features off": base,
         "diurnal rates a=0.5, one peak hour": diurnal,
         "diurnal rates a=0.5, 18 peak hours": dataclasses.replace(diurnal, failures=spread),
-        "diurnal rates a=1, one peak hour": replace_path(
-            diurnal, "failures.categories.*.diurnal_amplitude", 1.0
-        ),
+        "diurnal rates a=1, one peak hour": diurnal_on(base, 1.0),
         # Llama 3's planned maintenance (47 in 54 days, 30-min downtime) with the 18 peak hours
         "diurnal a=0.5, 18 peak hours + maintenance": dataclasses.replace(
             diurnal,
@@ -382,8 +388,7 @@ def physics_configs_at_sizes() -> dict[tuple[str, int], Scenario]:
     out = {}
     for n_gpus in (2048, 16_384, 100_000, 1_000_000):
         base = paths_configs_at(n_gpus, maint=False)
-        diurnal = replace_path(base, "failures.categories.*.diurnal_amplitude", 0.5)
-        diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 14.0)
+        diurnal = diurnal_on(base)
         out["diurnal a=0.5, one peak hour", n_gpus] = diurnal
         planned = paths_configs_at(n_gpus, maint=True).failures
         fm = dataclasses.replace(
