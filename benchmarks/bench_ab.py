@@ -2,10 +2,10 @@
 
 The revision's ``relmc/sim/_kernels.py`` (``git show REV:...``) is imported beside the working
 tree's as a module of its own, so both run in one process on the same inputs (built by the
-working tree's ``kernel_inputs``) and the same seeds, alternately, ``--reps`` times; each side's
+working tree's ``kernel_inputs``) and the same seeds, alternately, ``--repeats`` times; each side's
 best time counts (noise only slows a run). Prints ns per trial and per event of each, their
 ratio (old time / new time: above 1, the working tree is faster) and which outputs are equal
-bit for bit. ``--procs P`` repeats it in ``P`` fresh processes and prints the ratios and their
+bit for bit. ``--n-procs P`` repeats it in ``P`` fresh processes and prints the ratios and their
 median: the host's noise moves single ratios by several percent, so claims rest on medians.
 
 The revision's module gets a numba cache of its own (``~/.cache/relmc/bench_ab/<commit>``), so
@@ -18,9 +18,9 @@ categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llam
 below 1, a revision that is not a commit, a function that is not a kernel path) end with a
 usage error before anything runs.
 
-Run: ``python benchmarks/bench_ab.py REV FUNC SCENARIO N_GPUS DAYS [--trials N] [--reps R]
-[--procs P]``, e.g. ``python benchmarks/bench_ab.py HEAD~1 _block_diurnal diurnal_maint 16384
-54 --trials 512 --procs 5``.
+Run: ``python benchmarks/bench_ab.py REV FUNC SCENARIO N_GPUS DAYS [--n-trials N] [--repeats R]
+[--n-procs P]``, e.g. ``python benchmarks/bench_ab.py HEAD~1 _block_diurnal diurnal_maint 16384
+54 --n-trials 512 --n-procs 5``.
 """
 
 from __future__ import annotations
@@ -113,8 +113,8 @@ def one(args) -> float:
     from relmc.sim import _kernels as new
 
     base, sha = base_module(args.rev)
-    inputs = kernel_inputs(scenario(args.scenario, args.n_gpus, args.days), None, args.trials)[0]
-    n = args.trials
+    inputs = kernel_inputs(scenario(args.scenario, args.n_gpus, args.days), None, args.n_trials)[0]
+    n = args.n_trials
     runs = {}
     for label, mod in (("old", base), ("new", new)):
         fn = getattr(mod, args.func, None)
@@ -124,7 +124,7 @@ def one(args) -> float:
         # compile (or load the cache) outside the timings: 4 trials
         fn(np.random.Generator(np.random.PCG64(args.seed)), *_prepared(fn, inputs, 4)[0])
     best = {k: math.inf for k in runs}
-    for rep in range(args.reps):  # interleaved, the order alternating
+    for rep in range(args.repeats):  # interleaved, the order alternating
         for k in ("old", "new") if rep % 2 == 0 else ("new", "old"):
             fn, fargs, _out = runs[k]
             rng = np.random.Generator(np.random.PCG64(args.seed))
@@ -155,14 +155,15 @@ def main(argv=None) -> int:
     ap.add_argument("scenario", choices=SCENARIOS)
     ap.add_argument("n_gpus", type=int)
     ap.add_argument("days", type=float, help="the job's length in days")
-    ap.add_argument("--trials", type=int, default=1024)
-    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--n-trials", type=int, default=1024)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--procs", type=int, default=1, help="fresh processes; prints the median")
+    ap.add_argument("--n-procs", type=int, default=1, help="fresh processes; prints the median")
     args = ap.parse_args(argv)
-    for name in ("n_gpus", "trials", "reps", "procs"):
+    for name, label in (("n_gpus", "n_gpus"), ("n_trials", "--n-trials"),
+                        ("repeats", "--repeats"), ("n_procs", "--n-procs")):  # fmt: skip
         if getattr(args, name) < 1:
-            ap.error(f"{name} must be at least 1, got {getattr(args, name)}")
+            ap.error(f"{label} must be at least 1, got {getattr(args, name)}")
     if not args.days > 0.0:
         ap.error(f"days must be positive, got {args.days}")
     ok = subprocess.run(
@@ -174,13 +175,20 @@ def main(argv=None) -> int:
         ap.error(f"rev: {args.rev!r} is not a commit of {ROOT}")
     if not args.func.startswith("_block_") and args.func != "simulate_block":
         ap.error(f"func must be simulate_block or a _block_* path of the kernel, got {args.func!r}")
-    if args.procs == 1:
+    if args.n_procs == 1:
         one(args)
         return 0
     child = [args.rev, args.func, args.scenario, str(args.n_gpus), repr(args.days)]
-    child += ["--trials", str(args.trials), "--reps", str(args.reps), "--seed", str(args.seed)]
+    child += [
+        "--n-trials",
+        str(args.n_trials),
+        "--repeats",
+        str(args.repeats),
+        "--seed",
+        str(args.seed),
+    ]
     ratios = []
-    for _ in range(args.procs):
+    for _ in range(args.n_procs):
         r = subprocess.run([sys.executable, __file__, *child], capture_output=True, text=True)
         if r.returncode != 0:
             sys.stderr.write(r.stderr)
