@@ -397,13 +397,16 @@ def test_no_blocks_where_they_do_not_apply(change):
     assert stats[3] == 0 and out["events"].sum() > 1000
 
 
-def _capped_inputs(n: int, work_hours: float, tau: float, cap_hours: float):
+def _capped_inputs(
+    n: int, work_hours: float, tau: float, cap_hours: float, detect: float = 0.0, shapes=1
+):
     """One job-level category (3 an hour, amplitude 0.1), restart 0 (blocks can start with the
-    trial), no recovery time."""
-    return dataclasses.replace(
+    trial), ``detect`` hours of recovery; ``shapes=2``: a second category (1 an hour,
+    amplitude 0.9, peak at 2:00), so categories are drawn at the failure's phase."""
+    x = dataclasses.replace(
         _known_inputs(n),
         cat_rate=np.array([[3.0]]),
-        detect_hours=np.zeros(1),
+        detect_hours=np.full(1, detect),
         swap=np.zeros(1, dtype=bool),
         work_hours=work_hours,
         tau=tau,
@@ -413,12 +416,35 @@ def _capped_inputs(n: int, work_hours: float, tau: float, cap_hours: float):
         cat_phase=np.array([14.0]),
         start_hour=9.0,
     )
+    if shapes == 2:
+        x = dataclasses.replace(
+            x,
+            cat_rate=np.array([[3.0, 1.0]]),
+            detect_hours=np.full(2, detect),
+            swap=np.zeros(2, dtype=bool),
+            cat_amp=np.array([0.1, 0.9]),
+            cat_phase=np.array([14.0, 2.0]),
+        )
+    return x
 
 
 CAPPED = {
-    # the job (1e4 h) far beyond a 40-h cap: every trial goes to the general path before its
-    # first failure; the review's case (blocks tried there looked at gaps and dropped them)
+    # the job (1e4 h) far beyond a 40-h cap: every cycle could reach the cap, so failures are
+    # taken (by blocks, then one by one) while they and their recovery stay under it, and
+    # the one that does not goes to the general path with its time carried; the review's
+    # case (blocks tried there looked at gaps and dropped them)
     "cap_far_below_job": (dict(work_hours=1e4, tau=1.0, cap_hours=40.0), 20_000),
+    # the same with 0.05 h of recovery per failure (the guard's bound on it, the deficit the
+    # loop skips) and with two diurnal shapes (no blocks; categories drawn at the phase, the
+    # general path's own draw for the carried failure)
+    "cap_far_below_job_recovery": (
+        dict(work_hours=1e4, tau=1.0, cap_hours=40.0, detect=0.05),
+        20_000,
+    ),
+    "cap_far_below_job_two_shapes": (
+        dict(work_hours=1e4, tau=1.0, cap_hours=40.0, detect=0.05, shapes=2),
+        20_000,
+    ),
     # 60 h of work, a 139-h cap (the median wall time): blocks from the start until the
     # loop's cap guard stops them; about half the trials reach the cap
     "cap_at_median": (dict(work_hours=60.0, tau=0.5, cap_hours=139.0), 6000),
@@ -459,6 +485,38 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
         np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
     for k in ("wall_hours", "progress_hours"):
         np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
+
+
+@pytest.mark.parametrize(("detect", "shapes"), [(0.0, 1), (0.05, 1), (0.05, 2)])
+def test_a_capped_trial_stays_on_the_diurnal_path_to_its_last_cycle(detect, shapes):
+    """Near the cap the loop takes each failure that, with the costliest recovery, stays under
+    it, so a capped trial hands over at its last cycle, its failure carried (wall hours).
+
+    A 1e4-h job under a 40-h cap (every cycle could reach it from the start), 3 to 4
+    failures an hour: over 100 failures per trial. Every trial hands over; the general path
+    takes at most the carried failure (a failure after it would fall past the cap: the
+    carried one is past ``cap_safe`` less the recovery, and its recovery takes it there), so
+    at most one event a trial beyond what the diurnal path counted. Without recovery time
+    the blocks take most failures (with it, every failure costs time: no blocks). Negative
+    control: the same trials with planned maintenance on (hand-over before a gap is drawn,
+    the rule kept there): the diurnal path takes no failure.
+    """
+    n = 400
+    x = _capped_inputs(n, 1e4, 1.0, 40.0, detect=detect, shapes=shapes)
+    stats = np.zeros(4, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, 3, True, stats)
+    events = int(out["events"].sum())
+    assert not out["finished"].any() and stats[1] == n, stats
+    assert events > 100 * n
+    assert events - stats[0] <= n, (events, stats)
+    if detect == 0.0:
+        assert stats[3] > 0.5 * events  # the blocks
+    else:
+        assert stats[3] == 0
+    planned = dataclasses.replace(x, maint_rate=1e-6, maint_hours=0.1)
+    stats_m = np.zeros(4, dtype=np.int64)
+    out_m = _run(_kernels._block_diurnal, planned, 3, True, stats_m)
+    assert stats_m[0] == 0 and out_m["events"].sum() > 100 * n, stats_m
 
 
 def test_recovery_intensity_against_mpmath():
@@ -502,6 +560,12 @@ def test_one_trial_per_generator_near_the_cap_matches_the_general_path(name):
     if name == "cap_at_median":
         assert stats[3] > 0.5 * one["events"].sum()  # the blocks took most failures
         assert 0.2 < one["finished"].mean() < 0.8  # the cap binds in many trials
+    if name.startswith("cap_far"):
+        # every trial ends at the cap, having handed over at its last cycle: the diurnal
+        # path took nearly every failure (stats[0]), the general path at most the carried one
+        assert not one["finished"].any() and stats[1] == n
+        assert one["events"].sum() - stats[0] <= n
+        assert stats[0] > 0.95 * one["events"].sum()
     # negative control: the same check sees 2 % more failures per trial
     more = {**one, "events": one["events"] * 1.02}
     assert any(b.startswith("events") for b in disagreements(more, general))

@@ -91,9 +91,14 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   or, when every category also costs the same recovery, counted once per trial as a multinomial
   (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
   from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without
-  a branch). Before a cycle that could reach the wall cap, or at the last event the budget
-  allows, the trial continues on the general path from the same wall time with a fresh draw (the
-  same process). Cost per failure: one exponential, the solve, the category; no thinning.
+  a branch). At the last event the budget allows, or (with planned maintenance) before a cycle
+  that could reach the wall cap, the trial continues on the general path from the same wall
+  time with a fresh draw (the same process). Without planned maintenance such a cycle still
+  draws its gap: its failure is solved for and taken here if it comes before the job's end and
+  it and the costliest recovery stay under the cap; else the general path goes on with that
+  failure's time carried (a gap looked at is not dropped), so a trial under a binding cap
+  stays here up to its last cycle. Cost per failure: one exponential, the solve, the
+  category; no thinning.
   Planned maintenance is a homogeneous Poisson clock in exposed time, independent of the
   failures: the exposed hours left to the next planned event are kept (what is left after a
   failure stands, by memorylessness), and a cycle that reaches them is decided by ``g >= F(m)``
@@ -3254,9 +3259,17 @@ def _block_diurnal(
     ``w_c (1 + a_c)``, accepted with probability ``lambda_c(t) / (w_c (1 + a_c))`` at the
     failure's phase (exact rejection; ``sum_c w_c (1 + a_c) / lambda(t)`` proposals on
     average), two drawn ahead per failure and the first accepted chosen without a branch.
-    Before a cycle (restart and run) that could reach the wall cap, or the last event the
-    budget allows, the trial continues on the general path (modulated, a fresh draw from the
-    same wall time: the same process). Planned maintenance (``maint_rate > 0``): the exposed
+    At the last event the budget allows, or, with planned maintenance, before a cycle
+    (restart and run) that could reach the wall cap (``t + r_eff + d_run`` plus the costliest
+    event cost past ``cap_safe``), the trial continues on the general path (modulated, a fresh
+    draw from the same wall time: the same process). Without planned maintenance such a cycle
+    draws its gap as any other: the failure is solved for without the job's end (``hi``
+    infinite) and taken if it comes before the job's end and it and the costliest recovery
+    stay under ``cap_safe``; else the general path goes on from the cycle's start with that
+    failure's wall time as its pending gap (``carry``: the gap was looked at, so it is kept,
+    not redrawn). A trial under a binding cap so stays here up to its last cycle; at 1M GPUs
+    (a 54-day job, a 20x cap) the general path had taken the last ~5 % of every trial's
+    events at ~240 ns each. Planned maintenance (``maint_rate > 0``): the exposed
     hours ``m`` left to the next planned event are carried across failures; when ``m`` falls
     within the cycle and ``g >= F(m)`` (no failure before it) the planned event is taken
     (during the restart: the restart is lost; in the run: the snapshots done, a fresh
@@ -3284,9 +3297,11 @@ def _block_diurnal(
     on which way took it, and gaps that the block bound looked at may be taken either way. A
     cycle's start after a restart takes the longest run of the buffer's gaps (at least
     ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's last segment and of the
-    budget, and before each of whose cycles (and the one after) the cap guard of the loop one
-    by one holds (bounds on the integer sum of the gaps, as on the renewal path, with ``X <=
-    (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at the block's start): a
+    budget, and each of whose failures the loop one by one would take by its cap guard (at
+    wall time ``t + X`` at most, ``t + X`` plus the costliest event cost under ``cap_safe``
+    by ``_BOUND_RTOL`` of the cap; bounds on the integer sum of the gaps, as on the renewal
+    path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at the
+    block's start): a
     block takes only failures the loop would take, so a trial hands over to the general path
     by the same rule. The points' wall times are independent solves (a table of the inverse of
     ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the failures' runs
@@ -3526,6 +3541,7 @@ def _block_diurnal(
         a_ckpt = 0.0
         n_sw = 0
         done = False
+        carry = NO_GAP  # a failure solved for at a hand-over near the cap (wall hours)
         while True:
             while deficit > 0.0:
                 # points within the last recovery are not failures: the next failure is the
@@ -3547,13 +3563,14 @@ def _block_diurnal(
             ):
                 # the longest run of the buffer's failures that surely stop short of the
                 # job's last segment (the renewal path's bound: exposures sum to at most X, X
-                # <= (F(X) + slack) / L) and of the budget, and at whose every cycle
-                # start (and the one after) the guard below holds: t grows by at most X plus
-                # the costliest recovery, d_tot only shrinks. So a block takes only failures
-                # the loop below would take, the trial hands over to the general path by the
-                # same rule, and gaps looked at and not taken are the loop's next, in order
-                d_tot = r_eff + last_start + tail
-                lim_cap = cap_safe - t - max_cost - d_tot - bound_cost
+                # <= (F(X) + slack) / L) and of the budget, and each of which the loop below
+                # would take by its cap guard: a failure at wall time t + X_q <= t + X with
+                # t + X + bound_cost under cap_safe, by a margin (_BOUND_RTOL of the cap)
+                # far above the rounding of the loop's own sums. So a block takes only
+                # failures the loop below would take, the trial hands over to the general
+                # path by the same rule, and gaps looked at and not taken are the loop's next,
+                # in order (blocks run without planned maintenance)
+                lim_cap = ((cap_safe - bound_cost) - t) - _BOUND_RTOL * cap_hours
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
                 if lim > 0.0 and j == _DIURNAL_BUF:
                     # refilled only where the loop below goes on too (lim > 0: its guard
@@ -3589,7 +3606,13 @@ def _block_diurnal(
                     continue
             d_run = last_start + tail
             d_tot = r_eff + d_run
-            if events >= budget or t + d_tot + bound_cost > cap_safe:
+            # near the cap: the cycle could reach it. With planned maintenance (drawn apart
+            # on the general path) the trial hands over before a gap is drawn; without, the
+            # next failure is solved for and taken if it and its recovery stay under the
+            # cap, else the trial hands over with it (carried: a gap looked at is not
+            # dropped)
+            near = t + d_tot + bound_cost > cap_safe
+            if events >= budget or (near and m_on):
                 break
             if j == _DIURNAL_BUF:
                 _fill_from(rng, buf, j_fill)
@@ -3627,10 +3650,15 @@ def _block_diurnal(
                 # after the job's last compute: deferred past the end; only failures remain
                 # in this cycle (the next planned event is drawn afresh after a failure)
                 m_left = np.inf
-            # the job's end, if no failure comes first; a sine only past a lower bound of F
+            # the job's end, if no failure comes first; a sine only past a lower bound of F.
+            # Near the cap (no planned maintenance: m_left is inf) the failure is solved for
+            # without the job's end, and taken only if before it and, with its recovery,
+            # under the cap
             lb = max(low_rate * d_tot, fail_rate * d_tot - 2.0 * k_amp)
-            if g >= lb * (1.0 - _BRACKET_RTOL) and g >= _cum_diurnal(
-                d_tot, s0, c0, fail_rate, k_amp
+            if (
+                not near
+                and g >= lb * (1.0 - _BRACKET_RTOL)
+                and g >= _cum_diurnal(d_tot, s0, c0, fail_rate, k_amp)
             ):
                 a_restart += r_eff
                 a_ckpt += n_seg * delta + persist
@@ -3641,8 +3669,11 @@ def _block_diurnal(
                 break
             x, s1, c1 = _solve_one(
                 g, t, theta, s0, c0, tab_on, e_k, w_lk, tab, fail_rate, big_a, inv_l, inv_hi,
-                inv_lo, d_tot,
+                inv_lo, np.inf if near else d_tot,
             )  # fmt: skip
+            if near and (x >= d_tot or t + x + bound_cost > cap_safe):
+                carry = x  # the general path takes this failure (or the job's end, or the cap)
+                break
             events += 1
             if m_left < np.inf:
                 m_left -= x  # the exposed hours of this cycle
@@ -3741,13 +3772,14 @@ def _block_diurnal(
             maint_events[i] = n_maint
             lost[i, MAINTENANCE] = a_maint
         if not done:
-            # near the cap or the event budget: the general path goes on from t (a fresh draw)
+            # near the cap or the event budget: the general path goes on from t, with the
+            # failure solved for at the hand-over (carry) or a fresh draw
             stats[1] += 1
             t, p, done, events = _trial_general(
                 rng, i, prob, slot_code, alias_code, n_slots, fail_rate, fail_rate,
                 detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                t, p, n_seg, r, events, r_eff, NO_GAP, interruptions, maint_events, lost,
+                t, p, n_seg, r, events, r_eff, carry, interruptions, maint_events, lost,
                 swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, maint_rate, 0.0, 0.0,
                 shared, 0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
