@@ -405,12 +405,15 @@ def _capped_inputs(
     detect: float = 0.0,
     shapes: int = 1,
     costly: float = 0.0,
+    restart: float = 0.0,
+    amp: float = 0.1,
 ):
-    """One job-level category (3 an hour, amplitude 0.1), restart 0 (blocks can start with the
-    trial), ``detect`` hours of recovery; ``shapes=2``: a second category (1 an hour,
-    amplitude 0.9, peak at 2:00), so categories are drawn at the failure's phase; ``costly``
-    > 0: a second category of the same shape (0.2 an hour) with that many hours of recovery,
-    the first's none (blocks apply, skipping the points within those recoveries)."""
+    """One job-level category (3 an hour, amplitude ``amp``), ``restart`` hours of restart (0:
+    blocks can start with the trial), ``detect`` hours of recovery; ``shapes=2``: a second
+    category (1 an hour, amplitude 0.9, peak at 2:00), so categories are drawn at the
+    failure's phase; ``costly`` > 0: a second category of the same shape (0.2 an hour) with
+    that many hours of recovery, the first's none (blocks apply, skipping the points within
+    those recoveries)."""
     x = dataclasses.replace(
         _known_inputs(n),
         cat_rate=np.array([[3.0]]),
@@ -420,7 +423,8 @@ def _capped_inputs(
         tau=tau,
         cap_hours=cap_hours,
         max_events=10**9,
-        cat_amp=np.array([0.1]),
+        restart_hours=restart,
+        cat_amp=np.array([amp]),
         cat_phase=np.array([14.0]),
         start_hour=9.0,
     )
@@ -439,7 +443,7 @@ def _capped_inputs(
             cat_rate=np.array([[3.0, 0.2]]),
             detect_hours=np.array([0.0, costly]),
             swap=np.zeros(2, dtype=bool),
-            cat_amp=np.array([0.1, 0.1]),
+            cat_amp=np.array([amp, amp]),
             cat_phase=np.array([14.0, 14.0]),
         )
     return x
@@ -476,8 +480,15 @@ CAPPED = {
         dict(work_hours=1e4, tau=1.0, cap_hours=40.0, costly=3.0),
         20_000,
     ),
-    # 60 h of work, a 139-h cap (the median wall time): blocks from the start until the
-    # loop's cap guard stops them; about half the trials reach the cap
+    # the same with a 0.3-h restart (the carried failure's hours count it, and may fall
+    # within it) at amplitude 1, 2-h recoveries in one failure in 16
+    "cap_far_below_job_restart_a1": (
+        dict(work_hours=1e4, tau=1.0, cap_hours=40.0, costly=2.0, restart=0.3, amp=1.0),
+        20_000,
+    ),
+    # 60 h of work, a 139-h cap (the median wall time): blocks from the start until their
+    # points could come within the costliest recovery of the cap, then the loop; about half
+    # the trials reach the cap
     "cap_at_median": (dict(work_hours=60.0, tau=0.5, cap_hours=139.0), 6000),
 }
 
@@ -608,6 +619,8 @@ def test_one_trial_per_generator_near_the_cap_matches_the_general_path(name):
         assert stats[0] > 0.9 * one["events"].sum()
     if name in ("cap_far_below_job", "cap_far_below_job_costly_share"):
         assert stats[3] > 0.5 * one["events"].sum()  # blocks near the cap
+    if name == "cap_far_below_job_restart_a1":
+        assert stats[3] > 0.3 * one["events"].sum()
     # negative control: the same check sees 2 % more failures per trial
     more = {**one, "events": one["events"] * 1.02}
     assert any(b.startswith("events") for b in disagreements(more, general))

@@ -2968,6 +2968,18 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
 
 
 @jit
+def _solve_near(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, inv_hi, inv_lo):
+    """:func:`_solve_one` without an upper bound: a failure near the cap, taken or carried.
+
+    A call, not inlined: the loop one by one keeps one inlined solve (the job's end its
+    bound), as before this case was taken there.
+    """
+    return _solve_one(
+        g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, inv_hi, inv_lo, np.inf
+    )
+
+
+@jit
 def _diurnal_block(
     rng,
     i,
@@ -3573,8 +3585,9 @@ def _block_diurnal(
                 lim_cap = ((cap_safe - bound_cost) - t) - _BOUND_RTOL * cap_hours
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
                 if lim > 0.0 and j == _DIURNAL_BUF:
-                    # refilled only where the loop below goes on too (lim > 0: its guard
-                    # holds), so a hand-over to the general path finds the loop's draws
+                    # refilled where the loop below would refill too (blocks run without
+                    # planned maintenance and short of the budget, where the loop draws the
+                    # cycle's gap, near the cap too), so both consume the same draws
                     _fill_from(rng, buf, j_fill)
                     j = j_fill
                 room = min(_DIURNAL_BUF - j, budget - events)
@@ -3606,74 +3619,81 @@ def _block_diurnal(
                     continue
             d_run = last_start + tail
             d_tot = r_eff + d_run
-            # near the cap: the cycle could reach it. With planned maintenance (drawn apart
-            # on the general path) the trial hands over before a gap is drawn; without, the
-            # next failure is solved for and taken if it and its recovery stay under the
-            # cap, else the trial hands over with it (carried: a gap looked at is not
-            # dropped)
-            near = t + d_tot + bound_cost > cap_safe
-            if events >= budget or (near and m_on):
+            if events >= budget:
                 break
-            if j == _DIURNAL_BUF:
-                _fill_from(rng, buf, j_fill)
-                j = j_fill
-            g = buf[j]
-            j += 1
-            if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
-                # no failure before the next planned event, within this cycle
-                e = m_left - r_eff
-                if e < last_start + r:
-                    # the planned event: during the restart (the restart is lost), or in the
-                    # run (a fresh checkpoint of the progress reached); then the downtime
-                    # and a new restart. Both clocks start afresh (g is not used)
-                    events += 1
-                    n_maint += 1
-                    a_maint += maint_hours
-                    if e < 0.0:
-                        a_restart += m_left
-                        t = (t + m_left) + maint_hours
-                    else:
-                        a_restart += r_eff
-                        k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
-                        n_sw += snap_steps * k + 2  # compute started; the k snapshots; the stop
-                        a_ckpt += (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
-                        p += k * tau + min(xo, s_k)
-                        n_seg, r = _segments(work_hours - p, tau)  # re-laid from there
-                        tail = r + delta + persist
-                        last_start = (n_seg - 1) * seg
-                        t = (t + m_left) + m_stop
-                    s0 = math.sin(OMEGA * t + theta)
-                    c0 = math.cos(OMEGA * t + theta)
-                    r_eff = restart_hours
-                    m_left = _gap(rng) * inv_maint
-                    continue
-                # after the job's last compute: deferred past the end; only failures remain
-                # in this cycle (the next planned event is drawn afresh after a failure)
-                m_left = np.inf
-            # the job's end, if no failure comes first; a sine only past a lower bound of F.
-            # Near the cap (no planned maintenance: m_left is inf) the failure is solved for
-            # without the job's end, and taken only if before it and, with its recovery,
-            # under the cap
-            lb = max(low_rate * d_tot, fail_rate * d_tot - 2.0 * k_amp)
-            if (
-                not near
-                and g >= lb * (1.0 - _BRACKET_RTOL)
-                and g >= _cum_diurnal(d_tot, s0, c0, fail_rate, k_amp)
-            ):
-                a_restart += r_eff
-                a_ckpt += n_seg * delta + persist
-                n_sw += snap_steps * (n_seg - 1) + 2  # compute starts; the down step at its end
-                t += d_tot
-                p = work_hours
-                done = True
-                break
-            x, s1, c1 = _solve_one(
-                g, t, theta, s0, c0, tab_on, e_k, w_lk, tab, fail_rate, big_a, inv_l, inv_hi,
-                inv_lo, np.inf if near else d_tot,
-            )  # fmt: skip
-            if near and (x >= d_tot or t + x + bound_cost > cap_safe):
-                carry = x  # the general path takes this failure (or the job's end, or the cap)
-                break
+            if t + d_tot + bound_cost > cap_safe:
+                # near the cap: the cycle could reach it. With planned maintenance (drawn
+                # apart on the general path) the trial hands over before a gap is drawn;
+                # without, the next failure is solved for without the job's end and taken if
+                # it comes before it and, with the costliest recovery, stays under the cap;
+                # else the trial hands over with it (carried: a gap looked at is not dropped)
+                if m_on:
+                    break
+                if j == _DIURNAL_BUF:
+                    _fill_from(rng, buf, j_fill)
+                    j = j_fill
+                x, s1, c1 = _solve_near(
+                    buf[j], t, theta, s0, c0, tab_on, e_k, w_lk, tab, fail_rate, big_a, inv_l,
+                    inv_hi, inv_lo,
+                )  # fmt: skip
+                j += 1
+                if x >= d_tot or t + x + bound_cost > cap_safe:
+                    carry = x  # the general path takes this failure (or the job's end, the cap)
+                    break
+            else:
+                if j == _DIURNAL_BUF:
+                    _fill_from(rng, buf, j_fill)
+                    j = j_fill
+                g = buf[j]
+                j += 1
+                if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
+                    # no failure before the next planned event, within this cycle
+                    e = m_left - r_eff
+                    if e < last_start + r:
+                        # the planned event: during the restart (the restart is lost), or in the
+                        # run (a fresh checkpoint of the progress reached); then the downtime
+                        # and a new restart. Both clocks start afresh (g is not used)
+                        events += 1
+                        n_maint += 1
+                        a_maint += maint_hours
+                        if e < 0.0:
+                            a_restart += m_left
+                            t = (t + m_left) + maint_hours
+                        else:
+                            a_restart += r_eff
+                            k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+                            n_sw += snap_steps * k + 2  # compute started; the k snapshots; the stop
+                            a_ckpt += (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
+                            p += k * tau + min(xo, s_k)
+                            n_seg, r = _segments(work_hours - p, tau)  # re-laid from there
+                            tail = r + delta + persist
+                            last_start = (n_seg - 1) * seg
+                            t = (t + m_left) + m_stop
+                        s0 = math.sin(OMEGA * t + theta)
+                        c0 = math.cos(OMEGA * t + theta)
+                        r_eff = restart_hours
+                        m_left = _gap(rng) * inv_maint
+                        continue
+                    # after the job's last compute: deferred past the end; only failures remain
+                    # in this cycle (the next planned event is drawn afresh after a failure)
+                    m_left = np.inf
+                # the job's end, if no failure comes first; a sine only past a lower bound
+                # of F
+                lb = max(low_rate * d_tot, fail_rate * d_tot - 2.0 * k_amp)
+                if g >= lb * (1.0 - _BRACKET_RTOL) and g >= _cum_diurnal(
+                    d_tot, s0, c0, fail_rate, k_amp
+                ):
+                    a_restart += r_eff
+                    a_ckpt += n_seg * delta + persist
+                    n_sw += snap_steps * (n_seg - 1) + 2  # compute starts; the down step
+                    t += d_tot
+                    p = work_hours
+                    done = True
+                    break
+                x, s1, c1 = _solve_one(
+                    g, t, theta, s0, c0, tab_on, e_k, w_lk, tab, fail_rate, big_a, inv_l,
+                    inv_hi, inv_lo, d_tot,
+                )  # fmt: skip
             events += 1
             if m_left < np.inf:
                 m_left -= x  # the exposed hours of this cycle
