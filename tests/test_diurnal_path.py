@@ -113,9 +113,37 @@ SCENARIOS = {
         work=15.0,
         **POLICY,
     ),
-    # a tight wall cap: trials near it continue on the general path
+    # a tight wall cap: trials near it take failures here while each, with the costliest
+    # recovery, stays under it; the one that would not goes to the general path, carried
     "tight_cap": _scenario(
         _four(0.5, [14.0, 2.0, 8.0, 20.0]), work=10.0, wall_cap_factor=1.8, **POLICY
+    ),
+    # one shape and a job-level category at 1 an hour, a 3x cap that about half the trials
+    # reach: blocks near the cap (a third of the failures), their bound leaving room for the
+    # costliest recovery (a swap, 0.25 h)
+    "tight_cap_blocks": _scenario(
+        [
+            Category(
+                "gpu",
+                rate=3e-4,
+                unit="gpu",
+                recovery="swap",
+                diurnal_amplitude=0.5,
+                diurnal_peak_hour=14.0,
+            ),
+            Category(
+                "hang",
+                rate=2e-4,
+                unit="gpu",
+                detection_hours=1 / 6,
+                diurnal_amplitude=0.5,
+                diurnal_peak_hour=14.0,
+            ),
+            Category("bug", rate=1.0, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=14.0),
+        ],
+        work=10.0,
+        wall_cap_factor=3.0,
+        **POLICY,
     ),
     # an event budget: the 7th event is the general path's
     "event_budget": _scenario(
@@ -185,7 +213,9 @@ def test_diurnal_path_matches_general_path_with_thousands_of_failures():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["a0.3_shared", "a0.5_18_peaks", "a1.0_shared", "tight_cap"])
+@pytest.mark.parametrize(
+    "name", ["a0.3_shared", "a0.5_18_peaks", "a1.0_shared", "tight_cap", "tight_cap_blocks"]
+)
 def test_diurnal_path_matches_reference(name):
     x = _inputs(name, 1500)
     stats = np.zeros(3, dtype=np.int64)
