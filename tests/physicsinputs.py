@@ -33,7 +33,7 @@ def sdc_inputs(rates, *, n_trials: int = 100, detect=None, swap=None, **kw) -> K
 
 def with_sdc_fields(inputs: KernelInputs, **kw) -> KernelInputs:
     """``inputs`` (a plain ``KernelInputs``) with the stragglers/SDC fields ``kw`` set."""
-    values = {f.name: getattr(inputs, f.name) for f in fields(inputs)}
+    values = {f.name: getattr(inputs, f.name) for f in fields(inputs) if f.init}
     values.update(kw)
     for name in SDC_ARRAYS:
         if name in values:

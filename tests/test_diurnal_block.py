@@ -397,6 +397,54 @@ def test_no_blocks_where_they_do_not_apply(change):
     assert stats[3] == 0 and out["events"].sum() > 1000
 
 
+# ------------------------------------------------------- the table the inputs carry (derived)
+def _with_table(x, table: np.ndarray, e: float):
+    """``x`` with its derived table set by hand (``kepler_table``, ``kepler_e``)."""
+    y = dataclasses.replace(x)
+    object.__setattr__(y, "kepler_table", table)
+    object.__setattr__(y, "kepler_e", e)
+    return y
+
+
+def test_inputs_carry_a_table_for_one_shared_shape_only():
+    """``KernelInputs.kepler_table``: the table for the one amplitude and peak every category
+    has, rebuilt by ``dataclasses.replace``; no rows (and NaN) for anything else."""
+    x, _ = kernel_inputs(BLOCKS["costly_10pct"], None, 4)
+    assert x.kepler_e == 0.5
+    np.testing.assert_array_equal(x.kepler_table, _table(0.5))
+    y = dataclasses.replace(x, cat_amp=np.full(x.n_categories, 0.3))  # not the stale table
+    assert y.kepler_e == 0.3
+    np.testing.assert_array_equal(y.kepler_table, _table(0.3))
+    n = x.n_categories
+    for change in (
+        dict(cat_amp=np.array([0.5, 0.4, 0.5])),
+        dict(cat_phase=np.array([14.0, 14.0, 3.0])),
+        dict(cat_amp=np.zeros(n)),
+        dict(draw_amp=np.full((1, n), 0.5)),
+        dict(draw_phase=np.full((1, n), 14.0)),
+    ):
+        z = dataclasses.replace(x, **change)
+        assert z.kepler_table.shape == (0, _kernels._KEP_COLS) and math.isnan(z.kepler_e), change
+
+
+@pytest.mark.parametrize("name", ["costly_10pct", "amplitude_1", "tight_cap"])
+def test_the_inputs_table_gives_the_outputs_of_the_paths_own_table(name):
+    """The diurnal path reading the inputs' table (built once a run) returns, bit for bit,
+    what it returns building its own in every block of trials (no table in the inputs).
+    Negative control: a table for amplitude 0.9 e labelled e changes the outputs, so the
+    path does read the inputs' table."""
+    x, _ = kernel_inputs(BLOCKS[name], None, 600)
+    assert x.kepler_table.shape[0] == _kernels._KEP_N + 1
+    e = x.kepler_e
+    shared = _run(_kernels.simulate_block, x, 3)
+    none = np.zeros((0, _kernels._KEP_COLS))
+    own = _run(_kernels.simulate_block, _with_table(x, none, np.nan), 3)
+    for key in shared:
+        np.testing.assert_array_equal(shared[key], own[key], err_msg=key)
+    wrong = _run(_kernels.simulate_block, _with_table(x, _table(0.9 * e), e), 3)
+    assert not np.array_equal(wrong["wall_hours"], shared["wall_hours"])
+
+
 def _capped_inputs(
     n: int,
     work_hours: float,

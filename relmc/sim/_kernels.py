@@ -2743,9 +2743,10 @@ def _kepler_table(e, tab):
     4.3 -> 1.3 ns a failure in a harness, is what the loop cannot vectorise, see
     :func:`_kepler_pass`). Newton starts from the previous node's inverse series
     (:func:`_kepler_series`), so one or two steps reach the node (five or six from ``u =
-    m``): the table, built once a kernel call (per 256 trials) and again only when the
-    amplitude changes, took 342 against 127 us at amplitude 0.5 on a loaded host; at 2k GPUs
-    that was ~1.3 us of a trial's ~7.
+    m``): 342 against 127 us at amplitude 0.5 on a loaded host. Built once a run where every
+    category shares one shape (``KernelInputs.kepler_table``, read by :func:`_block_diurnal`);
+    else once a kernel call (per 256 trials) and again when the amplitude changes (at 2k GPUs
+    ~134 us of a block's ~1.3 ms).
     """
     h = TWO_PI / _KEP_N
     u = 0.0  # the previous node, its sine and cosine, and 1 / M' there (M^-1(0) = 0)
@@ -3242,6 +3243,8 @@ def _block_diurnal(
     fleet_age_hours,
     draw_amp,
     draw_phase,
+    kepler_table,
+    kepler_e,
     wall,
     finished,
     progress,
@@ -3383,7 +3386,9 @@ def _block_diurnal(
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
     # the block of failures (_diurnal_block): its inverse table (for amplitude e_tab), its
     # per-position work arrays and the run sums it adds at buffer positions
-    tab = np.empty((_KEP_N + 1, _KEP_COLS))
+    # (the inputs' table where its amplitude is the trial's, else one built here)
+    tab_own = np.empty((_KEP_N + 1, _KEP_COLS))
+    tab = tab_own
     e_tab = -1.0
     wk = np.empty((2 + _KEP_COLS, _DIURNAL_BUF))  # _kepler_pass's work rows and nodes
     ji = np.empty(_DIURNAL_BUF, dtype=np.int64)
@@ -3514,7 +3519,11 @@ def _block_diurnal(
         e_k = amp_i[c_first] if tab_on else 0.0  # every category's amplitude: A / L, exactly
         if tab_on:
             if e_k != e_tab:
-                _kepler_table(e_k, tab)
+                if e_k == kepler_e:
+                    tab = kepler_table
+                else:
+                    _kepler_table(e_k, tab_own)
+                    tab = tab_own
                 e_tab = e_k
         w_lk = OMEGA / fail_rate
         if fast:
@@ -3621,17 +3630,18 @@ def _block_diurnal(
             d_tot = r_eff + d_run
             if events >= budget:
                 break
-            if t + d_tot + bound_cost > cap_safe:
-                # near the cap: the cycle could reach it. With planned maintenance (drawn
-                # apart on the general path) the trial hands over before a gap is drawn;
-                # without, the next failure is solved for without the job's end and taken if
-                # it comes before it and, with the costliest recovery, stays under the cap;
-                # else the trial hands over with it (carried: a gap looked at is not dropped)
-                if m_on:
-                    break
-                if j == _DIURNAL_BUF:
-                    _fill_from(rng, buf, j_fill)
-                    j = j_fill
+            # near the cap: the cycle could reach it. With planned maintenance (drawn apart on
+            # the general path) the trial hands over before a gap is drawn; without, the next
+            # failure is solved for without the job's end and taken if it comes before it and,
+            # with the costliest recovery, stays under the cap; else the trial hands over with
+            # it (carried: a gap looked at is not dropped)
+            near = t + d_tot + bound_cost > cap_safe
+            if near and m_on:
+                break
+            if j == _DIURNAL_BUF:
+                _fill_from(rng, buf, j_fill)
+                j = j_fill
+            if near:
                 x, s1, c1 = _solve_near(
                     buf[j], t, theta, s0, c0, tab_on, e_k, w_lk, tab, fail_rate, big_a, inv_l,
                     inv_hi, inv_lo,
@@ -3641,9 +3651,6 @@ def _block_diurnal(
                     carry = x  # the general path takes this failure (or the job's end, the cap)
                     break
             else:
-                if j == _DIURNAL_BUF:
-                    _fill_from(rng, buf, j_fill)
-                    j = j_fill
                 g = buf[j]
                 j += 1
                 if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
@@ -6514,6 +6521,8 @@ def simulate_block(
     draw_bad_multiplier,
     cat_profile,
     week_hour0,
+    kepler_table,
+    kepler_e,
     wall,
     finished,
     progress,
@@ -6624,8 +6633,8 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
             cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
-            draw_phase, wall, finished, progress, interruptions, maint_events, n_events, lost,
-            swings, True, np.zeros(3, dtype=np.int64),
+            draw_phase, kepler_table, kepler_e, wall, finished, progress, interruptions,
+            maint_events, n_events, lost, swings, True, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_RENEWAL:
         _block_renewal(

@@ -165,6 +165,18 @@ class KernelInputs:
         :mod:`relmc.sim`.
     week_hour0 : float
         Hour of the week at the job's start, in [0, 168) (hour 0 is Monday 00:00).
+
+    Attributes
+    ----------
+    kepler_table : ndarray, shape (1025, 4) or (0, 4)
+        Derived, not given: where every category has one diurnal amplitude ``e > 0`` and one
+        peak hour (and no per-draw shapes), the diurnal path's inverse table of ``u + e sin
+        u`` for that ``e`` (``relmc.sim._kernels._kepler_table``), built once here rather than
+        in every block of 256 trials (~130 us a block, ~10 % of a block at 2k GPUs); else no
+        rows. The path builds its own table for any other amplitude, so results do not
+        depend on it (tests/test_diurnal_block.py).
+    kepler_e : float
+        The amplitude ``kepler_table`` is for (NaN: none).
     """
 
     cat_rate: np.ndarray
@@ -223,6 +235,8 @@ class KernelInputs:
     draw_bad_multiplier: np.ndarray = field(default_factory=lambda: np.ones((0, 0)))
     cat_profile: np.ndarray = field(default_factory=lambda: np.ones((0, WEEK_HOURS)))
     week_hour0: float = 0.0
+    kepler_table: np.ndarray = field(init=False, repr=False)
+    kepler_e: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
@@ -290,6 +304,9 @@ class KernelInputs:
             rows = getattr(self, name).shape[0]
             if rows not in (0, n_draws):
                 raise ValueError(f"{name} must have 0 or {n_draws} rows (one per draw); got {rows}")
+        table, e = _shared_kepler_table(self)
+        object.__setattr__(self, "kepler_table", table)
+        object.__setattr__(self, "kepler_e", e)
 
     @property
     def modulated(self) -> bool:
@@ -352,6 +369,31 @@ class KernelInputs:
     def n_categories(self) -> int:
         """Number of failure categories."""
         return int(self.cat_rate.shape[1])
+
+
+def _shared_kepler_table(inputs: KernelInputs) -> tuple[np.ndarray, float]:
+    """Return the diurnal path's inverse table for the amplitude every category shares, and it.
+
+    No rows and NaN unless every category has the same amplitude ``e > 0`` and the same peak
+    hour, and no shape is given per draw (the cases where the path reads one table).
+    """
+    from relmc.sim._kernels import _KEP_COLS, _KEP_N, _kepler_table
+
+    amp = np.asarray(inputs.cat_amp, dtype=np.float64)
+    phase = np.asarray(inputs.cat_phase, dtype=np.float64)
+    shared = (
+        amp.size > 0
+        and amp[0] > 0.0
+        and bool(np.all(amp == amp[0]))
+        and bool(np.all(phase == phase[0]))
+        and inputs.draw_amp.shape[0] == 0
+        and inputs.draw_phase.shape[0] == 0
+    )
+    if not shared:
+        return np.zeros((0, _KEP_COLS)), float("nan")
+    table = np.empty((_KEP_N + 1, _KEP_COLS))
+    _kepler_table(float(amp[0]), table)
+    return table, float(amp[0])
 
 
 #: Per-trial outputs: (name in results, kernel parameter, dtype, trailing dim or None).
