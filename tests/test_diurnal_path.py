@@ -559,6 +559,24 @@ LONG_TAIL = _scenario(
     persist_hours=0.5,
     restart_hours=0.0,
 )
+# one shape, 2.6 failures an hour, a seventh of them with 0.2 h of recovery: with planned
+# events at 0.1 an hour (26 failures between two, over the 8 a planned event's interval must
+# hold on average), blocks of failures run between planned events
+BLOCKS_M = _scenario(
+    [
+        Category("bug", rate=2.2, unit="job", diurnal_amplitude=0.6, diurnal_peak_hour=14.0),
+        Category(
+            "hang",
+            rate=0.4,
+            unit="job",
+            detection_hours=0.2,
+            diurnal_amplitude=0.6,
+            diurnal_peak_hour=14.0,
+        ),
+    ],
+    work=30.3,
+    **POLICY,
+)
 MAINT = {
     # planned events in restarts and runs, categories by alias
     "shared": _with_maint(SCENARIOS["a0.3_shared"], 0.3, 0.25),
@@ -589,6 +607,13 @@ MAINT = {
         2.0,
         0.1,
     ),
+    # blocks between planned events, each bounded by the next one's exposed hours
+    "blocks": _with_maint(BLOCKS_M, 0.1, 0.25),
+    # the same under a cap about half the trials reach (a planned stop, 0.5 h, the costliest
+    # event): no block where the loop would hand over before its draw
+    "blocks_tight_cap": _with_maint(
+        replace_path(BLOCKS_M, "policy.wall_cap_factor", 4.7), 0.1, 0.5
+    ),
 }
 
 
@@ -617,6 +642,22 @@ def test_diurnal_path_with_maintenance_matches_general_path(name):
         assert stats[1] > 0 and 0.05 < fast["finished"].mean() < 0.95
     if name == "event_budget":
         assert stats[1] > 0 and (fast["events"][~fast["finished"]] == 7).all()
+
+
+@pytest.mark.parametrize("name", ["blocks", "blocks_tight_cap"])
+def test_blocks_run_between_planned_events(name):
+    """With planned events a block's failures stop short of the next one (its bound, the
+    exposed hours left to it), then the loop takes it: most failures in blocks, every
+    planned event taken; the comparisons above and below hold these scenarios to the
+    general path and the oracle."""
+    x, _ = kernel_inputs(MAINT[name], None, 400)
+    stats = np.zeros(5, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, 1, True, stats)
+    assert stats[3] > 0.5 * stats[0] and stats[4] > 2 * 400, stats
+    planned = out["maintenance_events"].sum()  # on this path, and after a hand-over
+    assert stats[2] == planned if stats[1] == 0 else 0 < stats[2] <= planned
+    if name == "blocks_tight_cap":
+        assert stats[1] > 0.05 * 400 and 0.05 < out["finished"].mean() < 0.95
 
 
 def test_diurnal_path_takes_planned_maintenance_without_failures():
@@ -682,7 +723,7 @@ def test_diurnal_planned_events_match_their_compensator():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["shared", "long_tail", "tight_cap"])
+@pytest.mark.parametrize("name", ["shared", "long_tail", "tight_cap", "blocks", "blocks_tight_cap"])
 def test_diurnal_path_with_maintenance_matches_reference(name):
     x, _ = kernel_inputs(MAINT[name], None, 1500)
     stats = np.zeros(3, dtype=np.int64)

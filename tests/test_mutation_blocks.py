@@ -47,7 +47,7 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
     ji = np.empty(_kernels.BUF, dtype=np.int64)
     acc = np.zeros((_kernels.N_ACC, _kernels.BUF))
     seg = 0.5 + 1 / 60
-    k_left, _, n_zero, t, _, _, _, n_fail, deficit = _kernels._diurnal_block(
+    k_left, _, n_zero, t, _, _, _, n_fail, deficit, _ = _kernels._diurnal_block(
         np.random.default_rng(0), 0, buf, 0, 3, tab, t0, math.sin(phi0), math.cos(phi0),
         big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a),
         1e-300,  # lam_geo: after the first (costly) failure, the countdown never ends

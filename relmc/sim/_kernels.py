@@ -108,7 +108,8 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   next planned event is drawn afresh after it). Without maintenance no draw and no arithmetic is
   added. The power-law trend stays on the general path (the integral of the cosine times the
   trend has no closed form).
-  With one diurnal shape, no planned maintenance and most recoveries instantaneous, a run of
+  With one diurnal shape, most recoveries instantaneous and (with planned maintenance) at
+  least ``_DIURNAL_BLOCK_MIN`` failures per planned event on average, a run of
   failures is taken at once (``_diurnal_block``): the integrated intensity from the run's
   start is a running sum of the gaps (a recovery that costs time is solved at once and its
   unexposed hours skipped), each failure's wall time an independent inversion of ``u + e sin
@@ -116,7 +117,11 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   one Newton step, in a loop without branches; else the full solve), and the runs the renewal
   path's block arithmetic. Such a trial draws its gaps 256 at a time (``_DIURNAL_BUF``; the
   same draws as two refills of ``BUF``), so a block takes up to 256. With one diurnal shape
-  the failures taken one by one step from the same table too (``_solve_one``).
+  the failures taken one by one step from the same table too (``_solve_one``). A block
+  stops short of the next planned event (its points' integrated intensity under ``F`` of
+  the exposed hours left to it, so their wall hours, and so their exposed hours, under
+  those) and counts that clock down by its failures' exposed hours; the loop takes the
+  planned event.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -3092,6 +3097,7 @@ def _diurnal_block(
     # (marked -1: the run arithmetic adds nothing for them), the first after it is exposed
     # from its recovery's end
     n_costly = 0
+    c_sum = 0.0  # the costly failures' recovery hours (not exposed)
     n_skip = 0
     c_open = -1  # the last failure's category when it costs time and its recovery outlasts
     p_c = 0  # the block's points, and that failure's point
@@ -3106,6 +3112,7 @@ def _diurnal_block(
         jk += 1
         interruptions[i, c] += 1
         n_costly += 1
+        c_sum += cost[c]
         w_end = xa[p] + cost[c]
         q = p + 1
         while q < stop and xa[q] < w_end:
@@ -3140,7 +3147,7 @@ def _diurnal_block(
     dk_sum, sk, nr = _block_map_marked(
         ex, j, stop, restart_hours, tau, delta, persist, seg, inv_seg, acc
     )
-    return k_left, jk, n_zero, t + w_end, dk_sum, sk, nr, n_fail, deficit
+    return k_left, jk, n_zero, t + w_end, dk_sum, sk, nr, n_fail, deficit, w_end - c_sum
 
 
 @jit(inline="always")
@@ -3299,7 +3306,10 @@ def _block_diurnal(
     the trend is 1 on this path.
 
     Blocks of failures (:func:`_diurnal_block`): with one shape for every category (the
-    category is independent of the time), no planned maintenance, no per-draw shapes,
+    category is independent of the time), no per-draw shapes, planned maintenance off or
+    rare enough (a failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate, so a
+    planned event's interval holds a block on average; each block attempt also needs that
+    many expected before the next planned event at the peak intensity),
     recoveries that cost nothing in at least half of the failure rate, and at most one point
     of the process expected per failure within recoveries at the peak intensity (``sum_c w_c
     cost_c (1 + a) <= 1``: a gate on the work thinned out, not needed for exactness), the
@@ -3320,8 +3330,17 @@ def _block_diurnal(
     block takes only failures the loop would take, so a trial hands over to the general path
     by the same rule. The points' wall times are independent solves (a table of the inverse of
     ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the failures' runs
-    go through the renewal path's block arithmetic. ``stats[3]``, when given, counts the
-    failures taken in blocks, ``stats[4]`` the blocks.
+    go through the renewal path's block arithmetic. With planned maintenance a block's points
+    also stay under ``F(m)`` of the exposed hours ``m`` left to the next planned event (by
+    ``4 _BOUND_RTOL`` of it), so each failure's wall hours, and so its exposed hours, fall
+    short of it; the block returns its failures' exposed hours, by which that clock counts
+    down, and the loop takes the planned event. The block's extent also stops short of any
+    cycle at which the loop would hand over (before a draw, with planned maintenance): a
+    failure at ``X`` starts the next cycle by ``t + X`` plus the costliest event, with a run no
+    longer than the block's first, so a hand-over comes only after the loop has used a gap
+    past the bound, and gaps the bound looked at and the hand-over leaves unused are never
+    conditioned. ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]``
+    the blocks.
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
@@ -3456,7 +3475,7 @@ def _block_diurnal(
                     rs[c] = w[c] * amp_i[c] * math.sin(ang)
                 nb_slots = _build_alias(bw, n_cat, bprob, bslot, balias, small, large)
             # the block of failures applies with one shape (the category is independent of
-            # the time), no planned events, no per-draw shapes, and recoveries of cost 0 (a
+            # the time), planned events off or rare, no per-draw shapes, and recoveries of cost 0 (a
             # settled category's) or mostly 0 (the points within costlier ones are thinned
             # out)
             costly = 0.0
@@ -3465,7 +3484,11 @@ def _block_diurnal(
                 if cost[c] > 0.0:
                     costly += w[c]
                     recovering += w[c] * cost[c]
-            fast_d = shared and not m_on and not per_shape and costly <= 0.5 * fail_rate
+            fast_d = shared and not per_shape and costly <= 0.5 * fail_rate
+            # with planned maintenance: where a planned event's interval holds a block's
+            # failures on average (else blocks would rarely fit, and the loop's refills,
+            # draws and outputs stay as they were)
+            fast_d = fast_d and fail_rate >= _DIURNAL_BLOCK_MIN * maint_rate
             # the blocks' points within recoveries (not failures): at most one expected per
             # failure at the peak intensity (the work thinned out; exact either way)
             fast_d = fast_d and recovering * (1.0 + amp_i[c_first]) <= 1.0
@@ -3581,6 +3604,10 @@ def _block_diurnal(
                 and fast
                 and r_eff == restart_hours
                 and budget - events >= _DIURNAL_BLOCK_MIN
+                # with planned maintenance: not where fewer than a block's failures are
+                # expected before the next planned event at the peak intensity (a block
+                # would rarely fit; the bound's cost is saved)
+                and (not m_on or (fail_rate + big_a) * m_left >= _DIURNAL_BLOCK_MIN)
             ):
                 # the longest run of the buffer's failures that surely stop short of the
                 # job's last segment (the renewal path's bound: exposures sum to at most X, X
@@ -3590,22 +3617,36 @@ def _block_diurnal(
                 # far above the rounding of the loop's own sums. So a block takes only
                 # failures the loop below would take, the trial hands over to the general
                 # path by the same rule, and gaps looked at and not taken are the loop's next,
-                # in order (blocks run without planned maintenance)
+                # in order
                 lim_cap = ((cap_safe - bound_cost) - t) - _BOUND_RTOL * cap_hours
                 lim = min((n_seg - 4.0) / seg_up, lim_cap)
-                if lim > 0.0 and j == _DIURNAL_BUF:
-                    # refilled where the loop below would refill too (blocks run without
-                    # planned maintenance and short of the budget, where the loop draws the
-                    # cycle's gap, near the cap too), so both consume the same draws
-                    _fill_from(rng, buf, j_fill)
-                    j = j_fill
-                room = min(_DIURNAL_BUF - j, budget - events)
                 # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
                 # ulp below -1)
                 slack = k_amp * max(1.0 + s0, 0.0)
+                if m_on:
+                    # short of the next planned event: points whose integrated intensity is
+                    # under F(m_left) by a margin come before it in wall hours, and so in
+                    # exposed hours
+                    f_m = _cum_diurnal(m_left, s0, c0, fail_rate, k_amp)
+                    lim = min(lim, (f_m * (1.0 - 4.0 * _BOUND_RTOL) + slack) * inv_l)
+                    # and short of any cycle at which the loop hands over (before a draw:
+                    # t_k + restart + run + bound_cost past cap_safe): after a failure at X
+                    # the next cycle starts by t + X + bound_cost, with a run no longer than
+                    # this one's, so the loop hands over only past a point beyond lim, and a
+                    # bound that looked at gaps the hand-over leaves unused told nothing the
+                    # gaps it used do not (no gap is dropped conditioned)
+                    lim = min(lim, lim_cap - (restart_hours + (last_start + tail)) - bound_cost)
+                if lim > 0.0 and j == _DIURNAL_BUF:
+                    # refilled where the loop below would refill too (blocks run short of the
+                    # budget, where the loop draws the cycle's gap, near the cap too without
+                    # planned maintenance, and with it not near the cap), so both consume the
+                    # same draws
+                    _fill_from(rng, buf, j_fill)
+                    j = j_fill
+                room = min(_DIURNAL_BUF - j, budget - events)
                 cnt = _block_count(buf, j, room, slack, inv_l, lim, _DIURNAL_BLOCK_MIN)
                 if cnt >= _DIURNAL_BLOCK_MIN:
-                    k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit = _diurnal_block(
+                    k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, ex_b = _diurnal_block(
                         rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
                         inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c,
                         n_slots_c, kbuf_c, cbuf_c, ubuf_c, jk, interruptions, gf, xa, okf, wk,
@@ -3618,6 +3659,8 @@ def _block_diurnal(
                     if stats.shape[0] > 3:
                         stats[3] += nf  # failures taken in blocks (when counted)
                     events += nf
+                    if m_on:
+                        m_left -= ex_b  # the block's exposed hours (m_left is finite here)
                     j += cnt
                     n_sw += snap_steps * sk + 2 * nr
                     p += dk_sum * tau
