@@ -460,13 +460,14 @@ def _capped_inputs(
     costly: float = 0.0,
     restart: float = 0.0,
     amp: float = 0.1,
+    maint: float = 0.0,
 ):
     """One job-level category (3 an hour, amplitude ``amp``), ``restart`` hours of restart (0:
     blocks can start with the trial), ``detect`` hours of recovery; ``shapes=2``: a second
     category (1 an hour, amplitude 0.9, peak at 2:00), so categories are drawn at the
     failure's phase; ``costly`` > 0: a second category of the same shape (0.2 an hour) with
     that many hours of recovery, the first's none (blocks apply, skipping the points within
-    those recoveries)."""
+    those recoveries); ``maint`` > 0: planned events at that rate, 0.25 h of downtime."""
     x = dataclasses.replace(
         _known_inputs(n),
         cat_rate=np.array([[3.0]]),
@@ -480,6 +481,8 @@ def _capped_inputs(
         cat_amp=np.array([amp]),
         cat_phase=np.array([14.0]),
         start_hour=9.0,
+        maint_rate=maint,
+        maint_hours=0.25 if maint > 0.0 else 0.0,
     )
     if shapes == 2:
         x = dataclasses.replace(
@@ -503,11 +506,13 @@ def _capped_inputs(
 
 
 def _after_hand_over(x) -> float:
-    """The most events a capped trial leaves the general path, on average: the carried
-    failure, and those within the costliest recovery's hours before the cap (the loop hands
-    over a failure that, with that recovery, could pass it) at the peak intensity."""
+    """The most events a capped trial leaves the general path, on average, less the planned
+    events the diurnal path took: the carried event, and those within the costliest event's
+    hours before the cap (a recovery or a planned stop: the loop hands over a failure that,
+    with it, could pass the cap) at the peak intensity."""
     peak = float((x.cat_rate[0] * (1.0 + x.cat_amp)).sum())
-    return 1.0 + peak * float(x.detect_hours.max())
+    cost = max(float(x.detect_hours.max()), x.maint_hours if x.maint_rate > 0.0 else 0.0)
+    return 1.0 + (peak + x.maint_rate) * cost
 
 
 CAPPED = {
@@ -537,6 +542,17 @@ CAPPED = {
     # within it) at amplitude 1, 2-h recoveries in one failure in 16
     "cap_far_below_job_restart_a1": (
         dict(work_hours=1e4, tau=1.0, cap_hours=40.0, costly=2.0, restart=0.3, amp=1.0),
+        20_000,
+    ),
+    # planned events (0.2 an hour, 0.25 h of downtime) near the cap: taken while their stop
+    # fits, else the general path goes on with both clocks (the failure's and the planned
+    # event's); with 3-h recoveries in one failure in 16 too (the costliest event a recovery)
+    "cap_far_below_job_maintenance": (
+        dict(work_hours=1e4, tau=1.0, cap_hours=40.0, maint=0.2),
+        20_000,
+    ),
+    "cap_far_below_job_maintenance_costly": (
+        dict(work_hours=1e4, tau=1.0, cap_hours=40.0, costly=3.0, maint=0.2),
         20_000,
     ),
     # 60 h of work, a 139-h cap (the median wall time): blocks from the start until their
@@ -569,8 +585,9 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
     Checks the bound (its slack from the block's phase, all of a buffer's gaps at once) near
     the cap, the budget, the job's end and the next planned event (0.2 an hour, 15 failures
     between two; the blocks count its clock down by their exposed hours, the loop by each
-    cycle's, and with a cap no block where the loop hands over before its draw): the planned
-    events agree too. Negative control: blocks were used, and not in the run without them.
+    cycle's; near the cap the loop takes a planned event whose stop fits, else hands over
+    with both clocks): the planned events agree too. Negative control: blocks were used, and
+    not in the run without them.
     """
     base = dataclasses.replace(
         _capped_inputs(400, work_hours, 0.5, cap_hours),
@@ -605,9 +622,9 @@ def test_a_capped_trial_stays_on_the_diurnal_path_to_its_last_cycle(detect, shap
     (:func:`_after_hand_over`; without recovery time exactly the carried one). Without
     recovery time, or with 3 h of it in one failure in 16, the blocks take most failures
     (with it in every failure: no blocks). Every trial's wall time is the cap, its causes'
-    hours none negative and summing to it with the progress. Negative control: the same
-    trials with planned maintenance on (hand-over before a gap is drawn, the rule kept
-    there): the diurnal path takes no failure.
+    hours none negative and summing to it with the progress. The same with planned events
+    (0.05 an hour, 0.1 h of downtime): the path still takes nearly every failure, and
+    planned events near the cap whose stop fits.
     """
     n = 400
     x = _capped_inputs(n, 1e4, 1.0, 40.0, detect=detect, shapes=shapes, costly=costly)
@@ -622,15 +639,18 @@ def test_a_capped_trial_stays_on_the_diurnal_path_to_its_last_cycle(detect, shap
         out["progress_hours"] + out["lost_hours"].sum(axis=1), out["wall_hours"], rtol=1e-12
     )
     assert events > 50 * n
-    assert events - stats[0] <= n * _after_hand_over(x), (events, stats)
+    assert events - stats[0] - stats[2] <= n * _after_hand_over(x), (events, stats)
     if detect == 0.0:
         assert stats[3] > 0.5 * events  # the blocks
     else:
         assert stats[3] == 0
-    planned = dataclasses.replace(x, maint_rate=1e-6, maint_hours=0.1)
+    planned = dataclasses.replace(x, maint_rate=0.05, maint_hours=0.1)
     stats_m = np.zeros(4, dtype=np.int64)
     out_m = _run(_kernels._block_diurnal, planned, 3, True, stats_m)
-    assert stats_m[0] == 0 and out_m["events"].sum() > 50 * n, stats_m
+    events_m = int(out_m["events"].sum())
+    assert stats_m[1] == n and events_m > 50 * n, stats_m
+    assert events_m - stats_m[0] - stats_m[2] <= n * _after_hand_over(planned), stats_m
+    assert stats_m[2] > 0.5 * out_m["maintenance_events"].sum() > 0
 
 
 def test_recovery_intensity_against_mpmath():
@@ -676,11 +696,13 @@ def test_one_trial_per_generator_near_the_cap_matches_the_general_path(name):
         assert 0.2 < one["finished"].mean() < 0.8  # the cap binds in many trials
     if name.startswith("cap_far"):
         # every trial ends at the cap, having handed over at its last cycle: the diurnal
-        # path took nearly every failure (stats[0]), the general path at most the carried one
+        # path took nearly every event (failures stats[0], planned events stats[2]), the
+        # general path the carried one and those within the costliest event's hours
         assert not one["finished"].any() and stats[1] == n
-        assert one["events"].sum() - stats[0] <= n * _after_hand_over(_capped_inputs(1, **kw))
-        assert stats[0] > 0.9 * one["events"].sum()
-    if name in ("cap_far_below_job", "cap_far_below_job_costly_share"):
+        after = n * _after_hand_over(_capped_inputs(1, **kw))
+        assert one["events"].sum() - stats[0] - stats[2] <= after
+        assert stats[0] + stats[2] > 0.9 * one["events"].sum()
+    if name in ("cap_far_below_job", "cap_far_below_job_costly_share") or "maintenance" in name:
         assert stats[3] > 0.5 * one["events"].sum()  # blocks near the cap
     if name == "cap_far_below_job_restart_a1":
         assert stats[3] > 0.3 * one["events"].sum()

@@ -610,7 +610,7 @@ MAINT = {
     # blocks between planned events, each bounded by the next one's exposed hours
     "blocks": _with_maint(BLOCKS_M, 0.1, 0.25),
     # the same under a cap about half the trials reach (a planned stop, 0.5 h, the costliest
-    # event): no block where the loop would hand over before its draw
+    # event): near it, blocks and the loop take failures and planned events that fit
     "blocks_tight_cap": _with_maint(
         replace_path(BLOCKS_M, "policy.wall_cap_factor", 4.7), 0.1, 0.5
     ),

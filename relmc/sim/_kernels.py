@@ -91,14 +91,15 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   or, when every category also costs the same recovery, counted once per trial as a multinomial
   (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
   from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without
-  a branch). At the last event the budget allows, or (with planned maintenance) before a cycle
-  that could reach the wall cap, the trial continues on the general path from the same wall
-  time with a fresh draw (the same process). Without planned maintenance such a cycle still
-  draws its gap: its failure is solved for and taken here if it comes before the job's end and
-  it and the costliest recovery stay under the cap; else the general path goes on with that
-  failure's time carried (a gap looked at is not dropped), so a trial under a binding cap
-  stays here up to its last cycle. Cost per failure: one exponential, the solve, the
-  category; no thinning.
+  a branch). At the last event the budget allows the trial continues on the general path
+  from the same wall time with a fresh draw (the same process). A cycle that could reach the
+  wall cap still draws its gap: its failure is solved for and taken here if it comes before
+  the job's end and it and the costliest recovery stay under the cap; a planned event before
+  it (and before the job's last compute) is taken here if its stop stays under the cap;
+  else the general path goes on with that failure's time carried (a gap looked at is not
+  dropped), and with the planned event's when it comes first (both clocks, as the general
+  path draws them), so a trial under a binding cap stays here up to its last cycle. Cost
+  per failure: one exponential, the solve, the category; no thinning.
   Planned maintenance is a homogeneous Poisson clock in exposed time, independent of the
   failures: the exposed hours left to the next planned event are kept (what is left after a
   failure stands, by memorylessness), and a cycle that reaches them is decided by ``g >= F(m)``
@@ -1027,6 +1028,7 @@ def _trial_general(
     events,
     r_eff,
     carry,
+    carry_m,
     interruptions,
     maint_events,
     lost,
@@ -1054,7 +1056,10 @@ def _trial_general(
 
     State: wall clock ``t``, durable progress ``p`` with ``n_seg`` segments left (the last of
     compute length ``r``), ``events`` so far, the restart ahead ``r_eff`` (0: none), and
-    ``carry``, a gap already drawn for the next event (``NO_GAP``: none). No node is in
+    ``carry``, a gap already drawn for the next event (``NO_GAP``: none), and ``carry_m``
+    (modulated only; ``NO_GAP``: none) that of a planned event drawn before it: then
+    ``carry`` is the next failure's and the planned event comes first (a failure process
+    drawn apart, as when both are drawn here). No node is in
     repair. Returns ``(t, p, done, events)``. When ``modulated``, failures follow the
     time-varying intensities (``w``: the categories' rates at the job's start; ``pc``,
     ``ps``: their diurnal terms, :func:`_diurnal_terms`) and maintenance is drawn apart at
@@ -1085,6 +1090,11 @@ def _trial_general(
     theta = math.atan2(zi, zr)
     g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
     g_maint = np.inf
+    if carry_m >= 0.0:
+        # both carried (modulated, the diurnal path near the cap): the planned event first
+        g_fail = carry
+        g_maint = carry_m
+        carry = carry_m
     speedy = speed_amp > 0.0
     snap_steps = 2 if delta > 0.0 else 0  # power steps per completed snapshot
     sphase = start_hour - speed_phase  # speed s(t) = 1 + b cos(OMEGA (sphase + t))
@@ -1381,7 +1391,7 @@ def _block_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
             det, swap, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
             swap_i, n_spares, repair_hours, cap_hours, max_events,
-            0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+            0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, NO_GAP, interruptions, maint_events, lost,
             swings, modulated, weights, pc, ps, start_hour, trend_i,
             fleet_age_hours, maint_rate, speed_amp, speed_phase, shared, jr, js, jd, jm,
             cat_profile, qmax, week_hour0,
@@ -2225,7 +2235,7 @@ def _block_renewal(
                 rng, i, h_prob, h_slot, h_alias, h_slots, 0.0, h_rate,
                 detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, NO_GAP, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, maint_rate, 0.0, 0.0, False, 0.0, 0.0,
                 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
@@ -2475,7 +2485,7 @@ def _block_renewal(
                 rng, i, h_prob, h_slot, h_alias, h_slots, fail_rate, h_rate,
                 detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                t, p, n_seg, r, n_fail, r_eff, g, interruptions, maint_events, lost,
+                t, p, n_seg, r, n_fail, r_eff, g, NO_GAP, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, maint_rate, 0.0, 0.0, False, 0.0, 0.0,
                 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
@@ -2973,6 +2983,29 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
     return _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi)
 
 
+@jit(inline="always")
+def _planned_stop(
+    e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, work_hours,
+    maint_hours, m_stop, snap_steps,
+):  # fmt: skip
+    """Take the diurnal path's planned event ``m_left`` exposed hours into a cycle from ``t``.
+
+    ``e = m_left - r_eff``, before the job's last compute. During the restart (``e < 0``:
+    the restart is lost) the downtime follows; in the run a fresh checkpoint of the progress
+    reached, the segments re-laid from there, then the downtime. Returns the wall clock
+    after the downtime, the progress, the segments left and the last one's compute, and the
+    restart hours, checkpoint hours and power steps it adds.
+    """
+    if e < 0.0:
+        return (t + m_left) + maint_hours, p, n_seg, r, m_left, 0.0, 0
+    k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+    ckpt = (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
+    p += k * tau + min(xo, s_k)
+    n_seg, r = _segments(work_hours - p, tau)  # re-laid from there
+    # compute started; the k snapshots; the stop
+    return (t + m_left) + m_stop, p, n_seg, r, r_eff, ckpt, snap_steps * k + 2
+
+
 @jit
 def _solve_near(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, inv_hi, inv_lo):
     """:func:`_solve_one` without an upper bound: a failure near the cap, taken or carried.
@@ -3281,27 +3314,30 @@ def _block_diurnal(
     ``w_c (1 + a_c)``, accepted with probability ``lambda_c(t) / (w_c (1 + a_c))`` at the
     failure's phase (exact rejection; ``sum_c w_c (1 + a_c) / lambda(t)`` proposals on
     average), two drawn ahead per failure and the first accepted chosen without a branch.
-    At the last event the budget allows, or, with planned maintenance, before a cycle
-    (restart and run) that could reach the wall cap (``t + r_eff + d_run`` plus the costliest
-    event cost past ``cap_safe``), the trial continues on the general path (modulated, a fresh
-    draw from the same wall time: the same process). Without planned maintenance such a cycle
+    At the last event the budget allows the trial continues on the general path (modulated, a
+    fresh draw from the same wall time: the same process). A cycle (restart and run) that could
+    reach the wall cap (``t + r_eff + d_run`` plus the costliest event cost past ``cap_safe``)
     draws its gap as any other: the failure is solved for without the job's end (``hi``
-    infinite) and taken if it comes before the job's end and it and the costliest recovery
-    stay under ``cap_safe``; else the general path goes on from the cycle's start with that
-    failure's wall time as its pending gap (``carry``: the gap was looked at, so it is kept,
-    not redrawn). A trial under a binding cap so stays here up to its last cycle; at 1M GPUs
-    (a 54-day job, a 20x cap) the general path had taken the last ~5 % of every trial's
-    events at ~240 ns each. Planned maintenance (``maint_rate > 0``): the exposed
-    hours ``m`` left to the next planned event are carried across failures; when ``m`` falls
-    within the cycle and ``g >= F(m)`` (no failure before it) the planned event is taken
-    (during the restart: the restart is lost; in the run: the snapshots done, a fresh
-    checkpoint of the progress reached and the segments re-laid from there; then the downtime
-    and a new restart), ``g`` is not used, and both clocks start afresh; one after the job's
-    last compute is deferred (the cycle goes on with failures only; the next planned event is
-    drawn afresh after the failure, if one comes). The cap guard then bounds a cycle's event
-    by the larger of the recoveries and a planned stop. ``maint_rate == 0``: no draw and no
-    arithmetic beyond the path without maintenance. ``stats[0]`` counts the failures taken
-    here, ``stats[1]`` the trials handed over, ``stats[2]`` the planned events taken here.
+    infinite) and taken if it comes before the job's end and it and the costliest recovery stay
+    under ``cap_safe``; a planned event before it (``m < x``, and before the job's last compute)
+    is taken if its stop (``m`` plus the checkpoint and the downtime) stays under ``cap_safe``;
+    else the general path goes on from the cycle's start with that failure's wall time as its
+    pending gap (``carry``: the gap was looked at, so it is kept, not redrawn) and, when the
+    planned event comes first, that event's (``carry_m``; the general path's two clocks, drawn
+    apart, as it would have drawn them: a planned event it then defers leaves the carried
+    failure standing). A trial under a binding cap so stays here up to its last cycle; at 1M
+    GPUs (a 54-day job, a 20x cap) the general path had taken the last ~5 % of every trial's
+    events at ~240 ns each. Planned maintenance (``maint_rate > 0``): the exposed hours ``m``
+    left to the next planned event are carried across failures; when ``m`` falls within the
+    cycle and ``g >= F(m)`` (no failure before it) the planned event is taken (during the
+    restart: the restart is lost; in the run: the snapshots done, a fresh checkpoint of the
+    progress reached and the segments re-laid from there; then the downtime and a new restart),
+    ``g`` is not used, and both clocks start afresh; one after the job's last compute is
+    deferred (the cycle goes on with failures only; the next planned event is drawn afresh after
+    the failure, if one comes). The cap guard then bounds a cycle's event by the larger of the
+    recoveries and a planned stop. ``maint_rate == 0``: no draw and no arithmetic beyond the
+    path without maintenance. ``stats[0]`` counts the failures taken here, ``stats[1]`` the
+    trials handed over, ``stats[2]`` the planned events taken here.
     Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
     the trend is 1 on this path.
 
@@ -3334,13 +3370,8 @@ def _block_diurnal(
     also stay under ``F(m)`` of the exposed hours ``m`` left to the next planned event (by
     ``4 _BOUND_RTOL`` of it), so each failure's wall hours, and so its exposed hours, fall
     short of it; the block returns its failures' exposed hours, by which that clock counts
-    down, and the loop takes the planned event. The block's extent also stops short of any
-    cycle at which the loop would hand over (before a draw, with planned maintenance): a
-    failure at ``X`` starts the next cycle by ``t + X`` plus the costliest event, with a run no
-    longer than the block's first, so a hand-over comes only after the loop has used a gap
-    past the bound, and gaps the bound looked at and the hand-over leaves unused are never
-    conditioned. ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]``
-    the blocks.
+    down, and the loop takes the planned event. ``stats[3]``, when given, counts the failures
+    taken in blocks, ``stats[4]`` the blocks.
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
@@ -3516,7 +3547,7 @@ def _block_diurnal(
                 rng, i, prob, slot_code, alias_code, n_slots, 0.0, 0.0,
                 detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, interruptions, maint_events, lost,
+                0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, NO_GAP, interruptions, maint_events, lost,
                 swings, m_on, w, pc, ps, start_hour, 1.0, 1.0, maint_rate, 0.0, 0.0, False,
                 0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
@@ -3586,6 +3617,7 @@ def _block_diurnal(
         n_sw = 0
         done = False
         carry = NO_GAP  # a failure solved for at a hand-over near the cap (wall hours)
+        carry_m = NO_GAP  # and the planned event, when it comes first (exposed hours)
         while True:
             while deficit > 0.0:
                 # points within the last recovery are not failures: the next failure is the
@@ -3629,18 +3661,10 @@ def _block_diurnal(
                     # exposed hours
                     f_m = _cum_diurnal(m_left, s0, c0, fail_rate, k_amp)
                     lim = min(lim, (f_m * (1.0 - 4.0 * _BOUND_RTOL) + slack) * inv_l)
-                    # and short of any cycle at which the loop hands over (before a draw:
-                    # t_k + restart + run + bound_cost past cap_safe): after a failure at X
-                    # the next cycle starts by t + X + bound_cost, with a run no longer than
-                    # this one's, so the loop hands over only past a point beyond lim, and a
-                    # bound that looked at gaps the hand-over leaves unused told nothing the
-                    # gaps it used do not (no gap is dropped conditioned)
-                    lim = min(lim, lim_cap - (restart_hours + (last_start + tail)) - bound_cost)
                 if lim > 0.0 and j == _DIURNAL_BUF:
                     # refilled where the loop below would refill too (blocks run short of the
-                    # budget, where the loop draws the cycle's gap, near the cap too without
-                    # planned maintenance, and with it not near the cap), so both consume the
-                    # same draws
+                    # budget, where the loop draws the cycle's gap, near the cap too), so both
+                    # consume the same draws
                     _fill_from(rng, buf, j_fill)
                     j = j_fill
                 room = min(_DIURNAL_BUF - j, budget - events)
@@ -3673,14 +3697,14 @@ def _block_diurnal(
             d_tot = r_eff + d_run
             if events >= budget:
                 break
-            # near the cap: the cycle could reach it. With planned maintenance (drawn apart on
-            # the general path) the trial hands over before a gap is drawn; without, the next
-            # failure is solved for without the job's end and taken if it comes before it and,
-            # with the costliest recovery, stays under the cap; else the trial hands over with
-            # it (carried: a gap looked at is not dropped)
+            # near the cap: the cycle could reach it. The next failure is solved for without
+            # the job's end; a planned event before it (and before the job's last compute) is
+            # taken if its stop stays under the cap, else the trial hands over with both
+            # clocks (the failure's wall time and the planned event's); the failure is taken
+            # if it comes before the job's end and, with the costliest recovery, stays under
+            # the cap, else the trial hands over with it (carried: a gap looked at is not
+            # dropped)
             near = t + d_tot + bound_cost > cap_safe
-            if near and m_on:
-                break
             if j == _DIURNAL_BUF:
                 _fill_from(rng, buf, j_fill)
                 j = j_fill
@@ -3690,6 +3714,33 @@ def _block_diurnal(
                     inv_hi, inv_lo,
                 )  # fmt: skip
                 j += 1
+                if m_left < x and m_left < d_tot:
+                    # the planned event first (with planned maintenance only: else m_left is
+                    # inf)
+                    e = m_left - r_eff
+                    if e < last_start + r:
+                        if t + m_left + m_stop > cap_safe:
+                            carry = x
+                            carry_m = m_left
+                            break
+                        events += 1
+                        n_maint += 1
+                        a_maint += maint_hours
+                        t, p, n_seg, r, d_rs, d_ck, d_sw = _planned_stop(
+                            e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg,
+                            delta, persist, work_hours, maint_hours, m_stop, snap_steps,
+                        )  # fmt: skip
+                        a_restart += d_rs
+                        a_ckpt += d_ck
+                        n_sw += d_sw
+                        tail = r + delta + persist
+                        last_start = (n_seg - 1) * seg
+                        s0 = math.sin(OMEGA * t + theta)
+                        c0 = math.cos(OMEGA * t + theta)
+                        r_eff = restart_hours
+                        m_left = _gap(rng) * inv_maint
+                        continue
+                    m_left = np.inf  # after the job's last compute: deferred
                 if x >= d_tot or t + x + bound_cost > cap_safe:
                     carry = x  # the general path takes this failure (or the job's end, the cap)
                     break
@@ -3706,19 +3757,15 @@ def _block_diurnal(
                         events += 1
                         n_maint += 1
                         a_maint += maint_hours
-                        if e < 0.0:
-                            a_restart += m_left
-                            t = (t + m_left) + maint_hours
-                        else:
-                            a_restart += r_eff
-                            k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
-                            n_sw += snap_steps * k + 2  # compute started; the k snapshots; the stop
-                            a_ckpt += (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
-                            p += k * tau + min(xo, s_k)
-                            n_seg, r = _segments(work_hours - p, tau)  # re-laid from there
-                            tail = r + delta + persist
-                            last_start = (n_seg - 1) * seg
-                            t = (t + m_left) + m_stop
+                        t, p, n_seg, r, d_rs, d_ck, d_sw = _planned_stop(
+                            e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg,
+                            delta, persist, work_hours, maint_hours, m_stop, snap_steps,
+                        )  # fmt: skip
+                        a_restart += d_rs
+                        a_ckpt += d_ck
+                        n_sw += d_sw
+                        tail = r + delta + persist
+                        last_start = (n_seg - 1) * seg
                         s0 = math.sin(OMEGA * t + theta)
                         c0 = math.cos(OMEGA * t + theta)
                         r_eff = restart_hours
@@ -3843,14 +3890,16 @@ def _block_diurnal(
             lost[i, MAINTENANCE] = a_maint
         if not done:
             # near the cap or the event budget: the general path goes on from t, with the
-            # failure solved for at the hand-over (carry) or a fresh draw
+            # failure solved for at the hand-over (carry; and the planned event before it,
+            # carry_m) or a fresh draw
             stats[1] += 1
             t, p, done, events = _trial_general(
                 rng, i, prob, slot_code, alias_code, n_slots, fail_rate, fail_rate,
                 detect_hours, swap, maint_hours, work_hours, tau, delta, persist, restart_hours,
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
-                t, p, n_seg, r, events, r_eff, carry, interruptions, maint_events, lost,
-                swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, maint_rate, 0.0, 0.0,
+                t, p, n_seg, r, events, r_eff, carry, carry_m, interruptions, maint_events,
+                lost, swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, maint_rate,
+                0.0, 0.0,
                 shared, 0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
