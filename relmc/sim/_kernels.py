@@ -2983,7 +2983,7 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
     return _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi)
 
 
-@jit(inline="always")
+@jit  # called, not inlined: in the loop's two branches it slowed the path without maintenance
 def _planned_stop(
     e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, work_hours,
     maint_hours, m_stop, snap_steps,
