@@ -3714,66 +3714,48 @@ def _block_diurnal(
                     inv_hi, inv_lo,
                 )  # fmt: skip
                 j += 1
-                if m_left < x and m_left < d_tot:
-                    # the planned event first (with planned maintenance only: else m_left is
-                    # inf)
-                    e = m_left - r_eff
-                    if e < last_start + r:
-                        if t + m_left + m_stop > cap_safe:
-                            carry = x
-                            carry_m = m_left
-                            break
-                        events += 1
-                        n_maint += 1
-                        a_maint += maint_hours
-                        t, p, n_seg, r, d_rs, d_ck, d_sw = _planned_stop(
-                            e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg,
-                            delta, persist, work_hours, maint_hours, m_stop, snap_steps,
-                        )  # fmt: skip
-                        a_restart += d_rs
-                        a_ckpt += d_ck
-                        n_sw += d_sw
-                        tail = r + delta + persist
-                        last_start = (n_seg - 1) * seg
-                        s0 = math.sin(OMEGA * t + theta)
-                        c0 = math.cos(OMEGA * t + theta)
-                        r_eff = restart_hours
-                        m_left = _gap(rng) * inv_maint
-                        continue
-                    m_left = np.inf  # after the job's last compute: deferred
+                # the planned event first (with planned maintenance only: else m_left is inf)
+                planned = m_left < x and m_left < d_tot
+            else:
+                g = buf[j]
+                j += 1
+                planned = m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp)
+            if planned:
+                # no failure before the next planned event, within this cycle
+                e = m_left - r_eff
+                if e < last_start + r:
+                    if near and t + m_left + m_stop > cap_safe:
+                        carry = x  # the general path takes both (its two clocks)
+                        carry_m = m_left
+                        break
+                    # the planned event: during the restart (the restart is lost), or in the
+                    # run (a fresh checkpoint of the progress reached); then the downtime and a
+                    # new restart. Both clocks start afresh (g, x are not used)
+                    events += 1
+                    n_maint += 1
+                    a_maint += maint_hours
+                    t, p, n_seg, r, d_rs, d_ck, d_sw = _planned_stop(
+                        e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg,
+                        delta, persist, work_hours, maint_hours, m_stop, snap_steps,
+                    )  # fmt: skip
+                    a_restart += d_rs
+                    a_ckpt += d_ck
+                    n_sw += d_sw
+                    tail = r + delta + persist
+                    last_start = (n_seg - 1) * seg
+                    s0 = math.sin(OMEGA * t + theta)
+                    c0 = math.cos(OMEGA * t + theta)
+                    r_eff = restart_hours
+                    m_left = _gap(rng) * inv_maint
+                    continue
+                # after the job's last compute: deferred past the end; only failures remain
+                # in this cycle (the next planned event is drawn afresh after a failure)
+                m_left = np.inf
+            if near:
                 if x >= d_tot or t + x + bound_cost > cap_safe:
                     carry = x  # the general path takes this failure (or the job's end, the cap)
                     break
             else:
-                g = buf[j]
-                j += 1
-                if m_left < d_tot and g >= _cum_diurnal(m_left, s0, c0, fail_rate, k_amp):
-                    # no failure before the next planned event, within this cycle
-                    e = m_left - r_eff
-                    if e < last_start + r:
-                        # the planned event: during the restart (the restart is lost), or in the
-                        # run (a fresh checkpoint of the progress reached); then the downtime
-                        # and a new restart. Both clocks start afresh (g is not used)
-                        events += 1
-                        n_maint += 1
-                        a_maint += maint_hours
-                        t, p, n_seg, r, d_rs, d_ck, d_sw = _planned_stop(
-                            e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg,
-                            delta, persist, work_hours, maint_hours, m_stop, snap_steps,
-                        )  # fmt: skip
-                        a_restart += d_rs
-                        a_ckpt += d_ck
-                        n_sw += d_sw
-                        tail = r + delta + persist
-                        last_start = (n_seg - 1) * seg
-                        s0 = math.sin(OMEGA * t + theta)
-                        c0 = math.cos(OMEGA * t + theta)
-                        r_eff = restart_hours
-                        m_left = _gap(rng) * inv_maint
-                        continue
-                    # after the job's last compute: deferred past the end; only failures remain
-                    # in this cycle (the next planned event is drawn afresh after a failure)
-                    m_left = np.inf
                 # the job's end, if no failure comes first; a sine only past a lower bound
                 # of F
                 lb = max(low_rate * d_tot, fail_rate * d_tot - 2.0 * k_amp)
