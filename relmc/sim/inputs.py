@@ -377,15 +377,14 @@ def _shared_kepler_table(inputs: KernelInputs) -> tuple[np.ndarray, float]:
     No rows and NaN unless every category has the same amplitude ``e > 0`` and the same peak
     hour, and no shape is given per draw (the cases where the path reads one table).
     """
-    from relmc.sim._kernels import _KEP_COLS, _KEP_N, _kepler_table
+    from relmc.sim._kernels import _KEP_COLS, _KEP_N, _kepler_table, _same_shape
 
     amp = np.asarray(inputs.cat_amp, dtype=np.float64)
     phase = np.asarray(inputs.cat_phase, dtype=np.float64)
     shared = (
         amp.size > 0
         and amp[0] > 0.0
-        and bool(np.all(amp == amp[0]))
-        and bool(np.all(phase == phase[0]))
+        and _same_shape(amp, phase)  # the kernel's test of one shape
         and inputs.draw_amp.shape[0] == 0
         and inputs.draw_phase.shape[0] == 0
     )
