@@ -14,7 +14,8 @@ cache. Times are process CPU time; each side runs once on 4 trials before the ti
 compile or cache load), and the two alternate which goes first. Scenarios (Llama 3 rates and
 categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llama3_maint``,
 ``diurnal`` (every category a = 0.5, peak at 14:00), ``diurnal_maint``, ``diurnal_a1`` and
-``diurnal_a1_maint`` (a = 1), ``pool`` (96 spares, 72-h repairs). Bad arguments (sizes
+``diurnal_a1_maint`` (a = 1), ``diurnal18`` and ``diurnal18_maint`` (a = 0.5, category ``j``
+peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs). Bad arguments (sizes
 below 1, a revision that is not a commit, a function that is not a kernel path) end with a
 usage error before anything runs.
 
@@ -55,6 +56,8 @@ SCENARIOS = (
     "diurnal_maint",
     "diurnal_a1",
     "diurnal_a1_maint",
+    "diurnal18",
+    "diurnal18_maint",
     "pool",
 )
 
@@ -66,6 +69,13 @@ def scenario(name: str, n_gpus: int, days: float):
         s = bk.paths_configs_at(n_gpus, maint=name.endswith("_maint"))
         if name.startswith("diurnal"):
             s = bk.diurnal_on(s, 1.0 if name.startswith("diurnal_a1") else 0.5)
+        if name.startswith("diurnal18"):  # category j peaks at hour j mod 24 (bench_kernel's)
+            fm = s.failures
+            cats = tuple(
+                dataclasses.replace(c, diurnal_peak_hour=float(j % 24))
+                for j, c in enumerate(fm.categories)
+            )
+            s = dataclasses.replace(s, failures=dataclasses.replace(fm, categories=cats))
     return dataclasses.replace(s, job=Job(days * 24.0))
 
 

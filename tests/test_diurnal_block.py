@@ -1,12 +1,13 @@
 """The diurnal path's blocks of failures: a table of Kepler's inverse, solved off the chain.
 
-With one diurnal shape for every category, no planned maintenance and most recoveries
-instantaneous, ``_block_diurnal`` takes a run of failures at once (``_diurnal_block``): the
-integrated intensity from the run's start is a running sum of the gaps, each failure's wall
-time an independent inversion of ``M(u) = u + e sin u`` from a table over one period
-(``_kepler_table``, ``_kepler_step``), the runs the renewal path's block arithmetic, and
-only the categories whose recovery costs time are drawn per failure (a geometric countdown),
-the others per trial. Held here to:
+With the same diurnal shapes in every draw, planned maintenance off or rare enough and most
+recoveries instantaneous, ``_block_diurnal`` takes a run of failures at once
+(``_diurnal_block``): the integrated intensity from the run's start is a running sum of the
+gaps, each failure's wall time an independent inversion of ``M(u) = u + e sin u`` from a
+table over one period (``_kepler_table``, ``_kepler_step``), the runs the renewal path's
+block arithmetic; with one shape for every category only the categories whose recovery costs
+time are drawn per failure (a geometric countdown), the others per trial, and with shapes
+that differ every failure's category is drawn at its phase. Held here to:
 
 * the solve: at 40 digits (mpmath), on random phases and gaps at amplitudes 0.1 to 1: the
   residual of ``u + e sin u = target`` at the returned wall time within 6 float spacings of
@@ -23,8 +24,14 @@ the others per trial. Held here to:
   most failures (each checked), with recoveries that cost time on 10 % and on 45 % of the
   rate, amplitude 1, a tight cap, an event budget, persist and long restarts, settled
   categories, and Llama 3 at 100k GPUs; negative control: an amplitude 0.55 for 0.5 is seen;
-* the dispatch: no blocks with planned maintenance, different peak hours, per-draw shapes,
-  or costly recoveries on more than half of the rate.
+* the dispatch: no blocks with planned maintenance too frequent for them, per-draw shapes,
+  different peak hours with rates per draw, or costly recoveries on more than half of the
+  rate or within which more than one point is expected per failure;
+* categories of different shapes (each failure's category drawn at its phase): blocks
+  against the general path on four such scenarios (Llama 3's 18 categories with 18 peak
+  hours at 100k GPUs among them), and a block's categories against their shares of the
+  intensity at each point's time (a chi-square over 300 blocks; negative controls: shares
+  8 h off, or without the time).
 """
 
 from __future__ import annotations
@@ -59,6 +66,15 @@ def _costly_buffers():
     """A diurnal block's costly failures drawn ahead: none yet (``_costly_fill``'s arrays)."""
     cbuf = _kernels.CBUF
     return np.empty(cbuf, np.int64), np.empty(cbuf, np.int64), np.empty(cbuf), cbuf
+
+
+def _marks_off(n: int) -> tuple:
+    """``_diurnal_block``'s arguments for categories drawn at the phase, unused (one shape)."""
+    one = np.ones(1)
+    i1 = np.zeros(1, dtype=np.int64)
+    c = _kernels.CBUF
+    return (np.empty(n), np.empty(n), c, np.empty(c, np.int64), np.empty(c), one, one, one,
+            one, one, i1, i1, 1)  # fmt: skip
 
 
 def _table(e: float) -> np.ndarray:
@@ -220,10 +236,39 @@ def _cats(amp, costly_share):
     ]
 
 
-def _llama3_100k():
+def _peaks():
+    """Four job-level categories, each with its own amplitude and peak hour; 10 % of the rate
+    costs time (a detection and a swap, at the two largest amplitudes)."""
+    return [
+        Category("bug", rate=2.0, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=15.0),
+        Category("oom", rate=0.7, unit="job", diurnal_amplitude=0.3, diurnal_peak_hour=21.0),
+        Category("hang", rate=0.2, unit="job", detection_hours=1 / 6, diurnal_amplitude=0.8,
+                 diurnal_peak_hour=3.0),
+        Category("node", rate=0.1, unit="job", recovery="swap", diurnal_amplitude=1.0,
+                 diurnal_peak_hour=9.0),
+    ]  # fmt: skip
+
+
+def _peaks_amplitude_1():
+    """Three job-level categories at amplitude 1, peaks 8 h apart; the costly one (10 % of the
+    rate, half-hour detections) peaks when the sum does."""
+    return [
+        Category("bug", rate=1.2, unit="job", diurnal_amplitude=1.0, diurnal_peak_hour=2.0),
+        Category("oom", rate=1.5, unit="job", diurnal_amplitude=1.0, diurnal_peak_hour=10.0),
+        Category("hang", rate=0.3, unit="job", detection_hours=0.5, diurnal_amplitude=1.0,
+                 diurnal_peak_hour=10.0),
+    ]  # fmt: skip
+
+
+def _llama3_100k(peaks: bool = False):
+    """Llama 3's categories at amplitude 0.5, peaking at 14:00 or (``peaks``) category ``j``
+    at hour ``j mod 24``."""
     fm = default_failures()
     cats = [
-        dataclasses.replace(c, diurnal_amplitude=0.5, diurnal_peak_hour=14.0) for c in fm.categories
+        dataclasses.replace(
+            c, diurnal_amplitude=0.5, diurnal_peak_hour=float(j % 24) if peaks else 14.0
+        )
+        for j, c in enumerate(fm.categories)
     ]
     return _scenario(
         cats, n_gpus=100_000, work=200.0, checkpoint_interval=0.5, snapshot_hours=1 / 60,
@@ -264,12 +309,18 @@ BLOCKS = {
     "maintenance_amplitude_1": _with_maint(
         _scenario(_cats(1.0, 0.1), work=60.3, start_hour=2.0, **POLICY), 0.3, 0.25
     ),
+    # categories of different shapes: each failure's category drawn at its phase
+    "peaks": _scenario(_peaks(), work=60.3, start_hour=5.0, **POLICY),
+    "peaks_amplitude_1": _scenario(_peaks_amplitude_1(), work=60.3, **POLICY),
+    "peaks_maintenance": _with_maint(_scenario(_peaks(), work=60.3, **POLICY), 0.15, 0.5),
+    "peaks_tight_cap": _scenario(_peaks(), work=60.3, wall_cap_factor=4.2, **POLICY),
+    "llama3_18_peaks_100k": _llama3_100k(peaks=True),
 }
 
 
 @pytest.mark.parametrize("name", sorted(BLOCKS))
 def test_blocks_match_the_general_path(name):
-    n = 600 if name == "llama3_100k" else 2000
+    n = 600 if name.startswith("llama3") else 2000
     x, _ = kernel_inputs(BLOCKS[name], None, n)
     stats = np.zeros(4, dtype=np.int64)
     fast = _run(_kernels._block_diurnal, x, 1, True, stats)
@@ -286,7 +337,7 @@ def test_blocks_match_the_general_path(name):
     # planned event until a block's worth are expected before the next
     failures = fast["events"].sum() - fast["maintenance_events"].sum()
     assert stats[3] > (0.6 if name.startswith("maintenance") else 0.7) * failures, stats
-    if name == "tight_cap":
+    if name in ("tight_cap", "peaks_tight_cap"):
         assert 0.05 < fast["finished"].mean() < 0.95
     if name == "event_budget":
         assert (fast["events"][~fast["finished"]] == 90).all() and (~fast["finished"]).any()
@@ -382,14 +433,19 @@ def test_negative_control_the_comparison_sees_a_tenth_more_amplitude():
 
 @pytest.mark.parametrize(
     "change",
-    ["frequent_maintenance", "peaks", "costly_60pct", "long_recoveries", "per_draw_amplitude"],
-)
+    ["frequent_maintenance", "peaks_frequent_maintenance", "costly_60pct", "long_recoveries",
+     "peaks_long_recoveries", "per_draw_amplitude", "peaks_two_draws"],
+)  # fmt: skip
 def test_no_blocks_where_they_do_not_apply(change):
     sc = BLOCKS["costly_10pct"]
     if change == "frequent_maintenance":  # 3 failures an hour: 7.5 between planned events
         sc = _with_maint(sc, 0.4, 0.5)
-    elif change == "peaks":
-        sc = replace_path(sc, "failures.categories.bug.diurnal_peak_hour", 3.0)
+    elif change == "peaks_frequent_maintenance":
+        sc = _with_maint(BLOCKS["peaks"], 0.4, 0.5)
+    elif change == "peaks_long_recoveries":
+        # 3-h detections at 0.2 an hour, up to 1.8x at the peak, and the swaps: 1.13 points of
+        # the process within recoveries per failure at the categories' peaks (bounds), over 1
+        sc = replace_path(BLOCKS["peaks"], "failures.categories.hang.detection_hours", 3.0)
     elif change == "costly_60pct":
         sc = _scenario(_cats(0.5, 0.6), work=60.3, **POLICY)
     elif change == "long_recoveries":  # up to 0.75 x 1.5 points thinned out per failure: > 1
@@ -397,6 +453,12 @@ def test_no_blocks_where_they_do_not_apply(change):
     x, _ = kernel_inputs(sc, None, 200)
     if change == "per_draw_amplitude":
         x = dataclasses.replace(x, draw_amp=np.full((1, x.n_categories), 0.5))
+    if change == "peaks_two_draws":  # shapes that differ, rates per draw: a table per draw
+        x, _ = kernel_inputs(BLOCKS["peaks"], None, 200)
+        x = dataclasses.replace(
+            x, cat_rate=np.stack([x.cat_rate[0], 1.1 * x.cat_rate[0]]),
+            draw_of_trial=np.arange(200) % 2,
+        )  # fmt: skip
     stats = np.zeros(4, dtype=np.int64)
     out = _run(_kernels._block_diurnal, x, 1, True, stats)
     assert stats[3] == 0 and out["events"].sum() > 1000
@@ -808,14 +870,14 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
         seg = 0.5 + 1 / 60
         t0 = rng.uniform(0.0, 2000.0)
         low = big_l - big_a
-        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed = _kernels._diurnal_block(
+        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, _ = _kernels._diurnal_block(
             np.random.default_rng(block), 0, buf, j, cnt, tab_by_e[e], t0, math.sin(phi0),
             math.cos(phi0), big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a),
             1.0 / low if low > 0.0 else np.inf, lam_geo, k_in, np.array([cost]),
             np.array([math.cos(OMEGA * cost)]), np.array([math.sin(OMEGA * cost)]),
             np.array([1.0]), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
             *_costly_buffers(), interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc,
+            1.0 / seg, acc, False, *_marks_off(n),
         )  # fmt: skip
 
         def costly_at(m, k_in=k_in):
@@ -841,6 +903,100 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
     # where a single short recovery rarely outlasts a block) recoveries that outlast it
     assert thinned > 0
     assert open_at_end > 0 or (regime, cost) == ("first", 0.3)
+
+
+# ---------------------------------------------------------------- categories at the phase
+MARK_RATES = np.array([60.0, 30.0, 10.0])  # 100 failures an hour: a block spans ~1.3 h
+MARK_AMPS = np.array([1.0, 1.0, 0.4])
+MARK_PEAKS = np.array([2.0, 10.0, 18.0])
+MARK_START = 5.0
+
+
+def _marked_blocks(n_blocks: int, seed: int):
+    """Run ``_diurnal_block`` with categories drawn at each point's phase, no recovery cost.
+
+    Three job-level categories of different shapes (``MARK_*``), so every point is a failure.
+    The block's inputs in the kernel's frame are built here from the model (the sum of the
+    categories' terms ``A e^{i theta} = sum w_c a_c e^{i OMEGA (start - peak_c)}``, each
+    category's term turned by ``-theta``), as ``_block_diurnal`` builds them. Returns each
+    block's counts per category and its points' wall times from the job's start.
+    """
+    w, a = MARK_RATES, MARK_AMPS
+    n_cat = w.size
+    z = np.sum(w * a * np.exp(1j * OMEGA * (MARK_START - MARK_PEAKS)))
+    big_l, big_a, theta = float(w.sum()), float(abs(z)), float(np.angle(z))
+    ang = OMEGA * (MARK_START - MARK_PEAKS) - theta
+    rc, rs, bw = w * a * np.cos(ang), w * a * np.sin(ang), w * (1.0 + a)
+    bprob, small, large = np.empty(n_cat), *(np.empty(n_cat, np.int64) for _ in range(2))
+    bslot, balias = np.empty(n_cat, np.int64), np.empty(n_cat, np.int64)
+    nb = _kernels._build_alias(bw, n_cat, bprob, bslot, balias, small, large)
+    tab = _table(big_a / big_l)
+    n = _kernels.BUF
+    rng = np.random.default_rng(seed)
+    draws = np.random.default_rng(seed + 1)
+    jc = _kernels.CBUF
+    cbuf, ubuf = np.empty(jc, np.int64), np.empty(jc)
+    zero = np.zeros(n_cat)
+    counts, times = [], []
+    for _ in range(n_blocks):
+        t0 = rng.uniform(0.0, 500.0)
+        ph = OMEGA * t0 + theta
+        buf = rng.exponential(1.0, n)
+        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
+        wk = np.empty((2 + _kernels._KEP_COLS, n))
+        ji = np.empty(n, dtype=np.int64)
+        acc = np.zeros((_kernels.N_ACC, n))
+        low = big_l - big_a
+        block = np.zeros((1, n_cat), dtype=np.int32)
+        out = _kernels._diurnal_block(
+            draws, 0, buf, 0, n, tab, t0, math.sin(ph), math.cos(ph), big_l, big_a,
+            1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
+            zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
+            gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
+            True, sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb,
+        )  # fmt: skip
+        assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
+        jc = out[10]
+        counts.append(block[0].copy())
+        times.append(t0 + xa.copy())
+    return np.array(counts), np.array(times)
+
+
+def _mark_stats(counts, times, peaks=MARK_PEAKS, amps=MARK_AMPS):
+    """Each category's total count as a z score against ``sum_q lambda_c(t_q) / lambda(t_q)``,
+    and the blocks' chi-square of counts against their own expectations, less its degrees of
+    freedom, in units of its standard deviation."""
+    lam = MARK_RATES[None, :, None] * (
+        1.0
+        + amps[None, :, None]
+        * np.cos(OMEGA * (times[:, None, :] + MARK_START - peaks[None, :, None]))
+    )
+    p = lam / lam.sum(axis=1, keepdims=True)  # block, category, point
+    expect = p.sum(axis=2)
+    z = (counts.sum(axis=0) - expect.sum(axis=0)) / np.sqrt((p * (1.0 - p)).sum(axis=(0, 2)))
+    chi2 = (((counts - expect) ** 2) / expect).sum()
+    dof = counts.shape[0] * (counts.shape[1] - 1)
+    return z, (chi2 - dof) / math.sqrt(2.0 * dof)
+
+
+def test_blocks_draw_each_category_at_its_points_phase():
+    """Categories of different shapes: each failure's category is drawn at its own phase.
+
+    300 blocks of 128 points (no recovery costs: every point a failure), each spanning ~1.3 h
+    at random start times: each category's total within 4.5 standard errors of the sum over
+    the points of its share of the intensity at the point (``lambda_c(t) / lambda(t)``, from
+    the model, not the kernel's frame; 4.5 as three totals are tested), and the blocks'
+    chi-square (600 degrees of freedom) within 5 of its standard deviations of them.
+    Negative controls: shares read at the phase 8 h off, and shares that ignore the time
+    (``w_c / L``), are rejected by the chi-square (beyond 10 standard deviations).
+    """
+    counts, times = _marked_blocks(300, seed=11)
+    assert counts.sum() == times.size == 300 * _kernels.BUF
+    z, chi = _mark_stats(counts, times)
+    assert np.abs(z).max() < 4.5 and abs(chi) < 5.0, (z, chi)
+    _, shifted = _mark_stats(counts, times, peaks=MARK_PEAKS + 8.0)
+    _, flat = _mark_stats(counts, times, amps=np.zeros(3))
+    assert shifted > 10.0 and flat > 10.0, (shifted, flat)
 
 
 # ---------------------------------------------------------------- the loop one by one, unmoved

@@ -104,6 +104,11 @@ SCENARIOS = {
     "a1.0_shared": _scenario(_four(1.0, [3.0] * 4), work=20.3, **POLICY),
     # 18 categories, 18 peak hours: categories by rejection at the failure's phase (~10)
     "a0.5_18_peaks": _scenario(_llama_spread(0.5), n_gpus=16_384, work=30.0, **POLICY),
+    # the same at 100k GPUs (~80 failures) with swaps free: blocks take most, each failure's
+    # category drawn at its phase
+    "a0.5_18_peaks_blocks": _scenario(
+        _llama_spread(0.5), n_gpus=100_000, work=15.0, **{**POLICY, "swap_hours": 0.0}
+    ),
     # restart-only categories, no latency, one shape: categories settled per trial at the end
     "settled": _scenario(
         [
@@ -214,13 +219,17 @@ def test_diurnal_path_matches_general_path_with_thousands_of_failures():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", ["a0.3_shared", "a0.5_18_peaks", "a1.0_shared", "tight_cap", "tight_cap_blocks"]
-)
+    "name",
+    ["a0.3_shared", "a0.5_18_peaks", "a0.5_18_peaks_blocks", "a1.0_shared", "tight_cap",
+     "tight_cap_blocks"],
+)  # fmt: skip
 def test_diurnal_path_matches_reference(name):
     x = _inputs(name, 1500)
-    stats = np.zeros(3, dtype=np.int64)
+    stats = np.zeros(5, dtype=np.int64)
     fast = _run(_kernels._block_diurnal, x, 5, True, stats)
     assert stats[0] > 0
+    if name == "a0.5_18_peaks_blocks":
+        assert stats[3] > 0.5 * stats[0], stats  # the blocks took most failures
     slow = simulate_reference(x, np.random.default_rng(6))
     assert disagreements(fast, slow) == []
     _identity(slow)

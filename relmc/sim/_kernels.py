@@ -109,20 +109,21 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   next planned event is drawn afresh after it). Without maintenance no draw and no arithmetic is
   added. The power-law trend stays on the general path (the integral of the cosine times the
   trend has no closed form).
-  With one diurnal shape, most recoveries instantaneous and (with planned maintenance) at
-  least ``_DIURNAL_BLOCK_MIN`` failures per planned event on average, a run of
-  failures is taken at once (``_diurnal_block``): the integrated intensity from the run's
-  start is a running sum of the gaps (a recovery that costs time is solved at once and its
-  unexposed hours skipped), each failure's wall time an independent inversion of ``u + e sin
-  u`` from a table over one period (``_kepler_step``: the nearest node's inverse series and
-  one Newton step, in a loop without branches; else the full solve), and the runs the renewal
-  path's block arithmetic. Such a trial draws its gaps 256 at a time (``_DIURNAL_BUF``; the
-  same draws as two refills of ``BUF``), so a block takes up to 256. With one diurnal shape
-  the failures taken one by one step from the same table too (``_solve_one``). A block
-  stops short of the next planned event (its points' integrated intensity under ``F`` of
-  the exposed hours left to it, so their wall hours, and so their exposed hours, under
-  those) and counts that clock down by its failures' exposed hours; the loop takes the
-  planned event.
+  With the same shapes in every draw, most recoveries instantaneous and (with planned
+  maintenance) at least ``_DIURNAL_BLOCK_MIN`` failures per planned event on average, a run of
+  failures is taken at once (``_diurnal_block``; with categories of different shapes each
+  failure's category drawn at its phase, by the same rejection): the integrated intensity from
+  the run's start is a running sum of the gaps (a recovery that costs time is solved at once
+  and its unexposed hours skipped), each failure's wall time an independent inversion of ``u +
+  e sin u`` from a table over one period (``_kepler_step``: the nearest node's inverse series
+  and one Newton step, in a loop without branches; else the full solve), and the runs the
+  renewal path's block arithmetic. Such a trial draws its gaps 256 at a time
+  (``_DIURNAL_BUF``; the same draws as two refills of ``BUF``), so a block takes up to 256.
+  With one diurnal shape the failures taken one by one step from the same table too
+  (``_solve_one``). A block stops short of the next planned event (its points' integrated
+  intensity under ``F`` of the exposed hours left to it, so their wall hours, and so their
+  exposed hours, under those) and counts that clock down by its failures' exposed hours; the
+  loop takes the planned event.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -1989,7 +1990,7 @@ def _block_map(buf, j0, stop, mean_gap, restart_hours, tau, delta, persist, seg,
     )
 
 
-@jit
+@jit(_nrt=False)
 def _block_map_marked(ex, j0, stop, restart_hours, tau, delta, persist, seg, inv_seg, acc):
     """:func:`_block_map_body` of exposures ``ex[j0:stop]``, a negative one not a failure.
 
@@ -2299,20 +2300,20 @@ def _block_renewal(
                     stop = j + fit
                     cnt = fit
                     g_up = _gap_bound(buf, j, stop, mean_gap)
-            n_open = n_fail - n_maint - n_settled  # failures of unknown category
+            rec_open = n_fail - n_maint - n_settled  # failures of unknown category
             if (
-                n_open >= _SETTLE_MIN
+                rec_open >= _SETTLE_MIN
                 and t_up + g_up + c_known + (n_fail + cnt - n_known) * max_cost > cap_safe
             ):
                 # near the cap: the categories of the failures so far, drawn now (a
                 # multinomial of their count, independent of the timeline: the same draw in
                 # parts), replace their bound by their cost
                 c_known += _settle_categories(
-                    rng, i, n_open, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                    rng, i, rec_open, w, suffix, prob, slot_code, alias_code, n_slots, cost,
                     interruptions, scratch, True,
                 )  # fmt: skip
-                n_settled += n_open
-                n_known += n_open
+                n_settled += rec_open
+                n_known += rec_open
             if (
                 use_blocks
                 and n_fail > 0
@@ -2526,7 +2527,7 @@ _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any ev
 _COUNT_CHUNK = 16  # gaps summed at once by _block_count's search
 
 
-@jit
+@jit(_nrt=False)
 def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
     """Fill ``cbuf`` with alias draws of an ``n``-slot table, ``ubuf`` with uniforms if ``with_u``.
 
@@ -2543,7 +2544,7 @@ def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
         ubuf[q] = rng.random()
 
 
-@jit
+@jit(_nrt=False)
 def _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, ubuf):
     """Draw ``CBUF`` costly failures of a diurnal block ahead (:func:`_diurnal_block`).
 
@@ -2921,7 +2922,27 @@ def _kepler_finish(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj
         okf[q] = 1.0 if ok else 0.0
 
 
-@jit
+@jit(inline="always")
+def _kepler_finish_sc(
+    gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, b1
+):
+    """:func:`_kepler_finish`, and each point's sine and cosine of its phase into ``sa``, ``ca``.
+
+    Those :func:`_kepler_step` returns (the node's series step, rotated back by the Newton
+    step), so the same floats; vectorised as :func:`_kepler_finish`.
+    """
+    for q in range(np.uint64(j0), np.uint64(stop)):
+        x, ok, s, c, dx = _kepler_newton(
+            m0 + gf[q] * w_l, nfa[q], ma[q], m0, phi0, e, tol0, u[q], sj_[q], cj_[q], b1[q]
+        )
+        xa[q] = x
+        okf[q] = 1.0 if ok else 0.0
+        h2 = 0.5 * dx * dx
+        sa[q] = s - c * dx - s * h2
+        ca[q] = c + s * dx - c * h2
+
+
+@jit(_nrt=False)
 def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     """:func:`_kepler_step`'s ``X``, ``ok`` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1: trusted).
 
@@ -2940,6 +2961,31 @@ def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     _kepler_finish(
         gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2], wk[3], wk[4], wk[5]
     )
+
+
+@jit(inline="always")
+def _kepler_rows(tab, j0, stop, wk, ji):
+    """Copy the nodes' rows ``tab[ji[q]]`` into the contiguous work rows ``wk[2:6]``."""
+    for q in range(np.uint64(j0), np.uint64(stop)):
+        jj = np.uint64(ji[q])
+        for k in range(np.uint64(_KEP_COLS)):
+            wk[np.uint64(2) + k, q] = tab[jj, k]
+
+
+@jit(_nrt=False)
+def _kepler_pass_sc(gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
+    """:func:`_kepler_pass`, and the sine and cosine of each point's phase (``sa``, ``ca``).
+
+    The blocks with categories that depend on the time read a failure's category at its
+    phase (:func:`_diurnal_block`); the loops are :func:`_kepler_pass`'s, the last storing
+    two more rows (:func:`_kepler_finish_sc`).
+    """
+    _kepler_nodes(gf, j0, stop, m0, w_l, wk[0], wk[1], ji)
+    _kepler_rows(tab, j0, stop, wk, ji)
+    _kepler_finish_sc(
+        gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2], wk[3],
+        wk[4], wk[5],
+    )  # fmt: skip
 
 
 @jit
@@ -3018,7 +3064,7 @@ def _solve_near(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, i
     )
 
 
-@jit
+@jit(_nrt=False)
 def _diurnal_block(
     rng,
     i,
@@ -3060,6 +3106,20 @@ def _diurnal_block(
     seg,
     inv_seg,
     acc,
+    marks,
+    sa,
+    ca,
+    jc,
+    cbuf,
+    ubuf,
+    bw,
+    w,
+    rc,
+    rs,
+    bprob,
+    bslot,
+    balias,
+    nb_slots,
 ):
     """Take the points of gaps ``buf[j:j + cnt]`` from a cycle's start at ``t``, by thinning.
 
@@ -3089,9 +3149,19 @@ def _diurnal_block(
     failure at its point's position). Returns ``(k_left, jk, n_zero, t, dk_sum, sk, nr,
     n_fail, deficit)``: the countdown and the next costly failure drawn ahead, the failures
     whose categories are left to the caller, the wall clock after the last failure's
-    recovery, the block arithmetic's counts, the failures taken, and the integrated intensity
+    recovery, the block arithmetic's counts, the failures taken, the integrated intensity
     from the last point to the end of the last recovery (the caller skips it in the gaps that
-    follow: the same process goes on).
+    follow: the same process goes on), the failures' exposed hours and ``jc``.
+
+    With ``marks`` the categories' shapes differ, so a failure's category depends on its
+    time: the intensity is still one cosine (the categories' terms sum to one, ``big_a`` its
+    amplitude), so the points are solved as above, with each point's sine and cosine of its
+    phase (:func:`_kepler_pass_sc`); then the pass in order (4) takes every point that is not
+    within a recovery as a failure and draws its category at its phase
+    (:func:`_pick_at_phase`, the loop one by one's rejection, from the same proposals ``cbuf``,
+    ``ubuf`` at ``jc``): the process of all categories with each point marked by its
+    category's share of the intensity at that time, which is the categories' processes
+    superposed. Every category is counted here (``n_zero`` 0; ``k_left``, ``jk`` untouched).
 
     Measured with timers in place (100k GPUs, blocks of 200 failures, 10 % of them costly):
     the pass over the costly failures 2.7-2.9 ns a failure; the exposures compacted after it
@@ -3111,11 +3181,17 @@ def _diurnal_block(
     for q in range(np.uint64(j), np.uint64(stop)):
         big_s += buf[q]
         gf[q] = big_s
-    _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab, wk, ji)
+    if marks:
+        _kepler_pass_sc(gf, xa, okf, sa, ca, j, stop, m0, phi0, e, w_l, tol0, tab, wk, ji)
+    else:
+        _kepler_pass(gf, xa, okf, j, stop, m0, phi0, e, w_l, tol0, tab, wk, ji)
     if _count_zero(okf, j, stop) > 0:
         for q in range(j, stop):
             if okf[q] == 0.0:
                 xa[q] = _solve_from(gf[q], s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t)
+                if marks:
+                    sa[q] = math.sin(phi0 + OMEGA * xa[q])
+                    ca[q] = math.cos(phi0 + OMEGA * xa[q])
     # (3) each point's exposure from the point before it (from t for the first): every
     # point's, were none within a recovery (a vectorised pass; the same float expressions)
     ex = wk[0]
@@ -3136,6 +3212,34 @@ def _diurnal_block(
     p_c = 0  # the block's points, and that failure's point
     w_end = 0.0
     p = j + (k_left - 1)  # the next failure whose recovery costs time (point)
+    if marks:
+        # every point not within a recovery is a failure, its category drawn at its phase
+        p = stop
+        rec_open = False  # a costly recovery not yet passed by a point
+        for q in range(j, stop):
+            xq = xa[q]
+            if rec_open:
+                if xq < w_end:
+                    ex[q] = -1.0  # a point within the recovery: not a failure
+                    n_skip += 1
+                    continue
+                x = xq - w_end
+                ex[q] = x if x > 0.0 else 0.0
+                rec_open = False
+            c, jc = _pick_at_phase(
+                rng, jc, cbuf, ubuf, bw, w, rc, rs, sa[q], ca[q], bprob, bslot, balias, nb_slots
+            )
+            interruptions[i, c] += 1
+            if cost[c] > 0.0:
+                n_costly += 1
+                c_sum += cost[c]
+                w_end = xq + cost[c]
+                rec_open = True
+                c_open = c
+                p_c = q
+        if not rec_open:
+            c_open = -1
+        p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
     while p < stop:
         if jk == CBUF:
             _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c)
@@ -3162,7 +3266,7 @@ def _diurnal_block(
         p = q + (k_next - 1)
     k_left = p - stop + 1  # failures up to and including the next costly one, from stop
     n_fail = cnt - n_skip
-    n_zero = n_fail - n_costly
+    n_zero = 0 if marks else n_fail - n_costly
     if c_open < 0:
         w_end = xa[stop - 1]  # the last point is a failure without a recovery time
     deficit = 0.0
@@ -3171,16 +3275,67 @@ def _diurnal_block(
         # F(X + cost) - F(X) = L cost + (A / OMEGA) (sin(u + OMEGA cost) - sin u)
         g_c = gf[p_c]
         x_c = xa[p_c]
-        _, ok, sn, cs = _kepler_step(g_c, m0, phi0, e, w_l, tol0, tab)
-        if not ok:
-            sn = math.sin(phi0 + OMEGA * x_c)
-            cs = math.cos(phi0 + OMEGA * x_c)
+        if marks:
+            sn = sa[p_c]
+            cs = ca[p_c]
+        else:
+            _, ok, sn, cs = _kepler_step(g_c, m0, phi0, e, w_l, tol0, tab)
+            if not ok:
+                sn = math.sin(phi0 + OMEGA * x_c)
+                cs = math.cos(phi0 + OMEGA * x_c)
         skip = _recovery_intensity(big_l, k_amp, cost[c_open], rot_c[c_open], rot_s[c_open], sn, cs)
         deficit = max((g_c + skip) - big_s, 0.0)
     dk_sum, sk, nr = _block_map_marked(
         ex, j, stop, restart_hours, tau, delta, persist, seg, inv_seg, acc
     )
-    return k_left, jk, n_zero, t + w_end, dk_sum, sk, nr, n_fail, deficit, w_end - c_sum
+    return k_left, jk, n_zero, t + w_end, dk_sum, sk, nr, n_fail, deficit, w_end - c_sum, jc
+
+
+@jit(_nrt=False, forceinline=True)
+def _pick_at_phase(rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots):
+    """Draw a failure's category at a phase of sine ``s1``, cosine ``c1``: ``(c, jc)``.
+
+    Called per failure with the Generator, so compiled without reference counting (with it, ~100
+    against ~50 ns a pick and its refills on this host, 18 categories at a = 0.5) and inlined by
+    LLVM (called, the loop one by one at 2k GPUs read 0.94x in one A/B; inlined, 1.00x, the
+    median of three). Exact rejection from the bounds ``w_c (1 + a_c)`` (``bw``): a proposal
+    ``c`` from their alias table is accepted with probability ``lambda_c / (w_c (1 + a_c))``,
+    ``lambda_c = w_c + rc_c cos - rs_c sin`` the category's intensity at the phase (``rc``,
+    ``rs``: its diurnal term turned into the frame of the phase). Two proposals per failure,
+    drawn ahead with their uniforms (``cbuf``, ``ubuf`` from ``jc``, refilled ``CBUF`` at a
+    time), the first accepted one chosen without a branch; more only if both fail.
+    """
+    if jc + 2 > CBUF:
+        _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+        jc = 0
+    ca = cbuf[jc]
+    cb = cbuf[jc + 1]
+    ok_a = ubuf[jc] * bw[ca] < w[ca] + rc[ca] * c1 - rs[ca] * s1
+    ok_b = ubuf[jc + 1] * bw[cb] < w[cb] + rc[cb] * c1 - rs[cb] * s1
+    jc += 2
+    c = ca if ok_a else cb
+    if not (ok_a or ok_b):
+        c, jc = _pick_more(
+            rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots
+        )
+    return c, jc
+
+
+@jit(_nrt=False)
+def _pick_more(rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots):
+    """:func:`_pick_at_phase` after its two proposals failed: one at a time until one is taken.
+
+    Called (~12 % of picks at a = 0.5 over 18 categories), without reference counting.
+    """
+    while True:
+        if jc == CBUF:
+            _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+            jc = 0
+        c = cbuf[jc]
+        ok = ubuf[jc] * bw[c] < w[c] + rc[c] * c1 - rs[c] * s1
+        jc += 1
+        if ok:
+            return c, jc
 
 
 @jit(inline="always")
@@ -3193,7 +3348,7 @@ def _recovery_intensity(big_l, k_amp, cost, rot_c, rot_s, sn, cs):
     return big_l * cost + k_amp * (sn * (rot_c - 1.0) + cs * rot_s)
 
 
-@jit
+@jit(_nrt=False)
 def _count_zero(a, j0, stop):
     """How many of ``a[j0:stop]`` are 0.0 (a vectorised sum)."""
     n = 0
@@ -3202,7 +3357,7 @@ def _count_zero(a, j0, stop):
     return n
 
 
-@jit
+@jit(_nrt=False)
 def _block_count(buf, j, room, slack, inv_l, lim, need):
     """How many of the gaps ``buf[j:j + room]`` a diurnal block may take (at most ``room``).
 
@@ -3341,37 +3496,41 @@ def _block_diurnal(
     Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
     the trend is 1 on this path.
 
-    Blocks of failures (:func:`_diurnal_block`): with one shape for every category (the
-    category is independent of the time), no per-draw shapes, planned maintenance off or
-    rare enough (a failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate, so a
-    planned event's interval holds a block on average; each block attempt also needs that
-    many expected before the next planned event at the peak intensity),
-    recoveries that cost nothing in at least half of the failure rate, and at most one point
-    of the process expected per failure within recoveries at the peak intensity (``sum_c w_c
-    cost_c (1 + a) <= 1``: a gate on the work thinned out, not needed for exactness), the
-    buffer's gaps are read as one Poisson process of the diurnal intensity over all wall
-    time, thinned: a failure is the first point after the previous failure's recovery (exact:
-    the process has independent increments, and each recovery's window starts at one of its
-    points). Both ways of taking failures read them so: after a costly recovery, the loop one
-    by one carries its integrated intensity (``deficit``) into the gaps that follow, as a
-    block returns what of it the block's points have not passed, so a failure does not depend
-    on which way took it, and gaps that the block bound looked at may be taken either way. A
-    cycle's start after a restart takes the longest run of the buffer's gaps (at least
-    ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's last segment and of the
-    budget, and each of whose failures the loop one by one would take by its cap guard (at
-    wall time ``t + X`` at most, ``t + X`` plus the costliest event cost under ``cap_safe``
-    by ``_BOUND_RTOL`` of the cap; bounds on the integer sum of the gaps, as on the renewal
-    path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at the
-    block's start): a
-    block takes only failures the loop would take, so a trial hands over to the general path
-    by the same rule. The points' wall times are independent solves (a table of the inverse of
-    ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the failures' runs
-    go through the renewal path's block arithmetic. With planned maintenance a block's points
-    also stay under ``F(m)`` of the exposed hours ``m`` left to the next planned event (by
-    ``4 _BOUND_RTOL`` of it), so each failure's wall hours, and so its exposed hours, fall
-    short of it; the block returns its failures' exposed hours, by which that clock counts
-    down, and the loop takes the planned event. ``stats[3]``, when given, counts the failures
-    taken in blocks, ``stats[4]`` the blocks.
+    Blocks of failures (:func:`_diurnal_block`): with no per-draw shapes, planned maintenance
+    off or rare enough (a failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate,
+    so a planned event's interval holds a block on average; each block attempt also needs that
+    many expected before the next planned event at the peak intensity), recoveries that cost
+    nothing in at least half of the failure rate, and at most one point of the process expected
+    per failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 +
+    a_c) <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps
+    are read as one Poisson process of the diurnal intensity over all wall time (the categories'
+    terms sum to one cosine, whatever their peaks), thinned: a failure is the first point after
+    the previous failure's recovery (exact: the process has independent increments, and each
+    recovery's window starts at one of its points). Both ways of taking failures read them so:
+    after a costly recovery, the loop one by one carries its integrated intensity (``deficit``)
+    into the gaps that follow, as a block returns what of it the block's points have not passed,
+    so a failure does not depend on which way took it, and gaps that the block bound looked at
+    may be taken either way. A cycle's start after a restart takes the longest run of the
+    buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's
+    last segment and of the budget, and each of whose failures the loop one by one would take by
+    its cap guard (at wall time ``t + X`` at most, ``t + X`` plus the costliest event cost under
+    ``cap_safe`` by ``_BOUND_RTOL`` of the cap; bounds on the integer sum of the gaps, as on the
+    renewal path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at
+    the block's start): a block takes only failures the loop would take, so a trial hands over
+    to the general path by the same rule. The points' wall times are independent solves (a table
+    of the inverse of ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the
+    failures' runs go through the renewal path's block arithmetic. With planned maintenance a
+    block's points also stay under ``F(m)`` of the exposed hours ``m`` left to the next planned
+    event (by ``4 _BOUND_RTOL`` of it), so each failure's wall hours, and so its exposed hours,
+    fall short of it; the block returns its failures' exposed hours, by which that clock counts
+    down, and the loop takes the planned event. With one shape for every category a category is
+    independent of the time: a block draws only the costly failures (a geometric countdown) and
+    leaves the others' categories to one multinomial at the trial's end; with shapes that differ
+    it draws every failure's category at the failure's phase, by the loop's rejection from the
+    same proposals (:func:`_pick_at_phase`), so every point is marked by its category's share of
+    the intensity at its time: the categories' processes superposed (Llama 3 with a peak hour
+    per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md). ``stats[3]``,
+    when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
@@ -3445,6 +3604,8 @@ def _block_diurnal(
     gf = np.empty(_DIURNAL_BUF)
     xa = np.empty(_DIURNAL_BUF)
     okf = np.empty(_DIURNAL_BUF)
+    sa = np.empty(_DIURNAL_BUF)  # the points' sines and cosines of their phase (marks)
+    ca = np.empty(_DIURNAL_BUF)
     w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
     w_z = np.empty(n_cat)
     suffix_z = np.empty(n_cat)
@@ -3515,19 +3676,31 @@ def _block_diurnal(
                 if cost[c] > 0.0:
                     costly += w[c]
                     recovering += w[c] * cost[c]
-            fast_d = shared and not per_shape and costly <= 0.5 * fail_rate
+            fast_d = not per_shape and costly <= 0.5 * fail_rate
+            # shapes that differ: the intensity's amplitude is the draw's (its rates' mix), and
+            # so the blocks' table; with one draw (point rates) it is built once a call, with
+            # many it would be every trial (~130 us), more than a 16k-GPU trial's blocks save
+            fast_d = fast_d and (shared or cat_rate.shape[0] == 1)
             # with planned maintenance: where a planned event's interval holds a block's
             # failures on average (else blocks would rarely fit, and the loop's refills,
             # draws and outputs stay as they were)
             fast_d = fast_d and fail_rate >= _DIURNAL_BLOCK_MIN * maint_rate
             # the blocks' points within recoveries (not failures): at most one expected per
-            # failure at the peak intensity (the work thinned out; exact either way)
-            fast_d = fast_d and recovering * (1.0 + amp_i[c_first]) <= 1.0
+            # failure at the peak intensity (the work thinned out; exact either way); with
+            # shapes that differ, at each category's own peak (its bound)
+            if shared:
+                fast_d = fast_d and recovering * (1.0 + amp_i[c_first]) <= 1.0
+            else:
+                peak_rec = 0.0
+                for c in range(n_cat):
+                    peak_rec += bw[c] * cost[c]
+                fast_d = fast_d and peak_rec <= 1.0
             # blocks: the failures up to the next one whose recovery costs time are
             # geometric (lam_geo), those of categories without cost drawn at the trial's end
+            # (one shape only: else each failure's category is drawn at its phase)
             n_slots_c_d = 0
             lam_geo_d = 0.0
-            if fast_d and fail_rate > 0.0 and costly > 0.0 and not settle:
+            if fast_d and shared and fail_rate > 0.0 and costly > 0.0 and not settle:
                 for c in range(n_cat):
                     w_c[c] = w[c] if cost[c] > 0.0 else 0.0
                     w_z[c] = 0.0 if cost[c] > 0.0 else w[c]
@@ -3571,7 +3744,10 @@ def _block_diurnal(
         # one shape for every category: the solve one by one steps from the table too
         tab_on = shared and not per_shape
         e_k = amp_i[c_first] if tab_on else 0.0  # every category's amplitude: A / L, exactly
-        if tab_on:
+        if fast and not shared:
+            # the blocks' table: the amplitude of the categories' terms summed (one cosine)
+            e_k = big_a_d / fail_rate
+        if tab_on or fast:
             if e_k != e_tab:
                 if e_k == kepler_e:
                     tab = kepler_table
@@ -3580,7 +3756,7 @@ def _block_diurnal(
                     tab = tab_own
                 e_tab = e_k
         w_lk = OMEGA / fail_rate
-        if fast:
+        if fast and shared:
             big_a = e_k * fail_rate
             if costly > 0.0 and not settle:
                 n_slots_c = n_slots_c_d
@@ -3670,11 +3846,12 @@ def _block_diurnal(
                 room = min(_DIURNAL_BUF - j, budget - events)
                 cnt = _block_count(buf, j, room, slack, inv_l, lim, _DIURNAL_BLOCK_MIN)
                 if cnt >= _DIURNAL_BLOCK_MIN:
-                    k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, ex_b = _diurnal_block(
+                    k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, ex_b, jc = _diurnal_block(
                         rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
                         inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c,
                         n_slots_c, kbuf_c, cbuf_c, ubuf_c, jk, interruptions, gf, xa, okf, wk,
-                        ji, restart_hours, tau, delta, persist, seg, inv_seg, acc,
+                        ji, restart_hours, tau, delta, persist, seg, inv_seg, acc, not shared,
+                        sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb_slots,
                     )  # fmt: skip
                     n_zero += nz
                     used_acc = True
@@ -3801,27 +3978,9 @@ def _block_diurnal(
                 c = cbuf[jc]
                 jc += 1
             else:
-                # exact rejection from the bounds w_c (1 + a_c): two proposals per failure,
-                # the first accepted one chosen without a branch; more only if both fail
-                if jc + 2 > CBUF:
-                    _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
-                    jc = 0
-                ca = cbuf[jc]
-                cb = cbuf[jc + 1]
-                ok_a = ubuf[jc] * bw[ca] < w[ca] + rc[ca] * c1 - rs[ca] * s1
-                ok_b = ubuf[jc + 1] * bw[cb] < w[cb] + rc[cb] * c1 - rs[cb] * s1
-                jc += 2
-                c = ca if ok_a else cb
-                if not (ok_a or ok_b):
-                    while True:
-                        if jc == CBUF:
-                            _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
-                            jc = 0
-                        c = cbuf[jc]
-                        ok = ubuf[jc] * bw[c] < w[c] + rc[c] * c1 - rs[c] * s1
-                        jc += 1
-                        if ok:
-                            break
+                c, jc = _pick_at_phase(
+                    rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots
+                )
             if not settle:
                 interruptions[i, c] += 1
             if fast and cost[c] > 0.0:

@@ -1,15 +1,15 @@
 """Golden digests of the diurnal path's outputs where it takes failures one by one (issue 11).
 
-The diurnal path's blocks (one diurnal shape for every category, no per-draw shapes,
-recoveries mostly instantaneous, planned maintenance off or at most one planned event per
-``_DIURNAL_BLOCK_MIN`` failures) read the random gaps as one process thinned by the
-recoveries; every other diurnal scenario keeps the per-failure loop, whose outputs must not
-move when the blocks change. This script simulates such scenarios (different peak hours per
-category; one shape with recoveries that cost time on 60 % of the rate; one shape with
-planned maintenance, Llama 3's at 2k GPUs and a simple one, each with fewer failures than
-that between planned events) with fixed seeds and writes a SHA-256 digest of each output
-array to ``diurnal_one_by_one.json``. The JSON committed beside it was written by running
-this script on the code before the blocks thinned (commit 07ff0e6)::
+The diurnal path's blocks (no per-draw shapes, recoveries mostly instantaneous, planned
+maintenance off or at most one planned event per ``_DIURNAL_BLOCK_MIN`` failures) read the
+random gaps as one process thinned by the recoveries; every other diurnal scenario keeps the
+per-failure loop, whose outputs must not move when the blocks change. This script simulates
+such scenarios (different peak hours per category, and one shape, each with planned
+maintenance too frequent for blocks; one shape with recoveries that cost time on 60 % of the
+rate; Llama 3's planned maintenance at 2k GPUs, with fewer failures than
+``_DIURNAL_BLOCK_MIN`` between planned events) with fixed seeds and writes a SHA-256 digest
+of each output array to ``diurnal_one_by_one.json``. The JSON committed beside it was
+written by running this script on the code before the blocks thinned (commit 07ff0e6)::
 
     PYTHONPATH=/path/to/checkout-at-07ff0e6 python tests/golden/diurnal_one_by_one.py
 
@@ -19,9 +19,9 @@ of float64/int32 bytes on x86-64 with glibc's libm.
 Since the loop one by one solves from the table of the inverse of ``u + e sin u`` where every
 category has one shape (``_solve_one``), the failure times of the one-shape scenarios then
 present move within the solve's tolerance: their ``wall_hours`` and ``lost_hours`` (against
-07ff0e6's code: at most 2.5e-13 relative; every other output, and every output of
-``peak_hours``, equal bit for bit). Those digests are kept apart under ``moved`` in the
-JSON, written by::
+07ff0e6's code: at most 2.5e-13 relative; every other output, and every output of the
+scenario with different peak hours, equal bit for bit). Those digests are kept apart under
+``moved`` in the JSON, written by::
 
     python tests/golden/diurnal_one_by_one.py --moved "NOTE"
 
@@ -41,6 +41,16 @@ the table's step, before blocks took planned maintenance)::
 
     PYTHONPATH=/path/to/checkout-at-467f59c python tests/golden/diurnal_one_by_one.py --add \
         llama3_maintenance_2k one_shape_frequent_maintenance
+
+When blocks began to take categories of different shapes (each failure's category drawn at
+its phase, the commit after eab2ddc), 07ff0e6's ``peak_hours`` (different peak hours,
+recoveries costing time on 15 % of the rate) left the loop for blocks and was dropped; the
+scenario that replaces it has the same categories with planned maintenance too frequent for
+blocks (2.6 failures an hour against 0.5 planned events), and stays on the loop; its digests
+were written by eab2ddc's code::
+
+    PYTHONPATH=/path/to/checkout-at-eab2ddc python tests/golden/diurnal_one_by_one.py --add \
+        peak_hours_frequent_maintenance
 """
 
 from __future__ import annotations
@@ -100,10 +110,15 @@ def scenarios() -> dict:
     )  # fmt: skip
     cluster = Cluster(n_gpus=1024)
     return {
-        "peak_hours": (
-            Scenario(cluster=cluster, failures=FailureModel(peaks), job=Job(60.0), policy=policy),
+        "peak_hours_frequent_maintenance": (
+            Scenario(
+                cluster=cluster,
+                failures=FailureModel(peaks, maintenance_rate=0.5, maintenance_hours=0.5),
+                job=Job(60.0),
+                policy=policy,
+            ),
             384,
-            21,
+            25,
         ),
         "llama3_maintenance_2k": (llama, 256, 22),
         "one_shape_frequent_maintenance": (
