@@ -68,15 +68,6 @@ def _costly_buffers():
     return np.empty(cbuf, np.int64), np.empty(cbuf, np.int64), np.empty(cbuf), cbuf
 
 
-def _marks_off(n: int) -> tuple:
-    """``_diurnal_block``'s arguments for categories drawn at the phase, unused (one shape)."""
-    one = np.ones(1)
-    i1 = np.zeros(1, dtype=np.int64)
-    c = _kernels.CBUF
-    return (np.empty(n), np.empty(n), c, np.empty(c, np.int64), np.empty(c), one, one, one,
-            one, one, i1, i1, 1)  # fmt: skip
-
-
 def _table(e: float) -> np.ndarray:
     tab = np.empty((_kernels._KEP_N + 1, _kernels._KEP_COLS))
     _kernels._kepler_table(e, tab)
@@ -870,14 +861,14 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
         seg = 0.5 + 1 / 60
         t0 = rng.uniform(0.0, 2000.0)
         low = big_l - big_a
-        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, _ = _kernels._diurnal_block(
+        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed = _kernels._diurnal_block(
             np.random.default_rng(block), 0, buf, j, cnt, tab_by_e[e], t0, math.sin(phi0),
             math.cos(phi0), big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a),
             1.0 / low if low > 0.0 else np.inf, lam_geo, k_in, np.array([cost]),
             np.array([math.cos(OMEGA * cost)]), np.array([math.sin(OMEGA * cost)]),
             np.array([1.0]), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
             *_costly_buffers(), interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, False, *_marks_off(n),
+            1.0 / seg, acc,
         )  # fmt: skip
 
         def costly_at(m, k_in=k_in):
@@ -913,7 +904,7 @@ MARK_START = 5.0
 
 
 def _marked_blocks(n_blocks: int, seed: int):
-    """Run ``_diurnal_block`` with categories drawn at each point's phase, no recovery cost.
+    """Run ``_diurnal_block_marked`` (each point's category drawn at its phase), no recovery cost.
 
     Three job-level categories of different shapes (``MARK_*``), so every point is a failure.
     The block's inputs in the kernel's frame are built here from the model (the sum of the
@@ -948,12 +939,12 @@ def _marked_blocks(n_blocks: int, seed: int):
         acc = np.zeros((_kernels.N_ACC, n))
         low = big_l - big_a
         block = np.zeros((1, n_cat), dtype=np.int32)
-        out = _kernels._diurnal_block(
+        out = _kernels._diurnal_block_marked(
             draws, 0, buf, 0, n, tab, t0, math.sin(ph), math.cos(ph), big_l, big_a,
             1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
             zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
             gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
-            True, sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb,
+            sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb,
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
         jc = out[10]
