@@ -28,7 +28,7 @@ that differ every failure's category is drawn at its phase. Held here to:
   different peak hours with rates per draw, or costly recoveries on more than half of the
   rate or within which more than one point is expected per failure;
 * categories of different shapes (each failure's category drawn at its phase): blocks
-  against the general path on four such scenarios (Llama 3's 18 categories with 18 peak
+  against the general path on five such scenarios (Llama 3's 18 categories with 18 peak
   hours at 100k GPUs among them), and a block's categories against their shares of the
   intensity at each point's time (a chi-square over 300 blocks; negative controls: shares
   8 h off, or without the time).
@@ -146,7 +146,8 @@ def test_negative_controls_a_wrong_table_or_root_is_caught():
 
 @pytest.mark.parametrize("e", [0.3, 0.9, 1.0])
 def test_vectorised_pass_equals_the_step_one_at_a_time_bit_for_bit(e):
-    """``_kepler_pass`` (three loops, two of them vectorised) returns ``_kepler_step``'s floats.
+    """``_kepler_pass`` (three loops, two of them vectorised) returns ``_kepler_step``'s floats,
+    and ``_kepler_pass_sc`` those and its sines and cosines of the phase.
 
     Random block starts, rates and running sums of gaps (as a block sums them), an offset
     start within the buffer, at amplitudes where no step and where some steps decline (``ok``
@@ -175,6 +176,16 @@ def test_vectorised_pass_equals_the_step_one_at_a_time_bit_for_bit(e):
             same = xa[q] == x or (math.isnan(x) and math.isnan(xa[q]) and not ok)
             assert same and okf[q] == (1.0 if ok else 0.0), (block, q)
             declined += not ok
+        # the pass that keeps each point's sine and cosine (the blocks with categories at the
+        # phase): the same X and flags, and the step's sine and cosine, bit for bit
+        xs, oks, sa, ca = (np.empty(n) for _ in range(4))
+        _kernels._kepler_pass_sc(
+            gf, xs, oks, sa, ca, j0, n, m0, phi0, e, OMEGA / big_l, tol0, tab, wk, ji
+        )
+        for q in range(j0, n):
+            x, ok, sn, cs = _kernels._kepler_step(gf[q], m0, phi0, e, OMEGA / big_l, tol0, tab)
+            assert oks[q] == okf[q] and (xs[q] == xa[q] or math.isnan(xa[q])), (block, q)
+            assert not ok or (sa[q] == sn and ca[q] == cs), (block, q)
     if e == 1.0:
         assert declined > 0  # the flags tested both ways (M' = 0 at u = pi declines)
     w_l = OMEGA / big_l
@@ -672,6 +683,30 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
         np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
 
 
+@pytest.mark.parametrize("cap_hours", [10**6, 150.0])
+def test_blocks_draw_the_categories_the_loop_would_draw_trial_by_trial(cap_hours):
+    """Two shapes without recovery costs: blocks and the loop one by one, trial by trial.
+
+    Every failure's category is drawn at its phase from the same proposals in the same order
+    (``_pick_at_phase``, the position ``jc`` carried between the loop and the blocks), so
+    with blocks and without (``use_blocks=False``, the same refills) every trial's events
+    and interruptions per category agree exactly, its wall and progress hours within 1e-9
+    (the table's solve against the full one: the phases differ in the last bits, which
+    changes a draw only at a rejection's boundary). A proposal reused or skipped between a
+    block and the loop would move the categories of every later failure of the trial.
+    """
+    base = _capped_inputs(400, 60.0, 0.5, cap_hours, shapes=2)
+    st_fast = np.zeros(4, dtype=np.int64)
+    st_slow = np.zeros(4, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, base, 5, True, st_fast)
+    slow = _run(_kernels._block_diurnal, base, 5, False, st_slow)
+    assert st_fast[3] > 0.3 * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
+    for k in ("events", "finished", "interruptions", "power_swings"):
+        np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
+    for k in ("wall_hours", "progress_hours"):
+        np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
+
+
 @pytest.mark.parametrize(
     ("detect", "shapes", "costly"), [(0.0, 1, 0.0), (0.05, 1, 0.0), (0.05, 2, 0.0), (0.0, 1, 3.0)]
 )
@@ -903,6 +938,82 @@ MARK_PEAKS = np.array([2.0, 10.0, 18.0])
 MARK_START = 5.0
 
 
+def _mark_tables(w, a, peaks, start):
+    """A block's inputs for categories drawn at the phase, in the kernel's frame, from the model.
+
+    The sum of the categories' terms ``A e^{i theta} = sum w_c a_c e^{i OMEGA (start -
+    peak_c)}``, each category's term turned by ``-theta`` (``rc``, ``rs``), the rejection
+    bounds ``w_c (1 + a_c)`` and their alias table, as ``_block_diurnal`` builds them.
+    """
+    n_cat = w.size
+    z = np.sum(w * a * np.exp(1j * OMEGA * (start - peaks)))
+    big_l, big_a, theta = float(w.sum()), float(abs(z)), float(np.angle(z))
+    ang = OMEGA * (start - peaks) - theta
+    rc, rs, bw = w * a * np.cos(ang), w * a * np.sin(ang), w * (1.0 + a)
+    bprob, small, large = np.empty(n_cat), *(np.empty(n_cat, np.int64) for _ in range(2))
+    bslot, balias = np.empty(n_cat, np.int64), np.empty(n_cat, np.int64)
+    nb = _kernels._build_alias(bw, n_cat, bprob, bslot, balias, small, large)
+    return big_l, big_a, theta, rc, rs, bw, bprob, bslot, balias, nb
+
+
+@pytest.mark.parametrize("cost", [0.7, 4.0])
+def test_marked_block_thinning_matches_a_reference(cost):
+    """``_diurnal_block_marked``'s thinning against the reference, every category costing
+    ``cost`` hours (so which category a failure is does not change the thinning).
+
+    Two categories of different shapes (amplitudes 1 and 0.3, peaks 10 h apart) at 1.5-6
+    failures an hour, 30 random blocks: the failures, the exposures written for the runs
+    (within 1e-9 h) and their sum, the end and the deficit (within 1e-8) agree with
+    ``_reference_block``'s (written apart: bisection on ``F``); every failure counted in a
+    category; the countdown passed through.
+    """
+    rng = np.random.default_rng(int(cost * 10) + 100)
+    n = _kernels.BUF
+    thinned = open_at_end = 0
+    jc = _kernels.CBUF
+    cbuf, ubuf = np.empty(jc, np.int64), np.empty(jc)
+    draws = np.random.default_rng(7)
+    for block in range(30):
+        w = np.array([0.6, 0.4]) * rng.uniform(1.5, 6.0)
+        amps, peaks = np.array([1.0, 0.3]), np.array([4.0, 14.0])
+        big_l, big_a, theta, rc, rs, bw, bprob, bslot, balias, nb = _mark_tables(
+            w, amps, peaks, 5.0
+        )
+        t0 = rng.uniform(0.0, 2000.0)
+        phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
+        cnt = int(rng.integers(8, n))
+        j = int(rng.integers(0, n - cnt + 1))
+        buf = rng.exponential(1.0, n)
+        costs = np.full(2, cost)
+        counts = np.zeros((1, 2), dtype=np.int32)
+        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
+        wk = np.empty((2 + _kernels._KEP_COLS, n))
+        ji = np.empty(n, dtype=np.int64)
+        acc = np.zeros((_kernels.N_ACC, n))
+        seg = 0.5 + 1 / 60
+        low = big_l - big_a
+        out = _kernels._diurnal_block_marked(
+            draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
+            big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
+            0.0, 17, costs, np.cos(OMEGA * costs), np.sin(OMEGA * costs), bprob, bslot, balias,
+            nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
+            1.0 / seg, acc, sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb,
+        )  # fmt: skip
+        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
+        ref_n, ref_x, ref_end, ref_deficit = _reference_block(
+            buf[j : j + cnt], phi0, big_l, big_a, lambda m: True, cost
+        )
+        assert n_fail == ref_n == counts.sum() and n_zero == 0 and k_left == 17, block
+        ex = wk[0, j : j + cnt]
+        np.testing.assert_allclose(ex[ex >= 0.0], ref_x, rtol=0, atol=1e-9)
+        assert abs(t - (t0 + ref_end)) <= 1e-9 * max(1.0, t0), (block, t, t0 + ref_end)
+        assert abs(deficit - ref_deficit) <= 1e-8, (block, deficit, ref_deficit)
+        assert abs(exposed - sum(ref_x)) <= 1e-9 * max(1.0, t0), (block, exposed)
+        thinned += cnt - ref_n
+        open_at_end += deficit > 0.0
+    assert thinned > 0 and open_at_end > 0
+
+
 def _marked_blocks(n_blocks: int, seed: int):
     """Run ``_diurnal_block_marked`` (each point's category drawn at its phase), no recovery cost.
 
@@ -912,15 +1023,11 @@ def _marked_blocks(n_blocks: int, seed: int):
     category's term turned by ``-theta``), as ``_block_diurnal`` builds them. Returns each
     block's counts per category and its points' wall times from the job's start.
     """
-    w, a = MARK_RATES, MARK_AMPS
+    w = MARK_RATES
     n_cat = w.size
-    z = np.sum(w * a * np.exp(1j * OMEGA * (MARK_START - MARK_PEAKS)))
-    big_l, big_a, theta = float(w.sum()), float(abs(z)), float(np.angle(z))
-    ang = OMEGA * (MARK_START - MARK_PEAKS) - theta
-    rc, rs, bw = w * a * np.cos(ang), w * a * np.sin(ang), w * (1.0 + a)
-    bprob, small, large = np.empty(n_cat), *(np.empty(n_cat, np.int64) for _ in range(2))
-    bslot, balias = np.empty(n_cat, np.int64), np.empty(n_cat, np.int64)
-    nb = _kernels._build_alias(bw, n_cat, bprob, bslot, balias, small, large)
+    big_l, big_a, theta, rc, rs, bw, bprob, bslot, balias, nb = _mark_tables(
+        w, MARK_AMPS, MARK_PEAKS, MARK_START
+    )
     tab = _table(big_a / big_l)
     n = _kernels.BUF
     rng = np.random.default_rng(seed)

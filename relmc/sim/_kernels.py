@@ -2300,20 +2300,20 @@ def _block_renewal(
                     stop = j + fit
                     cnt = fit
                     g_up = _gap_bound(buf, j, stop, mean_gap)
-            rec_open = n_fail - n_maint - n_settled  # failures of unknown category
+            n_open = n_fail - n_maint - n_settled  # failures of unknown category
             if (
-                rec_open >= _SETTLE_MIN
+                n_open >= _SETTLE_MIN
                 and t_up + g_up + c_known + (n_fail + cnt - n_known) * max_cost > cap_safe
             ):
                 # near the cap: the categories of the failures so far, drawn now (a
                 # multinomial of their count, independent of the timeline: the same draw in
                 # parts), replace their bound by their cost
                 c_known += _settle_categories(
-                    rng, i, rec_open, w, suffix, prob, slot_code, alias_code, n_slots, cost,
+                    rng, i, n_open, w, suffix, prob, slot_code, alias_code, n_slots, cost,
                     interruptions, scratch, True,
                 )  # fmt: skip
-                n_settled += rec_open
-                n_known += rec_open
+                n_settled += n_open
+                n_known += n_open
             if (
                 use_blocks
                 and n_fail > 0
@@ -3214,7 +3214,6 @@ def _diurnal_block_body(
     p = j + (k_left - 1)  # the next failure whose recovery costs time (point)
     if marks:
         # every point not within a recovery is a failure, its category drawn at its phase
-        p = stop
         rec_open = False  # a costly recovery not yet passed by a point
         for q in range(j, stop):
             xq = xa[q]
@@ -3339,7 +3338,9 @@ def _diurnal_block(
     Its arguments and returns less those of the categories drawn at the phase. A function of its
     own, so that a block's call carries none of them (with them, the diurnal path with planned
     maintenance at 16k GPUs, ~20 block calls a trial, read 0.945x in seven interleaved A/Bs;
-    compiled without reference counting, 1.05x).
+    compiled without reference counting, 1.05x). Without reference counting it is for compiled
+    callers: a call from Python leaves one reference to ``rng`` unreleased (numba's wrapper
+    releases the Generator it unboxed only with reference counting on; the tests' few calls).
     """
     out = _diurnal_block_body(
         rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
@@ -3407,7 +3408,11 @@ def _diurnal_block_marked(
     balias,
     nb_slots,
 ):
-    """:func:`_diurnal_block_body` with every failure's category drawn at its phase."""
+    """:func:`_diurnal_block_body` with every failure's category drawn at its phase.
+
+    Without reference counting, as :func:`_diurnal_block` (a call from Python leaves one
+    reference to ``rng`` unreleased).
+    """
     return _diurnal_block_body(
         rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
         k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c,
@@ -3652,11 +3657,12 @@ def _block_diurnal(
     down, and the loop takes the planned event. With one shape for every category a category is
     independent of the time: a block draws only the costly failures (a geometric countdown) and
     leaves the others' categories to one multinomial at the trial's end; with shapes that differ
-    it draws every failure's category at the failure's phase, by the loop's rejection from the
-    same proposals (:func:`_pick_at_phase`), so every point is marked by its category's share of
-    the intensity at its time: the categories' processes superposed (Llama 3 with a peak hour
-    per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md). ``stats[3]``,
-    when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
+    (and point rates: with rates per draw the sum's amplitude, and so the table, would change
+    every trial) it draws every failure's category at the failure's phase, by the loop's
+    rejection from the same proposals (:func:`_pick_at_phase`), so every point is marked by its
+    category's share of the intensity at its time: the categories' processes superposed (Llama 3
+    with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
+    ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
