@@ -9,7 +9,8 @@ position did exactly that and changed no output). Here the kernels are compiled 
 scenarios of tests/test_nodes.py (extremes included) and one of 3,000 nodes whose arrays
 double many times, on the pool, renewal and block-reduction scenarios of the fast-path
 tests and the pool path's reduction (tests/test_pool_reduced.py), each also with diurnal
-rates (the diurnal path), on straggler and SDC categories (the physics path), and on
+rates (the diurnal path, with one peak hour and with a peak hour per category), on
+straggler and SDC categories (the physics path), and on
 straggler and SDC categories with the node model (the combined path,
 tests/test_physics_nodes_kernel.py, and 3,000 nodes); any index out of range raises
 ``IndexError`` there. Slow: a full compile of the kernels.
@@ -65,11 +66,18 @@ physics = (
 for sc in [*POOL.values(), *MANY.values(), *RENEWAL.values(), *BLOCKS.values()]:
     diurnal = replace_path(sc, "failures.categories.*.diurnal_amplitude", 0.5)
     diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 15.0)
+    # a peak hour per category: blocks draw each failure's category at its phase
+    peaks = dataclasses.replace(diurnal, failures=dataclasses.replace(
+        diurnal.failures, categories=tuple(
+            dataclasses.replace(c, diurnal_peak_hour=float(3 * j % 24))
+            for j, c in enumerate(diurnal.failures.categories)
+        ),
+    ))
     cats = (*sc.failures.categories, *physics)
     stragglers = dataclasses.replace(
         sc, failures=dataclasses.replace(sc.failures, categories=cats)
     )
-    inputs += [kernel_inputs(v, None, 64)[0] for v in (sc, diurnal, stragglers)]
+    inputs += [kernel_inputs(v, None, 64)[0] for v in (sc, diurnal, peaks, stragglers)]
 # stragglers and SDC with the node model (the combined path): its oracle comparisons, the
 # corrupted node that leaves, and 3,000 nodes with SDC records found by a scan
 from physicsinputs import with_sdc_fields
