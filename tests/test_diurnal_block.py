@@ -41,6 +41,7 @@ import json
 import math
 
 import mpmath
+import numba
 import numpy as np
 import pytest
 from kernelcheck import GOLDEN, disagreements, golden_changes, mean_disagreement
@@ -687,12 +688,12 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
 def test_blocks_draw_the_categories_the_loop_would_draw_trial_by_trial(cap_hours):
     """Two shapes without recovery costs: blocks and the loop one by one, trial by trial.
 
-    Every failure's category is drawn at its phase from the same proposals in the same order
+    Every failure's category is drawn at its phase from the same uniforms in the same order
     (``_pick_at_phase``, the position ``jc`` carried between the loop and the blocks), so
     with blocks and without (``use_blocks=False``, the same refills) every trial's events
     and interruptions per category agree exactly, its wall and progress hours within 1e-9
     (the table's solve against the full one: the phases differ in the last bits, which
-    changes a draw only at a rejection's boundary). A proposal reused or skipped between a
+    changes a draw only at a category's boundary). A uniform reused or skipped between a
     block and the loop would move the categories of every later failure of the trial.
     """
     base = _capped_inputs(400, 60.0, 0.5, cap_hours, shapes=2)
@@ -942,8 +943,10 @@ def _mark_tables(w, a, peaks, start):
     """A block's inputs for categories drawn at the phase, in the kernel's frame, from the model.
 
     The sum of the categories' terms ``A e^{i theta} = sum w_c a_c e^{i OMEGA (start -
-    peak_c)}``, each category's term turned by ``-theta`` (``rc``, ``rs``), the rejection
-    bounds ``w_c (1 + a_c)`` and their alias table, as ``_block_diurnal`` builds them.
+    peak_c)}``, each category's term turned by ``-theta`` (``rc``, ``rs``) and their running
+    sums over the categories (``pw``, ``prc``, ``prs``, the pick's), as ``_block_diurnal``
+    builds them; and an alias table of the bounds ``w_c (1 + a_c)``, for the costly failures'
+    arguments that a marked block does not read.
     """
     n_cat = w.size
     z = np.sum(w * a * np.exp(1j * OMEGA * (start - peaks)))
@@ -953,7 +956,8 @@ def _mark_tables(w, a, peaks, start):
     bprob, small, large = np.empty(n_cat), *(np.empty(n_cat, np.int64) for _ in range(2))
     bslot, balias = np.empty(n_cat, np.int64), np.empty(n_cat, np.int64)
     nb = _kernels._build_alias(bw, n_cat, bprob, bslot, balias, small, large)
-    return big_l, big_a, theta, rc, rs, bw, bprob, bslot, balias, nb
+    pw, prc, prs = np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+    return big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb
 
 
 @pytest.mark.parametrize("cost", [0.7, 4.0])
@@ -971,12 +975,12 @@ def test_marked_block_thinning_matches_a_reference(cost):
     n = _kernels.BUF
     thinned = open_at_end = 0
     jc = _kernels.CBUF
-    cbuf, ubuf = np.empty(jc, np.int64), np.empty(jc)
+    ubuf = np.empty(jc)
     draws = np.random.default_rng(7)
     for block in range(30):
         w = np.array([0.6, 0.4]) * rng.uniform(1.5, 6.0)
         amps, peaks = np.array([1.0, 0.3]), np.array([4.0, 14.0])
-        big_l, big_a, theta, rc, rs, bw, bprob, bslot, balias, nb = _mark_tables(
+        big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
             w, amps, peaks, 5.0
         )
         t0 = rng.uniform(0.0, 2000.0)
@@ -997,7 +1001,7 @@ def test_marked_block_thinning_matches_a_reference(cost):
             big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
             0.0, 17, costs, np.cos(OMEGA * costs), np.sin(OMEGA * costs), bprob, bslot, balias,
             nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb,
+            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs,
         )  # fmt: skip
         k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
         ref_n, ref_x, ref_end, ref_deficit = _reference_block(
@@ -1025,7 +1029,7 @@ def _marked_blocks(n_blocks: int, seed: int):
     """
     w = MARK_RATES
     n_cat = w.size
-    big_l, big_a, theta, rc, rs, bw, bprob, bslot, balias, nb = _mark_tables(
+    big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
         w, MARK_AMPS, MARK_PEAKS, MARK_START
     )
     tab = _table(big_a / big_l)
@@ -1033,7 +1037,7 @@ def _marked_blocks(n_blocks: int, seed: int):
     rng = np.random.default_rng(seed)
     draws = np.random.default_rng(seed + 1)
     jc = _kernels.CBUF
-    cbuf, ubuf = np.empty(jc, np.int64), np.empty(jc)
+    ubuf = np.empty(jc)
     zero = np.zeros(n_cat)
     counts, times = [], []
     for _ in range(n_blocks):
@@ -1051,7 +1055,7 @@ def _marked_blocks(n_blocks: int, seed: int):
             1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
             zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
             gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
-            sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias, nb,
+            sa, ca, jc, ubuf, pw, prc, prs,
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
         jc = out[10]
@@ -1097,6 +1101,94 @@ def test_blocks_draw_each_category_at_its_points_phase():
     assert shifted > 10.0 and flat > 10.0, (shifted, flat)
 
 
+@numba.njit
+def _picks(rng, n, pw, prc, prs, s1, c1, ubuf):
+    """``n`` categories drawn by ``_pick_at_phase`` at one phase, counted."""
+    out = np.zeros(pw.size, np.int64)
+    jc = ubuf.size
+    for _ in range(n):
+        c, jc = _kernels._pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1)
+        out[c] += 1
+    return out
+
+
+# four categories (rates, amplitudes, the angles of their peaks in the frame of the phase):
+# the first touches 0 at the phase pi (1 + cos(pi + 0)), the last has no diurnal term
+PICK_W = np.array([0.5, 0.3, 0.15, 0.05])
+PICK_A = np.array([1.0, 0.3, 0.8, 0.0])
+PICK_ANG = np.array([0.0, 2.0, -1.0, 0.7])
+
+
+def _pick_tables(w=PICK_W, a=PICK_A, ang=PICK_ANG):
+    rc, rs = w * a * np.cos(ang), w * a * np.sin(ang)
+    return np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+
+
+def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity():
+    """``_pick_at_phase`` (inversion over the categories' running sums) against the model.
+
+    At six phases ``u`` (0.3 to 5.5 rad, and ``pi``, where the first category's intensity
+    is 0), 100,000 picks each: the counts against the shares ``w_c (1 + a_c cos(u +
+    ang_c)) / sum`` written from the model (not from the kernel's sums): every category within
+    4.5 binomial SE, the chi-square (3 degrees of freedom per phase, 18 in all) within 5 SD of
+    its mean; a category of intensity 0 at the phase is never drawn. Negative controls: the
+    same counts against the shares 1 rad off (> 10 SD), and against the rates alone (> 10 SD).
+    """
+    pw, prc, prs = _pick_tables()
+    ubuf = np.empty(_kernels.CBUF)
+    n = 100_000
+    chi = chi_off = chi_flat = 0.0
+
+    def shares(u):
+        lam = PICK_W * (1.0 + PICK_A * np.cos(u + PICK_ANG))
+        return lam / lam.sum()
+
+    for k, u in enumerate([0.3, 1.4, math.pi, 3.9, 4.6, 5.5]):
+        counts = _picks(
+            np.random.default_rng(40 + k), n, pw, prc, prs, math.sin(u), math.cos(u), ubuf
+        )
+        assert counts.sum() == n
+        p = shares(u)
+        if u == math.pi:
+            assert p[0] < 1e-15 and counts[0] == 0, counts
+        live = p > 1e-12
+        z = (counts - n * p)[live] / np.sqrt(n * p * (1 - p))[live]
+        assert np.abs(z).max() < 4.5, (u, z)
+        chi += np.sum((counts - n * p)[live] ** 2 / (n * p)[live])
+        for q, key in ((shares(u + 1.0), "off"), (PICK_W / PICK_W.sum(), "flat")):
+            d = np.sum((counts - n * q) ** 2 / (n * q))
+            if key == "off":
+                chi_off += d
+            else:
+                chi_flat += d
+    dof = 6 * 3 - 1  # the phase pi has one live category fewer
+    sd = math.sqrt(2 * dof)
+    assert abs(chi - dof) / sd < 5.0, chi
+    assert (chi_off - dof) / sd > 10.0 and (chi_flat - dof) / sd > 10.0, (chi_off, chi_flat)
+
+
+def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise():
+    """A uniform just below 1: the pick is the last category whose running sum rises, never a
+    category of rate 0 after it; a total of 0 at the phase (rounding's case) falls back to
+    ``_pick_last`` and still returns a category.
+
+    Running sums ``[1, 2, 2]`` (the last category's rate 0): the pick at ``u = 1 - 2^-53`` is
+    category 1; at ``u = 0`` category 0. Sums whose total is 0 at the phase (the intensity
+    touching 0 everywhere at once): no sum exceeds ``u`` times it, and ``_pick_last`` gives
+    the last category whose sum rises (here none: category 0; with sums ``[1, 2, 3]``, 2).
+    """
+    pw, zero = np.array([1.0, 2.0, 2.0]), np.zeros(3)
+    for u, want in ((np.nextafter(1.0, 0.0), 1), (0.0, 0)):
+        ubuf = np.full(_kernels.CBUF, u)
+        c, jc = _kernels._pick_at_phase(np.random.default_rng(0), 0, ubuf, pw, zero, zero, 0.0, 1.0)
+        assert (c, jc) == (want, 1)
+    flat = np.array([0.5, 1.0]), np.array([-0.5, -1.0]), np.zeros(2)
+    top = np.full(_kernels.CBUF, 0.5)
+    assert _kernels._pick_at_phase(np.random.default_rng(0), 0, top, *flat, 0.0, 1.0) == (0, 1)
+    assert _kernels._pick_last(*flat, 0.0, 1.0) == 0
+    assert _kernels._pick_last(np.array([1.0, 2.0, 3.0]), *(np.zeros(3),) * 2, 0.0, 1.0) == 2
+
+
 # ---------------------------------------------------------------- the loop one by one, unmoved
 def test_scenarios_without_blocks_keep_the_loops_outputs():
     """Diurnal scenarios the blocks do not take give what they gave before the blocks.
@@ -1104,7 +1196,8 @@ def test_scenarios_without_blocks_keep_the_loops_outputs():
     Digests written by ``tests/golden/diurnal_one_by_one.py`` on commit 07ff0e6 (different
     peak hours; recoveries costing time on 60 % of the rate) and on 467f59c (one shape with
     planned maintenance too frequent for blocks, Llama 3's at 2k GPUs and a simple one; the
-    scenarios with planned maintenance 07ff0e6 had now take blocks), recomputed now: equal,
+    scenarios with planned maintenance 07ff0e6 had now take blocks; the one with different
+    peak hours rewritten when the pick at a phase became an inversion), recomputed now: equal,
     array by array. Since the loop
     solves long gaps from the table where every category has one shape, the one-shape
     scenarios' wall and lost hours have digests of their own (the JSON's ``moved``), and

@@ -102,7 +102,7 @@ SCENARIOS = {
     "a0.3_shared": _scenario(_four(0.3, [14.0] * 4), work=20.3, **POLICY),
     # amplitude 1: the intensity touches 0 at its trough (the solve's safeguards)
     "a1.0_shared": _scenario(_four(1.0, [3.0] * 4), work=20.3, **POLICY),
-    # 18 categories, 18 peak hours: categories by rejection at the failure's phase (~10)
+    # 18 categories, 18 peak hours: categories by inversion at the failure's phase (~10)
     "a0.5_18_peaks": _scenario(_llama_spread(0.5), n_gpus=16_384, work=30.0, **POLICY),
     # the same at 100k GPUs (~80 failures) with swaps free: blocks take most, each failure's
     # category drawn at its phase
@@ -589,7 +589,7 @@ BLOCKS_M = _scenario(
 MAINT = {
     # planned events in restarts and runs, categories by alias
     "shared": _with_maint(SCENARIOS["a0.3_shared"], 0.3, 0.25),
-    # Llama 3's 18 categories (rejection at the phase) and a rarer planned event
+    # Llama 3's 18 categories (inversion at the phase) and a rarer planned event
     "18_peaks": _with_maint(SCENARIOS["a0.5_18_peaks"], 0.05, 0.25),
     # categories settled per trial from the failures alone
     "settled": _with_maint(SCENARIOS["settled"], 0.4, 0.1),

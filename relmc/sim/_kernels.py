@@ -89,13 +89,14 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   every ``_REFRESH`` failures. Categories: with one diurnal shape they
   do not depend on time: drawn ahead from the alias table (branch-free, ``CBUF`` per refill),
   or, when every category also costs the same recovery, counted once per trial as a multinomial
-  (:func:`_settle_categories`); with different shapes, by exact rejection at the failure's phase
-  from alias proposals bounded by ``w_c (1 + a_c)`` (two drawn ahead per failure, chosen without
-  a branch). At the last event the budget allows the trial continues on the general path
-  from the same wall time with a fresh draw (the same process). A cycle that could reach the
-  wall cap still draws its gap: its failure is solved for and taken here if it comes before
-  the job's end and it and the costliest recovery stay under the cap; a planned event before
-  it (and before the job's last compute) is taken here if its stop stays under the cap;
+  (:func:`_settle_categories`); with different shapes, by exact inversion over the categories'
+  intensities at the failure's phase (one uniform, drawn ahead; a scan of the categories'
+  running sums, :func:`_pick_at_phase`). At the last event the budget allows the trial
+  continues on the general path from the same wall time with a fresh draw (the same
+  process). A cycle that could reach the wall cap still draws its gap: its failure is solved
+  for and taken here if it comes before the job's end and it and the costliest recovery stay
+  under the cap; a planned event before it (and before the job's last compute) is taken here
+  if its stop stays under the cap;
   else the general path goes on with that failure's time carried (a gap looked at is not
   dropped), and with the planned event's when it comes first (both clocks, as the general
   path draws them), so a trial under a binding cap stays here up to its last cycle. Cost
@@ -112,7 +113,7 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   With the same shapes in every draw, most recoveries instantaneous and (with planned
   maintenance) at least ``_DIURNAL_BLOCK_MIN`` failures per planned event on average, a run of
   failures is taken at once (``_diurnal_block``; with categories of different shapes each
-  failure's category drawn at its phase, by the same rejection): the integrated intensity from
+  failure's category drawn at its phase, by the same inversion): the integrated intensity from
   the run's start is a running sum of the gaps (a recovery that costs time is solved at once
   and its unexposed hours skipped), each failure's wall time an independent inversion of ``u +
   e sin u`` from a table over one period (``_kepler_step``: the nearest node's inverse series
@@ -2517,7 +2518,7 @@ _REFRESH = 64  # failures between refreshes of the carried phase from math.sin, 
 _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock (its spacing)
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
-CBUF = 32  # categories (or rejection proposals) drawn ahead per refill, per trial
+CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill, per trial
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 # the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
@@ -3110,16 +3111,10 @@ def _diurnal_block_body(
     sa,
     ca,
     jc,
-    cbuf,
     ubuf,
-    bw,
-    w,
-    rc,
-    rs,
-    bprob,
-    bslot,
-    balias,
-    nb_slots,
+    pw,
+    prc,
+    prs,
 ):
     """Take the points of gaps ``buf[j:j + cnt]`` from a cycle's start at ``t``, by thinning.
 
@@ -3158,8 +3153,8 @@ def _diurnal_block_body(
     amplitude), so the points are solved as above, with each point's sine and cosine of its
     phase (:func:`_kepler_pass_sc`); then the pass in order (4) takes every point that is not
     within a recovery as a failure and draws its category at its phase
-    (:func:`_pick_at_phase`, the loop one by one's rejection, from the same proposals ``cbuf``,
-    ``ubuf`` at ``jc``): the process of all categories with each point marked by its
+    (:func:`_pick_at_phase`, the loop one by one's inversion, from the same uniforms ``ubuf``
+    at ``jc``): the process of all categories with each point marked by its
     category's share of the intensity at that time, which is the categories' processes
     superposed. Every category is counted here (``n_zero`` 0; ``k_left``, ``jk`` untouched).
 
@@ -3225,9 +3220,7 @@ def _diurnal_block_body(
                 x = xq - w_end
                 ex[q] = x if x > 0.0 else 0.0
                 rec_open = False
-            c, jc = _pick_at_phase(
-                rng, jc, cbuf, ubuf, bw, w, rc, rs, sa[q], ca[q], bprob, bslot, balias, nb_slots
-            )
+            c, jc = _pick_at_phase(rng, jc, ubuf, pw, prc, prs, sa[q], ca[q])
             interruptions[i, c] += 1
             if cost[c] > 0.0:
                 n_costly += 1
@@ -3346,8 +3339,7 @@ def _diurnal_block(
         rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
         k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c,
         jk, interruptions, gf, xa, okf, wk, ji, restart_hours, tau, delta, persist, seg,
-        inv_seg, acc, False, gf, gf, 0, kbuf_c, ubuf_c, cost, cost, cost, cost, cost, slot_c,
-        alias_c, 0,
+        inv_seg, acc, False, gf, gf, 0, ubuf_c, cost, cost, cost,
     )  # fmt: skip
     return out[:10]
 
@@ -3397,16 +3389,10 @@ def _diurnal_block_marked(
     sa,
     ca,
     jc,
-    cbuf,
     ubuf,
-    bw,
-    w,
-    rc,
-    rs,
-    bprob,
-    bslot,
-    balias,
-    nb_slots,
+    pw,
+    prc,
+    prs,
 ):
     """:func:`_diurnal_block_body` with every failure's category drawn at its phase.
 
@@ -3417,56 +3403,58 @@ def _diurnal_block_marked(
         rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
         k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c,
         jk, interruptions, gf, xa, okf, wk, ji, restart_hours, tau, delta, persist, seg,
-        inv_seg, acc, True, sa, ca, jc, cbuf, ubuf, bw, w, rc, rs, bprob, bslot, balias,
-        nb_slots,
+        inv_seg, acc, True, sa, ca, jc, ubuf, pw, prc, prs,
     )  # fmt: skip
 
 
 @jit(_nrt=False, forceinline=True)
-def _pick_at_phase(rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots):
+def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1):
     """Draw a failure's category at a phase of sine ``s1``, cosine ``c1``: ``(c, jc)``.
 
-    Called per failure with the Generator, so compiled without reference counting (with it, ~100
-    against ~50 ns a pick and its refills on this host, 18 categories at a = 0.5) and inlined by
-    LLVM (called, the loop one by one at 2k GPUs read 0.94x in one A/B; inlined, 1.00x, the
-    median of three). Exact rejection from the bounds ``w_c (1 + a_c)`` (``bw``): a proposal
-    ``c`` from their alias table is accepted with probability ``lambda_c / (w_c (1 + a_c))``,
-    ``lambda_c = w_c + rc_c cos - rs_c sin`` the category's intensity at the phase (``rc``,
-    ``rs``: its diurnal term turned into the frame of the phase). Two proposals per failure,
-    drawn ahead with their uniforms (``cbuf``, ``ubuf`` from ``jc``, refilled ``CBUF`` at a
-    time), the first accepted one chosen without a branch; more only if both fail.
+    Exact inversion over the categories' intensities at the phase, one uniform a failure:
+    ``lambda_c = w_c + rc_c cos - rs_c sin`` (``rc``, ``rs``: the category's diurnal term
+    turned into the frame of the phase), and ``pw``, ``prc``, ``prs`` the sums of ``w``,
+    ``rc``, ``rs`` over the categories up to ``c``, so that ``P_c = pw_c + prc_c cos - prs_c
+    sin`` is the intensity of categories ``0..c``; the category is the first ``c`` with ``P_c >
+    u P_last`` (a scan in the categories' order, ending early: Llama 3's are listed by count,
+    ~3.5 looks a pick). A category whose running sum does not rise (rate 0) is never taken
+    (strict ``>``); should no sum exceed ``u P_last`` (a total intensity of 0 at the phase, in
+    rounding), the last category whose sum rises (:func:`_pick_last`). The uniforms are drawn
+    ahead (``ubuf`` from ``jc``, refilled ``CBUF`` at a time). Called per failure with the
+    Generator, so compiled without reference counting (with it, ~50 ns more a pick on this
+    host) and inlined by LLVM.
     """
-    if jc + 2 > CBUF:
-        _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
+    if jc == CBUF:
+        _uniform_fill(rng, ubuf)
         jc = 0
-    ca = cbuf[jc]
-    cb = cbuf[jc + 1]
-    ok_a = ubuf[jc] * bw[ca] < w[ca] + rc[ca] * c1 - rs[ca] * s1
-    ok_b = ubuf[jc + 1] * bw[cb] < w[cb] + rc[cb] * c1 - rs[cb] * s1
-    jc += 2
-    c = ca if ok_a else cb
-    if not (ok_a or ok_b):
-        c, jc = _pick_more(
-            rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots
-        )
-    return c, jc
+    last = pw.shape[0] - 1
+    target = ubuf[jc] * (pw[last] + prc[last] * c1 - prs[last] * s1)
+    jc += 1
+    for c in range(last + 1):
+        if pw[c] + prc[c] * c1 - prs[c] * s1 > target:
+            return c, jc
+    return _pick_last(pw, prc, prs, s1, c1), jc
 
 
 @jit(_nrt=False)
-def _pick_more(rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots):
-    """:func:`_pick_at_phase` after its two proposals failed: one at a time until one is taken.
+def _pick_last(pw, prc, prs, s1, c1):
+    """Return the last category whose running sum rises at the phase (else 0)."""
+    c = pw.shape[0] - 1
+    hi = pw[c] + prc[c] * c1 - prs[c] * s1
+    while c > 0:
+        lo = pw[c - 1] + prc[c - 1] * c1 - prs[c - 1] * s1
+        if hi > lo:
+            return c
+        hi = lo
+        c -= 1
+    return 0
 
-    Called (~12 % of picks at a = 0.5 over 18 categories), without reference counting.
-    """
-    while True:
-        if jc == CBUF:
-            _alias_fill(rng, bprob, bslot, balias, nb_slots, cbuf, ubuf, True)
-            jc = 0
-        c = cbuf[jc]
-        ok = ubuf[jc] * bw[c] < w[c] + rc[c] * c1 - rs[c] * s1
-        jc += 1
-        if ok:
-            return c, jc
+
+@jit(_nrt=False)
+def _uniform_fill(rng, ubuf):
+    """Fill ``ubuf`` with uniforms on [0, 1)."""
+    for q in range(ubuf.shape[0]):
+        ubuf[q] = rng.random()
 
 
 @jit(inline="always")
@@ -3596,10 +3584,9 @@ def _block_diurnal(
     category has one diurnal shape they are independent of time, so alias draws made ahead
     (``CBUF`` per refill, per trial; what a trial leaves is not used), or, when every
     category also costs the same recovery, one multinomial per trial at the end
-    (:func:`_settle_categories`); otherwise alias proposals from the bounds
-    ``w_c (1 + a_c)``, accepted with probability ``lambda_c(t) / (w_c (1 + a_c))`` at the
-    failure's phase (exact rejection; ``sum_c w_c (1 + a_c) / lambda(t)`` proposals on
-    average), two drawn ahead per failure and the first accepted chosen without a branch.
+    (:func:`_settle_categories`); otherwise by exact inversion at the failure's phase: one
+    uniform ``u`` (drawn ahead, ``CBUF`` per refill) and the first category whose running sum
+    of the intensities ``lambda_c(t)`` exceeds ``u lambda(t)`` (:func:`_pick_at_phase`).
     At the last event the budget allows the trial continues on the general path (modulated, a
     fresh draw from the same wall time: the same process). A cycle (restart and run) that could
     reach the wall cap (``t + r_eff + d_run`` plus the costliest event cost past ``cap_safe``)
@@ -3659,7 +3646,7 @@ def _block_diurnal(
     leaves the others' categories to one multinomial at the trial's end; with shapes that differ
     (and point rates: with rates per draw the sum's amplitude, and so the table, would change
     every trial) it draws every failure's category at the failure's phase, by the loop's
-    rejection from the same proposals (:func:`_pick_at_phase`), so every point is marked by its
+    inversion from the same uniforms (:func:`_pick_at_phase`), so every point is marked by its
     category's share of the intensity at its time: the categories' processes superposed (Llama 3
     with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
     ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
@@ -3685,10 +3672,10 @@ def _block_diurnal(
     prob = np.empty(n_cat)
     slot_code = np.empty(n_cat, dtype=np.int64)
     alias_code = np.empty(n_cat, dtype=np.int64)
-    bw = np.empty(n_cat)  # rejection bounds w_c (1 + a_c) and their alias table
-    bprob = np.empty(n_cat)
-    bslot = np.empty(n_cat, dtype=np.int64)
-    balias = np.empty(n_cat, dtype=np.int64)
+    bw = np.empty(n_cat)  # the categories' peak intensities w_c (1 + a_c)
+    pw = np.empty(n_cat)  # sums over the categories up to c of w, rc, rs (_pick_at_phase)
+    prc = np.empty(n_cat)
+    prs = np.empty(n_cat)
     small = np.empty(n_cat, dtype=np.int64)
     large = np.empty(n_cat, dtype=np.int64)
     pc = np.zeros(n_cat)  # diurnal terms in _diurnal_terms' frame (the general path's)
@@ -3699,8 +3686,8 @@ def _block_diurnal(
     phase_i = np.empty(n_cat)
     buf = np.empty(_DIURNAL_BUF)
     j = _DIURNAL_BUF
-    cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories (or proposals), drawn ahead
-    ubuf = np.empty(CBUF)  # and the proposals' uniforms
+    cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories, drawn ahead (one shape)
+    ubuf = np.empty(CBUF)  # scratch of _alias_fill; with shapes that differ, the picks' uniforms
     kbuf_c = np.empty(CBUF, dtype=np.int64)  # a block's costly failures drawn ahead: countdowns,
     cbuf_c = np.empty(CBUF, dtype=np.int64)  # categories, scratch (_costly_fill)
     ubuf_c = np.empty(CBUF)
@@ -3763,7 +3750,6 @@ def _block_diurnal(
     n_slots = 0
     settle = False
     c_first = -1
-    nb_slots = 0
     fast_d = False
     costly = 0.0
     n_slots_c_d = 0
@@ -3790,14 +3776,21 @@ def _block_diurnal(
                         c_first = c
                     elif cost[c] != cost[c_first]:
                         settle = False
-            nb_slots = 0
             if not shared:
+                sum_w = 0.0
+                sum_c = 0.0
+                sum_s = 0.0
                 for c in range(n_cat):
                     bw[c] = w[c] * (1.0 + amp_i[c])
                     ang = OMEGA * (start_hour - phase_i[c]) - theta
                     rc[c] = w[c] * amp_i[c] * math.cos(ang)
                     rs[c] = w[c] * amp_i[c] * math.sin(ang)
-                nb_slots = _build_alias(bw, n_cat, bprob, bslot, balias, small, large)
+                    sum_w += w[c]
+                    sum_c += rc[c]
+                    sum_s += rs[c]
+                    pw[c] = sum_w
+                    prc[c] = sum_c
+                    prs[c] = sum_s
             # the block of failures applies with one shape (the category is independent of
             # the time), planned events off or rare, no per-draw shapes, and recoveries of cost 0 (a
             # settled category's) or mostly 0 (the points within costlier ones are thinned
@@ -3993,8 +3986,7 @@ def _block_diurnal(
                                 inv_hi, inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c,
                                 slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c, jk,
                                 interruptions, gf, xa, okf, wk, ji, restart_hours, tau, delta,
-                                persist, seg, inv_seg, acc, sa, ca, jc, cbuf, ubuf, bw, w, rc,
-                                rs, bprob, bslot, balias, nb_slots,
+                                persist, seg, inv_seg, acc, sa, ca, jc, ubuf, pw, prc, prs,
                             )
                         )  # fmt: skip
                     n_zero += nz
@@ -4122,9 +4114,7 @@ def _block_diurnal(
                 c = cbuf[jc]
                 jc += 1
             else:
-                c, jc = _pick_at_phase(
-                    rng, jc, cbuf, ubuf, bw, w, rc, rs, s1, c1, bprob, bslot, balias, nb_slots
-                )
+                c, jc = _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1)
             if not settle:
                 interruptions[i, c] += 1
             if fast and cost[c] > 0.0:

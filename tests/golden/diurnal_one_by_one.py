@@ -51,6 +51,14 @@ were written by eab2ddc's code::
 
     PYTHONPATH=/path/to/checkout-at-eab2ddc python tests/golden/diurnal_one_by_one.py --add \
         peak_hours_frequent_maintenance
+
+When the pick of a category at a failure's phase became an inversion (one uniform a failure,
+where it had been a rejection from alias proposals: the commit after f798c7e), that
+scenario's categories were drawn from other random numbers and its outputs moved (held to the
+general path and the reference oracle in distribution by tests/test_diurnal_path.py and the
+pick to the model's shares by tests/test_diurnal_block.py); its digests were rewritten by that
+commit's code with ``--add peak_hours_frequent_maintenance``. The other scenarios have one
+shape and do not pick at a phase: unmoved.
 """
 
 from __future__ import annotations
