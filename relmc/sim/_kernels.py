@@ -2909,28 +2909,16 @@ def _kepler_nodes(gf, j0, stop, m0, w_l, nfa, ma, ji):
 
 
 @jit(inline="always")
-def _kepler_finish(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, b1):
+def _kepler_finish(
+    gf, xa, okf, sa, ca, with_sc, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, b1
+):
     """:func:`_kepler_newton` for ``gf[j0:stop]`` from the nodes' rows copied into ``u`` ...
 
     The function :func:`_kepler_step` uses (so the same floats), one failure per lane: a loop
-    over contiguous arrays without branches or table reads, which LLVM vectorises.
-    """
-    for q in range(np.uint64(j0), np.uint64(stop)):
-        x, ok, _, _, _ = _kepler_newton(
-            m0 + gf[q] * w_l, nfa[q], ma[q], m0, phi0, e, tol0, u[q], sj_[q], cj_[q], b1[q]
-        )
-        xa[q] = x
-        okf[q] = 1.0 if ok else 0.0
-
-
-@jit(inline="always")
-def _kepler_finish_sc(
-    gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, b1
-):
-    """:func:`_kepler_finish`, and each point's sine and cosine of its phase into ``sa``, ``ca``.
-
-    Those :func:`_kepler_step` returns (the node's series step, rotated back by the Newton
-    step), so the same floats; vectorised as :func:`_kepler_finish`.
+    over contiguous arrays without branches or table reads, which LLVM vectorises. With
+    ``with_sc`` (a constant at each call, so no branch is left in the loop) also each point's
+    sine and cosine of its phase into ``sa``, ``ca``: those :func:`_kepler_step` returns (the
+    node's series step, rotated back by the Newton step), so the same floats.
     """
     for q in range(np.uint64(j0), np.uint64(stop)):
         x, ok, s, c, dx = _kepler_newton(
@@ -2938,30 +2926,10 @@ def _kepler_finish_sc(
         )
         xa[q] = x
         okf[q] = 1.0 if ok else 0.0
-        h2 = 0.5 * dx * dx
-        sa[q] = s - c * dx - s * h2
-        ca[q] = c + s * dx - c * h2
-
-
-@jit(_nrt=False)
-def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
-    """:func:`_kepler_step`'s ``X``, ``ok`` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1: trusted).
-
-    In three loops, so that two of them vectorise (LLVM does not vectorise a loop that reads
-    the table at a computed row: no gathers in its code, see benchmarks/README.md): the
-    periods, phases and nodes (:func:`_kepler_nodes`); the nodes' rows copied into the
-    contiguous work rows ``wk[2:6]``; the arithmetic (:func:`_kepler_finish`). The same
-    floats as :func:`_kepler_step` one at a time (tests/test_diurnal_block.py): 4.9 against
-    12.7 ns a solve, 128 at a time (with rows of eight).
-    """
-    _kepler_nodes(gf, j0, stop, m0, w_l, wk[0], wk[1], ji)
-    for q in range(np.uint64(j0), np.uint64(stop)):
-        jj = np.uint64(ji[q])
-        for k in range(np.uint64(_KEP_COLS)):
-            wk[np.uint64(2) + k, q] = tab[jj, k]
-    _kepler_finish(
-        gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2], wk[3], wk[4], wk[5]
-    )
+        if with_sc:
+            h2 = 0.5 * dx * dx
+            sa[q] = s - c * dx - s * h2
+            ca[q] = c + s * dx - c * h2
 
 
 @jit(inline="always")
@@ -2974,18 +2942,38 @@ def _kepler_rows(tab, j0, stop, wk, ji):
 
 
 @jit(_nrt=False)
+def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
+    """:func:`_kepler_step`'s ``X``, ``ok`` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1: trusted).
+
+    In three loops, so that two of them vectorise (LLVM does not vectorise a loop that reads
+    the table at a computed row: no gathers in its code, see benchmarks/README.md): the
+    periods, phases and nodes (:func:`_kepler_nodes`); the nodes' rows copied into the
+    contiguous work rows ``wk[2:6]`` (:func:`_kepler_rows`); the arithmetic
+    (:func:`_kepler_finish`). The same floats as :func:`_kepler_step` one at a time
+    (tests/test_diurnal_block.py): 4.9 against 12.7 ns a solve, 128 at a time (with rows of
+    eight).
+    """
+    _kepler_nodes(gf, j0, stop, m0, w_l, wk[0], wk[1], ji)
+    _kepler_rows(tab, j0, stop, wk, ji)
+    _kepler_finish(
+        gf, xa, okf, xa, xa, False, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2],
+        wk[3], wk[4], wk[5],
+    )  # fmt: skip
+
+
+@jit(_nrt=False)
 def _kepler_pass_sc(gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     """:func:`_kepler_pass`, and the sine and cosine of each point's phase (``sa``, ``ca``).
 
     The blocks with categories that depend on the time read a failure's category at its
-    phase (:func:`_diurnal_block`); the loops are :func:`_kepler_pass`'s, the last storing
-    two more rows (:func:`_kepler_finish_sc`).
+    phase (:func:`_diurnal_block`); :func:`_kepler_pass`'s loops, the last storing two more
+    rows (:func:`_kepler_finish` with ``with_sc``).
     """
     _kepler_nodes(gf, j0, stop, m0, w_l, wk[0], wk[1], ji)
     _kepler_rows(tab, j0, stop, wk, ji)
-    _kepler_finish_sc(
-        gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2], wk[3],
-        wk[4], wk[5],
+    _kepler_finish(
+        gf, xa, okf, sa, ca, True, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2],
+        wk[3], wk[4], wk[5],
     )  # fmt: skip
 
 
