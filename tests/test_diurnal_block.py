@@ -1172,13 +1172,14 @@ def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise():
     category of rate 0 after it; a total of 0 at the phase (rounding's case) falls back to
     ``_pick_last`` and still returns a category.
 
-    Running sums ``[1, 2, 2]`` (the last category's rate 0): the pick at ``u = 1 - 2^-53`` is
-    category 1; at ``u = 0`` category 0. Sums whose total is 0 at the phase (the intensity
-    touching 0 everywhere at once): no sum exceeds ``u`` times it, and ``_pick_last`` gives
-    the last category whose sum rises (here none: category 0; with sums ``[1, 2, 3]``, 2).
+    Running sums ``[0, 1, 2, 2]`` (the first and last categories' rates 0): the pick at ``u = 1
+    - 2^-53`` is category 2; at ``u = 0`` category 1 (``>=`` for ``>`` would take category 0).
+    Sums whose total is 0 at the phase (the intensity touching 0 everywhere at once): no sum
+    exceeds ``u`` times it, and ``_pick_last`` gives the last category whose sum rises (here
+    none: category 0; with sums ``[1, 2, 3]``, 2).
     """
-    pw, zero = np.array([1.0, 2.0, 2.0]), np.zeros(3)
-    for u, want in ((np.nextafter(1.0, 0.0), 1), (0.0, 0)):
+    pw, zero = np.array([0.0, 1.0, 2.0, 2.0]), np.zeros(4)
+    for u, want in ((np.nextafter(1.0, 0.0), 2), (0.0, 1)):
         ubuf = np.full(_kernels.CBUF, u)
         c, jc = _kernels._pick_at_phase(np.random.default_rng(0), 0, ubuf, pw, zero, zero, 0.0, 1.0)
         assert (c, jc) == (want, 1)
