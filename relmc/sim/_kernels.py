@@ -3399,7 +3399,8 @@ def _diurnal_block_marked(
 def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1):
     """Draw a failure's category at a phase of sine ``s1``, cosine ``c1``: ``(c, jc)``.
 
-    Exact inversion over the categories' intensities at the phase, one uniform a failure:
+    Inversion over the categories' intensities at the phase, one uniform a failure (exact up
+    to the rounding of the running sums, ~1e-16 of a share):
     ``lambda_c = w_c + rc_c cos - rs_c sin`` (``rc``, ``rs``: the category's diurnal term
     turned into the frame of the phase), and ``pw``, ``prc``, ``prs`` the sums of ``w``,
     ``rc``, ``rs`` over the categories up to ``c``, so that ``P_c = pw_c + prc_c cos - prs_c
@@ -3440,8 +3441,8 @@ def _pick_last(pw, prc, prs, s1, c1):
 
 @jit(_nrt=False)
 def _uniform_fill(rng, ubuf):
-    """Fill ``ubuf`` with uniforms on [0, 1)."""
-    for q in range(ubuf.shape[0]):
+    """Fill ``ubuf[:CBUF]`` with uniforms on [0, 1) (:func:`_pick_at_phase`'s refill)."""
+    for q in range(CBUF):
         ubuf[q] = rng.random()
 
 

@@ -53,7 +53,7 @@ were written by eab2ddc's code::
         peak_hours_frequent_maintenance
 
 When the pick of a category at a failure's phase became an inversion (one uniform a failure,
-where it had been a rejection from alias proposals: the commit after f798c7e), that
+where it had been a rejection from alias proposals: e03f3dc), that
 scenario's categories were drawn from other random numbers and its outputs moved (held to the
 general path and the reference oracle in distribution by tests/test_diurnal_path.py and the
 pick to the model's shares by tests/test_diurnal_block.py); its digests were rewritten by that
