@@ -15,7 +15,9 @@ compile or cache load), and the two alternate which goes first. Scenarios (Llama
 categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llama3_maint``,
 ``diurnal`` (every category a = 0.5, peak at 14:00), ``diurnal_maint``, ``diurnal_a1`` and
 ``diurnal_a1_maint`` (a = 1), ``diurnal18`` and ``diurnal18_maint`` (a = 0.5, category ``j``
-peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs). Bad arguments (sizes
+peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs); any with
+``_draws`` appended (e.g. ``diurnal18_draws``): rates per draw, 8 draws (each category's rate
+times a lognormal of sd 0.2) taken by the trials in turn. Bad arguments (sizes
 below 1, a revision that is not a commit, a function that is not a kernel path) end with a
 usage error before anything runs.
 
@@ -123,8 +125,15 @@ def one(args) -> float:
     from relmc.sim import _kernels as new
 
     base, sha = base_module(args.rev)
-    inputs = kernel_inputs(scenario(args.scenario, args.n_gpus, args.days), None, args.n_trials)[0]
+    per_draw = args.scenario.endswith("_draws")
+    name = args.scenario.removesuffix("_draws")
+    inputs = kernel_inputs(scenario(name, args.n_gpus, args.days), None, args.n_trials)[0]
     n = args.n_trials
+    if per_draw:  # 8 draws of the rates (each category's times a lognormal, sd 0.2), in turn
+        mult = np.random.default_rng(8).lognormal(0.0, 0.2, (8, inputs.n_categories))
+        inputs = dataclasses.replace(
+            inputs, cat_rate=inputs.cat_rate[0] * mult, draw_of_trial=np.arange(n) % 8
+        )
     runs = {}
     for label, mod in (("old", base), ("new", new)):
         fn = getattr(mod, args.func, None)
@@ -162,7 +171,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rev", help="the git revision to compare against (e.g. HEAD~1, main)")
     ap.add_argument("func", help="the kernel function, e.g. _block_diurnal, simulate_block")
-    ap.add_argument("scenario", choices=SCENARIOS)
+    ap.add_argument("scenario", choices=[*SCENARIOS, *(f"{s}_draws" for s in SCENARIOS)])
     ap.add_argument("n_gpus", type=int)
     ap.add_argument("days", type=float, help="the job's length in days")
     ap.add_argument("--n-trials", type=int, default=1024)

@@ -708,6 +708,43 @@ def test_blocks_draw_the_categories_the_loop_would_draw_trial_by_trial(cap_hours
         np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
 
 
+def test_rates_per_draw_with_shapes_that_differ_take_blocks_where_a_trial_pays_its_table():
+    """Rates per draw, two shapes, 4 failures an hour over 700 h of work (2,800 expected a
+    trial, over ``_TABLE_PAYS``): each trial builds its draw's table and takes blocks.
+
+    Trials alternate between two draws whose rates mix the shapes differently (so the sum's
+    amplitude, and the table, differ): with blocks and without (``use_blocks=False``, the
+    same refills and uniforms) every trial's events and interruptions per category agree
+    exactly, its wall and progress hours within 1e-9 relative; blocks take most failures.
+    Against the general path (1,000 trials): every output mean within the combined SE bound,
+    KS on wall time (kernelcheck). The same draws over 60 h of work (240 expected) take no
+    blocks (``test_no_blocks_where_they_do_not_apply[peaks_two_draws]`` likewise).
+    """
+    n = 1000
+    base = _capped_inputs(n, 700.0, 0.5, 10**6, shapes=2)
+    rate = base.cat_rate[0]
+    x = dataclasses.replace(
+        base, cat_rate=np.stack([rate, rate * np.array([0.6, 2.2])]),
+        draw_of_trial=np.arange(n) % 2,
+    )  # fmt: skip
+    assert x.cat_rate[1].sum() * x.work_hours >= _kernels._TABLE_PAYS
+    st_fast = np.zeros(5, dtype=np.int64)
+    st_slow = np.zeros(5, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, x, 5, True, st_fast)
+    slow = _run(_kernels._block_diurnal, x, 5, False, st_slow)
+    assert st_fast[3] > 0.7 * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
+    for k in ("events", "finished", "interruptions", "power_swings"):
+        np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
+    for k in ("wall_hours", "progress_hours"):
+        np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
+    general = _run(_kernels._block_general, x, 6)
+    assert disagreements(fast, general) == []
+    short = dataclasses.replace(x, work_hours=60.0, draw_of_trial=np.arange(200) % 2)
+    st_short = np.zeros(5, dtype=np.int64)
+    _run(_kernels._block_diurnal, short, 7, True, st_short)
+    assert st_short[3] == 0 and st_short[0] > 200 * 100, st_short
+
+
 @pytest.mark.parametrize(
     ("detect", "shapes", "costly"), [(0.0, 1, 0.0), (0.05, 1, 0.0), (0.05, 2, 0.0), (0.0, 1, 3.0)]
 )

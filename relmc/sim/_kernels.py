@@ -2519,6 +2519,10 @@ _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
 CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill, per trial
+# expected failures a trial (the failure rate times the work hours: a lower bound) from which
+# a trial of rates per draw with shapes that differ takes blocks, its table built afresh
+# (~130 us; the blocks save 60-90 ns a failure over the loop one by one at 16k-100k GPUs)
+_TABLE_PAYS = 2048.0
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 # the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
@@ -3633,8 +3637,9 @@ def _block_diurnal(
     down, and the loop takes the planned event. With one shape for every category a category is
     independent of the time: a block draws only the costly failures (a geometric countdown) and
     leaves the others' categories to one multinomial at the trial's end; with shapes that differ
-    (and point rates: with rates per draw the sum's amplitude, and so the table, would change
-    every trial) it draws every failure's category at the failure's phase, by the loop's
+    (and point rates, or rates per draw where a trial expects ``_TABLE_PAYS`` failures or more
+    in its work hours: the sum's amplitude, and so the table, then changes every trial, ~130 us
+    to build) it draws every failure's category at the failure's phase, by the loop's
     inversion from the same uniforms (:func:`_pick_at_phase`), so every point is marked by its
     category's share of the intensity at its time: the categories' processes superposed (Llama 3
     with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
@@ -3793,8 +3798,10 @@ def _block_diurnal(
             fast_d = not per_shape and costly <= 0.5 * fail_rate
             # shapes that differ: the intensity's amplitude is the draw's (its rates' mix), and
             # so the blocks' table; with one draw (point rates) it is built once a call, with
-            # many it would be every trial (~130 us), more than a 16k-GPU trial's blocks save
-            fast_d = fast_d and (shared or cat_rate.shape[0] == 1)
+            # many every trial (~130 us): blocks where a trial's failures pay for it
+            fast_d = fast_d and (
+                shared or cat_rate.shape[0] == 1 or fail_rate * work_hours >= _TABLE_PAYS
+            )
             # with planned maintenance: where a planned event's interval holds a block's
             # failures on average (else blocks would rarely fit, and the loop's refills,
             # draws and outputs stay as they were)
