@@ -25,8 +25,10 @@ that differ every failure's category is drawn at its phase. Held here to:
   rate, amplitude 1, a tight cap, an event budget, persist and long restarts, settled
   categories, and Llama 3 at 100k GPUs; negative control: an amplitude 0.55 for 0.5 is seen;
 * the dispatch: no blocks with planned maintenance too frequent for them, per-draw shapes,
-  different peak hours with rates per draw, or costly recoveries on more than half of the
-  rate or within which more than one point is expected per failure;
+  different peak hours with rates per draw where a trial expects fewer failures than its
+  table costs (``_TABLE_PAYS``; over it, blocks, against the loop trial by trial and the
+  general path), or costly recoveries on more than half of the rate or within which more
+  than one point is expected per failure;
 * categories of different shapes (each failure's category drawn at its phase): blocks
   against the general path on five such scenarios (Llama 3's 18 categories with 18 peak
   hours at 100k GPUs among them), and a block's categories against their shares of the
