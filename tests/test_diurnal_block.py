@@ -698,16 +698,23 @@ def test_blocks_draw_the_categories_the_loop_would_draw_trial_by_trial(cap_hours
     changes a draw only at a category's boundary). A uniform reused or skipped between a
     block and the loop would move the categories of every later failure of the trial.
     """
-    base = _capped_inputs(400, 60.0, 0.5, cap_hours, shapes=2)
-    st_fast = np.zeros(4, dtype=np.int64)
-    st_slow = np.zeros(4, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, base, 5, True, st_fast)
-    slow = _run(_kernels._block_diurnal, base, 5, False, st_slow)
-    assert st_fast[3] > 0.3 * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
+    _blocks_equal_the_loop(_capped_inputs(400, 60.0, 0.5, cap_hours, shapes=2), 0.3)
+
+
+def _blocks_equal_the_loop(x, share: float) -> dict[str, np.ndarray]:
+    """Run the diurnal path on ``x`` with blocks and without (seed 5); assert that blocks take
+    over ``share`` of the events and that every trial's outputs agree (wall and progress
+    hours within 1e-9 relative). Returns the outputs with blocks."""
+    st_fast = np.zeros(5, dtype=np.int64)
+    st_slow = np.zeros(5, dtype=np.int64)
+    fast = _run(_kernels._block_diurnal, x, 5, True, st_fast)
+    slow = _run(_kernels._block_diurnal, x, 5, False, st_slow)
+    assert st_fast[3] > share * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
     for k in ("events", "finished", "interruptions", "power_swings"):
         np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
     for k in ("wall_hours", "progress_hours"):
         np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
+    return fast
 
 
 def test_rates_per_draw_with_shapes_that_differ_take_blocks_where_a_trial_pays_its_table():
@@ -730,15 +737,7 @@ def test_rates_per_draw_with_shapes_that_differ_take_blocks_where_a_trial_pays_i
         draw_of_trial=np.arange(n) % 2,
     )  # fmt: skip
     assert x.cat_rate[1].sum() * x.work_hours >= _kernels._TABLE_PAYS
-    st_fast = np.zeros(5, dtype=np.int64)
-    st_slow = np.zeros(5, dtype=np.int64)
-    fast = _run(_kernels._block_diurnal, x, 5, True, st_fast)
-    slow = _run(_kernels._block_diurnal, x, 5, False, st_slow)
-    assert st_fast[3] > 0.7 * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
-    for k in ("events", "finished", "interruptions", "power_swings"):
-        np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
-    for k in ("wall_hours", "progress_hours"):
-        np.testing.assert_allclose(fast[k], slow[k], rtol=1e-9, err_msg=k)
+    fast = _blocks_equal_the_loop(x, 0.7)
     general = _run(_kernels._block_general, x, 6)
     assert disagreements(fast, general) == []
     short = dataclasses.replace(x, work_hours=60.0, draw_of_trial=np.arange(200) % 2)
