@@ -977,24 +977,35 @@ MARK_PEAKS = np.array([2.0, 10.0, 18.0])
 MARK_START = 5.0
 
 
+# four categories (rates, amplitudes, the angles of their peaks in the frame of the phase):
+# the first touches 0 at the phase pi (1 + cos(pi + 0)), the last has no diurnal term
+PICK_W = np.array([0.5, 0.3, 0.15, 0.05])
+PICK_A = np.array([1.0, 0.3, 0.8, 0.0])
+PICK_ANG = np.array([0.0, 2.0, -1.0, 0.7])
+
+
+def _pick_tables(w=PICK_W, a=PICK_A, ang=PICK_ANG):
+    """The pick's running sums of ``w`` and of the terms ``w a cos(ang)``, ``w a sin(ang)``."""
+    rc, rs = w * a * np.cos(ang), w * a * np.sin(ang)
+    return np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+
+
 def _mark_tables(w, a, peaks, start):
     """A block's inputs for categories drawn at the phase, in the kernel's frame, from the model.
 
     The sum of the categories' terms ``A e^{i theta} = sum w_c a_c e^{i OMEGA (start -
-    peak_c)}``, each category's term turned by ``-theta`` (``rc``, ``rs``) and their running
-    sums over the categories (``pw``, ``prc``, ``prs``, the pick's), as ``_block_diurnal``
-    builds them; and an alias table of the bounds ``w_c (1 + a_c)``, for the costly failures'
-    arguments that a marked block does not read.
+    peak_c)}``, each category's term turned by ``-theta`` and their running sums over the
+    categories (``pw``, ``prc``, ``prs``, the pick's: :func:`_pick_tables`), as
+    ``_block_diurnal`` builds them; and an alias table of the bounds ``w_c (1 + a_c)``, for
+    the costly failures' arguments that a marked block does not read.
     """
     n_cat = w.size
     z = np.sum(w * a * np.exp(1j * OMEGA * (start - peaks)))
     big_l, big_a, theta = float(w.sum()), float(abs(z)), float(np.angle(z))
-    ang = OMEGA * (start - peaks) - theta
-    rc, rs, bw = w * a * np.cos(ang), w * a * np.sin(ang), w * (1.0 + a)
+    pw, prc, prs = _pick_tables(w, a, OMEGA * (start - peaks) - theta)
     bprob, small, large = np.empty(n_cat), *(np.empty(n_cat, np.int64) for _ in range(2))
     bslot, balias = np.empty(n_cat, np.int64), np.empty(n_cat, np.int64)
-    nb = _kernels._build_alias(bw, n_cat, bprob, bslot, balias, small, large)
-    pw, prc, prs = np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+    nb = _kernels._build_alias(w * (1.0 + a), n_cat, bprob, bslot, balias, small, large)
     return big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb
 
 
@@ -1148,18 +1159,6 @@ def _picks(rng, n, pw, prc, prs, s1, c1, ubuf):
         c, jc = _kernels._pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1)
         out[c] += 1
     return out
-
-
-# four categories (rates, amplitudes, the angles of their peaks in the frame of the phase):
-# the first touches 0 at the phase pi (1 + cos(pi + 0)), the last has no diurnal term
-PICK_W = np.array([0.5, 0.3, 0.15, 0.05])
-PICK_A = np.array([1.0, 0.3, 0.8, 0.0])
-PICK_ANG = np.array([0.0, 2.0, -1.0, 0.7])
-
-
-def _pick_tables(w=PICK_W, a=PICK_A, ang=PICK_ANG):
-    rc, rs = w * a * np.cos(ang), w * a * np.sin(ang)
-    return np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
 
 
 def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity():

@@ -3667,15 +3667,14 @@ def _block_diurnal(
     slot_code = np.empty(n_cat, dtype=np.int64)
     alias_code = np.empty(n_cat, dtype=np.int64)
     bw = np.empty(n_cat)  # the categories' peak intensities w_c (1 + a_c)
-    pw = np.empty(n_cat)  # sums over the categories up to c of w, rc, rs (_pick_at_phase)
+    pw = np.empty(n_cat)  # sums over the categories up to c of w and of the diurnal terms,
+    # turned into the frame of theta (rc, rs: see _pick_at_phase)
     prc = np.empty(n_cat)
     prs = np.empty(n_cat)
     small = np.empty(n_cat, dtype=np.int64)
     large = np.empty(n_cat, dtype=np.int64)
     pc = np.zeros(n_cat)  # diurnal terms in _diurnal_terms' frame (the general path's)
     ps = np.zeros(n_cat)
-    rc = np.zeros(n_cat)  # the same, turned into the frame of theta
-    rs = np.zeros(n_cat)
     amp_i = np.empty(n_cat)
     phase_i = np.empty(n_cat)
     buf = np.empty(_DIURNAL_BUF)
@@ -3777,11 +3776,9 @@ def _block_diurnal(
                 for c in range(n_cat):
                     bw[c] = w[c] * (1.0 + amp_i[c])
                     ang = OMEGA * (start_hour - phase_i[c]) - theta
-                    rc[c] = w[c] * amp_i[c] * math.cos(ang)
-                    rs[c] = w[c] * amp_i[c] * math.sin(ang)
                     sum_w += w[c]
-                    sum_c += rc[c]
-                    sum_s += rs[c]
+                    sum_c += w[c] * amp_i[c] * math.cos(ang)
+                    sum_s += w[c] * amp_i[c] * math.sin(ang)
                     pw[c] = sum_w
                     prc[c] = sum_c
                     prs[c] = sum_s
