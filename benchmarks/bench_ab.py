@@ -17,7 +17,10 @@ categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llam
 ``diurnal_a1_maint`` (a = 1), ``diurnal18`` and ``diurnal18_maint`` (a = 0.5, category ``j``
 peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs); any with
 ``_draws`` appended (e.g. ``diurnal18_draws``): rates per draw, 8 draws (each category's rate
-times a lognormal of sd 0.2) taken by the trials in turn. Bad arguments (sizes
+times a lognormal of sd 0.2) taken by the trials in turn; any diurnal one with ``_shapes``
+appended: shapes per draw, 8 draws (each category's amplitude times a lognormal of sd 0.2,
+at most 1, its peak hour moved by a normal of sd 1 h: as a posterior of
+``fit_events(diurnal="category")`` gives), point rates. Bad arguments (sizes
 below 1, a revision that is not a commit, a function that is not a kernel path) end with a
 usage error before anything runs.
 
@@ -105,12 +108,20 @@ def base_module(rev: str):
     return mod, sha
 
 
-def _prepared(fn, inputs, n):
-    """``fn``'s arguments by name (an older path may take fewer), and its outputs."""
+def _prepared(fn, inputs, n, mod=None):
+    """``fn``'s arguments by name (an older path may take fewer), and its outputs.
+
+    ``mod``: the module of ``fn``; where its diurnal table has rows of another width than the
+    working tree's, the inputs' ``kepler_table`` is built by its own ``_kepler_table``.
+    """
     out = allocate_outputs(n, inputs.n_categories)
     for v in out.values():  # outputs a path does not write compare equal (0), not as garbage
         v[...] = 0
     named = dict(zip(KERNEL_PARAMETERS[1:], kernel_args(inputs, out, slice(0, n)), strict=True))
+    table = named["kepler_table"]
+    if mod is not None and table.shape[0] > 0 and table.shape[1] != mod._KEP_COLS:
+        named["kepler_table"] = np.empty((table.shape[0], mod._KEP_COLS))
+        mod._kepler_table(named["kepler_e"], named["kepler_table"])
     named["use_blocks"] = True
     named["stats"] = np.zeros(5, dtype=np.int64)
     params = list(inspect.signature(getattr(fn, "py_func", fn)).parameters)[1:]  # less rng
@@ -126,7 +137,8 @@ def one(args) -> float:
 
     base, sha = base_module(args.rev)
     per_draw = args.scenario.endswith("_draws")
-    name = args.scenario.removesuffix("_draws")
+    per_shape = args.scenario.endswith("_shapes")
+    name = args.scenario.removesuffix("_draws").removesuffix("_shapes")
     inputs = kernel_inputs(scenario(name, args.n_gpus, args.days), None, args.n_trials)[0]
     n = args.n_trials
     if per_draw:  # 8 draws of the rates (each category's times a lognormal, sd 0.2), in turn
@@ -134,14 +146,24 @@ def one(args) -> float:
         inputs = dataclasses.replace(
             inputs, cat_rate=inputs.cat_rate[0] * mult, draw_of_trial=np.arange(n) % 8
         )
+    if per_shape:  # 8 draws of the shapes (amplitudes x lognormal(0, 0.2), peaks + N(0, 1 h))
+        r = np.random.default_rng(9)
+        k = inputs.n_categories
+        inputs = dataclasses.replace(
+            inputs,
+            cat_rate=np.repeat(inputs.cat_rate[:1], 8, axis=0),
+            draw_of_trial=np.arange(n) % 8,
+            draw_amp=np.minimum(inputs.cat_amp * r.lognormal(0.0, 0.2, (8, k)), 1.0),
+            draw_phase=(inputs.cat_phase + r.normal(0.0, 1.0, (8, k))) % 24.0,
+        )
     runs = {}
     for label, mod in (("old", base), ("new", new)):
         fn = getattr(mod, args.func, None)
         if fn is None:
             raise SystemExit(f"bench_ab: {label} code ({sha[:10]}) has no {args.func}")
-        runs[label] = (fn, *_prepared(fn, inputs, n))
+        runs[label] = (fn, *_prepared(fn, inputs, n, mod))
         # compile (or load the cache) outside the timings: 4 trials
-        fn(np.random.Generator(np.random.PCG64(args.seed)), *_prepared(fn, inputs, 4)[0])
+        fn(np.random.Generator(np.random.PCG64(args.seed)), *_prepared(fn, inputs, 4, mod)[0])
     best = {k: math.inf for k in runs}
     for rep in range(args.repeats):  # interleaved, the order alternating
         for k in ("old", "new") if rep % 2 == 0 else ("new", "old"):
@@ -171,7 +193,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rev", help="the git revision to compare against (e.g. HEAD~1, main)")
     ap.add_argument("func", help="the kernel function, e.g. _block_diurnal, simulate_block")
-    ap.add_argument("scenario", choices=[*SCENARIOS, *(f"{s}_draws" for s in SCENARIOS)])
+    shapes = [f"{s}_shapes" for s in SCENARIOS if s.startswith("diurnal")]
+    ap.add_argument("scenario", choices=[*SCENARIOS, *(f"{s}_draws" for s in SCENARIOS), *shapes])
     ap.add_argument("n_gpus", type=int)
     ap.add_argument("days", type=float, help="the job's length in days")
     ap.add_argument("--n-trials", type=int, default=1024)

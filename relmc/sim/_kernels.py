@@ -2519,10 +2519,6 @@ _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
 CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill, per trial
-# expected failures a trial (the failure rate times the work hours: a lower bound) from which
-# a trial of rates per draw with shapes that differ takes blocks, its table built afresh
-# (~130 us; the blocks save 60-90 ns a failure over the loop one by one at 16k-100k GPUs)
-_TABLE_PAYS = 2048.0
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 # the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
@@ -2744,7 +2740,7 @@ def _solve_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi):
 # F(x) = (L / OMEGA) (M(u) - M(phi0)) with M(u) = u + e sin u (e = A / L, a Kepler-type
 # equation); M(u + 2 pi) = M(u) + 2 pi, so one table of M's inverse over a period serves.
 _KEP_N = 1024  # intervals of the table over m in [0, 2 pi]
-_KEP_COLS = 4  # u_j, sin u_j, cos u_j and 1 / M'(u_j) (0 where M'(u_j) <= 0)
+_KEP_COLS = 3  # u_j, sin u_j, cos u_j
 _KEP_STEP = 0.05  # the largest step from a node the table's solve takes (else the full solve)
 TWO_PI = 2.0 * math.pi
 INV_OMEGA = 1.0 / OMEGA
@@ -2754,20 +2750,21 @@ INV_OMEGA = 1.0 / OMEGA
 def _kepler_table(e, tab):
     """Fill ``tab`` (``_KEP_N + 1`` rows of ``_KEP_COLS``) with the inverse of ``u + e sin u``.
 
-    Row ``j``, one node's four values (32 bytes; the table, 32.8 kB, about the size of a
-    core's first-level data cache): the node ``u_j = M^-1(j h)`` (``h = 2 pi / _KEP_N``;
-    safeguarded Newton to the float spacing), its sine and cosine, and ``1 / M'(u_j) = 1 /
-    (1 + e cos u_j)`` (0 where ``M' <= 0``: amplitude 1 at ``u = pi``). The solve
-    (:func:`_kepler_newton`) computes ``M(u_j)`` and the inverse's other Taylor coefficients
-    from these in its vectorised loop: against rows of eight with them stored, the diurnal path
-    at 100k GPUs ran 1.027x and 1.045x as fast in two interleaved A/Bs (the copy of the rows,
-    4.3 -> 1.3 ns a failure in a harness, is what the loop cannot vectorise, see
-    :func:`_kepler_pass`). Newton starts from the previous node's inverse series
+    Row ``j``, one node's three values (24 bytes; the table, 24.6 kB, within a core's
+    first-level data cache): the node ``u_j = M^-1(j h)`` (``h = 2 pi / _KEP_N``; safeguarded
+    Newton to the float spacing), its sine and cosine. The solve (:func:`_kepler_newton`)
+    computes ``M(u_j)``, ``1 / M'(u_j)`` and the inverse's other Taylor coefficients from
+    these at the amplitude in use, in its vectorised loop: against rows of eight with them
+    stored, the diurnal path at 100k GPUs ran 1.027x and 1.045x as fast in two interleaved A/Bs
+    (the copy of the rows, 4.3 -> 1.3 ns a failure in a harness, is what the loop cannot
+    vectorise, see :func:`_kepler_pass`), and a table serves amplitudes near its own
+    (``KernelInputs.kepler_grid``). Newton starts from the previous node's inverse series
     (:func:`_kepler_series`), so one or two steps reach the node (five or six from ``u =
     m``): 342 against 127 us at amplitude 0.5 on a loaded host. Built once a run where every
     category shares one shape (``KernelInputs.kepler_table``, read by :func:`_block_diurnal`);
-    else once a kernel call (per 256 trials) and again when the amplitude changes (at 2k GPUs
-    ~134 us of a block's ~1.3 ms).
+    once a kernel call (per 256 trials) for the amplitude of categories of different shapes
+    with point rates; where the amplitude is the draw's, the nearest of the reference tables
+    serves (built once a process, :func:`_kepler_grid`).
     """
     h = TWO_PI / _KEP_N
     u = 0.0  # the previous node, its sine and cosine, and 1 / M' there (M^-1(0) = 0)
@@ -2808,7 +2805,42 @@ def _kepler_table(e, tab):
         tab[j, 0] = u
         tab[j, 1] = s
         tab[j, 2] = c
-        tab[j, 3] = b1
+
+
+# Tables where the intensity's amplitude is the draw's (shapes per draw, or shapes that differ
+# with rates per draw): the nearest of the reference tables at the amplitudes k / _KEP_GRID
+# (``KernelInputs.kepler_grid``, built once a process), not one built per draw (~130 us). The
+# solve computes M(u_j) and its derivatives at the amplitude in use, so a node is only a point
+# to step from: one of a table for an amplitude up to 1 / (2 _KEP_GRID) away is trusted about
+# as often (tests/test_diurnal_block.py)
+_KEP_GRID = 64
+
+
+@jit
+def _kepler_grid(grid):
+    """Fill ``grid`` (``_KEP_GRID + 1`` tables) with :func:`_kepler_table` at ``k / _KEP_GRID``.
+
+    ``KernelInputs.kepler_grid``: built once a process (~7 ms) and shared by every run's inputs.
+    """
+    for k in range(_KEP_GRID + 1):
+        _kepler_table(k / _KEP_GRID, grid[k])
+
+
+@jit(inline="always")
+def _table_for(e, kepler_table, kepler_e, kepler_grid, tab):
+    """Return the diurnal blocks' table for amplitude ``e``, and ``e``.
+
+    The inputs' ``kepler_table`` where it is ``e``'s; else the nearest of ``kepler_grid``'s
+    (amplitude ``k / _KEP_GRID``) where the inputs have them (the amplitude is the draw's);
+    else ``tab``, built here (:func:`_kepler_table`). So a table depends on ``e`` and the
+    inputs alone, whichever trials came before.
+    """
+    if e == kepler_e:
+        return kepler_table, e
+    if kepler_grid.shape[0] > 0:
+        return kepler_grid[min(max(int(e * _KEP_GRID + 0.5), 0), _KEP_GRID)], e
+    _kepler_table(e, tab)
+    return tab, e
 
 
 @jit(inline="always")
@@ -2829,9 +2861,8 @@ def _kepler_step(g, m0, phi0, e, w_l, tol0, tab):
     is below 1e-5).
     """
     mt, nf, m, jj = _kepler_node(g, m0, w_l)
-    x, ok, s, c, dx = _kepler_newton(
-        mt, nf, m, m0, phi0, e, tol0, tab[jj, 0], tab[jj, 1], tab[jj, 2], tab[jj, 3]
-    )
+    u_j, sj, cj = tab[jj, 0], tab[jj, 1], tab[jj, 2]
+    x, ok, s, c, dx = _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj)
     h2 = 0.5 * dx * dx  # sin, cos of u_j + d - dx: a second-order rotation by -dx
     return x, ok, s - c * dx - s * h2, c + s * dx - c * h2
 
@@ -2847,17 +2878,20 @@ def _kepler_node(g, m0, w_l):
 
 
 @jit(inline="always")
-def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj, b1):
-    """:func:`_kepler_step`'s arithmetic from a node's row (``u_j``, its sine, cosine, ``b1``).
+def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj):
+    """:func:`_kepler_step`'s arithmetic from a node's row (``u_j``, its sine and cosine).
 
-    ``M(u_j)`` and the inverse's Taylor coefficients at it to fourth order
-    (:func:`_kepler_series`); the series step ``d``, the sine and cosine of
-    ``u_j + d``, one Newton step ``dx``, the wall hours and the trust test; returns ``(X, ok,
-    sin, cos of u_j + d, dx)``. Computed at the amplitude in use, so a node is only a point
-    to step from: a table of another amplitude makes the steps long and the trust test
-    declines them (tests/test_diurnal_block.py). Branch-free and table-free, so that the
-    loop of :func:`_kepler_finish` vectorises.
+    ``M(u_j)``, ``b1 = 1 / M'(u_j)`` (0 where ``M' <= 0``: amplitude 1 at ``u = pi``) and the
+    inverse's Taylor coefficients at it to fourth order (:func:`_kepler_series`); the series
+    step ``d``, the sine and cosine of ``u_j + d``, one Newton step ``dx``, the wall hours and
+    the trust test; returns ``(X, ok, sin, cos of u_j + d, dx)``. Computed at the amplitude in
+    use, so a node is only a point to step from: a table of an amplitude near ``e`` (within
+    ``1 / (2 _KEP_GRID)``) is trusted about as often as ``e``'s own, one far from it makes the
+    steps long and the trust test declines them (tests/test_diurnal_block.py). Branch-free
+    and table-free, so that the loop of :func:`_kepler_finish` vectorises.
     """
+    a1 = 1.0 + e * cj
+    b1 = 1.0 / a1 if a1 > 0.0 else 0.0
     mj, b2, b3, b4 = _kepler_series(e, u_j, sj, cj, b1)
     dm = m - mj
     d = dm * (b1 + dm * (b2 + dm * (b3 + dm * b4)))
@@ -2914,7 +2948,7 @@ def _kepler_nodes(gf, j0, stop, m0, w_l, nfa, ma, ji):
 
 @jit(inline="always")
 def _kepler_finish(
-    gf, xa, okf, sa, ca, with_sc, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_, b1
+    gf, xa, okf, sa, ca, with_sc, j0, stop, m0, phi0, e, w_l, tol0, nfa, ma, u, sj_, cj_
 ):
     """:func:`_kepler_newton` for ``gf[j0:stop]`` from the nodes' rows copied into ``u`` ...
 
@@ -2926,7 +2960,7 @@ def _kepler_finish(
     """
     for q in range(np.uint64(j0), np.uint64(stop)):
         x, ok, s, c, dx = _kepler_newton(
-            m0 + gf[q] * w_l, nfa[q], ma[q], m0, phi0, e, tol0, u[q], sj_[q], cj_[q], b1[q]
+            m0 + gf[q] * w_l, nfa[q], ma[q], m0, phi0, e, tol0, u[q], sj_[q], cj_[q]
         )
         xa[q] = x
         okf[q] = 1.0 if ok else 0.0
@@ -2938,7 +2972,7 @@ def _kepler_finish(
 
 @jit(inline="always")
 def _kepler_rows(tab, j0, stop, wk, ji):
-    """Copy the nodes' rows ``tab[ji[q]]`` into the contiguous work rows ``wk[2:6]``."""
+    """Copy the nodes' rows ``tab[ji[q]]`` into the contiguous work rows ``wk[2:5]``."""
     for q in range(np.uint64(j0), np.uint64(stop)):
         jj = np.uint64(ji[q])
         for k in range(np.uint64(_KEP_COLS)):
@@ -2952,7 +2986,7 @@ def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     In three loops, so that two of them vectorise (LLVM does not vectorise a loop that reads
     the table at a computed row: no gathers in its code, see benchmarks/README.md): the
     periods, phases and nodes (:func:`_kepler_nodes`); the nodes' rows copied into the
-    contiguous work rows ``wk[2:6]`` (:func:`_kepler_rows`); the arithmetic
+    contiguous work rows ``wk[2:5]`` (:func:`_kepler_rows`); the arithmetic
     (:func:`_kepler_finish`). The same floats as :func:`_kepler_step` one at a time
     (tests/test_diurnal_block.py): 4.9 against 12.7 ns a solve, 128 at a time (with rows of
     eight).
@@ -2961,7 +2995,7 @@ def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     _kepler_rows(tab, j0, stop, wk, ji)
     _kepler_finish(
         gf, xa, okf, xa, xa, False, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2],
-        wk[3], wk[4], wk[5],
+        wk[3], wk[4],
     )  # fmt: skip
 
 
@@ -2977,7 +3011,7 @@ def _kepler_pass_sc(gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, tab, 
     _kepler_rows(tab, j0, stop, wk, ji)
     _kepler_finish(
         gf, xa, okf, sa, ca, True, j0, stop, m0, phi0, e, w_l, tol0, wk[0], wk[1], wk[2],
-        wk[3], wk[4], wk[5],
+        wk[3], wk[4],
     )  # fmt: skip
 
 
@@ -3552,6 +3586,7 @@ def _block_diurnal(
     draw_phase,
     kepler_table,
     kepler_e,
+    kepler_grid,
     wall,
     finished,
     progress,
@@ -3607,10 +3642,10 @@ def _block_diurnal(
     Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
     the trend is 1 on this path.
 
-    Blocks of failures (:func:`_diurnal_block`): with no per-draw shapes, planned maintenance
-    off or rare enough (a failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate,
-    so a planned event's interval holds a block on average; each block attempt also needs that
-    many expected before the next planned event at the peak intensity), recoveries that cost
+    Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or rare enough (a
+    failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate, so a planned event's
+    interval holds a block on average; each block attempt also needs that many expected before
+    the next planned event at the peak intensity), recoveries that cost
     nothing in at least half of the failure rate, and at most one point of the process expected
     per failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 +
     a_c) <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps
@@ -3637,13 +3672,20 @@ def _block_diurnal(
     down, and the loop takes the planned event. With one shape for every category a category is
     independent of the time: a block draws only the costly failures (a geometric countdown) and
     leaves the others' categories to one multinomial at the trial's end; with shapes that differ
-    (and point rates, or rates per draw where a trial expects ``_TABLE_PAYS`` failures or more
-    in its work hours: the sum's amplitude, and so the table, then changes every trial, ~130 us
-    to build) it draws every failure's category at the failure's phase, by the loop's
+    it draws every failure's category at the failure's phase, by the loop's
     inversion from the same uniforms (:func:`_pick_at_phase`), so every point is marked by its
     category's share of the intensity at its time: the categories' processes superposed (Llama 3
     with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
     ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
+
+    The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
+    chosen at a trial's first block where the last one chosen is not for ``e``): the inputs'
+    (``kepler_table``, one shape for every category and draw), one built once a call (shapes
+    that differ, point rates), or, where ``e`` is the draw's (shapes per draw, or shapes that
+    differ with rates per draw), the nearest of the inputs' reference tables (``kepler_grid``,
+    amplitudes ``k / 64``: no table is built per draw, against ~130 us to build one), so a
+    trial's table depends on its draw alone. Without reference tables (inputs not built by
+    ``KernelInputs``) such draws take no blocks.
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
@@ -3792,12 +3834,13 @@ def _block_diurnal(
                 if cost[c] > 0.0:
                     costly += w[c]
                     recovering += w[c] * cost[c]
-            fast_d = not per_shape and costly <= 0.5 * fail_rate
-            # shapes that differ: the intensity's amplitude is the draw's (its rates' mix), and
-            # so the blocks' table; with one draw (point rates) it is built once a call, with
-            # many every trial (~130 us): blocks where a trial's failures pay for it
+            fast_d = costly <= 0.5 * fail_rate
+            # a table per draw (shapes per draw, or shapes that differ with rates per draw:
+            # the intensity's amplitude is the draw's) is re-centred from the inputs' grid;
+            # without one (inputs not built by KernelInputs) no blocks
             fast_d = fast_d and (
-                shared or cat_rate.shape[0] == 1 or fail_rate * work_hours >= _TABLE_PAYS
+                not (per_shape or (not shared and cat_rate.shape[0] > 1))
+                or kepler_grid.shape[0] > 0
             )
             # with planned maintenance: where a planned event's interval holds a block's
             # failures on average (else blocks would rarely fit, and the loop's refills,
@@ -3859,20 +3902,16 @@ def _block_diurnal(
         jk = CBUF  # no costly failure drawn ahead yet (what a trial leaves is not used)
         n_slots_c = 0
         n_zero = 0
-        # one shape for every category: the solve one by one steps from the table too
+        # one shape for every category (and not per draw): the solve one by one steps from
+        # the table too
         tab_on = shared and not per_shape
-        e_k = amp_i[c_first] if tab_on else 0.0  # every category's amplitude: A / L, exactly
+        # every category's amplitude: A / L, exactly
+        e_k = amp_i[c_first] if shared and (tab_on or fast) else 0.0
         if fast and not shared:
             # the blocks' table: the amplitude of the categories' terms summed (one cosine)
             e_k = big_a_d / fail_rate
-        if tab_on or fast:
-            if e_k != e_tab:
-                if e_k == kepler_e:
-                    tab = kepler_table
-                else:
-                    _kepler_table(e_k, tab_own)
-                    tab = tab_own
-                e_tab = e_k
+        if tab_on and e_k != e_tab:  # the blocks' alone: chosen at a trial's first block
+            tab, e_tab = _table_for(e_k, kepler_table, kepler_e, kepler_grid, tab_own)
         w_lk = OMEGA / fail_rate
         if fast and shared:
             big_a = e_k * fail_rate
@@ -3964,6 +4003,8 @@ def _block_diurnal(
                 room = min(_DIURNAL_BUF - j, budget - events)
                 cnt = _block_count(buf, j, room, slack, inv_l, lim, _DIURNAL_BLOCK_MIN)
                 if cnt >= _DIURNAL_BLOCK_MIN:
+                    if e_k != e_tab:
+                        tab, e_tab = _table_for(e_k, kepler_table, kepler_e, kepler_grid, tab_own)
                     if shared:
                         k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, ex_b = _diurnal_block(
                             rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l,
@@ -6883,6 +6924,7 @@ def simulate_block(
     week_hour0,
     kepler_table,
     kepler_e,
+    kepler_grid,
     wall,
     finished,
     progress,
@@ -6993,7 +7035,8 @@ def simulate_block(
             rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
             cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
-            draw_phase, kepler_table, kepler_e, wall, finished, progress, interruptions,
+            draw_phase, kepler_table, kepler_e, kepler_grid, wall, finished, progress,
+            interruptions,
             maint_events, n_events, lost, swings, True, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_RENEWAL:

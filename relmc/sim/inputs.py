@@ -7,6 +7,7 @@ kernel's signature).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
@@ -168,7 +169,7 @@ class KernelInputs:
 
     Attributes
     ----------
-    kepler_table : ndarray, shape (1025, 4) or (0, 4)
+    kepler_table : ndarray, shape (1025, 3) or (0, 3)
         Derived, not given: where every category has one diurnal amplitude ``e > 0`` and one
         peak hour (and no per-draw shapes), the diurnal path's inverse table of ``u + e sin
         u`` for that ``e`` (``relmc.sim._kernels._kepler_table``), built once here rather than
@@ -177,6 +178,13 @@ class KernelInputs:
         depend on it (tests/test_diurnal_block.py).
     kepler_e : float
         The amplitude ``kepler_table`` is for (NaN: none).
+    kepler_grid : ndarray, shape (65, 1025, 3) or (0, 1025, 3)
+        Derived, not given: where the diurnal path's intensity has an amplitude per draw
+        (shapes per draw, or categories of different shapes with rates per draw), its
+        reference tables at the amplitudes ``k / 64``, ``k = 0..64`` (``_kepler_grid``, ~7 ms
+        and 1.6 MB, built once a process and shared), of which each draw's blocks read the
+        nearest (the solve is computed at the draw's amplitude; a table is a point to step
+        from); else no rows (and such draws take no blocks).
     """
 
     cat_rate: np.ndarray
@@ -237,6 +245,7 @@ class KernelInputs:
     week_hour0: float = 0.0
     kepler_table: np.ndarray = field(init=False, repr=False)
     kepler_e: float = field(init=False, repr=False)
+    kepler_grid: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         n_cat = int(np.shape(self.cat_rate)[1])
@@ -307,6 +316,7 @@ class KernelInputs:
         table, e = _shared_kepler_table(self)
         object.__setattr__(self, "kepler_table", table)
         object.__setattr__(self, "kepler_e", e)
+        object.__setattr__(self, "kepler_grid", _kepler_grid_for(self))
 
     @property
     def modulated(self) -> bool:
@@ -393,6 +403,34 @@ def _shared_kepler_table(inputs: KernelInputs) -> tuple[np.ndarray, float]:
     table = np.empty((_KEP_N + 1, _KEP_COLS))
     _kepler_table(float(amp[0]), table)
     return table, float(amp[0])
+
+
+def _kepler_grid_for(inputs: KernelInputs) -> np.ndarray:
+    """Return the diurnal path's reference tables where its intensity's amplitude is per draw.
+
+    Where some category has a diurnal amplitude and either a shape is given per draw or the
+    categories' shapes differ with more than one rate draw; else no rows.
+    """
+    from relmc.sim._kernels import _KEP_COLS, _KEP_N, _same_shape
+
+    amp = np.asarray(inputs.cat_amp, dtype=np.float64)
+    phase = np.asarray(inputs.cat_phase, dtype=np.float64)
+    per_shape = inputs.draw_amp.shape[0] > 0 or inputs.draw_phase.shape[0] > 0
+    modulated = bool((amp > 0.0).any()) or bool((inputs.draw_amp > 0.0).any())
+    per_draw = per_shape or (inputs.cat_rate.shape[0] > 1 and not _same_shape(amp, phase))
+    if not (modulated and per_draw):
+        return np.zeros((0, _KEP_N + 1, _KEP_COLS))
+    return _reference_grid()
+
+
+@functools.cache
+def _reference_grid() -> np.ndarray:
+    """Return the diurnal path's tables at the amplitudes ``k / _KEP_GRID``: one a process."""
+    from relmc.sim._kernels import _KEP_COLS, _KEP_GRID, _KEP_N, _kepler_grid
+
+    grid = np.empty((_KEP_GRID + 1, _KEP_N + 1, _KEP_COLS))
+    _kepler_grid(grid)
+    return grid
 
 
 #: Per-trial outputs: (name in results, kernel parameter, dtype, trailing dim or None).
