@@ -3812,15 +3812,19 @@ def _block_diurnal(
                     elif cost[c] != cost[c_first]:
                         settle = False
             if not shared:
+                # the terms turned by -theta: w a cos(ang - theta) = pc cos theta + ps sin
+                # theta, by angle subtraction from the terms' own cosines and sines (no cosine
+                # and sine per category and draw: ~0.5 us a draw with 18 categories)
+                ct = zr / big_a_d if big_a_d > 0.0 else 1.0
+                st = zi / big_a_d if big_a_d > 0.0 else 0.0
                 sum_w = 0.0
                 sum_c = 0.0
                 sum_s = 0.0
                 for c in range(n_cat):
                     bw[c] = w[c] * (1.0 + amp_i[c])
-                    ang = OMEGA * (start_hour - phase_i[c]) - theta
                     sum_w += w[c]
-                    sum_c += w[c] * amp_i[c] * math.cos(ang)
-                    sum_s += w[c] * amp_i[c] * math.sin(ang)
+                    sum_c += pc[c] * ct + ps[c] * st
+                    sum_s += ps[c] * ct - pc[c] * st
                     pw[c] = sum_w
                     prc[c] = sum_c
                     prs[c] = sum_s
