@@ -142,20 +142,9 @@ def one(args) -> float:
     inputs = kernel_inputs(scenario(name, args.n_gpus, args.days), None, args.n_trials)[0]
     n = args.n_trials
     if per_draw:  # 8 draws of the rates (each category's times a lognormal, sd 0.2), in turn
-        mult = np.random.default_rng(8).lognormal(0.0, 0.2, (8, inputs.n_categories))
-        inputs = dataclasses.replace(
-            inputs, cat_rate=inputs.cat_rate[0] * mult, draw_of_trial=np.arange(n) % 8
-        )
+        inputs = bk.rate_draws(inputs)
     if per_shape:  # 8 draws of the shapes (amplitudes x lognormal(0, 0.2), peaks + N(0, 1 h))
-        r = np.random.default_rng(9)
-        k = inputs.n_categories
-        inputs = dataclasses.replace(
-            inputs,
-            cat_rate=np.repeat(inputs.cat_rate[:1], 8, axis=0),
-            draw_of_trial=np.arange(n) % 8,
-            draw_amp=np.minimum(inputs.cat_amp * r.lognormal(0.0, 0.2, (8, k)), 1.0),
-            draw_phase=(inputs.cat_phase + r.normal(0.0, 1.0, (8, k))) % 24.0,
-        )
+        inputs = bk.shape_draws(inputs)
     runs = {}
     for label, mod in (("old", base), ("new", new)):
         fn = getattr(mod, args.func, None)

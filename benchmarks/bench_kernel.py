@@ -22,9 +22,10 @@ the same configurations are also run on the general path (the path they took bef
 the one-peak row's time is split into the draw, a block's solve by the table
 (``_kepler_pass`` over 128 summed gaps) and the rest; for the rows taken one by one, the
 solve ``F(x) = g`` (a chain of solves with the phase carried, as the path runs them) and a
-category (alias draws made ahead) are measured too; two of its rows (one peak hour; 18 peak
-hours with Llama 3's planned maintenance) are also run at 2k, 16k, 100k and 1M GPUs,
-beside the general path.
+category (alias draws made ahead) are measured too; two rows take the 18 peak hours per
+draw, as a posterior does: 8 rate draws (``rate_draws``) and 8 shape draws (``shape_draws``),
+taken by the trials in turn; two of its rows (one peak hour; 18 peak hours with Llama 3's
+planned maintenance) are also run at 2k, 16k, 100k and 1M GPUs, beside the general path.
 
 Measured: events simulated per second per thread (``simulate(..., n_threads=1)``, the
 ``events`` output summed over trials, compile time excluded) and its ratio to the rate at which
@@ -292,6 +293,10 @@ def physics_paths(quick: bool, row) -> None:
     reps = 3 if quick else 5
     n_trials = 256 if quick else 1024
     cfgs = {k: kernel_inputs(v, None, n_trials)[0] for k, v in physics_configs().items()}
+    # per draw (posterior draws): the 18 peak hours with 8 rate draws, and with 8 shape draws
+    spread = cfgs["diurnal rates a=0.5, 18 peak hours"]
+    cfgs["diurnal a=0.5, 18 peak hours, 8 rate draws"] = rate_draws(spread)
+    cfgs["diurnal a=0.5, 18 peak hours, 8 shape draws"] = shape_draws(spread)
     paths = {k: _path_of(x) for k, x in cfgs.items()}
     # the renewal and diurnal paths' configurations also on the general path
     runs = [(k, _kernels.simulate_block) for k in cfgs]
@@ -494,6 +499,31 @@ def _timed_sized(sc: Scenario, quick: bool) -> tuple[float, int, int]:
         ev, dt = timed(run_blocks, _kernels.simulate_block, x)
         best = min(best, dt)
     return best, ev, n
+
+
+def rate_draws(x, n_draws: int = 8):
+    """Inputs ``x`` with rates per draw: each category's rate times a lognormal of sd 0.2,
+    ``n_draws`` draws taken by the trials in turn."""
+    mult = np.random.default_rng(8).lognormal(0.0, 0.2, (n_draws, x.n_categories))
+    return dataclasses.replace(
+        x, cat_rate=x.cat_rate[0] * mult, draw_of_trial=np.arange(x.n_trials) % n_draws
+    )
+
+
+def shape_draws(x, n_draws: int = 8):
+    """Inputs ``x`` with diurnal shapes per draw (as a posterior of
+    ``fit_events(diurnal="category")`` gives): each category's amplitude times a lognormal of
+    sd 0.2 (at most 1), its peak hour moved by a normal of sd 1 h; point rates; ``n_draws``
+    draws taken by the trials in turn."""
+    r = np.random.default_rng(9)
+    k = x.n_categories
+    return dataclasses.replace(
+        x,
+        cat_rate=np.repeat(x.cat_rate[:1], n_draws, axis=0),
+        draw_of_trial=np.arange(x.n_trials) % n_draws,
+        draw_amp=np.minimum(x.cat_amp * r.lognormal(0.0, 0.2, (n_draws, k)), 1.0),
+        draw_phase=(x.cat_phase + r.normal(0.0, 1.0, (n_draws, k))) % 24.0,
+    )
 
 
 def paths_configs_at(n_gpus: int, maint: bool) -> Scenario:

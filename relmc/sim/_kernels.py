@@ -2820,7 +2820,7 @@ _KEP_GRID = 64
 def _kepler_grid(grid):
     """Fill ``grid`` (``_KEP_GRID + 1`` tables) with :func:`_kepler_table` at ``k / _KEP_GRID``.
 
-    ``KernelInputs.kepler_grid``: built once a process (~7 ms) and shared by every run's inputs.
+    ``KernelInputs.kepler_grid``: built once a process (~2 ms) and shared by every run's inputs.
     """
     for k in range(_KEP_GRID + 1):
         _kepler_table(k / _KEP_GRID, grid[k])

@@ -181,7 +181,7 @@ class KernelInputs:
     kepler_grid : ndarray, shape (65, 1025, 3) or (0, 1025, 3)
         Derived, not given: where the diurnal path's intensity has an amplitude per draw
         (shapes per draw, or categories of different shapes with rates per draw), its
-        reference tables at the amplitudes ``k / 64``, ``k = 0..64`` (``_kepler_grid``, ~7 ms
+        reference tables at the amplitudes ``k / 64``, ``k = 0..64`` (``_kepler_grid``, ~2 ms
         and 1.6 MB, built once a process and shared), of which each draw's blocks read the
         nearest (the solve is computed at the draw's amplitude; a table is a point to step
         from); else no rows (and such draws take no blocks).
