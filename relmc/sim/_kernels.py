@@ -2838,7 +2838,8 @@ def _table_for(e, kepler_table, kepler_e, kepler_grid, tab):
     if e == kepler_e:
         return kepler_table, e
     if kepler_grid.shape[0] > 0:
-        return kepler_grid[min(max(int(e * _KEP_GRID + 0.5), 0), _KEP_GRID)], e
+        k = int(e * _KEP_GRID + 0.5) if e >= 0.0 else 0  # (not NaN: defined, table 0)
+        return kepler_grid[min(max(k, 0), _KEP_GRID)], e
     _kepler_table(e, tab)
     return tab, e
 
@@ -3679,7 +3680,8 @@ def _block_diurnal(
     ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
 
     The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
-    chosen at a trial's first block where the last one chosen is not for ``e``): the inputs'
+    chosen at a trial's start where the loop one by one reads it too, else at its first
+    block, where the last one chosen is not for ``e``): the inputs'
     (``kepler_table``, one shape for every category and draw), one built once a call (shapes
     that differ, point rates), or, where ``e`` is the draw's (shapes per draw, or shapes that
     differ with rates per draw), the nearest of the inputs' reference tables (``kepler_grid``,
@@ -3747,9 +3749,9 @@ def _block_diurnal(
     # planned stop
     bound_cost = max(max_cost, m_stop) if m_on else max_cost
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
-    # the block of failures (_diurnal_block): its inverse table (for amplitude e_tab), its
-    # per-position work arrays and the run sums it adds at buffer positions
-    # (the inputs' table where its amplitude is the trial's, else one built here)
+    # the block of failures (_diurnal_block): its inverse table (the one chosen for amplitude
+    # e_tab by _table_for: the inputs', a reference table of the grid, or one built here in
+    # tab_own), its per-position work arrays and the run sums it adds at buffer positions
     tab_own = np.empty((_KEP_N + 1, _KEP_COLS))
     tab = tab_own
     e_tab = -1.0
@@ -3828,10 +3830,9 @@ def _block_diurnal(
                     pw[c] = sum_w
                     prc[c] = sum_c
                     prs[c] = sum_s
-            # the block of failures applies with one shape (the category is independent of
-            # the time), planned events off or rare, no per-draw shapes, and recoveries of cost 0 (a
-            # settled category's) or mostly 0 (the points within costlier ones are thinned
-            # out)
+            # the block of failures applies with planned events off or rare, and recoveries
+            # of cost 0 (a settled category's) or mostly 0 (the points within costlier ones
+            # are thinned out)
             costly = 0.0
             recovering = 0.0  # points per hour of the process times the hours of a recovery
             for c in range(n_cat):
@@ -3839,9 +3840,9 @@ def _block_diurnal(
                     costly += w[c]
                     recovering += w[c] * cost[c]
             fast_d = costly <= 0.5 * fail_rate
-            # a table per draw (shapes per draw, or shapes that differ with rates per draw:
-            # the intensity's amplitude is the draw's) is re-centred from the inputs' grid;
-            # without one (inputs not built by KernelInputs) no blocks
+            # an amplitude per draw (shapes per draw, or shapes that differ with rates per
+            # draw): the blocks read the nearest of the inputs' reference tables; without
+            # them (inputs not built by KernelInputs) no blocks
             fast_d = fast_d and (
                 not (per_shape or (not shared and cat_rate.shape[0] > 1))
                 or kepler_grid.shape[0] > 0
@@ -3914,7 +3915,7 @@ def _block_diurnal(
         if fast and not shared:
             # the blocks' table: the amplitude of the categories' terms summed (one cosine)
             e_k = big_a_d / fail_rate
-        if tab_on and e_k != e_tab:  # the blocks' alone: chosen at a trial's first block
+        if tab_on and e_k != e_tab:  # the loop one by one reads it too: chosen here
             tab, e_tab = _table_for(e_k, kepler_table, kepler_e, kepler_grid, tab_own)
         w_lk = OMEGA / fail_rate
         if fast and shared:
@@ -4007,7 +4008,7 @@ def _block_diurnal(
                 room = min(_DIURNAL_BUF - j, budget - events)
                 cnt = _block_count(buf, j, room, slack, inv_l, lim, _DIURNAL_BLOCK_MIN)
                 if cnt >= _DIURNAL_BLOCK_MIN:
-                    if e_k != e_tab:
+                    if e_k != e_tab:  # the blocks' alone: chosen at a trial's first block
                         tab, e_tab = _table_for(e_k, kepler_table, kepler_e, kepler_grid, tab_own)
                     if shared:
                         k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, ex_b = _diurnal_block(

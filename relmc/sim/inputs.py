@@ -174,8 +174,10 @@ class KernelInputs:
         peak hour (and no per-draw shapes), the diurnal path's inverse table of ``u + e sin
         u`` for that ``e`` (``relmc.sim._kernels._kepler_table``), built once here rather than
         in every block of 256 trials (~130 us a block, ~10 % of a block at 2k GPUs); else no
-        rows. The path builds its own table for any other amplitude, so results do not
-        depend on it (tests/test_diurnal_block.py).
+        rows. The path builds its own table for any other amplitude of point rates, and
+        reads the nearest reference table (``kepler_grid``) where the amplitude is the
+        draw's; results do not depend on this table being given
+        (tests/test_diurnal_block.py).
     kepler_e : float
         The amplitude ``kepler_table`` is for (NaN: none).
     kepler_grid : ndarray, shape (65, 1025, 3) or (0, 1025, 3)
