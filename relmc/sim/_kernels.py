@@ -2770,8 +2770,7 @@ def _kepler_table(e, tab):
     u = 0.0  # the previous node, its sine and cosine, and 1 / M' there (M^-1(0) = 0)
     s = 0.0
     c = 1.0
-    a1 = 1.0 + e
-    b1 = 1.0 / a1 if a1 > 0.0 else 0.0
+    b1 = _inv_slope(e, c)
     for j in range(_KEP_N + 1):
         m = j * h
         lo = m - e
@@ -2800,8 +2799,7 @@ def _kepler_table(e, tab):
             u = un
         s = math.sin(u)
         c = math.cos(u)
-        a1 = 1.0 + e * c
-        b1 = 1.0 / a1 if a1 > 0.0 else 0.0
+        b1 = _inv_slope(e, c)
         tab[j, 0] = u
         tab[j, 1] = s
         tab[j, 2] = c
@@ -2891,8 +2889,7 @@ def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj):
     steps long and the trust test declines them (tests/test_diurnal_block.py). Branch-free
     and table-free, so that the loop of :func:`_kepler_finish` vectorises.
     """
-    a1 = 1.0 + e * cj
-    b1 = 1.0 / a1 if a1 > 0.0 else 0.0
+    b1 = _inv_slope(e, cj)
     mj, b2, b3, b4 = _kepler_series(e, u_j, sj, cj, b1)
     dm = m - mj
     d = dm * (b1 + dm * (b2 + dm * (b3 + dm * b4)))
@@ -2911,6 +2908,17 @@ def _kepler_newton(mt, nf, m, m0, phi0, e, tol0, u_j, sj, cj):
         & (e * abs(s) * dx * dx <= 2.0 * f1 * (tol0 + _X_RTOL * (mt - m0)))
     )
     return x, ok, s, c, dx
+
+
+@jit(inline="always")
+def _inv_slope(e, c):
+    """``1 / M'`` at a node of cosine ``c``: ``1 / (1 + e c)``, 0 where ``M' <= 0``.
+
+    Shared by the table's first guesses (:func:`_kepler_table`) and the solve
+    (:func:`_kepler_newton`); a select, so the solve's loop stays branch-free.
+    """
+    a1 = 1.0 + e * c
+    return 1.0 / a1 if a1 > 0.0 else 0.0
 
 
 @jit(inline="always")
@@ -7041,8 +7049,8 @@ def simulate_block(
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
             cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
             draw_phase, kepler_table, kepler_e, kepler_grid, wall, finished, progress,
-            interruptions,
-            maint_events, n_events, lost, swings, True, np.zeros(3, dtype=np.int64),
+            interruptions, maint_events, n_events, lost, swings, True,
+            np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_RENEWAL:
         _block_renewal(

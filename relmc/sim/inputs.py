@@ -315,10 +315,10 @@ class KernelInputs:
             rows = getattr(self, name).shape[0]
             if rows not in (0, n_draws):
                 raise ValueError(f"{name} must have 0 or {n_draws} rows (one per draw); got {rows}")
-        table, e = _shared_kepler_table(self)
+        table, e, grid = _diurnal_tables(self)
         object.__setattr__(self, "kepler_table", table)
         object.__setattr__(self, "kepler_e", e)
-        object.__setattr__(self, "kepler_grid", _kepler_grid_for(self))
+        object.__setattr__(self, "kepler_grid", grid)
 
     @property
     def modulated(self) -> bool:
@@ -383,46 +383,30 @@ class KernelInputs:
         return int(self.cat_rate.shape[1])
 
 
-def _shared_kepler_table(inputs: KernelInputs) -> tuple[np.ndarray, float]:
-    """Return the diurnal path's inverse table for the amplitude every category shares, and it.
+def _diurnal_tables(inputs: KernelInputs) -> tuple[np.ndarray, float, np.ndarray]:
+    """Return the diurnal path's derived tables: ``kepler_table``, ``kepler_e``, ``kepler_grid``.
 
-    No rows and NaN unless every category has the same amplitude ``e > 0`` and the same peak
-    hour, and no shape is given per draw (the cases where the path reads one table).
+    The table, and its amplitude, where every category has the same amplitude ``e > 0`` and
+    the same peak hour and no shape is given per draw (the path then reads one table); else
+    no rows and NaN. The reference tables where some category has a diurnal amplitude and
+    the amplitude can differ between draws (a shape given per draw, or shapes that differ
+    with more than one rate draw); else no rows.
     """
     from relmc.sim._kernels import _KEP_COLS, _KEP_N, _kepler_table, _same_shape
 
     amp = np.asarray(inputs.cat_amp, dtype=np.float64)
     phase = np.asarray(inputs.cat_phase, dtype=np.float64)
-    shared = (
-        amp.size > 0
-        and amp[0] > 0.0
-        and _same_shape(amp, phase)  # the kernel's test of one shape
-        and inputs.draw_amp.shape[0] == 0
-        and inputs.draw_phase.shape[0] == 0
-    )
-    if not shared:
-        return np.zeros((0, _KEP_COLS)), float("nan")
-    table = np.empty((_KEP_N + 1, _KEP_COLS))
-    _kepler_table(float(amp[0]), table)
-    return table, float(amp[0])
-
-
-def _kepler_grid_for(inputs: KernelInputs) -> np.ndarray:
-    """Return the diurnal path's reference tables where its intensity's amplitude is per draw.
-
-    Where some category has a diurnal amplitude and either a shape is given per draw or the
-    categories' shapes differ with more than one rate draw; else no rows.
-    """
-    from relmc.sim._kernels import _KEP_COLS, _KEP_N, _same_shape
-
-    amp = np.asarray(inputs.cat_amp, dtype=np.float64)
-    phase = np.asarray(inputs.cat_phase, dtype=np.float64)
     per_shape = inputs.draw_amp.shape[0] > 0 or inputs.draw_phase.shape[0] > 0
+    one_shape = amp.size > 0 and _same_shape(amp, phase)  # the kernel's test of one shape
+    table, e = np.zeros((0, _KEP_COLS)), float("nan")
+    if one_shape and amp[0] > 0.0 and not per_shape:
+        table = np.empty((_KEP_N + 1, _KEP_COLS))
+        _kepler_table(float(amp[0]), table)
+        e = float(amp[0])
     modulated = bool((amp > 0.0).any()) or bool((inputs.draw_amp > 0.0).any())
-    per_draw = per_shape or (inputs.cat_rate.shape[0] > 1 and not _same_shape(amp, phase))
-    if not (modulated and per_draw):
-        return np.zeros((0, _KEP_N + 1, _KEP_COLS))
-    return _reference_grid()
+    per_draw = per_shape or (inputs.cat_rate.shape[0] > 1 and not one_shape)
+    grid = _reference_grid() if modulated and per_draw else np.zeros((0, _KEP_N + 1, _KEP_COLS))
+    return table, e, grid
 
 
 @functools.cache
