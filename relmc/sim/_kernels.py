@@ -2018,7 +2018,8 @@ def _block_map_body(
     two exact corrections (a float-to-int64 conversion does not vectorise here). Returns the
     number of segments made durable, of snapshots completed and of failures after a
     completed restart (for the power swings). With ``marked`` (a constant at each call), a
-    negative entry is not a failure and adds nothing.
+    negative entry is not a failure and adds nothing, and the exposures are not added to
+    ``acc[EXPOSED]`` (the diurnal path, the only caller with marks, sums its clock apart).
     """
     sdk = 0
     sk = 0
@@ -2034,7 +2035,8 @@ def _block_map_body(
         kf = kf + 1.0 if (kf + 1.0) * seg <= ep else kf
         x = ep - kf * seg
         dkf = kf - 1.0 if (x < persist and kf >= 1.0) else kf  # durable segments of this run
-        acc[EXPOSED, q] += gp
+        if not marked:
+            acc[EXPOSED, q] += gp
         acc[A_RESTART, q] += gp if gp < big_r else big_r
         acc[A_REWORK, q] += (kf - dkf) * tau + (x if x < tau else tau)
         acc[A_CKPT, q] += kf * delta + (x - tau if x > tau else 0.0)
@@ -3158,30 +3160,30 @@ def _diurnal_block_body(
     ``t``. A failure is the first point after the previous failure's recovery; points within a
     recovery are not failures (thinning a Poisson process by windows that each start at one of
     its points, so exact by its independent increments). The caller's bound ensures that no
-    point here reaches the job's last segment, the wall cap or the event budget, and that
-    each failure follows a restart of ``restart_hours``; ``s0``, ``c0``: the sine and cosine of
-    the phase at ``t``. (1) The running sum ``G``; (2) every point's wall time ``X_q =
-    F^-1(G_q)``, solved independently (:func:`_kepler_pass`, vectorised; the few it does not
-    trust by :func:`_invert_diurnal`); (3) every point's exposure from the point before it,
-    the exposures were no point within a recovery (a vectorised pass), into ``wk[0]``; (4) a
-    pass in order over the failures whose recovery costs time only: categories are
-    independent of the time, so whether a failure's recovery costs time is a coin of chance
-    ``p`` (the costly categories' share of the rate) and the failures up to the next costly
-    one are ``k_left``, geometric (:func:`_maint_countdown`, ``lam_geo = -log(1 - p)``;
-    carried across blocks, memoryless); between two costly failures every point is a
-    failure. A costly failure's category (among those: ``prob_c`` ..) and the countdown from
-    it come from ``kbuf_c``, ``cbuf_c`` at ``jk`` (drawn ``CBUF`` ahead by
-    :func:`_costly_fill`; carried across blocks like the countdown, a trial's leftovers
-    unused); the others are counted (``n_zero``) and drawn by the caller per trial as one
-    multinomial; the points within a costly recovery are marked -1 (not failures) and the
-    first point after it is exposed from the recovery's end; (5) the exposures through the
-    renewal path's block arithmetic (:func:`_block_map_marked`, the marks adding nothing, each
-    failure at its point's position). Returns ``(k_left, jk, n_zero, t, dk_sum, sk, nr,
-    n_fail, deficit)``: the countdown and the next costly failure drawn ahead, the failures
-    whose categories are left to the caller, the wall clock after the last failure's
-    recovery, the block arithmetic's counts, the failures taken, the integrated intensity
-    from the last point to the end of the last recovery (the caller skips it in the gaps that
-    follow: the same process goes on), the failures' exposed hours and ``jc``.
+    point here reaches the job's last segment, the wall cap or the event budget, and that each
+    failure follows a restart of ``restart_hours``; ``s0``, ``c0``: the sine and cosine of the
+    phase at ``t``. (1) The running sum ``G``; (2) every point's wall time ``X_q = F^-1(G_q)``,
+    solved independently (:func:`_kepler_pass`, vectorised; the few it does not trust by
+    :func:`_invert_diurnal`); (3) every point's exposure from the point before it, the exposures
+    were no point within a recovery (a vectorised pass), into ``wk[0]``; (4) a pass in order
+    over the failures whose recovery costs time only: categories are independent of the time, so
+    whether a failure's recovery costs time is a coin of chance ``p`` (the costly categories'
+    share of the rate) and the failures up to the next costly one are ``k_left``, geometric
+    (:func:`_maint_countdown`, ``lam_geo = -log(1 - p)``; carried across blocks, memoryless);
+    between two costly failures every point is a failure. A costly failure's category (among
+    those: ``prob_c`` ..) and the countdown from it come from ``kbuf_c``, ``cbuf_c`` at ``jk``
+    (drawn ``CBUF`` ahead by :func:`_costly_fill`; carried across blocks like the countdown, and
+    by the caller from trial to trial while the draw stays); the others are counted (``n_zero``)
+    and drawn by the caller per trial as one multinomial; the points within a costly recovery
+    are marked -1 (not failures) and the first point after it is exposed from the recovery's
+    end; (5) the exposures through the renewal path's block arithmetic
+    (:func:`_block_map_marked`, the marks adding nothing, each failure at its point's position).
+    Returns ``(k_left, jk, n_zero, t, dk_sum, sk, nr, n_fail, deficit)``: the countdown and the
+    next costly failure drawn ahead, the failures whose categories are left to the caller, the
+    wall clock after the last failure's recovery, the block arithmetic's counts, the failures
+    taken, the integrated intensity from the last point to the end of the last recovery (the
+    caller skips it in the gaps that follow: the same process goes on), the failures' exposed
+    hours and ``jc``.
 
     With ``marks`` the categories' shapes differ, so a failure's category depends on its
     time: the intensity is still one cosine (the categories' terms sum to one, ``big_a`` its
@@ -3619,10 +3621,12 @@ def _block_diurnal(
     (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
     from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
     category has one diurnal shape they are independent of time, so alias draws made ahead
-    (``CBUF`` per refill, per trial; what a trial leaves is not used), or, when every
+    (``CBUF`` per refill; what a trial one by one leaves is not used; a trial with blocks
+    leaves them to the next trial of the same draw), or, when every
     category also costs the same recovery, one multinomial per trial at the end
     (:func:`_settle_categories`); otherwise by exact inversion at the failure's phase: one
-    uniform ``u`` (drawn ahead, ``CBUF`` per refill) and the first category whose running sum
+    uniform ``u`` (drawn ahead, ``CBUF`` per refill, carried as the categories are) and the
+    first category whose running sum
     of the intensities ``lambda_c(t)`` exceeds ``u lambda(t)`` (:func:`_pick_at_phase`).
     At the last event the budget allows the trial continues on the general path (modulated, a
     fresh draw from the same wall time: the same process). A cycle (restart and run) that could
@@ -3705,6 +3709,14 @@ def _block_diurnal(
     draws are unmoved. Where both kinds of trial meet in a block of trials, what one leaves in
     the buffer the next takes first. ``use_blocks`` false (tests) takes every failure one by
     one with the same refills, so a trial with blocks and without consume the same gaps.
+
+    What a trial with blocks draws ahead and leaves (the blocks' costly failures, ``kbuf_c``
+    .. at ``jk``; the categories or the picks' uniforms, ``cbuf`` or ``ubuf`` at ``jc``) the
+    next trial takes first while the draw stays (they are the draw's: its tables, its
+    ``lam_geo``), as with the gaps: independent draws taken in order, so the same process.
+    A 2k-GPU trial (57 failures, ~6 of them costly, ~3 one by one) used to draw 32 of each
+    afresh and leave most (~0.5 us of its ~3.3); a trial one by one still draws its categories
+    afresh (its draws as they were).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -3800,8 +3812,16 @@ def _block_diurnal(
     n_slots_c_d = 0
     lam_geo_d = 0.0
     n_slots_z = 0
+    # drawn ahead, carried from trial to trial while the draw stays (trials with blocks): the
+    # blocks' costly failures (jk) and the categories or the picks' uniforms (jc)
+    jk = CBUF
+    jc = CBUF
     for i in range(n_trials):
         d = draw_of_trial[i]
+        if d != d_prev:
+            # what was drawn ahead from the last draw's tables is not this draw's
+            jk = CBUF
+            jc = CBUF
         if per_shape:
             _trial_shape(draw_amp, draw_phase, no_trend, d, cat_amp, cat_phase, 1.0, amp_i, phase_i)
             _diurnal_angles(phase_i, start_hour, cos_a, sin_a)
@@ -3912,7 +3932,6 @@ def _block_diurnal(
         # categories without cost taken so far (n_zero, drawn at the trial's end)
         lam_geo = 0.0
         k_left = _NEVER
-        jk = CBUF  # no costly failure drawn ahead yet (what a trial leaves is not used)
         n_slots_c = 0
         n_zero = 0
         # one shape for every category (and not per draw): the solve one by one steps from
@@ -3952,7 +3971,8 @@ def _block_diurnal(
         # exposed hours to the next planned event (a homogeneous Poisson clock in exposed
         # time: what is left of it after a failure stands); inf: none
         m_left = _gap(rng) * inv_maint if m_on else np.inf
-        jc = CBUF  # no category drawn ahead yet (what a trial leaves is not used)
+        if not fast:
+            jc = CBUF  # a trial one by one draws its categories afresh (what it leaves unused)
         budget = max_events - 1  # the last event the budget allows goes to the general path
         # fast: the gaps in buf are those of one Poisson process over all wall time; what of a
         # costly recovery's integrated intensity its points have not passed is skipped next
@@ -4176,7 +4196,7 @@ def _block_diurnal(
                 s0, c0 = _turn(s1, c1, rot_c[c], rot_s[c])
             r_eff = restart_hours
         if used_acc:
-            _acc_pairwise(acc, EXPOSED, _DIURNAL_BUF)  # zeroed (the block sums the clock)
+            # the blocks' run sums (acc[EXPOSED] is not written: the blocks sum the clock)
             a_restart += _acc_pairwise(acc, A_RESTART, _DIURNAL_BUF)
             a_rework += _acc_pairwise(acc, A_REWORK, _DIURNAL_BUF)
             a_ckpt += _acc_pairwise(acc, A_CKPT, _DIURNAL_BUF)
