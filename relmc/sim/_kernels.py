@@ -1370,6 +1370,9 @@ def _block_general(
     ps = np.zeros(n_cat)
     det = np.empty(n_cat)  # the trial's detection hours
     jr, js, jd, jm = _jitters(overhead_jitter)
+    d_prev = -1  # the draw whose table and diurnal terms are held (kept while it stays)
+    fail_rate = rate = 0.0
+    n_slots = 0
     for i in range(n_trials):
         d = draw_of_trial[i]
         delta_i, persist_i, restart_i, _, swap_i, maint_i = _trial_overheads(
@@ -1383,11 +1386,15 @@ def _block_general(
             )  # fmt: skip
             if per_shape:
                 shared = _same_shape(amp_i, phase_i) and same_profile
-        fail_rate, rate, n_slots = _trial_table(
-            cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
-        )
-        if modulated:
-            _diurnal_terms(weights, amp_i, phase_i, start_hour, pc, ps)
+        if d != d_prev or per_shape:
+            # the draw's alias table and diurnal terms (a cosine and a sine per category);
+            # with shapes per draw, the trial's
+            d_prev = d
+            fail_rate, rate, n_slots = _trial_table(
+                cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
+            )
+            if modulated:
+                _diurnal_terms(weights, amp_i, phase_i, start_hour, pc, ps)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
@@ -1766,11 +1773,16 @@ def _block_pool_reduced(
     n_seg0, r0 = _segments(work_hours, tau)
     cap_safe = cap_hours * (1.0 - _BOUND_RTOL)
     snap_steps = 2 if delta > 0.0 else 0
+    d_prev = -1  # the draw whose alias table is held (kept while it stays)
+    fail_rate = rate = 0.0
+    n_slots = 0
     for i in range(n_trials):
         d = draw_of_trial[i]
-        fail_rate, rate, n_slots = _trial_table(
-            cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
-        )
+        if d != d_prev:
+            d_prev = d
+            fail_rate, rate, n_slots = _trial_table(
+                cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, small, large
+            )
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         if not use_blocks or fail_rate == 0.0 or maint_rate > 0.0:
             t, p, done, events = _trial_pool(
