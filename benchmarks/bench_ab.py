@@ -15,7 +15,10 @@ compile or cache load), and the two alternate which goes first. Scenarios (Llama
 categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llama3_maint``,
 ``diurnal`` (every category a = 0.5, peak at 14:00), ``diurnal_maint``, ``diurnal_a1`` and
 ``diurnal_a1_maint`` (a = 1), ``diurnal18`` and ``diurnal18_maint`` (a = 0.5, category ``j``
-peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs); any with
+peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs),
+``diurnal_straggler`` (``diurnal`` with a straggler category: the physics path),
+``diurnal_nodes`` (``diurnal`` with bench_nodes.py's node features: the node path) and
+``diurnal_straggler_nodes`` (both: the combined path); any with
 ``_draws`` appended (e.g. ``diurnal18_draws``): rates per draw, 8 draws (each category's rate
 times a lognormal of sd 0.2) taken by the trials in turn; any diurnal one with ``_shapes``
 appended: shapes per draw, 8 draws (each category's amplitude times a lognormal of sd 0.2,
@@ -49,8 +52,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import bench_kernel as bk  # noqa: E402
+import bench_nodes  # noqa: E402
 
-from relmc.scenario import Job  # noqa: E402
+from relmc.scenario import Category, Job  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
 from relmc.sim.simulate import kernel_inputs  # noqa: E402
 
@@ -64,12 +68,38 @@ SCENARIOS = (
     "diurnal18",
     "diurnal18_maint",
     "pool",
+    "diurnal_straggler",
+    "diurnal_nodes",
+    "diurnal_straggler_nodes",
+)
+
+# a straggler category (the time_varying example's: one a day per 2,048 nodes, half speed until
+# found an hour later and the node swapped; rate, speed and latency ASSUMED)
+STRAGGLER = Category(
+    "Straggler",
+    rate=1.0 / (24.0 * 2048),
+    unit="node",
+    kind="straggler",
+    straggler_speed=0.5,
+    detection_hours=1.0,
+    recovery="swap",
 )
 
 
 def scenario(name: str, n_gpus: int, days: float):
     if name == "pool":
         s = bk.pool_scenario(n_gpus)
+    elif name.startswith(("diurnal_straggler", "diurnal_nodes")):
+        # the physics path (a straggler category), the node model (bench_nodes' features), or
+        # both, with every category's rate on a daily cycle (a = 0.5, peak at 14:00)
+        s = bk.diurnal_on(bk.paths_configs_at(n_gpus, maint=False))
+        if "straggler" in name:
+            fm = s.failures
+            s = dataclasses.replace(
+                s, failures=dataclasses.replace(fm, categories=(*fm.categories, STRAGGLER))
+            )
+        if name.endswith("nodes"):
+            s = bench_nodes.nodes_on(s)
     else:
         s = bk.paths_configs_at(n_gpus, maint=name.endswith("_maint"))
         if name.startswith("diurnal"):

@@ -4653,17 +4653,19 @@ def _ensure(rec, free, lst, qt, qr, meta, d_max):
 
 
 @jit
-def _node_modulation(w, wg, wb, wd, n_nodes, n_bad, cat_amp, cat_phase, start_hour, pc, ps):
+def _node_modulation(w, wg, wb, wd, n_nodes, n_bad, cat_amp, cos_a, sin_a, pc, ps):
     """Set each category's rate with ``n_bad`` bad nodes (``w``) and its diurnal terms.
 
-    Returns the total rate and the sums of the diurnal terms, ``(rate, zr, zi)``.
+    Returns the total rate and the sums of the diurnal terms, ``(rate, zr, zi)``; the terms
+    from the cosines and sines of the peak-hour angles (:func:`_diurnal_angles`), the same
+    floats as :func:`_diurnal_terms`.
     """
     nf = float(n_nodes)
     total = 0.0
     for c in range(w.shape[0]):
         w[c] = wg[c] * ((nf - n_bad) / nf) + wb[c] * (n_bad / nf) + wd[c]
         total += w[c]
-    zr, zi = _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps)
+    zr, zi = _diurnal_terms_at(w, cat_amp, cos_a, sin_a, pc, ps)
     return total, zr, zi
 
 
@@ -4887,7 +4889,7 @@ def _trial_nodes(
     rng, i, st_f, st_i, g_sum, h_sum, d_sum, wg, wb, wd, pg, sg, ag, pb, sb, ab, pd, sd, ad,
     n_slots, is_dom, dom, d_max, w, pc, ps, detect_hours, swap, maint_rate, maint_hours,
     work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
-    cap_hours, max_events, modulated, cat_amp, cat_phase, start_hour, trend_shape,
+    cap_hours, max_events, modulated, cat_amp, cat_phase, start_hour, cos_i, sin_i, trend_shape,
     fleet_age_hours, speed_amp, speed_phase, n_nodes, bad_fraction, diag_hours, diag_wrong, lemon_k,
     lemon_window, repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss,
     retire_after, n_standbys, preempt_hours, mem_restart_hours, mem_replicas, nc, ll, lst, rec,
@@ -4911,7 +4913,8 @@ def _trial_nodes(
     and ``preempt_hours`` are the trial's too (its draw's factors, no jitter). ``modulated``
     (failure rates vary in time) is the block's; ``cat_amp``, ``cat_phase``,
     ``trend_shape`` and ``bad_fraction`` are the trial's (its draw's, see "Physics
-    parameters per draw" in :mod:`relmc.sim`). ``prof``, ``qmax``, ``week_hour0``: the
+    parameters per draw" in :mod:`relmc.sim`); ``cos_i``, ``sin_i`` the cosines and sines of
+    its peak hours' angles (:func:`_diurnal_angles`). ``prof``, ``qmax``, ``week_hour0``: the
     periodic profiles as in :func:`_trial_general` (``same_profile``: all rows equal).
     """
     n = n_nodes
@@ -4935,9 +4938,7 @@ def _trial_nodes(
     zr = 0.0
     zi = 0.0
     if modulated:
-        fail_rate, zr, zi = _node_modulation(
-            w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
-        )
+        fail_rate, zr, zi = _node_modulation(w, wg, wb, wd, n, n_bad, cat_amp, cos_i, sin_i, pc, ps)
     amp = math.hypot(zr, zi)
     theta = math.atan2(zi, zr)
     rate = fail_rate + maint_rate
@@ -5151,7 +5152,7 @@ def _trial_nodes(
             fail_rate = w_good + w_bad + w_dom
             if modulated:
                 fail_rate, zr, zi = _node_modulation(
-                    w, wg, wb, wd, n, n_bad, cat_amp, cat_phase, start_hour, pc, ps
+                    w, wg, wb, wd, n, n_bad, cat_amp, cos_i, sin_i, pc, ps
                 )
                 amp = math.hypot(zr, zi)
                 theta = math.atan2(zi, zr)
@@ -5418,6 +5419,9 @@ def _block_nodes(
     trend_i = _trial_shape(
         draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
     )
+    cos_i = np.empty(n_cat)  # the cosines and sines of the peak hours' angles
+    sin_i = np.empty(n_cat)
+    _diurnal_angles(phase_i, start_hour, cos_i, sin_i)
     wg = np.zeros(n_cat)  # per good node's share, per bad node's share, domain categories
     wb = np.zeros(n_cat)
     wd = np.zeros(n_cat)
@@ -5464,6 +5468,7 @@ def _block_nodes(
                 draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
                 phase_i,
             )  # fmt: skip
+            _diurnal_angles(phase_i, start_hour, cos_i, sin_i)
         if per_bad:
             f_i = _trial_bad(
                 draw_bad_fraction, draw_bad_multiplier, d, bad_fraction, bad_multiplier, m_i
@@ -5495,7 +5500,8 @@ def _block_nodes(
                 pd, sd, ad, n_slots, is_dom, dom, d_max, w, pc, ps, det, swap,
                 maint_rate, maint_i, work_hours, tau, delta_i, persist_i, restart_i,
                 swap_i, n_spares, repair_hours, cap_hours, max_events, modulated, amp_i,
-                phase_i, start_hour, trend_i, fleet_age_hours, speed_amp, speed_phase, n_nodes,
+                phase_i, start_hour, cos_i, sin_i, trend_i, fleet_age_hours, speed_amp,
+                speed_phase, n_nodes,
                 f_i, diag, diag_wrong, lemon_k, lemon_window, repair_fixed,
                 escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
                 n_standbys, preempt_i, mem_i, mem_replicas, nc, ll, lst, rec,
@@ -5539,14 +5545,15 @@ def physics_on(cat_kind):
 
 
 @jit
-def _active_rates(
-    w, cat_kind, cat_amp, cat_phase, start_hour, strag_on, sdc_on, wa, pca, psa, modulated
-):
+def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca, psa, modulated):
     """Rates of the categories whose clocks run now, in ``wa``; returns ``(sum, zr, zi)``.
 
     Straggler categories are paused while a straggler is active, SDC categories while a
     corruption is latent; failure categories always run. Diurnal terms only if
-    ``modulated`` (else zero: no trigonometry per event).
+    ``modulated`` (else zero), from the cosines and sines of the categories' peak-hour angles
+    (:func:`_diurnal_angles`, computed by the caller when the peak hours change: the same
+    floats as :func:`_diurnal_terms`, without two trigonometric calls per category at every
+    change of the running clocks, which is every stop).
     """
     tot = 0.0
     for c in range(w.shape[0]):
@@ -5557,7 +5564,7 @@ def _active_rates(
         tot += wa[c]
     if not modulated:
         return tot, 0.0, 0.0
-    zr, zi = _diurnal_terms(wa, cat_amp, cat_phase, start_hour, pca, psa)
+    zr, zi = _diurnal_terms_at(wa, cat_amp, cos_a, sin_a, pca, psa)
     return tot, zr, zi
 
 
@@ -5747,6 +5754,9 @@ def _block_physics(
     trend_i = _trial_shape(
         draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
     )
+    cos_i = np.empty(n_cat)  # the cosines and sines of the peak hours' angles
+    sin_i = np.empty(n_cat)
+    _diurnal_angles(phase_i, start_hour, cos_i, sin_i)
     speedy = speed_amp > 0.0
     sphase = start_hour - speed_phase
     n_seg0, r0 = _segments(work_hours, tau)
@@ -5771,6 +5781,7 @@ def _block_physics(
                 draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
                 phase_i,
             )  # fmt: skip
+            _diurnal_angles(phase_i, start_hour, cos_i, sin_i)
         snap_steps = 2 if delta > 0.0 else 0
         seg = tau + delta
         inv_seg = 1.0 / seg
@@ -5800,7 +5811,7 @@ def _block_physics(
         c_detect = np.inf
         c_prog = 0.0
         fail_rate, zr, zi = _active_rates(
-            w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+            w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
         )
         amp = math.hypot(zr, zi)
         theta = math.atan2(zi, zr)
@@ -5956,7 +5967,7 @@ def _block_physics(
                             k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
                             c_prog = p + k * tau + min(x, s_k)
                     fail_rate, zr, zi = _active_rates(
-                        w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa,
+                        w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
                         modulated,
                     )  # fmt: skip
                     amp = math.hypot(zr, zi)
@@ -6046,7 +6057,7 @@ def _block_physics(
             s_on = False  # any stop removes an active straggler with it
             s_handle = np.inf
             fail_rate, zr, zi = _active_rates(
-                w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+                w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
             )
             amp = math.hypot(zr, zi)
             theta = math.atan2(zi, zr)
@@ -6102,8 +6113,8 @@ _PN_I = 15
 @jit(_nrt=False)  # indexes arrays only: no reference counting
 def _trial_physics_nodes(
     rng, i, sf, si, cat_kind, straggler_speed, sdc_latency_exp, retention, swap, maint_rate,
-    work_hours, tau, cap_hours, max_events, start_hour, fleet_age_hours, speed_amp, sphase,
-    modulated, amp_i, phase_i, trend_i, cat_profile, qmax, week_hour0, n, is_dom, dom, wrong,
+    work_hours, tau, cap_hours, max_events, fleet_age_hours, speed_amp, sphase,
+    modulated, amp_i, cos_i, sin_i, trend_i, cat_profile, qmax, week_hour0, n, is_dom, dom, wrong,
     d_max, wg, wb, wd, w, wa, pca, psa, det, diag, lat_i, jr, js, jd, jm, delta_i, persist_i,
     restart_i, mem_i, swap_i, maint_i, preempt_i, f_i, n_seg0, r0, lemon_k, lemon_window,
     n_standbys, n_spares, repair_hours, escalate_prob, manual_repair_hours, repair_fixed,
@@ -6165,7 +6176,7 @@ def _trial_physics_nodes(
     d_run = last_start + r + delta_i + persist_i
     _job_rates(w, wg, wb, wd, n, n_bad)
     fail_rate, zr, zi = _active_rates(
-        w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+        w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
     )
     amp = math.hypot(zr, zi)
     theta = math.atan2(zi, zr)
@@ -6349,7 +6360,7 @@ def _trial_physics_nodes(
                         x_pos = ll[which]
                         _put(L_JOB, x_rid, bt, nc, lst, ll)
                 fail_rate, zr, zi = _active_rates(
-                    w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa,
+                    w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
                     modulated,
                 )  # fmt: skip
                 amp = math.hypot(zr, zi)
@@ -6448,7 +6459,7 @@ def _trial_physics_nodes(
         if s_on or sdc_stop:  # the clocks that run change (else the rates stand as they are)
             s_on = False  # any stop removes an active straggler with it
             fail_rate, zr, zi = _active_rates(
-                w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa, modulated
+                w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
             )
             amp = math.hypot(zr, zi)
             theta = math.atan2(zi, zr)
@@ -6484,7 +6495,7 @@ def _trial_physics_nodes(
                 n_bad = nc[2 * L_JOB + BAD]
                 _job_rates(w, wg, wb, wd, n, n_bad)
                 fail_rate, zr, zi = _active_rates(
-                    w, cat_kind, amp_i, phase_i, start_hour, s_on, c_on, wa, pca, psa,
+                    w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
                     modulated,
                 )  # fmt: skip
                 amp = math.hypot(zr, zi)
@@ -6669,6 +6680,9 @@ def _block_physics_nodes(
     trend_i = _trial_shape(
         draw_amp, draw_phase, draw_trend, 0, cat_amp, cat_phase, trend_shape, amp_i, phase_i
     )
+    cos_i = np.empty(n_cat)  # the cosines and sines of the peak hours' angles
+    sin_i = np.empty(n_cat)
+    _diurnal_angles(phase_i, start_hour, cos_i, sin_i)
     sphase = start_hour - speed_phase
     n_seg0, r0 = _segments(work_hours, tau)
     rf = np.empty(8)
@@ -6702,6 +6716,7 @@ def _block_physics_nodes(
                 draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp_i,
                 phase_i,
             )  # fmt: skip
+            _diurnal_angles(phase_i, start_hour, cos_i, sin_i)
         if per_bad:
             f_i = _trial_bad(
                 draw_bad_fraction, draw_bad_multiplier, d, bad_fraction, bad_multiplier, m_i
@@ -6732,8 +6747,8 @@ def _block_physics_nodes(
             recf = rec.view(np.float64)
             grow = _trial_physics_nodes(
                 rng, i, sf, si, cat_kind, straggler_speed, sdc_latency_exp, retention, swap,
-                maint_rate, work_hours, tau, cap_hours, max_events, start_hour,
-                fleet_age_hours, speed_amp, sphase, modulated, amp_i, phase_i, trend_i,
+                maint_rate, work_hours, tau, cap_hours, max_events,
+                fleet_age_hours, speed_amp, sphase, modulated, amp_i, cos_i, sin_i, trend_i,
                 cat_profile, qmax, week_hour0, n, is_dom, dom, wrong, d_max, wg, wb, wd, w, wa,
                 pca, psa, det, diag, lat_i, jr, js, jd, jm, delta_i, persist_i, restart_i,
                 mem_i, swap_i, maint_i, preempt_i, f_i, n_seg0, r0, lemon_k, lemon_window,
