@@ -767,3 +767,54 @@ def test_invariants_hold_on_random_diurnal_path_scenarios(x, maint, seed):
     stats = np.zeros(3, dtype=np.int64)
     out = _run(_kernels._block_diurnal, x, seed, True, stats)
     _check_invariants(out, x)
+
+
+def test_diurnal_terms_from_the_angles_are_the_same_floats():
+    # The paths that compute the peak hours' angles once (the diurnal, physics, node and
+    # combined paths: _diurnal_angles, then _diurnal_terms_at at every change of the rates)
+    # rely on these being _diurnal_terms' floats, bit for bit; also where the terms are
+    # written over the angles' arrays (each entry read before it is written). Negative
+    # control: angles of a start hour 1e-9 h later are not the same floats.
+    r = np.random.default_rng(11)
+    for _ in range(200):
+        k = int(r.integers(1, 20))
+        w = r.exponential(1.0, k) * (r.random(k) < 0.8)
+        amp = r.random(k)
+        phase = r.uniform(0.0, 24.0, k)
+        start = float(r.uniform(0.0, 24.0))
+        pc, ps = np.empty(k), np.empty(k)
+        want = _kernels._diurnal_terms(w, amp, phase, start, pc, ps)
+        cos_a, sin_a = np.empty(k), np.empty(k)
+        _kernels._diurnal_angles(phase, start, cos_a, sin_a)
+        qc, qs = np.empty(k), np.empty(k)
+        assert _kernels._diurnal_terms_at(w, amp, cos_a, sin_a, qc, qs) == want
+        assert np.array_equal(qc, pc) and np.array_equal(qs, ps)
+        assert _kernels._diurnal_terms_at(w, amp, cos_a, sin_a, cos_a, sin_a) == want
+        assert np.array_equal(cos_a, pc) and np.array_equal(sin_a, ps)
+    _kernels._diurnal_angles(phase, start + 1e-9, cos_a, sin_a)
+    assert _kernels._diurnal_terms_at(w, amp, cos_a, sin_a, qc, qs) != want
+
+
+def test_rates_with_the_clocks_that_run_use_the_angles_terms():
+    # _active_rates (the physics paths) with the angles: each running category's terms, the
+    # paused ones' zero, the same floats as _diurnal_terms of the running rates
+    k = 5
+    w = np.array([0.3, 0.2, 0.1, 0.05, 0.4])
+    kind = np.array(
+        [_kernels.KIND_FAILURE, _kernels.KIND_STRAGGLER, _kernels.KIND_SDC, 0, 0], np.int64
+    )
+    amp = np.array([0.5, 0.8, 0.2, 1.0, 0.0])
+    phase = np.array([14.0, 3.0, 22.5, 9.0, 1.0])
+    cos_a, sin_a = np.empty(k), np.empty(k)
+    _kernels._diurnal_angles(phase, 6.0, cos_a, sin_a)
+    for s_on, c_on in ((False, False), (True, False), (False, True), (True, True)):
+        wa, pca, psa = np.empty(k), np.empty(k), np.empty(k)
+        tot, zr, zi = _kernels._active_rates(
+            w, kind, amp, cos_a, sin_a, s_on, c_on, wa, pca, psa, True
+        )
+        running = w * np.array([1, not s_on, not c_on, 1, 1], dtype=float)
+        assert np.array_equal(wa, running) and tot == sum(running)
+        pc, ps = np.empty(k), np.empty(k)
+        assert (zr, zi) == _kernels._diurnal_terms(running, amp, phase, 6.0, pc, ps)
+        assert np.array_equal(pca, pc) and np.array_equal(psa, ps)
+        assert (zr != 0.0) and (pca[1] == 0.0) == s_on and (pca[2] == 0.0) == c_on
