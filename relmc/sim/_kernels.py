@@ -6054,13 +6054,14 @@ def _block_physics(
             d_run = last_start + r + delta + persist
             in_restart = False
             sig = 1.0
-            s_on = False  # any stop removes an active straggler with it
+            if s_on or sdc_stop:  # the clocks that run change (else the rates stand as they are)
+                s_on = False  # any stop removes an active straggler with it
+                fail_rate, zr, zi = _active_rates(
+                    w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
+                )
+                amp = math.hypot(zr, zi)
+                theta = math.atan2(zi, zr)
             s_handle = np.inf
-            fail_rate, zr, zi = _active_rates(
-                w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
-            )
-            amp = math.hypot(zr, zi)
-            theta = math.atan2(zi, zr)
             if maint_stop:
                 t, capped = _spend(lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours)
                 if capped:
