@@ -18,7 +18,8 @@ categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llam
 peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs),
 ``diurnal_straggler`` (``diurnal`` with a straggler category: the physics path),
 ``diurnal_nodes`` (``diurnal`` with bench_nodes.py's node features: the node path) and
-``diurnal_straggler_nodes`` (both: the combined path); any with
+``diurnal_straggler_nodes`` (both: the combined path), ``physics`` (bench_physics.py's
+"on" rows: a straggler and an SDC category with planned maintenance); any with
 ``_draws`` appended (e.g. ``diurnal18_draws``): rates per draw, 8 draws (each category's rate
 times a lognormal of sd 0.2) taken by the trials in turn; any diurnal one with ``_shapes``
 appended: shapes per draw, 8 draws (each category's amplitude times a lognormal of sd 0.2,
@@ -53,6 +54,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_kernel as bk  # noqa: E402
 import bench_nodes  # noqa: E402
+import bench_physics  # noqa: E402
 
 from relmc.scenario import Category, Job  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
@@ -71,6 +73,7 @@ SCENARIOS = (
     "diurnal_straggler",
     "diurnal_nodes",
     "diurnal_straggler_nodes",
+    "physics",
 )
 
 # a straggler category (the time_varying example's: one a day per 2,048 nodes, half speed until
@@ -89,6 +92,8 @@ STRAGGLER = Category(
 def scenario(name: str, n_gpus: int, days: float):
     if name == "pool":
         s = bk.pool_scenario(n_gpus)
+    elif name == "physics":
+        s = bench_physics.scenario(n_gpus, on=True)
     elif name.startswith(("diurnal_straggler", "diurnal_nodes")):
         # the physics path (a straggler category), the node model (bench_nodes' features), or
         # both, with every category's rate on a daily cycle (a = 0.5, peak at 14:00)
