@@ -2532,7 +2532,7 @@ _REFRESH = 64  # failures between refreshes of the carried phase from math.sin, 
 _X_RTOL = 2.2e-16  # a failure time is solved to this fraction of the wall clock (its spacing)
 _BRACKET_RTOL = 1e-12  # slack of the closed-form brackets over float rounding
 _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 100)
-CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill, per trial
+CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 # the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
@@ -3190,12 +3190,12 @@ def _diurnal_block_body(
     are marked -1 (not failures) and the first point after it is exposed from the recovery's
     end; (5) the exposures through the renewal path's block arithmetic
     (:func:`_block_map_marked`, the marks adding nothing, each failure at its point's position).
-    Returns ``(k_left, jk, n_zero, t, dk_sum, sk, nr, n_fail, deficit)``: the countdown and the
-    next costly failure drawn ahead, the failures whose categories are left to the caller, the
-    wall clock after the last failure's recovery, the block arithmetic's counts, the failures
-    taken, the integrated intensity from the last point to the end of the last recovery (the
-    caller skips it in the gaps that follow: the same process goes on), the failures' exposed
-    hours and ``jc``.
+    Returns ``(k_left, jk, n_zero, t, dk_sum, sk, nr, n_fail, deficit, exposed, jc)``: the
+    countdown and the next costly failure drawn ahead, the failures whose categories are left to
+    the caller, the wall clock after the last failure's recovery, the block arithmetic's counts,
+    the failures taken, the integrated intensity from the last point to the end of the last
+    recovery (the caller skips it in the gaps that follow: the same process goes on), the
+    failures' exposed hours and ``jc``.
 
     With ``marks`` the categories' shapes differ, so a failure's category depends on its
     time: the intensity is still one cosine (the categories' terms sum to one, ``big_a`` its
@@ -3633,8 +3633,8 @@ def _block_diurnal(
     (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
     from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
     category has one diurnal shape they are independent of time, so alias draws made ahead
-    (``CBUF`` per refill; what a trial one by one leaves is not used; a trial with blocks
-    leaves them to the next trial of the same draw), or, when every
+    (``CBUF`` per refill; where blocks apply to the draw, ``fast``, what a trial leaves goes
+    to the next trial of the same draw, else it is not used), or, when every
     category also costs the same recovery, one multinomial per trial at the end
     (:func:`_settle_categories`); otherwise by exact inversion at the failure's phase: one
     uniform ``u`` (drawn ahead, ``CBUF`` per refill, carried as the categories are) and the
@@ -3722,13 +3722,15 @@ def _block_diurnal(
     the buffer the next takes first. ``use_blocks`` false (tests) takes every failure one by
     one with the same refills, so a trial with blocks and without consume the same gaps.
 
-    What a trial with blocks draws ahead and leaves (the blocks' costly failures, ``kbuf_c``
-    .. at ``jk``; the categories or the picks' uniforms, ``cbuf`` or ``ubuf`` at ``jc``) the
-    next trial takes first while the draw stays (they are the draw's: its tables, its
-    ``lam_geo``), as with the gaps: independent draws taken in order, so the same process.
-    A 2k-GPU trial (57 failures, ~6 of them costly, ~3 one by one) used to draw 32 of each
-    afresh and leave most (~0.5 us of its ~3.3); a trial one by one still draws its categories
-    afresh (its draws as they were).
+    Where blocks apply to the draw (``fast``, a function of the draw), what a trial draws
+    ahead and leaves (the blocks' costly failures, ``kbuf_c`` .. at ``jk``; the categories or
+    the picks' uniforms, ``cbuf`` or ``ubuf`` at ``jc``) the next trial takes first while the
+    draw stays (they are the draw's: its tables, its ``lam_geo``), as with the gaps: every
+    value read moves its index on at once, so what is carried was never looked at:
+    independent draws taken in order, the same process. A 2k-GPU trial (57 failures, ~6 of
+    them costly, ~3 one by one) used to draw 32 of each afresh and leave most (~0.5 us of its
+    ~3.3). Where blocks do not apply, a trial still draws its categories afresh (its draws as
+    they were).
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
@@ -3755,8 +3757,9 @@ def _block_diurnal(
     phase_i = np.empty(n_cat)
     buf = np.empty(_DIURNAL_BUF)
     j = _DIURNAL_BUF
-    cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories, drawn ahead (one shape)
-    ubuf = np.empty(CBUF)  # scratch of _alias_fill; with shapes that differ, the picks' uniforms
+    cbuf = np.empty(CBUF, dtype=np.int64)  # categories drawn ahead (one shape), at jc
+    ubuf = np.empty(CBUF)  # with shapes that differ, the picks' uniforms drawn ahead, at jc
+    uscr = np.empty(CBUF)  # scratch of _alias_fill (never ubuf: that may hold carried draws)
     kbuf_c = np.empty(CBUF, dtype=np.int64)  # a block's costly failures drawn ahead: countdowns,
     cbuf_c = np.empty(CBUF, dtype=np.int64)  # categories, scratch (_costly_fill)
     ubuf_c = np.empty(CBUF)
@@ -3824,8 +3827,8 @@ def _block_diurnal(
     n_slots_c_d = 0
     lam_geo_d = 0.0
     n_slots_z = 0
-    # drawn ahead, carried from trial to trial while the draw stays (trials with blocks): the
-    # blocks' costly failures (jk) and the categories or the picks' uniforms (jc)
+    # drawn ahead, carried from trial to trial while the draw stays (where blocks apply to
+    # it): the blocks' costly failures (jk) and the categories or the picks' uniforms (jc)
     jk = CBUF
     jc = CBUF
     for i in range(n_trials):
@@ -3984,7 +3987,7 @@ def _block_diurnal(
         # time: what is left of it after a failure stands); inf: none
         m_left = _gap(rng) * inv_maint if m_on else np.inf
         if not fast:
-            jc = CBUF  # a trial one by one draws its categories afresh (what it leaves unused)
+            jc = CBUF  # where blocks do not apply, a trial draws afresh (what it leaves unused)
         budget = max_events - 1  # the last event the budget allows goes to the general path
         # fast: the gaps in buf are those of one Poisson process over all wall time; what of a
         # costly recovery's integrated intensity its points have not passed is skipped next
@@ -4188,7 +4191,7 @@ def _block_diurnal(
                 c = c_first
             elif shared:
                 if jc == CBUF:
-                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf, False)
+                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, uscr, False)
                     jc = 0
                 c = cbuf[jc]
                 jc += 1
@@ -5553,7 +5556,7 @@ def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca,
     ``modulated`` (else zero), from the cosines and sines of the categories' peak-hour angles
     (:func:`_diurnal_angles`, computed by the caller when the peak hours change: the same
     floats as :func:`_diurnal_terms`, without two trigonometric calls per category at every
-    change of the running clocks, which is every stop).
+    change of the running clocks: a straggler's start or end, an SDC's strike or rollback).
     """
     tot = 0.0
     for c in range(w.shape[0]):
