@@ -396,7 +396,9 @@ def test_blocks_match_the_general_path(name):
         assert (fast["events"][~fast["finished"]] == 90).all() and (~fast["finished"]).any()
 
 
-@pytest.mark.parametrize("per_draw", ["rates", "rates_and_shapes", "uncostly_proportions"])
+@pytest.mark.parametrize(
+    "per_draw", ["rates", "rates_and_shapes", "uncostly_proportions", "shapes_in_runs"]
+)
 def test_blocks_match_the_general_path_across_draws(per_draw):
     """Trials alternate between two draws: of different rates, or rates and diurnal shapes.
 
@@ -414,7 +416,11 @@ def test_blocks_match_the_general_path_across_draws(per_draw):
     a trial's end draws for the blocks' uncostly failures (~640 a trial) tells the draws
     apart. Building its tables for the first draw only (a hand mutant) fails here; with two
     such categories it would not (the conditional binomials then agree whatever the stale
-    suffix sums).
+    suffix sums). ``shapes_in_runs``: one shape for every category in draw 0, peaks 8 h
+    apart in draw 1 (categories drawn at their phase), trials in runs of four of one draw, so
+    what a trial draws ahead goes to the next trial of its draw (the categories in the one,
+    the picks' uniforms in the other) and is dropped where the draw, and its kind of draws
+    ahead, changes.
     """
     n = 2000
     if per_draw != "uncostly_proportions":
@@ -442,6 +448,14 @@ def test_blocks_match_the_general_path_across_draws(per_draw):
             mixed,
             draw_amp=np.stack([0.9 * ones, 0.9 * ones]),
             draw_phase=np.stack([2.0 * ones, 20.0 * ones]),
+        )
+    if per_draw == "shapes_in_runs":
+        mixed = dataclasses.replace(
+            mixed,
+            cat_rate=np.stack([rate, rate]),
+            draw_of_trial=(np.arange(n) // 4) % 2,
+            draw_amp=np.stack([0.9 * ones, 0.9 * ones]),
+            draw_phase=np.stack([2.0 * ones, 2.0 + 8.0 * np.arange(rate.size)]),
         )
     fast = _run(_kernels._block_diurnal, mixed, 1, True, np.zeros(4, dtype=np.int64))
     slow = _run(_kernels._block_general, mixed, 2)
