@@ -809,12 +809,18 @@ def test_rates_with_the_clocks_that_run_use_the_angles_terms():
     _kernels._diurnal_angles(phase, 6.0, cos_a, sin_a)
     for s_on, c_on in ((False, False), (True, False), (False, True), (True, True)):
         wa, pca, psa = np.empty(k), np.empty(k), np.empty(k)
-        tot, zr, zi = _kernels._active_rates(
+        tot, zr, zi, a, th = _kernels._active_rates(
             w, kind, amp, cos_a, sin_a, s_on, c_on, wa, pca, psa, True
         )
+        assert (a, th) == (math.hypot(zr, zi), math.atan2(zi, zr))
         running = w * np.array([1, not s_on, not c_on, 1, 1], dtype=float)
         assert np.array_equal(wa, running) and tot == sum(running)
         pc, ps = np.empty(k), np.empty(k)
         assert (zr, zi) == _kernels._diurnal_terms(running, amp, phase, 6.0, pc, ps)
         assert np.array_equal(pca, pc) and np.array_equal(psa, ps)
         assert (zr != 0.0) and (pca[1] == 0.0) == s_on and (pca[2] == 0.0) == c_on
+    # unmodulated: the rates alone, terms and their amplitude and phase 0 (hypot and atan2 of 0)
+    tot, *rest = _kernels._active_rates(
+        w, kind, amp, cos_a, sin_a, False, False, wa, pca, psa, False
+    )
+    assert tot == w.sum() and rest == [0.0, 0.0, 0.0, 0.0]

@@ -5549,7 +5549,7 @@ def physics_on(cat_kind):
 
 @jit
 def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca, psa, modulated):
-    """Rates of the categories whose clocks run now, in ``wa``; returns ``(sum, zr, zi)``.
+    """Rates of the categories whose clocks run now, in ``wa``: ``(sum, zr, zi, amp, theta)``.
 
     Straggler categories are paused while a straggler is active, SDC categories while a
     corruption is latent; failure categories always run. Diurnal terms only if
@@ -5557,6 +5557,8 @@ def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca,
     (:func:`_diurnal_angles`, computed by the caller when the peak hours change: the same
     floats as :func:`_diurnal_terms`, without two trigonometric calls per category at every
     change of the running clocks: a straggler's start or end, an SDC's strike or rollback).
+    ``amp``, ``theta``: the summed terms' amplitude and phase, ``hypot(zr, zi)`` and
+    ``atan2(zi, zr)`` (0 and 0 unmodulated, as those give).
     """
     tot = 0.0
     for c in range(w.shape[0]):
@@ -5566,9 +5568,9 @@ def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca,
         wa[c] = w[c] if run else 0.0
         tot += wa[c]
     if not modulated:
-        return tot, 0.0, 0.0
+        return tot, 0.0, 0.0, 0.0, 0.0
     zr, zi = _diurnal_terms_at(wa, cat_amp, cos_a, sin_a, pca, psa)
-    return tot, zr, zi
+    return tot, zr, zi, math.hypot(zr, zi), math.atan2(zi, zr)
 
 
 @jit
@@ -5813,11 +5815,9 @@ def _block_physics(
         c_cat = 0
         c_detect = np.inf
         c_prog = 0.0
-        fail_rate, zr, zi = _active_rates(
+        fail_rate, zr, zi, amp, theta = _active_rates(
             w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
         )
-        amp = math.hypot(zr, zi)
-        theta = math.atan2(zi, zr)
         in_restart = False
         t_rend = 0.0
         t_a = 0.0  # the run's anchor: wall time and nominal position
@@ -5969,12 +5969,10 @@ def _block_physics(
                         if not in_restart:
                             k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
                             c_prog = p + k * tau + min(x, s_k)
-                    fail_rate, zr, zi = _active_rates(
+                    fail_rate, zr, zi, amp, theta = _active_rates(
                         w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
                         modulated,
                     )  # fmt: skip
-                    amp = math.hypot(zr, zi)
-                    theta = math.atan2(zi, zr)
                     continue
                 if not maint_stop:
                     rc = c
@@ -6059,11 +6057,9 @@ def _block_physics(
             sig = 1.0
             if s_on or sdc_stop:  # the clocks that run change (else the rates stand as they are)
                 s_on = False  # any stop removes an active straggler with it
-                fail_rate, zr, zi = _active_rates(
+                fail_rate, zr, zi, amp, theta = _active_rates(
                     w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
                 )
-                amp = math.hypot(zr, zi)
-                theta = math.atan2(zi, zr)
             s_handle = np.inf
             if maint_stop:
                 t, capped = _spend(lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours)
@@ -6179,11 +6175,9 @@ def _trial_physics_nodes(
     last_start = (n_seg - 1) * seg
     d_run = last_start + r + delta_i + persist_i
     _job_rates(w, wg, wb, wd, n, n_bad)
-    fail_rate, zr, zi = _active_rates(
+    fail_rate, zr, zi, amp, theta = _active_rates(
         w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
     )
-    amp = math.hypot(zr, zi)
-    theta = math.atan2(zi, zr)
     grow = False
     while True:
         if (
@@ -6363,12 +6357,10 @@ def _trial_physics_nodes(
                         nc[which] -= 1
                         x_pos = ll[which]
                         _put(L_JOB, x_rid, bt, nc, lst, ll)
-                fail_rate, zr, zi = _active_rates(
+                fail_rate, zr, zi, amp, theta = _active_rates(
                     w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
                     modulated,
                 )  # fmt: skip
-                amp = math.hypot(zr, zi)
-                theta = math.atan2(zi, zr)
                 continue
             if not maint_stop:
                 rc = c
@@ -6462,11 +6454,9 @@ def _trial_physics_nodes(
         sig = 1.0
         if s_on or sdc_stop:  # the clocks that run change (else the rates stand as they are)
             s_on = False  # any stop removes an active straggler with it
-            fail_rate, zr, zi = _active_rates(
+            fail_rate, zr, zi, amp, theta = _active_rates(
                 w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
             )
-            amp = math.hypot(zr, zi)
-            theta = math.atan2(zi, zr)
         s_handle = np.inf
         memory = False  # whether the restart reads the checkpoint from peers' memory
         if maint_stop:
@@ -6498,12 +6488,10 @@ def _trial_physics_nodes(
             if nc[2 * L_JOB + BAD] != n_bad:  # the job's rates change with its bad nodes
                 n_bad = nc[2 * L_JOB + BAD]
                 _job_rates(w, wg, wb, wd, n, n_bad)
-                fail_rate, zr, zi = _active_rates(
+                fail_rate, zr, zi, amp, theta = _active_rates(
                     w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
                     modulated,
                 )  # fmt: skip
-                amp = math.hypot(zr, zi)
-                theta = math.atan2(zi, zr)
             if capped:
                 break
             # stragglers and SDC restart from storage
