@@ -5547,7 +5547,7 @@ def physics_on(cat_kind):
     return False
 
 
-@jit
+@jit(forceinline=True)
 def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca, psa, modulated):
     """Rates of the categories whose clocks run now, in ``wa``: ``(sum, zr, zi, amp, theta)``.
 
