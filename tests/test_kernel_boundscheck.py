@@ -12,8 +12,9 @@ tests and the pool path's reduction (tests/test_pool_reduced.py), each also with
 rates (the diurnal path, with one peak hour and with a peak hour per category), on
 straggler and SDC categories (the physics path), and on
 straggler and SDC categories with the node model (the combined path,
-tests/test_physics_nodes_kernel.py, and 3,000 nodes); any index out of range raises
-``IndexError`` there. Slow: a full compile of the kernels.
+tests/test_physics_nodes_kernel.py, and 3,000 nodes), and on the physics path with its ring
+of retained checkpoints grown many times (a hand mutant that never grows it raises here);
+any index out of range raises ``IndexError`` there. Slow: a full compile of the kernels.
 """
 
 from __future__ import annotations
@@ -89,6 +90,17 @@ inputs += [_sdc_with_domain(n_spares, 16) for n_spares in (-1, 0)]
 inputs.append(with_sdc_fields(
     inputs[len(NODE_SCENARIOS)], cat_kind=[0, 1, 2], straggler_speed=[1.0, 0.3, 1.0],
     sdc_latency=[0.0, 0.0, 5.0], retention=2,
+))
+# the physics path's ring of retained checkpoints grown many times over (it starts with room
+# for 8 runs): every checkpoint kept, and frequent maintenance and straggler stops, each
+# checkpointing off the grid (a new run)
+from physicsinputs import sdc_inputs
+
+inputs.append(sdc_inputs(
+    [0.02, 0.3, 0.01], n_trials=16, detect=[0.0, 0.1, 0.0], cat_kind=[0, 1, 2],
+    straggler_speed=[1.0, 0.5, 1.0], sdc_latency=[0.0, 0.0, 3.0], retention=0,
+    maint_rate=0.2, maint_hours=0.05, work_hours=300.0, tau=1.0, delta=0.01, persist=0.02,
+    restart_hours=0.1, cap_hours=5000.0,
 ))
 events = 0
 for x in inputs:
