@@ -159,7 +159,8 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   off: an event loop that draws the next arrival afresh from the clocks that run now and
   compares it with the deterministic times ahead (a restart's end, a run's end, a
   straggler's handling, an SDC's detection, the cap). An arrival drawn in a restart that
-  falls past its end is the run's next arrival (the same clocks run on).
+  falls past its end is the run's next arrival (the same clocks run on); so on the
+  combined path below, which keeps it in its saved state.
 * ``_block_physics_nodes``: straggler and SDC categories with the node model on: the physics
   path's loop with the node path's counts, records and :func:`_node_recover`; the struck
   node's type is drawn with its category, and an SDC's node gets a record at the corruption
@@ -6126,11 +6127,11 @@ def _job_rates(w, wg, wb, wd, n, n_bad):
 
 # the combined path's resumable state (see _trial_physics_nodes): floats, then integers
 (PN_T, PN_P, PN_R, PN_TREND, PN_TA, PN_EA, PN_SHANDLE, PN_SIG, PN_SARRIVAL, PN_CDETECT,
- PN_CPROG) = range(11)  # fmt: skip
+ PN_CPROG, PN_TARR, PN_GFAIL, PN_GMAINT) = range(14)  # fmt: skip
 (PN_NSEG, PN_EVENTS, PN_DONE, PN_NR, PN_LEFT, PN_SHORT, PN_NBAD, PN_SON, PN_SCAT, PN_SBT,
- PN_CON, PN_CCAT, PN_XRID, PN_XPOS, PN_INRESTART) = range(15)  # fmt: skip
-_PN_F = 11
-_PN_I = 15
+ PN_CON, PN_CCAT, PN_XRID, PN_XPOS, PN_INRESTART, PN_KEPT) = range(16)  # fmt: skip
+_PN_F = 14
+_PN_I = 16
 
 
 @jit(_nrt=False)  # indexes arrays only: no reference counting
@@ -6150,13 +6151,14 @@ def _trial_physics_nodes(
     """Simulate trial ``i`` of the combined path from the state in ``sf``, ``si``.
 
     The state (:data:`_PN_F`, :data:`_PN_I`) is every quantity the event loop carries
-    from one event to the next; what follows from it (the segment bounds, the job's rates)
-    is recomputed here. As in :func:`_trial_nodes`, arrays are never reallocated (so this
-    compiles without reference counting): when one event might overflow the records, the
-    repair stages or the ring of retained checkpoints, the state is saved and ``True``
-    returned, and the caller grows them and calls again; otherwise the trial runs to its
-    end and ``False`` is returned. ``stats[1]`` counts SDC detections whose followed
-    record is not at its kept place in the job's list (always zero; the tests read it).
+    from one event to the next (the next arrival too, where a restart kept it for the run);
+    what follows from it (the segment bounds, the job's rates) is recomputed here. As in
+    :func:`_trial_nodes`, arrays are never reallocated (so this compiles without reference
+    counting): when one event might overflow the records, the repair stages or the ring of
+    retained checkpoints, the state is saved and ``True`` returned, and the caller grows
+    them and calls again; otherwise the trial runs to its end and ``False`` is returned.
+    ``stats[1]`` counts SDC detections whose followed record is not at its kept place in
+    the job's list (always zero; the tests read it).
     """
     nf = float(n)
     unlimited = n_spares < 0
@@ -6180,6 +6182,10 @@ def _trial_physics_nodes(
     s_arrival = sf[PN_SARRIVAL]
     c_detect = sf[PN_CDETECT]
     c_prog = sf[PN_CPROG]
+    t_arr = sf[PN_TARR]  # the next arrival (kept from a restart: PN_KEPT)
+    g_fail = sf[PN_GFAIL]
+    g_maint = sf[PN_GMAINT]
+    kept = si[PN_KEPT] != 0
     n_seg = si[PN_NSEG]
     events = si[PN_EVENTS]
     done = si[PN_DONE] != 0
@@ -6210,21 +6216,24 @@ def _trial_physics_nodes(
         ):
             grow = True  # room for one event: an SDC's record, a domain's nodes, two ring runs
             break
-        # ---- the next arrival, drawn from now with the clocks that run now
-        g_fail = np.inf
-        g_maint = np.inf
-        if modulated:
-            if fail_rate > 0.0:
-                g_fail = _next_failure(
-                    rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                    trend_i, fleet_age_hours, cap_hours,
-                )  # fmt: skip
-            if maint_rate > 0.0:
-                g_maint = _gap(rng) / maint_rate
-            t_arr = t + min(g_fail, g_maint)
+        if kept:
+            kept = False  # the arrival drawn in the restart, past its end: the run's
         else:
-            tot = fail_rate + maint_rate
-            t_arr = t + _gap(rng) / tot if tot > 0.0 else np.inf
+            # ---- the next arrival, drawn from now with the clocks that run now
+            g_fail = np.inf
+            g_maint = np.inf
+            if modulated:
+                if fail_rate > 0.0:
+                    g_fail = _next_failure(
+                        rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
+                        trend_i, fleet_age_hours, cap_hours,
+                    )  # fmt: skip
+                if maint_rate > 0.0:
+                    g_maint = _gap(rng) / maint_rate
+                t_arr = t + min(g_fail, g_maint)
+            else:
+                tot = fail_rate + maint_rate
+                t_arr = t + _gap(rng) / tot if tot > 0.0 else np.inf
         t_det = max(c_detect, t) if c_on else np.inf
         rc = -1  # category to recover from (and restart after), -1: none
         rc_detect = 0.0  # its detection hours to spend
@@ -6266,6 +6275,7 @@ def _trial_physics_nodes(
                     t_a = t
                     e_a = 0.0
                     sig = straggler_speed[s_cat] if s_on else 1.0
+                    kept = True  # the same clocks run on: the arrival stands
                     continue
         else:
             # ---- a run: which comes first, an event or the run's end?
@@ -6538,6 +6548,10 @@ def _trial_physics_nodes(
     sf[PN_SARRIVAL] = s_arrival
     sf[PN_CDETECT] = c_detect
     sf[PN_CPROG] = c_prog
+    sf[PN_TARR] = t_arr
+    sf[PN_GFAIL] = g_fail
+    sf[PN_GMAINT] = g_maint
+    si[PN_KEPT] = 1 if kept else 0
     si[PN_NSEG] = n_seg
     si[PN_EVENTS] = events
     si[PN_DONE] = 1 if done else 0
@@ -6640,7 +6654,8 @@ def _block_physics_nodes(
     """Run stragglers and SDC with the node model over a block of trials (see :mod:`relmc.sim`).
 
     :func:`_block_physics`'s event loop (the next arrival drawn afresh from the clocks that
-    run now, against the deterministic times ahead) with :func:`_block_nodes`'s nodes: each
+    run now, against the deterministic times ahead; one drawn in a restart, past its end, is
+    the run's) with :func:`_block_nodes`'s nodes: each
     category's rate is the job's with its bad nodes (:func:`_job_rates`), straggler and SDC
     categories are node-domain and never wrongly blamed, and recovery is
     :func:`_node_recover` (diagnosis, blame, lemon detection, repair, standbys, the pool,
