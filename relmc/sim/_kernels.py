@@ -183,13 +183,13 @@ values are copied, not multiplied, so every path computes what it did before, bi
 
 Calls in the event loops: a compiled function takes a reference to each array it is passed
 and drops it on return, two atomic operations each, unless LLVM inlines the call (it does
-for small functions on its own). The helpers an event loop calls
-per event are therefore ``forceinline`` (:func:`_spend`, :func:`_jitter`, the picks, the
-time-varying gap and pick, :func:`_ring_rollback`, :func:`_job_rates`), and the ring of
-retained checkpoints is grown in place only when short, not returned by a call at every stop
-(the physics path: 1.8x at 2k GPUs; the general path with diurnal rates 1.3x; outputs bit
-for bit). A function that only indexes arrays may be compiled without reference counting
-(``_nrt=False``), which removes its own but not its callees'.
+for small functions on its own). The helpers an event loop calls per event are therefore
+``forceinline`` (:func:`_spend`, :func:`_jitter`, the picks, the time-varying gap and pick,
+:func:`_ring_rollback`, :func:`_job_rates`), and the ring of retained checkpoints is grown
+in place only when short, not returned by a call at every stop (the physics path: 1.8x at
+2k GPUs; the general path with diurnal rates 1.3x; outputs bit for bit). A function that
+only indexes arrays may be compiled without reference counting (``_nrt=False``), which
+removes its own but not its callees'.
 """
 
 from __future__ import annotations
@@ -5623,9 +5623,9 @@ def _ring_put(rf, rn, nr, first, n, tau, retention, tol):
     that continues the newest one is merged into it. With ``retention = K >= 1`` only the
     ``K`` newest checkpoints are kept (``O(K)`` per call at most). ``tol``: how far a run's
     next checkpoint may be from ``first`` to continue it (rounding). The arrays must have
-    room for one more run (the callers grow them with :func:`_grow1` only when short, not
-    through a call per stop that returns them: on the physics path such a call, its arrays'
-    reference counts taken and dropped at every stop, cost 1.46x); returns the number of runs.
+    room for one more run: the callers grow them with :func:`_grow1` only when short (the
+    physics path once grew and returned them through a call at every stop, their reference
+    counts taken and dropped each time: 1.46x slower). Returns the number of runs.
     """
     if n <= 0:
         return nr
@@ -5743,8 +5743,8 @@ def _block_physics(
     path 1.08x, with diurnal rates 1.34x; the random streams move). A run's nominal
     position is ``e_a + sig (S(t) - S(t_a))`` from an anchor ``(t_a, e_a)`` moved at each
     change of the straggler factor ``sig``; segments are located arithmetically only when
-    the run stops. Retained checkpoints are a ring of
-    arithmetic runs (:func:`_ring_put`). Cost O(events), O(K) per event at most. Uncertain
+    the run stops. Retained checkpoints are a ring of arithmetic runs (:func:`_ring_put`).
+    Cost O(events), O(K) per event at most. Uncertain
     overheads: each trial takes its draw's row of ``overhead_factor`` (also every SDC
     category's latency: the fixed value, or the exponential's mean), and each restart,
     swap, detection (a straggler's slow phase, drawn at its arrival) and maintenance
