@@ -179,16 +179,18 @@ def test_each_bad_field_is_named_with_its_range(build, field, allowed):
 def test_stragglers_with_the_node_model_run_on_the_combined_path():
     # once refused; now the kernel's combined path (tests/test_physics_nodes_kernel.py): the
     # straggler's slow time is charged and restarts are counted by source, which only the
-    # node model does (the physics path leaves those counts at zero)
+    # node model does (the physics path leaves those counts at zero). A slow phase of 0.5 h
+    # (with none, a straggler is handled at its arrival and slows only a final snapshot it
+    # strikes: ~1 in 64 trials, so whether any trial of a seed does was luck)
+    straggler = Category("s", rate=0.01, kind="straggler", recovery="swap", detection_hours=0.5)
     sc = Scenario(
         cluster=Cluster(n_gpus=64),
-        failures=FailureModel(
-            (Category("s", rate=0.01, kind="straggler", recovery="swap"),), bad_node_fraction=0.1
-        ),
+        failures=FailureModel((straggler,), bad_node_fraction=0.1),
         job=Job(10.0),
     )
     ds = simulate(sc, n_trials=64, seed=0)
-    assert float(ds["lost_hours"].sel(cause="straggler").sum()) > 0
+    slow = ds["lost_hours"].sel(cause="straggler")
+    assert float(slow.sum()) > 0 and float((slow > 0).mean()) > 0.9
     assert int(ds["restarts_storage"].sum()) > 0 and int(ds["restarts_memory"].sum()) == 0
     plain = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, bad_node_fraction=0))
     assert int(simulate(plain, n_trials=64, seed=0)["restarts_storage"].sum()) == 0
