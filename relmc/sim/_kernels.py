@@ -159,8 +159,9 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   off: an event loop that draws the next arrival afresh from the clocks that run now and
   compares it with the deterministic times ahead (a restart's end, a run's end, a
   straggler's handling, an SDC's detection, the cap). An arrival drawn in a restart that
-  falls past its end is the run's next arrival (the same clocks run on); so on the
-  combined path below, which keeps it in its saved state.
+  falls past its end is the run's next arrival when the run starts with the same clocks
+  (not when a straggler is handled at the restart's end); the combined path below does
+  the same and keeps that arrival in its saved state.
 * ``_block_physics_nodes``: straggler and SDC categories with the node model on: the physics
   path's loop with the node path's counts, records and :func:`_node_recover`; the struck
   node's type is drawn with its category, and an SDC's node gets a record at the corruption
@@ -185,11 +186,12 @@ Calls in the event loops: a compiled function takes a reference to each array it
 and drops it on return, two atomic operations each, unless LLVM inlines the call (it does
 for small functions on its own). The helpers an event loop calls per event are therefore
 ``forceinline`` (:func:`_spend`, :func:`_jitter`, the picks, the time-varying gap and pick,
-:func:`_ring_rollback`, :func:`_job_rates`), and the ring of retained checkpoints is grown
-in place only when short, not returned by a call at every stop (the physics path: 1.8x at
-2k GPUs; the general path with diurnal rates 1.3x; outputs bit for bit). A function that
-only indexes arrays may be compiled without reference counting (``_nrt=False``), which
-removes its own but not its callees'.
+:func:`_ring_rollback`, :func:`_job_rates`, as :func:`_active_rates` already was), and the
+ring of retained checkpoints is grown in place only when short, not returned by a call at
+every stop (the physics path: 1.8x at 2k GPUs; the general path with diurnal rates 1.3x;
+that change alone moved no output bit). A function that only indexes arrays may be
+compiled without reference counting (``_nrt=False``), which removes its own but not its
+callees'.
 """
 
 from __future__ import annotations
@@ -5732,15 +5734,16 @@ def _block_physics(
 ):
     """Run the physics path (stragglers, SDC) over a block of trials (see :mod:`relmc.sim`).
 
-    An event loop over the exposed phases (a restart, a run): at each step the next arrival
-    is drawn afresh from the categories whose clocks run now (exact for Poisson processes,
-    constant or time-varying, by independent increments) and compared with the deterministic
-    times ahead: the restart's end, the run's end, a straggler's handling, an SDC's
-    detection, the cap. Where a restart ends first and the run begins with the same clocks
-    (no straggler handled at the restart's end), the arrival drawn in the restart is the
-    run's: given none came before the restart's end, it is distributed as a fresh draw from
-    there (independent increments again), and one draw per failure is saved (the physics
-    path 1.08x, with diurnal rates 1.34x; the random streams move). A run's nominal
+    An event loop over the exposed phases (a restart, a run): at each step but one the next
+    arrival is drawn afresh from the categories whose clocks run now (exact for Poisson
+    processes, constant or time-varying, by independent increments) and compared with the
+    deterministic times ahead: the restart's end, the run's end, a straggler's handling, an
+    SDC's detection, the cap. The exception: where a restart ends first and the run begins
+    with the same clocks (no straggler handled at the restart's end), the arrival drawn in
+    the restart is the run's: given none came before the restart's end, it is distributed
+    as a fresh draw from there (independent increments again), and one draw is saved per
+    restart that completes (the physics path 1.08x, with diurnal rates 1.34x; the random
+    streams move). A run's nominal
     position is ``e_a + sig (S(t) - S(t_a))`` from an anchor ``(t_a, e_a)`` moved at each
     change of the straggler factor ``sig``; segments are located arithmetically only when
     the run stops. Retained checkpoints are a ring of arithmetic runs (:func:`_ring_put`).
@@ -6655,9 +6658,10 @@ def _block_physics_nodes(
 
     :func:`_block_physics`'s event loop (the next arrival drawn afresh from the clocks that
     run now, against the deterministic times ahead; one drawn in a restart, past its end, is
-    the run's) with :func:`_block_nodes`'s nodes: each
-    category's rate is the job's with its bad nodes (:func:`_job_rates`), straggler and SDC
-    categories are node-domain and never wrongly blamed, and recovery is
+    the run's unless a straggler is handled at the restart's end) with
+    :func:`_block_nodes`'s nodes: each category's rate is the job's with its bad nodes
+    (:func:`_job_rates`), straggler and SDC categories are node-domain and never wrongly
+    blamed, and recovery is
     :func:`_node_recover` (diagnosis, blame, lemon detection, repair, standbys, the pool,
     waiting for repairs). The struck node's type is drawn at the arrival with its category
     (bad in proportion to the bad nodes' part of the category's rate). A straggler's node is
