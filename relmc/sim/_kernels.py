@@ -6021,6 +6021,9 @@ def _block_physics(
                     lost[i, REWORK] += computed - dk * tau
                     p += dk * tau
                     break
+                if nr + 2 > rf.shape[0]:  # room for the stop's runs (two at most)
+                    rf = _grow1(rf, nr + 2)
+                    rn = _grow1(rn, nr + 2)
                 if maint_stop or ckpt_stop:
                     dt = delta + persist
                     if t + dt > cap_hours:
@@ -6035,9 +6038,6 @@ def _block_physics(
                         break
                     lost[i, CHECKPOINT] += dt
                     t += dt
-                    if nr + 2 > rf.shape[0]:  # room for two more runs
-                        rf = _grow1(rf, nr + 2)
-                        rn = _grow1(rn, nr + 2)
                     # a persist in flight completes during it and is kept before it
                     nr = _ring_put(rf, rn, nr, p + tau, k, tau, retention, tol)
                     if computed > k * tau:
@@ -6050,9 +6050,6 @@ def _block_physics(
                     n_seg, r = _segments(work_hours - p, tau)
                 else:
                     lost[i, REWORK] += computed - dk * tau
-                    if nr + 1 > rf.shape[0]:
-                        rf = _grow1(rf, nr + 1)
-                        rn = _grow1(rn, nr + 1)
                     nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention, tol)
                     p += dk * tau
                     n_seg -= dk
