@@ -579,9 +579,20 @@ def _with_table(x, table: np.ndarray, e: float):
     return y
 
 
-def test_inputs_carry_a_table_for_one_shared_shape_only():
+def _summed_e(x) -> float:
+    """``A / L`` of the summed intensity of point rates, by complex numbers (not the kernel's)."""
+    w = x.cat_rate[0]
+    z = w * x.cat_amp * np.exp(1j * _kernels.OMEGA * (x.start_hour - x.cat_phase))
+    return float(abs(z.sum()) / w.sum())
+
+
+def test_inputs_carry_a_table_for_one_amplitude_of_point_rates_only():
     """``KernelInputs.kepler_table``: the table for the one amplitude and peak every category
-    has, rebuilt by ``dataclasses.replace``; no rows (and NaN) for anything else."""
+    has, rebuilt by ``dataclasses.replace``; with shapes that differ and point rates, the
+    table for the summed intensity's amplitude ``A / L`` (one cosine: ``sum_c w_c a_c
+    cos(...)`` summed as complex numbers here, independently of the kernel's arithmetic);
+    no rows (and NaN) for anything else (no amplitude, shapes per draw, shapes that differ
+    with rates per draw)."""
     x, _ = kernel_inputs(BLOCKS["costly_10pct"], None, 4)
     assert x.kepler_e == 0.5
     np.testing.assert_array_equal(x.kepler_table, _table(0.5))
@@ -592,9 +603,18 @@ def test_inputs_carry_a_table_for_one_shared_shape_only():
     for change in (
         dict(cat_amp=np.array([0.5, 0.4, 0.5])),
         dict(cat_phase=np.array([14.0, 14.0, 3.0])),
+        dict(cat_phase=np.array([14.0, 2.0, 3.0]), start_hour=7.5),
+    ):
+        z = dataclasses.replace(x, **change)
+        e = _summed_e(z)
+        assert 0.0 < e < 0.5 and z.kepler_e == pytest.approx(e, rel=1e-13, abs=0.0), change
+        np.testing.assert_array_equal(z.kepler_table, _table(z.kepler_e))
+    two = np.stack([x.cat_rate[0], 2.0 * x.cat_rate[0]])
+    for change in (
         dict(cat_amp=np.zeros(n)),
         dict(draw_amp=np.full((1, n), 0.5)),
         dict(draw_phase=np.full((1, n), 14.0)),
+        dict(cat_phase=np.array([14.0, 14.0, 3.0]), cat_rate=two),
     ):
         z = dataclasses.replace(x, **change)
         assert z.kepler_table.shape == (0, _kernels._KEP_COLS) and math.isnan(z.kepler_e), change
@@ -626,7 +646,9 @@ def test_inputs_carry_the_reference_tables_where_the_amplitude_is_the_draws():
     np.testing.assert_array_equal(grids[0][40], _table(40 / _kernels._KEP_GRID))
 
 
-@pytest.mark.parametrize("name", ["costly_10pct", "amplitude_1", "tight_cap"])
+@pytest.mark.parametrize(
+    "name", ["costly_10pct", "amplitude_1", "tight_cap", "peaks", "peaks_maintenance"]
+)
 def test_the_inputs_table_gives_the_outputs_of_the_paths_own_table(name):
     """The diurnal path reading the inputs' table (built once a run) returns, bit for bit,
     what it returns building its own in every block of trials (no table in the inputs).

@@ -119,12 +119,13 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   e sin u`` from a table over one period (``_kepler_step``: the nearest node's inverse series
   and one Newton step, in a loop without branches; else the full solve), and the runs the
   renewal path's block arithmetic. Such a trial draws its gaps 256 at a time
-  (``_DIURNAL_BUF``; the same draws as two refills of ``BUF``), so a block takes up to 256.
-  With one diurnal shape the failures taken one by one step from the same table too
-  (``_solve_one``). A block stops short of the next planned event (its points' integrated
-  intensity under ``F`` of the exposed hours left to it, so their wall hours, and so their
-  exposed hours, under those) and counts that clock down by its failures' exposed hours; the
-  loop takes the planned event.
+  (``_DIURNAL_BUF``; the same draws as two refills of ``BUF``), so a block takes up to 256. The
+  failures taken one by one step from the same table too (``_solve_one``): with one diurnal shape,
+  and with shapes that differ (the summed intensity is one cosine; its amplitude's table built once
+  a run for point rates, the nearest reference table for rates per draw); not with shapes per draw.
+  A block stops short of the next planned event (its points' integrated intensity under ``F`` of the
+  exposed hours left to it, so their wall hours, and so their exposed hours, under those) and counts
+  that clock down by its failures' exposed hours; the loop takes the planned event.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -2788,11 +2789,12 @@ def _kepler_table(e, tab):
     vectorise, see :func:`_kepler_pass`), and a table serves amplitudes near its own
     (``KernelInputs.kepler_grid``). Newton starts from the previous node's inverse series
     (:func:`_kepler_series`), so one or two steps reach the node (five or six from ``u =
-    m``): 342 against 127 us at amplitude 0.5 on a loaded host. Built once a run where every
-    category shares one shape (``KernelInputs.kepler_table``, read by :func:`_block_diurnal`);
-    once a kernel call (per 256 trials) for the amplitude of categories of different shapes
-    with point rates; where the amplitude is the draw's, the nearest of the reference tables
-    serves (built once a process, :func:`_kepler_grid`).
+    m``): 342 against 127 us at amplitude 0.5 on a loaded host. Built once a run for the
+    amplitude of point rates (``KernelInputs.kepler_table``, read by :func:`_block_diurnal`):
+    every category's where all share one shape, else the summed intensity's
+    (:func:`_summed_amplitude`); where the amplitude is the draw's, the nearest of the
+    reference tables serves (built once a process, :func:`_kepler_grid`); otherwise (inputs
+    not built by ``KernelInputs``) once a kernel call (per 256 trials).
     """
     h = TWO_PI / _KEP_N
     u = 0.0  # the previous node, its sine and cosine, and 1 / M' there (M^-1(0) = 0)
@@ -2868,6 +2870,33 @@ def _table_for(e, kepler_table, kepler_e, kepler_grid, tab):
         return kepler_grid[min(max(k, 0), _KEP_GRID)], e
     _kepler_table(e, tab)
     return tab, e
+
+
+@jit
+def _summed_amplitude(cat_rate, cat_amp, cat_phase, start_hour):
+    """Return ``A / L`` of draw 0's summed intensity ``L + A cos`` (:func:`_block_diurnal`'s).
+
+    With categories of different shapes and point rates, the amplitude whose table the
+    diurnal path reads (its blocks and the solve one by one); ``KernelInputs`` builds that
+    table once a run from it. The same calls and order as the path, so the same float.
+    """
+    n_cat = cat_rate.shape[1]
+    w = np.empty(n_cat)
+    suffix = np.empty(n_cat)
+    amp = np.empty(n_cat)
+    phase = np.empty(n_cat)
+    cos_a = np.empty(n_cat)
+    sin_a = np.empty(n_cat)
+    pc = np.zeros(n_cat)
+    ps = np.zeros(n_cat)
+    _trial_shape(
+        np.zeros((0, n_cat)), np.zeros((0, n_cat)), np.ones(0), 0, cat_amp, cat_phase, 1.0,
+        amp, phase,
+    )  # fmt: skip
+    _diurnal_angles(phase, start_hour, cos_a, sin_a)
+    fail_rate = _draw_rates(cat_rate, 0, w, suffix)
+    zr, zi = _diurnal_terms_at(w, amp, cos_a, sin_a, pc, ps)
+    return math.hypot(zr, zi) / fail_rate if fail_rate > 0.0 else 0.0
 
 
 @jit(inline="always")
@@ -3066,8 +3095,9 @@ def _solve_from(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t):
 def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, inv_hi, inv_lo, hi):
     """:func:`_invert_diurnal` for the loop one by one: from the table when it has one.
 
-    ``tab_on``: every category has one diurnal shape, so ``e = A / L`` is the amplitude of
-    the table ``tab`` (``w_l = OMEGA / L``). A gap the full solve would descend (``g >=
+    ``tab_on``: the summed intensity ``L + A cos`` has a table ``tab`` for an amplitude at
+    or near ``e = A / L`` (``w_l = OMEGA / L``): one shape for every category, or shapes that
+    differ (no shapes per draw; see :func:`_table_for`). A gap the full solve would descend (``g >=
     F(1.5 h)``, its two tests: the bound ``(L - A) 1.5``, then ``F`` over 1.5 h from the phase
     by four multiplications) is solved from the phase at ``t``, ``OMEGA t + theta`` reduced
     onto ``[0, 2 pi)`` (``s0``, ``c0`` its sine and cosine), by :func:`_kepler_step`, as a
@@ -3078,6 +3108,9 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
     1.13x at 16k GPUs with planned maintenance (every failure one by one, ~3-h gaps; 1.12x
     at amplitude 1), 1.00-1.02x at 100k with it, 1.00-1.01x at 2k, 100k and 1M without; the
     table for every gap, short ones too, read 0.93x at 100k with maintenance (not kept).
+    With 18 peak hours (shapes that differ) and Llama 3's planned maintenance at 2k GPUs,
+    every failure one by one: 1.14x (rates per draw 1.12x), 1.01x at 16k (blocks), 1.02x at
+    2k without maintenance; the outputs move within the solve's tolerance only.
     """
     x_s = _HOP_X[3]
     if (
@@ -3637,14 +3670,13 @@ def _block_diurnal(
 ):
     """Run the diurnal path over a block (:func:`diurnal_applies`; see the module docstring).
 
-    Per failure: one standard exponential ``g`` from the start of the restart (or of the job),
-    and, unless the run reaches the job's end (``g >= F(r_eff + d_run)``, decided without a
-    sine whenever a closed-form lower bound of ``F`` settles it), one solve of ``F(x) = g``
-    (:func:`_solve_one`: with one shape for every category a step from the table of the
-    inverse of ``u + e sin u``, else or where the step is not trusted
-    :func:`_invert_diurnal`; ``x < r_eff``: the restart failed). The wall clock is exact and
-    the sine and cosine of the phase are carried from failure to failure by angle addition
-    (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
+    Per failure: one standard exponential ``g`` from the start of the restart (or of the job), and,
+    unless the run reaches the job's end (``g >= F(r_eff + d_run)``, decided without a sine whenever
+    a closed-form lower bound of ``F`` settles it), one solve of ``F(x) = g`` (:func:`_solve_one`: a
+    step from the table of the inverse of ``u + e sin u``, unless shapes are given per draw or the
+    step is not trusted, else :func:`_invert_diurnal`; ``x < r_eff``: the restart failed). The wall
+    clock is exact and the sine and cosine of the phase are carried from failure to failure by angle
+    addition (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
     from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
     category has one diurnal shape they are independent of time, so alias draws made ahead
     (``CBUF`` per refill; where blocks apply to the draw, ``fast``, what a trial leaves goes
@@ -3963,13 +3995,15 @@ def _block_diurnal(
         k_left = _NEVER
         n_slots_c = 0
         n_zero = 0
-        # one shape for every category (and not per draw): the solve one by one steps from
-        # the table too
-        tab_on = shared and not per_shape
+        # the solve one by one steps from the table too: with one shape for every category
+        # (and not per draw), and with shapes that differ where the summed intensity's
+        # amplitude has a table (point rates: one a run; rates per draw: the nearest
+        # reference table). Its intensity is one cosine either way (L + A cos)
+        tab_on = not per_shape and (shared or cat_rate.shape[0] == 1 or kepler_grid.shape[0] > 0)
         # every category's amplitude: A / L, exactly
         e_k = amp_i[c_first] if shared and (tab_on or fast) else 0.0
-        if fast and not shared:
-            # the blocks' table: the amplitude of the categories' terms summed (one cosine)
+        if (fast or tab_on) and not shared:
+            # the amplitude of the categories' terms summed (one cosine)
             e_k = big_a_d / fail_rate
         if tab_on and e_k != e_tab:  # the loop one by one reads it too: chosen here
             tab, e_tab = _table_for(e_k, kepler_table, kepler_e, kepler_grid, tab_own)

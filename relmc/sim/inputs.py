@@ -170,14 +170,15 @@ class KernelInputs:
     Attributes
     ----------
     kepler_table : ndarray, shape (1025, 3) or (0, 3)
-        Derived, not given: where every category has one diurnal amplitude ``e > 0`` and one
-        peak hour (and no per-draw shapes), the diurnal path's inverse table of ``u + e sin
-        u`` for that ``e`` (``relmc.sim._kernels._kepler_table``), built once here rather than
-        in every block of 256 trials (~130 us a block, ~10 % of a block at 2k GPUs); else no
-        rows. The path builds its own table for any other amplitude of point rates, and
-        reads the nearest reference table (``kepler_grid``) where the amplitude is the
-        draw's; results do not depend on this table being given
-        (tests/test_diurnal_block.py).
+        Derived, not given: with point rates and no per-draw shapes, the diurnal path's
+        inverse table of ``u + e sin u`` (``relmc.sim._kernels._kepler_table``) for the
+        amplitude ``e`` of its summed intensity ``L (1 + e cos)``: every category's where all
+        have one diurnal amplitude ``e > 0`` and one peak hour, else ``A / L`` of the
+        categories' terms summed (``_summed_amplitude``, the path's own floats); built once
+        here rather than in every block of 256 trials (~130 us a block, ~10 % of a block at
+        2k GPUs); else no rows. The path reads the nearest reference table (``kepler_grid``)
+        where the amplitude is the draw's, and builds its own for any other amplitude;
+        results do not depend on this table being given (tests/test_diurnal_block.py).
     kepler_e : float
         The amplitude ``kepler_table`` is for (NaN: none).
     kepler_grid : ndarray, shape (65, 1025, 3) or (0, 1025, 3)
@@ -386,13 +387,20 @@ class KernelInputs:
 def _diurnal_tables(inputs: KernelInputs) -> tuple[np.ndarray, float, np.ndarray]:
     """Return the diurnal path's derived tables: ``kepler_table``, ``kepler_e``, ``kepler_grid``.
 
-    The table, and its amplitude, where every category has the same amplitude ``e > 0`` and
-    the same peak hour and no shape is given per draw (the path then reads one table); else
-    no rows and NaN. The reference tables where some category has a diurnal amplitude and
-    the amplitude can differ between draws (a shape given per draw, or shapes that differ
-    with more than one rate draw); else no rows.
+    The table, and its amplitude, where no shape is given per draw and either every category has the
+    same amplitude ``e > 0`` and the same peak hour, or some category has an amplitude and the rates
+    are point rates (one draw: the summed intensity's amplitude, the same for every trial); else no
+    rows and NaN. The reference tables where some category has a diurnal amplitude and the amplitude
+    can differ between draws (a shape given per draw, or shapes that differ with more than one rate
+    draw); else no rows.
     """
-    from relmc.sim._kernels import _KEP_COLS, _KEP_N, _kepler_table, _same_shape
+    from relmc.sim._kernels import (
+        _KEP_COLS,
+        _KEP_N,
+        _kepler_table,
+        _same_shape,
+        _summed_amplitude,
+    )
 
     amp = np.asarray(inputs.cat_amp, dtype=np.float64)
     phase = np.asarray(inputs.cat_phase, dtype=np.float64)
@@ -400,9 +408,13 @@ def _diurnal_tables(inputs: KernelInputs) -> tuple[np.ndarray, float, np.ndarray
     one_shape = amp.size > 0 and _same_shape(amp, phase)  # the kernel's test of one shape
     table, e = np.zeros((0, _KEP_COLS)), float("nan")
     if one_shape and amp[0] > 0.0 and not per_shape:
-        table = np.empty((_KEP_N + 1, _KEP_COLS))
-        _kepler_table(float(amp[0]), table)
         e = float(amp[0])
+    elif (amp > 0.0).any() and not per_shape and inputs.cat_rate.shape[0] == 1:
+        # shapes that differ, point rates: the summed intensity's amplitude (one cosine)
+        e = float(_summed_amplitude(inputs.cat_rate, amp, phase, float(inputs.start_hour)))
+    if e == e:  # (not NaN)
+        table = np.empty((_KEP_N + 1, _KEP_COLS))
+        _kepler_table(e, table)
     modulated = bool((amp > 0.0).any()) or bool((inputs.draw_amp > 0.0).any())
     per_draw = per_shape or (inputs.cat_rate.shape[0] > 1 and not one_shape)
     grid = _reference_grid() if modulated and per_draw else np.zeros((0, _KEP_N + 1, _KEP_COLS))
