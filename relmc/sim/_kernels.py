@@ -871,7 +871,7 @@ def _pick_failure(rng, prob, slot_code, alias_code, n):
             return c
 
 
-@jit
+@jit(_nrt=False)  # indexes arrays only: no reference counting
 def _alias_codes(rng, prob, slot_code, alias_code, n, m, ubuf, cbuf):
     """Draw ``m`` outcomes of an ``n``-slot alias table into ``cbuf[:m]`` (``ubuf``: scratch).
 
@@ -887,7 +887,7 @@ def _alias_codes(rng, prob, slot_code, alias_code, n, m, ubuf, cbuf):
         cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
 
 
-@jit
+@jit(_nrt=False)  # indexes arrays only: no reference counting
 def _alias_counts(rng, prob, slot_code, alias_code, n, m, ubuf, hist, i, counts):
     """Add the codes of ``m`` alias draws (``n`` slots) to ``counts[i]``, not their order.
 
@@ -1928,7 +1928,7 @@ def _draw_rates(cat_rate, d, w, suffix):
     return total
 
 
-@jit
+@jit(_nrt=False)  # indexes arrays only: no reference counting
 def _settle_categories(
     rng, i, n, w, suffix, prob, slot_code, alias_code, n_slots, cost, interruptions, scratch,
     with_total,
@@ -5651,7 +5651,7 @@ def _pool_wait(rng, t, n_repair, next_done, n_spares, repair_hours, lost, i, cap
     return t, capped, n_repair, next_done
 
 
-@jit(inline="always")
+@jit(forceinline=True)
 def _ring_put(rf, rn, nr, first, n, tau, retention, tol):
     """Add ``n`` durable checkpoints at progress ``first + j tau`` (``j < n``) to the ring.
 
