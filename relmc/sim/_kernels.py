@@ -190,9 +190,15 @@ for small functions on its own). The helpers an event loop calls per event are t
 :func:`_ring_rollback`, :func:`_job_rates`, as :func:`_active_rates` already was), and the
 ring of retained checkpoints is grown in place only when short, not returned by a call at
 every stop (the physics path: 1.8x at 2k GPUs; the general path with diurnal rates 1.3x;
-that change alone moved no output bit). A function that only indexes arrays may be
-compiled without reference counting (``_nrt=False``), which removes its own but not its
-callees'.
+that change alone moved no output bit). Numba's own inlining (``inline="always"``) binds a
+callee's array arguments to new variables, and those take and drop references too where the
+callee has loops: :func:`_ring_put` is ``forceinline`` (the physics path took and dropped a
+reference to both ring arrays at every stop: 1.05x without). A function that only indexes
+arrays may be compiled without reference counting (``_nrt=False``), which removes its own
+but not its callees' (:func:`_settle_categories`, :func:`_alias_counts`,
+:func:`_alias_codes`: once a trial). Where the calls are is found by breaking on
+``NRT_incref``/``NRT_decref`` in a debugger attached to a running kernel and reading the
+return addresses (benchmarks/README.md).
 """
 
 from __future__ import annotations
