@@ -395,7 +395,7 @@ def test_long_gaps_descend_by_days_and_steps_within_the_tolerance(monkeypatch):
 
 
 def _one_by_one_errors(
-    n: int, seed: int, e_scale: float = 1.0, theta_off: float = 0.0
+    n: int, seed: int, e_scale: float = 1.0, theta_off: float = 0.0, grid: bool = False
 ) -> tuple[int, float]:
     """Misses of the loop's solve (``_solve_one``, the table's step) and its share of the table.
 
@@ -409,9 +409,14 @@ def _one_by_one_errors(
     ``F`` moves by up to ``2 A / OMEGA`` times the angle (the rest of the tolerance is tight
     at amplitude 1's troughs, where ``lambda`` is near 0). ``e_scale`` scales the amplitude
     the table and its step are given, ``theta_off`` is added to the ``theta`` they are given
-    (1 and 0: the kernel's). Returns ``(misses, share of the cases where the table's step
-    was taken)``.
+    (1 and 0: the kernel's). With ``grid``, amplitudes anywhere in [0.05, 1] and the table
+    the nearest reference table (``KernelInputs.kepler_grid``, amplitudes ``k / 64``) while
+    the step is given the exact amplitude: what the kernel does with rates per draw and
+    categories of different shapes. Returns ``(misses, share of the cases where the table's
+    step was taken)``.
     """
+    from relmc.sim.inputs import _reference_grid
+
     rng = np.random.default_rng(seed)
     tabs = {}
     misses = 0
@@ -419,9 +424,13 @@ def _one_by_one_errors(
     for _ in range(n):
         big_l = rng.uniform(0.005, 2.0)
         e = 1.0 if rng.random() < 0.3 else float(rng.choice([0.1, 0.5, 0.8, 0.95, 0.99, 0.999]))
+        if grid and rng.random() < 0.7:
+            e = float(rng.uniform(0.05, 1.0))
         big_a = big_l * e
         e_tab = e * e_scale
-        if e_tab not in tabs:
+        if grid:
+            tabs[e_tab] = _reference_grid()[int(e_tab * _kernels._KEP_GRID + 0.5)]
+        elif e_tab not in tabs:
             tabs[e_tab] = np.empty((_kernels._KEP_N + 1, _kernels._KEP_COLS))
             _kernels._kepler_table(e_tab, tabs[e_tab])
         t = rng.uniform(0.0, 30_000.0)
@@ -450,8 +459,9 @@ def _one_by_one_errors(
 
 
 def test_the_loops_solve_from_the_table_meets_the_tolerance():
-    # the loop one by one solves from the table (when every category has one shape, for
-    # gaps the full solve would descend: g >= F(1.5 h)) as a block does; what it declines
+    # the loop one by one solves from the table (unless shapes are given per draw: the
+    # summed intensity is one cosine, whatever the categories' peaks; for gaps the full
+    # solve would descend: g >= F(1.5 h)) as a block does; what it declines
     # goes to the full solve: the same tolerance as the full solve's (_long_gap_errors), and
     # a good share of the cases take the table's step (a case where both return the same
     # floats counts as not taken)
@@ -464,6 +474,18 @@ def test_the_loops_solve_from_the_table_meets_the_tolerance():
     for kw in ({"e_scale": 0.99}, {"theta_off": 1e-10}):
         bad, share = _one_by_one_errors(300, seed=6, **kw)
         assert bad > 0.5 * share * 300, (kw, bad, share)
+
+
+def test_the_loops_solve_from_a_reference_table_meets_the_tolerance():
+    # with rates per draw and categories of different shapes the summed intensity's
+    # amplitude is the draw's, and the loop one by one steps from the nearest reference
+    # table (up to 1/128 away) with the exact amplitude: the same tolerance, no miss, and
+    # the step still taken in a good share of the cases. Negative control: the step given
+    # the table's amplitude instead of the draw's (an amplitude up to 1/128 off) misses
+    misses, share = _one_by_one_errors(3000, seed=7, grid=True)
+    assert misses == 0 and share > 0.5, (misses, share)  # 0.73 on this seed
+    bad, share = _one_by_one_errors(300, seed=8, grid=True, e_scale=0.99)
+    assert bad > 0.5 * share * 300, (bad, share)
 
 
 def test_a_whole_day_rounded_up_onto_g_does_not_overshoot():

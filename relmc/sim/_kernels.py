@@ -193,7 +193,9 @@ every stop (the physics path: 1.8x at 2k GPUs; the general path with diurnal rat
 that change alone moved no output bit). Numba's own inlining (``inline="always"``) binds a
 callee's array arguments to new variables, and those take and drop references too where the
 callee has loops: :func:`_ring_put` is ``forceinline`` (the physics path took and dropped a
-reference to both ring arrays at every stop: 1.05x without). A function that only indexes
+reference to both ring arrays at every stop: 1.05x without), and the physics path grows
+the ring in a loop around its event loop, never within it (an array variable rebound in a
+loop takes and drops a reference at every pass: 1.03-1.05x). A function that only indexes
 arrays may be compiled without reference counting (``_nrt=False``), which removes its own
 but not its callees' (:func:`_settle_categories`, :func:`_alias_counts`,
 :func:`_alias_codes`: once a trial). Where the calls are is found by breaking on
@@ -1367,7 +1369,6 @@ def _block_general(
     rows: the single values); failure rates are time-varying for the whole block if any draw
     or the single values make them so, or ``cat_profile`` has rows (periodic profiles).
     """
-    n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
     weights = np.empty(n_cat + 1)
     prob = np.empty(n_cat + 1)
@@ -1391,6 +1392,37 @@ def _block_general(
     ps = np.zeros(n_cat)
     det = np.empty(n_cat)  # the trial's detection hours
     jr, js, jd, jm = _jitters(overhead_jitter)
+    _general_trials(
+        rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours,
+        tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours,
+        max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp,
+        speed_phase, overhead_factor, draw_amp, draw_phase, draw_trend, cat_profile,
+        week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
+        swings, weights, prob, slot_code, alias_code, small, large, n_seg0, r0, modulated,
+        qmax, same_profile, per_shape, amp_i, phase_i, trend_i, shared, pc, ps, det, jr, js,
+        jd, jm,
+    )  # fmt: skip
+
+
+@jit(_nrt=False)  # indexes arrays only: no reference counting
+def _general_trials(
+    rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours,
+    tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours,
+    max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp,
+    speed_phase, overhead_factor, draw_amp, draw_phase, draw_trend, cat_profile,
+    week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
+    swings, weights, prob, slot_code, alias_code, small, large, n_seg0, r0, modulated,
+    qmax, same_profile, per_shape, amp_i, phase_i, trend_i, shared, pc, ps, det, jr, js,
+    jd, jm,
+):  # fmt: skip
+    """Run the trial loop of :func:`_block_general`, given its work arrays.
+
+    Apart because it only indexes arrays: compiled without reference counting, so that the
+    arrays passed to the per-trial calls (:func:`_trial_general` takes fourteen) are not
+    referenced and released around each call, about sixty atomic operations a trial.
+    """
+    n_trials = draw_of_trial.shape[0]
+    n_cat = cat_rate.shape[1]
     d_prev = -1  # the draw whose table and diurnal terms are held (kept while it stays)
     fail_rate = rate = 0.0
     n_slots = 0
@@ -2795,10 +2827,10 @@ def _kepler_table(e, tab):
     vectorise, see :func:`_kepler_pass`), and a table serves amplitudes near its own
     (``KernelInputs.kepler_grid``). Newton starts from the previous node's inverse series
     (:func:`_kepler_series`), so one or two steps reach the node (five or six from ``u =
-    m``): 342 against 127 us at amplitude 0.5 on a loaded host. Built once a run for the
-    amplitude of point rates (``KernelInputs.kepler_table``, read by :func:`_block_diurnal`):
-    every category's where all share one shape, else the summed intensity's
-    (:func:`_summed_amplitude`); where the amplitude is the draw's, the nearest of the
+    m``): 342 against 127 us at amplitude 0.5 on a loaded host. Built once a run where no
+    shape is given per draw (``KernelInputs.kepler_table``, read by :func:`_block_diurnal`):
+    every category's amplitude where all share one shape, else, with point rates, the summed
+    intensity's (:func:`_summed_amplitude`); where the amplitude is the draw's, the nearest of the
     reference tables serves (built once a process, :func:`_kepler_grid`); otherwise (inputs
     not built by ``KernelInputs``) once a kernel call (per 256 trials).
     """
@@ -2862,7 +2894,7 @@ def _kepler_grid(grid):
 
 @jit(inline="always")
 def _table_for(e, kepler_table, kepler_e, kepler_grid, tab):
-    """Return the diurnal blocks' table for amplitude ``e``, and ``e``.
+    """Return the diurnal path's table for amplitude ``e`` (blocks and loop), and ``e``.
 
     The inputs' ``kepler_table`` where it is ``e``'s; else the nearest of ``kepler_grid``'s
     (amplitude ``k / _KEP_GRID``) where the inputs have them (the amplitude is the draw's);
@@ -2902,7 +2934,7 @@ def _summed_amplitude(cat_rate, cat_amp, cat_phase, start_hour):
     _diurnal_angles(phase, start_hour, cos_a, sin_a)
     fail_rate = _draw_rates(cat_rate, 0, w, suffix)
     zr, zi = _diurnal_terms_at(w, amp, cos_a, sin_a, pc, ps)
-    return math.hypot(zr, zi) / fail_rate if fail_rate > 0.0 else 0.0
+    return min(math.hypot(zr, zi), fail_rate) / fail_rate if fail_rate > 0.0 else 0.0
 
 
 @jit(inline="always")
@@ -3758,12 +3790,14 @@ def _block_diurnal(
     The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
     chosen at a trial's start where the loop one by one reads it too, else at its first
     block, where the last one chosen is not for ``e``): the inputs'
-    (``kepler_table``, one shape for every category and draw), one built once a call (shapes
-    that differ, point rates), or, where ``e`` is the draw's (shapes per draw, or shapes that
-    differ with rates per draw), the nearest of the inputs' reference tables (``kepler_grid``,
-    amplitudes ``k / 64``: no table is built per draw, against ~130 us to build one), so a
-    trial's table depends on its draw alone. Without reference tables (inputs not built by
-    ``KernelInputs``) such draws take no blocks.
+    (``kepler_table``: one shape for every category and draw, or shapes that differ with
+    point rates), or, where ``e`` is the draw's (shapes per draw, or shapes that differ with
+    rates per draw), the nearest of the inputs' reference tables (``kepler_grid``, amplitudes
+    ``k / 64``: no table is built per draw, against ~130 us to build one), so a trial's table
+    depends on its draw alone; else (inputs not built by ``KernelInputs``) one built here, once
+    a call. Without reference tables such draws take no blocks, and their loop one by one
+    takes the full solve (so their outputs differ, within the solve's tolerance, from those
+    with the reference tables).
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
@@ -3896,7 +3930,8 @@ def _block_diurnal(
             d_prev = d
             fail_rate = _draw_rates(cat_rate, d, w, suffix)
             zr, zi = _diurnal_terms_at(w, amp_i, cos_a, sin_a, pc, ps)
-            big_a_d = math.hypot(zr, zi)
+            # (at most L: terms that add up to amplitude 1 can round a few ulps above it)
+            big_a_d = min(math.hypot(zr, zi), fail_rate)
             theta = math.atan2(zi, zr)
             shared = _same_shape(amp_i, phase_i)
             n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
@@ -5880,276 +5915,292 @@ def _block_physics(
         g_maint = np.inf
         t_arr = np.inf
         kept = False  # the arrival drawn in a restart, past its end, goes to the run
+        grow = False  # the ring grown here, between events (see below)
         while True:
-            if kept:
-                kept = False
-            else:
-                # ---- the next arrival, drawn from now with the clocks that run now
-                g_fail = np.inf
-                g_maint = np.inf
-                if modulated:
-                    if fail_rate > 0.0:
-                        g_fail = _next_failure(
-                            rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                            trend_i, fleet_age_hours, cap_hours,
-                        )  # fmt: skip
-                    if maint_rate > 0.0:
-                        g_maint = _gap(rng) / maint_rate
-                    t_arr = t + min(g_fail, g_maint)
-                else:
-                    tot = fail_rate + maint_rate
-                    t_arr = t + _gap(rng) / tot if tot > 0.0 else np.inf
-            t_det = max(c_detect, t) if c_on else np.inf
-            rc = -1  # category to recover from (and restart after), -1: none
-            rc_detect = 0.0  # its detection hours to spend
-            rc_detect_on = False  # a detection begins (jittered): a failure's, an SDC's
-            ckpt_stop = False  # stop with a fresh checkpoint (maintenance, straggler)
-            maint_stop = False
-            sdc_stop = False
-            arrival = False
-            if in_restart:
-                # a detection due at the restart's start (or in it) comes before its end
-                if t_det <= t_arr and t_det <= t_rend:
-                    t_next = t_det
-                    sdc_stop = True
-                elif t_arr < t_rend:
-                    t_next = t_arr
-                    arrival = True
-                else:
-                    t_next = t_rend
-                if t_next > cap_hours:
-                    lost[i, RESTART] += cap_hours - t
-                    t = cap_hours
+            if grow:
+                rf = _grow1(rf, nr + 2)
+                rn = _grow1(rn, nr + 2)
+                grow = False
+            while True:
+                # room for an event's runs in the ring (a stop puts two at most): grown in the
+                # loop around, so that the arrays are not rebound in this one (a rebound array
+                # takes and drops references at every event)
+                if nr + 2 > rf.shape[0]:
+                    grow = True
                     break
-                lost[i, RESTART] += t_next - t
-                t = t_next
-                if not (sdc_stop or arrival):
-                    # ---- the restart completes
-                    in_restart = False
-                    if s_on and s_handle <= t:
-                        # a straggler detected during the restart: handled at its end,
-                        # nothing computed yet, so no checkpoint
-                        rc = s_cat
-                    else:
-                        swings[i] += 1
-                        t_a = t
-                        e_a = 0.0
-                        sig = straggler_speed[s_cat] if s_on else 1.0
-                        kept = True  # the same clocks run on: the arrival stands
-                        continue
-            else:
-                # ---- a run: which comes first, an event or the run's end?
-                t_next = min(t_arr, t_det)
-                if s_on:
-                    t_next = min(t_next, s_handle)
-                e_next = np.inf
-                if t_next < np.inf:
-                    ds = _nominal(t_a, t_next, speed_amp, sphase) if speedy else t_next - t_a
-                    e_next = e_a + sig * ds
-                ends = e_next >= d_run
-                if ends:
-                    dn = (d_run - e_a) / sig
-                    t_next = t_a + (_wall_for(t_a, dn, speed_amp, sphase) if speedy else dn)
-                t_stop = min(t_next, cap_hours)
-                ds = _nominal(t_a, t_stop, speed_amp, sphase) if speedy else t_stop - t_a
-                if speedy:
-                    lost[i, SLOWDOWN] += (t_stop - t_a) - ds
-                if sig < 1.0:
-                    lost[i, STRAGGLER] += (1.0 - sig) * ds
-                e = e_a + sig * ds
-                t = t_stop
-                t_a = t
-                e_a = e
-                if t_next > cap_hours:
-                    # ---- the cap cuts the run
-                    steps, rework, ckpt, durable = _cap_cut(
-                        e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
-                    )
-                    swings[i] += steps
-                    lost[i, REWORK] += rework
-                    lost[i, CHECKPOINT] += ckpt
-                    p += durable
-                    break
-                if ends:
-                    swings[i] += snap_steps * (n_seg - 1) + 1
-                    lost[i, CHECKPOINT] += n_seg * delta + persist
-                    p = work_hours
-                    done = True
-                    break
-                if t_det <= t_next:
-                    sdc_stop = True
-                elif t_arr <= t_next:
-                    arrival = True
+                if kept:
+                    kept = False
                 else:
-                    ckpt_stop = True  # the straggler is handled now
-                    rc = s_cat
-            c = -1
-            if arrival:
-                if modulated:
-                    if g_maint < g_fail:
-                        maint_stop = True
+                    # ---- the next arrival, drawn from now with the clocks that run now
+                    g_fail = np.inf
+                    g_maint = np.inf
+                    if modulated:
+                        if fail_rate > 0.0:
+                            g_fail = _next_failure(
+                                rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
+                                trend_i, fleet_age_hours, cap_hours,
+                            )  # fmt: skip
+                        if maint_rate > 0.0:
+                            g_maint = _gap(rng) / maint_rate
+                        t_arr = t + min(g_fail, g_maint)
                     else:
-                        c = _pick_time(
-                            rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, week_hour0
-                        )
-                else:
-                    u = rng.random() * (fail_rate + maint_rate)
-                    if u >= fail_rate:
-                        maint_stop = True
+                        tot = fail_rate + maint_rate
+                        t_arr = t + _gap(rng) / tot if tot > 0.0 else np.inf
+                t_det = max(c_detect, t) if c_on else np.inf
+                rc = -1  # category to recover from (and restart after), -1: none
+                rc_detect = 0.0  # its detection hours to spend
+                rc_detect_on = False  # a detection begins (jittered): a failure's, an SDC's
+                ckpt_stop = False  # stop with a fresh checkpoint (maintenance, straggler)
+                maint_stop = False
+                sdc_stop = False
+                arrival = False
+                if in_restart:
+                    # a detection due at the restart's start (or in it) comes before its end
+                    if t_det <= t_arr and t_det <= t_rend:
+                        t_next = t_det
+                        sdc_stop = True
+                    elif t_arr < t_rend:
+                        t_next = t_arr
+                        arrival = True
                     else:
-                        c = _pick_scan(u, wa)
-                if maint_stop and not in_restart and e_a >= last_start + r:
-                    continue  # a planned event after the last compute: deferred, uncounted
-                sdc_arrival = not maint_stop and cat_kind[c] == KIND_SDC
-                if not sdc_arrival:  # an SDC is an event when it is detected
-                    events += 1
-                    if maint_stop:
-                        maint_events[i] += 1
-                    else:
-                        interruptions[i, c] += 1
-                if sdc_arrival or (
-                    events < max_events and not maint_stop and cat_kind[c] == KIND_STRAGGLER
-                ):
-                    # a straggler or a corruption: the job runs on
-                    if cat_kind[c] == KIND_STRAGGLER:
-                        s_on = True
-                        s_cat = c
-                        s_handle = t + det[c] * _jitter(rng, jd)  # its slow phase
-                        if not in_restart:
-                            sig = straggler_speed[c]
-                        if not in_restart and e_a >= last_start + r:
-                            s_handle = np.inf  # after the last compute: never handled
-                    else:
-                        c_on = True
-                        c_cat = c
-                        lat = lat_i[c]
-                        if sdc_latency_exp[c]:
-                            lat = rng.standard_exponential() * lat
-                        c_detect = t + lat
-                        c_prog = p
-                        if not in_restart:
-                            k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
-                            c_prog = p + k * tau + min(x, s_k)
-                    fail_rate, zr, zi, amp, theta = _active_rates(
-                        w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
-                        modulated,
-                    )  # fmt: skip
-                    continue
-                if not maint_stop:
-                    rc = c
-                    rc_detect = det[c]
-                    rc_detect_on = True
-            if ckpt_stop and e_a >= last_start + r:
-                # a straggler whose handling falls after the job's last compute (it arrived
-                # in the restart before): never handled, the job finishes slow
-                s_handle = np.inf
-                continue
-            if sdc_stop:
-                rc = c_cat
-                rc_detect = det[c_cat]
-                rc_detect_on = True
-                events += 1  # counted at detection; the trial may stop after the rollback
-            # ---- the job stops (not after a restart-end straggler: nothing ran)
-            if not in_restart and (arrival or sdc_stop or ckpt_stop):
-                e = e_a
-                k, computed, ckpt, dk = _run_stop(
-                    e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
-                )
-                swings[i] += snap_steps * k + 1
-                lost[i, CHECKPOINT] += ckpt
-                if events >= max_events and arrival:
-                    lost[i, REWORK] += computed - dk * tau
-                    p += dk * tau
-                    break
-                if nr + 2 > rf.shape[0]:  # room for the stop's runs (two at most)
-                    rf = _grow1(rf, nr + 2)
-                    rn = _grow1(rn, nr + 2)
-                if maint_stop or ckpt_stop:
-                    dt = delta + persist
-                    if t + dt > cap_hours:
-                        extra = cap_hours - t
-                        if speedy:
-                            extra = _nominal(t, cap_hours, speed_amp, sphase)
-                        durable = _durable_after(e, extra, tau, delta, persist, n_seg)
-                        lost[i, REWORK] += computed - durable
-                        lost[i, CHECKPOINT] += cap_hours - t
-                        p += durable
+                        t_next = t_rend
+                    if t_next > cap_hours:
+                        lost[i, RESTART] += cap_hours - t
                         t = cap_hours
                         break
-                    lost[i, CHECKPOINT] += dt
-                    t += dt
-                    # a persist in flight completes during it and is kept before it
-                    nr = _ring_put(rf, rn, nr, p + tau, k, tau, retention, tol)
-                    if computed > k * tau:
-                        nr = _ring_put(rf, rn, nr, p + computed, 1, tau, retention, tol)
-                        if c_on and p + computed <= c_prog + tol:
-                            # begun after the corruption (in the snapshot it struck): the
-                            # rollback takes an older one
-                            c_prog = p + computed - 2.0 * tol
-                    p += computed
-                    n_seg, r = _segments(work_hours - p, tau)
+                    lost[i, RESTART] += t_next - t
+                    t = t_next
+                    if not (sdc_stop or arrival):
+                        # ---- the restart completes
+                        in_restart = False
+                        if s_on and s_handle <= t:
+                            # a straggler detected during the restart: handled at its end,
+                            # nothing computed yet, so no checkpoint
+                            rc = s_cat
+                        else:
+                            swings[i] += 1
+                            t_a = t
+                            e_a = 0.0
+                            sig = straggler_speed[s_cat] if s_on else 1.0
+                            kept = True  # the same clocks run on: the arrival stands
+                            continue
                 else:
-                    lost[i, REWORK] += computed - dk * tau
-                    nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention, tol)
-                    p += dk * tau
-                    n_seg -= dk
-                    if c_on and p < c_prog:
-                        # a fall back while latent: every checkpoint taken from here on
-                        # begins after the corruption
-                        c_prog = p
-            elif events >= max_events and arrival:
-                break  # (during a restart)
-            if sdc_stop:
-                q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau, tol)
-                if q < p:
-                    lost[i, REWORK] += p - q
-                    p = q
-                    n_seg, r = _segments(work_hours - p, tau)
-                sdc_rollbacks[i] += skipped
-                if nr == 0:
-                    sdc_from_scratch[i] += 1
-                    p = 0.0
-                    n_seg, r = n_seg0, r0
-                interruptions[i, c_cat] += 1
-                c_on = False
-                c_detect = np.inf
-                if events >= max_events:
-                    break  # the max_events-th event: stop after the rollback
-            last_start = (n_seg - 1) * seg
-            d_run = last_start + r + delta + persist
-            in_restart = False
-            sig = 1.0
-            if s_on or sdc_stop:  # the clocks that run change (else the rates stand as they are)
-                s_on = False  # any stop removes an active straggler with it
-                fail_rate, zr, zi, amp, theta = _active_rates(
-                    w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
-                )
-            s_handle = np.inf
-            if maint_stop:
-                t, capped = _spend(lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours)
-                if capped:
-                    break
-            else:
-                # ---- recovery of category rc (a straggler's detection was its slow phase:
-                # a handled straggler spends no detection and draws none)
-                if rc_detect_on:
-                    rc_detect *= _jitter(rng, jd)
-                t, capped = _spend(lost, i, DETECTION, t, rc_detect, cap_hours)
-                if capped:
-                    break
-                if swap[rc]:
-                    if n_spares >= 0:
-                        t, capped, n_repair, next_done = _pool_wait(
-                            rng, t, n_repair, next_done, n_spares, repair_hours, lost, i,
-                            cap_hours,
+                    # ---- a run: which comes first, an event or the run's end?
+                    t_next = min(t_arr, t_det)
+                    if s_on:
+                        t_next = min(t_next, s_handle)
+                    e_next = np.inf
+                    if t_next < np.inf:
+                        ds = _nominal(t_a, t_next, speed_amp, sphase) if speedy else t_next - t_a
+                        e_next = e_a + sig * ds
+                    ends = e_next >= d_run
+                    if ends:
+                        dn = (d_run - e_a) / sig
+                        t_next = t_a + (_wall_for(t_a, dn, speed_amp, sphase) if speedy else dn)
+                    t_stop = min(t_next, cap_hours)
+                    ds = _nominal(t_a, t_stop, speed_amp, sphase) if speedy else t_stop - t_a
+                    if speedy:
+                        lost[i, SLOWDOWN] += (t_stop - t_a) - ds
+                    if sig < 1.0:
+                        lost[i, STRAGGLER] += (1.0 - sig) * ds
+                    e = e_a + sig * ds
+                    t = t_stop
+                    t_a = t
+                    e_a = e
+                    if t_next > cap_hours:
+                        # ---- the cap cuts the run
+                        steps, rework, ckpt, durable = _cap_cut(
+                            e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
+                        )
+                        swings[i] += steps
+                        lost[i, REWORK] += rework
+                        lost[i, CHECKPOINT] += ckpt
+                        p += durable
+                        break
+                    if ends:
+                        swings[i] += snap_steps * (n_seg - 1) + 1
+                        lost[i, CHECKPOINT] += n_seg * delta + persist
+                        p = work_hours
+                        done = True
+                        break
+                    if t_det <= t_next:
+                        sdc_stop = True
+                    elif t_arr <= t_next:
+                        arrival = True
+                    else:
+                        ckpt_stop = True  # the straggler is handled now
+                        rc = s_cat
+                c = -1
+                if arrival:
+                    if modulated:
+                        if g_maint < g_fail:
+                            maint_stop = True
+                        else:
+                            c = _pick_time(
+                                rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, week_hour0
+                            )
+                    else:
+                        u = rng.random() * (fail_rate + maint_rate)
+                        if u >= fail_rate:
+                            maint_stop = True
+                        else:
+                            c = _pick_scan(u, wa)
+                    if maint_stop and not in_restart and e_a >= last_start + r:
+                        continue  # a planned event after the last compute: deferred, uncounted
+                    sdc_arrival = not maint_stop and cat_kind[c] == KIND_SDC
+                    if not sdc_arrival:  # an SDC is an event when it is detected
+                        events += 1
+                        if maint_stop:
+                            maint_events[i] += 1
+                        else:
+                            interruptions[i, c] += 1
+                    if sdc_arrival or (
+                        events < max_events and not maint_stop and cat_kind[c] == KIND_STRAGGLER
+                    ):
+                        # a straggler or a corruption: the job runs on
+                        if cat_kind[c] == KIND_STRAGGLER:
+                            s_on = True
+                            s_cat = c
+                            s_handle = t + det[c] * _jitter(rng, jd)  # its slow phase
+                            if not in_restart:
+                                sig = straggler_speed[c]
+                            if not in_restart and e_a >= last_start + r:
+                                s_handle = np.inf  # after the last compute: never handled
+                        else:
+                            c_on = True
+                            c_cat = c
+                            lat = lat_i[c]
+                            if sdc_latency_exp[c]:
+                                lat = rng.standard_exponential() * lat
+                            c_detect = t + lat
+                            c_prog = p
+                            if not in_restart:
+                                k, x, s_k = _locate(e_a, n_seg, last_start, r, tau, seg, inv_seg)
+                                c_prog = p + k * tau + min(x, s_k)
+                        fail_rate, zr, zi, amp, theta = _active_rates(
+                            w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa,
+                            modulated,
                         )  # fmt: skip
-                        if capped:
+                        continue
+                    if not maint_stop:
+                        rc = c
+                        rc_detect = det[c]
+                        rc_detect_on = True
+                if ckpt_stop and e_a >= last_start + r:
+                    # a straggler whose handling falls after the job's last compute (it arrived
+                    # in the restart before): never handled, the job finishes slow
+                    s_handle = np.inf
+                    continue
+                if sdc_stop:
+                    rc = c_cat
+                    rc_detect = det[c_cat]
+                    rc_detect_on = True
+                    events += 1  # counted at detection; the trial may stop after the rollback
+                # ---- the job stops (not after a restart-end straggler: nothing ran)
+                if not in_restart and (arrival or sdc_stop or ckpt_stop):
+                    e = e_a
+                    k, computed, ckpt, dk = _run_stop(
+                        e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist
+                    )
+                    swings[i] += snap_steps * k + 1
+                    lost[i, CHECKPOINT] += ckpt
+                    if events >= max_events and arrival:
+                        lost[i, REWORK] += computed - dk * tau
+                        p += dk * tau
+                        break
+                    if maint_stop or ckpt_stop:
+                        dt = delta + persist
+                        if t + dt > cap_hours:
+                            extra = cap_hours - t
+                            if speedy:
+                                extra = _nominal(t, cap_hours, speed_amp, sphase)
+                            durable = _durable_after(e, extra, tau, delta, persist, n_seg)
+                            lost[i, REWORK] += computed - durable
+                            lost[i, CHECKPOINT] += cap_hours - t
+                            p += durable
+                            t = cap_hours
                             break
-                    t, capped = _spend(lost, i, NODE_SWAP, t, swap_i * _jitter(rng, js), cap_hours)
+                        lost[i, CHECKPOINT] += dt
+                        t += dt
+                        # a persist in flight completes during it and is kept before it
+                        nr = _ring_put(rf, rn, nr, p + tau, k, tau, retention, tol)
+                        if computed > k * tau:
+                            nr = _ring_put(rf, rn, nr, p + computed, 1, tau, retention, tol)
+                            if c_on and p + computed <= c_prog + tol:
+                                # begun after the corruption (in the snapshot it struck): the
+                                # rollback takes an older one
+                                c_prog = p + computed - 2.0 * tol
+                        p += computed
+                        n_seg, r = _segments(work_hours - p, tau)
+                    else:
+                        lost[i, REWORK] += computed - dk * tau
+                        nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention, tol)
+                        p += dk * tau
+                        n_seg -= dk
+                        if c_on and p < c_prog:
+                            # a fall back while latent: every checkpoint taken from here on
+                            # begins after the corruption
+                            c_prog = p
+                elif events >= max_events and arrival:
+                    break  # (during a restart)
+                if sdc_stop:
+                    q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau, tol)
+                    if q < p:
+                        lost[i, REWORK] += p - q
+                        p = q
+                        n_seg, r = _segments(work_hours - p, tau)
+                    sdc_rollbacks[i] += skipped
+                    if nr == 0:
+                        sdc_from_scratch[i] += 1
+                        p = 0.0
+                        n_seg, r = n_seg0, r0
+                    interruptions[i, c_cat] += 1
+                    c_on = False
+                    c_detect = np.inf
+                    if events >= max_events:
+                        break  # the max_events-th event: stop after the rollback
+                last_start = (n_seg - 1) * seg
+                d_run = last_start + r + delta + persist
+                in_restart = False
+                sig = 1.0
+                # the clocks that run change (else the rates stand as they are)
+                if s_on or sdc_stop:
+                    s_on = False  # any stop removes an active straggler with it
+                    fail_rate, zr, zi, amp, theta = _active_rates(
+                        w, cat_kind, amp_i, cos_i, sin_i, s_on, c_on, wa, pca, psa, modulated
+                    )
+                s_handle = np.inf
+                if maint_stop:
+                    t, capped = _spend(
+                        lost, i, MAINTENANCE, t, maint_i * _jitter(rng, jm), cap_hours
+                    )
                     if capped:
                         break
-            in_restart = True
-            t_rend = t + restart_i * _jitter(rng, jr)
+                else:
+                    # ---- recovery of category rc (a straggler's detection was its slow phase:
+                    # a handled straggler spends no detection and draws none)
+                    if rc_detect_on:
+                        rc_detect *= _jitter(rng, jd)
+                    t, capped = _spend(lost, i, DETECTION, t, rc_detect, cap_hours)
+                    if capped:
+                        break
+                    if swap[rc]:
+                        if n_spares >= 0:
+                            t, capped, n_repair, next_done = _pool_wait(
+                                rng, t, n_repair, next_done, n_spares, repair_hours, lost, i,
+                                cap_hours,
+                            )  # fmt: skip
+                            if capped:
+                                break
+                        t, capped = _spend(
+                            lost, i, NODE_SWAP, t, swap_i * _jitter(rng, js), cap_hours
+                        )
+                        if capped:
+                            break
+                in_restart = True
+                t_rend = t + restart_i * _jitter(rng, jr)
+            if not grow:
+                break
         wall[i] = t
         finished[i] = done
         progress[i] = p

@@ -170,11 +170,12 @@ class KernelInputs:
     Attributes
     ----------
     kepler_table : ndarray, shape (1025, 3) or (0, 3)
-        Derived, not given: with point rates and no per-draw shapes, the diurnal path's
-        inverse table of ``u + e sin u`` (``relmc.sim._kernels._kepler_table``) for the
-        amplitude ``e`` of its summed intensity ``L (1 + e cos)``: every category's where all
-        have one diurnal amplitude ``e > 0`` and one peak hour, else ``A / L`` of the
-        categories' terms summed (``_summed_amplitude``, the path's own floats); built once
+        Derived, not given: with no per-draw shapes, the diurnal path's inverse table of ``u
+        + e sin u`` (``relmc.sim._kernels._kepler_table``) for the amplitude ``e`` of its
+        summed intensity ``L (1 + e cos)``: every category's where all have one diurnal
+        amplitude ``e > 0`` and one peak hour (any rates), else, with point rates, ``A / L``
+        of the categories' terms summed (``_summed_amplitude``, the path's own floats, at
+        most 1); built once
         here rather than in every block of 256 trials (~130 us a block, ~10 % of a block at
         2k GPUs); else no rows. The path reads the nearest reference table (``kepler_grid``)
         where the amplitude is the draw's, and builds its own for any other amplitude;
