@@ -2916,7 +2916,8 @@ def _summed_amplitude(cat_rate, cat_amp, cat_phase, start_hour):
 
     With categories of different shapes and point rates, the amplitude whose table the
     diurnal path reads (its blocks and the solve one by one); ``KernelInputs`` builds that
-    table once a run from it. The same calls and order as the path, so the same float.
+    table once a run from it. The path's own computation (:func:`_draw_intensity`), so the
+    same float.
     """
     n_cat = cat_rate.shape[1]
     w = np.empty(n_cat)
@@ -2932,9 +2933,22 @@ def _summed_amplitude(cat_rate, cat_amp, cat_phase, start_hour):
         amp, phase,
     )  # fmt: skip
     _diurnal_angles(phase, start_hour, cos_a, sin_a)
-    fail_rate = _draw_rates(cat_rate, 0, w, suffix)
+    fail_rate, _, _, big_a = _draw_intensity(cat_rate, 0, w, suffix, amp, cos_a, sin_a, pc, ps)
+    return big_a / fail_rate if fail_rate > 0.0 else 0.0
+
+
+@jit(forceinline=True)
+def _draw_intensity(cat_rate, d, w, suffix, amp, cos_a, sin_a, pc, ps):
+    """Draw ``d``'s summed diurnal intensity ``L + A cos``: ``(L, zr, zi, A)``.
+
+    Fills ``w``, ``suffix`` (:func:`_draw_rates`) and ``pc``, ``ps``
+    (:func:`_diurnal_terms_at`); ``A = hypot(zr, zi)``, at most ``L`` (terms that add up to
+    amplitude 1 can round a few ulps above it). The one computation of :func:`_block_diurnal`
+    and :func:`_summed_amplitude`, so the inputs' table is for the path's own float.
+    """
+    fail_rate = _draw_rates(cat_rate, d, w, suffix)
     zr, zi = _diurnal_terms_at(w, amp, cos_a, sin_a, pc, ps)
-    return min(math.hypot(zr, zi), fail_rate) / fail_rate if fail_rate > 0.0 else 0.0
+    return fail_rate, zr, zi, min(math.hypot(zr, zi), fail_rate)
 
 
 @jit(inline="always")
@@ -3928,10 +3942,9 @@ def _block_diurnal(
             _diurnal_angles(phase_i, start_hour, cos_a, sin_a)
         if per_shape or d != d_prev:
             d_prev = d
-            fail_rate = _draw_rates(cat_rate, d, w, suffix)
-            zr, zi = _diurnal_terms_at(w, amp_i, cos_a, sin_a, pc, ps)
-            # (at most L: terms that add up to amplitude 1 can round a few ulps above it)
-            big_a_d = min(math.hypot(zr, zi), fail_rate)
+            fail_rate, zr, zi, big_a_d = _draw_intensity(
+                cat_rate, d, w, suffix, amp_i, cos_a, sin_a, pc, ps
+            )
             theta = math.atan2(zi, zr)
             shared = _same_shape(amp_i, phase_i)
             n_slots = _build_alias(w, n_cat, prob, slot_code, alias_code, small, large)
@@ -4041,11 +4054,11 @@ def _block_diurnal(
         # amplitude has a table (point rates: one a run; rates per draw: the nearest
         # reference table). Its intensity is one cosine either way (L + A cos)
         tab_on = not per_shape and (shared or cat_rate.shape[0] == 1 or kepler_grid.shape[0] > 0)
-        # every category's amplitude: A / L, exactly
-        e_k = amp_i[c_first] if shared and (tab_on or fast) else 0.0
-        if (fast or tab_on) and not shared:
-            # the amplitude of the categories' terms summed (one cosine)
-            e_k = big_a_d / fail_rate
+        # the table's amplitude A / L: every category's, exactly, or that of the categories'
+        # terms summed (one cosine)
+        e_k = 0.0
+        if fast or tab_on:
+            e_k = amp_i[c_first] if shared else big_a_d / fail_rate
         if tab_on and e_k != e_tab:  # the loop one by one reads it too: chosen here
             tab, e_tab = _table_for(e_k, kepler_table, kepler_e, kepler_grid, tab_own)
         w_lk = OMEGA / fail_rate

@@ -175,11 +175,11 @@ class KernelInputs:
         summed intensity ``L (1 + e cos)``: every category's where all have one diurnal
         amplitude ``e > 0`` and one peak hour (any rates), else, with point rates, ``A / L``
         of the categories' terms summed (``_summed_amplitude``, the path's own floats, at
-        most 1); built once
-        here rather than in every block of 256 trials (~130 us a block, ~10 % of a block at
-        2k GPUs); else no rows. The path reads the nearest reference table (``kepler_grid``)
-        where the amplitude is the draw's, and builds its own for any other amplitude;
-        results do not depend on this table being given (tests/test_diurnal_block.py).
+        most 1); built once here rather than in every block of 256 trials (~130 us a block,
+        ~10 % of a block at 2k GPUs); else no rows. The path reads the nearest reference
+        table (``kepler_grid``) where the amplitude is the draw's, and builds its own for any
+        other amplitude; results do not depend on this table being given
+        (tests/test_diurnal_block.py).
     kepler_e : float
         The amplitude ``kepler_table`` is for (NaN: none).
     kepler_grid : ndarray, shape (65, 1025, 3) or (0, 1025, 3)
