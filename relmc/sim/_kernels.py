@@ -3681,189 +3681,28 @@ def diurnal_applies(maint_rate, n_spares, swap, amp_on, other_varying, uncertain
     return renewal_applies(maint_rate, n_spares, swap)
 
 
-@jit
-def _block_diurnal(
-    rng,
-    cat_rate,
-    draw_of_trial,
-    detect_hours,
-    swap,
-    maint_rate,
-    maint_hours,
-    work_hours,
-    tau,
-    delta,
-    persist,
-    restart_hours,
-    swap_hours,
-    n_spares,
-    repair_hours,
-    cap_hours,
-    max_events,
-    cat_amp,
-    cat_phase,
-    start_hour,
-    fleet_age_hours,
-    draw_amp,
-    draw_phase,
-    kepler_table,
-    kepler_e,
-    kepler_grid,
-    wall,
-    finished,
-    progress,
-    interruptions,
-    maint_events,
-    n_events,
-    lost,
-    swings,
-    use_blocks,
-    stats,
-):
-    """Run the diurnal path over a block (:func:`diurnal_applies`; see the module docstring).
+@jit(_nrt=False)  # indexes arrays only: no reference counting
+def _diurnal_trials(
+    rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase, kepler_table, kepler_e,
+    kepler_grid, wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+    use_blocks, stats, no_profile, no_max, w, suffix, cost, rot_c, rot_s, prob, slot_code,
+    alias_code, bw, pw, prc, prs, small, large, pc, ps, amp_i, phase_i, buf, cbuf, ubuf, uscr,
+    kbuf_c, cbuf_c, ubuf_c, scratch, tab_own, wk, ji, gf, xa, okf, sa, ca, w_c, w_z, suffix_z,
+    prob_c, slot_c, alias_c, prob_z, slot_z, alias_z, acc, no_trend, cos_a, sin_a,
+):  # fmt: skip
+    """Run the trial loop of :func:`_block_diurnal`, given its work arrays.
 
-    Per failure: one standard exponential ``g`` from the start of the restart (or of the job), and,
-    unless the run reaches the job's end (``g >= F(r_eff + d_run)``, decided without a sine whenever
-    a closed-form lower bound of ``F`` settles it), one solve of ``F(x) = g`` (:func:`_solve_one`: a
-    step from the table of the inverse of ``u + e sin u``, unless shapes are given per draw or the
-    step is not trusted, else :func:`_invert_diurnal`; ``x < r_eff``: the restart failed). The wall
-    clock is exact and the sine and cosine of the phase are carried from failure to failure by angle
-    addition (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
-    from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
-    category has one diurnal shape they are independent of time, so alias draws made ahead
-    (``CBUF`` per refill; where blocks apply to the draw, ``fast``, what a trial leaves goes
-    to the next trial of the same draw, else it is not used), or, when every
-    category also costs the same recovery, one multinomial per trial at the end
-    (:func:`_settle_categories`); otherwise by exact inversion at the failure's phase: one
-    uniform ``u`` (drawn ahead, ``CBUF`` per refill, carried as the categories are) and the
-    first category whose running sum
-    of the intensities ``lambda_c(t)`` exceeds ``u lambda(t)`` (:func:`_pick_at_phase`).
-    At the last event the budget allows the trial continues on the general path (modulated, a
-    fresh draw from the same wall time: the same process). A cycle (restart and run) that could
-    reach the wall cap (``t + r_eff + d_run`` plus the costliest event cost past ``cap_safe``)
-    draws its gap as any other: the failure is solved for without the job's end (``hi``
-    infinite) and taken if it comes before the job's end and it and the costliest recovery stay
-    under ``cap_safe``; a planned event before it (``m < x``, and before the job's last compute)
-    is taken if its stop (``m`` plus the checkpoint and the downtime) stays under ``cap_safe``;
-    else the general path goes on from the cycle's start with that failure's wall time as its
-    pending gap (``carry``: the gap was looked at, so it is kept, not redrawn) and, when the
-    planned event comes first, that event's (``carry_m``; the general path's two clocks, drawn
-    apart, as it would have drawn them: a planned event it then defers leaves the carried
-    failure standing). A trial under a binding cap so stays here up to its last cycle; at 1M
-    GPUs (a 54-day job, a 20x cap) the general path had taken the last ~5 % of every trial's
-    events at ~240 ns each. Planned maintenance (``maint_rate > 0``): the exposed hours ``m``
-    left to the next planned event are carried across failures; when ``m`` falls within the
-    cycle and ``g >= F(m)`` (no failure before it) the planned event is taken (during the
-    restart: the restart is lost; in the run: the snapshots done, a fresh checkpoint of the
-    progress reached and the segments re-laid from there; then the downtime and a new restart),
-    ``g`` is not used, and both clocks start afresh; one after the job's last compute is
-    deferred (the cycle goes on with failures only; the next planned event is drawn afresh after
-    the failure, if one comes). The cap guard then bounds a cycle's event by the larger of the
-    recoveries and a planned stop. ``maint_rate == 0``: no draw and no arithmetic beyond the
-    path without maintenance. ``stats[0]`` counts the failures taken here, ``stats[1]`` the
-    trials handed over, ``stats[2]`` the planned events taken here.
-    Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
-    the trend is 1 on this path.
-
-    Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or rare enough (a
-    failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate, so a planned event's
-    interval holds a block on average; each block attempt also needs that many expected before
-    the next planned event at the peak intensity), recoveries that cost
-    nothing in at least half of the failure rate, and at most one point of the process expected
-    per failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 +
-    a_c) <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps
-    are read as one Poisson process of the diurnal intensity over all wall time (the categories'
-    terms sum to one cosine, whatever their peaks), thinned: a failure is the first point after
-    the previous failure's recovery (exact: the process has independent increments, and each
-    recovery's window starts at one of its points). Both ways of taking failures read them so:
-    after a costly recovery, the loop one by one carries its integrated intensity (``deficit``)
-    into the gaps that follow, as a block returns what of it the block's points have not passed,
-    so a failure does not depend on which way took it, and gaps that the block bound looked at
-    may be taken either way. A cycle's start after a restart takes the longest run of the
-    buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's
-    last segment and of the budget, and each of whose failures the loop one by one would take by
-    its cap guard (at wall time ``t + X`` at most, ``t + X`` plus the costliest event cost under
-    ``cap_safe`` by ``_BOUND_RTOL`` of the cap; bounds on the integer sum of the gaps, as on the
-    renewal path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at
-    the block's start): a block takes only failures the loop would take, so a trial hands over
-    to the general path by the same rule. The points' wall times are independent solves (a table
-    of the inverse of ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the
-    failures' runs go through the renewal path's block arithmetic. With planned maintenance a
-    block's points also stay under ``F(m)`` of the exposed hours ``m`` left to the next planned
-    event (by ``4 _BOUND_RTOL`` of it), so each failure's wall hours, and so its exposed hours,
-    fall short of it; the block returns its failures' exposed hours, by which that clock counts
-    down, and the loop takes the planned event. With one shape for every category a category is
-    independent of the time: a block draws only the costly failures (a geometric countdown) and
-    leaves the others' categories to one multinomial at the trial's end; with shapes that differ
-    it draws every failure's category at the failure's phase, by the loop's
-    inversion from the same uniforms (:func:`_pick_at_phase`), so every point is marked by its
-    category's share of the intensity at its time: the categories' processes superposed (Llama 3
-    with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
-    ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
-
-    The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
-    chosen at a trial's start where the loop one by one reads it too, else at its first
-    block, where the last one chosen is not for ``e``): the inputs'
-    (``kepler_table``: one shape for every category and draw, or shapes that differ with
-    point rates), or, where ``e`` is the draw's (shapes per draw, or shapes that differ with
-    rates per draw), the nearest of the inputs' reference tables (``kepler_grid``, amplitudes
-    ``k / 64``: no table is built per draw, against ~130 us to build one), so a trial's table
-    depends on its draw alone; else (inputs not built by ``KernelInputs``) one built here, once
-    a call. Without reference tables such draws take no blocks, and their loop one by one
-    takes the full solve (so their outputs differ, within the solve's tolerance, from those
-    with the reference tables).
-
-    The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
-    of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
-    and pays its fixed costs (the phase at its start, the solve's and the run arithmetic's
-    loop set-up, the sine and cosine after it; ~400 ns a block) half as often; any other
-    trial refills its last ``BUF`` positions, as the loop one by one always did, so its
-    draws are unmoved. Where both kinds of trial meet in a block of trials, what one leaves in
-    the buffer the next takes first. ``use_blocks`` false (tests) takes every failure one by
-    one with the same refills, so a trial with blocks and without consume the same gaps.
-
-    Where blocks apply to the draw (``fast``, a function of the draw), what a trial draws
-    ahead and leaves (the blocks' costly failures, ``kbuf_c`` .. at ``jk``; the categories or
-    the picks' uniforms, ``cbuf`` or ``ubuf`` at ``jc``) the next trial takes first while the
-    draw stays (they are the draw's: its tables, its ``lam_geo``), as with the gaps: every
-    value read moves its index on at once, so what is carried was never looked at:
-    independent draws taken in order, the same process. A 2k-GPU trial (57 failures, ~6 of
-    them costly, ~3 one by one) used to draw 32 of each afresh and leave most (~0.5 us of its
-    ~3.3). Where blocks do not apply, a trial still draws its categories afresh (its draws as
-    they were).
+    Apart because it only indexes arrays: compiled without reference counting, so that the
+    arrays passed to the per-trial and per-block calls (:func:`_diurnal_block` takes eighteen,
+    :func:`_settle_categories` ten, :func:`_reset_trial` four) are not referenced and released
+    around each call: numba's ``NRT_incref`` and ``NRT_decref`` were 5.5 % of the samples of
+    the diurnal path at 2k GPUs (``perf record``), none since.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
-    no_profile = np.ones((0, WEEK_HOURS))
-    no_max = np.ones(0)
-    w = np.empty(n_cat)
-    suffix = np.empty(n_cat)
-    cost = np.empty(n_cat)
-    rot_c = np.empty(n_cat)  # cos and sin of OMEGA * cost[c]: the phase across a recovery
-    rot_s = np.empty(n_cat)
-    prob = np.empty(n_cat)
-    slot_code = np.empty(n_cat, dtype=np.int64)
-    alias_code = np.empty(n_cat, dtype=np.int64)
-    bw = np.empty(n_cat)  # the categories' peak intensities w_c (1 + a_c)
-    pw = np.empty(n_cat)  # sums over the categories up to c of w and of the diurnal terms,
-    # turned into the frame of theta (rc, rs: see _pick_at_phase)
-    prc = np.empty(n_cat)
-    prs = np.empty(n_cat)
-    small = np.empty(n_cat, dtype=np.int64)
-    large = np.empty(n_cat, dtype=np.int64)
-    pc = np.zeros(n_cat)  # diurnal terms in _diurnal_terms' frame (the general path's)
-    ps = np.zeros(n_cat)
-    amp_i = np.empty(n_cat)
-    phase_i = np.empty(n_cat)
-    buf = np.empty(_DIURNAL_BUF)
     j = _DIURNAL_BUF
-    cbuf = np.empty(CBUF, dtype=np.int64)  # categories drawn ahead (one shape), at jc
-    ubuf = np.empty(CBUF)  # with shapes that differ, the picks' uniforms drawn ahead, at jc
-    uscr = np.empty(CBUF)  # scratch of _alias_fill (never ubuf: that may hold carried draws)
-    kbuf_c = np.empty(CBUF, dtype=np.int64)  # a block's costly failures drawn ahead: countdowns,
-    cbuf_c = np.empty(CBUF, dtype=np.int64)  # categories, scratch (_costly_fill)
-    ubuf_c = np.empty(CBUF)
-    scratch = _settle_scratch(n_cat)
     max_cost = 0.0
     for c in range(n_cat):
         cost[c] = detect_hours[c] + (swap_hours if swap[c] else 0.0)
@@ -3884,32 +3723,8 @@ def _block_diurnal(
     # planned stop
     bound_cost = max(max_cost, m_stop) if m_on else max_cost
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0
-    # the block of failures (_diurnal_block): its inverse table (the one chosen for amplitude
-    # e_tab by _table_for: the inputs', a reference table of the grid, or one built here in
-    # tab_own), its per-position work arrays and the run sums it adds at buffer positions
-    tab_own = np.empty((_KEP_N + 1, _KEP_COLS))
     tab = tab_own
     e_tab = -1.0
-    wk = np.empty((2 + _KEP_COLS, _DIURNAL_BUF))  # _kepler_pass's work rows and nodes
-    ji = np.empty(_DIURNAL_BUF, dtype=np.int64)
-    gf = np.empty(_DIURNAL_BUF)
-    xa = np.empty(_DIURNAL_BUF)
-    okf = np.empty(_DIURNAL_BUF)
-    sa = np.empty(_DIURNAL_BUF)  # the points' sines and cosines of their phase (marks)
-    ca = np.empty(_DIURNAL_BUF)
-    w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
-    w_z = np.empty(n_cat)
-    suffix_z = np.empty(n_cat)
-    prob_c = np.empty(n_cat)
-    slot_c = np.empty(n_cat, dtype=np.int64)
-    alias_c = np.empty(n_cat, dtype=np.int64)
-    prob_z = np.empty(n_cat)
-    slot_z = np.empty(n_cat, dtype=np.int64)
-    alias_z = np.empty(n_cat, dtype=np.int64)
-    acc = np.zeros((N_ACC, _DIURNAL_BUF))
-    no_trend = np.ones(0)
-    cos_a = np.empty(n_cat)  # the cosine and sine of each category's angle (its peak hour)
-    sin_a = np.empty(n_cat)
     _trial_shape(draw_amp, draw_phase, no_trend, 0, cat_amp, cat_phase, 1.0, amp_i, phase_i)
     _diurnal_angles(phase_i, start_hour, cos_a, sin_a)
     # what depends on the draw alone (its rates, intensity and tables), kept while the next
@@ -4365,6 +4180,224 @@ def _block_diurnal(
         finished[i] = done
         progress[i] = p
         n_events[i] = events
+
+
+@jit
+def _block_diurnal(
+    rng,
+    cat_rate,
+    draw_of_trial,
+    detect_hours,
+    swap,
+    maint_rate,
+    maint_hours,
+    work_hours,
+    tau,
+    delta,
+    persist,
+    restart_hours,
+    swap_hours,
+    n_spares,
+    repair_hours,
+    cap_hours,
+    max_events,
+    cat_amp,
+    cat_phase,
+    start_hour,
+    fleet_age_hours,
+    draw_amp,
+    draw_phase,
+    kepler_table,
+    kepler_e,
+    kepler_grid,
+    wall,
+    finished,
+    progress,
+    interruptions,
+    maint_events,
+    n_events,
+    lost,
+    swings,
+    use_blocks,
+    stats,
+):
+    """Run the diurnal path over a block (:func:`diurnal_applies`; see the module docstring).
+
+    Per failure: one standard exponential ``g`` from the start of the restart (or of the job), and,
+    unless the run reaches the job's end (``g >= F(r_eff + d_run)``, decided without a sine whenever
+    a closed-form lower bound of ``F`` settles it), one solve of ``F(x) = g`` (:func:`_solve_one`: a
+    step from the table of the inverse of ``u + e sin u``, unless shapes are given per draw or the
+    step is not trusted, else :func:`_invert_diurnal`; ``x < r_eff``: the restart failed). The wall
+    clock is exact and the sine and cosine of the phase are carried from failure to failure by angle
+    addition (the solve's own, then a rotation by the category's recovery, precomputed), refreshed
+    from ``math.sin``/``math.cos`` every ``_REFRESH`` failures. Categories: when every
+    category has one diurnal shape they are independent of time, so alias draws made ahead
+    (``CBUF`` per refill; where blocks apply to the draw, ``fast``, what a trial leaves goes
+    to the next trial of the same draw, else it is not used), or, when every
+    category also costs the same recovery, one multinomial per trial at the end
+    (:func:`_settle_categories`); otherwise by exact inversion at the failure's phase: one
+    uniform ``u`` (drawn ahead, ``CBUF`` per refill, carried as the categories are) and the
+    first category whose running sum
+    of the intensities ``lambda_c(t)`` exceeds ``u lambda(t)`` (:func:`_pick_at_phase`).
+    At the last event the budget allows the trial continues on the general path (modulated, a
+    fresh draw from the same wall time: the same process). A cycle (restart and run) that could
+    reach the wall cap (``t + r_eff + d_run`` plus the costliest event cost past ``cap_safe``)
+    draws its gap as any other: the failure is solved for without the job's end (``hi``
+    infinite) and taken if it comes before the job's end and it and the costliest recovery stay
+    under ``cap_safe``; a planned event before it (``m < x``, and before the job's last compute)
+    is taken if its stop (``m`` plus the checkpoint and the downtime) stays under ``cap_safe``;
+    else the general path goes on from the cycle's start with that failure's wall time as its
+    pending gap (``carry``: the gap was looked at, so it is kept, not redrawn) and, when the
+    planned event comes first, that event's (``carry_m``; the general path's two clocks, drawn
+    apart, as it would have drawn them: a planned event it then defers leaves the carried
+    failure standing). A trial under a binding cap so stays here up to its last cycle; at 1M
+    GPUs (a 54-day job, a 20x cap) the general path had taken the last ~5 % of every trial's
+    events at ~240 ns each. Planned maintenance (``maint_rate > 0``): the exposed hours ``m``
+    left to the next planned event are carried across failures; when ``m`` falls within the
+    cycle and ``g >= F(m)`` (no failure before it) the planned event is taken (during the
+    restart: the restart is lost; in the run: the snapshots done, a fresh checkpoint of the
+    progress reached and the segments re-laid from there; then the downtime and a new restart),
+    ``g`` is not used, and both clocks start afresh; one after the job's last compute is
+    deferred (the cycle goes on with failures only; the next planned event is drawn afresh after
+    the failure, if one comes). The cap guard then bounds a cycle's event by the larger of the
+    recoveries and a planned stop. ``maint_rate == 0``: no draw and no arithmetic beyond the
+    path without maintenance. ``stats[0]`` counts the failures taken here, ``stats[1]`` the
+    trials handed over, ``stats[2]`` the planned events taken here.
+    Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
+    the trend is 1 on this path.
+
+    Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or rare enough (a
+    failure rate at least ``_DIURNAL_BLOCK_MIN`` times the planned rate, so a planned event's
+    interval holds a block on average; each block attempt also needs that many expected before
+    the next planned event at the peak intensity), recoveries that cost
+    nothing in at least half of the failure rate, and at most one point of the process expected
+    per failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 +
+    a_c) <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps
+    are read as one Poisson process of the diurnal intensity over all wall time (the categories'
+    terms sum to one cosine, whatever their peaks), thinned: a failure is the first point after
+    the previous failure's recovery (exact: the process has independent increments, and each
+    recovery's window starts at one of its points). Both ways of taking failures read them so:
+    after a costly recovery, the loop one by one carries its integrated intensity (``deficit``)
+    into the gaps that follow, as a block returns what of it the block's points have not passed,
+    so a failure does not depend on which way took it, and gaps that the block bound looked at
+    may be taken either way. A cycle's start after a restart takes the longest run of the
+    buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's
+    last segment and of the budget, and each of whose failures the loop one by one would take by
+    its cap guard (at wall time ``t + X`` at most, ``t + X`` plus the costliest event cost under
+    ``cap_safe`` by ``_BOUND_RTOL`` of the cap; bounds on the integer sum of the gaps, as on the
+    renewal path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at
+    the block's start): a block takes only failures the loop would take, so a trial hands over
+    to the general path by the same rule. The points' wall times are independent solves (a table
+    of the inverse of ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the
+    failures' runs go through the renewal path's block arithmetic. With planned maintenance a
+    block's points also stay under ``F(m)`` of the exposed hours ``m`` left to the next planned
+    event (by ``4 _BOUND_RTOL`` of it), so each failure's wall hours, and so its exposed hours,
+    fall short of it; the block returns its failures' exposed hours, by which that clock counts
+    down, and the loop takes the planned event. With one shape for every category a category is
+    independent of the time: a block draws only the costly failures (a geometric countdown) and
+    leaves the others' categories to one multinomial at the trial's end; with shapes that differ
+    it draws every failure's category at the failure's phase, by the loop's
+    inversion from the same uniforms (:func:`_pick_at_phase`), so every point is marked by its
+    category's share of the intensity at its time: the categories' processes superposed (Llama 3
+    with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
+    ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
+
+    The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
+    chosen at a trial's start where the loop one by one reads it too, else at its first
+    block, where the last one chosen is not for ``e``): the inputs'
+    (``kepler_table``: one shape for every category and draw, or shapes that differ with
+    point rates), or, where ``e`` is the draw's (shapes per draw, or shapes that differ with
+    rates per draw), the nearest of the inputs' reference tables (``kepler_grid``, amplitudes
+    ``k / 64``: no table is built per draw, against ~130 us to build one), so a trial's table
+    depends on its draw alone; else (inputs not built by ``KernelInputs``) one built here, once
+    a call. Without reference tables such draws take no blocks, and their loop one by one
+    takes the full solve (so their outputs differ, within the solve's tolerance, from those
+    with the reference tables).
+
+    The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
+    of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
+    and pays its fixed costs (the phase at its start, the solve's and the run arithmetic's
+    loop set-up, the sine and cosine after it; ~400 ns a block) half as often; any other
+    trial refills its last ``BUF`` positions, as the loop one by one always did, so its
+    draws are unmoved. Where both kinds of trial meet in a block of trials, what one leaves in
+    the buffer the next takes first. ``use_blocks`` false (tests) takes every failure one by
+    one with the same refills, so a trial with blocks and without consume the same gaps.
+
+    Where blocks apply to the draw (``fast``, a function of the draw), what a trial draws
+    ahead and leaves (the blocks' costly failures, ``kbuf_c`` .. at ``jk``; the categories or
+    the picks' uniforms, ``cbuf`` or ``ubuf`` at ``jc``) the next trial takes first while the
+    draw stays (they are the draw's: its tables, its ``lam_geo``), as with the gaps: every
+    value read moves its index on at once, so what is carried was never looked at:
+    independent draws taken in order, the same process. A 2k-GPU trial (57 failures, ~6 of
+    them costly, ~3 one by one) used to draw 32 of each afresh and leave most (~0.5 us of its
+    ~3.3). Where blocks do not apply, a trial still draws its categories afresh (its draws as
+    they were).
+    """
+    n_cat = cat_rate.shape[1]
+    no_profile = np.ones((0, WEEK_HOURS))
+    no_max = np.ones(0)
+    w = np.empty(n_cat)
+    suffix = np.empty(n_cat)
+    cost = np.empty(n_cat)
+    rot_c = np.empty(n_cat)  # cos and sin of OMEGA * cost[c]: the phase across a recovery
+    rot_s = np.empty(n_cat)
+    prob = np.empty(n_cat)
+    slot_code = np.empty(n_cat, dtype=np.int64)
+    alias_code = np.empty(n_cat, dtype=np.int64)
+    bw = np.empty(n_cat)  # the categories' peak intensities w_c (1 + a_c)
+    pw = np.empty(n_cat)  # sums over the categories up to c of w and of the diurnal terms,
+    # turned into the frame of theta (rc, rs: see _pick_at_phase)
+    prc = np.empty(n_cat)
+    prs = np.empty(n_cat)
+    small = np.empty(n_cat, dtype=np.int64)
+    large = np.empty(n_cat, dtype=np.int64)
+    pc = np.zeros(n_cat)  # diurnal terms in _diurnal_terms' frame (the general path's)
+    ps = np.zeros(n_cat)
+    amp_i = np.empty(n_cat)
+    phase_i = np.empty(n_cat)
+    buf = np.empty(_DIURNAL_BUF)
+    cbuf = np.empty(CBUF, dtype=np.int64)  # categories drawn ahead (one shape), at jc
+    ubuf = np.empty(CBUF)  # with shapes that differ, the picks' uniforms drawn ahead, at jc
+    uscr = np.empty(CBUF)  # scratch of _alias_fill (never ubuf: that may hold carried draws)
+    kbuf_c = np.empty(CBUF, dtype=np.int64)  # a block's costly failures drawn ahead: countdowns,
+    cbuf_c = np.empty(CBUF, dtype=np.int64)  # categories, scratch (_costly_fill)
+    ubuf_c = np.empty(CBUF)
+    scratch = _settle_scratch(n_cat)
+    # the block of failures (_diurnal_block): its inverse table (the one chosen for amplitude
+    # e_tab by _table_for: the inputs', a reference table of the grid, or one built here in
+    # tab_own), its per-position work arrays and the run sums it adds at buffer positions
+    tab_own = np.empty((_KEP_N + 1, _KEP_COLS))
+    wk = np.empty((2 + _KEP_COLS, _DIURNAL_BUF))  # _kepler_pass's work rows and nodes
+    ji = np.empty(_DIURNAL_BUF, dtype=np.int64)
+    gf = np.empty(_DIURNAL_BUF)
+    xa = np.empty(_DIURNAL_BUF)
+    okf = np.empty(_DIURNAL_BUF)
+    sa = np.empty(_DIURNAL_BUF)  # the points' sines and cosines of their phase (marks)
+    ca = np.empty(_DIURNAL_BUF)
+    w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
+    w_z = np.empty(n_cat)
+    suffix_z = np.empty(n_cat)
+    prob_c = np.empty(n_cat)
+    slot_c = np.empty(n_cat, dtype=np.int64)
+    alias_c = np.empty(n_cat, dtype=np.int64)
+    prob_z = np.empty(n_cat)
+    slot_z = np.empty(n_cat, dtype=np.int64)
+    alias_z = np.empty(n_cat, dtype=np.int64)
+    acc = np.zeros((N_ACC, _DIURNAL_BUF))
+    no_trend = np.ones(0)
+    cos_a = np.empty(n_cat)  # the cosine and sine of each category's angle (its peak hour)
+    sin_a = np.empty(n_cat)
+    _diurnal_trials(
+        rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+        delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+        cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase, kepler_table,
+        kepler_e, kepler_grid, wall, finished, progress, interruptions, maint_events, n_events,
+        lost, swings, use_blocks, stats, no_profile, no_max, w, suffix, cost, rot_c, rot_s, prob,
+        slot_code, alias_code, bw, pw, prc, prs, small, large, pc, ps, amp_i, phase_i, buf, cbuf,
+        ubuf, uscr, kbuf_c, cbuf_c, ubuf_c, scratch, tab_own, wk, ji, gf, xa, okf, sa, ca, w_c,
+        w_z, suffix_z, prob_c, slot_c, alias_c, prob_z, slot_z, alias_z, acc, no_trend, cos_a,
+        sin_a,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
