@@ -2,11 +2,13 @@
 
 Per block, ``relmc.sim.simulate.run_kernel`` builds the block's Generator from its child seed,
 lays out the kernel's 77 arguments after it and calls the kernel (numba checks the
-arguments' types and unboxes them). Those costs do not depend on the trials, so they weigh
-most where a trial is cheap: small clusters and short jobs. This script times each part
-alone, and the kernel on a block of Llama 3 trials at 2k GPUs (a 54-day job, no planned
-maintenance: the renewal path, ~57 failures a trial), in one run, interleaved, best of the
-repeats (noise only slows a run), in microseconds per 256-trial block of wall time.
+arguments' types and unboxes them; the Generator reaches the path by its address). A call
+is timed with a Generator used before and with a fresh one, as each block's is. Those costs
+do not depend on the trials, so they weigh most where a trial is cheap: small clusters and
+short jobs. This script times each part alone, and the kernel on a block of Llama 3 trials
+at 2k GPUs (a 54-day job, no planned maintenance: the renewal path, ~57 failures a trial),
+in one run, interleaved, best of the repeats (noise only slows a run), in microseconds per
+256-trial block of wall time.
 
 Run: ``python benchmarks/bench_block_overhead.py [--repeats N]``.
 """
@@ -61,6 +63,9 @@ def main(argv=None) -> dict[str, float]:
     simulate_block(rng, *full)  # compile or load the cache outside the timings
     many = kernel_inputs(scenario(2048, 54 * 24.0), None, 40 * BLOCK_SIZE)[0]
     run_kernel(many, root)
+    # a fresh Generator per call, as run_kernel's blocks have (numpy builds its ctypes
+    # interface at the first look; numba's unboxing of a Generator reads it)
+    fresh = [np.random.Generator(np.random.PCG64(child_seed(root, k))) for k in range(2000)]
     parts = {
         "Generator from the block's child seed": (
             lambda k: np.random.Generator(np.random.PCG64(child_seed(root, k))),
@@ -74,6 +79,10 @@ def main(argv=None) -> dict[str, float]:
         "kernel call on 0 trials (types, unboxing, set-up)": (
             lambda k: simulate_block(rng, *empty),
             2000,
+        ),
+        "the same with a fresh Generator, less its build": (
+            lambda k: simulate_block(fresh[k % len(fresh)], *empty),
+            len(fresh),
         ),
         "kernel on 256 trials (2k GPUs, 54 days)": (lambda k: simulate_block(rng, *full), 40),
         "run_kernel per block (40 blocks, the same trials)": (
@@ -95,7 +104,7 @@ def main(argv=None) -> dict[str, float]:
     side = (
         best["Generator from the block's child seed"]
         + best["arguments sliced from a run's (block_args)"]
-        + best["kernel call on 0 trials (types, unboxing, set-up)"]
+        + best["the same with a fresh Generator, less its build"]
     )
     side_before = (
         side

@@ -139,11 +139,14 @@ def test_simulate_block_runs_the_pool_path_where_it_applies():
 
 
 def _path_taken(inputs, monkeypatch) -> list[str]:
-    """The paths ``simulate_block``'s Python source calls for ``inputs`` (paths recorded)."""
+    """The paths ``simulate_block``'s Python source calls for ``inputs`` (paths recorded).
+
+    It calls each path through its wrapper (``_block_*_at``: the generator by its address).
+    """
     taken: list[str] = []
     names = ("_block_pool", "_block_pool_reduced", "_block_general", "_block_renewal")
     for name in (*names, "_block_diurnal"):
-        monkeypatch.setattr(_kernels, name, lambda *a, _n=name: taken.append(_n))
+        monkeypatch.setattr(_kernels, f"{name}_at", lambda *a, _n=name: taken.append(_n))
     out = allocate_outputs(inputs.n_trials, inputs.n_categories)
     rng = np.random.default_rng(0)
     _kernels.simulate_block(rng, *kernel_args(inputs, out, slice(0, inputs.n_trials)))

@@ -205,9 +205,14 @@ return addresses (benchmarks/README.md).
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from relmc._jit import jit
 from relmc.sim import CAUSES
@@ -7092,6 +7097,233 @@ def _clear_outputs(
         pool_occupancy[i] = np.nan
 
 
+# Generators at an address: numba unboxes a ``numpy.random.Generator`` argument through
+# ctypes (three ``ctypes.cast`` calls, and on a fresh generator numpy's ctypes interface
+# built first): ~27 us a call on this kind of machine, a block's whole cost at 2k GPUs
+# being ~330 us. :func:`simulate_block` passes the address of the generator's ``bitgen_t``
+# instead (:func:`_bitgen_address`), to a wrapper per path that builds numba's generator
+# from it (:func:`_generator_at`) and calls the path: the same generator, the same draws.
+_GENERATOR = types.NumPyRandomGeneratorType("NumPyRandomGeneratorType")
+_BIT_GENERATOR = types.NumPyRandomBitGeneratorType("bit_generator")
+# a foreign function of its own (not ctypes.pythonapi's, whose argtypes are shared)
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi)
+)
+
+
+def _bitgen_address(rng):
+    """Return the address of ``rng``'s ``bitgen_t`` (NumPy's C interface to its bit generator).
+
+    The struct lives as long as the generator: the caller holds ``rng`` through the call
+    that reads it.
+    """
+    return _capsule_pointer(rng.bit_generator.capsule, b"BitGenerator")
+
+
+@intrinsic
+def _generator_at(typingctx, addr):
+    """Numba's generator over the ``bitgen_t`` at ``addr`` (:func:`_bitgen_address`).
+
+    The fields numba's unboxing of a ``numpy.random.Generator`` fills, read from the struct
+    it reads them from through ctypes (``state``, ``next_uint64``, ``next_uint32``,
+    ``next_double``, in NumPy's ``bitgen_t`` order), so the draws are the same; no parent
+    object and no meminfo (numba's reference operations on a null meminfo do nothing).
+    """
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        word = context.get_value_type(types.uintp)
+        base = builder.inttoptr(args[0], word.as_pointer())
+
+        def field(k):
+            return builder.load(builder.gep(base, [ir.Constant(ir.IntType(32), k)]))
+
+        bit_gen = cgutils.create_struct_proxy(_BIT_GENERATOR)(context, builder)
+        state = field(0)
+        bit_gen.parent = cgutils.get_null_value(bit_gen.parent.type)
+        bit_gen.state_address = state
+        bit_gen.state = state
+        bit_gen.fnptr_next_uint64 = field(1)
+        bit_gen.fnptr_next_uint32 = field(2)
+        bit_gen.fnptr_next_double = field(3)
+        bit_gen.bit_generator = args[0]
+        gen = cgutils.create_struct_proxy(_GENERATOR)(context, builder)
+        gen.bit_generator = bit_gen._getvalue()
+        gen.meminfo = cgutils.get_null_value(gen.meminfo.type)
+        gen.parent = cgutils.get_null_value(gen.parent.type)
+        return gen._getvalue()
+
+    return _GENERATOR(addr), codegen
+
+
+@jit
+def _block_physics_nodes_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes,
+    bad_fraction, bad_multiplier, cat_domain, diag_hours, diag_wrong, lemon_k, lemon_window,
+    repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
+    n_standbys, preempt_hours, mem_restart_hours, mem_replicas, cat_kind, straggler_speed,
+    sdc_latency, sdc_latency_exp, retention, overhead_factor, overhead_jitter, draw_amp,
+    draw_phase, draw_trend, draw_bad_fraction, draw_bad_multiplier, cat_profile, week_hour0, wall,
+    finished, progress, interruptions, maint_events, n_events, lost, swings, nodes_excluded_bad,
+    nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames, standby_swaps,
+    restarts_memory, restarts_storage, pool_occupancy, sdc_rollbacks, sdc_from_scratch,
+    sdc_undetected, stats,
+):  # fmt: skip
+    """:func:`_block_physics_nodes` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_physics_nodes(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+        speed_amp, speed_phase, n_nodes, bad_fraction, bad_multiplier, cat_domain, diag_hours,
+        diag_wrong, lemon_k, lemon_window, repair_fixed, escalate_prob, manual_repair_hours,
+        auto_miss, manual_miss, retire_after, n_standbys, preempt_hours, mem_restart_hours,
+        mem_replicas, cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
+        overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, draw_bad_fraction,
+        draw_bad_multiplier, cat_profile, week_hour0, wall, finished, progress, interruptions,
+        maint_events, n_events, lost, swings, nodes_excluded_bad, nodes_excluded_good,
+        repairs_auto, repairs_manual, nodes_retired, wrong_blames, standby_swaps, restarts_memory,
+        restarts_storage, pool_occupancy, sdc_rollbacks, sdc_from_scratch, sdc_undetected, stats,
+    )  # fmt: skip
+
+
+@jit
+def _block_nodes_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes,
+    bad_fraction, bad_multiplier, cat_domain, diag_hours, diag_wrong, lemon_k, lemon_window,
+    repair_fixed, escalate_prob, manual_repair_hours, auto_miss, manual_miss, retire_after,
+    n_standbys, preempt_hours, mem_restart_hours, mem_replicas, overhead_factor, overhead_jitter,
+    draw_amp, draw_phase, draw_trend, draw_bad_fraction, draw_bad_multiplier, cat_profile,
+    week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+    nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
+    wrong_blames, standby_swaps, restarts_memory, restarts_storage, pool_occupancy, stats,
+):  # fmt: skip
+    """:func:`_block_nodes` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_nodes(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+        speed_amp, speed_phase, n_nodes, bad_fraction, bad_multiplier, cat_domain, diag_hours,
+        diag_wrong, lemon_k, lemon_window, repair_fixed, escalate_prob, manual_repair_hours,
+        auto_miss, manual_miss, retire_after, n_standbys, preempt_hours, mem_restart_hours,
+        mem_replicas, overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
+        draw_bad_fraction, draw_bad_multiplier, cat_profile, week_hour0, wall, finished, progress,
+        interruptions, maint_events, n_events, lost, swings, nodes_excluded_bad,
+        nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
+        standby_swaps, restarts_memory, restarts_storage, pool_occupancy, stats,
+    )  # fmt: skip
+
+
+@jit
+def _block_physics_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, cat_kind,
+    straggler_speed, sdc_latency, sdc_latency_exp, retention, overhead_factor, overhead_jitter,
+    draw_amp, draw_phase, draw_trend, cat_profile, week_hour0, wall, finished, progress,
+    interruptions, maint_events, n_events, lost, swings, sdc_rollbacks, sdc_from_scratch,
+    sdc_undetected,
+):  # fmt: skip
+    """:func:`_block_physics` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_physics(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+        speed_amp, speed_phase, cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
+        overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, cat_profile,
+        week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+        sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+    )  # fmt: skip
+
+
+@jit
+def _block_diurnal_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase, kepler_table, kepler_e,
+    kepler_grid, wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+    use_blocks, stats,
+):  # fmt: skip
+    """:func:`_block_diurnal` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_diurnal(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
+        draw_phase, kepler_table, kepler_e, kepler_grid, wall, finished, progress, interruptions,
+        maint_events, n_events, lost, swings, use_blocks, stats,
+    )  # fmt: skip
+
+
+@jit
+def _block_renewal_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase, wall,
+    finished, progress, interruptions, maint_events, n_events, lost, swings, use_blocks, stats,
+):  # fmt: skip
+    """:func:`_block_renewal` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_renewal(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+        speed_amp, speed_phase, wall, finished, progress, interruptions, maint_events, n_events,
+        lost, swings, use_blocks, stats,
+    )  # fmt: skip
+
+
+@jit
+def _block_pool_reduced_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events, wall,
+    finished, progress, interruptions, maint_events, n_events, lost, swings, use_blocks, stats,
+):  # fmt: skip
+    """:func:`_block_pool_reduced` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_pool_reduced(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, wall, finished, progress, interruptions, maint_events, n_events,
+        lost, swings, use_blocks, stats,
+    )  # fmt: skip
+
+
+@jit
+def _block_pool_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events, wall,
+    finished, progress, interruptions, maint_events, n_events, lost, swings,
+):  # fmt: skip
+    """:func:`_block_pool` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_pool(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, wall, finished, progress, interruptions, maint_events, n_events,
+        lost, swings,
+    )  # fmt: skip
+
+
+@jit
+def _block_general_at(
+    addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours, work_hours, tau,
+    delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
+    cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
+    overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, cat_profile, week_hour0,
+    wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
+):  # fmt: skip
+    """:func:`_block_general` with the generator at ``addr`` (:func:`_generator_at`)."""
+    _block_general(
+        _generator_at(addr), cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
+        cap_hours, max_events, cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours,
+        speed_amp, speed_phase, overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend,
+        cat_profile, week_hour0, wall, finished, progress, interruptions, maint_events, n_events,
+        lost, swings,
+    )  # fmt: skip
+
+
 def simulate_block(
     rng,
     cat_rate,
@@ -7200,8 +7432,11 @@ def simulate_block(
     the path chosen is compiled. One compiled function calling every path compiled all of
     them at its first call: ~590 s on a cold numba cache for ``relmc project``, which runs
     the renewal path only (the node paths alone took 180 s each). The path releases the GIL as
-    before, so blocks still run on threads.
+    before, so blocks still run on threads. The call passes the generator's address, not the
+    generator (``_block_*_at``, :func:`_generator_at`): numba's unboxing of a generator cost
+    ~27 us a block (a fresh generator's), 1.13x on the renewal path at 2k GPUs.
     """
+    addr = _bitgen_address(rng)  # rng, held here, keeps it alive through the call
     path = block_path(
         bad_fraction, cat_domain, diag_hours, diag_wrong, lemon_k, repair_fixed, escalate_prob,
         retire_after, n_standbys, preempt_hours, mem_restart_hours, draw_bad_fraction, cat_kind,
@@ -7214,8 +7449,8 @@ def simulate_block(
         standby_swaps, restarts_memory, restarts_storage, pool_occupancy,
     )  # fmt: skip
     if path == PATH_PHYSICS_NODES:
-        _block_physics_nodes(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_physics_nodes_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events, cat_amp, cat_phase, start_hour,
             trend_shape, fleet_age_hours, speed_amp, speed_phase, n_nodes, bad_fraction,
@@ -7232,8 +7467,8 @@ def simulate_block(
             np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_NODES:
-        _block_nodes(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_nodes_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
@@ -7248,8 +7483,8 @@ def simulate_block(
             pool_occupancy, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_PHYSICS:
-        _block_physics(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_physics_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
@@ -7259,8 +7494,8 @@ def simulate_block(
             swings, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
         )  # fmt: skip
     elif path == PATH_DIURNAL:
-        _block_diurnal(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_diurnal_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
             cap_hours, max_events, cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp,
             draw_phase, kepler_table, kepler_e, kepler_grid, wall, finished, progress,
@@ -7268,8 +7503,8 @@ def simulate_block(
             np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_RENEWAL:
-        _block_renewal(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_renewal_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares, repair_hours,
             cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
@@ -7277,22 +7512,22 @@ def simulate_block(
             True, np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_POOL_REDUCED:
-        _block_pool_reduced(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_pool_reduced_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events, wall, finished, progress, interruptions,
             maint_events, n_events, lost, swings, True, np.zeros(2, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_POOL:
-        _block_pool(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_pool_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events, wall, finished, progress, interruptions,
             maint_events, n_events, lost, swings,
         )  # fmt: skip
     else:
-        _block_general(
-            rng, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
+        _block_general_at(
+            addr, cat_rate, draw_of_trial, detect_hours, swap, maint_rate, maint_hours,
             work_hours, tau, delta, persist, restart_hours, swap_hours, n_spares,
             repair_hours, cap_hours, max_events,
             cat_amp, cat_phase, start_hour, trend_shape, fleet_age_hours, speed_amp, speed_phase,
