@@ -1,9 +1,11 @@
 """The Python side of a block of trials (issue 10): what ``run_kernel`` pays per 256 trials.
 
-Per block, ``relmc.sim.simulate.run_kernel`` builds the block's Generator from its child seed,
-lays out the kernel's 77 arguments after it and calls the kernel (numba checks the
-arguments' types and unboxes them; the Generator reaches the path by its address). A call
-is timed with a Generator used before and with a fresh one, as each block's is. Those costs
+Per block, ``relmc.sim.simulate.run_kernel`` gives the block its Generator (for a round of
+many blocks, their states computed together and each set on a generator a thread keeps;
+else one built from the block's child seed; both timed), lays out the kernel's 77 arguments
+after it and calls the kernel (numba checks the arguments' types and unboxes them; the
+Generator reaches the path by its address). A call is timed with a Generator used before
+and with a fresh one. Those costs
 do not depend on the trials, so they weigh most where a trial is cheap: small clusters and
 short jobs. This script times each part alone, and the kernel on a block of Llama 3 trials
 at 2k GPUs (a 54-day job, no planned maintenance: the renewal path, ~57 failures a trial),
@@ -22,7 +24,7 @@ import time
 
 import numpy as np
 
-from relmc._seed import child_seed
+from relmc._seed import child_seed, pcg64_states
 from relmc.scenario import Cluster, Job, Scenario
 from relmc.sim._kernels import simulate_block
 from relmc.sim.inputs import allocate_outputs, block_args, kernel_args
@@ -66,9 +68,23 @@ def main(argv=None) -> dict[str, float]:
     # a fresh Generator per call, as run_kernel's blocks have (numpy builds its ctypes
     # interface at the first look; numba's unboxing of a Generator reads it)
     fresh = [np.random.Generator(np.random.PCG64(child_seed(root, k))) for k in range(2000)]
+    # run_kernel's way for a round of many blocks: the states computed together, each set on
+    # a generator kept (the call's cost shared by 256 blocks)
+    kept = np.random.Generator(np.random.PCG64(0))
+    held: dict[int, list] = {}
+
+    def set_state(k: int) -> None:
+        if k % 256 == 0:
+            held[0] = pcg64_states(root, range(k, k + 256)) or []
+        kept.bit_generator.state = held[0][k % 256]
+
     parts = {
         "Generator from the block's child seed": (
             lambda k: np.random.Generator(np.random.PCG64(child_seed(root, k))),
+            2000,
+        ),
+        "its state, computed with a run's 256 (pcg64_states), set": (
+            lambda k: set_state(k),
             2000,
         ),
         "arguments looked up afresh (kernel_args)": (
@@ -102,18 +118,18 @@ def main(argv=None) -> dict[str, float]:
         print(f"  {name:<52} {us:8.1f}")
     kernel = best["kernel on 256 trials (2k GPUs, 54 days)"]
     side = (
-        best["Generator from the block's child seed"]
+        best["its state, computed with a run's 256 (pcg64_states), set"]
         + best["arguments sliced from a run's (block_args)"]
         + best["the same with a fresh Generator, less its build"]
     )
     side_before = (
         side
-        - best["arguments sliced from a run's (block_args)"]
-        + best["arguments looked up afresh (kernel_args)"]
+        - best["its state, computed with a run's 256 (pcg64_states), set"]
+        + best["Generator from the block's child seed"]
     )
     print(
-        f"  the Python side: {side:.1f} us a block ({side_before:.1f} with kernel_args), "
-        f"{side / (side + kernel):.3f} of a 2k-GPU block "
+        f"  the Python side: {side:.1f} us a block ({side_before:.1f} with a Generator built "
+        f"per block), {side / (side + kernel):.3f} of a 2k-GPU block "
         f"({side_before / (side_before + kernel):.3f})"
     )
     return best

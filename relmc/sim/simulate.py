@@ -8,6 +8,7 @@ import math
 import numbers
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ import xarray as xr
 
 from relmc._cf import provenance
 from relmc._io import check_trial_memory
-from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc._seed import child_seed, pcg64_states, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
 from relmc.scenario import Scenario
@@ -46,6 +47,9 @@ __all__ = [
 BLOCK_SIZE = 256
 """Trials per block. Each block has its own child ``SeedSequence``; part of the result's
 identity, so it is a constant (recorded in ``attrs``), not a tuning knob."""
+# a round of at least this many blocks computes their generators' states together
+# (pcg64_states: ~125 us a call, then ~2 us a block, against ~16 us a block built alone)
+_STATES_MIN = 8
 
 MAX_TRIALS = 100_000_000
 MAX_SEGMENTS = 1e12  # segment counts and indices stay exact in float64 and int64 far below this
@@ -380,8 +384,21 @@ def run_kernel(
     out = allocate_outputs(n, inputs.n_categories)
     args = block_args(inputs, out)
 
+    # Each block's generator is PCG64(child_seed(root, b)). For a round of many blocks their
+    # states are computed together (pcg64_states: ~3.6 against ~16 us a block) and set on a
+    # generator each thread keeps; else each block's is built.
+    states: list[dict] | None = None
+    first = 0
+    local = threading.local()
+
     def block(b: int) -> None:
-        rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        if states is None:
+            rng = np.random.Generator(np.random.PCG64(child_seed(root, b)))
+        else:
+            if not hasattr(local, "rng"):
+                local.rng = np.random.Generator(np.random.PCG64(0))
+            rng = local.rng
+            rng.bit_generator.state = states[b - first]
         simulate_block(rng, *args(slice(b * BLOCK_SIZE, (b + 1) * BLOCK_SIZE)))
 
     rounds = _rounds(n, precision)
@@ -396,6 +413,8 @@ def run_kernel(
     try:
         for end in rounds:
             todo = range(done_blocks, end)
+            first = done_blocks
+            states = pcg64_states(root, todo) if len(todo) >= _STATES_MIN else None
             for _ in map(block, todo) if pool is None or len(todo) == 1 else pool.map(block, todo):
                 if bar is not None:
                     bar.update()
