@@ -146,11 +146,12 @@ def _mix(x: Any, y: Any) -> Any:
 def pcg64_states(root: np.random.SeedSequence, keys: range) -> list[dict] | None:
     """Return the states of ``PCG64(child_seed(root, k))`` for ``k`` in ``keys``, as NumPy would.
 
-    Each a ``PCG64.state`` dict, to set on a generator in place of building one. None where
-    the root is not one this handles (a pool size other than 4, entropy that is not integers,
-    a key of 2^32 or more): the caller builds the generators then.
+    Each a ``PCG64.state`` dict, to set on a generator in place of building one. The children
+    have SeedSequence's default pool of 4 words whatever the root's (:func:`child_seed`).
+    None where the root or keys are not ones this handles (entropy that is not integers,
+    keys outside 0 .. 2^32 - 1, none): the caller builds the generators then.
     """
-    if root.pool_size != _POOL or len(keys) == 0 or keys.start < 0 or keys.stop > _M32 + 1:
+    if len(keys) == 0 or keys.start < 0 or keys.stop > _M32 + 1 or keys.step != 1:
         return None
     run = _words(root.entropy)
     spawn = _words(root.spawn_key)

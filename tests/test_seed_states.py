@@ -31,6 +31,7 @@ ROOTS = [
     np.random.SeedSequence(np.array([5, 2**33], dtype=np.int64)),
     np.random.SeedSequence(9).spawn(4)[3],
     np.random.SeedSequence(3, spawn_key=(1, 2**35, 0)),
+    np.random.SeedSequence(8, pool_size=8),  # children have the default pool: any root's
     resolve_seed(np.random.default_rng(42)),
 ]
 
@@ -49,10 +50,10 @@ def test_states_equal_numpys(root):
     assert np.array_equal(g.standard_exponential(50), built.standard_exponential(50))
 
 
-def test_roots_not_handled_return_none():
-    assert pcg64_states(np.random.SeedSequence(1, pool_size=8), range(4)) is None
+def test_keys_not_handled_return_none():
     assert pcg64_states(np.random.SeedSequence(1), range(2**32 - 1, 2**32 + 1)) is None
     assert pcg64_states(np.random.SeedSequence(1), range(0)) is None
+    assert pcg64_states(np.random.SeedSequence(1), range(0, 10, 2)) is None
 
 
 def _run(n_threads, monkeypatch, states_min):
@@ -68,6 +69,25 @@ def test_run_kernel_outputs_equal_those_of_generators_built_block_by_block(n_thr
     built = _run(n_threads, monkeypatch, 10**9)
     for key in together:
         assert np.array_equal(together[key], built[key], equal_nan=True), key
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_rounds_of_a_precision_target_equal_generators_built_block_by_block(n_threads, monkeypatch):
+    # rounds ending at 3, 6, 12, 24, 40 blocks (a target never met): every round's states
+    # computed together (_STATES_MIN 2) and set on the generators each thread keeps across
+    # rounds, against generators built block by block
+    x, _ = kernel_inputs(Scenario.default(), None, 40 * simulate.BLOCK_SIZE)
+    precision = simulate.Precision(min_trials=3 * simulate.BLOCK_SIZE, target_se=1e-12)
+    runs = []
+    for states_min in (2, 10**9):
+        monkeypatch.setattr(simulate, "_STATES_MIN", states_min)
+        out, why = run_kernel(
+            x, np.random.SeedSequence(5), n_threads=n_threads, precision=precision
+        )
+        assert why == "n_trials"
+        runs.append(out)
+    for key in runs[0]:
+        assert np.array_equal(runs[0][key], runs[1][key], equal_nan=True), key
 
 
 def test_negative_control_states_one_block_off_change_the_outputs(monkeypatch):

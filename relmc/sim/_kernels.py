@@ -196,11 +196,17 @@ callee has loops: :func:`_ring_put` is ``forceinline`` (the physics path took an
 reference to both ring arrays at every stop: 1.05x without), and the physics path grows
 the ring in a loop around its event loop, never within it (an array variable rebound in a
 loop takes and drops a reference at every pass: 1.03-1.05x). A function that only indexes
-arrays may be compiled without reference counting (``_nrt=False``), which removes its own
-but not its callees' (:func:`_settle_categories`, :func:`_alias_counts`,
-:func:`_alias_codes`: once a trial). Where the calls are is found by breaking on
-``NRT_incref``/``NRT_decref`` in a debugger attached to a running kernel and reading the
-return addresses (benchmarks/README.md).
+arrays may be compiled without reference counting (``_nrt=False``: the trial loops
+:func:`_general_trials`, :func:`_diurnal_trials`; :func:`_settle_categories`,
+:func:`_alias_counts`, :func:`_alias_codes`). numba compiles a plain callee that such a
+function is the first to call without reference counting too (its ``nrt`` flag is
+inherited), and that version then serves every caller of the same signature: so no
+function called, directly or not, from one of them may return an array (a function numba
+inlines, ``inline="always"``, as :func:`_table_for`, is not a call and may), and
+tests/test_generator_address.py checks that the inputs' reference counts are unchanged
+after those paths. Where the calls are is found by breaking on ``NRT_incref``/
+``NRT_decref`` in a debugger attached to a running kernel and reading the return addresses
+(benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -2897,7 +2903,7 @@ def _kepler_grid(grid):
         _kepler_table(k / _KEP_GRID, grid[k])
 
 
-@jit(inline="always")
+@jit(inline="always")  # must stay inlined: _diurnal_trials (no reference counting) calls it
 def _table_for(e, kepler_table, kepler_e, kepler_grid, tab):
     """Return the diurnal path's table for amplitude ``e`` (blocks and loop), and ``e``.
 
@@ -7098,11 +7104,12 @@ def _clear_outputs(
 
 
 # Generators at an address: numba unboxes a ``numpy.random.Generator`` argument through
-# ctypes (three ``ctypes.cast`` calls, and on a fresh generator numpy's ctypes interface
-# built first): ~27 us a call on this kind of machine, a block's whole cost at 2k GPUs
-# being ~330 us. :func:`simulate_block` passes the address of the generator's ``bitgen_t``
-# instead (:func:`_bitgen_address`), to a wrapper per path that builds numba's generator
-# from it (:func:`_generator_at`) and calls the path: the same generator, the same draws.
+# ctypes (its ctypes interface looked up, three ``ctypes.cast`` calls): a call of a path on
+# 0 trials took 19.7 us with a generator used before, 21.0 with a fresh one, against 8.4
+# and 8.7 with the address (benchmarks/bench_block_overhead.py), a 2k-GPU block ~300 us.
+# :func:`simulate_block` passes the address of the generator's ``bitgen_t`` instead
+# (:func:`_bitgen_address`), to a wrapper per path that builds numba's generator from it
+# (:func:`_generator_at`) and calls the path: the same generator, the same draws.
 _GENERATOR = types.NumPyRandomGeneratorType("NumPyRandomGeneratorType")
 _BIT_GENERATOR = types.NumPyRandomBitGeneratorType("bit_generator")
 # a foreign function of its own (not ctypes.pythonapi's, whose argtypes are shared)
@@ -7133,8 +7140,9 @@ def _generator_at(typingctx, addr):
         return None
 
     def codegen(context, builder, signature, args):
+        address = context.cast(builder, args[0], addr, types.uintp)
         word = context.get_value_type(types.uintp)
-        base = builder.inttoptr(args[0], word.as_pointer())
+        base = builder.inttoptr(address, word.as_pointer())
 
         def field(k):
             return builder.load(builder.gep(base, [ir.Constant(ir.IntType(32), k)]))
@@ -7147,7 +7155,7 @@ def _generator_at(typingctx, addr):
         bit_gen.fnptr_next_uint64 = field(1)
         bit_gen.fnptr_next_uint32 = field(2)
         bit_gen.fnptr_next_double = field(3)
-        bit_gen.bit_generator = args[0]
+        bit_gen.bit_generator = address
         gen = cgutils.create_struct_proxy(_GENERATOR)(context, builder)
         gen.bit_generator = bit_gen._getvalue()
         gen.meminfo = cgutils.get_null_value(gen.meminfo.type)
@@ -7434,7 +7442,7 @@ def simulate_block(
     the renewal path only (the node paths alone took 180 s each). The path releases the GIL as
     before, so blocks still run on threads. The call passes the generator's address, not the
     generator (``_block_*_at``, :func:`_generator_at`): numba's unboxing of a generator cost
-    ~27 us a block (a fresh generator's), 1.13x on the renewal path at 2k GPUs.
+    ~12 us a call (a call on 0 trials 21.0 against 8.7 us, a fresh generator's).
     """
     addr = _bitgen_address(rng)  # rng, held here, keeps it alive through the call
     path = block_path(
