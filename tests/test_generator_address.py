@@ -21,6 +21,7 @@ import textwrap
 import numba
 import numpy as np
 import pytest
+from test_block_path import PATHS
 
 from relmc.scenario import Scenario
 from relmc.sim import _kernels
@@ -115,18 +116,6 @@ def test_simulate_block_equals_the_path_called_with_the_generator(kind, path):
     out_c = allocate_outputs(n, x.n_categories)
     _kernels.simulate_block(np.random.default_rng(6), *kernel_args(x, out_c, slice(0, n)))
     assert not np.array_equal(out_c["wall_hours"], named_a["wall"])
-
-
-PATHS = (
-    "_block_physics_nodes",
-    "_block_nodes",
-    "_block_physics",
-    "_block_diurnal",
-    "_block_renewal",
-    "_block_pool_reduced",
-    "_block_pool",
-    "_block_general",
-)
 
 
 @pytest.mark.parametrize("name", PATHS)
