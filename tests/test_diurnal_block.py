@@ -57,7 +57,7 @@ from test_diurnal_path import _known_inputs, _run, _scenario
 from test_fast_paths import _with_maint
 
 from relmc.defaults import default_failures
-from relmc.scenario import Category, replace_path
+from relmc.scenario import Category, Cluster, replace_path
 from relmc.sim import _kernels
 from relmc.sim.simulate import kernel_inputs
 
@@ -1158,9 +1158,13 @@ PICK_ANG = np.array([0.0, 2.0, -1.0, 0.7])
 
 
 def _pick_tables(w=PICK_W, a=PICK_A, ang=PICK_ANG):
-    """The pick's running sums of ``w`` and of the terms ``w a cos(ang)``, ``w a sin(ang)``."""
+    """The pick's running sums of ``w`` and of the terms ``w a cos(ang)``, ``w a sin(ang)``,
+    laid out as ``_phase_sums`` lays them (``_PICK_W`` entries at least, ``P = inf`` after the
+    categories)."""
     rc, rs = w * a * np.cos(ang), w * a * np.sin(ang)
-    return np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+    pw, prc, prs = _kernels._phase_sums(w.size)
+    pw[: w.size], prc[: w.size], prs[: w.size] = np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+    return pw, prc, prs
 
 
 def _mark_tables(w, a, peaks, start):
@@ -1182,8 +1186,9 @@ def _mark_tables(w, a, peaks, start):
     return big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb
 
 
+@pytest.mark.parametrize("by_count", [False, True])
 @pytest.mark.parametrize("cost", [0.7, 4.0])
-def test_marked_block_thinning_matches_a_reference(cost):
+def test_marked_block_thinning_matches_a_reference(cost, by_count):
     """``_diurnal_block_marked``'s thinning against the reference, every category costing
     ``cost`` hours (so which category a failure is does not change the thinning).
 
@@ -1223,7 +1228,7 @@ def test_marked_block_thinning_matches_a_reference(cost):
             big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
             0.0, 17, costs, np.cos(OMEGA * costs), np.sin(OMEGA * costs), bprob, bslot, balias,
             nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs,
+            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, by_count,
         )  # fmt: skip
         k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
         ref_n, ref_x, ref_end, ref_deficit = _reference_block(
@@ -1240,7 +1245,7 @@ def test_marked_block_thinning_matches_a_reference(cost):
     assert thinned > 0 and open_at_end > 0
 
 
-def _marked_blocks(n_blocks: int, seed: int):
+def _marked_blocks(n_blocks: int, seed: int, by_count: bool):
     """Run ``_diurnal_block_marked`` (each point's category drawn at its phase), no recovery cost.
 
     Three job-level categories of different shapes (``MARK_*``), so every point is a failure.
@@ -1277,7 +1282,7 @@ def _marked_blocks(n_blocks: int, seed: int):
             1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
             zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
             gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
-            sa, ca, jc, ubuf, pw, prc, prs,
+            sa, ca, jc, ubuf, pw, prc, prs, by_count,
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
         jc = out[10]
@@ -1303,7 +1308,8 @@ def _mark_stats(counts, times, peaks=MARK_PEAKS, amps=MARK_AMPS):
     return z, (chi2 - dof) / math.sqrt(2.0 * dof)
 
 
-def test_blocks_draw_each_category_at_its_points_phase():
+@pytest.mark.parametrize("by_count", [False, True])
+def test_blocks_draw_each_category_at_its_points_phase(by_count):
     """Categories of different shapes: each failure's category is drawn at its own phase.
 
     300 blocks of 128 points (no recovery costs: every point a failure), each spanning ~1.3 h
@@ -1314,7 +1320,7 @@ def test_blocks_draw_each_category_at_its_points_phase():
     Negative controls: shares read at the phase 8 h off, and shares that ignore the time
     (``w_c / L``), are rejected by the chi-square (beyond 10 standard deviations).
     """
-    counts, times = _marked_blocks(300, seed=11)
+    counts, times = _marked_blocks(300, seed=11, by_count=by_count)
     assert counts.sum() == times.size == 300 * _kernels.BUF
     z, chi = _mark_stats(counts, times)
     assert np.abs(z).max() < 4.5 and abs(chi) < 5.0, (z, chi)
@@ -1324,17 +1330,18 @@ def test_blocks_draw_each_category_at_its_points_phase():
 
 
 @numba.njit
-def _picks(rng, n, pw, prc, prs, s1, c1, ubuf):
+def _picks(rng, n, pw, prc, prs, s1, c1, ubuf, n_cat, by_count):
     """``n`` categories drawn by ``_pick_at_phase`` at one phase, counted."""
-    out = np.zeros(pw.size, np.int64)
+    out = np.zeros(n_cat, np.int64)
     jc = ubuf.size
     for _ in range(n):
-        c, jc = _kernels._pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1)
+        c, jc = _kernels._pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count)
         out[c] += 1
     return out
 
 
-def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity():
+@pytest.mark.parametrize("by_count", [False, True])
+def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(by_count):
     """``_pick_at_phase`` (inversion over the categories' running sums) against the model.
 
     At six phases ``u`` (0.3 to 5.5 rad, and ``pi``, where the first category's intensity
@@ -1344,7 +1351,9 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity():
     within 5 SD of its mean; the category of intensity 0 at ``pi`` is not drawn there.
     Negative controls (each > 10 SD): the same counts against the shares 1 rad off, against
     the shares with the sine term's sign flipped (``cos(u - ang_c)``: the frame turned the
-    wrong way), and against the rates alone.
+    wrong way), and against the rates alone. By the scan and by the count (the first
+    category touches 0 at ``pi``, so ``_sums_rise`` leaves these sums to the scan; both
+    give the same picks here).
     """
     pw, prc, prs = _pick_tables()
     ubuf = np.empty(_kernels.CBUF)
@@ -1358,8 +1367,9 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity():
 
     for k, u in enumerate([0.3, 1.4, math.pi, 3.9, 4.6, 5.5]):
         counts = _picks(
-            np.random.default_rng(40 + k), n, pw, prc, prs, math.sin(u), math.cos(u), ubuf
-        )
+            np.random.default_rng(40 + k), n, pw, prc, prs, math.sin(u), math.cos(u), ubuf,
+            PICK_W.size, by_count,
+        )  # fmt: skip
         assert counts.sum() == n
         p = shares(u)
         if u == math.pi:
@@ -1377,7 +1387,8 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity():
     assert ((controls - dof) / sd > 10.0).all(), controls
 
 
-def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise():
+@pytest.mark.parametrize("by_count", [False, True])
+def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise(by_count):
     """A uniform just below 1: the pick is the last category whose running sum rises, never a
     category of rate 0 after it; a total of 0 at the phase (rounding's case) falls back to
     ``_pick_last`` and still returns a category.
@@ -1386,18 +1397,101 @@ def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise():
     - 2^-53`` is category 2; at ``u = 0`` category 1 (``>=`` for ``>`` would take category 0).
     Sums whose total is 0 at the phase (the intensity touching 0 everywhere at once): no sum
     exceeds ``u`` times it, and ``_pick_last`` gives the last category whose sum rises (here
-    none: category 0; with sums ``[1, 2, 3]``, 2).
+    none: category 0; with sums ``[1, 2, 3]``, 2). By the scan and by the count (the tables
+    laid out as ``_phase_sums`` lays them).
     """
-    pw, zero = np.array([0.0, 1.0, 2.0, 2.0]), np.zeros(4)
+    pw, prc, prs = _kernels._phase_sums(4)
+    pw[:4] = [0.0, 1.0, 2.0, 2.0]
     for u, want in ((np.nextafter(1.0, 0.0), 2), (0.0, 1)):
         ubuf = np.full(_kernels.CBUF, u)
-        c, jc = _kernels._pick_at_phase(np.random.default_rng(0), 0, ubuf, pw, zero, zero, 0.0, 1.0)
+        rng = np.random.default_rng(0)
+        c, jc = _kernels._pick_at_phase(rng, 0, ubuf, pw, prc, prs, 0.0, 1.0, 4, by_count)
         assert (c, jc) == (want, 1)
-    flat = np.array([0.5, 1.0]), np.array([-0.5, -1.0]), np.zeros(2)
+    flat = _kernels._phase_sums(2)
+    flat[0][:2], flat[1][:2] = [0.5, 1.0], [-0.5, -1.0]
     top = np.full(_kernels.CBUF, 0.5)
-    assert _kernels._pick_at_phase(np.random.default_rng(0), 0, top, *flat, 0.0, 1.0) == (0, 1)
-    assert _kernels._pick_last(*flat, 0.0, 1.0) == 0
-    assert _kernels._pick_last(np.array([1.0, 2.0, 3.0]), *(np.zeros(3),) * 2, 0.0, 1.0) == 2
+    rng = np.random.default_rng(0)
+    assert _kernels._pick_at_phase(rng, 0, top, *flat, 0.0, 1.0, 2, by_count) == (0, 1)
+    assert _kernels._pick_last(*flat, 0.0, 1.0, 2) == 0
+    assert _kernels._pick_last(np.array([1.0, 2.0, 3.0]), *(np.zeros(3),) * 2, 0.0, 1.0, 3) == 2
+
+
+@numba.njit
+def _picks_both(rng, pw, prc, prs, n_cat, us, ss, cs, ubuf):
+    """The categories ``_pick_at_phase`` draws by the scan (row 0) and by the count (row 1)
+    for uniforms ``us`` at phases of sines ``ss``, cosines ``cs``."""
+    out = np.empty((2, us.size), np.int64)
+    for q in range(us.size):
+        ubuf[0] = us[q]
+        for m in range(2):
+            c, _ = _kernels._pick_at_phase(rng, 0, ubuf, pw, prc, prs, ss[q], cs[q], n_cat, m == 1)
+            out[m, q] = c
+    return out
+
+
+def _random_sums(r, n_cat, a_max, n_zero=0):
+    """Running sums of ``n_cat`` categories: lognormal rates (``n_zero`` of them 0), amplitudes
+    uniform up to ``a_max``, peaks anywhere."""
+    w = r.lognormal(0.0, 1.5, n_cat)
+    w[r.choice(n_cat, n_zero, replace=False)] = 0.0
+    return _pick_tables(w, r.uniform(0.0, a_max, n_cat), r.uniform(0.0, 2 * math.pi, n_cat))
+
+
+def test_pick_by_count_is_the_scans_pick_where_the_sums_rise():
+    """Where ``_sums_rise`` holds, the count's category is the scan's, pick for pick.
+
+    The sums of the paths' benchmark (Llama 3's 18 categories at 100k GPUs, amplitude 0.5,
+    peak hours 0-17, turned into their sum's frame as ``_block_diurnal`` turns them) and 40
+    random ones (1 to 24 categories, some of rate 0, amplitudes up to 0.98); at each, 20,000
+    random phases and uniforms, and uniforms of 0 and ``1 - 2^-53``: no pick differs. The
+    rows of scans and counts are not all one category (the draws spread: checked).
+    """
+    w = default_failures().cluster_rates(Cluster(n_gpus=100_000))
+    ang = OMEGA * (5.0 - np.arange(w.size) % 24)
+    z = np.sum(w * 0.5 * np.exp(1j * ang))
+    tables = [_pick_tables(w, np.full(w.size, 0.5), ang - np.angle(z))]
+    sizes = [w.size]
+    r = np.random.default_rng(23)
+    for k in range(40):
+        n_cat = int(r.integers(1, _kernels._PICK_W + 1)) if k > 1 else (1, _kernels._PICK_W)[k]
+        tables.append(_random_sums(r, n_cat, 0.98, n_zero=int(r.integers(0, n_cat))))
+        sizes.append(n_cat)
+    ubuf = np.empty(_kernels.CBUF)
+    n = 20_000
+    for k, ((pw, prc, prs), n_cat) in enumerate(zip(tables, sizes, strict=True)):
+        assert _kernels._sums_rise(pw, prc, prs, n_cat), n_cat
+        u = r.random(n)
+        u[:100], u[100:200] = 0.0, np.nextafter(1.0, 0.0)
+        ph = r.uniform(0.0, 2 * math.pi, n)
+        picks = _picks_both(r, pw, prc, prs, n_cat, u, np.sin(ph), np.cos(ph), ubuf)
+        assert np.array_equal(picks[0], picks[1]), n_cat
+        assert picks.max() < n_cat
+        if k == 0:
+            assert np.unique(picks[0]).size == n_cat  # Llama 3's 18, all drawn
+
+
+def test_sums_rise_is_false_where_a_sum_can_fall():
+    """``_sums_rise`` is false where the count could differ from the scan, and there it does.
+
+    A category of amplitude 1 (its intensity reaches 0: its sum can fall in rounding), more
+    categories than ``_PICK_W``: false. Negative control, sums that fall (``P = 1, 3, 2, 4``):
+    false, and the count's pick differs from the scan's (``u P_last = 2.5``: the scan takes
+    the first sum above, category 1; the count, two sums at or below, category 2), so the
+    check is what keeps the two the same.
+    """
+    r = np.random.default_rng(5)
+    pw, prc, prs = _pick_tables(np.array([1.0, 2.0, 1.5]), np.array([0.3, 1.0, 0.2]), np.zeros(3))
+    assert not _kernels._sums_rise(pw, prc, prs, 3)
+    big = _random_sums(r, _kernels._PICK_W + 1, 0.5)
+    assert not _kernels._sums_rise(*big, _kernels._PICK_W + 1)
+    assert _kernels._sums_rise(*_random_sums(r, _kernels._PICK_W, 0.5), _kernels._PICK_W)
+    pw, prc, prs = _kernels._phase_sums(4)
+    pw[:4] = [1.0, 3.0, 2.0, 4.0]
+    assert not _kernels._sums_rise(pw, prc, prs, 4)
+    picks = _picks_both(
+        r, pw, prc, prs, 4, np.array([2.5 / 4.0]), np.zeros(1), np.ones(1), np.empty(4)
+    )
+    assert picks[:, 0].tolist() == [1, 2]
 
 
 # ---------------------------------------------------------------- the loop one by one, unmoved
