@@ -1549,8 +1549,9 @@ def test_count_at_most_rounds_as_the_scalar_sums():
 def test_sums_rise_is_false_where_a_sum_can_fall():
     """``_sums_rise`` is false where the count could differ from the scan, and there it does.
 
-    A category of amplitude 1 (its intensity reaches 0: its sum can fall in rounding), more
-    categories than ``_PICK_W``: false. Negative control, sums that fall (``P = 1, 3, 2, 4``):
+    A category of amplitude 1 (its intensity reaches 0: its sum can fall in rounding; first
+    or seventh of eight), a sum that falls at the seventh of eight, more categories than
+    ``_PICK_W``: false. Negative control, sums that fall (``P = 1, 3, 2, 4``):
     false, and the count's pick differs from the scan's (``u P_last = 2.5``: the scan takes
     the first sum above, category 1; the count, two sums at or below, category 2), so the
     check is what keeps the two the same.
@@ -1558,6 +1559,15 @@ def test_sums_rise_is_false_where_a_sum_can_fall():
     r = np.random.default_rng(5)
     pw, prc, prs = _pick_tables(np.array([1.0, 2.0, 1.5]), np.array([0.3, 1.0, 0.2]), np.zeros(3))
     assert not _kernels._sums_rise(pw, prc, prs, 3)
+    # the step that fails deep in the table (each step against the one before it, not an
+    # earlier one): amplitude 1 on the seventh of eight categories, a fall at the seventh
+    amps = np.full(8, 0.4)
+    amps[6] = 1.0
+    assert _kernels._sums_rise(*_pick_tables(np.ones(8), np.full(8, 0.4), np.zeros(8)), 8)
+    assert not _kernels._sums_rise(*_pick_tables(np.ones(8), amps, np.zeros(8)), 8)
+    pw, prc, prs = _kernels._phase_sums(8)
+    pw[:8] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 5.5, 7.0]
+    assert not _kernels._sums_rise(pw, prc, prs, 8)
     big = _random_sums(r, _kernels._PICK_W + 1, 0.5)
     assert not _kernels._sums_rise(*big, _kernels._PICK_W + 1)
     assert _kernels._sums_rise(*_random_sums(r, _kernels._PICK_W, 0.5), _kernels._PICK_W)
