@@ -1190,9 +1190,8 @@ def _mark_tables(w, a, peaks, start):
     return big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb
 
 
-@pytest.mark.parametrize("by_count", [False, True])
 @pytest.mark.parametrize("cost", [0.7, 4.0])
-def test_marked_block_thinning_matches_a_reference(cost, by_count):
+def test_marked_block_thinning_matches_a_reference(cost):
     """``_diurnal_block_marked``'s thinning against the reference, every category costing
     ``cost`` hours (so which category a failure is does not change the thinning).
 
@@ -1232,7 +1231,7 @@ def test_marked_block_thinning_matches_a_reference(cost, by_count):
             big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
             0.0, 17, costs, np.cos(OMEGA * costs), np.sin(OMEGA * costs), bprob, bslot, balias,
             nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, by_count,
+            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, 2),
         )  # fmt: skip
         k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
         ref_n, ref_x, ref_end, ref_deficit = _reference_block(
@@ -1249,7 +1248,7 @@ def test_marked_block_thinning_matches_a_reference(cost, by_count):
     assert thinned > 0 and open_at_end > 0
 
 
-def _marked_blocks(n_blocks: int, seed: int, by_count: bool):
+def _marked_blocks(n_blocks: int, seed: int):
     """Run ``_diurnal_block_marked`` (each point's category drawn at its phase), no recovery cost.
 
     Three job-level categories of different shapes (``MARK_*``), so every point is a failure.
@@ -1286,7 +1285,7 @@ def _marked_blocks(n_blocks: int, seed: int, by_count: bool):
             1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
             zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
             gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
-            sa, ca, jc, ubuf, pw, prc, prs, by_count,
+            sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat),
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
         jc = out[10]
@@ -1312,8 +1311,7 @@ def _mark_stats(counts, times, peaks=MARK_PEAKS, amps=MARK_AMPS):
     return z, (chi2 - dof) / math.sqrt(2.0 * dof)
 
 
-@pytest.mark.parametrize("by_count", [False, True])
-def test_blocks_draw_each_category_at_its_points_phase(by_count):
+def test_blocks_draw_each_category_at_its_points_phase():
     """Categories of different shapes: each failure's category is drawn at its own phase.
 
     300 blocks of 128 points (no recovery costs: every point a failure), each spanning ~1.3 h
@@ -1324,7 +1322,7 @@ def test_blocks_draw_each_category_at_its_points_phase(by_count):
     Negative controls: shares read at the phase 8 h off, and shares that ignore the time
     (``w_c / L``), are rejected by the chi-square (beyond 10 standard deviations).
     """
-    counts, times = _marked_blocks(300, seed=11, by_count=by_count)
+    counts, times = _marked_blocks(300, seed=11)
     assert counts.sum() == times.size == 300 * _kernels.BUF
     z, chi = _mark_stats(counts, times)
     assert np.abs(z).max() < 4.5 and abs(chi) < 5.0, (z, chi)
@@ -1355,11 +1353,12 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(by_coun
     within 5 SD of its mean; the category of intensity 0 at ``pi`` is not drawn there.
     Negative controls (each > 10 SD): the same counts against the shares 1 rad off, against
     the shares with the sine term's sign flipped (``cos(u - ang_c)``: the frame turned the
-    wrong way), and against the rates alone. By the scan and by the count (the first
-    category touches 0 at ``pi``, so ``_sums_rise`` leaves these sums to the scan; both
-    give the same picks here).
+    wrong way), and against the rates alone. By the scan and by the count: the kernel counts
+    these sums (``_sums_rise`` holds: the category whose intensity touches 0 is the first,
+    with no sum before it to fall below).
     """
     pw, prc, prs = _pick_tables()
+    assert _kernels._sums_rise(pw, prc, prs, PICK_W.size)
     ubuf = np.empty(_kernels.CBUF)
     n = 100_000
     chi = 0.0
@@ -1509,6 +1508,108 @@ def _count_fused(typingctx, pw, prc, prs, s1, c1, target):
 
 
 @numba.njit
+def _first_vs_count(pw, prc, prs, n_cat, ss, cs):
+    """At each phase, targets at each computed sum and the floats either side of it: how
+    often the count of sums at or below the target is not the first sum above it (the
+    scan's pick), and how many targets were tried."""
+    bad = 0
+    n = 0
+    for q in range(ss.size):
+        s1, c1 = ss[q], cs[q]
+        for c in range(n_cat):
+            p = pw[c] + prc[c] * c1 - prs[c] * s1
+            for target in (np.nextafter(p, -np.inf), p, np.nextafter(p, np.inf)):
+                first = n_cat  # none above: both fall back to _pick_last
+                for d in range(n_cat):
+                    if pw[d] + prc[d] * c1 - prs[d] * s1 > target:
+                        first = d
+                        break
+                k = _kernels._count_at_most(pw, prc, prs, s1, c1, target)
+                bad += 1 if k != first else 0
+                n += 1
+    return bad, n
+
+
+def test_count_is_the_first_sum_above_at_the_boundary_with_drifted_phases():
+    """Where ``_sums_rise`` holds, the count is the scan's pick at its hardest.
+
+    Tables near the check's boundary (rates over five orders of magnitude, some 0; some
+    amplitudes within 1e-9 to 3e-12 of 1, kept where ``_sums_rise`` holds), at each
+    category's worst phase (where its intensity is least) and near it, the phase's sine and
+    cosine scaled by ``1 - 1e-13``, 1 and ``1 + 1e-13`` (ten times the drift the carried phase
+    was measured at, within ``_NORM_SLACK``), targets at every computed sum and the floats
+    either side (ties): the count equals the first sum above in every case (~2.5 million).
+    """
+    r = np.random.default_rng(41)
+    kept = 0
+    while kept < 25:
+        n_cat = int(r.integers(2, _kernels._PICK_W + 1))
+        w = np.exp(r.uniform(-6.0, 6.0, n_cat))
+        w[r.random(n_cat) < 0.2] = 0.0
+        a = r.uniform(0.0, 0.99, n_cat)
+        near = r.random(n_cat) < 0.4
+        a[near] = 1.0 - 10.0 ** r.uniform(-11.5, -9.0, near.sum())
+        ang = r.uniform(0.0, 2 * math.pi, n_cat)
+        pw, prc, prs = _pick_tables(w, a, ang)
+        if not _kernels._sums_rise(pw, prc, prs, n_cat):
+            continue
+        kept += 1
+        worst = (math.pi - ang)[:, None] + np.array([-1e-9, -1e-15, 0.0, 1e-15, 1e-9])
+        ph = np.concatenate([worst.ravel(), r.uniform(0.0, 2 * math.pi, 50)])
+        for scale in (1.0 - 1e-13, 1.0, 1.0 + 1e-13):
+            bad, n = _first_vs_count(pw, prc, prs, n_cat, np.sin(ph) * scale, np.cos(ph) * scale)
+            assert bad == 0 and n == ph.size * n_cat * 3, (kept, scale, bad)
+
+
+@numba.njit
+def _carried_norms(rng, n_chain, big_l, e, costs, out):
+    """``|hypot(s1, c1) - 1|`` of the phases the loop one by one carries: ``_REFRESH`` failures
+    a chain, each solved from the last (``_solve_one``'s full solve, its rotations) and
+    turned across a recovery of one of ``costs`` (``_turn``), as ``_diurnal_trials`` does
+    between refreshes."""
+    big_a = e * big_l
+    inv_l, inv_hi = 1.0 / big_l, 1.0 / (big_l + big_a)
+    inv_lo = 1.0 / (big_l - big_a) if big_l > big_a else np.inf
+    rc, rs = np.cos(OMEGA * costs), np.sin(OMEGA * costs)
+    k = 0
+    for _ in range(n_chain):
+        t = rng.uniform(0.0, 1000.0)
+        ph = OMEGA * t + rng.uniform(0.0, 2 * math.pi)
+        s0, c0 = math.sin(ph), math.cos(ph)
+        for _ in range(_kernels._REFRESH):
+            g = rng.exponential()
+            x, s1, c1 = _kernels._invert_diurnal(
+                g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, np.inf
+            )
+            out[k] = abs(math.hypot(s1, c1) - 1.0)
+            k += 1
+            j = rng.integers(0, costs.size)
+            t = (t + x) + costs[j]
+            s0, c0 = _kernels._turn(s1, c1, rc[j], rs[j])
+
+
+def test_carried_phase_stays_within_the_norm_slack():
+    """The premise of ``_sums_rise``: the sine and cosine the loop one by one carries across
+    ``_REFRESH`` failures stay within 1e-13 of norm 1 (``_NORM_SLACK`` is 1e-12).
+
+    2,000 chains of 64 failures each at failure rates 0.05, 3 and 30 an hour, amplitudes 0.5
+    and 0.98, recoveries of 0, 15 min, 1.5 h and 15.13 h (the cost on a 10-s grid whose
+    rotation's norm strays most, +7.8e-17 a turn): up to 3.1e-15 here, ~7e-15 with that
+    cost after every failure. A change that
+    carried the phase over more failures, or turned it more often, fails here first.
+    """
+    costs = np.array([0.0, 0.25, 1.5, 15.130555555555556])
+    worst = 0.0
+    for big_l in (0.05, 3.0, 30.0):
+        for e in (0.5, 0.98):
+            out = np.empty(2000 * _kernels._REFRESH)
+            _carried_norms(np.random.default_rng(3), 2000, big_l, e, costs, out)
+            worst = max(worst, out.max())
+    assert 1e-16 < worst < 1e-13, worst
+    assert _kernels._NORM_SLACK >= 10 * 1e-13
+
+
+@numba.njit
 def _counts_at_sums(pw, prc, prs, ss, cs):
     """At each phase and each ``c < _PICK_W``: the vector count at a target equal to the
     scalar ``P_c``, the scalar count there, and the fused control's (rows 0, 1, 2)."""
@@ -1544,6 +1645,29 @@ def test_count_at_most_rounds_as_the_scalar_sums():
         assert np.array_equal(counts[0], counts[1])
         assert counts[0].min() >= 1  # each target is one of the sums
         assert np.mean(counts[2] != counts[1]) > 0.05
+
+
+@numba.njit
+def _count_call(pw, prc, prs):
+    return _kernels._count_at_most(pw, prc, prs, 0.0, 1.0, 0.5)
+
+
+def test_count_at_most_takes_only_contiguous_float64_vectors():
+    """``_count_at_most`` reads ``_PICK_W`` entries of contiguous float64 vectors and nothing
+    else compiles: float32 entries, a strided view (whose stride it would ignore), a matrix.
+    The control: the same call on ``_phase_sums``' tables counts the entries at or below 0.5.
+    """
+    pw, prc, prs = _kernels._phase_sums(3)
+    pw[:3] = [0.25, 0.5, 0.75]
+    assert _count_call(pw, prc, prs) == 2
+    wide = np.zeros(2 * _kernels._PICK_W)
+    for bad in (
+        (pw.astype(np.float32), prc, prs),
+        (wide[::2], prc, prs),
+        (pw, prc.reshape(1, -1), prs),
+    ):
+        with pytest.raises(numba.core.errors.TypingError):
+            _count_call(*bad)
 
 
 def test_sums_rise_is_false_where_a_sum_can_fall():

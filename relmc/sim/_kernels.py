@@ -2605,6 +2605,7 @@ _DIURNAL_BUF = 2 * BUF
 _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any event budget)
 _COUNT_CHUNK = 16  # gaps summed at once by _block_count's search
 _PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: at most these)
+_NORM_SLACK = 1e-12  # how far a carried phase's (sin, cos) may stray from norm 1 (_sums_rise)
 
 
 @jit(_nrt=False)
@@ -3628,7 +3629,8 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
     """
     f8 = types.float64
     if not all(
-        isinstance(a, types.Array) and a.dtype == f8 and a.ndim == 1 for a in (pw, prc, prs)
+        isinstance(a, types.Array) and a.dtype == f8 and a.ndim == 1 and a.layout == "C"
+        for a in (pw, prc, prs)
     ):
         return None
     lanes = 4
@@ -3686,16 +3688,24 @@ def _phase_sums(n_cat):
 def _sums_rise(pw, prc, prs, n_cat):
     """Whether every ``P_c`` of :func:`_pick_at_phase`, as computed, is >= ``P_(c-1)``.
 
-    At every phase ``(s1, c1)``: ``P_c - P_(c-1) = dw + dc c1 - ds s1`` (the differences of the
-    tables' entries, exact reals) is at least ``dw - hypot(dc, ds) hypot(c1, s1)``, and
-    ``hypot(c1, s1) <= 1 + 4e-16`` for a computed sine and cosine; each ``P`` is computed
-    with an error below ``4 u M`` (``u = 2^-53``, ``M`` the largest ``|pw| + |prc| + |prs|``).
-    So the computed sums never fall where ``dw - hypot(dc, ds) (1 + 1e-15) > 64 u M`` for
-    every ``c`` whose entries differ from ``c - 1``'s (equal entries give equal sums, exactly).
-    False otherwise (amplitudes of 1, or near it, where a category's intensity reaches 0):
-    :func:`_pick_at_phase` then scans. Also false for more than ``_PICK_W`` categories.
+    At a phase ``(s1, c1)``: ``P_c - P_(c-1) = dw + dc c1 - ds s1`` (``dw``, ``dc``, ``ds`` the
+    differences of the tables' entries) is at least ``dw - hypot(dc, ds) hypot(c1, s1)``.
+    The phase the diurnal path passes is not always a fresh sine and cosine: the loop one by
+    one carries it by rotations across recoveries and solves, refreshed every ``_REFRESH``
+    failures, and its norm drifts from 1 (measured up to 7e-15; a test holds it below
+    1e-13): ``hypot(c1, s1) <= 1 + _NORM_SLACK``, 1e-12. Each ``P`` is computed with an
+    error below ``3 u M`` (``u = 2^-53``, ``M`` the largest ``|pw| + |prc| + |prs|``), and
+    the differences and the hypot here within a few ``u M`` more. So the computed sums never
+    fall where ``dw - hypot(dc, ds) (1 + _NORM_SLACK) > 64 u M`` for every ``c`` whose
+    entries differ from ``c - 1``'s (equal entries give equal sums, exactly); with ties, the
+    sums at or below a target are still a prefix. False otherwise (amplitudes of 1, or
+    within ~1e-12 of it, where a category's intensity reaches 0): :func:`_pick_at_phase`
+    then scans. Also false for more than ``_PICK_W`` categories, and for tables of fewer
+    than ``_PICK_W`` entries (:func:`_count_at_most` reads that many: :func:`_phase_sums`).
     """
-    if n_cat > _PICK_W:
+    if n_cat > _PICK_W or pw.shape[0] < _PICK_W or prc.shape[0] < _PICK_W:
+        return False
+    if prs.shape[0] < _PICK_W:
         return False
     big_m = 0.0
     for c in range(n_cat):
@@ -3707,7 +3717,7 @@ def _sums_rise(pw, prc, prs, n_cat):
         ds = prs[c] - prs[c - 1]
         if dw == 0.0 and dc == 0.0 and ds == 0.0:
             continue
-        if not dw - math.hypot(dc, ds) * (1.0 + 1e-15) > margin:
+        if not dw - math.hypot(dc, ds) * (1.0 + _NORM_SLACK) > margin:
             return False
     return True
 
