@@ -1538,7 +1538,7 @@ def test_count_is_the_first_sum_above_at_the_boundary_with_drifted_phases():
     category's worst phase (where its intensity is least) and near it, the phase's sine and
     cosine scaled by ``1 - 1e-13``, 1 and ``1 + 1e-13`` (ten times the drift the carried phase
     was measured at, within ``_NORM_SLACK``), targets at every computed sum and the floats
-    either side (ties): the count equals the first sum above in every case (~2.5 million).
+    either side (ties): the count equals the first sum above in every case (242,100).
     """
     r = np.random.default_rng(41)
     kept = 0
