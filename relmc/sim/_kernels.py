@@ -3703,9 +3703,7 @@ def _sums_rise(pw, prc, prs, n_cat):
     then scans. Also false for more than ``_PICK_W`` categories, and for tables of fewer
     than ``_PICK_W`` entries (:func:`_count_at_most` reads that many: :func:`_phase_sums`).
     """
-    if n_cat > _PICK_W or pw.shape[0] < _PICK_W or prc.shape[0] < _PICK_W:
-        return False
-    if prs.shape[0] < _PICK_W:
+    if n_cat > _PICK_W or min(pw.shape[0], prc.shape[0], prs.shape[0]) < _PICK_W:
         return False
     big_m = 0.0
     for c in range(n_cat):
