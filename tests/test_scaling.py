@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 import xarray as xr
 
@@ -101,6 +102,70 @@ def test_marginal_matches_brute_force():
     # O(h^2) error (it falls 4.6x when that grid's b spacing is halved): 5e-5 at 801 points,
     # so 1e-4 is twice it; a prior shape of 1/2 instead of 0 moves the CDF by 0.05
     np.testing.assert_allclose(np.interp(bs, grid, cdf), brute, atol=1e-4)
+
+
+def _plain_newton(x, e, lr, mu=1.0, sd=0.5, steps=50):
+    """Newton on the marginal's log density from the prior mean, unguarded (the control)."""
+    b = mu
+    for _ in range(steps):
+        t = np.log(e) + b * lr
+        w = np.exp(t - scipy.special.logsumexp(t))
+        m = w @ lr
+        grad = -(b - mu) / sd**2 + x @ lr - x.sum() * m
+        hess = -1.0 / sd**2 - x.sum() * (w @ (lr - m) ** 2)
+        b -= grad / hess
+    return b
+
+
+def test_marginal_mode_found_where_plain_newton_runs_away():
+    # sizes 64x apart with equal job-hours: far from the mode the weights of the logsumexp sit
+    # on one size, its curvature vanishes and a plain Newton step from the prior mean is huge
+    # (the negative control below runs away); the marginal must still be the brute-force one
+    x, e, lr = np.array([20.0, 90.0]), np.array([1000.0, 1000.0]), np.log([1 / 64, 1.0])
+    assert abs(_plain_newton(x, e, lr)) > 10.0  # negative control: the unguarded iteration
+    grid, cdf = exponent_marginal(x, e, lr, shape=0.0)
+    assert np.all(np.isfinite(cdf)) and np.all(np.diff(cdf) >= 0.0)
+    assert grid[-1] - grid[0] < 5.0  # the grid spans the posterior, not a runaway's range
+    bs = np.linspace(grid[0], grid[-1], 801)
+    log_rate = np.linspace(-12, 2, 2801)
+    mean = np.exp(log_rate)[None, :, None] * e * np.exp(np.outer(bs, lr))[:, None, :]
+    logp = (scipy.stats.poisson.logpmf(x, mean).sum(axis=2)
+            + scipy.stats.norm.logpdf(bs, 1.0, 0.5)[:, None])  # fmt: skip
+    p_b = np.exp(logp - logp.max()).sum(axis=1)
+    brute = np.concatenate([[0.0], np.cumsum(0.5 * (p_b[1:] + p_b[:-1]))])
+    brute /= brute[-1]
+    # as in test_marginal_matches_brute_force: the coarse grids' trapezoid error is ~5e-5
+    np.testing.assert_allclose(np.interp(bs, grid, cdf), brute, atol=1e-4)
+
+
+@pytest.mark.parametrize("ratio", [1 / 64, 16384 / 100, 1e-5])
+def test_many_counts_concentrate_at_the_maximum_likelihood_exponent(ratio):
+    # 35,000 counts at two sizes: the posterior's median sits at the closed-form maximum
+    # likelihood exponent log((x2/e2) / (x1/e1)) / (lr2 - lr1) (the prior N(1, 0.5) moves it
+    # by ~sd^2_post / 0.25, under 1e-3 of its sd here), within 0.05 sd, its sd is the delta
+    # method's sqrt(1/x1 + 1/x2) / |lr2 - lr1| within 2 %
+    x, e, lr = np.array([5000.0, 30000.0]), np.array([1000.0, 1000.0]), np.log([ratio, 1.0])
+    assert abs(_plain_newton(x, e, lr)) > 10.0  # negative control: the unguarded iteration
+    grid, cdf = exponent_marginal(x, e, lr, shape=0.0)
+    assert np.all(np.isfinite(cdf))
+    b_hat = np.log(x[1] / x[0]) / (lr[1] - lr[0])
+    sd = np.sqrt(1 / x[0] + 1 / x[1]) / abs(lr[1] - lr[0])
+    median = np.interp(0.5, cdf, grid)
+    spread = (np.interp(0.8413, cdf, grid) - np.interp(0.1587, cdf, grid)) / 2
+    assert abs(median - b_hat) < 0.05 * sd
+    assert abs(spread / sd - 1.0) < 0.02
+
+
+def test_fit_scaling_on_sizes_far_apart_and_many_counts():
+    # fit_scaling took the runaway mode into its exponent draws (Poisson means overflowed)
+    data = sized_data([2000, 9000], [1000.0, 1000.0], [16, 1024])
+    fit = fit_scaling(data, n_draws=400, n_chains=2, seed=4)
+    b = fit.posterior["exponent"].values
+    assert np.all(np.isfinite(b)) and np.all(np.isfinite(fit.posterior["rate"].values))
+    b_hat = np.log(9000 / 2000) / np.log(64)
+    sd = np.sqrt(1 / 2000 + 1 / 9000) / np.log(64)
+    # 800 draws: the mean's standard error is sd / 28; 4 of them
+    assert abs(b.mean() - b_hat) < 4 * sd / np.sqrt(b.size) + 0.05 * sd
 
 
 def test_exact_draws_reproducible_and_chains_independent():

@@ -231,15 +231,29 @@ def exponent_marginal(
         t = log_e[None, :] + np.outer(b, lr)
         return -0.5 * ((b - mu) / sd) ** 2 + b * slope - total * special.logsumexp(t, axis=1)
 
-    # Newton on the concave log density, from the prior mean
+    # Newton on the concave log density, from the prior mean, kept inside a bracket of the
+    # mode: the slope falls by at least 1 / sd^2 per unit of b (the second derivative is
+    # -1/sd^2 minus total times a variance), so the mode lies between mu and mu + sd^2
+    # grad(mu). Unguarded, Newton leaves for ever where the curvature of the logsumexp
+    # vanishes (far from the mode, sizes far apart and many counts: steps of thousands);
+    # a step that would leave the bracket bisects it instead.
     b = mu
-    for _ in range(200):
+    lo = hi = mu
+    for it in range(200):
         t = log_e + b * lr
         w = np.exp(t - special.logsumexp(t))
         mean_lr = float(w @ lr)
         grad = -(b - mu) / sd**2 + slope - total * mean_lr
         hess = -1.0 / sd**2 - total * float(w @ (lr - mean_lr) ** 2)
+        if it == 0:
+            lo, hi = sorted((mu, mu + sd**2 * grad))
+        elif grad > 0.0:
+            lo = b
+        elif grad < 0.0:
+            hi = b
         step = -grad / hess
+        if not lo <= b + step <= hi:
+            step = 0.5 * (lo + hi) - b
         b += step
         if abs(step) < 1e-12 * (1.0 + abs(b)):
             break
