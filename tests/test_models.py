@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import warnings
 
 import arviz as az
 import numpy as np
@@ -441,6 +442,22 @@ def test_short_chains_warn_and_same_seed_same_draws(pumps):
     xr.testing.assert_identical(a.posterior_predictive, b.posterior_predictive)
 
 
+def test_divergences_warn_by_count_and_only_when_present():
+    # NUTS's divergent transitions, as PyMC records them in sample_stats: any at all warn with
+    # their count; none, or no record (a sampler without the statistic), stay silent
+    from relmc.models._common import check_divergences
+
+    div = np.zeros((2, 50), dtype=bool)
+    div[1, [3, 17, 40]] = True
+    stats_ = xr.Dataset({"diverging": (("chain", "draw"), div)})
+    with pytest.warns(ConvergenceWarning, match=r"fit: 3 of 100 NUTS transitions diverged"):
+        check_divergences(stats_, "fit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # negative controls: no warning at all
+        check_divergences(xr.Dataset({"diverging": (("chain", "draw"), div & False)}), "fit")
+        check_divergences(xr.Dataset({"tree_depth": (("chain", "draw"), div * 1)}), "fit")
+
+
 # --------------------------------------------------------------------------------------------
 # bad input
 
@@ -460,6 +477,9 @@ def _edit(data: xr.Dataset, **changes) -> xr.Dataset:
         (lambda d: d.drop_vars("unit"), "unit"),
         (lambda d: _edit(d, count=np.r_[-1, d["count"].values[1:]]), r"count.*>= 0"),
         (lambda d: _edit(d, count=d["count"].values + 0.5), r"count.*integers"),
+        (lambda d: _edit(d, count=d["count"].values > 0), r"count.*dtype bool"),
+        (lambda d: _edit(d, exposure=d["exposure"].values > 0), r"exposure.*dtype bool"),
+        (lambda d: _edit(d, exposure=d["exposure"].values.astype(str)), r"exposure.*dtype <U"),
         (lambda d: _edit(d, exposure=np.r_[0.0, d["exposure"].values[1:]]), r"exposure.*> 0"),
         (lambda d: _edit(d, exposure=np.r_[-1.0, d["exposure"].values[1:]]), r"exposure.*> 0"),
         (lambda d: _edit(d, exposure=np.r_[np.nan, d["exposure"].values[1:]]), "exposure"),

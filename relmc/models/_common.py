@@ -132,14 +132,14 @@ def check_data(data: Any, field: str = "data") -> Observations:
         raise ValueError(f"{field}: 'category' labels must be unique")
 
     raw = np.asarray(data["count"].values)
-    if raw.dtype.kind not in "iuf" or raw.dtype == bool:
+    if raw.dtype.kind not in "iuf":  # a bool array is kind "b"
         raise ValueError(f"{field}['count'] must be integers >= 0, got dtype {raw.dtype}")
     if not np.all(np.isfinite(raw)) or np.any(raw < 0) or np.any(raw != np.round(raw)):
         raise ValueError(f"{field}['count'] must be finite integers >= 0, got {raw.tolist()}")
     count = raw.astype(np.int64)
 
     exposure = np.asarray(data["exposure"].values)
-    if exposure.dtype.kind not in "iuf" or exposure.dtype == bool:
+    if exposure.dtype.kind not in "iuf":
         raise ValueError(f"{field}['exposure'] must be numbers > 0, got dtype {exposure.dtype}")
     exposure = exposure.astype(np.float64)
     if not np.all(np.isfinite(exposure)) or np.any(exposure <= 0):
