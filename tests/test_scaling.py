@@ -105,35 +105,53 @@ def test_marginal_matches_brute_force():
 
 
 def _plain_newton(x, e, lr, mu=1.0, sd=0.5, steps=50):
-    """Newton on the marginal's log density from the prior mean, unguarded (the control)."""
+    """The last of ``steps`` Newton steps on the marginal's log density from the prior mean,
+    unguarded (the control: it does not converge where this is large)."""
     b = mu
+    step = 0.0
     for _ in range(steps):
         t = np.log(e) + b * lr
         w = np.exp(t - scipy.special.logsumexp(t))
         m = w @ lr
         grad = -(b - mu) / sd**2 + x @ lr - x.sum() * m
         hess = -1.0 / sd**2 - x.sum() * (w @ (lr - m) ** 2)
-        b -= grad / hess
-    return b
+        step = -grad / hess
+        b += step
+    return abs(step)
 
 
-def test_marginal_mode_found_where_plain_newton_runs_away():
-    # sizes 64x apart with equal job-hours: far from the mode the weights of the logsumexp sit
-    # on one size, its curvature vanishes and a plain Newton step from the prior mean is huge
-    # (the negative control below runs away); the marginal must still be the brute-force one
-    x, e, lr = np.array([20.0, 90.0]), np.array([1000.0, 1000.0]), np.log([1 / 64, 1.0])
-    assert abs(_plain_newton(x, e, lr)) > 10.0  # negative control: the unguarded iteration
-    grid, cdf = exponent_marginal(x, e, lr, shape=0.0)
-    assert np.all(np.isfinite(cdf)) and np.all(np.diff(cdf) >= 0.0)
-    assert grid[-1] - grid[0] < 5.0  # the grid spans the posterior, not a runaway's range
-    bs = np.linspace(grid[0], grid[-1], 801)
-    log_rate = np.linspace(-12, 2, 2801)
+def _brute_cdf(x, e, lr, bs, log_rate):
+    """The exponent's marginal CDF at ``bs`` by a 2-D grid over (b, log rate) (prior N(1, 0.5)
+    on b, 1/rate on the rate: flat in log rate), Poisson likelihood; trapezoid in b."""
     mean = np.exp(log_rate)[None, :, None] * e * np.exp(np.outer(bs, lr))[:, None, :]
     logp = (scipy.stats.poisson.logpmf(x, mean).sum(axis=2)
             + scipy.stats.norm.logpdf(bs, 1.0, 0.5)[:, None])  # fmt: skip
     p_b = np.exp(logp - logp.max()).sum(axis=1)
     brute = np.concatenate([[0.0], np.cumsum(0.5 * (p_b[1:] + p_b[:-1]))])
-    brute /= brute[-1]
+    return brute / brute[-1]
+
+
+@pytest.mark.parametrize(
+    ("x", "e", "sizes", "log_rate"),
+    [
+        # sizes 64x apart with equal job-hours: far from the mode the weights of the logsumexp
+        # sit on one size, its curvature vanishes and a plain Newton step from the prior mean
+        # is huge (it runs away)
+        ([20.0, 90.0], [1000.0, 1000.0], [16, 1024], (-12, 2)),
+        # events at 8 GPUs only: from b = 1 the step lands on -114.96, where the curvature is
+        # exactly -1/sd^2, and from there exactly back to 1 (it bounces for ever)
+        ([100.0, 0.0], [100.0, 10000.0], [8, 1024], (-16, -2)),
+    ],
+)
+def test_marginal_mode_found_where_plain_newton_fails(x, e, sizes, log_rate):
+    x, e = np.array(x), np.array(e)
+    lr = np.log(np.array(sizes) / sizes[-1])
+    assert _plain_newton(x, e, lr) > 10.0  # negative control: unguarded Newton
+    grid, cdf = exponent_marginal(x, e, lr, shape=0.0)
+    assert np.all(np.isfinite(cdf)) and np.all(np.diff(cdf) >= 0.0)
+    assert grid[-1] - grid[0] < 20.0  # the grid spans the posterior, not a runaway's range
+    bs = np.linspace(grid[0], grid[-1], 801)
+    brute = _brute_cdf(x, e, lr, bs, np.linspace(*log_rate, 2801))
     # as in test_marginal_matches_brute_force: the coarse grids' trapezoid error is ~5e-5
     np.testing.assert_allclose(np.interp(bs, grid, cdf), brute, atol=1e-4)
 
@@ -145,7 +163,7 @@ def test_many_counts_concentrate_at_the_maximum_likelihood_exponent(ratio):
     # by ~sd^2_post / 0.25, under 1e-3 of its sd here), within 0.05 sd, its sd is the delta
     # method's sqrt(1/x1 + 1/x2) / |lr2 - lr1| within 2 %
     x, e, lr = np.array([5000.0, 30000.0]), np.array([1000.0, 1000.0]), np.log([ratio, 1.0])
-    assert abs(_plain_newton(x, e, lr)) > 10.0  # negative control: the unguarded iteration
+    assert _plain_newton(x, e, lr) > 10.0  # negative control: the unguarded iteration
     grid, cdf = exponent_marginal(x, e, lr, shape=0.0)
     assert np.all(np.isfinite(cdf))
     b_hat = np.log(x[1] / x[0]) / (lr[1] - lr[0])
@@ -166,6 +184,56 @@ def test_fit_scaling_on_sizes_far_apart_and_many_counts():
     sd = np.sqrt(1 / 2000 + 1 / 9000) / np.log(64)
     # 800 draws: the mean's standard error is sd / 28; 4 of them
     assert abs(b.mean() - b_hat) < 4 * sd / np.sqrt(b.size) + 0.05 * sd
+
+
+@pytest.mark.parametrize(
+    ("counts", "hours", "sizes", "kw"),
+    [
+        # a wide prior, events at the small size only: b draws of -40 and below, so
+        # exp(b * log(1 / 131072)) overflows while the job rate there stays finite
+        ([3, 0], [100.0, 100.0], [1, 131072], {"exponent_prior": (1.0, 20.0)}),
+        # a size no job ran (0 hours): an extreme b gives it any rate, its mean is 0
+        ([3, 0], [100.0, 0.0], [8, 1024], {"exponent_prior": (1.0, 100.0)}),
+        # held exponents whose job rate underflows at one size, overflows the factor at the other
+        ([3, 5], [100.0, 100.0], [8, 1024], {"fixed_exponent": 200.0}),
+        ([3, 5], [100.0, 100.0], [8, 1024], {"fixed_exponent": -200.0}),
+    ],
+)
+def test_extreme_exponents_give_finite_rates_and_log_likelihoods(counts, hours, sizes, kw):
+    # the rates, the predictive and every pointwise log likelihood finite, the latter equal
+    # to the Poisson log pmf computed from logs: x (log rate + b log(u/u_ref) + log h) - mean
+    # - log x! (the product rate x factor overflowed or underflowed to inf x 0 or 0 before)
+    fit = fit_scaling(sized_data(counts, hours, sizes), n_draws=300, n_chains=2, seed=0, **kw)
+    rate = fit.posterior["rate"].values[..., 0]
+    b = fit.posterior["exponent"].values[..., 0]
+    ll = fit.log_likelihood["job_count"].values[..., 0, :]
+    assert np.all(np.isfinite(rate)) and np.all(np.isfinite(ll))
+    assert np.all(fit.posterior_predictive["job_count"].values >= 0)
+    seen = np.asarray(hours) > 0
+    ref = max(np.asarray(sizes)[seen])
+    x, h = np.asarray(counts, float)[seen], np.asarray(hours)[seen]
+    ok = rate > 0.0  # a rate that underflowed is stored as 0: its job rates came from logs
+    log_ratio = np.log(np.asarray(sizes)[seen] / ref)
+    log_mean = np.log(rate[ok])[:, None] + np.log(ref) + b[ok][:, None] * log_ratio + np.log(h)
+    expect = x * log_mean - np.exp(log_mean) - scipy.special.gammaln(x + 1.0)
+    # the same number up to rounding at |b log(u/u_ref)| ~ 1e3 (relative ~1e-13)
+    np.testing.assert_allclose(ll[..., seen][ok], expect, rtol=1e-9)
+
+
+def test_an_exponent_held_far_below_puts_the_exposure_at_the_smallest_size():
+    # b = -200: (8/1024)^b = e^970, so the 8-GPU job-hours hold all the exposure; the
+    # reference rate underflows to 0, and the 8-GPU mean is then exactly the Gamma(0 + 8)
+    # draw over 1 (rate x its exposure): the predictive count there has mean 8 and variance
+    # 8 + 8 (Poisson over Gamma); 600 draws: 4 standard errors are 0.65
+    fit = fit_scaling(
+        sized_data([3, 5], [100.0, 100.0], [8, 1024]), fixed_exponent=-200.0, n_draws=300,
+        n_chains=2, seed=0,
+    )  # fmt: skip
+    assert np.all(fit.posterior["rate"].values == 0.0)
+    pred = fit.posterior_predictive["job_count"].values[..., 0, :]
+    assert abs(pred[..., 0].mean() - 8.0) < 4 * np.sqrt(16.0 / pred[..., 0].size)
+    assert np.all(pred[..., 1] == 0)  # negative control: no exposure at 1,024 GPUs
+    assert np.all(np.isfinite(fit.log_likelihood["job_count"].values))
 
 
 def test_exact_draws_reproducible_and_chains_independent():

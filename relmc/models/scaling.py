@@ -235,8 +235,9 @@ def exponent_marginal(
     # mode: the slope falls by at least 1 / sd^2 per unit of b (the second derivative is
     # -1/sd^2 minus total times a variance), so the mode lies between mu and mu + sd^2
     # grad(mu). Unguarded, Newton leaves for ever where the curvature of the logsumexp
-    # vanishes (far from the mode, sizes far apart and many counts: steps of thousands);
-    # a step that would leave the bracket bisects it instead.
+    # vanishes (far from the mode, sizes far apart and many counts: steps of thousands), or
+    # bounces between two points where it is exactly -1/sd^2 (the bracket's ends); a step
+    # that would not land strictly inside the bracket bisects it instead.
     b = mu
     lo = hi = mu
     for it in range(200):
@@ -252,7 +253,7 @@ def exponent_marginal(
         elif grad < 0.0:
             hi = b
         step = -grad / hess
-        if not lo <= b + step <= hi:
+        if not lo < b + step < hi:
             step = 0.5 * (lo + hi) - b
         b += step
         if abs(step) < 1e-12 * (1.0 + abs(b)):
@@ -369,6 +370,7 @@ def fit_scaling(
         log_ratio[c] = np.log(u / u_ref)
 
     rate = np.empty((n_chains, n_draws, n_cat))
+    log_rate = np.empty((n_chains, n_draws, n_cat))
     expo = np.ones((n_chains, n_draws, n_cat))
     for k in range(n_chains):
         rng = np.random.default_rng(child_seed(root, 0, k))
@@ -376,6 +378,8 @@ def fit_scaling(
             if not sized[c]:
                 assert fleet is not None
                 rate[k, :, c] = rng.standard_gamma(a + fleet.count[c], n_draws) / fleet.exposure[c]
+                with np.errstate(divide="ignore"):
+                    log_rate[k, :, c] = np.log(rate[k, :, c])
                 continue
             seen = sizes["job_hours"][c] > 0
             x, e, lr = sizes["job_count"][c, seen], sizes["job_hours"][c, seen], log_ratio[c, seen]
@@ -385,17 +389,33 @@ def fit_scaling(
                 b = np.interp(rng.random(n_draws), cdf, grid)
             else:
                 b = np.full(n_draws, float(fixed_exponent))
-            s = (e[None, :] * np.exp(np.outer(b, lr))).sum(axis=1) * scale[c, 0]
-            rate[k, :, c] = rng.standard_gamma(shape_c + x.sum(), n_draws) / s
+            t = np.log(e)[None, :] + np.outer(b, lr)
+            gam = rng.standard_gamma(shape_c + x.sum(), n_draws)
+            with np.errstate(over="ignore", divide="ignore"):
+                s = (e[None, :] * np.exp(np.outer(b, lr))).sum(axis=1) * scale[c, 0]
+                rate[k, :, c] = gam / s
+                log_rate[k, :, c] = np.log(gam) - special.logsumexp(t, axis=1)
+            log_rate[k, :, c] -= np.log(scale[c, 0])
             expo[k, :, c] = b
 
-    # expected counts of every row under every draw: job-hours x job-level rate at that size
-    job_rate = rate[..., None] * scale * np.exp(expo[..., None] * log_ratio)
-    mean_job = job_rate * sizes["job_hours"]
+    # expected counts of every row under every draw: job-hours x job-level rate at that size;
+    # where a wide exponent prior draws an extreme b, the product overflows or underflows
+    # (inf x 0) while the job rate itself is finite: those from logs
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        job_rate = rate[..., None] * scale * np.exp(expo[..., None] * log_ratio)
+        log_job = log_rate[..., None] + np.log(scale) + expo[..., None] * log_ratio
+        redo = ~np.isfinite(job_rate) | (job_rate == 0.0)
+        job_rate[redo] = np.exp(log_job[redo])
+        # a size no job ran (0 job-hours) expects 0, whatever rate an extreme b gives it
+        mean_job = np.where(sizes["job_hours"] > 0, job_rate * sizes["job_hours"], 0.0)
+        log_lik_job = special.xlogy(sizes["job_count"], mean_job) - mean_job
+        # a count where the mean underflowed: its log from the logs (finite, not -inf)
+        tiny = (mean_job == 0.0) & (sizes["job_count"] > 0)
+        log_mean = log_job + np.log(sizes["job_hours"])
+        log_lik_job[tiny] = (sizes["job_count"] * log_mean)[tiny]
+    log_lik_job -= special.gammaln(sizes["job_count"] + 1.0)
     pred_rng = np.random.default_rng(child_seed(root, 1))
     pred_job = pred_rng.poisson(mean_job).astype(np.int64)
-    log_lik_job = special.xlogy(sizes["job_count"], mean_job) - mean_job
-    log_lik_job -= special.gammaln(sizes["job_count"] + 1.0)
 
     coords = xr.Coordinates(
         {
