@@ -194,6 +194,62 @@ def test_fleets_layout(llama_rsc, llama):
     np.testing.assert_array_equal(post["fleet_multiplier"].sel(fleet="llama3-405b"), 1.0)
 
 
+def test_hierarchical_rate_scale_and_negative_binomial_log_likelihood(
+    llama_hier, llama, pumps_bugs, pumps
+):
+    # "scaled" (the default): theta_c / s ~ Gamma(alpha, beta), s = sum(count) / sum(exposure
+    # / ref_units), recorded as rate_scale; "bugs": s = 1. The pointwise log likelihood is
+    # the count's with the pooled rate integrated out: NB(alpha, beta / (beta + t_c)), t_c =
+    # exposure_c / ref_c x s (scipy's negative binomial, written apart from the model's)
+    for fit, data, scaled in ((llama_hier, llama, True), (pumps_bugs, pumps, False)):
+        x, e = data["count"].values, data["exposure"].values
+        ref = fit.constant_data["ref_units"].values
+        s = x.sum() / np.sum(e / ref) if scaled else 1.0
+        assert fit.posterior.attrs["rate_scale"] == pytest.approx(s, rel=1e-12)
+        a = fit.posterior["alpha"].values[..., None]
+        b = fit.posterior["beta"].values[..., None]
+        expect = stats.nbinom.logpmf(x, a, b / (b + e / ref * s))
+        np.testing.assert_allclose(fit.log_likelihood["count"].values, expect, rtol=1e-8)
+
+
+@pytest.mark.slow
+def test_fleets_log_likelihood_and_the_categorised_fleets_total(llama_rsc, llama):
+    # the categorised fleet's counts: Poisson at its category rates x exposure; its total
+    # per fleet-hour: sum_c rate_c E_c / D (E_c / D units of category c in the fleet)
+    post = llama_rsc.posterior
+    rate = post["fleet_rate"].sel(fleet="llama3-405b").values  # (chain, draw, category)
+    x, e = llama["count"].values, llama["exposure"].values
+    expect = stats.poisson.logpmf(x, rate * e)
+    np.testing.assert_allclose(llama_rsc.log_likelihood["count"].values, expect, rtol=1e-9)
+    total = (rate * e / llama.attrs["duration_hours"]).sum(axis=-1)
+    np.testing.assert_allclose(post["fleet_total"].sel(fleet="llama3-405b"), total, rtol=1e-12)
+    # the total-only fleet's count: Poisson at its total x its exposure
+    rsc = load("rsc-1")
+    mean = post["fleet_total"].sel(fleet="rsc-1").values * rsc["exposure"].values.sum()
+    got = llama_rsc.log_likelihood["total_count"].sel(total_fleet="rsc-1").values
+    np.testing.assert_allclose(got, stats.poisson.logpmf(rsc["count"].values.sum(), mean))
+
+
+def test_poisson_logpmf_is_scipys():
+    from relmc.models.hierarchical import poisson_logpmf
+
+    x = np.array([0, 0, 1, 7, 419, 10**6])
+    m = np.array([0.0, 2.5, 1e-300, 7.0, 400.0, 1e6])
+    np.testing.assert_allclose(poisson_logpmf(x, m), stats.poisson.logpmf(x, m), rtol=1e-12)
+
+
+def test_fleets_centred_at_the_documented_sd():
+    # a total-only fleet is sampled centred where the data's sd of its log ratio,
+    # sqrt(1 / (X + 1/2) + 1 / (sum_c x_c + 1/2)), is below CENTRED_SD x sigma: on either
+    # side of that boundary by 0.1 %
+    from relmc.models.fleets import CENTRED_SD, centred_fleets
+
+    tot, main = np.array([1000]), np.array([3, 4, 100])
+    sd = np.sqrt(1 / 1000.5 + 1 / 107.5)
+    assert centred_fleets(tot, main, sd * 1.001 / CENTRED_SD).tolist() == [True]
+    assert centred_fleets(tot, main, sd * 0.999 / CENTRED_SD).tolist() == [False]
+
+
 # --------------------------------------------------------------------------------------------
 # closed form
 
