@@ -321,6 +321,15 @@ def _check_real(value: Any, field: str, lo: float, hi: float = math.inf, *, lo_o
     return v
 
 
+def _check_whole(value: Any, field: str, lo: int = 1) -> int:
+    """Return ``value`` as an int if it is a whole number >= ``lo`` (``64.0`` too), else raise."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    v = float(value) if ok else math.nan
+    if not (math.isfinite(v) and v.is_integer() and v >= lo):
+        raise ValueError(f"{field} must be a whole number >= {lo}; got {value!r}")
+    return int(v)
+
+
 class _Window:
     """The observation window in hours, and how to turn a row's ``time`` into hours."""
 

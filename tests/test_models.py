@@ -230,6 +230,21 @@ def test_fleets_log_likelihood_and_the_categorised_fleets_total(llama_rsc, llama
     np.testing.assert_allclose(got, stats.poisson.logpmf(rsc["count"].values.sum(), mean))
 
 
+def test_rate_scale_is_the_counts_over_the_reference_exposure(pumps):
+    # the "scaled" prior's s = sum(count) / sum(exposure / ref): pumps' exposures (thousand
+    # hours, not whole) over ref 1, over a fleet's ref (exposure / duration), and no events
+    from relmc.models._common import check_data
+    from relmc.models.hierarchical import rate_scale
+
+    obs = check_data(pumps)
+    x, e = pumps["count"].values, pumps["exposure"].values
+    assert rate_scale(obs, np.ones(x.size)) == pytest.approx(x.sum() / e.sum(), rel=1e-15)
+    ref = e / 3.7
+    assert rate_scale(obs, ref) == pytest.approx(x.sum() / (3.7 * x.size), rel=1e-15)
+    none = check_data(_edit(pumps, count=0 * x))
+    assert rate_scale(none, np.ones(x.size)) == pytest.approx(0.5 / e.sum(), rel=1e-15)
+
+
 def test_poisson_logpmf_is_scipys():
     from relmc.models.hierarchical import poisson_logpmf
 
@@ -534,6 +549,7 @@ def _edit(data: xr.Dataset, **changes) -> xr.Dataset:
         (lambda d: _edit(d, count=np.r_[-1, d["count"].values[1:]]), r"count.*>= 0"),
         (lambda d: _edit(d, count=d["count"].values + 0.5), r"count.*integers"),
         (lambda d: _edit(d, count=d["count"].values > 0), r"count.*dtype bool"),
+        (lambda d: _edit(d, count=np.r_[1e19, d["count"].values[1:]]), r"count.*2\*\*53"),
         (lambda d: _edit(d, exposure=d["exposure"].values > 0), r"exposure.*dtype bool"),
         (lambda d: _edit(d, exposure=d["exposure"].values.astype(str)), r"exposure.*dtype <U"),
         (lambda d: _edit(d, exposure=np.r_[0.0, d["exposure"].values[1:]]), r"exposure.*> 0"),

@@ -596,6 +596,30 @@ def test_simulate_and_project_accept_the_fit(full):
     assert phys.bad_node_fraction.shape == (post.sizes["chain"] * post.sizes["draw"],)
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "match"),
+    [
+        ("start_hour", float("nan"), r"start_hour'\] must be a finite number in \[0, 24\)"),
+        ("start_hour", 24.0, r"start_hour'\] must be a finite number in \[0, 24\)"),
+        ("duration_hours", "abc", r"duration_hours'\] must be a finite number in \(0, inf\)"),
+        ("duration_hours", 0.0, r"duration_hours'\] must be a finite number in \(0, inf\)"),
+        ("fleet_age_at_start_hours", float("inf"), r"fleet_age_at_start_hours'\] \(0: unknown\)"),
+        ("n_gpus", 2.5, r"n_gpus'\] must be a whole number >= 1; got 2.5"),
+        ("n_gpus", True, r"n_gpus'\] must be a whole number >= 1; got True"),
+        ("gpus_per_node", 0, r"gpus_per_node'\] must be a whole number >= 1; got 0"),
+    ],
+)
+def test_event_log_attributes_checked_by_name(key, value, match):
+    # each attribute event_data reads, refused by name and range (a NaN start hour made every
+    # daily-cycle term NaN, an infinite age every trend term, n_gpus = 2.5 became 2)
+    ev = synthetic_events({"gpu_fault": 2e-4}, n_gpus=64, duration_hours=720.0,
+                          units={"gpu_fault": "gpu"}, seed=1)  # fmt: skip
+    event_data(ev)  # control: the log as drawn
+    ev.attrs = {**ev.attrs, key: value}
+    with pytest.raises(ValueError, match=match):
+        event_data(ev)
+
+
 def test_bad_terms_are_refused_before_sampling(log):
     no_nodes = log.copy()
     no_nodes.attrs = {**log.attrs, "has_nodes": 0}

@@ -254,6 +254,7 @@ def test_exact_draws_reproducible_and_chains_independent():
     [
         (lambda d: d.drop_vars("job_hours"), "job_hours"),
         (lambda d: d.assign(job_count=-d["job_count"]), "job_count"),
+        (lambda d: d.assign(job_count=d["job_count"] * 0 + 1e19), r"job_count.*2\*\*53"),
         (lambda d: d.assign(job_hours=d["job_hours"] * np.nan), "job_hours"),
         (lambda d: d.assign_coords(job_gpus=[8, 8]), "job_gpus"),
         (lambda d: d.assign(unit=("category", ["job"])), "unit"),

@@ -15,6 +15,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._cf import rate_units as cf_rate_units
 from relmc.cluster import UNITS
+from relmc.datasets import MAX_COUNT
 
 # arviz 0.23 announces its 1.0 refactor with a FutureWarning on import. It says nothing about our
 # numbers, and under ``filterwarnings = error`` it would turn every first import into a failure,
@@ -136,6 +137,10 @@ def check_data(data: Any, field: str = "data") -> Observations:
         raise ValueError(f"{field}['count'] must be integers >= 0, got dtype {raw.dtype}")
     if not np.all(np.isfinite(raw)) or np.any(raw < 0) or np.any(raw != np.round(raw)):
         raise ValueError(f"{field}['count'] must be finite integers >= 0, got {raw.tolist()}")
+    if np.any(raw > MAX_COUNT):
+        raise ValueError(
+            f"{field}['count'] must be at most 2**53 (exact as a float), got {raw.tolist()}"
+        )
     count = raw.astype(np.int64)
 
     exposure = np.asarray(data["exposure"].values)

@@ -103,7 +103,7 @@ from scipy import sparse, special
 
 from relmc import cluster
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
-from relmc.events import OMEGA, intensity_shape, shape_integral
+from relmc.events import OMEGA, _check_real, _check_whole, intensity_shape, shape_integral
 from relmc.models._common import (
     az,
     check_convergence,
@@ -238,18 +238,20 @@ def event_data(events: xr.Dataset, fleet_age_at_start_hours: float | None = None
     for key in ("n_gpus", "gpus_per_node", "duration_hours", "start_hour"):
         if key not in attrs:
             raise ValueError(f"events.attrs is missing {key!r}: not an event log from load_events")
-    duration = float(attrs["duration_hours"])
-    if not (duration > 0 and math.isfinite(duration)):
-        raise ValueError(f"events.attrs['duration_hours'] must be > 0; got {duration!r}")
+    duration = _check_real(attrs["duration_hours"], "events.attrs['duration_hours']", 0.0)
+    start_hour = _check_real(
+        attrs["start_hour"], "events.attrs['start_hour']", 0.0, 24.0, lo_open=False
+    )
+    n_gpus = _check_whole(attrs["n_gpus"], "events.attrs['n_gpus']")
+    gpus_per_node = _check_whole(attrs["gpus_per_node"], "events.attrs['gpus_per_node']")
     age = attrs.get("fleet_age_at_start_hours", 0.0)
+    field = "events.attrs['fleet_age_at_start_hours']"
     if fleet_age_at_start_hours is not None:
-        age = fleet_age_at_start_hours
-    if isinstance(age, bool) or not isinstance(age, int | float | np.number) or not age >= 0:
-        raise ValueError(f"fleet_age_at_start_hours must be a number > 0; got {age!r}")
+        age, field = fleet_age_at_start_hours, "fleet_age_at_start_hours"
+    age = _check_real(age, f"{field} (0: unknown)", 0.0, lo_open=False)
     names = np.asarray(events["category"].values).astype(str)
     units = np.asarray(events["unit"].values).astype(str)
-    shape = cluster.ClusterShape(gpus_per_node=int(attrs["gpus_per_node"]))
-    n_gpus = int(attrs["n_gpus"])
+    shape = cluster.ClusterShape(gpus_per_node=gpus_per_node)
     n_nodes = int(cluster.units(n_gpus, "node", shape))
     time = np.asarray(events["event_time"].values, dtype=np.float64)
     if np.any(~np.isfinite(time)) or np.any(time < 0) or np.any(time > duration):
@@ -285,8 +287,8 @@ def event_data(events: xr.Dataset, fleet_age_at_start_hours: float | None = None
         node_ids=node_ids,
         n_nodes=n_nodes,
         duration=duration,
-        start_hour=float(attrs["start_hour"]),
-        fleet_age=float(age),
+        start_hour=start_hour,
+        fleet_age=age,
         per_node_units=np.array([n_nodes / cluster.units(n_gpus, u, shape) for u in units]),
         has_nodes=has_nodes,
     )

@@ -114,6 +114,7 @@ from relmc.models.hierarchical import (
     poisson_logpmf,
     pooled_exposure,
     pooled_hyperpriors_by_mean,
+    rate_scale,
     ref_units,
     sample_kwargs,
 )
@@ -262,7 +263,7 @@ def fit_fleets(
 
     root = resolve_seed(seed)
     nuts_ss, pred_ss = child_seed(root, 0), child_seed(root, 1)
-    scale = float(max(main.count.sum(), 0.5) / np.sum(main.exposure / ref))
+    scale = rate_scale(main, ref)
     trace = _sample(
         main,
         names,

@@ -145,6 +145,15 @@ def pooled_hyperpriors():
     return alpha, beta
 
 
+def rate_scale(obs: Observations, ref: np.ndarray) -> float:
+    """Return the ``"scaled"`` prior's scale ``sum(count) / sum(exposure / ref)`` (count >= 1/2).
+
+    The pooled rate per reference unit that the data give, so the pooled prior is on rates
+    of order 1 whatever the rates' units.
+    """
+    return float(max(obs.count.sum(), 0.5) / np.sum(obs.exposure / ref))
+
+
 def pooled_exposure(obs: Observations, ref: np.ndarray, prior: str, scale: float) -> np.ndarray:
     r"""Exposure ``t_c`` of the pooled variable: ``count_c ~ Poisson(pooled_c * t_c)``.
 
@@ -372,7 +381,7 @@ def fit_hierarchical(
     pm = import_pymc()
     root = resolve_seed(seed)
     nuts_ss, pred_ss, pool_ss = child_seed(root, 0), child_seed(root, 1), child_seed(root, 2)
-    scale = float(max(obs.count.sum(), 0.5) / np.sum(obs.exposure / ref))
+    scale = rate_scale(obs, ref)
     t = pooled_exposure(obs, ref, prior, scale)
     # NUTS samples only (alpha, beta), with the pooled rates integrated out (negative-binomial
     # marginal): a smooth 2-D posterior with no funnel, whatever the counts.

@@ -80,6 +80,7 @@ from scipy import special
 
 from relmc import cluster
 from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc.datasets import MAX_COUNT
 from relmc.models._common import (
     az,
     check_data,
@@ -151,6 +152,10 @@ def check_sizes_data(data: Any, field: str = "data") -> dict[str, Any]:
         raise ValueError(f"{field}: job_count and job_hours must be numbers")
     if not np.all(np.isfinite(count)) or np.any(count < 0) or np.any(count != np.round(count)):
         raise ValueError(f"{field}['job_count'] must be whole numbers >= 0; got {count.tolist()}")
+    if np.any(count > MAX_COUNT):
+        raise ValueError(
+            f"{field}['job_count'] must be at most 2**53 (exact as a float); got {count.tolist()}"
+        )
     if not np.all(np.isfinite(hours)) or np.any(hours < 0):
         raise ValueError(
             f"{field}['job_hours'] must be finite hours >= 0 (0: not observed); got "
