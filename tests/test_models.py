@@ -245,6 +245,23 @@ def test_rate_scale_is_the_counts_over_the_reference_exposure(pumps):
     assert rate_scale(none, np.ones(x.size)) == pytest.approx(0.5 / e.sum(), rel=1e-15)
 
 
+@pytest.mark.slow
+def test_fleets_new_fleet_given_the_observed_ratios(llama_rsc):
+    # a new fleet's log ratio to the categorised one is sigma (z_new - z_1) with z_1 | w ~
+    # N(-sum(w) / K, 1 / K), w_k = delta_k / sigma, K = 2 fleets here: so r = log(rate_new /
+    # rate_1) / sigma - sum(w) / K is N(0, 1 + 1/K) = N(0, 1.5), draw by draw. 2,000 draws:
+    # the variance within 4 of its standard errors (1.5 sqrt(2 / 1999) = 0.047), the mean
+    # within 4 x sqrt(1.5 / 2000); K = 1 (0.5 shifted into the mean) or K = 501 (variance
+    # ~1) fail both
+    post = llama_rsc.posterior
+    sig = post["sigma"].values
+    delta = np.log(post["fleet_multiplier"].values[..., 1:])
+    log_new = np.log(post["rate"].values[..., 0] / post["fleet_rate"].values[..., 0, 0])
+    r = (log_new / sig - delta.sum(-1) / sig / 2.0).ravel()
+    assert abs(r.var() - 1.5) < 4 * 1.5 * np.sqrt(2 / (r.size - 1))
+    assert abs(r.mean()) < 4 * np.sqrt(1.5 / r.size)
+
+
 def test_poisson_logpmf_is_scipys():
     from relmc.models.hierarchical import poisson_logpmf
 

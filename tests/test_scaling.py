@@ -85,19 +85,20 @@ def test_negative_control_linear_rule_misses():
     assert cover_far <= 10  # in fact it (almost) never covers
 
 
-def test_marginal_matches_brute_force():
+@pytest.mark.parametrize(
+    ("x", "e", "log_rate"),
+    [
+        ([12, 30, 7], [300.0, 90.0, 4.0], (-8, 4)),
+        # job-hours under 1: the log density's peak is above 0 (a test at the peak's sign)
+        ([1, 2, 0], [0.5, 0.2, 0.05], (-4, 8)),
+    ],
+)
+def test_marginal_matches_brute_force(x, e, log_rate):
     # the exact 1-D marginal of b against a brute-force 2-D grid over (b, log rate)
-    x, e, lr = np.array([12, 30, 7]), np.array([300.0, 90.0, 4.0]), np.log([1 / 64, 1 / 8, 1.0])
+    x, e, lr = np.array(x), np.array(e), np.log([1 / 64, 1 / 8, 1.0])
     grid, cdf = exponent_marginal(x, e, lr, shape=0.0)
     bs = np.linspace(grid[0], grid[-1], 801)
-    log_rate = np.linspace(-8, 4, 2001)
-    mean = np.exp(log_rate)[None, :, None] * e * np.exp(np.outer(bs, lr))[:, None, :]
-    # prior N(1, 0.5) on b and 1/rate on the rate (flat in log rate): Poisson likelihood
-    logp = (scipy.stats.poisson.logpmf(x, mean).sum(axis=2)
-            + scipy.stats.norm.logpdf(bs, 1.0, 0.5)[:, None])  # fmt: skip
-    p_b = np.exp(logp - logp.max()).sum(axis=1)
-    brute = np.concatenate([[0.0], np.cumsum(0.5 * (p_b[1:] + p_b[:-1]))])
-    brute /= brute[-1]
+    brute = _brute_cdf(x, e, lr, bs, np.linspace(*log_rate, 2001))
     # both are trapezoid rules on grids; the difference is the coarse brute-force grid's
     # O(h^2) error (it falls 4.6x when that grid's b spacing is halved): 5e-5 at 801 points,
     # so 1e-4 is twice it; a prior shape of 1/2 instead of 0 moves the CDF by 0.05
@@ -303,6 +304,30 @@ def test_rates_path_applies_the_exponent_and_is_unchanged_without_it():
     np.testing.assert_array_equal(plain[:, 0], [1e-4 * 2048, 2e-4 * 2048])
     ones = rate.assign_coords(exponent=(("chain", "draw", "category"), [[[1.0], [1.0]]]))
     np.testing.assert_array_equal(cluster_rates(sc, rate_draws(sc, ones)), plain)
+
+
+def test_fleet_rows_only_fit_as_the_conjugate_model():
+    # size-resolved rows none of which was observed (0 job-hours): every category's rate from
+    # its fleet row, Gamma(a + x) / E with the total-Jeffreys shape a (as fit_conjugate),
+    # exponent 1; 4,000 draws: each mean within 4 standard errors (sd sqrt(a + x) / E over
+    # sqrt(4000)); the log likelihood the Poisson's
+    from relmc.models.conjugate import total_jeffreys
+
+    llama = relmc.load_dataset("llama3-405b")
+    n = llama.sizes["category"]
+    data = llama.assign(
+        job_count=(("category", "job_gpus"), np.zeros((n, 1), dtype=np.int64)),
+        job_hours=(("category", "job_gpus"), np.zeros((n, 1))),
+    ).assign_coords(job_gpus=[16384])
+    fit = fit_scaling(data, n_draws=2000, n_chains=2, seed=5)
+    x, e = llama["count"].values, llama["exposure"].values
+    a = total_jeffreys(x.size)[0]
+    rate = fit.posterior["rate"].values
+    assert np.all(fit.posterior["exponent"].values == 1.0)
+    se = np.sqrt(a + x) / e / np.sqrt(rate.shape[0] * rate.shape[1])
+    assert np.all(np.abs(rate.mean(axis=(0, 1)) - (a + x) / e) < 4 * se)
+    expect = scipy.stats.poisson.logpmf(x, rate * e)
+    np.testing.assert_allclose(fit.log_likelihood["count"].values, expect, rtol=1e-9)
 
 
 def test_exponent_travels_through_inference_data_and_netcdf(tmp_path):

@@ -468,8 +468,14 @@ def fit_scaling(
     )
     if fleet is not None:  # every category from its fleet row, as fit_conjugate
         groups = data_groups(fleet)
-        observed = xr.merge([observed, groups["observed_data"]], combine_attrs="override")
-        constant = xr.merge([constant, groups["constant_data"]], combine_attrs="override")
+        # compat given: xarray's default is changing (a FutureWarning); the two share only
+        # the category coordinates, equal
+        observed = xr.merge(
+            [observed, groups["observed_data"]], compat="no_conflicts", combine_attrs="override"
+        )
+        constant = xr.merge(
+            [constant, groups["constant_data"]], compat="no_conflicts", combine_attrs="override"
+        )
         mean = rate * fleet.exposure
         log_lik["count"] = (
             dims,
