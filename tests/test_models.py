@@ -530,6 +530,22 @@ def test_short_chains_warn_and_same_seed_same_draws(pumps):
     xr.testing.assert_identical(a.posterior_predictive, b.posterior_predictive)
 
 
+def test_convergence_warning_names_eight_problems_and_counts_the_rest():
+    # 12 categories whose two chains sit 10 sd apart: every r_hat fails (and bulk ESS where it
+    # is under 200); the warning names the first 8 problems and counts the others
+    from relmc.models._common import check_convergence
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 200, 12)) + np.array([0.0, 10.0])[:, None, None]
+    post = xr.Dataset({"rate": (("chain", "draw", "category"), x)})
+    n_ess = int((az.ess(post, method="bulk")["rate"].values < 200).sum())
+    with pytest.warns(ConvergenceWarning) as rec:
+        check_convergence(post, ["rate"], "fit")
+    text = str(rec[0].message)
+    assert text.count("r_hat") + text.count("bulk ESS") == 8
+    assert f"; and {12 + n_ess - 8} more" in text
+
+
 def test_divergences_warn_by_count_and_only_when_present():
     # NUTS's divergent transitions, as PyMC records them in sample_stats: any at all warn with
     # their count; none, or no record (a sampler without the statistic), stay silent

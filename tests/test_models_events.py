@@ -620,6 +620,17 @@ def test_event_log_attributes_checked_by_name(key, value, match):
         event_data(ev)
 
 
+def test_event_data_is_read_only():
+    # the validated log is frozen: a fit cannot change the data another fit reads
+    import dataclasses
+
+    ev = synthetic_events({"gpu_fault": 2e-4}, n_gpus=64, duration_hours=720.0,
+                          units={"gpu_fault": "gpu"}, seed=1)  # fmt: skip
+    data = event_data(ev)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        data.duration = 1.0
+
+
 def test_bad_terms_are_refused_before_sampling(log):
     no_nodes = log.copy()
     no_nodes.attrs = {**log.attrs, "has_nodes": 0}
