@@ -590,6 +590,12 @@ def _edit(data: xr.Dataset, **changes) -> xr.Dataset:
         (lambda d: _edit(d, exposure=np.r_[np.nan, d["exposure"].values[1:]]), "exposure"),
         (lambda d: _edit(d, unit=np.r_[["gizmo"], d["unit"].values[1:]]), r"unit.*one of"),
         (lambda d: d.rename({"category": "cause"}), "category"),
+        (
+            lambda d: d.assign_coords(
+                category=np.r_[d["category"].values[:1], d["category"].values[:-1]]
+            ),
+            r"'category' labels must be unique",
+        ),
         (lambda d: d["count"], "xarray.Dataset"),
     ],
 )
