@@ -487,6 +487,13 @@ def test_homogeneous_model_misses_the_end_rate(homogeneous):
 
 
 @pytest.mark.slow
+def test_fits_record_their_terms(homogeneous, full):
+    assert homogeneous.posterior.attrs["model_terms"] == "diurnal=none, trend=none, nodes=none"
+    assert full.posterior.attrs["model_terms"] == (
+        "diurnal=category, trend=power-law, nodes=mixture"
+    )
+
+
 def test_homogeneous_fit_equals_the_conjugate_closed_form(homogeneous, log):
     # without time or node terms the posterior of the rate is Gamma(count + 1/(2K), exposure)
     rate = homogeneous.posterior["rate"]
