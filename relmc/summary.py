@@ -159,6 +159,8 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
         raise FieldError("ds", "summarize needs a relmc.simulate() result with a 'trial' dim")
     q = check_quantiles(quantiles)
     n = ds.sizes["trial"]
+    if n == 0:
+        raise FieldError("ds", "summarize needs at least one trial; the result has 0")
     # NumPy on the values and xarray Variables (no DataArrays) to label the results: the same
     # functions xarray's reductions call (nanmean, nanstd, nanquantile), bit for bit, without
     # its per-call overhead (a sweep summarises every cell; tests/test_summary.py compares
@@ -203,14 +205,16 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
             warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
             mean = np.nanmean(x, axis=axis)
             sd = np.nanstd(x, axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+            # the mean of the k trials with a value: its error is sd / sqrt(k) (k = n
+            # without NaN, the same float); k = 0: NaN
+            with np.errstate(divide="ignore", invalid="ignore"):
+                se = sd / np.sqrt(np.sum(~np.isnan(x), axis=axis))
             # without NaN, quantile is nanquantile's own computation, without its per-slice
             # loop (bit for bit: tests/test_summary.py)
             quantile = np.nanquantile if np.isnan(x).any() else np.quantile
             qv = quantile(x, q, axis=axis)
         out[f"{name}_mean"] = labelled(var, mean, units, f"mean {long_name}")
-        out[f"{name}_se"] = labelled(
-            var, sd / np.sqrt(n), units, f"Monte Carlo standard error of {name}_mean"
-        )
+        out[f"{name}_se"] = labelled(var, se, units, f"Monte Carlo standard error of {name}_mean")
         out[f"{name}_quantile"] = labelled(
             var, np.moveaxis(qv, 0, -1), units, f"{long_name}, quantiles over trials", q
         )

@@ -92,7 +92,7 @@ def _summarize_xarray(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES)
             units=units, long_name=f"mean {long_name}"
         )
         sd = x.std("trial", ddof=1) if n > 1 else xr.zeros_like(x.isel(trial=0))
-        out[f"{name}_se"] = _plain_nan_ref(sd / np.sqrt(n)).assign_attrs(
+        out[f"{name}_se"] = _plain_nan_ref(sd / np.sqrt(x.count("trial"))).assign_attrs(
             units=units, long_name=f"Monte Carlo standard error of {name}_mean"
         )
         with warnings.catch_warnings():
@@ -177,3 +177,25 @@ def test_summarize_comparison_negative_control_sees_one_ulp():
     bad["wall_hours_mean"] = bad["wall_hours_mean"].copy(data=np.nextafter(v, np.inf))
     with pytest.raises(AssertionError):
         _assert_same(bad, good)
+
+
+def test_standard_error_counts_only_trials_with_a_value():
+    # a variable missing (NaN) in some trials: its mean is over the k trials with a value,
+    # so its standard error is sd / sqrt(k), not sd / sqrt(n): [0.5, 0.6] -> 0.0707 / sqrt(2)
+    ds = xr.Dataset(
+        {
+            "ettr": ("trial", [0.5, 0.6, np.nan, np.nan]),
+            "finished": ("trial", [True, True, True, False]),
+        }
+    )
+    out = summarize(ds)
+    assert float(out["ettr_mean"]) == pytest.approx(0.55, rel=1e-15)
+    assert float(out["ettr_se"]) == pytest.approx(np.std([0.5, 0.6], ddof=1) / np.sqrt(2))
+    # negative control: over every trial the finished fraction's error keeps n = 4
+    assert float(out["finished_fraction_se"]) == pytest.approx((0.75 * 0.25 / 4) ** 0.5)
+
+
+def test_summarize_refuses_zero_trials():
+    ds = xr.Dataset({"ettr": ("trial", [0.5, 0.6]), "finished": ("trial", [True, True])})
+    with pytest.raises(FieldError, match="at least one trial"):
+        summarize(ds.isel(trial=[]))
