@@ -203,15 +203,16 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
             warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
             warnings.filterwarnings("ignore", "Degrees of freedom <= 0", RuntimeWarning)
             warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
+            missing = np.isnan(x)
             mean = np.nanmean(x, axis=axis)
             sd = np.nanstd(x, axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
             # the mean of the k trials with a value: its error is sd / sqrt(k) (k = n
             # without NaN, the same float); k = 0: NaN
             with np.errstate(divide="ignore", invalid="ignore"):
-                se = sd / np.sqrt(np.sum(~np.isnan(x), axis=axis))
+                se = sd / np.sqrt(np.sum(~missing, axis=axis))
             # without NaN, quantile is nanquantile's own computation, without its per-slice
             # loop (bit for bit: tests/test_summary.py)
-            quantile = np.nanquantile if np.isnan(x).any() else np.quantile
+            quantile = np.nanquantile if missing.any() else np.quantile
             qv = quantile(x, q, axis=axis)
         out[f"{name}_mean"] = labelled(var, mean, units, f"mean {long_name}")
         out[f"{name}_se"] = labelled(var, se, units, f"Monte Carlo standard error of {name}_mean")

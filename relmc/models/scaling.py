@@ -394,10 +394,11 @@ def fit_scaling(
                 b = np.interp(rng.random(n_draws), cdf, grid)
             else:
                 b = np.full(n_draws, float(fixed_exponent))
-            t = np.log(e)[None, :] + np.outer(b, lr)
+            b_lr = np.outer(b, lr)
+            t = np.log(e)[None, :] + b_lr
             gam = rng.standard_gamma(shape_c + x.sum(), n_draws)
             with np.errstate(over="ignore", divide="ignore"):
-                s = (e[None, :] * np.exp(np.outer(b, lr))).sum(axis=1) * scale[c, 0]
+                s = (e[None, :] * np.exp(b_lr)).sum(axis=1) * scale[c, 0]
                 rate[k, :, c] = gam / s
                 log_rate[k, :, c] = np.log(gam) - special.logsumexp(t, axis=1)
             log_rate[k, :, c] -= np.log(scale[c, 0])
