@@ -61,7 +61,9 @@ SAMPLING = {"n_draws": 500, "n_tune": 500, "n_chains": 2, "cores": 1}
 #: one daily cycle for both categories, fitted pooled; ``frailty``: no lemons, a gamma
 #: frailty of variance 0.5 per node, fitted as such; ``weak``: signals near the boundaries
 #: (amplitudes 0.1 and 0.05, trend shape 0.9, 1% lemons failing 4x as often), where the
-#: posteriors lean on the priors.
+#: posteriors lean on the priors; ``young``: the clear design in a fleet 2 h old at the
+#: window's start (the trend's integral with a daily cycle in its first week is
+#: ``shape_integral``'s power series and quadrature, not integration by parts).
 DESIGNS = {
     "clear": ({}, {"diurnal": "category", "trend": True, "nodes": "mixture"}),
     "pooled": (
@@ -82,6 +84,10 @@ DESIGNS = {
             "bad_node_fraction": 0.01,
             "bad_node_multiplier": 4.0,
         },
+        {"diurnal": "category", "trend": True, "nodes": "mixture"},
+    ),
+    "young": (
+        {"fleet_age_at_start_hours": 2.0},
         {"diurnal": "category", "trend": True, "nodes": "mixture"},
     ),
 }

@@ -16,6 +16,7 @@ import warnings
 
 import arviz as az
 import numpy as np
+import pytensor.tensor as pt
 import pytest
 import xarray as xr
 from scipy import integrate, stats
@@ -24,6 +25,8 @@ import relmc
 from relmc.cluster import units
 from relmc.errors import FieldError
 from relmc.events import (
+    OMEGA,
+    QUADRATURE_HOURS,
     intensity_shape,
     load_events,
     shape_integral,
@@ -38,37 +41,78 @@ from relmc.rates import physics_draws, rate_draws, with_posterior_physics
 # the closed-form integral
 
 
-@pytest.mark.parametrize("age", [48.0, 168.0, 2000.0])
+def _quad_shape(bounds, **kw):
+    """The shape's integral and the trend's alone by adaptive quadrature (breakpoints near 0)."""
+    pts = [p for p in (1e-6, 1e-4, 1e-2, 1.0) if bounds[0] < p < bounds[1]] or None
+
+    def quad(**k):
+        return integrate.quad(lambda t: intensity_shape(t, **k), *bounds, limit=1000,
+                              points=pts, epsabs=1e-13, epsrel=1e-12)[0]  # fmt: skip
+
+    return quad(**kw), quad(**{**kw, "amplitude": 0.0})
+
+
+@pytest.mark.parametrize("age", [1e-6, 1.0, 23.0, 48.0, 168.0, 2000.0])
 @pytest.mark.parametrize("beta", [0.2, 0.5, 1.0, 2.5, 5.0])
 @pytest.mark.parametrize(
     ("bounds", "start", "peak"),
     [((0.0, 720.0), 5.5, 14.0), ((13.3, 37.1), 5.5, 14.0), ((0.0, 5.0), 5.5, 14.0),
-     ((700.0, 720.0), 5.5, 14.0), ((0.0, 1.0), 0.0, 13.0), ((5.0, 17.0), 0.0, 19.0)],
+     ((700.0, 720.0), 5.5, 14.0), ((0.0, 1.0), 0.0, 13.0), ((5.0, 17.0), 0.0, 19.0),
+     ((100.0, 160.0), 0.0, 2.0)],
 )  # fmt: skip
 def test_shape_integral_matches_quadrature(age, beta, bounds, start, peak):
     kw = dict(start_hour=start, amplitude=1.0, peak_hour=peak, trend_shape=beta,
               fleet_age_hours=age, duration_hours=720.0)  # fmt: skip
-    exact = integrate.quad(lambda t: intensity_shape(t, **kw), *bounds, limit=500,
-                           epsabs=1e-13, epsrel=1e-12)[0]  # fmt: skip
-    trend_only = integrate.quad(lambda t: intensity_shape(t, **{**kw, "amplitude": 0.0}),
-                                *bounds, limit=500)[0]  # fmt: skip
+    exact, trend_only = _quad_shape(bounds, **kw)
     err = abs(float(shape_integral(*bounds, **kw)) - exact) / trend_only
-    # the documented bound: 4 terms of integration by parts; 1e-3 of int T for a fleet at
-    # least 48 h old, 1e-5 at least a week old; exact (rounding) for beta = 1. The last two
-    # bounds hold the trough of an amplitude-1 cycle (intensity near 0), where a 24-h-old
-    # fleet's error reached 1.4e-2 (beta = 5, [0, 1])
-    tol = 1e-12 if beta == 1.0 else (1e-5 if age >= 168 else 1e-3)
+    # the documented accuracy, as a fraction of int T: a power series before the fleet is a
+    # day old and Gauss-Legendre to a week, 1.3e-12 at worst in 30-digit quadrature (1e-10
+    # leaves room for this reference's own error); 4 terms of integration by parts from a
+    # week, 3.2e-6 at worst (bound 1e-5); exact (rounding) for beta = 1. [0, 1] and
+    # [5, 17] hold the trough of an amplitude-1 cycle (intensity near 0)
+    young = age + bounds[1] <= QUADRATURE_HOURS
+    tol = 1e-12 if beta == 1.0 else (1e-10 if young else 1e-5)
     assert err < tol
 
 
-def test_shape_integral_young_fleet_negative_control():
-    # the series in (beta - k) / (omega (A + t)) diverges in a young fleet: at 1 h old the
-    # formula gives 1.6e-8 where quadrature gives 1.2e-13 on the cycle's trough (so fits of a
-    # trend with a daily cycle refuse fleets under 48 h: test_bad_terms_are_refused...)
+def test_shape_integral_young_fleet_negative_controls(monkeypatch):
+    # integration by parts alone diverges in a young fleet (its series is in
+    # (beta - k) / (omega (A + t))): at 1 h old it gives 1.6e-8 where quadrature gives
+    # 1.2e-13 on the cycle's trough
     kw = dict(start_hour=0.0, amplitude=1.0, peak_hour=13.0, trend_shape=5.0,
               fleet_age_hours=1.0, duration_hours=720.0)  # fmt: skip
-    exact = integrate.quad(lambda t: intensity_shape(t, **kw), 0.0, 1.0, epsabs=0, epsrel=1e-12)[0]
-    assert abs(float(shape_integral(0.0, 1.0, **kw)) / exact) > 100.0
+    exact = _quad_shape((0.0, 1.0), **kw)[0]
+    assert abs(float(shape_integral(0.0, 1.0, **kw)) / exact - 1.0) < 1e-6
+    with monkeypatch.context() as m:
+        m.setattr(relmc.events, "QUADRATURE_HOURS", 0.0)  # by parts everywhere
+        assert abs(float(shape_integral(0.0, 1.0, **kw)) / exact) > 100.0
+    # the power series cut short, and the quadrature with too few nodes, each miss
+    kw.update(fleet_age_hours=10.0, trend_shape=0.5)
+    exact, trend_only = _quad_shape((0.0, 100.0), **kw)
+    assert abs(float(shape_integral(0.0, 100.0, **kw)) - exact) / trend_only < 1e-10
+    for name, value in (("SERIES_TERMS", 12), ("QUADRATURE_NODES", 4)):
+        with monkeypatch.context() as m:
+            m.setattr(relmc.events, name, value)
+            assert abs(float(shape_integral(0.0, 100.0, **kw)) - exact) / trend_only > 1e-6
+
+
+def test_shape_integral_pytensor_twin_at_every_age():
+    # the model's PyTensor integral and NumPy's: one formula in two codes (series, nodes,
+    # parts), with the peak as a unit vector there; ages on each side of a day and a week
+    from relmc.models.events import _shape_integral_pt
+
+    amp, peak = np.array([0.3, 1.0]), np.array([3.0, 17.0])
+    cos_p, sin_p = np.cos(OMEGA * peak), np.sin(OMEGA * peak)
+    for age in (1e-4, 1.0, 23.0, 30.0, 167.0, 300.0):
+        for beta in (0.3, 1.0, 5.0):
+            for duration in (10.0, 60.0, 720.0):
+                b = beta if beta == 1.0 else pt.as_tensor_variable(beta)
+                got = _shape_integral_pt(0.0, duration, 5.5, pt.as_tensor_variable(amp),
+                                         cos_p, sin_p, b, age, duration)  # fmt: skip
+                want = shape_integral(0.0, duration, start_hour=5.5, amplitude=amp,
+                                      peak_hour=peak, trend_shape=beta, fleet_age_hours=age,
+                                      duration_hours=duration)  # fmt: skip
+                np.testing.assert_allclose(got.eval(), want, rtol=1e-12)
 
 
 def test_shape_integral_of_whole_days_without_trend_is_the_window():
@@ -213,8 +257,14 @@ def _expected(truth, c):
                        duration_hours=truth["duration_hours"]))  # fmt: skip
 
 
-def test_generator_times_follow_the_intensity():
-    truth = {**TRUTH, "bad_node_fraction": 0.0, "n_gpus": 16384}
+@pytest.mark.parametrize(("age", "beta"), [(200.0, 0.5), (2.0, 0.5), (2.0, 2.5)])
+def test_generator_times_follow_the_intensity(age, beta):
+    # the generator thins the intensity (no integral); its times against the integral's CDF,
+    # in a fleet past a week and in one 2 h old (the integral's young piece: the CDF's
+    # first week). Negative control: integration by parts alone (QUADRATURE_HOURS = 0)
+    # fails the burn-in case's count (2,992 events against 4,010 expected)
+    truth = {**TRUTH, "bad_node_fraction": 0.0, "n_gpus": 16384,
+             "fleet_age_at_start_hours": age, "trend_shape": beta}  # fmt: skip
     ev = synthetic_events(**truth, seed=7)
     for c in ("GPU", "Host"):
         t = ev["event_time"].values[ev["event_category"].values == c]
@@ -647,13 +697,10 @@ def test_bad_terms_are_refused_before_sampling(log):
     young.attrs = {**log.attrs, "fleet_age_at_start_hours": 0.0}
     with pytest.raises(ValueError, match=r"fleet_age_at_start_hours must be > 0 for trend=True"):
         fit_events(young, trend=True)
-    # a trend with a daily cycle needs a fleet 48 h old (shape_integral's accuracy)
-    young.attrs = {**log.attrs, "fleet_age_at_start_hours": 47.0}
-    with pytest.raises(ValueError, match=r"fleet_age_at_start_hours must be >= 48 for a trend"):
-        fit_events(young, diurnal="pooled", trend=True)
-    # either term alone at that age: the model builds (no sampling)
-    event_model(event_data(young), diurnal="pooled", trend=False, nodes=None)
-    event_model(event_data(young), diurnal=None, trend=True, nodes=None)
+    # a trend with a daily cycle in a fleet an hour old: the model builds (no sampling;
+    # shape_integral's young piece, test_shape_integral_pytensor_twin_at_every_age)
+    young.attrs = {**log.attrs, "fleet_age_at_start_hours": 1.0}
+    event_model(event_data(young), diurnal="pooled", trend=True, nodes=None)
     with pytest.raises(ValueError, match=r"diurnal must be one of"):
         fit_events(log, diurnal="hourly")
     with pytest.raises(ValueError, match=r"events is missing 'event_time'"):

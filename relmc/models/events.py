@@ -19,8 +19,9 @@ inhomogeneous Poisson process of intensity
 
 :math:`T(t) = ((A + t) / (A + D))^{\beta - 1}` (the form of :mod:`relmc.events` and of the
 simulation's contract, :mod:`relmc.sim`), :math:`\mu_c` the expected events of an average node
-over the window, and :math:`H_c` integrated in closed form
-(:func:`relmc.events.shape_integral`). Each term is optional:
+over the window, and :math:`H_c` integrated without quadrature
+(:func:`relmc.events.shape_integral`: a power series in the fleet's first day, quadrature
+to a week, by parts after). Each term is optional:
 
 - ``diurnal``: ``"category"`` (an amplitude :math:`a_c` and peak hour :math:`\phi_c` per
   category), ``"pooled"`` (one pair for all) or ``None`` (:math:`a = 0`);
@@ -103,7 +104,17 @@ from scipy import sparse, special
 
 from relmc import cluster
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
-from relmc.events import OMEGA, _check_real, _check_whole, intensity_shape, shape_integral
+from relmc.events import (
+    OMEGA,
+    QUADRATURE_HOURS,
+    SERIES_HOURS,
+    SERIES_TERMS,
+    _check_real,
+    _check_whole,
+    _young_nodes,
+    intensity_shape,
+    shape_integral,
+)
 from relmc.models._common import (
     az,
     check_convergence,
@@ -135,9 +146,6 @@ NODES: tuple[str | None, ...] = (None, "mixture", "frailty")
 LEMON_FRACTION_BETA = (1.0, 19.0)
 LEMON_EXCESS_LOG_MEDIAN, LEMON_EXCESS_LOG_SD = math.log(9.0), 1.0
 TREND_LOG_SD = 1.0
-# a trend with a daily cycle needs a fleet at least this old (hours) at the window's
-# start: relmc.events.shape_integral's error bound (below 1e-3 of the trend's integral)
-YOUNG_FLEET_HOURS = 48.0
 FRAILTY_VARIANCE_RATE = 1.0
 PEAK_RING_WIDTH = 0.2
 
@@ -315,36 +323,66 @@ def _check_terms(diurnal: Any, trend: Any, nodes: Any, data: EventData) -> None:
             "fleet_age_at_start_hours must be > 0 for trend=True (the fleet's age at the "
             "window's start sets the power law's clock); give it to load_events or fit_events"
         )
-    if trend and diurnal is not None and data.fleet_age < YOUNG_FLEET_HOURS:
-        raise ValueError(
-            f"fleet_age_at_start_hours must be >= {YOUNG_FLEET_HOURS:g} for a trend with a "
-            f"daily cycle; got {data.fleet_age:g}. Their product's closed-form integral "
-            "(relmc.events.shape_integral) is off by more than 1e-3 in a younger fleet (by "
-            "x250 at 1 h); start the window later, or fit one of the two terms"
-        )
 
 
 def _shape_integral_pt(t0, t1, h0, amp, cos_p, sin_p, beta, age, duration):
-    """PyTensor twin of :func:`relmc.events.shape_integral` (peak as a unit vector)."""
+    """PyTensor twin of :func:`relmc.events.shape_integral` (peak as a unit vector).
+
+    ``t0``, ``t1``, ``h0``, ``age`` and ``duration`` are numbers (the data); ``beta`` is the
+    number 1.0 without a trend.
+    """
     import pytensor.tensor as pt
 
     scale = age + duration
-    lu0, lu1 = pt.log((age + t0) / scale), pt.log((age + t1) / scale)
+    # the data's logs in NumPy: PyTensor makes a Python float that float32 holds exactly
+    # (0.75) a float32 constant, and its log a float32 one (~5e-8 off)
+    lu0, lu1 = np.log(np.float64((age + t0) / scale)), np.log(np.float64((age + t1) / scale))
     trend_part = scale * pt.exp(beta * lu0) * pt.expm1(beta * (lu1 - lu0)) / beta
 
-    def boundary(t, lu):
+    def boundary(t):
         x = OMEGA * (h0 + t)
         # theta = x - psi: sin and cos of the difference from the peak's unit vector
         s = np.sin(x) * cos_p - np.cos(x) * sin_p
         c = np.cos(x) * cos_p + np.sin(x) * sin_p
-        deriv = pt.exp((beta - 1.0) * lu)
+        deriv = pt.exp((beta - 1.0) * np.log(np.float64((age + t) / scale)))
         total = deriv * s / OMEGA
         for k, trig in ((1, c / OMEGA**2), (2, -s / OMEGA**3), (3, -c / OMEGA**4)):
             deriv = deriv * (beta - k) / (age + t)
             total = total + trig * deriv
         return total
 
-    return trend_part + amp * (boundary(t1, lu1) - boundary(t0, lu0))
+    # the young piece [t0, tm]: relmc.events.shape_integral's power series to 24 h and its
+    # quadrature to a week (nodes fixed by the data)
+    trend = not (isinstance(beta, float) and beta == 1.0)
+    tm = min(max(QUADRATURE_HOURS - age, t0), t1) if trend else t0
+    cycle = boundary(t1) - boundary(tm)
+    if tm > t0:
+        s0, s1 = age + t0, age + tm
+        ls0, ls1 = math.log(min(s0, SERIES_HOURS)), math.log(min(s1, SERIES_HOURS))
+        log_scale = math.log(scale)
+        re = scale * pt.exp(beta * (ls0 - log_scale)) * pt.expm1(beta * (ls1 - ls0)) / beta
+        n = np.arange(1.0, SERIES_TERMS + 1.0)
+        base = n * math.log(OMEGA) - special.gammaln(n + 1.0)
+        diff = (
+            scale
+            * pt.exp(base - beta * log_scale)
+            * (pt.exp((beta + n) * ls1) - pt.exp((beta + n) * ls0))
+            / (n + beta)
+        )
+        quarter = n.astype(np.int64) % 4
+        re = re + (diff * ((quarter == 0) * 1.0 - (quarter == 2) * 1.0)).sum()
+        im = (diff * ((quarter == 1) * 1.0 - (quarter == 3) * 1.0)).sum()
+        nodes, weights = _young_nodes(s0, s1)
+        wt_t = weights * pt.exp((beta - 1.0) * np.log(nodes / scale))
+        re = re + (wt_t * np.cos(OMEGA * nodes)).sum()
+        im = im + (wt_t * np.sin(OMEGA * nodes)).sum()
+        # int T cos(x - psi), x = omega s + d: (cos d re - sin d im) cos psi
+        # + (sin d re + cos d im) sin psi
+        d = OMEGA * (h0 - age)
+        c_part = math.cos(d) * re - math.sin(d) * im
+        s_part = math.sin(d) * re + math.cos(d) * im
+        cycle = cycle + (cos_p * c_part + sin_p * s_part)
+    return trend_part + amp * cycle
 
 
 def event_model(data: EventData, *, diurnal: str | None, trend: bool, nodes: str | None):
