@@ -7,7 +7,8 @@ everywhere. For each per-trial quantity ``v``:
 ``v_mean``
     Mean over trials.
 ``v_se``
-    Monte Carlo standard error of ``v_mean``: sample standard deviation / sqrt(n_trials).
+    Monte Carlo standard error of ``v_mean``: sample standard deviation / sqrt(k), k the
+    trials with a value (all of them but where ``v`` is NaN); NaN where k < 2.
     With one posterior draw per trial, trials are independent, so this is exact.
 ``v_quantile`` (dim ``quantile``)
     Quantiles over trials: with one posterior draw per trial, a posterior-predictive interval
@@ -205,7 +206,8 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
             warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
             missing = np.isnan(x)
             mean = np.nanmean(x, axis=axis)
-            sd = np.nanstd(x, axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+            # one trial has no spread to estimate: NaN, as for one value among NaN
+            sd = np.nanstd(x, axis=axis, ddof=1) if n > 1 else np.full_like(mean, np.nan)
             # the mean of the k trials with a value: its error is sd / sqrt(k) (k = n
             # without NaN, the same float); k = 0: NaN
             with np.errstate(divide="ignore", invalid="ignore"):

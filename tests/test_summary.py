@@ -91,7 +91,7 @@ def _summarize_xarray(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES)
         out[f"{name}_mean"] = _plain_nan_ref(x.mean("trial")).assign_attrs(
             units=units, long_name=f"mean {long_name}"
         )
-        sd = x.std("trial", ddof=1) if n > 1 else xr.zeros_like(x.isel(trial=0))
+        sd = x.std("trial", ddof=1) if n > 1 else xr.full_like(x.isel(trial=0), np.nan)
         out[f"{name}_se"] = _plain_nan_ref(sd / np.sqrt(x.count("trial"))).assign_attrs(
             units=units, long_name=f"Monte Carlo standard error of {name}_mean"
         )
@@ -193,6 +193,18 @@ def test_standard_error_counts_only_trials_with_a_value():
     assert float(out["ettr_se"]) == pytest.approx(np.std([0.5, 0.6], ddof=1) / np.sqrt(2))
     # negative control: over every trial the finished fraction's error keeps n = 4
     assert float(out["finished_fraction_se"]) == pytest.approx((0.75 * 0.25 / 4) ** 0.5)
+
+
+def test_one_trial_has_no_standard_error():
+    # one value has no spread to estimate: NaN (0 before, claiming an exact mean), as for a
+    # variable with one value among NaN; the finished fraction keeps its binomial formula
+    ds = xr.Dataset({"ettr": ("trial", [0.5, np.nan]), "finished": ("trial", [True, False])})
+    assert np.isnan(float(summarize(ds)["ettr_se"]))
+    one = summarize(ds.isel(trial=[0]))
+    assert float(one["ettr_mean"]) == 0.5 and np.isnan(float(one["ettr_se"]))
+    assert float(one["finished_fraction_se"]) == 0.0
+    # negative control: two values have one
+    assert float(summarize(ds.fillna(0.7))["ettr_se"]) == pytest.approx(0.1)
 
 
 def test_summarize_refuses_zero_trials():
