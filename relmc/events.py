@@ -263,9 +263,13 @@ def shape_integral(
 
 
 def _trend_integral(lu0: Any, lu1: Any, beta: Any, scale: Any) -> np.ndarray:
-    """``scale / beta * (u1^beta - u0^beta)`` from the logs of ``u``; exact as beta -> 0."""
-    beta_or_1 = np.where(beta == 0, 1.0, beta)
-    return scale * np.exp(beta * lu0) * np.expm1(beta * (lu1 - lu0)) / beta_or_1
+    """``scale / beta * (u1^beta - u0^beta)`` from the logs of ``u``; exact as beta -> 0.
+
+    At ``beta == 0`` its limit, ``scale * (lu1 - lu0)`` (the integral of ``1/u``).
+    """
+    d = lu1 - lu0
+    head = scale * np.exp(beta * lu0)
+    return np.where(beta == 0, head * d, head * np.expm1(beta * d) / np.where(beta == 0, 1.0, beta))
 
 
 def _young_nodes(s0: Any, s1: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -115,6 +115,16 @@ def test_shape_integral_pytensor_twin_at_every_age():
                 np.testing.assert_allclose(got.eval(), want, rtol=1e-12)
 
 
+def test_shape_integral_trend_at_shape_zero_is_its_limit():
+    # (A + D) / beta (u1^beta - u0^beta) -> (A + D) log(u1 / u0) as beta -> 0, the integral
+    # of T = 1/u: exactly 0 there before (expm1(0) / 1), continuous with beta = 1e-300 now
+    kw = dict(fleet_age_hours=10.0, duration_hours=100.0)
+    want = 110.0 * math.log(60.0 / 13.0)
+    assert float(shape_integral(3.0, 50.0, trend_shape=0.0, **kw)) == pytest.approx(want, 1e-15)
+    assert float(shape_integral(3.0, 50.0, trend_shape=1e-300, **kw)) == pytest.approx(want, 1e-15)
+    assert float(shape_integral(3.0, 50.0, trend_shape=1e-6, **kw)) != pytest.approx(want, 1e-9)
+
+
 def test_shape_integral_of_whole_days_without_trend_is_the_window():
     # the cosine integrates to 0 over whole days: the daily-mean rate's definition
     got = shape_integral(0.0, 48.0, start_hour=7.0, amplitude=0.9, peak_hour=3.0)
