@@ -254,16 +254,18 @@ def shape_integral(
 
     # the young piece [t0, tm]: empty (tm = t0) from a week and without a trend
     tm = np.where(beta == 1.0, t0, np.clip(QUADRATURE_HOURS - age, t0, np.maximum(t0, t1)))
-    young = np.zeros(np.broadcast_shapes(tm.shape, t1.shape, scale.shape, start.shape,
-                                         peak.shape))  # fmt: skip
-    where = np.broadcast_to(tm > t0, young.shape)
-    if where.any():
-        b = [np.broadcast_to(v, young.shape)[where] for v in (t0, tm, beta, age, scale)]
+    cycle = boundary(t1) - boundary(tm)
+    if np.any(tm > t0):
+        shape = np.broadcast_shapes(tm.shape, t1.shape, scale.shape, start.shape, peak.shape)
+        young = np.zeros(shape)
+        where = np.broadcast_to(tm > t0, shape)
+        b = [np.broadcast_to(v, shape)[where] for v in (t0, tm, beta, age, scale)]
         t0_, tm_, beta_, age_, scale_ = b
         c, s = _young_cycle(age_ + t0_, age_ + tm_, beta_, scale_)
-        phase = OMEGA * (np.broadcast_to(start - peak, young.shape)[where] - age_)
+        phase = OMEGA * (np.broadcast_to(start - peak, shape)[where] - age_)
         young[where] = np.cos(phase) * c - np.sin(phase) * s
-    return trend_part + np.asarray(amplitude) * ((boundary(t1) - boundary(tm)) + young)
+        cycle = cycle + young
+    return trend_part + np.asarray(amplitude) * cycle
 
 
 def _trend_integral(lu0: Any, lu1: Any, beta: Any, scale: Any) -> np.ndarray:

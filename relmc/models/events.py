@@ -337,7 +337,12 @@ def _shape_integral_pt(t0, t1, h0, amp, cos_p, sin_p, beta, age, duration):
     # the data's logs in NumPy: PyTensor makes a Python float that float32 holds exactly
     # (0.75) a float32 constant, and its log a float32 one (~5e-8 off)
     lu0, lu1 = np.log(np.float64((age + t0) / scale)), np.log(np.float64((age + t1) / scale))
-    trend_part = scale * pt.exp(beta * lu0) * pt.expm1(beta * (lu1 - lu0)) / beta
+
+    def trend_integral(l0, l1):
+        # scale / beta (u1^beta - u0^beta) from the logs of u (relmc.events._trend_integral)
+        return scale * pt.exp(beta * l0) * pt.expm1(beta * (l1 - l0)) / beta
+
+    trend_part = trend_integral(lu0, lu1)
 
     def boundary(t):
         x = OMEGA * (h0 + t)
@@ -360,7 +365,7 @@ def _shape_integral_pt(t0, t1, h0, amp, cos_p, sin_p, beta, age, duration):
         s0, s1 = age + t0, age + tm
         ls0, ls1 = math.log(min(s0, SERIES_HOURS)), math.log(min(s1, SERIES_HOURS))
         log_scale = math.log(scale)
-        re = scale * pt.exp(beta * (ls0 - log_scale)) * pt.expm1(beta * (ls1 - ls0)) / beta
+        re = trend_integral(ls0 - log_scale, ls1 - log_scale)  # n = 0
         n = np.arange(1.0, SERIES_TERMS + 1.0)
         base = n * math.log(OMEGA) - special.gammaln(n + 1.0)
         diff = (
