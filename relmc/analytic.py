@@ -65,7 +65,8 @@ def young_interval(snapshot_hours, mttf_hours):
     """
     d = _check("snapshot_hours", snapshot_hours)
     m = _check("mttf_hours", mttf_hours)
-    return _out(np.sqrt(2.0 * d * m), snapshot_hours, mttf_hours)
+    # the product of the roots: 2 d m overflows where d and m are both past ~1e154 hours
+    return _out(np.sqrt(2.0 * d) * np.sqrt(m), snapshot_hours, mttf_hours)
 
 
 def daly_interval(snapshot_hours, mttf_hours):
@@ -91,7 +92,7 @@ def daly_interval(snapshot_hours, mttf_hours):
     d = _check("snapshot_hours", snapshot_hours)
     m = _check("mttf_hours", mttf_hours)
     x = d / (2.0 * m)
-    tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    tau = np.sqrt(2.0 * d) * np.sqrt(m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
     return _out(np.where(d < 2.0 * m, tau, m), snapshot_hours, mttf_hours)
 
 

@@ -35,6 +35,16 @@ def test_young_interval_values():
     assert analytic.young_interval(2.0, 9.0) == 6.0
 
 
+def test_intervals_at_extreme_scales():
+    """sqrt(2 delta M) where the product 2 delta M itself over- or underflows a double."""
+    for d, m in [(1e200, 1e200), (1e-200, 1e-200), (1e300, 1e10), (1e-300, 1e-10)]:
+        expected = np.sqrt(2.0) * np.sqrt(d) * np.sqrt(m)  # each root representable
+        assert analytic.young_interval(d, m) == pytest.approx(expected, rel=1e-14)
+    # Daly's correction is first order in delta / 2M, so it tends to Young's where that is small
+    assert analytic.daly_interval(1e-200, 1e200) == pytest.approx(np.sqrt(2.0), rel=1e-14)
+    assert analytic.daly_interval(1e150, 1e200) == pytest.approx(np.sqrt(2.0) * 1e175, rel=1e-12)
+
+
 def test_daly_interval_large_checkpoint_is_mtbf():
     assert analytic.daly_interval(3.0, 1.0) == 1.0  # delta >= 2M -> tau = M
     assert analytic.daly_interval(2.0, 1.0) == 1.0  # boundary belongs to the second branch
