@@ -211,3 +211,31 @@ def test_summarize_refuses_zero_trials():
     ds = xr.Dataset({"ettr": ("trial", [0.5, 0.6]), "finished": ("trial", [True, True])})
     with pytest.raises(FieldError, match="at least one trial"):
         summarize(ds.isel(trial=[]))
+
+
+@pytest.mark.parametrize("good", [(0.0,), (1.0,), (0.0, 0.5, 1.0), np.array([0.25, 0.75])])
+def test_check_quantiles_accepts_levels_in_the_closed_interval(good):
+    # 0 and 1 are the minimum and the maximum over trials: valid levels
+    assert check_quantiles(good) == tuple(float(v) for v in good)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (),
+        (-0.01,),
+        (1.01,),
+        (0.5, 0.5),
+        (0.9, 0.1),
+        (np.nan,),
+        (0.1, np.inf),
+        [[0.1, 0.9]],
+        "0.5",
+        0.5,
+    ],
+)
+def test_check_quantiles_refuses_bad_levels(bad):
+    with pytest.raises(
+        FieldError, match="my_field must be a non-empty list of strictly increasing"
+    ):
+        check_quantiles(bad, field="my_field")
