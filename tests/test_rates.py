@@ -300,3 +300,72 @@ def test_simulated_planned_events_per_wall_day_match_the_fitted_rate(llama_fit):
     assert f < 0.9
     assert fitted * f != pytest.approx(fitted, rel=0.03)
     assert per_day != pytest.approx(fitted * f, rel=0.03)
+
+
+def _scaling_posterior(n_chains=2, n_draws=3):
+    """_posterior with a size exponent per (chain, draw, category) and reference sizes."""
+    da = _posterior(n_chains, n_draws)
+    expo = 0.5 + 0.1 * np.arange(n_chains)[:, None, None] + np.array([0.0, 0.3])
+    expo = np.broadcast_to(expo + 0.01 * np.arange(n_draws)[None, :, None], da.shape)
+    return da.assign_coords(
+        exponent=(("chain", "draw", "category"), expo.copy()),
+        reference_gpus=("category", [8, 16]),
+    )
+
+
+def test_added_categories_scale_linearly_beside_fitted_exponents():
+    # a straggler category the fit lacks keeps its scenario rate and scales linearly in its
+    # units (exponent 1, reference 1); the fitted columns keep their exponents, draw by draw
+    import dataclasses
+
+    sc = _scenario()
+    straggler = Category("slow", rate=1e-5, unit="node", kind="straggler")
+    cats = (sc.failures.categories[0], straggler, sc.failures.categories[1])
+    sc = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
+    plain = rate_draws(_scenario(), _scaling_posterior())
+    draws = rate_draws(sc, _scaling_posterior())
+    assert draws.fixed.tolist() == [False, True, False]
+    np.testing.assert_array_equal(draws.exponent[:, ~draws.fixed], plain.exponent)
+    np.testing.assert_array_equal(draws.exponent[:, 1], 1.0)
+    assert draws.reference_gpus.tolist() == [8, 1, 16]
+    assert len(set(plain.exponent[:, 0])) == 6  # every draw its own exponent: rows can differ
+
+
+def test_size_exponents_need_one_per_rate_draw():
+    # an exponent per category only (no draws) is refused, not broadcast over the draws
+    da = _scaling_posterior()
+    per_cat = da.drop_vars("exponent").assign_coords(exponent=("category", [0.5, 0.8]))
+    with pytest.raises(ValueError, match="size exponent must be finite, one per rate draw"):
+        rate_draws(_scenario(), per_cat)
+    bad = da.copy()
+    bad.coords["exponent"].values[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="size exponent must be finite"):
+        rate_draws(_scenario(), bad)
+
+
+def test_posterior_path_is_resolved_against_its_root(tmp_path, monkeypatch):
+    # a sweep spec's relative netCDF path is read from the spec's folder, not the cwd
+    import arviz as az
+
+    from relmc.rates import posterior_from_source
+
+    post = _posterior().rename("rate").to_dataset()
+    az.InferenceData(posterior=post).to_netcdf(str(tmp_path / "fit.nc"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    got = posterior_from_source("fit.nc", seed=0, n_draws=1, path_root=tmp_path)
+    xr.testing.assert_equal(got.reset_coords(drop=True), _posterior().reset_coords(drop=True))
+    with pytest.raises(ValueError, match="fit.nc' does not exist"):  # no root: the cwd's
+        posterior_from_source("fit.nc", seed=0, n_draws=1)
+
+
+def test_flat_draws_are_draw_major_and_other_layouts_kept():
+    # a per-draw physics variable lines up with the rates' rows (draw-major, chain-minor, as
+    # _ordered); one without a chain dim (a single chain, or stacked samples) is read as is
+    from relmc.rates import _flat_draws
+
+    da = xr.DataArray(np.arange(6.0).reshape(2, 3), dims=("chain", "draw"))
+    assert _flat_draws(da).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    assert _flat_draws(xr.DataArray([1.0, 2.0], dims=("draw",))).tolist() == [1.0, 2.0]
+    assert _flat_draws(xr.DataArray([1.0, 2.0], dims=("chain",))).tolist() == [1.0, 2.0]
