@@ -369,3 +369,22 @@ def test_flat_draws_are_draw_major_and_other_layouts_kept():
     assert _flat_draws(da).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
     assert _flat_draws(xr.DataArray([1.0, 2.0], dims=("draw",))).tolist() == [1.0, 2.0]
     assert _flat_draws(xr.DataArray([1.0, 2.0], dims=("chain",))).tolist() == [1.0, 2.0]
+
+
+def test_cluster_rate_total_is_checked_per_draw():
+    # each category's cluster rate is under the kernel's limit, their total per draw is not:
+    # refused as the total (named so); the same rates over a second, lower draw still are
+    from relmc.rates import MAX_CLUSTER_RATE
+
+    sc = _scenario(n_gpus=8)  # 8 GPUs, one node: a per-GPU rate is x8, a per-node rate x1
+    each = 0.6 * MAX_CLUSTER_RATE
+    rates = {"a": each / 8, "b": each}
+    with pytest.raises(ValueError, match=r"\(total\)") as e:
+        cluster_rates(sc, rate_draws(sc, rates))
+    assert e.value.field == "rates['(total)']"
+    two = xr.DataArray([[each / 8, each], [1e-3, 1e-3]], dims=("draw", "category"),
+                       coords={"category": ["a", "b"]})  # fmt: skip
+    with pytest.raises(ValueError, match=r"\(total\)"):
+        cluster_rates(sc, rate_draws(sc, two))
+    half = {"a": 0.4 * MAX_CLUSTER_RATE / 8, "b": 0.4 * MAX_CLUSTER_RATE}
+    assert cluster_rates(sc, rate_draws(sc, half)).sum() == pytest.approx(0.8 * MAX_CLUSTER_RATE)
