@@ -44,6 +44,10 @@ __all__ = [
 UNITS: tuple[str, ...] = ("gpu", "node", "rack", "switch", "link", "pod", "job")
 
 
+#: far beyond any fabric (Llama 3: 1); keeps link counts, and rates per link, finite
+MAX_LINKS_PER_GPU = 1000.0
+
+
 @dataclass(frozen=True)
 class ClusterShape:
     """How GPUs are packed into nodes, racks and pods.
@@ -57,7 +61,7 @@ class ClusterShape:
     gpus_per_pod : int
         GPUs in one full-bisection pod (Llama 3: 3,072).
     links_per_gpu : float
-        Network links per GPU (Llama 3: one 400 Gbps NIC per GPU).
+        Network links per GPU, in (0, 1000] (Llama 3: one 400 Gbps NIC per GPU).
     """
 
     gpus_per_node: int = 8
@@ -75,10 +79,11 @@ class ClusterShape:
         if (
             isinstance(lpg, bool | np.bool_)
             or not isinstance(lpg, int | float | np.integer | np.floating)
-            or not (0 < lpg < math.inf)
+            or not (0 < lpg <= MAX_LINKS_PER_GPU)
         ):
             raise FieldError(
-                "links_per_gpu", f"links_per_gpu must be a finite number > 0; got {lpg!r}"
+                "links_per_gpu",
+                f"links_per_gpu must be a number in (0, {MAX_LINKS_PER_GPU:g}]; got {lpg!r}",
             )
         object.__setattr__(self, "links_per_gpu", float(lpg))
 

@@ -47,6 +47,7 @@ from relmc.rates import (
 from relmc.scenario import FailureModel, Scenario, replace_path
 from relmc.sim.simulate import (
     BLOCK_SIZE,
+    MAX_TRIALS,
     OVERHEAD_KEY,
     Precision,
     check_n_trials,
@@ -116,6 +117,10 @@ def check_sizes(n_gpus) -> list[int]:
     """
     if n_gpus is None:
         return list(DEFAULT_SIZES)
+    if np.ndim(n_gpus) > 1:
+        raise FieldError(
+            "n_gpus", f"n_gpus must be an integer or a flat list of integers; got {n_gpus!r}"
+        )
     values = [n_gpus] if np.ndim(n_gpus) == 0 else list(np.asarray(n_gpus, dtype=object).ravel())
     if not values:
         raise FieldError(
@@ -229,7 +234,7 @@ def project(
         ``min(n_trials, CREDIBLE_TRIALS)`` (2,000). 0 skips it (the ``*_credible`` variables
         are then NaN).
     trials_per_draw : int
-        Jobs sharing each posterior draw in that simulation, >= 2 (default
+        Jobs sharing each posterior draw in that simulation, in [2, 1e8] (default
         ``TRIALS_PER_DRAW``, 4): more trials per draw mean less noise in each draw's mean,
         fewer draws for its quantiles.
 
@@ -290,15 +295,27 @@ def project(
         raise FieldError("keep_trials", f"keep_trials must be True or False; got {keep_trials!r}")
     if credible_trials is None:
         credible_trials = min(n_trials, CREDIBLE_TRIALS)
-    elif credible_trials != 0:
-        credible_trials = check_n_trials(credible_trials, "credible_trials")
+    elif not (
+        isinstance(credible_trials, int | np.integer)
+        and not isinstance(credible_trials, bool | np.bool_)
+        and credible_trials == 0
+    ):
+        try:
+            credible_trials = check_n_trials(credible_trials, "credible_trials")
+        except FieldError:
+            raise FieldError(
+                "credible_trials",
+                f"credible_trials must be 0 (none) or an integer in [1, {MAX_TRIALS:.0e}]; "
+                f"got {credible_trials!r}",
+            ) from None
     if (
         isinstance(trials_per_draw, bool | np.bool_)
         or not isinstance(trials_per_draw, int | np.integer)
-        or trials_per_draw < 2
+        or not 2 <= trials_per_draw <= MAX_TRIALS
     ):
         raise FieldError(
-            "trials_per_draw", f"trials_per_draw must be an integer >= 2; got {trials_per_draw!r}"
+            "trials_per_draw",
+            f"trials_per_draw must be an integer in [2, {MAX_TRIALS:.0e}]; got {trials_per_draw!r}",
         )
     if scenario is None:
         scenario = default_scenario(posterior)

@@ -57,6 +57,7 @@ without an observed size are used as they are.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc.cluster import units
 from relmc.errors import FieldError
-from relmc.scenario import OVERHEAD_DRAWS
+from relmc.scenario import MAX_RATE, OVERHEAD_DRAWS
 
 if TYPE_CHECKING:
     from relmc.scenario import Scenario
@@ -168,7 +169,7 @@ _POINT_SOURCE = "scenario point rates"
 
 #: the largest cluster-level interruption rate simulated, per hour (one every 3.6 ns): beyond
 #: it, rates times times overflow in the simulation and no job makes progress anyway
-MAX_CLUSTER_RATE = 1e12
+MAX_CLUSTER_RATE = MAX_RATE
 
 
 def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
@@ -201,10 +202,8 @@ def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
 
 
 def _finite_rate(name: str, value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+    v = float(value) if real else math.nan  # not True for 1, nor the string "1"
     if not math.isfinite(v) or v < 0:
         raise FieldError(
             f"rates[{name!r}]", f"rates[{name!r}] must be a finite number >= 0; got {value!r}"
@@ -394,11 +393,13 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
     Returns
     -------
     RateDraws
-        ``K m`` rows; :attr:`RateDraws.draw_index` gives each row's row in ``draws``.
+        ``K m`` rows (``n_trials`` when one group holds them all);
+        :attr:`RateDraws.draw_index` gives each row's row in ``draws``.
     """
     m = int(trials_per_draw)
     k = min(-(-int(n_trials) // m), draws.n_draws)
-    idx = np.repeat(np.arange(k, dtype=np.int64), m)
+    # one group of more rows than trials: its first n_trials rows give the same trials
+    idx = np.repeat(np.arange(k, dtype=np.int64), m if k > 1 else min(m, int(n_trials)))
     rows = draws.rows[idx]
     return RateDraws(
         values=draws.values[idx],
@@ -515,14 +516,66 @@ def exposed_fraction(scenario: Scenario, draws: RateDraws) -> np.ndarray:
         lam = fitted_rates(scenario, draws, draws.observed_gpus)[:, draws.fitted]
         f = 1.0 - lam @ pause[draws.fitted] - planned
     if not np.all(f > 0):  # also catches NaN
-        raise FieldError(
-            "rates",
-            f"rates: with these recovery overheads (detection, policy.swap_hours, "
-            f"failures.maintenance_hours, the maintenance checkpoint) the job observed on "
-            f"{draws.observed_gpus:,} GPUs would have been paused for its whole observation "
-            f"window (exposed share {float(np.min(f)):.3g} <= 0); shorten the overheads",
-        )
+        raise _paused_error(scenario, draws, lam, detect, swap)
     return f
+
+
+def _paused_error(scenario: Scenario, draws: RateDraws, lam, detect, swap) -> FieldError:
+    """Build :func:`exposed_fraction`'s error: each overhead's share of the window.
+
+    At the draw that leaves the least exposed; the largest share is blamed (its field).
+    """
+    fm, pol = scenario.failures, scenario.policy
+    mean = pol.mean_factor
+    fitted = draws.fitted
+    names = [n for n, k in zip(fm.names, fitted, strict=True) if k]
+    with np.errstate(over="ignore", invalid="ignore"):
+        by_cat = lam * detect[fitted]  # (n_draws, fitted categories)
+        swaps = lam @ (pol.swap_hours * mean("swap") * swap[fitted])
+        downtime = fm.maintenance_rate * fm.maintenance_hours * mean("maintenance")
+        ckpt = fm.maintenance_rate * (
+            pol.snapshot_hours * mean("snapshot") + pol.persist_hours * mean("persist")
+        )
+        total = by_cat.sum(axis=1) + swaps + downtime + ckpt
+    i = int(np.argmax(np.nan_to_num(total, nan=np.inf)))
+    c = int(np.argmax(np.nan_to_num(by_cat[i], nan=np.inf))) if names else 0
+    snap = "policy.snapshot_hours"
+    if pol.persist_hours * mean("persist") > pol.snapshot_hours * mean("snapshot"):
+        snap = "policy.persist_hours"
+    terms = [
+        (
+            float(by_cat[i, c]) if names else 0.0,
+            f"failures.categories[{names[c]!r}].detection_hours" if names else "",
+            "detection" + (f" (the most: {names[c]!r})" if names else ""),
+        ),
+        (float(swaps[i]), "policy.swap_hours", f"swaps (policy.swap_hours = {pol.swap_hours:g})"),
+        (
+            downtime,
+            "failures.maintenance_hours",
+            f"maintenance downtime (failures.maintenance_hours = {fm.maintenance_hours:g})",
+        ),
+        (
+            ckpt,
+            snap,
+            f"maintenance checkpoints (policy.snapshot_hours + persist_hours = "
+            f"{pol.snapshot_hours + pol.persist_hours:g})",
+        ),
+    ]
+    worst = max(terms, key=lambda t: np.nan_to_num(t[0], nan=np.inf))[1]
+    hours = fm.maintenance_hours + pol.snapshot_hours + pol.persist_hours
+    if worst in ("failures.maintenance_hours", snap) and fm.maintenance_rate * 24.0 > hours:
+        # planned pauses: blame the rate when it is further above one a day than their
+        # hours are above one hour
+        worst = "failures.maintenance_rate"
+    shares = ", ".join(f"{what} {share:.3g}" for share, _, what in terms)
+    return FieldError(
+        worst,
+        f"{worst}: with these overheads the job observed on {draws.observed_gpus:,} GPUs "
+        f"would have been paused for its whole observation window: the shares of it paused "
+        f"must sum to below 1 (the rates observed, failures.maintenance_rate = "
+        f"{fm.maintenance_rate:g} per hour planned), got {float(total[i]):.3g}: {shares}; "
+        "shorten the overheads",
+    )
 
 
 def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:

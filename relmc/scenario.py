@@ -49,6 +49,9 @@ Z95 = 1.6448536269514722
 
 #: Largest allowed spread or jitter factor (a 90% range of four orders of magnitude).
 MAX_SPREAD = 100.0
+#: the largest interruption rate of a job, per hour (one every 3.6 ns); the same bound as
+#: ``relmc.rates.MAX_CLUSTER_RATE`` on the failure categories' cluster-level rates
+MAX_RATE = 1e12
 
 #: Policy fields of the per-draw overhead spreads, in the kernel's column order.
 SPREAD_FIELDS: tuple[str, ...] = (
@@ -119,9 +122,13 @@ def _check_range(name: str, value: Any, lo: float, hi: float, *, hi_open: bool =
     return v
 
 
-def _check_int(name: str, value: Any, *, lo: int) -> int:
+def _check_int(name: str, value: Any, *, lo: int, hi: int | None = None) -> int:
+    """Validate an integer ``>= lo`` (and ``<= hi`` when given) and return it as int."""
+    allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {hi}]"
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
-        raise _fail(name, f"an integer >= {lo}", value)
+        raise _fail(name, allowed, value)
+    if hi is not None and value > hi:
+        raise _fail(name, allowed, value)
     return int(value)
 
 
@@ -140,7 +147,7 @@ class Cluster:
     gpus_per_node, nodes_per_rack, gpus_per_pod : int
         Packing of GPUs into servers, racks and pods (Llama 3: 8, 2, 3,072).
     links_per_gpu : float
-        Network links per GPU (Llama 3: 1).
+        Network links per GPU, in (0, 1000] (Llama 3: 1).
     gpu_busy_watts : float
         Power of one GPU while the job computes, > 0 W. Default: 700 W, the H100 SXM TDP of
         Llama 3's cluster.
@@ -340,7 +347,15 @@ class Category:
             return None
         q = np.asarray(self.rate_profile, dtype=np.float64)
         q = np.tile(q, 7) if q.size == 24 else q
-        return q / q.mean()
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            m = q.mean()
+            out = q / m
+            if not (0.0 < m < math.inf and np.all(np.isfinite(out))):
+                # values near the float limits (a mean that overflows or underflows): scale
+                # by the largest first, which changes nothing else
+                q = q / q.max()
+                out = q / q.mean()
+        return out
 
     def _check_physics(self, where: str) -> None:
         """Validate the straggler and SDC fields."""
@@ -369,7 +384,7 @@ class FailureModel:
     categories : tuple of Category
         At least one, with unique names.
     maintenance_rate : float
-        Planned interruptions per hour (job level, independent of size), >= 0.
+        Planned interruptions per hour (job level, independent of size), in [0, 1e12].
     maintenance_hours : float
         Downtime of one planned interruption beyond the restart, >= 0.
     trend_shape : float
@@ -400,7 +415,13 @@ class FailureModel:
     bad_node_multiplier: float = 1.0
 
     def __post_init__(self) -> None:
-        cats = tuple(c if isinstance(c, Category) else Category(**dict(c)) for c in self.categories)
+        given = self.categories
+        allowed = "a non-empty list of categories (relmc.Category or tables of its fields)"
+        if not isinstance(given, list | tuple) or not all(
+            isinstance(c, Category | Mapping) for c in given
+        ):
+            raise _fail("failures.categories", allowed, given)
+        cats = tuple(c if isinstance(c, Category) else Category(**dict(c)) for c in given)
         if not cats:
             raise _fail("failures.categories", "a non-empty list of categories", self.categories)
         names = [c.name for c in cats]
@@ -411,7 +432,7 @@ class FailureModel:
         _set(
             self,
             "maintenance_rate",
-            _check_real("failures.maintenance_rate", self.maintenance_rate),
+            _check_range("failures.maintenance_rate", self.maintenance_rate, 0.0, MAX_RATE),
         )
         _set(
             self,
@@ -584,7 +605,8 @@ class Job:
     Parameters
     ----------
     compute_hours : float
-        Hours of failure-free compute the job needs at full size (``W``), > 0.
+        Hours of failure-free compute the job needs at full size (``W``), >= 1e-9 (3.6
+        microseconds: shorter jobs would make per-day rates overflow).
         Default: 54 days, the Llama 3 405B observation window.
     start_hour : float
         Hour of day at which the job starts, in [0, 24); the clock of diurnal cycles.
@@ -610,7 +632,7 @@ class Job:
         _set(
             self,
             "compute_hours",
-            _check_real("job.compute_hours", self.compute_hours, lo_open=True),
+            _check_real("job.compute_hours", self.compute_hours, lo=MIN_COMPUTE_HOURS),
         )
         _set(
             self, "start_hour", _check_range("job.start_hour", self.start_hour, 0, 24, hi_open=True)
@@ -628,8 +650,56 @@ class Job:
 
 
 INTERVAL_RULES = ("young", "daly")
+#: the shortest job: 3.6 microseconds, so that counts per wall-clock day stay finite
+MIN_COMPUTE_HOURS = 1e-9
 MAX_SPARES = 10_000_000  # a spare pool larger than any cluster is "unlimited": use None
 MAX_EVENTS = 2**31 - 1
+#: lemon detection keeps each node's last ``lemon_failures`` failure times; beyond a thousand
+#: failures in a window a node is a lemon by any operator's standard
+MAX_LEMON_FAILURES = 1000
+
+
+#: the most the fleet-level trend may multiply the failure rates by within a trial
+MAX_TREND_FACTOR = 1e12
+
+
+def check_trend(shape: float, age: float, cap: float, where: str = "failures") -> None:
+    """Refuse a power-law trend that overflows within a trial's wall cap ``cap``.
+
+    Within the cap, the job may last at most ``1e12`` fleet ages (``cap / age``) and the trend
+    ``(1 + t / age) ** (shape - 1)`` may multiply the rates by at most ``MAX_TREND_FACTOR``;
+    past that the integrated intensity overflows and a simulation would stop failing. ``shape``
+    is the largest trend shape (of a posterior's draws, say); 1 is no trend.
+    """
+    if shape == 1.0 or not math.isfinite(cap):
+        return
+    field = f"{where}.fleet_age_hours"
+    what = "failures.trend_shape" if where == "failures" else "the posterior's largest trend_shape"
+    x = cap / age
+    if not x <= 1e12:
+        raise FieldError(
+            field,
+            f"{field} must be >= {cap / 1e12:.3g} h with a trend ({what} = "
+            f"{shape:g}): the wall cap, policy.wall_cap_factor x job.compute_hours = {cap:.6g} "
+            f"h, may span at most 1e12 fleet ages; got {age!r}",
+        )
+    if shape > 1.0 and (shape - 1.0) * math.log1p(x) > math.log(MAX_TREND_FACTOR):
+        least = cap / math.expm1(math.log(MAX_TREND_FACTOR) / (shape - 1.0))
+        raise FieldError(
+            field,
+            f"{field} must be >= {least:.6g} h with {what} = {shape:g}: the "
+            f"trend multiplies the rates by (1 + t / {field}) ** (trend_shape - 1), at most "
+            f"{MAX_TREND_FACTOR:.0e} up to the wall cap (policy.wall_cap_factor x "
+            f"job.compute_hours = {cap:.6g} h); got {age!r}",
+        )
+
+
+def _rule_needs_snapshot(rule: str) -> FieldError:
+    return FieldError(
+        "policy.snapshot_hours",
+        f"policy.checkpoint_interval={rule!r} needs policy.snapshot_hours > 0 "
+        "(with free checkpoints the optimal interval is 0)",
+    )
 
 
 @dataclass(frozen=True)
@@ -666,7 +736,7 @@ class Policy:
         event rate is so high that even the cap is far away), >= 1.
     lemon_failures : int
         Lemon detection: a node blamed for this many failures within
-        ``lemon_window_hours`` is excluded for good, >= 0 (0, the default: off).
+        ``lemon_window_hours`` is excluded for good, in [0, 1000] (0, the default: off).
     lemon_window_hours : float
         The window of lemon detection, > 0 (default one week).
     repair_distribution : {"exponential", "fixed"}
@@ -681,10 +751,11 @@ class Policy:
     manual_repair_miss : float
         Probability that a bad node leaves manual repair still bad, in [0, 1].
     retire_after_repairs : int
-        A node sent to repair for this many times is retired instead, >= 0 (0: never).
+        A node sent to repair for this many times is retired instead, in [0, 2**31 - 1]
+        (0: never).
     n_standbys : int
         Warm standby nodes the job holds beside its own: a failed node is replaced by one at
-        once, and the standbys are refilled from the pool, >= 0.
+        once, and the standbys are refilled from the pool, in [0, 10**7].
     preemption_hours : float
         Time to take a node from the shared pool when no standby is left (preempting
         another job), before the swap, >= 0.
@@ -693,10 +764,10 @@ class Policy:
         (when no more than ``memory_replicas`` nodes have left the job since it became
         durable, and the failure took no rack or pod), >= 0; ``None`` (the default): off.
     memory_replicas : int
-        Copies of the checkpoint held in memory, >= 1.
+        Copies of the checkpoint held in memory, in [1, 2**31 - 1].
     checkpoint_retention : int
         Durable checkpoints kept for rolling back from silent data corruption: the newest
-        ``K >= 1``, or 0 (the default) for all.
+        ``K`` in [1, 2**31 - 1], or 0 (the default) for all.
     snapshot_spread, persist_spread, restart_spread, swap_spread, detection_spread, \
 maintenance_spread : float
         Uncertain overheads, per draw (epistemic: unknown, but the same all through a job):
@@ -765,6 +836,8 @@ maintenance_spread : float
             _set(self, "checkpoint_interval", ci)
         for name in ("snapshot_hours", "persist_hours", "restart_hours", "swap_hours"):
             _set(self, name, _check_real(f"policy.{name}", getattr(self, name)))
+        if isinstance(ci, str) and self.snapshot_hours == 0:
+            raise _rule_needs_snapshot(ci)
         if not isinstance(ci, str) and self.persist_hours > ci:
             raise _fail(
                 "policy.persist_hours", f"in [0, checkpoint_interval={ci:g}]", self.persist_hours
@@ -785,17 +858,22 @@ maintenance_spread : float
             "wall_cap_factor",
             _check_real("policy.wall_cap_factor", self.wall_cap_factor, lo=1.0),
         )
-        _set(self, "max_events", _check_int("policy.max_events", self.max_events, lo=1))
-        if self.max_events > MAX_EVENTS:  # per-trial counts are stored as int32
-            raise _fail("policy.max_events", f"an integer in [1, {MAX_EVENTS}]", self.max_events)
+        # per-trial counts are stored as int32
+        _set(
+            self,
+            "max_events",
+            _check_int("policy.max_events", self.max_events, lo=1, hi=MAX_EVENTS),
+        )
         self._check_nodes()
 
     def _check_nodes(self) -> None:
         """Validate the node-model fields (lemons, repair pipeline, standbys, memory restore)."""
-        for name in ("lemon_failures", "retire_after_repairs", "n_standbys"):
-            _set(self, name, _check_int(f"policy.{name}", getattr(self, name), lo=0))
-        if self.n_standbys > MAX_SPARES:
-            raise _fail("policy.n_standbys", f"an integer in [0, {MAX_SPARES}]", self.n_standbys)
+        for name, hi in (
+            ("lemon_failures", MAX_LEMON_FAILURES),
+            ("retire_after_repairs", MAX_EVENTS),
+            ("n_standbys", MAX_SPARES),
+        ):
+            _set(self, name, _check_int(f"policy.{name}", getattr(self, name), lo=0, hi=hi))
         for name in ("lemon_window_hours", "manual_repair_hours"):
             _set(self, name, _check_real(f"policy.{name}", getattr(self, name), lo_open=True))
         if self.repair_distribution not in REPAIR_DISTRIBUTIONS:
@@ -809,9 +887,11 @@ maintenance_spread : float
         if self.memory_restart_hours is not None:
             mem = _check_real("policy.memory_restart_hours", self.memory_restart_hours)
             _set(self, "memory_restart_hours", mem)
-        reps = _check_int("policy.memory_replicas", self.memory_replicas, lo=1)
+        reps = _check_int("policy.memory_replicas", self.memory_replicas, lo=1, hi=MAX_EVENTS)
         _set(self, "memory_replicas", reps)
-        keep = _check_int("policy.checkpoint_retention", self.checkpoint_retention, lo=0)
+        keep = _check_int(
+            "policy.checkpoint_retention", self.checkpoint_retention, lo=0, hi=MAX_EVENTS
+        )
         _set(self, "checkpoint_retention", keep)
         for name in (*SPREAD_FIELDS, *JITTER_FIELDS):
             k = _check_range(f"policy.{name}", getattr(self, name), 1.0, MAX_SPREAD)
@@ -851,11 +931,7 @@ maintenance_spread : float
                 f"policy.checkpoint_interval={ci!r} needs a finite MTTF; the failure rates are 0",
             )
         if self.snapshot_hours == 0:
-            raise FieldError(
-                "policy.snapshot_hours",
-                f"policy.checkpoint_interval={ci!r} needs policy.snapshot_hours > 0 "
-                "(with free checkpoints the optimal interval is 0)",
-            )
+            raise _rule_needs_snapshot(ci)
         rule = analytic.young_interval if ci == "young" else analytic.daly_interval
         tau = float(rule(self.snapshot_hours, mttf_hours))
         if self.persist_hours > tau:
@@ -891,6 +967,9 @@ class Scenario:
         if not isinstance(f, FailureModel):
             raise _fail("failures", "a FailureModel", f)
         _set(self, "failures", f)
+        check_trend(
+            f.trend_shape, f.fleet_age_hours, self.policy.wall_cap_factor * self.job.compute_hours
+        )
 
     @classmethod
     def default(cls, **kwargs) -> Scenario:

@@ -381,6 +381,20 @@ HOSTILE = [
         "--observed-hours",
     ),
     (["project", "--compute-days", "1e12"], "job.compute_hours"),
+    # found by an audit of every flag at its numeric limits: each was refused only after the
+    # fit, named another field, or ended in a traceback
+    (["project", "--snapshot-hours", "1e300"], "policy.snapshot_hours: with these overheads"),
+    (["project", "--swap-hours", "1e300"], "(option --swap-hours)"),
+    (["project", "--maintenance-per-day", "1e11"], "failures.maintenance_rate: with these"),
+    (["project", "--maintenance-rate", "1e300"], "failures.maintenance_rate must be a number"),
+    (["project", "--wall-cap-factor", "1e300"], "(option --wall-cap-factor)"),
+    (["project", "--lemon-failures", "99999999999999999999"], "policy.lemon_failures"),
+    (["project", "--retire-after-repairs", "99999999999999999999"], "retire_after_repairs"),
+    (["project", "--checkpoint-interval", "young", "--snapshot-hours", "0"], "(option --snap"),
+    (["project", "--trials-per-draw", "1000000000"], "--trials-per-draw: must be an integer in"),
+    (["project", "--n-chains", "1000000000000"], "--n-chains: must be an integer in [1, 1000]"),
+    (["project", "--n-draws", "1000000000000"], "--n-draws: must be an integer in"),
+    (["project", "--links-per-gpu", "1e300"], "cluster.links_per_gpu must be a number in"),
 ]
 
 

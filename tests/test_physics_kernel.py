@@ -165,8 +165,8 @@ S = "failures.categories['s']."  # the field prefix of a category named "s"
             S + "sdc_latency_distribution",
             "fixed, exponential",
         ),
-        (lambda: Policy(checkpoint_retention=-1), "policy.checkpoint_retention", ">= 0"),
-        (lambda: Policy(checkpoint_retention=1.5), "policy.checkpoint_retention", ">= 0"),  # type: ignore[arg-type]
+        (lambda: Policy(checkpoint_retention=-1), "policy.checkpoint_retention", "[0, 2147483647]"),
+        (lambda: Policy(checkpoint_retention=1.5), "policy.checkpoint_retention", "2147483647]"),  # type: ignore[arg-type]
     ],
 )  # fmt: skip
 def test_each_bad_field_is_named_with_its_range(build, field, allowed):

@@ -15,6 +15,7 @@ from relmc.cli.options import scenario_overrides
 
 __all__ = [
     "check_scenario_options",
+    "check_observed_overheads",
     "check_segments",
     "apply_overrides",
     "root_seed",
@@ -110,6 +111,26 @@ def check_scalable(args: argparse.Namespace, data, command: str) -> None:
         )
 
 
+def check_observed_overheads(data, ov: dict[str, dict]) -> None:
+    """Refuse, before any fit, overheads that pause the observed job for its whole window.
+
+    The projection turns rates per wall-clock hour of the observed window into rates per
+    exposed hour (:func:`relmc.rates.exposed_fraction`); here that share is computed at the
+    data's own rates (count over exposure) with the scenario the options build, so overheads
+    that leave no exposure at all are refused before the fit. (Posterior draws above the
+    observed rates may still leave none; the projection then refuses them.)
+    """
+    from relmc.rates import RateDraws, exposed_fraction
+    from relmc.scenario import FailureModel, Scenario
+
+    observed = data.attrs.get("n_gpus", 0)
+    if str(data.attrs.get("exposure_clock", "wall")) == "exposed" or not observed:
+        return
+    sc = apply_overrides(Scenario(failures=FailureModel.from_counts(data)), ov)
+    rates = np.array([[c.rate for c in sc.failures.categories]])
+    exposed_fraction(sc, RateDraws(rates, "the observed counts", observed_gpus=int(observed)))
+
+
 def fit_posterior(args: argparse.Namespace, data, seed: int):
     """Fit ``--model`` to ``data`` with ``--n-draws`` (and ``--n-chains``); InferenceData."""
     from relmc.models import fit_conjugate, fit_hierarchical
@@ -185,31 +206,19 @@ def check_scenario_options(args: argparse.Namespace) -> dict[str, dict]:
 def check_segments(policy, job, given: dict[str, dict] | None = None) -> None:
     """Refuse a fixed interval that splits the wall cap into too many checkpoint segments.
 
-    The simulation refuses it too, but only after the fit and naming the interval; here the
-    field blamed is the one the user set: ``job.compute_hours`` when it was given (a long job
-    at the default interval), else ``policy.checkpoint_interval``.
+    The simulation refuses it too, but only after the fit; here the field blamed is, of those
+    the user set (``given``: ``{section: {field: value}}``), the one furthest from its
+    default (see :func:`relmc.sim.simulate.check_segments`).
     """
-    from relmc.errors import FieldError
-    from relmc.sim.simulate import MAX_SEGMENTS
+    from relmc.sim.simulate import check_segments as check
 
     ci = policy.checkpoint_interval
     if isinstance(ci, str):
         return  # a rule's interval is known only after the fit; the simulation checks it
-    cap = policy.wall_cap_factor * job.compute_hours
-    if cap / ci <= MAX_SEGMENTS:
-        return
-    given = given or {}
-    if "compute_hours" in given.get("job", {}) or "checkpoint_interval" not in given.get(
-        "policy", {}
-    ):
-        raise FieldError(
-            "job.compute_hours",
-            f"job.compute_hours must be at most {MAX_SEGMENTS:.0e} checkpoint intervals "
-            f"({ci:g} h) / policy.wall_cap_factor ({policy.wall_cap_factor:g}) = "
-            f"{MAX_SEGMENTS * ci / policy.wall_cap_factor:.3g} h; got {job.compute_hours!r}",
-        )
-    raise FieldError(
-        "policy.checkpoint_interval",
-        f"policy.checkpoint_interval must be >= wall cap / {MAX_SEGMENTS:.0e} = "
-        f"{cap / MAX_SEGMENTS:.3g} h (at most {MAX_SEGMENTS:.0e} segments per trial); got {ci!r}",
-    )
+    names = {
+        f"{section}.{name}"
+        for section, fields in (given or {}).items()
+        if isinstance(fields, dict)
+        for name in fields
+    }
+    check(policy, job, ci, names)

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 PROG = "relmc"
+MAX_CHAINS = 1000  # relmc.models._common's bounds (not imported: the parser stays light)
+MAX_POSTERIOR_DRAWS = 10**7
 DEFAULT_OUT = "relmc-output"
 
 __all__ = [
@@ -108,13 +110,14 @@ days = _typed("number of days", lambda s: float(s) * 24.0)
 per_day = _typed("number per day", lambda s: float(s) / 24.0)
 
 
-def int_at_least(lo: int, what: str = "integer") -> Callable[[str], int]:
-    """Return a converter to an ``int >= lo`` (underscores allowed: ``16_384``)."""
+def int_at_least(lo: int, what: str = "integer", hi: int | None = None) -> Callable[[str], int]:
+    """Return a converter to an ``int >= lo`` (and ``<= hi``; underscores allowed: ``16_384``)."""
 
     def conv(s: str) -> int:
         v = int(s.replace("_", ""))
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}; got {s!r}")
+        if v < lo or (hi is not None and v > hi):
+            allowed = f">= {lo}" if hi is None else f"in [{lo}, {hi:g}]"
+            raise argparse.ArgumentTypeError(f"must be an integer {allowed}; got {s!r}")
         return v
 
     return _typed(what, conv)
@@ -337,16 +340,16 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--n-draws",
-        type=int_at_least(1),
+        type=int_at_least(1, hi=MAX_POSTERIOR_DRAWS),
         metavar="N",
-        help="posterior draws per chain (default: 1000)",
+        help="posterior draws per chain, at most 1e7 over all chains (default: 1000)",
     )
     g.add_argument(
         "--n-chains",
-        type=int_at_least(1),
+        type=int_at_least(1, hi=MAX_CHAINS),
         default=4,
         metavar="N",
-        help="chains (default: 4, as the API; r_hat needs several)",
+        help="chains, in [1, 1000] (default: 4, as the API; r_hat needs several)",
     )
 
 

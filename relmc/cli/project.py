@@ -68,7 +68,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG figure")
     p.add_argument(
         "--credible-trials",
-        type=options.int_at_least(0),
+        type=options.int_at_least(0, hi=10**8),
         action=options.Field,
         field="credible_trials",
         metavar="N",
@@ -78,12 +78,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--trials-per-draw",
-        type=options.int_at_least(2),
+        type=options.int_at_least(2, hi=10**8),
         action=options.Field,
         field="trials_per_draw",
         default=4,
         metavar="M",
-        help="jobs sharing each posterior draw in that simulation, >= 2 (default: 4)",
+        help="jobs sharing each posterior draw in that simulation, in [2, 1e8] (default: 4)",
     )
     p.add_argument(
         "--keep-trials",
@@ -113,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
     inputs.check_scalable(args, data, "project")
+    inputs.check_observed_overheads(data, ov)
     check_trial_memory(args.n_trials, data.sizes["category"])
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)

@@ -175,11 +175,38 @@ def check_data(data: Any, field: str = "data") -> Observations:
     )
 
 
-def check_int(value: Any, field: str, minimum: int) -> int:
-    """Return ``value`` as an int, or raise ``ValueError`` unless it is an integer >= minimum."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{field} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+def check_int(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int, or raise ``ValueError`` unless it is an integer in range."""
+    allowed = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum:g}]"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{field} must be an integer {allowed}, got {value!r}")
+    v = int(value)
+    if v < minimum or (maximum is not None and v > maximum):
+        raise ValueError(f"{field} must be an integer {allowed}, got {value!r}")
+    return v
+
+
+#: the most chains a fit runs (each is a loop in Python, or a sampler process)
+MAX_CHAINS = 1000
+#: the most posterior draws a fit returns, over all chains (the rates alone of 18
+#: categories then take 1.4 GB)
+MAX_POSTERIOR_DRAWS = 10**7
+
+
+def check_draws(n_draws: Any, n_chains: Any) -> tuple[int, int]:
+    """Validate a fit's ``n_draws`` (per chain) and ``n_chains``; return them as ints.
+
+    ``n_chains`` in [1, ``MAX_CHAINS``], ``n_draws`` >= 1, and at most ``MAX_POSTERIOR_DRAWS``
+    draws in all.
+    """
+    n_draws = check_int(n_draws, "n_draws", 1, MAX_POSTERIOR_DRAWS)
+    n_chains = check_int(n_chains, "n_chains", 1, MAX_CHAINS)
+    if n_draws * n_chains > MAX_POSTERIOR_DRAWS:
+        raise ValueError(
+            f"n_draws x n_chains must be at most {MAX_POSTERIOR_DRAWS:.0e} posterior draws in "
+            f"all; got {n_draws} x {n_chains}"
+        )
+    return n_draws, n_chains
 
 
 def category_coords(obs: Observations) -> xr.Coordinates:

@@ -13,7 +13,7 @@ from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.models._common import (
     az,
     check_data,
-    check_int,
+    check_draws,
     data_groups,
     make_idata,
     predictive_counts,
@@ -122,8 +122,7 @@ def fit_conjugate(
     """
     obs = check_data(data)
     shape, rate = _check_prior(total_jeffreys(obs.n) if prior is None else prior)
-    n_draws = check_int(n_draws, "n_draws", 1)
-    n_chains = check_int(n_chains, "n_chains", 1)
+    n_draws, n_chains = check_draws(n_draws, n_chains)
     root = resolve_seed(seed)
 
     post_shape = shape + obs.count

@@ -74,11 +74,13 @@ from scipy import special
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.models._common import (
+    MAX_POSTERIOR_DRAWS,
     Observations,
     az,
     check_convergence,
     check_data,
     check_divergences,
+    check_draws,
     check_int,
     data_groups,
     import_pymc,
@@ -289,9 +291,8 @@ def check_sampling(
     n_draws: object, n_tune: object, n_chains: object, target_accept: object, cores: object
 ) -> tuple[int, int, int, float]:
     """Validate the NUTS options shared by the PyMC fits."""
-    n_draws = check_int(n_draws, "n_draws", 1)
-    n_tune = check_int(n_tune, "n_tune", 0)
-    n_chains = check_int(n_chains, "n_chains", 1)
+    n_draws, n_chains = check_draws(n_draws, n_chains)
+    n_tune = check_int(n_tune, "n_tune", 0, MAX_POSTERIOR_DRAWS)
     if cores is not None:
         check_int(cores, "cores", 1)
     if (

@@ -84,7 +84,7 @@ from relmc.datasets import MAX_COUNT
 from relmc.models._common import (
     az,
     check_data,
-    check_int,
+    check_draws,
     data_groups,
     make_idata,
 )
@@ -336,8 +336,7 @@ def fit_scaling(
         or not math.isfinite(fixed_exponent)
     ):
         raise ValueError(f"fixed_exponent must be a finite number or None; got {fixed_exponent!r}")
-    n_draws = check_int(n_draws, "n_draws", 1)
-    n_chains = check_int(n_chains, "n_chains", 1)
+    n_draws, n_chains = check_draws(n_draws, n_chains)
     root = resolve_seed(seed)
     sized = sizes["sized"]
     fleet = None

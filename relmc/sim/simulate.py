@@ -21,7 +21,7 @@ from relmc._io import check_trial_memory
 from relmc._seed import child_seed, pcg64_states, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
-from relmc.scenario import Scenario
+from relmc.scenario import Scenario, check_trend
 from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
 from relmc.sim.inputs import (
@@ -117,6 +117,54 @@ def check_n_threads(n_threads: Any) -> int:
     return int(n_threads)
 
 
+#: each field of the segment count's product, with its default: the field furthest above (or,
+#: for the interval, below) its default is the one blamed when the count is too large
+_SEGMENT_FIELDS = (
+    ("job.compute_hours", 54.0 * 24.0),
+    ("policy.wall_cap_factor", 20.0),
+    ("policy.checkpoint_interval", 0.5),
+)
+
+
+def check_segments(policy, job, tau: float, given: set[str] | None = None) -> None:
+    """Refuse a wall cap of more than ``MAX_SEGMENTS`` checkpoint intervals ``tau``.
+
+    The count is ``wall_cap_factor * compute_hours / tau``; the error names all three and
+    blames (as its ``field``) the one furthest from its default, among ``given`` (the fields
+    the user set, when known; else all three).
+    """
+    cap = policy.wall_cap_factor * job.compute_hours
+    if cap / tau <= MAX_SEGMENTS:
+        return
+    values = {
+        "job.compute_hours": job.compute_hours,
+        "policy.wall_cap_factor": policy.wall_cap_factor,
+        "policy.checkpoint_interval": tau,
+    }
+    candidates = [(f, d) for f, d in _SEGMENT_FIELDS if given is None or f in given]
+    if not candidates:
+        candidates = list(_SEGMENT_FIELDS)
+
+    def excess(item):
+        f, d = item
+        r = values[f] / d
+        return 1.0 / r if f == "policy.checkpoint_interval" else r
+
+    field = max(candidates, key=excess)[0]
+    ways = [f"job.compute_hours <= {MAX_SEGMENTS * tau / policy.wall_cap_factor:.3g} h"]
+    factor = MAX_SEGMENTS * tau / job.compute_hours
+    if factor >= 1.0:  # the factor's own lower bound
+        ways.append(f"policy.wall_cap_factor <= {factor:.3g}")
+    ways.append(f"policy.checkpoint_interval >= {cap / MAX_SEGMENTS:.3g} h")
+    raise FieldError(
+        field,
+        f"{field}: the wall cap, policy.wall_cap_factor ({policy.wall_cap_factor:g}) x "
+        f"job.compute_hours ({job.compute_hours:g} h), must be at most {MAX_SEGMENTS:.0e} "
+        f"checkpoint intervals (policy.checkpoint_interval = {tau:g} h): so "
+        f"{', '.join(ways[:-1])} or {ways[-1]}; got {values[field]!r}",
+    )
+
+
 def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[KernelInputs, dict]:
     """Turn a scenario (and a rate source) into :class:`KernelInputs` plus labels.
 
@@ -138,13 +186,11 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
     cap = pol.wall_cap_factor * w
     if not math.isfinite(cap):
         raise ValueError(f"policy.wall_cap_factor * job.compute_hours must be finite; got {cap!r}")
-    if cap / tau > MAX_SEGMENTS:
-        raise ValueError(
-            f"policy.checkpoint_interval must be >= wall cap / {MAX_SEGMENTS:.0e} = "
-            f"{cap / MAX_SEGMENTS:.3g} h (at most {MAX_SEGMENTS:.0e} segments per trial); "
-            f"got {tau!r}"
-        )
+    check_segments(pol, scenario.job, tau)
     phys_kw = _draw_physics(draws)
+    if "draw_trend" in phys_kw:  # the posterior's trend shapes, at its fleet age
+        age = phys_kw.get("fleet_age_hours", float(fm.fleet_age_hours))
+        check_trend(float(np.max(phys_kw["draw_trend"])), age, cap, "rates")
     inputs = KernelInputs(
         cat_rate=np.ascontiguousarray(cat_rate, dtype=np.float64),
         draw_of_trial=draw_of_trial(n_trials, draws.n_draws),
