@@ -836,8 +836,6 @@ maintenance_spread : float
             _set(self, "checkpoint_interval", ci)
         for name in ("snapshot_hours", "persist_hours", "restart_hours", "swap_hours"):
             _set(self, name, _check_real(f"policy.{name}", getattr(self, name)))
-        if isinstance(ci, str) and self.snapshot_hours == 0:
-            raise _rule_needs_snapshot(ci)
         if not isinstance(ci, str) and self.persist_hours > ci:
             raise _fail(
                 "policy.persist_hours", f"in [0, checkpoint_interval={ci:g}]", self.persist_hours
@@ -967,9 +965,6 @@ class Scenario:
         if not isinstance(f, FailureModel):
             raise _fail("failures", "a FailureModel", f)
         _set(self, "failures", f)
-        check_trend(
-            f.trend_shape, f.fleet_age_hours, self.policy.wall_cap_factor * self.job.compute_hours
-        )
 
     @classmethod
     def default(cls, **kwargs) -> Scenario:

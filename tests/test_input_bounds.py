@@ -77,9 +77,23 @@ def test_a_trend_that_overflows_within_the_cap_is_refused(shape, age):
     # trend 2 at age 1e-300 ran with ETTR 0.96 and 9 failures a trial: the integrated
     # intensity overflowed to inf after the first restarts, so no failure came after them
     with pytest.raises(FieldError) as e:
-        _trend(shape, age)
+        kernel_inputs(_trend(shape, age))
     assert e.value.field == "failures.fleet_age_hours"
     assert "must be >=" in str(e.value)
+
+
+def test_fields_set_one_by_one_are_checked_together():
+    # a sweep sets its axes one by one: a trend of 100 before its fleet age of 1e6 h, a rule
+    # interval before its snapshot time; the half-set scenario in between is not refused
+    sc = replace_path(
+        replace_path(DEFAULT, "failures.trend_shape", 100.0), "failures.fleet_age_hours", 1e6
+    )
+    kernel_inputs(sc)
+    free = replace_path(DEFAULT, "policy.snapshot_hours", 0.0)
+    sc = replace_path(
+        replace_path(free, "policy.checkpoint_interval", "young"), "policy.snapshot_hours", 0.01
+    )
+    kernel_inputs(sc)
 
 
 def test_the_trend_bound_is_the_stated_factor_at_the_cap():
@@ -87,10 +101,12 @@ def test_the_trend_bound_is_the_stated_factor_at_the_cap():
     shape = 3.0
     least = cap / math.expm1(math.log(MAX_TREND_FACTOR) / (shape - 1.0))
     sc = _trend(shape, least * (1 + 1e-9))  # just inside
+    kernel_inputs(sc)
     assert (1 + cap / sc.failures.fleet_age_hours) ** (shape - 1) <= MAX_TREND_FACTOR
-    with pytest.raises(FieldError):
-        _trend(shape, least * (1 - 1e-6))
-    assert _trend(1.0, 5e-324).failures.fleet_age_hours == 5e-324  # no trend: age unused
+    with pytest.raises(FieldError) as e:
+        kernel_inputs(_trend(shape, least * (1 - 1e-6)))
+    assert f"must be >= {least:.6g} h" in str(e.value)  # the least age stated is the bound
+    kernel_inputs(_trend(1.0, 5e-324))  # no trend: the age is unused
 
 
 def test_a_younger_fleet_wears_out_faster():
@@ -206,9 +222,9 @@ def test_failure_model_names_its_categories_field(categories):
         FailureModel(categories)
 
 
-def test_an_interval_rule_with_free_snapshots_is_refused_at_once():
+def test_an_interval_rule_with_free_snapshots_is_refused():
     with pytest.raises(FieldError, match="needs policy.snapshot_hours > 0") as e:
-        Policy(checkpoint_interval="daly", snapshot_hours=0.0)
+        Policy(checkpoint_interval="daly", snapshot_hours=0.0).interval(1.0)
     assert e.value.field == "policy.snapshot_hours"
     assert Policy(checkpoint_interval="daly").snapshot_hours > 0  # negative control
 

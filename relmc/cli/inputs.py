@@ -189,14 +189,17 @@ def apply_overrides(scenario, ov: dict[str, dict]):
 
 def check_scenario_options(args: argparse.Namespace) -> dict[str, dict]:
     """Validate the scenario options on their own, before any data is loaded or fitted."""
-    from relmc.scenario import Category, Cluster, FailureModel, Job, Policy
+    from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, check_trend
 
     ov = scenario_overrides(args)
     pol = Policy(**ov["policy"])
     job = Job(**ov["job"])
     Cluster(**ov["cluster"])
-    FailureModel((Category("placeholder"),), **ov["failures"])
     check_segments(pol, job, given=ov)
+    fm = FailureModel((Category("placeholder"),), **ov["failures"])
+    check_trend(fm.trend_shape, fm.fleet_age_hours, pol.wall_cap_factor * job.compute_hours)
+    if isinstance(pol.checkpoint_interval, str) and pol.snapshot_hours == 0:
+        pol.interval(1.0)  # a rule with free snapshots: its error, before the fit
     if getattr(args, "counts", None) is not None and not args.counts.is_file():
         what = "is a directory" if args.counts.is_dir() else "no such file"
         raise ValueError(f"--counts: {what}: {str(args.counts)!r}")

@@ -187,6 +187,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
     if not math.isfinite(cap):
         raise ValueError(f"policy.wall_cap_factor * job.compute_hours must be finite; got {cap!r}")
     check_segments(pol, scenario.job, tau)
+    check_trend(fm.trend_shape, fm.fleet_age_hours, cap)
     phys_kw = _draw_physics(draws)
     if "draw_trend" in phys_kw:  # the posterior's trend shapes, at its fleet age
         age = phys_kw.get("fleet_age_hours", float(fm.fleet_age_hours))
