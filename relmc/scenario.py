@@ -350,8 +350,9 @@ class Category:
         with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
             m = q.mean()
             out = q / m
-            if not (0.0 < m < math.inf and np.all(np.isfinite(out))):
-                # values near the float limits (a mean that overflows or underflows): scale
+            if not (np.finfo(np.float64).tiny <= m < math.inf and np.all(np.isfinite(out))):
+                # values near the float limits (a mean that overflows, or is subnormal and so
+                # inexact): scale
                 # by the largest first, which changes nothing else
                 q = q / q.max()
                 out = q / q.mean()

@@ -163,6 +163,8 @@ def test_profiles_at_the_float_limits_normalise_like_their_scaled_copies():
     spike = Category("x", rate=1e-5, rate_profile=[1.0] + [0.0] * 23).weekly_profile()
     tiny = Category("x", rate=1e-5, rate_profile=[5e-324] + [0.0] * 23).weekly_profile()
     np.testing.assert_array_equal(tiny, spike)  # was inf and NaN: the mean underflowed
+    week = [1e-320] + [0.0] * 167  # a subnormal mean: 168.67 at the peak, mean 1.004
+    np.testing.assert_array_equal(Category("x", rate_profile=week).weekly_profile()[:2], [168, 0])
     assert spike[0] == 24.0 and spike.mean() == 1.0
     # negative control: an ordinary profile is divided by its mean as it always was
     q = np.tile(np.arange(1.0, 25.0), 7)
@@ -329,3 +331,37 @@ def test_no_exposure_blames_the_overhead_that_took_it(path, value):
     assert e.value.field == path
     f = exposed_fraction(DEFAULT, _observed(DEFAULT))  # negative control
     assert 0.99 < float(f[0]) < 1.0
+
+
+def test_planned_pauses_blame_the_rate_or_the_hours_by_their_scales():
+    # maintenance 0.1 an hour (2.4 a day) of 20 h each: the hours are further above one hour
+    # than the rate above one a day, so the hours are blamed; 1e9 an hour of 1 h: the rate
+    base = replace_path(DEFAULT, "failures.maintenance_rate", 0.1)
+    sc = replace_path(base, "failures.maintenance_hours", 20.0)
+    with pytest.raises(FieldError) as e:
+        exposed_fraction(sc, _observed(sc))
+    assert e.value.field == "failures.maintenance_hours"
+    # a persist longer than the snapshot is the checkpoint overhead blamed (0.1 x 11 h)
+    sc = replace_path(base, "policy.checkpoint_interval", 10.0)
+    sc = replace_path(replace_path(sc, "policy.persist_hours", 6.0), "policy.snapshot_hours", 5.0)
+    with pytest.raises(FieldError) as e:
+        exposed_fraction(sc, _observed(sc))
+    assert e.value.field == "policy.persist_hours"
+    sc = replace_path(sc, "policy.snapshot_hours", 7.0)  # negative control: now the snapshot
+    with pytest.raises(FieldError) as e:
+        exposed_fraction(sc, _observed(sc))
+    assert e.value.field == "policy.snapshot_hours"
+
+
+def test_segment_errors_state_each_field_s_bound():
+    from relmc.sim.simulate import check_segments
+
+    with pytest.raises(FieldError) as e:  # 1e4 h x 20 / 1e12 intervals of 5e-9 h: 40x over
+        check_segments(Policy(), Job(1e4), 5e-9)
+    text = str(e.value)  # a factor below 1 is no way out
+    assert "job.compute_hours <= 250 h" in text and "policy.wall_cap_factor <=" not in text
+    with pytest.raises(FieldError) as e:  # here a smaller factor would do: 5 at most
+        check_segments(Policy(wall_cap_factor=40.0), Job(1e4), 5e-8)
+    assert "policy.wall_cap_factor <= 5," in str(e.value) or "policy.wall_cap_factor <= 5 " in str(
+        e.value
+    )
