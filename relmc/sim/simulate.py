@@ -21,7 +21,7 @@ from relmc._io import check_trial_memory
 from relmc._seed import child_seed, pcg64_states, resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
-from relmc.scenario import Scenario, check_trend
+from relmc.scenario import Job, Policy, Scenario, check_trend
 from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
 from relmc.sim.inputs import (
@@ -117,12 +117,12 @@ def check_n_threads(n_threads: Any) -> int:
     return int(n_threads)
 
 
-#: each field of the segment count's product, with its default: the field furthest above (or,
-#: for the interval, below) its default is the one blamed when the count is too large
+#: each field of the segment count's product, with its default (the dataclasses'): the field
+#: furthest above (or, for the interval, below) its default is blamed when the count is too large
 _SEGMENT_FIELDS = (
-    ("job.compute_hours", 54.0 * 24.0),
-    ("policy.wall_cap_factor", 20.0),
-    ("policy.checkpoint_interval", 0.5),
+    ("job.compute_hours", float(Job.compute_hours)),
+    ("policy.wall_cap_factor", float(Policy.wall_cap_factor)),
+    ("policy.checkpoint_interval", float(Policy.checkpoint_interval)),
 )
 
 
