@@ -35,6 +35,7 @@ __all__ = [
     "write_bytes",
     "atomic_path",
     "available_memory",
+    "check_posterior_memory",
     "check_trial_memory",
     "memory_limit",
     "MemoryBytes",
@@ -291,11 +292,43 @@ def _slurm_available(environ: Mapping[str, str], proc: Path) -> list[tuple[int, 
     ]
 
 
+def _vm_size(proc: Path) -> int:
+    """Return our address space (``VmSize``), or 0 when it cannot be read."""
+    for line in (_read_small(proc / "self" / "status") or "").splitlines():
+        parts = line.split()
+        kib = _uint(parts[1]) if parts[:1] == ["VmSize:"] and len(parts) >= 2 else None
+        if kib is not None:
+            return kib * 1024
+    return 0
+
+
+def _address_limit() -> int | None:
+    """Return this process's soft address-space limit (``ulimit -v``); None where none."""
+    try:
+        import resource
+    except ImportError:  # not on a POSIX system
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else int(soft)
+
+
+def _address_available(limit: int | None, proc: Path) -> list[tuple[int, str]]:
+    """Return the address-space limit ``limit`` (None: none) less our ``VmSize``, as a source."""
+    if limit is None:
+        return []
+    text = f"RLIMIT_AS (ulimit -v) of {limit // 2**20} MiB, less this process's address space"
+    return [(max(limit - _vm_size(proc), 0), text)]
+
+
+_READ = object()  # memory_limit's address_limit: read this process's own
+
+
 def memory_limit(
     *,
     proc: str | os.PathLike = "/proc",
     cgroup_root: str | os.PathLike = "/sys/fs/cgroup",
     environ: Mapping[str, str] | None = None,
+    address_limit: Any = _READ,
 ) -> tuple[int, str] | None:
     """Bytes of memory this process may still allocate, and which limit gave that number.
 
@@ -308,7 +341,9 @@ def memory_limit(
       way (the huge "unlimited" value counts as none);
     - Slurm's request for the job on this node: ``SLURM_MEM_PER_NODE`` MiB, or
       ``SLURM_MEM_PER_CPU`` MiB times ``SLURM_CPUS_ON_NODE`` (else ``SLURM_CPUS_PER_TASK``),
-      less this process's resident memory (``VmRSS``; 0 when unreadable).
+      less this process's resident memory (``VmRSS``; 0 when unreadable);
+    - the address-space limit (``ulimit -v``, ``RLIMIT_AS``) less this process's address
+      space (``VmSize``): every new array takes address space, mapped or not.
 
     A cgroup's usage counts without its inactive file cache (``inactive_file`` in
     ``memory.stat``), which the kernel drops before it runs out, as ``MemAvailable`` does.
@@ -319,6 +354,8 @@ def memory_limit(
         Where ``/proc`` and the cgroup file system are (tests pass fake trees).
     environ : mapping, optional
         The environment to read Slurm's variables from; default ``os.environ``.
+    address_limit : int or None, optional
+        The address-space limit in bytes (None: none); default this process's own.
 
     Returns
     -------
@@ -336,6 +373,8 @@ def memory_limit(
     found += _cgroup_v2_available(proc, cgroup_root)
     found += _cgroup_v1_available(proc, cgroup_root)
     found += _slurm_available(os.environ if environ is None else environ, proc)
+    limit = _address_limit() if address_limit is _READ else address_limit
+    found += _address_available(limit, proc)
     return min(found, key=lambda f: f[0]) if found else None
 
 
@@ -344,14 +383,17 @@ def available_memory(
     proc: str | os.PathLike = "/proc",
     cgroup_root: str | os.PathLike = "/sys/fs/cgroup",
     environ: Mapping[str, str] | None = None,
+    address_limit: Any = _READ,
 ) -> int | None:
     """Bytes of memory available to a new allocation, or ``None`` when unknown.
 
     The smallest limit :func:`memory_limit` finds (the machine's ``MemAvailable``, cgroup v2
-    or v1 limits, a Slurm memory request), as a :class:`MemoryBytes`: an ``int`` whose
-    ``source`` names that limit.
+    or v1 limits, a Slurm memory request, the address-space limit), as a
+    :class:`MemoryBytes`: an ``int`` whose ``source`` names that limit.
     """
-    found = memory_limit(proc=proc, cgroup_root=cgroup_root, environ=environ)
+    found = memory_limit(
+        proc=proc, cgroup_root=cgroup_root, environ=environ, address_limit=address_limit
+    )
     return None if found is None else MemoryBytes(*found)
 
 
@@ -404,6 +446,45 @@ def check_trial_memory(
             field,
             f"{field}={int(n_trials):,}{where} needs about {need / 2**30:.1f} GiB of memory but "
             f"{avail / 2**30:.1f} GiB is available{limit}; use at most {most:,} trials here",
+        )
+
+
+#: copies of a fit's per-draw values alive at once, at least: measured peaks of the resident
+#: memory, per draw, between 1e6 and 3e6 draws of the conjugate fit on 18 categories (the
+#: InferenceData's 576 bytes a draw): 1.0 for ``fit_conjugate`` itself, 2.0 for ``relmc
+#: fit`` and 2.3 for ``relmc project`` (which encode the posterior as netCDF in memory)
+FIT_COPIES = 1.0
+WRITTEN_FIT_COPIES = {"fit": 2.0, "project": 2.25}
+
+
+def check_posterior_memory(
+    n_draws: int, n_chains: int, n_values: int, copies: float = FIT_COPIES
+) -> None:
+    """Refuse (``FieldError`` on ``n_draws``) a fit whose draws cannot fit in memory.
+
+    ``n_values`` float64 values per draw (a model's estimate of what it keeps, at least: its
+    variables, predictive counts, log-likelihood and sample statistics) times ``copies``
+    (:data:`FIT_COPIES` for a fit, :data:`WRITTEN_FIT_COPIES` for the commands that also
+    write the posterior), for ``n_draws * n_chains`` draws, against
+    :func:`available_memory` (the message names the limit that applied); where that is
+    unknown nothing is checked. The estimate is a lower bound, so only a fit that surely
+    cannot fit is refused.
+    """
+    from relmc.errors import FieldError
+
+    avail = available_memory()
+    total = int(n_draws) * int(n_chains)
+    per_draw = int(n_values * 8 * copies)
+    need = total * per_draw
+    if avail is not None and per_draw > 0 and need > avail:
+        source = getattr(avail, "source", None)
+        limit = f" (limit: {source})" if source else ""
+        raise FieldError(
+            "n_draws",
+            f"n_draws x n_chains = {int(n_draws):,} x {int(n_chains):,} posterior draws of "
+            f"{int(n_values)} values each need about {need / 2**30:.1f} GiB of memory but "
+            f"{avail / 2**30:.1f} GiB is available{limit}; use at most "
+            f"{avail // per_draw:,} draws in all",
         )
 
 

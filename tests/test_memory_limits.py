@@ -1,4 +1,4 @@
-"""Memory available from every limit that binds: the machine, cgroup v2 and v1, Slurm.
+"""Memory available from every limit that binds: the machine, cgroup v2 and v1, Slurm, ulimit -v.
 
 Each test builds a fake ``/proc`` and cgroup tree in ``tmp_path`` (and a fake environment)
 and passes their roots to :func:`relmc._io.memory_limit`; nothing here depends on the machine
@@ -8,8 +8,12 @@ values and garbled files are skipped, and the refusal message names the limit th
 
 from __future__ import annotations
 
+import ast
 import functools
 import pickle
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +37,7 @@ class Machine:
         (self.proc / "self").mkdir(parents=True)
         self.cgroup.mkdir()
         self.environ: dict[str, str] = {}
+        self.address: int | None = None  # RLIMIT_AS in bytes; None: none
 
     def meminfo(self, available_kib: int | str) -> Machine:
         (self.proc / "meminfo").write_text(
@@ -41,10 +46,14 @@ class Machine:
         )
         return self
 
-    def rss(self, kib: int | str) -> Machine:
+    def rss(self, kib: int | str, vm_kib: int | str = 0) -> Machine:
         (self.proc / "self" / "status").write_text(
-            f"Name:\tpython\nVmRSS:\t{kib} kB\nThreads:\t4\n"
+            f"Name:\tpython\nVmSize:\t{vm_kib} kB\nVmRSS:\t{kib} kB\nThreads:\t4\n"
         )
+        return self
+
+    def ulimit(self, address_bytes: int | None) -> Machine:
+        self.address = address_bytes
         return self
 
     def cgroups(self, *lines: str) -> Machine:
@@ -64,10 +73,16 @@ class Machine:
         return self
 
     def limit(self) -> tuple[int, str] | None:
-        return memory_limit(proc=self.proc, cgroup_root=self.cgroup, environ=self.environ)
+        return memory_limit(
+            proc=self.proc, cgroup_root=self.cgroup, environ=self.environ,
+            address_limit=self.address,
+        )  # fmt: skip
 
     def available(self) -> int | None:
-        return available_memory(proc=self.proc, cgroup_root=self.cgroup, environ=self.environ)
+        return available_memory(
+            proc=self.proc, cgroup_root=self.cgroup, environ=self.environ,
+            address_limit=self.address,
+        )  # fmt: skip
 
 
 @pytest.fixture()
@@ -211,15 +226,51 @@ def test_slurm_request_without_a_readable_rss_is_the_whole_request(m):
     assert m.limit() == (2 * GiB, "SLURM_MEM_PER_NODE=2048 MiB, less this process's memory")
 
 
+def test_address_space_limit_less_this_process(m):
+    m.ulimit(6 * GiB).rss(100 * 1024, vm_kib=1024 * 1024)
+    assert m.limit() == (
+        5 * GiB,
+        "RLIMIT_AS (ulimit -v) of 6144 MiB, less this process's address space",
+    )
+    m.rss(0, vm_kib=8 * 1024 * 1024)  # more mapped than the limit: nothing left
+    assert m.limit()[0] == 0
+    m.ulimit(None)
+    assert m.limit() is None  # no address-space limit (and no other source)
+
+
+def test_this_process_address_limit_is_read(tmp_path):
+    """``ulimit -v`` set on a real child process is found and named (no fake tree)."""
+    code = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))\n"
+        "from relmc._io import memory_limit; print(memory_limit(proc='/nonexistent', "
+        "cgroup_root='/nonexistent', environ={}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got = ast.literal_eval(out.stdout.strip())
+    assert got[1] == "RLIMIT_AS (ulimit -v) of 3072 MiB, less this process's address space"
+    assert got[0] == 3 * GiB  # /proc unreadable here: no VmSize to take off
+    code_none = code.replace("resource.setrlimit", "(lambda *a: None)")
+    out = subprocess.run(
+        [sys.executable, "-c", code_none], capture_output=True, text=True, check=True
+    )
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    expect = "None" if limit == resource.RLIM_INFINITY else "RLIMIT_AS"
+    assert expect in out.stdout
+
+
 # ------------------------------------------------------------------ together: the smallest wins
 
 
-@pytest.mark.parametrize("smallest", ["MemAvailable", "cgroup memory.max", "cgroup v1", "SLURM"])
+@pytest.mark.parametrize(
+    "smallest", ["MemAvailable", "cgroup memory.max", "cgroup v1", "SLURM", "RLIMIT_AS"]
+)
 def test_the_smallest_limit_wins(m, smallest):
     sizes = {"MemAvailable": 8 * GiB, "cgroup memory.max": 6 * GiB, "cgroup v1": 5 * GiB}
     sizes["SLURM"] = 7 * GiB
+    sizes["RLIMIT_AS"] = 9 * GiB
     sizes[smallest] = GiB
-    m.meminfo(sizes["MemAvailable"] // 1024).rss(0)
+    m.meminfo(sizes["MemAvailable"] // 1024).rss(0).ulimit(sizes["RLIMIT_AS"])
     m.cgroups("4:memory:/job", "0::/job").files(
         **{
             "job/memory.max": str(sizes["cgroup memory.max"] + GiB),
@@ -300,7 +351,7 @@ def limited(m, monkeypatch) -> Machine:
         **{"job/memory.max": str(GiB + 10 * MiB), "job/memory.current": str(10 * MiB)}
     )
     bound = functools.partial(
-        available_memory, proc=m.proc, cgroup_root=m.cgroup, environ=m.environ
+        available_memory, proc=m.proc, cgroup_root=m.cgroup, environ=m.environ, address_limit=None
     )
     monkeypatch.setattr(io_mod, "available_memory", bound)
     return m
@@ -339,3 +390,51 @@ def test_this_machine_gives_a_named_limit_or_none():
         assert available_memory() is None
     else:
         assert got[0] >= 0 and got[1].startswith(("MemAvailable", "cgroup", "SLURM_MEM_PER_"))
+
+
+# ------------------------------------------------------------------ a fit's posterior draws
+
+
+def test_posterior_draws_beyond_memory_are_refused_naming_the_limit(limited):
+    where = limited.cgroup / "job" / "memory.max"
+    # 72 values a draw (18 categories), 8 bytes, one copy: 576 bytes; 1 GiB holds 1,864,135
+    with pytest.raises(FieldError) as e:
+        io_mod.check_posterior_memory(2_000_000, 1, 72)
+    assert e.value.field == "n_draws"
+    text = str(e.value)
+    assert text.startswith("n_draws x n_chains = 2,000,000 x 1 posterior draws of 72 values")
+    assert f"1.0 GiB is available (limit: cgroup memory.max ({where}))" in text
+    assert text.endswith(f"use at most {GiB // 576:,} draws in all")
+    # negative controls: the largest count that fits passes, as does the same at half the copies
+    io_mod.check_posterior_memory(GiB // 576, 1, 72)
+    io_mod.check_posterior_memory(2_000_000, 1, 72, copies=0.5)
+    with pytest.raises(FieldError, match=r"x 4 posterior draws"):  # chains count
+        io_mod.check_posterior_memory(500_000, 4, 72)
+    with pytest.raises(FieldError, match=r"use at most 932,067 draws"):  # copies count
+        io_mod.check_posterior_memory(1_000_000, 1, 72, copies=2.0)
+
+
+def test_fits_check_their_draws_before_any_work(limited, monkeypatch):
+    import relmc
+    from relmc.models import conjugate
+
+    data = relmc.load_dataset("llama3-405b")  # 18 categories: 72 values a draw
+    drawn = []
+    monkeypatch.setattr(conjugate, "child_seed", lambda *a: drawn.append(a))
+    with pytest.raises(FieldError, match=r"2,000,000 x 1 posterior draws of 72 values"):
+        relmc.fit_conjugate(data, n_draws=2_000_000, n_chains=1)
+    assert drawn == []  # refused before any drawing
+    # the hierarchical fit counts its hyperparameters and NUTS's statistics too (94 values)
+    with pytest.raises(FieldError, match=r"of 94 values each"):
+        relmc.fit_hierarchical(data, n_draws=2_000_000, n_chains=1)
+
+
+@pytest.mark.parametrize(("command", "fits"), [("fit", 932_067), ("project", 828_504)])
+def test_the_command_line_refuses_draws_before_the_fit(limited, tmp_path, capsys, command, fits):
+    """``relmc fit`` and ``project`` count the posterior's netCDF copy (2 and 2.25 copies)."""
+    out = tmp_path / "o"
+    argv = [command, "--model", "conjugate", "--n-draws", str(fits + 1), "--n-chains", "1"]
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"use at most {fits:,} draws in all" in err[0]
+    assert err[0].endswith("(option --n-draws)") and not out.exists()

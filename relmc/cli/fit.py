@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     seed = inputs.root_seed(args)
     data = inputs.load_data(args)
     n = args.n_gpus or int(data.attrs.get("n_gpus", 0)) or 16384
+    inputs.check_fit_memory(args, data)
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
     header, rows, right, summary, scalable = _rate_rows(posterior, data, n)

@@ -21,6 +21,7 @@ __all__ = [
     "root_seed",
     "check_out",
     "load_data",
+    "check_fit_memory",
     "fit_posterior",
     "read_toml",
     "read_posterior",
@@ -131,15 +132,32 @@ def check_observed_overheads(data, ov: dict[str, dict]) -> None:
     exposed_fraction(sc, RateDraws(rates, "the observed counts", observed_gpus=int(observed)))
 
 
+def check_fit_memory(args: argparse.Namespace, data) -> None:
+    """Refuse ``--n-draws`` x ``--n-chains`` that memory cannot hold with the posterior written.
+
+    Before the fit: the fit's values per draw (:func:`relmc.models._common.draw_values`) at
+    the copies :data:`relmc._io.WRITTEN_FIT_COPIES` gives ``args.command`` (``fit`` or
+    ``project``: the posterior is encoded as netCDF in memory too).
+    """
+    from relmc._io import WRITTEN_FIT_COPIES, check_posterior_memory
+    from relmc.models._common import SAMPLE_STATS_VALUES, draw_values
+
+    extra = 0 if args.model == "conjugate" else 2 + SAMPLE_STATS_VALUES  # alpha, beta, NUTS
+    n_values = draw_values(data.sizes["category"], extra)
+    copies = WRITTEN_FIT_COPIES[args.command]
+    check_posterior_memory(args.n_draws or 1000, args.n_chains, n_values, copies)
+
+
 def fit_posterior(args: argparse.Namespace, data, seed: int):
     """Fit ``--model`` to ``data`` with ``--n-draws`` (and ``--n-chains``); InferenceData."""
     from relmc.models import fit_conjugate, fit_hierarchical
 
+    n_draws = args.n_draws or 1000
     if args.model == "conjugate":
-        return fit_conjugate(data, n_draws=args.n_draws or 1000, n_chains=args.n_chains, seed=seed)
+        return fit_conjugate(data, n_draws=n_draws, n_chains=args.n_chains, seed=seed)
     return fit_hierarchical(
         data,
-        n_draws=args.n_draws or 1000,
+        n_draws=n_draws,
         n_chains=args.n_chains,
         seed=seed,
         progressbar=sys.stderr.isatty(),

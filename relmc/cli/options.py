@@ -341,6 +341,7 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--n-draws",
         type=int_at_least(1, hi=MAX_POSTERIOR_DRAWS),
+        action=Field,
         metavar="N",
         help="posterior draws per chain, at most 1e7 over all chains (default: 1000)",
     )

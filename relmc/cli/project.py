@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     inputs.check_scalable(args, data, "project")
     inputs.check_observed_overheads(data, ov)
     check_trial_memory(args.n_trials, data.sizes["category"])
+    inputs.check_fit_memory(args, data)
     note(f"fitting {args.model} model ...")
     posterior = inputs.fit_posterior(args, data, seed)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)

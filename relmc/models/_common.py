@@ -193,11 +193,13 @@ MAX_CHAINS = 1000
 MAX_POSTERIOR_DRAWS = 10**7
 
 
-def check_draws(n_draws: Any, n_chains: Any) -> tuple[int, int]:
+def check_draws(n_draws: Any, n_chains: Any, n_values: int = 0) -> tuple[int, int]:
     """Validate a fit's ``n_draws`` (per chain) and ``n_chains``; return them as ints.
 
     ``n_chains`` in [1, ``MAX_CHAINS``], ``n_draws`` >= 1, and at most ``MAX_POSTERIOR_DRAWS``
-    draws in all.
+    draws in all; with ``n_values`` (float64 values the fit keeps per draw, at least), draws
+    that memory cannot hold are refused before any work
+    (:func:`relmc._io.check_posterior_memory`).
     """
     n_draws = check_int(n_draws, "n_draws", 1, MAX_POSTERIOR_DRAWS)
     n_chains = check_int(n_chains, "n_chains", 1, MAX_CHAINS)
@@ -206,7 +208,25 @@ def check_draws(n_draws: Any, n_chains: Any) -> tuple[int, int]:
             f"n_draws x n_chains must be at most {MAX_POSTERIOR_DRAWS:.0e} posterior draws in "
             f"all; got {n_draws} x {n_chains}"
         )
+    if n_values:
+        from relmc._io import check_posterior_memory
+
+        check_posterior_memory(n_draws, n_chains, n_values)
     return n_draws, n_chains
+
+
+#: float64 values per draw a NUTS fit keeps besides its variables (PyMC's 18 sample statistics
+#: and a margin): the memory check's estimate
+SAMPLE_STATS_VALUES = 20
+
+
+def draw_values(n_categories: int, extra: int = 0) -> int:
+    """Return the float64 values a fit keeps per draw, at least.
+
+    4 per category (the rate, its per-million copy, the predictive count and the
+    log-likelihood) plus ``extra``.
+    """
+    return 4 * int(n_categories) + int(extra)
 
 
 def category_coords(obs: Observations) -> xr.Coordinates:

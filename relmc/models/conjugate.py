@@ -15,6 +15,7 @@ from relmc.models._common import (
     check_data,
     check_draws,
     data_groups,
+    draw_values,
     make_idata,
     predictive_counts,
     sample_coords,
@@ -122,7 +123,7 @@ def fit_conjugate(
     """
     obs = check_data(data)
     shape, rate = _check_prior(total_jeffreys(obs.n) if prior is None else prior)
-    n_draws, n_chains = check_draws(n_draws, n_chains)
+    n_draws, n_chains = check_draws(n_draws, n_chains, draw_values(obs.n))
     root = resolve_seed(seed)
 
     post_shape = shape + obs.count

@@ -116,11 +116,13 @@ from relmc.events import (
     shape_integral,
 )
 from relmc.models._common import (
+    SAMPLE_STATS_VALUES,
     az,
     check_convergence,
     check_data,
     check_divergences,
     data_groups,
+    draw_values,
     import_pymc,
     make_idata,
     sample_coords,
@@ -759,8 +761,9 @@ def fit_events(
     data = event_data(events, fleet_age_at_start_hours)
     _check_terms(diurnal, trend, nodes, data)
     n_draws, n_tune, n_chains, target_accept = check_sampling(
-        n_draws, n_tune, n_chains, target_accept, cores
-    )
+        n_draws, n_tune, n_chains, target_accept, cores,
+        draw_values(data.n_categories, SAMPLE_STATS_VALUES),
+    )  # fmt: skip
     pm = import_pymc()
     root = resolve_seed(seed)
     model = event_model(data, diurnal=diurnal, trend=trend, nodes=nodes)

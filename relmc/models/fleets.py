@@ -95,12 +95,14 @@ import xarray as xr
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.cluster import ClusterShape, units
 from relmc.models._common import (
+    SAMPLE_STATS_VALUES,
     Observations,
     az,
     check_convergence,
     check_data,
     check_divergences,
     data_groups,
+    draw_values,
     import_pymc,
     make_idata,
     predictive_counts,
@@ -258,8 +260,9 @@ def fit_fleets(
         pinned = pinned_near_zero(tot_count, main.count, float(fleet_sigma), expected)
         target_accept = PINNED_TARGET_ACCEPT if pinned.any() else 0.95
     n_draws, n_tune, n_chains, target_accept = check_sampling(
-        n_draws, n_tune, n_chains, target_accept, cores
-    )
+        n_draws, n_tune, n_chains, target_accept, cores,
+        draw_values(main.n, SAMPLE_STATS_VALUES),
+    )  # fmt: skip
 
     root = resolve_seed(seed)
     nuts_ss, pred_ss = child_seed(root, 0), child_seed(root, 1)

@@ -75,6 +75,7 @@ from scipy import special
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.models._common import (
     MAX_POSTERIOR_DRAWS,
+    SAMPLE_STATS_VALUES,
     Observations,
     az,
     check_convergence,
@@ -83,6 +84,7 @@ from relmc.models._common import (
     check_draws,
     check_int,
     data_groups,
+    draw_values,
     import_pymc,
     make_idata,
     predictive_counts,
@@ -288,10 +290,15 @@ def sample_kwargs(
 
 
 def check_sampling(
-    n_draws: object, n_tune: object, n_chains: object, target_accept: object, cores: object
+    n_draws: object,
+    n_tune: object,
+    n_chains: object,
+    target_accept: object,
+    cores: object,
+    n_values: int = 0,
 ) -> tuple[int, int, int, float]:
-    """Validate the NUTS options shared by the PyMC fits."""
-    n_draws, n_chains = check_draws(n_draws, n_chains)
+    """Validate the NUTS options shared by the PyMC fits (``n_values``: :func:`check_draws`)."""
+    n_draws, n_chains = check_draws(n_draws, n_chains, n_values)
     n_tune = check_int(n_tune, "n_tune", 0, MAX_POSTERIOR_DRAWS)
     if cores is not None:
         check_int(cores, "cores", 1)
@@ -376,8 +383,9 @@ def fit_hierarchical(
     prior = check_prior(prior)
     pool, ref = ref_units(obs, pool)
     n_draws, n_tune, n_chains, target_accept = check_sampling(
-        n_draws, n_tune, n_chains, target_accept, cores
-    )
+        n_draws, n_tune, n_chains, target_accept, cores,
+        draw_values(obs.n, 2 + SAMPLE_STATS_VALUES),  # alpha, beta
+    )  # fmt: skip
 
     pm = import_pymc()
     root = resolve_seed(seed)

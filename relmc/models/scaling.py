@@ -82,10 +82,12 @@ from relmc import cluster
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.datasets import MAX_COUNT
 from relmc.models._common import (
+    SAMPLE_STATS_VALUES,
     az,
     check_data,
     check_draws,
     data_groups,
+    draw_values,
     make_idata,
 )
 from relmc.models.conjugate import total_jeffreys
@@ -336,7 +338,9 @@ def fit_scaling(
         or not math.isfinite(fixed_exponent)
     ):
         raise ValueError(f"fixed_exponent must be a finite number or None; got {fixed_exponent!r}")
-    n_draws, n_chains = check_draws(n_draws, n_chains)
+    n_draws, n_chains = check_draws(
+        n_draws, n_chains, draw_values(len(sizes["categories"]), SAMPLE_STATS_VALUES)
+    )
     root = resolve_seed(seed)
     sized = sizes["sized"]
     fleet = None
