@@ -598,18 +598,43 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
             rates = np.where(draws.fitted, rates / f, rates)
         total = rates.sum(axis=1) + scenario.failures.maintenance_rate
     if not np.all(total <= MAX_CLUSTER_RATE):  # also catches inf and NaN
-        names = scenario.failures.names
-        bad = ~(rates <= MAX_CLUSTER_RATE)
-        c = names[int(np.argwhere(bad)[0][1])] if bad.any() else "(total)"
-        point = draws.source.startswith(_POINT_SOURCE) and c != "(total)"
-        field = f"failures.categories[{c!r}].rate" if point else f"rates[{c!r}]"
-        raise FieldError(
-            field,
-            f"{field}: the cluster-level rate of {c!r} overflows at "
-            f"n_gpus={scenario.cluster.n_gpus}: rates times units must stay at most "
-            f"{MAX_CLUSTER_RATE:.0e} per hour",
-        )
+        raise _overflow_error(scenario, draws, rates, total)
     return rates
+
+
+def _overflow_error(scenario: Scenario, draws: RateDraws, rates, total) -> FieldError:
+    """Build :func:`cluster_rates`' error: a category's rate, or else the total, too large.
+
+    Where every category is within bounds but their sum with the planned maintenance rate is
+    not, the larger of the maintenance rate and the largest category's rate is blamed.
+    """
+    names = scenario.failures.names
+    m = float(scenario.failures.maintenance_rate)
+    bad = ~(rates <= MAX_CLUSTER_RATE)
+    if bad.any():
+        i, c = (int(k) for k in np.argwhere(bad)[0])
+        what = f"the cluster-level rate of {names[c]!r}"
+    else:
+        i = int(np.argmax(np.nan_to_num(total, nan=np.inf)))
+        c = int(np.argmax(rates[i])) if rates.shape[1] else -1
+        what = (
+            f"the cluster's total event rate, {float(total[i]):.3g} per hour (the categories' "
+            f"{float(rates[i].sum()):.3g} and planned maintenance {m:.3g})"
+        )
+        if c < 0 or m >= rates[i, c]:
+            field = "failures.maintenance_rate"
+            return FieldError(
+                field,
+                f"{field}: {what} overflows at n_gpus={scenario.cluster.n_gpus}: it must stay "
+                f"at most {MAX_CLUSTER_RATE:.0e} per hour",
+            )
+    point = draws.source.startswith(_POINT_SOURCE)
+    field = f"failures.categories[{names[c]!r}].rate" if point else f"rates[{names[c]!r}]"
+    return FieldError(
+        field,
+        f"{field}: {what} overflows at n_gpus={scenario.cluster.n_gpus}: rates times units "
+        f"must stay at most {MAX_CLUSTER_RATE:.0e} per hour",
+    )
 
 
 def maintenance_rate(scenario: Scenario, draws: RateDraws) -> float:

@@ -1,6 +1,8 @@
 """The one path from a rate source to kernel inputs: draw order, units, packing."""
 
+import dataclasses
 import inspect
+import re
 from pathlib import Path
 
 import numpy as np
@@ -373,18 +375,44 @@ def test_flat_draws_are_draw_major_and_other_layouts_kept():
 
 def test_cluster_rate_total_is_checked_per_draw():
     # each category's cluster rate is under the kernel's limit, their total per draw is not:
-    # refused as the total (named so); the same rates over a second, lower draw still are
+    # refused as the total, blaming the largest category; the same rates over a second, lower
+    # draw still are
     from relmc.rates import MAX_CLUSTER_RATE
 
     sc = _scenario(n_gpus=8)  # 8 GPUs, one node: a per-GPU rate is x8, a per-node rate x1
     each = 0.6 * MAX_CLUSTER_RATE
-    rates = {"a": each / 8, "b": each}
-    with pytest.raises(ValueError, match=r"\(total\)") as e:
+    rates = {"a": each / 8, "b": 1.1 * each}
+    total = "the cluster's total event rate, 1.26e+12 per hour (the categories' 1.26e+12 and "
+    with pytest.raises(ValueError, match=re.escape(total)) as e:
         cluster_rates(sc, rate_draws(sc, rates))
-    assert e.value.field == "rates['(total)']"
-    two = xr.DataArray([[each / 8, each], [1e-3, 1e-3]], dims=("draw", "category"),
+    assert e.value.field == "rates['b']"
+    two = xr.DataArray([[each / 8, 1.1 * each], [1e-3, 1e-3]], dims=("draw", "category"),
                        coords={"category": ["a", "b"]})  # fmt: skip
-    with pytest.raises(ValueError, match=r"\(total\)"):
+    with pytest.raises(ValueError, match=re.escape(total)):
         cluster_rates(sc, rate_draws(sc, two))
     half = {"a": 0.4 * MAX_CLUSTER_RATE / 8, "b": 0.4 * MAX_CLUSTER_RATE}
     assert cluster_rates(sc, rate_draws(sc, half)).sum() == pytest.approx(0.8 * MAX_CLUSTER_RATE)
+
+
+def test_cluster_rate_total_with_maintenance_blames_the_larger_term():
+    # planned maintenance that overflows the total is named as itself (not a category); where
+    # a category's rate is the larger term, the category is (negative control)
+    from relmc.rates import MAX_CLUSTER_RATE
+
+    sc = _scenario(n_gpus=8)
+    rates = {"a": 1e-3, "b": 0.4 * MAX_CLUSTER_RATE}
+    heavy = dataclasses.replace(
+        sc, failures=dataclasses.replace(sc.failures, maintenance_rate=0.7 * MAX_CLUSTER_RATE)
+    )
+    with pytest.raises(ValueError, match=r"planned maintenance 7e\+11\) overflows") as e:
+        cluster_rates(heavy, rate_draws(heavy, rates))
+    assert e.value.field == "failures.maintenance_rate"
+    light = dataclasses.replace(
+        sc, failures=dataclasses.replace(sc.failures, maintenance_rate=0.3 * MAX_CLUSTER_RATE)
+    )
+    rates["b"] = 0.8 * MAX_CLUSTER_RATE
+    with pytest.raises(ValueError, match=r"planned maintenance 3e\+11\) overflows") as e:
+        cluster_rates(light, rate_draws(light, rates))
+    assert e.value.field == "rates['b']"
+    rates["b"] = 0.6 * MAX_CLUSTER_RATE  # 0.9e12 in all: accepted
+    assert cluster_rates(light, rate_draws(light, rates))[0, 1] == 0.6 * MAX_CLUSTER_RATE
