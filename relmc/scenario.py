@@ -686,12 +686,25 @@ def check_trend(shape: float, age: float, cap: float, where: str = "failures") -
         )
     if shape > 1.0 and (shape - 1.0) * math.log1p(x) > math.log(MAX_TREND_FACTOR):
         least = cap / math.expm1(math.log(MAX_TREND_FACTOR) / (shape - 1.0))
+        most = 1.0 + math.log(MAX_TREND_FACTOR) / math.log1p(x)  # the shape allowed at this age
+        step = 10.0 ** (math.floor(math.log10(most)) - 3)
+        most = math.floor(most / step) * step  # 4 digits, rounded down: the stated one passes
+        why = (
+            f"the trend multiplies the rates by (1 + t / {field}) ** (trend_shape - 1), at "
+            f"most {MAX_TREND_FACTOR:.0e} up to the wall cap (policy.wall_cap_factor x "
+            f"job.compute_hours = {cap:.6g} h)"
+        )
+        if where == "failures" and age == FailureModel.fleet_age_hours:
+            # the fleet age left at its placeholder default: the shape is what was set
+            raise FieldError(
+                "failures.trend_shape",
+                f"failures.trend_shape must be <= {most:.4g} at the default "
+                f"{field} = {age:g} h (or set {field} >= {least:.6g} h): {why}; got {shape:g}",
+            )
         raise FieldError(
             field,
-            f"{field} must be >= {least:.6g} h with {what} = {shape:g}: the "
-            f"trend multiplies the rates by (1 + t / {field}) ** (trend_shape - 1), at most "
-            f"{MAX_TREND_FACTOR:.0e} up to the wall cap (policy.wall_cap_factor x "
-            f"job.compute_hours = {cap:.6g} h); got {age!r}",
+            f"{field} must be >= {least:.6g} h with {what} = {shape:g} (at {age:g} h the "
+            f"shape may be at most {most:.4g}): {why}; got {age!r}",
         )
 
 

@@ -10,6 +10,7 @@ zeros or NaN, named the wrong field, or were refused only after the fit.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ import relmc
 from relmc import Category, FailureModel, Job, Policy, Scenario
 from relmc.errors import FieldError
 from relmc.rates import RateDraws, exposed_fraction, nested_draws
-from relmc.scenario import MAX_EVENTS, MAX_TREND_FACTOR, replace_path
+from relmc.scenario import MAX_EVENTS, MAX_TREND_FACTOR, Z95, replace_path
 from relmc.sim.simulate import kernel_inputs
 
 DEFAULT = Scenario.default()
@@ -107,6 +108,27 @@ def test_the_trend_bound_is_the_stated_factor_at_the_cap():
         kernel_inputs(_trend(shape, least * (1 - 1e-6)))
     assert f"must be >= {least:.6g} h" in str(e.value)  # the least age stated is the bound
     kernel_inputs(_trend(1.0, 5e-324))  # no trend: the age is unused
+
+
+def test_a_steep_trend_at_the_default_fleet_age_blames_the_shape():
+    # the fleet age left at its default (a placeholder): the shape set is blamed, with the
+    # largest shape allowed at that age, which passes (stated rounded down); set elsewhere,
+    # the age is blamed and the message gives both bounds
+    cap = DEFAULT.policy.wall_cap_factor * DEFAULT.job.compute_hours
+    age = DEFAULT.failures.fleet_age_hours
+    most = 1.0 + math.log(MAX_TREND_FACTOR) / math.log1p(cap / age)  # 21.08 at 8760 h
+    with pytest.raises(FieldError) as e:
+        kernel_inputs(replace_path(DEFAULT, "failures.trend_shape", 100.0))
+    assert e.value.field == "failures.trend_shape"
+    stated = float(re.search(r"must be <= ([0-9.]+)", str(e.value)).group(1))
+    assert most - 0.01 < stated <= most and str(e.value).endswith("got 100")
+    kernel_inputs(replace_path(DEFAULT, "failures.trend_shape", stated))
+    with pytest.raises(FieldError):
+        kernel_inputs(replace_path(DEFAULT, "failures.trend_shape", most * (1 + 1e-9)))
+    with pytest.raises(FieldError) as e:
+        kernel_inputs(_trend(100.0, 1000.0))
+    assert e.value.field == "failures.fleet_age_hours"
+    assert "(at 1000 h the shape may be at most 9.391)" in str(e.value)
 
 
 def test_a_younger_fleet_wears_out_faster():
@@ -351,6 +373,20 @@ def test_planned_pauses_blame_the_rate_or_the_hours_by_their_scales():
     with pytest.raises(FieldError) as e:
         exposed_fraction(sc, _observed(sc))
     assert e.value.field == "policy.snapshot_hours"
+    # persist and snapshot compared at their means: a persist of 6 h with a spread whose mean
+    # factor is 1.5 (9 h) against a 10 h snapshot blames the snapshot (6 ** 1.5 = 14.7 would
+    # not), and against an 8 h one the persist
+    spread = math.exp(Z95 * math.sqrt(2.0 * math.log(1.5)))
+    sc = replace_path(
+        replace_path(base, "policy.checkpoint_interval", 20.0), "policy.persist_hours", 6.0
+    )
+    sc = replace_path(sc, "policy.persist_spread", spread)
+    assert sc.policy.mean_factor("persist") == pytest.approx(1.5)
+    for snapshot, blamed in ((10.0, "policy.snapshot_hours"), (8.0, "policy.persist_hours")):
+        sc = replace_path(sc, "policy.snapshot_hours", snapshot)
+        with pytest.raises(FieldError) as e:
+            exposed_fraction(sc, _observed(sc))
+        assert e.value.field == blamed
 
 
 def test_segment_errors_state_each_field_s_bound():
