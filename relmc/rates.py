@@ -603,7 +603,7 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
 
 
 def _overflow_error(scenario: Scenario, draws: RateDraws, rates, total) -> FieldError:
-    """Build :func:`cluster_rates`' error: a category's rate, or else the total, too large.
+    """Build :func:`cluster_rates`' error: the largest category's rate, or else the total.
 
     Where every category is within bounds but their sum with the planned maintenance rate is
     not, the larger of the maintenance rate and the largest category's rate is blamed.
@@ -611,8 +611,9 @@ def _overflow_error(scenario: Scenario, draws: RateDraws, rates, total) -> Field
     names = scenario.failures.names
     m = float(scenario.failures.maintenance_rate)
     bad = ~(rates <= MAX_CLUSTER_RATE)
-    if bad.any():
-        i, c = (int(k) for k in np.argwhere(bad)[0])
+    if bad.any():  # the largest (a NaN counts as the largest)
+        flat = np.argmax(np.nan_to_num(rates, nan=np.inf, posinf=np.inf))
+        i, c = (int(k) for k in np.unravel_index(flat, rates.shape))
         what = f"the cluster-level rate of {names[c]!r}"
     else:
         i = int(np.argmax(np.nan_to_num(total, nan=np.inf)))

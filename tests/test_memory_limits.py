@@ -402,7 +402,10 @@ def test_posterior_draws_beyond_memory_are_refused_naming_the_limit(limited):
         io_mod.check_posterior_memory(2_000_000, 1, 72)
     assert e.value.field == "n_draws"
     text = str(e.value)
-    assert text.startswith("n_draws x n_chains = 2,000,000 x 1 posterior draws of 72 values")
+    assert text.startswith(
+        "n_draws x n_chains = 2,000,000 x 1 posterior draws of 72 values each need about "
+        "1.1 GiB of memory"  # 2e6 x 576 bytes = 1.07 GiB
+    )
     assert f"1.0 GiB is available (limit: cgroup memory.max ({where}))" in text
     assert text.endswith(f"use at most {GiB // 576:,} draws in all")
     # negative controls: the largest count that fits passes, as does the same at half the copies

@@ -416,3 +416,23 @@ def test_cluster_rate_total_with_maintenance_blames_the_larger_term():
     assert e.value.field == "rates['b']"
     rates["b"] = 0.6 * MAX_CLUSTER_RATE  # 0.9e12 in all: accepted
     assert cluster_rates(light, rate_draws(light, rates))[0, 1] == 0.6 * MAX_CLUSTER_RATE
+
+
+def test_of_several_overflowing_categories_the_largest_is_blamed():
+    # two categories over the kernel's limit at different draws: the largest rate is named
+    # (first in order would be 'a'); a NaN counts as the largest
+    from relmc.rates import MAX_CLUSTER_RATE
+
+    sc = _scenario(n_gpus=8)  # 'a' per GPU (x8), 'b' per node (x1)
+    two = xr.DataArray(
+        [[1e-3, 3 * MAX_CLUSTER_RATE], [2 * MAX_CLUSTER_RATE / 8, 1e-3]],
+        dims=("draw", "category"),
+        coords={"category": ["a", "b"]},
+    )
+    with pytest.raises(ValueError, match=r"the cluster-level rate of 'b' overflows") as e:
+        cluster_rates(sc, rate_draws(sc, two))
+    assert e.value.field == "rates['b']"
+    swapped = two.copy(data=[[1e-3, 2 * MAX_CLUSTER_RATE], [3 * MAX_CLUSTER_RATE / 8, 1e-3]])
+    with pytest.raises(ValueError) as e:
+        cluster_rates(sc, rate_draws(sc, swapped))
+    assert e.value.field == "rates['a']"
