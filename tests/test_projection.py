@@ -419,3 +419,61 @@ def test_assumed_values_follow_the_scenario():
     assert "policy.swap_hours" not in [a.field for a, _ in assumed_values(changed)]
     restart_only = Scenario(failures=FailureModel((Category("bug", rate=1e-6),)))
     assert "policy.swap_hours" not in [a.field for a, _ in assumed_values(restart_only)]
+
+
+def test_credible_quantiles_by_hand():
+    # three draws of two trials each: means 2, 6, 12 (centre 20/3), their variance 76/3; the
+    # pooled within-draw variance 12/3 = 4, so the noise in a mean of two is 4 / 2 = 2, a
+    # share 2 / (76/3) = 6/76 of the spread; the means shrink about the centre by
+    # sqrt(1 - 6/76)
+    from relmc.projection import credible_quantiles
+
+    values = [1.0, 3.0, 5.0, 7.0, 10.0, 14.0]
+    draw = [0, 0, 1, 1, 2, 2]
+    q, share = credible_quantiles(values, draw, [0.0, 0.5, 1.0])
+    assert share == pytest.approx(6 / 76, rel=1e-12)
+    centre, shrink = 20 / 3, np.sqrt(1 - 6 / 76)
+    expect = [centre + (m - centre) * shrink for m in (2.0, 6.0, 12.0)]
+    np.testing.assert_allclose(q, expect, rtol=1e-12)
+    # more noise (22.6) than spread (0.125): the share is 1 and the interval a point at the
+    # centre; no spread at all, the same
+    q, share = credible_quantiles([0.0, 10.0, 1.0, 10.0], [0, 0, 1, 1], [0.0, 1.0])
+    assert share == 1.0 and q.tolist() == [5.25, 5.25]
+    q, share = credible_quantiles([0.0, 10.0, 1.0, 9.0], [0, 0, 1, 1], [0.0, 1.0])
+    assert share == 1.0 and q.tolist() == [5.0, 5.0]
+
+
+def test_the_refinement_vertex_of_a_known_parabola():
+    # ETTR exactly quadratic in log interval with its top at 1.3 h: the vertex of the fit
+    # through the best point and two neighbours a side is 1.3 h; a valley (a >= 0) or a top
+    # outside the points gives none
+    from relmc.optimize import _parabola_vertex
+
+    ts = np.geomspace(0.25, 4.0, 9)
+
+    def cache_of(f):
+        return {float(t): np.array([f(np.log(t))]) for t in ts}
+
+    top = cache_of(lambda x: 0.9 - 0.05 * (x - np.log(1.3)) ** 2)
+    i = int(np.argmax([top[float(t)][0] for t in ts]))
+    assert _parabola_vertex(ts, i, top) == pytest.approx(1.3, rel=1e-9)
+    valley = cache_of(lambda x: 0.5 + 0.05 * (x - np.log(1.3)) ** 2)
+    assert _parabola_vertex(ts, i, valley) is None
+    far = cache_of(lambda x: 0.9 - 0.05 * (x - np.log(100.0)) ** 2)  # rising through all
+    assert _parabola_vertex(ts, 4, far) is None
+
+
+def test_optimize_default_grid_is_the_documented_one():
+    # without refinement and with the best point inside: 15 log-spaced points from a quarter
+    # to four times Daly's interval, plus Young's and Daly's (the docstring's grid)
+    from relmc.analytic import young_interval
+
+    m, d = 2.0, 0.1
+    ds = relmc.optimize_checkpoint(
+        None, daly_scenario(m, d, 0.2, 50.0), n_trials=64, seed=3, refine=False
+    )
+    dal = daly_interval(d, m)
+    expect = np.unique(np.r_[np.geomspace(dal / 4, dal * 4, 15), young_interval(d, m), dal])
+    got = ds["interval"].values
+    assert 0 < int(np.argmax(ds["ettr_mean"].values)) < got.size - 1  # no extension
+    np.testing.assert_allclose(got, expect, rtol=1e-12)
