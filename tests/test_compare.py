@@ -13,9 +13,10 @@ def _base():
                     policy=Policy(restart_hours=0.3))  # fmt: skip
 
 
-def test_identical_scenarios_have_zero_gain_in_every_trial():
+def test_identical_scenarios_have_zero_gain_in_every_trial(capfd):
     base = _base()
     ds = relmc.compare({"a": base, "b": base}, n_trials=300, seed=1)
+    assert capfd.readouterr().err == ""  # no progress bar unasked
     np.testing.assert_array_equal(ds.ettr.sel(scenario="a"), ds.ettr.sel(scenario="b"))
     assert float(np.abs(ds.gain_quantile).max()) == 0.0
 

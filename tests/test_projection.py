@@ -477,3 +477,33 @@ def test_optimize_default_grid_is_the_documented_one():
     got = ds["interval"].values
     assert 0 < int(np.argmax(ds["ettr_mean"].values)) < got.size - 1  # no extension
     np.testing.assert_allclose(got, expect, rtol=1e-12)
+
+
+def test_sizes_are_bounded_at_1e8():
+    from relmc.errors import FieldError
+    from relmc.projection import MAX_GPUS
+
+    assert check_sizes([1, MAX_GPUS]) == [1, MAX_GPUS]
+    for bad in (0, MAX_GPUS + 1, 10**30):
+        with pytest.raises(FieldError, match=r"n_gpus must be integers in \[1, 1e8\]"):
+            check_sizes([2048, bad])
+
+
+def test_the_search_extends_past_either_edge():
+    # an ETTR curve rising past the grid's low edge (top at 0.1 h) or its high edge (top at
+    # 40 h): the search steps outward by the grid's own ratio until the best point is inside
+    from relmc.optimize import _MAX_EXTEND, _Plan, _search
+
+    grid = np.geomspace(1.0, 8.0, 4)  # ratio 2
+    sc = daly_scenario(work=200.0)
+    for top, outward in ((0.1, 1.0 / 2.0), (40.0, 2.0)):
+        plan = _Plan(1.0, 1.0, 1.0, 1.0, grid, 1e-6, True)
+        cache = _search(plan, lambda t, top=top: np.array([-(np.log(t / top) ** 2)]), False, sc)
+        got = np.array(sorted(cache))
+        edge = grid[0] if outward < 1 else grid[-1]
+        steps = [edge * outward**k for k in range(1, 4 * _MAX_EXTEND + 1)]
+        beyond = got[got < grid[0]] if outward < 1 else got[got > grid[-1]]
+        assert beyond.size >= 4  # at least one extension of four points
+        np.testing.assert_allclose(np.sort(beyond), np.sort(steps[: beyond.size]), rtol=1e-12)
+        best = got[int(np.argmax([cache[float(t)][0] for t in got]))]
+        assert best == pytest.approx(top, rel=0.5)  # reached: within a grid step of the top
