@@ -36,6 +36,8 @@ def test_gains_are_paired_per_trial_and_match_separate_runs():
     # pairing: the paired SE of the gain is smaller than the unpaired one would be
     unpaired = float(np.hypot(ds.ettr_se.sel(scenario="fast"), ds.ettr_se.sel(scenario="base")))
     assert float(ds.gain_se.sel(scenario="fast")) < unpaired
+    # the standard errors are the sample sd (n - 1) over sqrt(n), as relmc.summarize's
+    np.testing.assert_allclose(ds.ettr_se, ds.ettr.std("trial", ddof=1) / np.sqrt(2000), 1e-12)
     assert ds.attrs["baseline"] == "base"
 
 

@@ -507,3 +507,14 @@ def test_the_search_extends_past_either_edge():
         np.testing.assert_allclose(np.sort(beyond), np.sort(steps[: beyond.size]), rtol=1e-12)
         best = got[int(np.argmax([cache[float(t)][0] for t in got]))]
         assert best == pytest.approx(top, rel=0.5)  # reached: within a grid step of the top
+
+
+def test_only_the_default_grid_is_extended():
+    # the docstring: the default grid is extended while its best point is at an edge; the
+    # intervals a user gives are evaluated as given
+    from relmc.optimize import _plan
+
+    sc = daly_scenario(work=200.0)
+    assert _plan(sc, None, None).extend is True
+    given = _plan(sc, None, [0.3, 0.6])
+    assert given.extend is False and 0.3 in given.grid and 0.6 in given.grid
