@@ -55,3 +55,15 @@ def test_bad_input_is_named(kwargs, match):
     kw = {"scenarios": {"a": base, "b": base}, **kwargs}
     with pytest.raises(ValueError, match=match):
         relmc.compare(kw.pop("scenarios"), **kw)
+
+
+def test_names_that_print_alike_are_refused():
+    # keys 1 and "1" are distinct in the mapping but one label in the result: refused before
+    # anything runs; distinct labels pass (negative control)
+    from relmc.errors import FieldError
+
+    base = _base()
+    with pytest.raises(FieldError, match=r"scenario names must be unique; got \['1', '1'\]"):
+        relmc.compare({1: base, "1": base}, n_trials=4, seed=1)
+    ds = relmc.compare({1: base, "2": base}, n_trials=4, seed=1)
+    assert ds["scenario"].values.tolist() == ["1", "2"]

@@ -518,3 +518,19 @@ def test_only_the_default_grid_is_extended():
     assert _plan(sc, None, None).extend is True
     given = _plan(sc, None, [0.3, 0.6])
     assert given.extend is False and 0.3 in given.grid and 0.6 in given.grid
+
+
+def test_the_vertex_fit_uses_two_neighbours_a_side():
+    # a top that is not a parabola: the vertex depends on which points the fit takes; it is
+    # the least-squares parabola through the best point and two neighbours a side
+    from relmc.optimize import _parabola_vertex
+
+    ts = np.geomspace(0.25, 4.0, 9)
+    x = np.log(ts)
+    y = 0.9 - np.abs(x - np.log(1.2)) ** 1.5
+    cache = {float(t): np.array([v]) for t, v in zip(ts, y, strict=True)}
+    i = int(np.argmax(y))
+    a, b, _ = np.polyfit(x[i - 2 : i + 3], y[i - 2 : i + 3], 2)
+    assert _parabola_vertex(ts, i, cache) == pytest.approx(np.exp(-b / (2 * a)), rel=1e-9)
+    a3, b3, _ = np.polyfit(x[i - 1 : i + 2], y[i - 1 : i + 2], 2)  # one a side: different
+    assert abs(np.exp(-b3 / (2 * a3)) - np.exp(-b / (2 * a))) > 1e-3
