@@ -1,13 +1,15 @@
 """Seeded cosmic-ray sample over modules no earlier sample covered (MUTATION_SCIENCE.md).
 
     git worktree add --detach /tmp/wt_m59 HEAD
-    python benchmarks/mutation_science_run.py 12      # 12 mutants of each module; ~35 min
-    python benchmarks/mutation_science_run.py --wide  # the survivors against wider test files
+    python benchmarks/mutation_science_run.py 12 1      # 12 mutants of each module of set 1
+    python benchmarks/mutation_science_run.py --wide 1  # its survivors against wider test files
+    python benchmarks/mutation_science_run.py 12 2      # set 2 (~35 min each)
 
 cosmic-ray's ``init`` runs once per module (the config is mutation_modules_cr.toml with its
 module path replaced; the databases go to ``DIR``). Each mutant is applied alone in the
-worktree and judged by the module's own test files (``MODS``); ``--wide`` reruns the
-survivors against ``WIDE``. A mutant whose tests run past 900 s (a hang) counts as killed.
+worktree and judged by the module's own test files (``SETS[..]["mods"]``); ``--wide``
+reruns the survivors against the set's ``wide`` files. A mutant whose tests run past
+900 s (a hang) counts as killed.
 """
 
 import json
@@ -22,18 +24,39 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WT = "/tmp/wt_m59"
 DIR = Path("/tmp/s59/mut")
-MODS = {
-    "relmc/projection.py": ["tests/test_projection.py"],
-    "relmc/optimize.py": ["tests/test_projection.py"],
-    "relmc/comparison.py": ["tests/test_compare.py"],
-    "relmc/overheads.py": ["tests/test_overheads.py", "tests/test_overheads_api.py"],
-}
-WIDE = [
-    "tests/test_projection.py", "tests/test_compare.py", "tests/test_overheads.py",
-    "tests/test_overheads_api.py", "tests/test_cli.py", "tests/test_cli_users.py",
-    "tests/test_faults.py", "tests/test_physics.py", "tests/test_input_bounds.py",
-    "tests/test_examples.py",
-]  # fmt: skip
+#: the module sets: each module's own test files, and the wider files of the second stage
+SETS = {
+    "1": {
+        "mods": {
+            "relmc/projection.py": ["tests/test_projection.py"],
+            "relmc/optimize.py": ["tests/test_projection.py"],
+            "relmc/comparison.py": ["tests/test_compare.py"],
+            "relmc/overheads.py": ["tests/test_overheads.py", "tests/test_overheads_api.py"],
+        },
+        "wide": [
+            "tests/test_projection.py", "tests/test_compare.py", "tests/test_overheads.py",
+            "tests/test_overheads_api.py", "tests/test_cli.py", "tests/test_cli_users.py",
+            "tests/test_faults.py", "tests/test_physics.py", "tests/test_input_bounds.py",
+            "tests/test_examples.py",
+        ],
+        "results": "results2.jsonl",
+    },
+    "2": {
+        "mods": {
+            "relmc/cluster.py": ["tests/test_datasets.py", "tests/test_scenario.py"],
+            "relmc/datasets.py": ["tests/test_datasets.py"],
+            "relmc/sweep/spec.py": ["tests/test_sweep.py", "tests/test_sweep_faults.py"],
+            "relmc/sim/simulate.py": ["tests/test_simulate.py"],
+        },
+        "wide": [
+            "tests/test_datasets.py", "tests/test_scenario.py", "tests/test_sweep.py",
+            "tests/test_sweep_faults.py", "tests/test_simulate.py", "tests/test_rates.py",
+            "tests/test_models.py", "tests/test_input_bounds.py", "tests/test_cli.py",
+            "tests/test_faults.py", "tests/test_precision.py",
+        ],
+        "results": "results3.jsonl",
+    },
+}  # fmt: skip
 
 
 def mutants(path: str) -> list[tuple]:
@@ -70,24 +93,26 @@ def run_mutant(path: str, op: str, occ: int, tests: list[str]):
 
 def main() -> None:
     DIR.mkdir(parents=True, exist_ok=True)
-    if sys.argv[1:] == ["--wide"]:
-        res = [json.loads(line) for line in (DIR / "results2.jsonl").open()]
-        with (DIR / "wide2.jsonl").open("w") as f:
+    which = SETS[sys.argv[2] if len(sys.argv) > 2 else "1"]
+    results = DIR / which["results"]
+    if sys.argv[1] == "--wide":
+        res = [json.loads(line) for line in results.open()]
+        with results.with_suffix(".wide.jsonl").open("w") as f:
             for r in res:
                 if r["rc"] == 0:
-                    _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], WIDE)
+                    _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], which["wide"])
                     f.write(json.dumps(dict(r, wide_rc=rc, wide_dt=dt, wide_tail=tail)) + "\n")
                     f.flush()
         return
     n = int(sys.argv[1])
     rng = random.Random(20261204)
     sample = []
-    for path, tests in MODS.items():
+    for path, tests in which["mods"].items():
         own = mutants(path)
         print(path, "mutants:", len(own), flush=True)
         sample += [(m, tests) for m in rng.sample(own, min(n, len(own)))]
     rng.shuffle(sample)
-    with (DIR / "results2.jsonl").open("w") as f:
+    with results.open("w") as f:
         for (path, op, occ, row), tests in sample:
             changed, rc, dt, tail = run_mutant(path, op, occ, tests)
             rec = dict(path=path, op=op, occ=occ, row=row, changed=changed, rc=rc, dt=dt, tail=tail)
