@@ -39,21 +39,22 @@ WIDE = {
 }  # fmt: skip
 
 
-def run_mutant(path, op, occ, tests):
-    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)
+def run_mutant(path, op, occ, tests, wt=WT):
+    """Apply one mutant in worktree ``wt`` and run ``tests``: (changed lines, rc, s, tail)."""
+    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=wt, check=True)
     subprocess.run(
-        ["cosmic-ray", "apply", path, op, str(occ)], cwd=WT, check=True, capture_output=True
+        ["cosmic-ray", "apply", path, op, str(occ)], cwd=wt, check=True, capture_output=True
     )
-    diff = subprocess.run(["git", "diff", "-U0", path], cwd=WT, capture_output=True, text=True)
+    diff = subprocess.run(["git", "diff", "-U0", path], cwd=wt, capture_output=True, text=True)
     changed = [
         line
         for line in diff.stdout.splitlines()
         if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
     ]
-    env = dict(os.environ, PYTHONPATH=".", NUMBA_CACHE_DIR=WT + "_nc")
+    env = dict(os.environ, PYTHONPATH=".", NUMBA_CACHE_DIR=wt + "_nc")
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "-p", "no:cacheprovider", *tests]
     t0 = time.time()
-    r = subprocess.run(["timeout", "900", *cmd], cwd=WT, env=env, capture_output=True, text=True)
+    r = subprocess.run(["timeout", "900", *cmd], cwd=wt, env=env, capture_output=True, text=True)
     return changed, r.returncode, round(time.time() - t0, 1), r.stdout[-300:]
 
 

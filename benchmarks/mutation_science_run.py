@@ -13,13 +13,13 @@ reruns the survivors against the set's ``wide`` files. A mutant whose tests run 
 """
 
 import json
-import os
 import random
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+import mutation_modules_run  # its run_mutant, with this script's worktree
 
 ROOT = Path(__file__).resolve().parent.parent
 WT = "/tmp/wt_m59"
@@ -74,21 +74,7 @@ def mutants(path: str) -> list[tuple]:
 
 def run_mutant(path: str, op: str, occ: int, tests: list[str]):
     """Apply one mutant in the worktree and run ``tests``: (changed lines, rc, s, tail)."""
-    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)
-    subprocess.run(
-        ["cosmic-ray", "apply", path, op, str(occ)], cwd=WT, check=True, capture_output=True
-    )
-    diff = subprocess.run(["git", "diff", "-U0", path], cwd=WT, capture_output=True, text=True)
-    changed = [
-        line
-        for line in diff.stdout.splitlines()
-        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
-    ]
-    env = dict(os.environ, PYTHONPATH=".", NUMBA_CACHE_DIR=WT + "_nc")
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "-p", "no:cacheprovider", *tests]
-    t0 = time.time()
-    r = subprocess.run(["timeout", "900", *cmd], cwd=WT, env=env, capture_output=True, text=True)
-    return changed, r.returncode, round(time.time() - t0, 1), r.stdout[-300:]
+    return mutation_modules_run.run_mutant(path, op, occ, tests, wt=WT)
 
 
 def main() -> None:

@@ -256,14 +256,19 @@ def _cgroup_v1_available(proc: Path, cgroup_root: Path) -> list[tuple[int, str]]
     return out
 
 
-def _rss(proc: Path) -> int:
-    """Return our resident memory (``VmRSS``), or 0 when it cannot be read."""
+def _status_bytes(proc: Path, key: str) -> int:
+    """Return field ``key`` (e.g. ``"VmRSS:"``, in kB) of our ``status`` in bytes; 0 if unread."""
     for line in (_read_small(proc / "self" / "status") or "").splitlines():
         parts = line.split()
-        kib = _uint(parts[1]) if parts[:1] == ["VmRSS:"] and len(parts) >= 2 else None
+        kib = _uint(parts[1]) if parts[:1] == [key] and len(parts) >= 2 else None
         if kib is not None:
             return kib * 1024
     return 0
+
+
+def _rss(proc: Path) -> int:
+    """Return our resident memory (``VmRSS``), or 0 when it cannot be read."""
+    return _status_bytes(proc, "VmRSS:")
 
 
 def _slurm_available(environ: Mapping[str, str], proc: Path) -> list[tuple[int, str]]:
@@ -294,12 +299,7 @@ def _slurm_available(environ: Mapping[str, str], proc: Path) -> list[tuple[int, 
 
 def _vm_size(proc: Path) -> int:
     """Return our address space (``VmSize``), or 0 when it cannot be read."""
-    for line in (_read_small(proc / "self" / "status") or "").splitlines():
-        parts = line.split()
-        kib = _uint(parts[1]) if parts[:1] == ["VmSize:"] and len(parts) >= 2 else None
-        if kib is not None:
-            return kib * 1024
-    return 0
+    return _status_bytes(proc, "VmSize:")
 
 
 def _address_limit() -> int | None:
