@@ -399,3 +399,16 @@ def test_missing_exposure_needs_both_size_and_duration():
     cols = {"category": ["a"], "count": [1], "unit": ["gpu"]}
     with pytest.raises(ValueError, match="n_gpus and duration_hours"):
         load_counts(cols, n_gpus=8)
+
+
+def test_units_of_every_kind_by_hand():
+    # 10,000 GPUs on 8-GPU nodes (1,250), 2 nodes a rack (625 racks and switches), 3,072 GPUs
+    # a pod (4 pods, the last part-filled), 1.5 links a GPU; a part-filled node or rack counts
+    shape = cluster.ClusterShape(links_per_gpu=1.5)
+    got = {u: cluster.units(10_000, u, shape) for u in cluster.UNITS}
+    assert got == {"gpu": 10_000.0, "node": 1250.0, "rack": 625.0, "switch": 625.0,
+                   "link": 15_000.0, "pod": 4.0, "job": 1.0}  # fmt: skip
+    assert cluster.units(10_001, "node") == 1251.0 and cluster.units(10_001, "rack") == 626.0
+    assert cluster.units(3072, "pod") == 1.0 and cluster.units(3073, "pod") == 2.0
+    with pytest.raises(ValueError, match="unit must be one of"):
+        cluster.units(8, "rows")

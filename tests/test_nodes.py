@@ -865,3 +865,23 @@ def test_trivial_node_model_matches_the_plain_process(engine, spares):
     np.testing.assert_array_equal(
         nodes["restarts_storage"][done], nodes["maintenance_events"][done]
     )
+
+
+def test_blast_domains_lower_to_node_counts():
+    # a category's domain becomes the nodes one event takes: 1 for a node, nodes_per_rack for
+    # a rack, gpus_per_pod // gpus_per_node for a pod (at least 1, where a pod is smaller than
+    # a node), never more than the job's nodes
+    from relmc.scenario import Category, Cluster, FailureModel, Scenario
+    from relmc.sim.simulate import kernel_inputs
+
+    cats = tuple(
+        Category(d, rate=1e-4, unit="node", domain=d) for d in ("node", "rack", "pod")
+    )
+
+    def domains(**shape):
+        sc = Scenario(cluster=Cluster(**shape), failures=FailureModel(cats))
+        return kernel_inputs(sc, None, 1)[0].cat_domain.tolist()
+
+    assert domains(n_gpus=16_384, nodes_per_rack=4, gpus_per_pod=256) == [1, 4, 32]
+    assert domains(n_gpus=16_384, gpus_per_node=8, gpus_per_pod=4) == [1, 2, 1]
+    assert domains(n_gpus=64, nodes_per_rack=16, gpus_per_pod=3072) == [1, 8, 8]  # 8 nodes

@@ -41,6 +41,19 @@ def test_stops_at_the_target_with_a_prefix_of_the_full_run():
     np.testing.assert_array_equal(two.wall_hours.values, ad.wall_hours.values)
 
 
+def test_the_round_before_the_last_is_checked_too():
+    # rounds at 1, 2, 4, 8 blocks, then all 16: a target first met at 8 blocks stops there
+    # (not at the budget: the check before the last round counts)
+    sc = _scenario()
+    full = simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=1)
+    x = full.ettr.values
+    target = _se(x[: 8 * BLOCK_SIZE]) * (1 + 1e-9)
+    assert _se(x[: 4 * BLOCK_SIZE]) > target  # not met a round earlier
+    ad = simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=1,
+                  precision=Precision(target_se=target, min_trials=2))  # fmt: skip
+    assert ad.attrs["stopped_by"] == "target" and ad.sizes["trial"] == 8 * BLOCK_SIZE
+
+
 def test_unreachable_target_runs_the_whole_budget():
     sc = _scenario()
     ad = simulate(sc, n_trials=4 * BLOCK_SIZE, seed=1, precision=Precision(target_se=1e-9))
