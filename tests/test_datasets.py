@@ -412,3 +412,18 @@ def test_units_of_every_kind_by_hand():
     assert cluster.units(3072, "pod") == 1.0 and cluster.units(3073, "pod") == 2.0
     with pytest.raises(ValueError, match="unit must be one of"):
         cluster.units(8, "rows")
+
+
+def test_a_dataframe_indexed_by_category_is_read():
+    # the category as the index, named at run time (a new string, not the interned literal):
+    # read as the column; an index of another name is not taken for the categories (negative
+    # control)
+    df = pd.DataFrame({"category": ["A", "B"], "count": [3, 4], "unit": ["gpu", "node"]})
+    flat = relmc.load_counts(df, n_gpus=1024, duration_hours=100.0)
+    indexed = df.set_index("category").rename_axis("CATEGORY".lower())
+    got = relmc.load_counts(indexed, n_gpus=1024, duration_hours=100.0)
+    assert got["category"].values.tolist() == ["A", "B"]
+    np.testing.assert_array_equal(got["count"].values, flat["count"].values)
+    with pytest.raises(ValueError, match="category"):
+        relmc.load_counts(df.set_index("category").rename_axis("kind"), n_gpus=1024,
+                          duration_hours=100.0)  # fmt: skip
