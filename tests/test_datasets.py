@@ -387,7 +387,9 @@ def test_load_counts_bad_columns_mapping():
         ({"n_gpus": 0}, "n_gpus"),
         ({"n_gpus": 2.5}, "n_gpus"),
         ({"duration_hours": -1.0}, "duration_hours"),
+        ({"duration_hours": 0.0}, "duration_hours"),  # no window: no exposure
         ({"duration_hours": math.inf}, "duration_hours"),
+        ({"duration_hours": math.nan}, "duration_hours"),
     ],
 )
 def test_load_counts_bad_keywords(tmp_path, kwargs, needle):
