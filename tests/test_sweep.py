@@ -77,6 +77,9 @@ def test_spec_geometry(spec_file):
     other = SweepSpec.from_dict({**_as_dict(spec_file), "store": "x.zarr", "slurm": {"array": 3}})
     assert other.sha256() == spec.sha256()
     assert SweepSpec.from_dict({**_as_dict(spec_file), "n_trials": 65}).sha256() != spec.sha256()
+    # the identity carries the spec format, 1 since the first store: a store refuses a spec of
+    # another identity, so a new format must be a deliberate change
+    assert spec.canonical()["format"] == 1
 
 
 def _as_dict(spec_file: Path) -> dict:
