@@ -874,9 +874,7 @@ def test_blast_domains_lower_to_node_counts():
     from relmc.scenario import Category, Cluster, FailureModel, Scenario
     from relmc.sim.simulate import kernel_inputs
 
-    cats = tuple(
-        Category(d, rate=1e-4, unit="node", domain=d) for d in ("node", "rack", "pod")
-    )
+    cats = tuple(Category(d, rate=1e-4, unit="node", domain=d) for d in ("node", "rack", "pod"))
 
     def domains(**shape):
         sc = Scenario(cluster=Cluster(**shape), failures=FailureModel(cats))
