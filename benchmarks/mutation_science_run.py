@@ -56,6 +56,20 @@ SETS = {
         ],
         "results": "results3.jsonl",
     },
+    "3": {
+        "mods": {
+            "relmc/sweep/store.py": ["tests/test_sweep.py", "tests/test_sweep_pack.py"],
+            "relmc/sweep/running.py": ["tests/test_sweep.py", "tests/test_sweep_faults.py"],
+            "relmc/scenario.py": ["tests/test_scenario.py", "tests/test_input_bounds.py"],
+            "relmc/cli/inputs.py": ["tests/test_cli.py", "tests/test_faults.py"],
+        },
+        "wide": [
+            "tests/test_sweep.py", "tests/test_sweep_pack.py", "tests/test_sweep_faults.py",
+            "tests/test_scenario.py", "tests/test_input_bounds.py", "tests/test_cli.py",
+            "tests/test_faults.py", "tests/test_cli_users.py",
+        ],
+        "results": "results4.jsonl",
+    },
 }  # fmt: skip
 
 

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from relmc.errors import FieldError
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
 
 
@@ -71,6 +72,25 @@ def test_dict_round_trip_and_unknown_keys():
         Scenario.from_dict(d)
     with pytest.raises(ValueError, match="unknown sections"):
         Scenario.from_dict({"clusterr": {}})
+
+
+def test_category_tables_are_checked_by_position():
+    # a category table with an unknown or a missing field names its position (a TOML file's
+    # [[failures.categories]]); Category objects among the tables are kept as they are
+    d = Scenario(failures=small_failures()).to_dict()
+    first = d["failures"]["categories"][0]
+    d["failures"]["categories"][0] = {**first, "detection_minutes": 3.0}
+    with pytest.raises(
+        ValueError, match=r"failures\.categories\[0\]: unknown fields \['detection_minutes'\]"
+    ):
+        Scenario.from_dict(d)
+    d["failures"]["categories"][0] = {k: v for k, v in first.items() if k != "name"}
+    with pytest.raises(FieldError, match=r"the field 'name' is required") as e:
+        Scenario.from_dict(d)
+    assert e.value.field == "failures.categories[0].name"
+    mixed = Category(**first)
+    d["failures"]["categories"][0] = mixed
+    assert Scenario.from_dict(d).failures.categories[0] is mixed
 
 
 def test_replace_path_sets_fields_and_validates():

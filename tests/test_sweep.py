@@ -791,3 +791,30 @@ def test_spec_template_is_package_data_and_valid(tmp_path, capsys):
     assert spec.n_cells == 6 and spec.store == "restart.zarr"
     assert cli_main(["sweep", "init", str(tmp_path / "grid.toml")]) == 0
     assert (tmp_path / "grid.toml").read_text() == sweep.spec_template(tmp_path / "grid.toml")
+
+
+def test_a_store_that_cannot_fit_is_refused_before_it_is_made(spec_file, tmp_path, monkeypatch):
+    # the store needs a chunk file per cell and variable, a folder and a zarr.json per array
+    # and some slack (files), and at most its uncompressed bytes: with one inode or one block
+    # too few it is refused naming the count and nothing is made; with enough it is made; a
+    # file system that counts no inodes skips that check
+    from collections import namedtuple
+
+    from relmc.sweep import store as st
+
+    spec = SweepSpec.from_toml(spec_file)
+    cube, _ = st._empty_cube(spec, st.cell_template(spec, st.resolve_rates(spec)))
+    files = spec.n_cells * len(cube.data_vars) + 2 * len(cube.variables) + 64
+    blocks = -(-sum(int(v.nbytes) for v in cube.data_vars.values()) // 4096)
+    fs = namedtuple("fs", "f_files f_favail f_bavail f_frsize")
+    out = tmp_path / "s.zarr"
+    for got, match in (
+        (fs(10**6, files - 1, 10**6, 4096), f"about {files:,} files \\({spec.n_cells} cells x "),
+        (fs(10**6, files, blocks - 1, 4096), "needs up to"),
+    ):
+        monkeypatch.setattr(st.os, "statvfs", lambda _p, got=got: got)
+        with pytest.raises(ValueError, match=match):
+            st.init_store(spec, out)
+        assert not out.exists()
+    monkeypatch.setattr(st.os, "statvfs", lambda _p: fs(0, 0, blocks, 4096))
+    assert st.init_store(spec, out) == out and out.exists()
