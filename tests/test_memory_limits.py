@@ -432,11 +432,20 @@ def test_fits_check_their_draws_before_any_work(limited, monkeypatch):
         relmc.fit_hierarchical(data, n_draws=2_000_000, n_chains=1)
 
 
-@pytest.mark.parametrize(("command", "fits"), [("fit", 932_067), ("project", 828_504)])
-def test_the_command_line_refuses_draws_before_the_fit(limited, tmp_path, capsys, command, fits):
+@pytest.mark.parametrize(
+    ("command", "model", "fits"),
+    [
+        ("fit", "conjugate", 932_067),  # 72 values a draw, 2 copies
+        ("project", "conjugate", 828_504),  # 2.25 copies
+        ("fit", "hierarchical", 713_924),  # 94 values: alpha, beta and NUTS's statistics
+    ],
+)
+def test_the_command_line_refuses_draws_before_the_fit(
+    limited, tmp_path, capsys, command, model, fits
+):
     """``relmc fit`` and ``project`` count the posterior's netCDF copy (2 and 2.25 copies)."""
     out = tmp_path / "o"
-    argv = [command, "--model", "conjugate", "--n-draws", str(fits + 1), "--n-chains", "1"]
+    argv = [command, "--model", model, "--n-draws", str(fits + 1), "--n-chains", "1"]
     assert main([*argv, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"use at most {fits:,} draws in all" in err[0]

@@ -818,3 +818,32 @@ def test_a_store_that_cannot_fit_is_refused_before_it_is_made(spec_file, tmp_pat
         assert not out.exists()
     monkeypatch.setattr(st.os, "statvfs", lambda _p: fs(0, 0, blocks, 4096))
     assert st.init_store(spec, out) == out and out.exists()
+
+
+@pytest.mark.parametrize(
+    ("cores", "workers", "threads"), [(8, 1, 8), (8, 2, 4), (8, 3, 2), (2, 4, 1)]
+)
+def test_local_workers_share_the_cores(spec_file, tmp_path, monkeypatch, cores, workers, threads):
+    # without n_threads, each of W local workers runs its cells on cores // W threads (at
+    # least 1): the threads asked of the kernel, recorded where they are checked
+    import relmc.sweep.running as running
+
+    class Stop(Exception):
+        pass
+
+    seen = {}
+    check = running._check_int
+
+    def record(name, value, lo, hi):
+        seen[name] = value
+        return check(name, value, lo, hi)
+
+    def stop(**_):
+        raise Stop
+
+    monkeypatch.setattr(running, "_default_threads", lambda: cores)
+    monkeypatch.setattr(running, "_check_int", record)
+    monkeypatch.setattr(running, "executor", stop)
+    with pytest.raises(Stop):
+        sweep.run_sweep(spec_file, tmp_path / "s.zarr", workers=workers, progress=False)
+    assert seen["n_threads"] == threads
