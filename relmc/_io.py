@@ -397,6 +397,15 @@ def available_memory(
     return None if found is None else MemoryBytes(*found)
 
 
+def _limit_note(avail: int) -> str:
+    """`` (limit: SOURCE)`` for a memory refusal, from a :class:`MemoryBytes`' source; else ``""``.
+
+    A plain ``int`` (as tests install in place of :func:`available_memory`) names none.
+    """
+    source = getattr(avail, "source", None)
+    return f" (limit: {source})" if source else ""
+
+
 #: bytes a simulated trial holds beyond its kernel outputs (trial and draw coordinates, ETTR
 #: and the other variables derived per trial; with the outputs of issue 8 this gave the earlier
 #: fixed 128 + 4 per category)
@@ -440,8 +449,7 @@ def check_trial_memory(
     if avail is not None and need > avail:
         most = avail // per_trial
         where = f" ({int(at_once)} at once)" if at_once > 1 else ""
-        source = getattr(avail, "source", None)
-        limit = f" (limit: {source})" if source else ""
+        limit = _limit_note(avail)
         raise FieldError(
             field,
             f"{field}={int(n_trials):,}{where} needs about {need / 2**30:.1f} GiB of memory but "
@@ -477,8 +485,7 @@ def check_posterior_memory(
     per_draw = int(n_values * 8 * copies)
     need = total * per_draw
     if avail is not None and per_draw > 0 and need > avail:
-        source = getattr(avail, "source", None)
-        limit = f" (limit: {source})" if source else ""
+        limit = _limit_note(avail)
         raise FieldError(
             "n_draws",
             f"n_draws x n_chains = {int(n_draws):,} x {int(n_chains):,} posterior draws of "

@@ -611,6 +611,7 @@ def _overflow_error(scenario: Scenario, draws: RateDraws, rates, total) -> Field
     names = scenario.failures.names
     m = float(scenario.failures.maintenance_rate)
     bad = ~(rates <= MAX_CLUSTER_RATE)
+    maintenance = False
     if bad.any():  # the largest (a NaN counts as the largest)
         flat = np.argmax(np.nan_to_num(rates, nan=np.inf, posinf=np.inf))
         i, c = (int(k) for k in np.unravel_index(flat, rates.shape))
@@ -622,19 +623,17 @@ def _overflow_error(scenario: Scenario, draws: RateDraws, rates, total) -> Field
             f"the cluster's total event rate, {float(total[i]):.3g} per hour (the categories' "
             f"{float(rates[i].sum()):.3g} and planned maintenance {m:.3g})"
         )
-        if c < 0 or m >= rates[i, c]:
-            field = "failures.maintenance_rate"
-            return FieldError(
-                field,
-                f"{field}: {what} overflows at n_gpus={scenario.cluster.n_gpus}: it must stay "
-                f"at most {MAX_CLUSTER_RATE:.0e} per hour",
-            )
-    point = draws.source.startswith(_POINT_SOURCE)
-    field = f"failures.categories[{names[c]!r}].rate" if point else f"rates[{names[c]!r}]"
+        maintenance = c < 0 or m >= rates[i, c]
+    if maintenance:
+        field, bound = "failures.maintenance_rate", "it must stay"
+    else:
+        point = draws.source.startswith(_POINT_SOURCE)
+        field = f"failures.categories[{names[c]!r}].rate" if point else f"rates[{names[c]!r}]"
+        bound = "rates times units must stay"
     return FieldError(
         field,
-        f"{field}: {what} overflows at n_gpus={scenario.cluster.n_gpus}: rates times units "
-        f"must stay at most {MAX_CLUSTER_RATE:.0e} per hour",
+        f"{field}: {what} overflows at n_gpus={scenario.cluster.n_gpus}: {bound} at most "
+        f"{MAX_CLUSTER_RATE:.0e} per hour",
     )
 
 

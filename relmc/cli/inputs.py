@@ -140,9 +140,10 @@ def check_fit_memory(args: argparse.Namespace, data) -> None:
     ``project``: the posterior is encoded as netCDF in memory too).
     """
     from relmc._io import WRITTEN_FIT_COPIES, check_posterior_memory
-    from relmc.models._common import SAMPLE_STATS_VALUES, draw_values
+    from relmc.models._common import draw_values
+    from relmc.models.hierarchical import DRAW_EXTRA_VALUES
 
-    extra = 0 if args.model == "conjugate" else 2 + SAMPLE_STATS_VALUES  # alpha, beta, NUTS
+    extra = 0 if args.model == "conjugate" else DRAW_EXTRA_VALUES
     n_values = draw_values(data.sizes["category"], extra)
     copies = WRITTEN_FIT_COPIES[args.command]
     check_posterior_memory(args.n_draws or 1000, args.n_chains, n_values, copies)

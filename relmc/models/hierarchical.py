@@ -289,6 +289,11 @@ def sample_kwargs(
     return kw
 
 
+#: float64 values a draw keeps besides the 4 per category (the memory check's estimate):
+#: alpha, beta and NUTS's sample statistics
+DRAW_EXTRA_VALUES = 2 + SAMPLE_STATS_VALUES
+
+
 def check_sampling(
     n_draws: object,
     n_tune: object,
@@ -384,7 +389,7 @@ def fit_hierarchical(
     pool, ref = ref_units(obs, pool)
     n_draws, n_tune, n_chains, target_accept = check_sampling(
         n_draws, n_tune, n_chains, target_accept, cores,
-        draw_values(obs.n, 2 + SAMPLE_STATS_VALUES),  # alpha, beta
+        draw_values(obs.n, DRAW_EXTRA_VALUES),
     )  # fmt: skip
 
     pm = import_pymc()
