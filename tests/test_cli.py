@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import arviz as az
+import numpy as np
 import pytest
 import xarray as xr
 from clirun import one_error_line, run_cli
@@ -345,3 +346,71 @@ def test_write_netcdf_failure_keeps_the_old_file(tmp_path):
     write_netcdf(idata, tmp_path / "post.nc")
     assert az.from_netcdf(str(tmp_path / "post.nc")).posterior["rate"].shape == (1, 4)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.nc", "post.nc"]
+
+
+def test_project_report_holds_the_files_numbers(tmp_path, capsys):
+    """``relmc project``'s printed report, line by line, against what it wrote (in-process).
+
+    The header lines name the fit (18 categories, 419 events, 4 x 1,000 = 4,000 draws) and the
+    default policy in minutes (30-min interval, 1-min blocking snapshot, 10-min restart); each
+    size's row holds the projection's medians and 5-95% bands as the file has them (MTTF,
+    interruptions per day for one job and their expected value, ETTR likewise to three
+    decimals) and the two largest mean lost-time shares in percent; the last column is
+    left-aligned, the others right-aligned; the ``assumed:`` line on stderr gives the default
+    overheads in minutes. In-process, so the report's code is the one this test session
+    imports (the subprocess test above runs what ``python -m relmc`` imports from its folder).
+    """
+    from relmc.cli.output import band, fmt
+
+    out = tmp_path / "p"
+    args = ["project", "--n-gpus", "2048,16384", "--n-trials", "200", "--seed", "3"]
+    assert main([*args, "--out", str(out)]) == 0
+    cap = capsys.readouterr()
+    lines = cap.out.splitlines()
+    assert lines[0].endswith("18 categories, 419 events; conjugate Gamma-Poisson, 4000 draws")
+    assert lines[1].startswith(
+        "policy: checkpoint every 30 min (1 min blocking), restart 10 min, unlimited spares, "
+    )
+    head = next(k for k, s in enumerate(lines) if s.lstrip().startswith("GPUs"))
+    header = lines[head]
+    names = ["GPUs", "MTTF h", "interruptions/day (job)", "E[interruptions/day]"]
+    names += ["ETTR (job)", "E[ETTR]", "top lost time (% of wall)"]
+    assert [c.strip() for c in header.split("  ") if c.strip()] == names
+    dashes = lines[head + 1].split("  ")
+    assert len(dashes) == len(names) and all(set(d) == {"-"} for d in dashes)
+    rows = lines[head + 2 : head + 4]
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        for n, row in zip((2048, 16384), rows, strict=True):
+            r = ds.sel(n_gpus=n)
+            lost = r["lost_fraction_mean"]
+            top = np.argsort(-lost.values)[:2]
+            causes = [str(lost["cause"].values[i]).replace("_", " ") for i in top]
+            want = [
+                f"{n:,}",
+                band(r["mttf_hours_quantile"]),
+                band(r["interruptions_per_day_quantile"]),
+                band(r["interruptions_per_day_credible"]),
+                band(r["ettr_quantile"], lambda x: f"{x:.3f}"),
+                band(r["ettr_credible"], lambda x: f"{x:.3f}"),
+                ", ".join(
+                    f"{c} {100 * float(lost.values[i]):.1f}%"
+                    for c, i in zip(causes, top, strict=True)
+                ),
+            ]
+            # columns by the dashes' widths: right-aligned but the last
+            at = 0
+            for k, (cell, d) in enumerate(zip(want, dashes, strict=True)):
+                got = row[at : at + len(d)]
+                assert (
+                    got
+                    == (cell.ljust(len(d)) if k == len(want) - 1 else cell.rjust(len(d)))[
+                        : len(got)
+                    ]
+                ), (k, got, cell)
+                at += len(d) + 2
+            assert float(r["mttf_hours_quantile"].sel(quantile=0.5)) > 0  # a real band
+            assert fmt(float(r["mttf_hours_quantile"].sel(quantile=0.5))) in row
+    assumed = [s for s in cap.err.splitlines() if s.startswith("assumed: ")]
+    assert len(assumed) == 1
+    for part in ("restart 10 min", "checkpoint interval 30 min", "blocking snapshot 1 min"):
+        assert part in assumed[0], part

@@ -154,7 +154,16 @@ def test_plot_lost_hours(projection, tmp_path):
 def test_plot_lost_hours_single_size(posterior):
     one = relmc.project(posterior, n_gpus=[16384], n_trials=16, seed=1)
     fig = plots.plot_lost_hours(one)
-    assert len(fig.axes[0].patches) >= 3  # bars, one per layer
+    bars = fig.axes[0].patches
+    assert len(bars) >= 3  # bars, one per layer
+    # stacked: each layer starts where the one below ends, and the last ends at 1
+    lost = one["lost_fraction_mean"].sel(n_gpus=16384).values
+    heights = [b.get_height() for b in bars]
+    assert np.isclose(heights[0], 1.0 - lost.sum())  # useful training at the bottom
+    assert bars[0].get_y() == 0.0
+    for below, bar in zip(bars[:-1], bars[1:], strict=True):
+        assert np.isclose(bar.get_y(), below.get_y() + below.get_height()), bar.get_label()
+    assert np.isclose(bars[-1].get_y() + bars[-1].get_height(), 1.0)
 
 
 def test_main_figure(projection, posterior, tmp_path):
@@ -165,6 +174,13 @@ def test_main_figure(projection, posterior, tmp_path):
     titles = [ax.get_title(loc="left") for ax in fig.axes]
     assert [t[:3] for t in titles] == ["(a)", "(b)", "(c)", "(d)"]
     assert all(ax.get_title() == "" for ax in fig.axes)  # no centred title under the left one
+    # each panel where the docstring puts it (row by row): rates, MTTF, ETTR, lost time
+    assert [t[4:] for t in titles] == [
+        "Failure-rate posterior by category",
+        "Mean time to failure vs cluster size",
+        "Effective training time ratio vs cluster size",
+        "Where the time goes vs cluster size",
+    ]
 
 
 def test_main_figure_from_netcdf(projection, posterior, tmp_path):
@@ -211,6 +227,10 @@ def test_every_size_has_a_tick_label(projection):
     ax = plots.plot_ettr(projection).axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2k", "16k", "128k"]
     assert plots._gpus(100_000) == "100k" and plots._gpus(2**20) == "1M"
+    # the axis spans the sizes with a margin of a factor 1.25 each side (2, one size alone)
+    assert np.allclose(ax.get_xlim(), (2048 / 1.25, 131072 * 1.25))
+    one = plots.plot_ettr(projection.sel(n_gpus=[16384])).axes[0]
+    assert np.allclose(one.get_xlim(), (16384 / 2 / 1.25, 16384 * 2 * 1.25))
 
 
 def test_rates_panel_uses_the_observed_cluster_size(posterior):
