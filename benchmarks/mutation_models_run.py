@@ -46,7 +46,8 @@ STAGE1 = {  # module: (test files, -k expression)
 
 
 def pytest(wt: str, files: list[str], k: str) -> tuple[int, str]:
-    env = dict(os.environ, PYTHONPATH=".", NUMBA_CACHE_DIR=wt + "_nc")
+    # absolute: a test that runs relmc in a subprocess from another folder imports the mutant
+    env = dict(os.environ, PYTHONPATH=wt, NUMBA_CACHE_DIR=wt + "_nc")
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "-p", "no:cacheprovider"]
     cmd += ["-p", "no:randomly", *files, "-k", k]
     r = subprocess.run(["timeout", "900", *cmd], cwd=wt, env=env, capture_output=True, text=True)

@@ -51,7 +51,8 @@ def run_mutant(path, op, occ, tests, wt=WT):
         for line in diff.stdout.splitlines()
         if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
     ]
-    env = dict(os.environ, PYTHONPATH=".", NUMBA_CACHE_DIR=wt + "_nc")
+    # absolute: a test that runs relmc in a subprocess from another folder imports the mutant
+    env = dict(os.environ, PYTHONPATH=wt, NUMBA_CACHE_DIR=wt + "_nc")
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "-p", "no:cacheprovider", *tests]
     t0 = time.time()
     r = subprocess.run(["timeout", "900", *cmd], cwd=wt, env=env, capture_output=True, text=True)

@@ -52,7 +52,8 @@ for path, op, occ, row in specs:
         if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
     ]
     t0 = time.time()
-    env = dict(os.environ, PYTHONPATH=".", NUMBA_CACHE_DIR=WT + "_nc")
+    # absolute: a test that runs relmc in a subprocess from another folder imports the mutant
+    env = dict(os.environ, PYTHONPATH=WT, NUMBA_CACHE_DIR=WT + "_nc")
     cmd = [
         sys.executable,
         "-m",
