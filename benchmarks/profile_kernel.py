@@ -1,0 +1,179 @@
+"""Where a kernel path's time goes, by function: ``perf record`` with numba's functions named.
+
+    python benchmarks/profile_kernel.py renewal@2048             # ~2-3 min (compiles included)
+    python benchmarks/profile_kernel.py "diurnal a=0.5, one peak hour@2048" --seconds 12
+    python benchmarks/profile_kernel.py --list                   # the configurations' names
+
+``perf`` names a JIT-compiled function only from a map, ``/tmp/perf-<pid>.map``, which numba
+does not write. This script runs a configuration of ``bench_kernel.py`` in a child process
+(blocks of 256 trials as ``run_blocks`` runs them, one thread) with an empty numba cache
+directory, so that every function is compiled in that process and its LLVM module is at hand;
+the child writes the map (each function's address from its library, the size up to the next
+address) and then loops over the blocks while ``perf record -p`` samples it. The report lists
+the share of samples per function: numba's names shortened to ``module.function`` (a function
+numba or LLVM inlined counts in its caller), NumPy's PCG64 calls and libm's as they are.
+
+Configurations: ``renewal@N`` (Llama 3 rates and categories, no maintenance, N GPUs),
+``default@N`` (with Llama 3's planned maintenance), and every row of ``bench_kernel.py``'s
+section [6] (``physics_configs``, at 100k GPUs), or with ``@N`` one of its rows at N GPUs
+(``physics_configs_at_sizes``). Needs ``perf`` (Debian: ``linux-perf``) and permission to
+attach to a process (``kernel.perf_event_paranoid`` <= 1, or root). Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def configs() -> dict[str, object]:
+    """The configurations by name (a Scenario each)."""
+    sys.path.insert(0, str(HERE))
+    from bench_kernel import paths_configs_at, physics_configs, physics_configs_at_sizes
+
+    out: dict[str, object] = {}
+    for n in (2048, 16_384, 100_000, 1_000_000):
+        out[f"renewal@{n}"] = paths_configs_at(n, maint=False)
+        out[f"default@{n}"] = paths_configs_at(n, maint=True)
+    out.update(physics_configs())
+    for (name, n), sc in physics_configs_at_sizes().items():
+        out[f"{name}@{n}"] = sc
+    return out
+
+
+def short_name(mangled: str) -> str:
+    """``relmc.sim._kernels._block_renewal`` from numba's mangled name (else as it is)."""
+    if not mangled.startswith("_ZN"):
+        return mangled
+    parts, k = [], 3
+    while k < len(mangled) and mangled[k].isdigit():
+        d = k
+        while mangled[d].isdigit():
+            d += 1
+        n = int(mangled[k:d])
+        parts.append(mangled[d : d + n])
+        k = d + n
+    return ".".join(parts) if parts else mangled
+
+
+def write_perf_map(modules) -> int:
+    """Write ``/tmp/perf-<pid>.map`` for the functions compiled in ``modules``' dispatchers.
+
+    Returns how many functions it names. Functions loaded from numba's cache have no LLVM
+    module at hand and are skipped (hence the child's empty cache directory).
+    """
+    import numba
+
+    names: dict[int, str] = {}
+    for mod in modules:
+        for attr in dir(mod):
+            obj = getattr(mod, attr)
+            if not isinstance(obj, numba.core.registry.CPUDispatcher):
+                continue
+            for cres in obj.overloads.values():
+                lib = cres.library
+                module = getattr(lib, "_final_module", None)
+                if module is None:
+                    continue
+                for fn in module.functions:
+                    if fn.is_declaration:
+                        continue
+                    addr = lib.get_pointer_to_function(fn.name)
+                    if addr:
+                        names[addr] = short_name(fn.name)
+    addrs = sorted(names)
+    with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
+        for k, a in enumerate(addrs):
+            gap = addrs[k + 1] - a if k + 1 < len(addrs) else 1 << 12
+            fh.write(f"{a:x} {min(gap, 1 << 20):x} {names[a]}\n")
+    return len(addrs)
+
+
+def child(name: str, seconds: float, n_trials: int | None) -> None:
+    """Compile, write the map, say ``ready``, then run blocks of ``name`` for ``seconds``."""
+    import dataclasses
+
+    from bench_kernel import run_blocks
+
+    from relmc.sim import _kernels
+    from relmc.sim.simulate import kernel_inputs
+
+    sc = configs()[name]
+    pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
+    n = n_trials or int(min(max(256, 2e6 / max(pilot, 1.0)), 100_000))
+    x = kernel_inputs(sc, None, n)[0]
+    run_blocks(_kernels.simulate_block, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4]))
+    n_named = write_perf_map([_kernels])
+    print(f"ready {n_named} functions named; {n} trials, {pilot:,.0f} events a trial", flush=True)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        run_blocks(_kernels.simulate_block, x)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("config", nargs="?", default="renewal@2048")
+    ap.add_argument("--seconds", type=float, default=10.0, help="sampled time (default 10)")
+    ap.add_argument("--trials", type=int, default=None, help="trials per run of the blocks")
+    ap.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    ap.add_argument("--list", action="store_true", help="list the configurations and stop")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.list:
+        print("\n".join(configs()))
+        return
+    if args.child:
+        child(args.config, args.seconds + 5.0, args.trials)
+        return
+    if args.config not in configs():
+        raise SystemExit(f"unknown configuration {args.config!r}; see --list")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=tmp)  # empty: every function compiled here
+        cmd = [sys.executable, __file__, args.config, "--child", f"--seconds={args.seconds}"]
+        if args.trials:
+            cmd.append(f"--trials={args.trials}")
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        line = proc.stdout.readline()
+        if not line.startswith("ready"):
+            proc.wait()
+            raise SystemExit(f"the child stopped before its runs: {line!r}")
+        print(f"{args.config}: {line[6:].strip()}")
+        data = Path(tmp) / "perf.data"
+        subprocess.run(
+            ["perf", "record", "-q", "-p", str(proc.pid), "-o", str(data), "--", "sleep",
+             str(args.seconds)],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        rep = subprocess.run(
+            ["perf", "report", "-i", str(data), "--stdio", "--sort", "sym"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        proc.wait()
+        try:
+            os.unlink(f"/tmp/perf-{proc.pid}.map")
+        except FileNotFoundError:
+            pass
+    shares: dict[str, float] = {}
+    for line in rep.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+\[[.k]\]\s+(.*\S)", line)
+        if m:  # a function's versions (signatures) summed under its name
+            sym = m.group(2).replace("__pyx_f_5numpy_6random_6_pcg64_", "numpy PCG64 ")
+            shares[sym] = shares.get(sym, 0.0) + float(m.group(1))
+    rows = sorted(shares.items(), key=lambda kv: -kv[1])
+    print(f"{'share':>7}  function (samples of the child, {args.seconds:g} s)")
+    for sym, share in rows[: args.top]:
+        print(f"{share:6.2f}%  {sym[:100]}")
+
+
+if __name__ == "__main__":
+    main()
