@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import arviz as az
 import numpy as np
@@ -13,6 +14,7 @@ import xarray as xr
 from clirun import one_error_line, run_cli
 
 from relmc.cli import main
+from relmc.cli.output import fmt
 
 
 def run(*args, cwd):
@@ -91,6 +93,21 @@ def test_simulate(tmp_path, capsys):
     with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
         assert ds.sizes["trial"] == 300
         assert int(ds["n_gpus"]) == 4096
+        wall = ds["wall_hours"].values
+        ettr = ds["progress_hours"].values / wall
+        lost = ds["lost_hours"].mean("trial")
+        mean_wall = float(wall.mean())
+    # the report's numbers are the file's: ETTR's mean, and each cause's mean lost hours with
+    # its share of the mean wall time in percent
+    assert f"ETTR mean {ettr.mean():.4f} +- {ettr.std(ddof=1) / np.sqrt(300):.4f} (MC SE)" in text
+    lines = text.splitlines()
+    head = lines.index(next(s for s in lines if s.startswith("lost to")))
+    rows = {s.split()[0]: s.split()[1:] for s in lines[head + 2 : head + 2 + lost.sizes["cause"]]}
+    assert list(rows) == [str(c) for c in lost["cause"].values]
+    for c in lost["cause"].values:
+        v = float(lost.sel(cause=c))
+        assert rows[str(c)] == [fmt(v), f"{100 * v / mean_wall:.2f}%"], c
+    assert float(lost.sel(cause="rework")) > 0  # a share that is not 0 is checked
 
 
 def test_optimize(tmp_path, capsys):
@@ -182,6 +199,23 @@ def test_policy_options_follow_the_dataclass(capsys):
     for f in dataclasses.fields(Policy):
         assert "--" + f.name.replace("_", "-") in text, f.name
     assert "--restart-minutes" in text and "--snapshot-minutes" in text
+
+
+@pytest.mark.parametrize(("option", "lo"), [("--credible-trials", 0), ("--trials-per-draw", 2)])
+def test_project_count_options_take_their_whole_range(option, lo, capsys):
+    """``relmc project``'s credible-simulation counts: every integer in [lo, 1e8] parses, one
+    past either end is refused naming the option and the range (parsing only, no run)."""
+    from relmc.cli import build_parser
+
+    parser = build_parser()
+    dest = option[2:].replace("-", "_")
+    for ok in (lo, 10**8):
+        assert getattr(parser.parse_args(["project", option, str(ok)]), dest) == ok
+    for bad in (lo - 1, 10**8 + 1):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["project", option, str(bad)])
+        err = capsys.readouterr().err
+        assert option in err and f"must be an integer in [{lo}, 1e+08]" in err, err
 
 
 def test_unwritable_out_fails_before_any_work(capsys):
@@ -360,17 +394,27 @@ def test_project_report_holds_the_files_numbers(tmp_path, capsys):
     overheads in minutes. In-process, so the report's code is the one this test session
     imports (the subprocess test above runs what ``python -m relmc`` imports from its folder).
     """
-    from relmc.cli.output import band, fmt
+    from relmc.cli.output import band
 
     out = tmp_path / "p"
     args = ["project", "--n-gpus", "2048,16384", "--n-trials", "200", "--seed", "3"]
+    t0 = time.perf_counter()
     assert main([*args, "--out", str(out)]) == 0
+    elapsed = time.perf_counter() - t0
     cap = capsys.readouterr()
     lines = cap.out.splitlines()
+    done = [s for s in lines if s.startswith("done in ")]  # the run's own time, in seconds
+    assert len(done) == 1 and 0.0 <= float(done[0].split()[2]) <= elapsed + 0.05, done
     assert lines[0].endswith("18 categories, 419 events; conjugate Gamma-Poisson, 4000 draws")
     assert lines[1].startswith(
         "policy: checkpoint every 30 min (1 min blocking), restart 10 min, unlimited spares, "
     )
+    # the fit's rates are per wall-clock hour of the observed window, the job exposed 99.4 % of
+    # it under this run's overheads: the line that says so
+    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        exposed = float(ds["exposed_fraction_mean"].values.ravel()[0])
+    assert 0.9 < exposed < 1.0
+    assert sum(f"divided by the share {exposed:.3g} of it" in s for s in lines) == 1
     head = next(k for k, s in enumerate(lines) if s.lstrip().startswith("GPUs"))
     header = lines[head]
     names = ["GPUs", "MTTF h", "interruptions/day (job)", "E[interruptions/day]"]

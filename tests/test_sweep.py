@@ -7,6 +7,7 @@ cell's index, so no tolerance is needed or allowed.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -149,8 +150,11 @@ def test_shards_partition_cells():
         parts = [list(sweep.shard_cells(n, s, k)) for s in range(k)]
         flat = sorted(c for p in parts for c in p)
         assert flat == list(range(n))  # disjoint and complete: no cell is written twice
-    with pytest.raises(ValueError, match="shard"):
+    # a shard out of range names the range the shards allow
+    with pytest.raises(ValueError, match=re.escape("shard must be an integer in [0, 2]; got 3")):
         sweep.shard_cells(12, 3, 3)
+    with pytest.raises(ValueError, match=re.escape("in [0, 0]; got -1")):
+        sweep.shard_cells(12, -1, 1)
 
 
 def test_cell_seeds_are_spawn_keys():
