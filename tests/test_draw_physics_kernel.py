@@ -142,6 +142,23 @@ def test_neutral_rows_are_off_bit_for_bit():
         _assert_same(_run(x), _run(y))
 
 
+@pytest.mark.parametrize(
+    ("name", "rows"),
+    [
+        ("draw_trend", np.array([0.5, 0.7])),  # burn-in in every draw
+        ("draw_trend", np.array([1.0, 1.5])),  # wear-out in one
+        ("draw_amp", np.array([[0.0, 0.0, 0.0], [0.0, 0.3, 0.0]])),
+    ],
+)
+def test_rows_that_vary_in_time_make_the_inputs_modulated(name, rows):
+    """``KernelInputs.modulated`` from the per-draw rows alone: a trend shape other than 1 in
+    any draw (below 1 too) or an amplitude above 0 in any draw. Negative control: the same
+    inputs without the rows are not."""
+    x = _inputs()
+    assert not x.modulated
+    assert dataclasses.replace(x, **{name: rows}).modulated
+
+
 # ---- (b) each trial runs its own draw's row, exactly
 
 
