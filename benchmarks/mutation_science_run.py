@@ -4,6 +4,8 @@
     python benchmarks/mutation_science_run.py 12 1      # 12 mutants of each module of set 1
     python benchmarks/mutation_science_run.py --wide 1  # its survivors against wider test files
     python benchmarks/mutation_science_run.py 12 2      # set 2 (~35 min each)
+    python benchmarks/mutation_science_run.py 12 4      # set 4: the oracle, the kernel's inputs
+    MUTATION_WT=/tmp/wt_m60 python benchmarks/mutation_science_run.py 6 5   # set 5, beside
 
 cosmic-ray's ``init`` runs once per module (the config is mutation_modules_cr.toml with its
 module path replaced; the databases go to ``DIR``). Each mutant is applied alone in the
@@ -13,6 +15,7 @@ reruns the survivors against the set's ``wide`` files. A mutant whose tests run 
 """
 
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -22,7 +25,7 @@ from pathlib import Path
 import mutation_modules_run  # its run_mutant, with this script's worktree
 
 ROOT = Path(__file__).resolve().parent.parent
-WT = "/tmp/wt_m59"
+WT = os.environ.get("MUTATION_WT", "/tmp/wt_m59")  # another worktree: a second run at once
 DIR = Path("/tmp/s59/mut")
 #: the module sets: each module's own test files, and the wider files of the second stage
 SETS = {
@@ -70,6 +73,62 @@ SETS = {
         ],
         "results": "results4.jsonl",
     },
+    "4": {
+        "mods": {
+            "relmc/sim/reference.py": [
+                "tests/test_reference.py", "tests/test_kernel_vs_reference.py"
+            ],
+            "relmc/sim/inputs.py": [
+                "tests/test_simulate.py", "tests/test_block_path.py",
+                "tests/test_generator_address.py",
+            ],
+            "relmc/plots.py": ["tests/test_plots.py"],
+            "relmc/cli/output.py": ["tests/test_cli.py"],
+        },
+        "wide": {  # per module: the files that use it beyond its own
+            "relmc/sim/reference.py": [
+                "tests/test_physics.py", "tests/test_physics_sdc.py", "tests/test_nodes.py",
+                "tests/test_overheads.py", "tests/test_diurnal_path.py", "tests/test_profiles.py",
+                "tests/test_draw_physics.py", "tests/test_mutation_physics.py",
+                "tests/test_mutation_physics_nodes.py", "tests/test_fast_paths.py",
+                "tests/test_pool_reduced.py",
+            ],
+            "relmc/sim/inputs.py": [
+                "tests/test_diurnal_path.py", "tests/test_diurnal_block.py",
+                "tests/test_draw_physics_kernel.py", "tests/test_models_events.py",
+                "tests/test_overheads_api.py", "tests/test_input_bounds.py",
+            ],
+        },
+        "results": "results5.jsonl",
+    },
+    "5": {
+        "mods": {
+            "relmc/cli/simulate.py": ["tests/test_cli.py"],
+            "relmc/cli/project.py": ["tests/test_cli.py"],
+            "relmc/sweep/cells.py": ["tests/test_sweep.py"],
+            "relmc/defaults.py": ["tests/test_projection.py", "tests/test_rates.py"],
+        },
+        "wide": [
+            "tests/test_cli.py", "tests/test_cli_users.py", "tests/test_faults.py",
+            "tests/test_sweep.py", "tests/test_sweep_faults.py", "tests/test_projection.py",
+            "tests/test_rates.py", "tests/test_datasets.py", "tests/test_scenario.py",
+        ],
+        "results": "results6.jsonl",
+    },
+    "6": {
+        "mods": {
+            "relmc/cli/options.py": ["tests/test_cli.py", "tests/test_faults.py"],
+            "relmc/cli/sweep.py": ["tests/test_sweep.py"],
+            "relmc/sweep/slurm.py": ["tests/test_sweep.py"],
+            "relmc/cli/compare.py": ["tests/test_cli_users.py"],
+        },
+        "wide": [
+            "tests/test_cli.py", "tests/test_cli_users.py", "tests/test_faults.py",
+            "tests/test_sweep.py", "tests/test_sweep_faults.py", "tests/test_sweep_pack.py",
+            "tests/test_memory_limits.py", "tests/test_conventions.py",
+        ],
+        "results": "results7.jsonl",
+    },
 }  # fmt: skip
 
 
@@ -99,8 +158,11 @@ def main() -> None:
         res = [json.loads(line) for line in results.open()]
         with results.with_suffix(".wide.jsonl").open("w") as f:
             for r in res:
-                if r["rc"] == 0:
-                    _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], which["wide"])
+                wide = which["wide"]
+                if isinstance(wide, dict):  # only the modules named (those listed)
+                    wide = wide.get(r["path"], [])
+                if r["rc"] == 0 and wide:
+                    _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], wide)
                     f.write(json.dumps(dict(r, wide_rc=rc, wide_dt=dt, wide_tail=tail)) + "\n")
                     f.flush()
         return
