@@ -165,6 +165,7 @@ def main() -> None:
                     _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], wide)
                     f.write(json.dumps(dict(r, wide_rc=rc, wide_dt=dt, wide_tail=tail)) + "\n")
                     f.flush()
+        subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)  # no mutant left
         return
     n = int(sys.argv[1])
     rng = random.Random(20261204)

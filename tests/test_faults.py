@@ -395,6 +395,13 @@ HOSTILE = [
     (["project", "--n-chains", "1000000000000"], "--n-chains: must be an integer in [1, 1000]"),
     (["project", "--n-draws", "1000000000000"], "--n-draws: must be an integer in"),
     (["project", "--links-per-gpu", "1e300"], "cluster.links_per_gpu must be a number in"),
+    # a policy's integer below its range is the scenario's to refuse, naming the range (the
+    # parser's own bound, -2**62, only keeps the number a machine integer)
+    (
+        ["project", "--max-events", "-1000"],
+        "policy.max_events must be an integer in [1, 2147483647]; got -1000 (option --max",
+    ),
+    (["compare", "--n-gpus", "0"], "argument --n-gpus: must be an integer >= 1; got '0'"),
 ]
 
 
