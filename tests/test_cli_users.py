@@ -273,7 +273,8 @@ def test_sweep_open_csv(tmp_path, capsys):
             assert r["ettr_mean"] == ""
     assert sum(r["done"] == "True" for r in rows) == 2
     assert main(["sweep", "open", store, "--csv", str(tmp_path / "t" / "cube.csv")]) == 0
-    assert "wrote" in capsys.readouterr().out
+    out = capsys.readouterr().out.splitlines()  # the file, and its rows under the header
+    assert [s for s in out if s.startswith("wrote ")][0].endswith("cube.csv (4 cells)"), out
     assert _csv_rows((tmp_path / "t" / "cube.csv").read_text()) == rows
     assert not list((tmp_path / "t").glob(".relmc-staging-*"))
 
