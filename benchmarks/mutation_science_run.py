@@ -129,6 +129,19 @@ SETS = {
         ],
         "results": "results7.jsonl",
     },
+    "7": {
+        "mods": {
+            "relmc/cli/fit.py": ["tests/test_cli.py"],
+            "relmc/cli/optimize.py": ["tests/test_cli.py"],
+            "relmc/cli/datasets.py": ["tests/test_cli.py"],
+            "relmc/cli/errors.py": ["tests/test_cli.py", "tests/test_faults.py"],
+        },
+        "wide": [
+            "tests/test_cli.py", "tests/test_cli_users.py", "tests/test_faults.py",
+            "tests/test_examples.py", "tests/test_datasets.py",
+        ],
+        "results": "results8.jsonl",
+    },
 }  # fmt: skip
 
 
