@@ -61,12 +61,30 @@ def test_datasets(capsys):
     text = capsys.readouterr().out
     assert "arXiv:2407.21783" in text and "Faulty GPU" in text and "148" in text
     assert "planned interruptions" in text
+    # the category table: names left-aligned, counts and exposures right-aligned (the last
+    # column's numbers end together)
+    lines = text.splitlines()
+    dash = next(k for k, s in enumerate(lines) if s.startswith("-----"))
+    rows = lines[dash + 1 : dash + 19]
+    assert rows[0].startswith("Faulty GPU ") and rows[0].split()[-2:] == ["148", "2.123e+07"]
+    assert len({len(r) for r in rows}) == 1, rows  # right-aligned exposures: one line length
+    count_ends = {len(r[: -len(r.split()[-1])].rstrip()) for r in rows}
+    assert len(count_ends) == 1, rows  # right-aligned counts end in one column
 
 
 def test_fit(tmp_path, capsys):
     assert main(["fit", "--seed", "1", "--out", str(tmp_path / "f")]) == 0
     text = capsys.readouterr().out
     assert "Faulty GPU" in text and "job MTTF at 16,384 GPUs" in text
+    lines = text.splitlines()
+    # the rate table's category column is left-aligned (its other columns right-aligned)
+    assert any(s.startswith("Faulty GPU  ") for s in lines)
+    # the MTTF line's interruptions per day are 24 h over its median MTTF (both printed to
+    # about 3 significant figures: within 1 %)
+    mttf = next(s for s in lines if s.startswith("job MTTF at 16,384 GPUs"))
+    med = float(mttf.split(": ")[1].split(" h ")[0])
+    per_day = float(mttf.split("]; ")[1].split()[0])
+    assert per_day == pytest.approx(24.0 / med, rel=0.01), mttf
     post = az.from_netcdf(str(tmp_path / "f" / "posterior.nc"))
     # 4 chains x 1,000 draws, as the API (4,000 exact draws in all)
     assert (post.posterior.sizes["chain"], post.posterior.sizes["draw"]) == (4, 1000)
@@ -116,6 +134,14 @@ def test_optimize(tmp_path, capsys):
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "young" in text and "daly" in text and "optimum" in text
+    rows = {
+        s.split()[0]: s
+        for s in text.splitlines()
+        if s.split()[:1] in (["optimum"], ["young"], ["daly"], ["scenario"])
+    }
+    assert rows["optimum"].endswith("  -")  # no gain over itself
+    for rule in ("young", "daly", "scenario"):  # each rule's gain and its SE
+        assert rows[rule].count(" +- ") == 2 and rows[rule].split()[-3][0] in "+-", rows[rule]
     with xr.open_dataset(tmp_path / "o" / "optimize.nc", engine="h5netcdf") as ds:
         assert ds["rule"].values.tolist() == ["optimum", "young", "daly", "scenario"]
 

@@ -608,3 +608,27 @@ def test_fuzz_sweep_spec(text, tmp_path_factory, capsys):
     d = tmp_path_factory.mktemp("spec")
     (d / "spec.toml").write_text(text, encoding="utf-8", errors="surrogatepass")
     _check_contract(["sweep", "run", str(d / "spec.toml"), "--store", str(d / "s.zarr")], d, capsys)
+
+
+@pytest.mark.parametrize(
+    ("exc", "status", "line"),
+    [
+        (KeyboardInterrupt(), 130, "relmc: interrupted"),  # 128 + SIGINT, as shells report
+        (RuntimeError("sbatch failed"), 1, "relmc: error: sbatch failed"),
+        (ValueError("bad x"), 2, "relmc: error: bad x"),
+        (MemoryError(), 2, "relmc: error: out of memory; use fewer trials, draws or cells"),
+    ],
+)
+def test_error_handler_statuses(exc, status, line, capsys):
+    """The command's one handler: each kind of failure its exit status and its one stderr
+    line, no traceback (relmc.cli.errors.run_command)."""
+    import argparse
+
+    from relmc.cli.errors import run_command
+
+    def fails(args):
+        raise exc
+
+    assert run_command(fails, argparse.Namespace()) == status
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(line), err
