@@ -489,10 +489,16 @@ def kernel_paths(quick: bool, row) -> None:
         )
 
 
+def sized_trials(sc: Scenario, events: float) -> tuple[int, float]:
+    """Trials of ``sc`` for about ``events`` events (256 to 100,000), from a 16-trial pilot
+    (which compiles the path): ``(n, the pilot's events a trial)``."""
+    pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
+    return int(min(max(256, events / max(pilot, 1.0)), 100_000)), pilot
+
+
 def _timed_sized(sc: Scenario, quick: bool) -> tuple[float, int, int]:
     """Best of 2 runs of ``sc``, trials sized to ~2 M (quick) or 8 M events: (s, events, n)."""
-    pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
-    n = int(min(max(256, (2e6 if quick else 8e6) / max(pilot, 1.0)), 100_000))
+    n, _ = sized_trials(sc, 2e6 if quick else 8e6)
     x = kernel_inputs(sc, None, n)[0]
     best = math.inf
     for _ in range(2):

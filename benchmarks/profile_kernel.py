@@ -99,18 +99,15 @@ def write_perf_map(modules) -> int:
 
 def child(name: str, seconds: float, n_trials: int | None) -> None:
     """Compile, write the map, say ``ready``, then run blocks of ``name`` for ``seconds``."""
-    import dataclasses
-
-    from bench_kernel import run_blocks
+    from bench_kernel import run_blocks, sized_trials
 
     from relmc.sim import _kernels
     from relmc.sim.simulate import kernel_inputs
 
     sc = configs()[name]
-    pilot = run_blocks(_kernels.simulate_block, kernel_inputs(sc, None, 16)[0]) / 16
-    n = n_trials or int(min(max(256, 2e6 / max(pilot, 1.0)), 100_000))
+    n, pilot = sized_trials(sc, 2e6)  # its pilot compiles every function the runs call
+    n = n_trials or n
     x = kernel_inputs(sc, None, n)[0]
-    run_blocks(_kernels.simulate_block, dataclasses.replace(x, draw_of_trial=x.draw_of_trial[:4]))
     n_named = write_perf_map([_kernels])
     print(f"ready {n_named} functions named; {n} trials, {pilot:,.0f} events a trial", flush=True)
     t0 = time.perf_counter()
