@@ -163,24 +163,21 @@ def run_mutant(path: str, op: str, occ: int, tests: list[str]):
     return mutation_modules_run.run_mutant(path, op, occ, tests, wt=WT)
 
 
-def main() -> None:
-    DIR.mkdir(parents=True, exist_ok=True)
-    which = SETS[sys.argv[2] if len(sys.argv) > 2 else "1"]
-    results = DIR / which["results"]
-    if sys.argv[1] == "--wide":
-        res = [json.loads(line) for line in results.open()]
-        with results.with_suffix(".wide.jsonl").open("w") as f:
-            for r in res:
-                wide = which["wide"]
-                if isinstance(wide, dict):  # only the modules named (those listed)
-                    wide = wide.get(r["path"], [])
-                if r["rc"] == 0 and wide:
-                    _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], wide)
-                    f.write(json.dumps(dict(r, wide_rc=rc, wide_dt=dt, wide_tail=tail)) + "\n")
-                    f.flush()
-        subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)  # no mutant left
-        return
-    n = int(sys.argv[1])
+def wide_stage(which: dict, results: Path) -> None:
+    """Rerun the survivors in ``results`` against the set's wider files (``--wide``)."""
+    wide = which["wide"]
+    res = [json.loads(line) for line in results.open()]
+    with results.with_suffix(".wide.jsonl").open("w") as f:
+        for r in res:
+            files = wide.get(r["path"], []) if isinstance(wide, dict) else wide  # per module
+            if r["rc"] == 0 and files:
+                _, rc, dt, tail = run_mutant(r["path"], r["op"], r["occ"], files)
+                f.write(json.dumps(dict(r, wide_rc=rc, wide_dt=dt, wide_tail=tail)) + "\n")
+                f.flush()
+
+
+def sample_stage(which: dict, results: Path, n: int) -> None:
+    """Draw ``n`` mutants of each of the set's modules; judge each by its own test files."""
     rng = random.Random(20261204)
     sample = []
     for path, tests in which["mods"].items():
@@ -194,7 +191,19 @@ def main() -> None:
             rec = dict(path=path, op=op, occ=occ, row=row, changed=changed, rc=rc, dt=dt, tail=tail)
             f.write(json.dumps(rec) + "\n")
             f.flush()
-    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)
+
+
+def main() -> None:
+    DIR.mkdir(parents=True, exist_ok=True)
+    which = SETS[sys.argv[2] if len(sys.argv) > 2 else "1"]
+    results = DIR / which["results"]
+    try:
+        if sys.argv[1] == "--wide":
+            wide_stage(which, results)
+        else:
+            sample_stage(which, results, int(sys.argv[1]))
+    finally:  # no mutant left in the worktree
+        subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)
 
 
 if __name__ == "__main__":
