@@ -435,12 +435,6 @@ def test_project_report_holds_the_files_numbers(tmp_path, capsys):
     assert lines[1].startswith(
         "policy: checkpoint every 30 min (1 min blocking), restart 10 min, unlimited spares, "
     )
-    # the fit's rates are per wall-clock hour of the observed window, the job exposed 99.4 % of
-    # it under this run's overheads: the line that says so
-    with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
-        exposed = float(ds["exposed_fraction_mean"].values.ravel()[0])
-    assert 0.9 < exposed < 1.0
-    assert sum(f"divided by the share {exposed:.3g} of it" in s for s in lines) == 1
     head = next(k for k, s in enumerate(lines) if s.lstrip().startswith("GPUs"))
     header = lines[head]
     names = ["GPUs", "MTTF h", "interruptions/day (job)", "E[interruptions/day]"]
@@ -448,8 +442,14 @@ def test_project_report_holds_the_files_numbers(tmp_path, capsys):
     assert [c.strip() for c in header.split("  ") if c.strip()] == names
     dashes = lines[head + 1].split("  ")
     assert len(dashes) == len(names) and all(set(d) == {"-"} for d in dashes)
+    widths = [len(d) for d in dashes]
     rows = lines[head + 2 : head + 4]
     with xr.open_dataset(out / "projection.nc", engine="h5netcdf") as ds:
+        # the fit's rates are per wall-clock hour of the observed window, the job exposed
+        # 99.4 % of it under this run's overheads: the line that says so
+        exposed = float(ds["exposed_fraction_mean"].values.ravel()[0])
+        assert 0.9 < exposed < 1.0
+        assert sum(f"divided by the share {exposed:.3g} of it" in s for s in lines) == 1
         for n, row in zip((2048, 16384), rows, strict=True):
             r = ds.sel(n_gpus=n)
             lost = r["lost_fraction_mean"]
@@ -467,17 +467,9 @@ def test_project_report_holds_the_files_numbers(tmp_path, capsys):
                     for c, i in zip(causes, top, strict=True)
                 ),
             ]
-            # columns by the dashes' widths: right-aligned but the last
-            at = 0
-            for k, (cell, d) in enumerate(zip(want, dashes, strict=True)):
-                got = row[at : at + len(d)]
-                assert (
-                    got
-                    == (cell.ljust(len(d)) if k == len(want) - 1 else cell.rjust(len(d)))[
-                        : len(got)
-                    ]
-                ), (k, got, cell)
-                at += len(d) + 2
+            # columns of the dashes' widths, two spaces apart: right-aligned but the last
+            cells = [c.rjust(w) for c, w in zip(want[:-1], widths[:-1], strict=True)]
+            assert row == "  ".join([*cells, want[-1].ljust(widths[-1])]).rstrip(), (row, want)
             assert float(r["mttf_hours_quantile"].sel(quantile=0.5)) > 0  # a real band
             assert fmt(float(r["mttf_hours_quantile"].sel(quantile=0.5))) in row
     assumed = [s for s in cap.err.splitlines() if s.startswith("assumed: ")]
