@@ -23,6 +23,8 @@ attach to a process (``kernel.perf_event_paranoid`` <= 1, or root). Nothing is a
 from __future__ import annotations
 
 import argparse
+import collections
+import ctypes
 import os
 import re
 import subprocess
@@ -64,11 +66,13 @@ def short_name(mangled: str) -> str:
     return ".".join(parts) if parts else mangled
 
 
-def write_perf_map(modules) -> int:
+def write_perf_map(modules, dump: str = "", into: Path | None = None) -> int:
     """Write ``/tmp/perf-<pid>.map`` for the functions compiled in ``modules``' dispatchers.
 
     Returns how many functions it names. Functions loaded from numba's cache have no LLVM
-    module at hand and are skipped (hence the child's empty cache directory).
+    module at hand and are skipped (hence the child's empty cache directory). With ``dump``,
+    the machine code of every function whose short name ends with it is written into the
+    folder ``into`` (``<address in hex>.bin``, for ``--annotate``).
     """
     import numba
 
@@ -94,10 +98,12 @@ def write_perf_map(modules) -> int:
         for k, a in enumerate(addrs):
             gap = addrs[k + 1] - a if k + 1 < len(addrs) else 1 << 12
             fh.write(f"{a:x} {min(gap, 1 << 20):x} {names[a]}\n")
+            if dump and into is not None and names[a].endswith(dump):
+                (into / f"{a:x}.bin").write_bytes(ctypes.string_at(a, min(gap, 1 << 20)))
     return len(addrs)
 
 
-def child(name: str, seconds: float, n_trials: int | None) -> None:
+def child(name: str, seconds: float, n_trials: int | None, dump: str = "") -> None:
     """Compile, write the map, say ``ready``, then run blocks of ``name`` for ``seconds``."""
     from bench_kernel import run_blocks, sized_trials
 
@@ -108,7 +114,7 @@ def child(name: str, seconds: float, n_trials: int | None) -> None:
     n, pilot = sized_trials(sc, 2e6)  # its pilot compiles every function the runs call
     n = n_trials or n
     x = kernel_inputs(sc, None, n)[0]
-    n_named = write_perf_map([_kernels])
+    n_named = write_perf_map([_kernels], dump, Path(os.environ.get("NUMBA_CACHE_DIR", ".")))
     print(f"ready {n_named} functions named; {n} trials, {pilot:,.0f} events a trial", flush=True)
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -122,13 +128,19 @@ def main(argv=None) -> None:
     ap.add_argument("--trials", type=int, default=None, help="trials per run of the blocks")
     ap.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
     ap.add_argument("--list", action="store_true", help="list the configurations and stop")
+    ap.add_argument(
+        "--annotate",
+        default="",
+        help="also list the hottest instructions of the functions whose name ends with this",
+    )
+    ap.add_argument("--hot", type=int, default=40, help="instructions listed (default 40)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.list:
         print("\n".join(configs()))
         return
-    if args.child:
-        child(args.config, args.seconds + 5.0, args.trials)
+    if args.child:  # (its --hot is unused)
+        child(args.config, args.seconds + 5.0, args.trials, args.annotate)
         return
     if args.config not in configs():
         raise SystemExit(f"unknown configuration {args.config!r}; see --list")
@@ -137,6 +149,8 @@ def main(argv=None) -> None:
         cmd = [sys.executable, __file__, args.config, "--child", f"--seconds={args.seconds}"]
         if args.trials:
             cmd.append(f"--trials={args.trials}")
+        if args.annotate:
+            cmd.append(f"--annotate={args.annotate}")
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
         line = proc.stdout.readline()
         if not line.startswith("ready"):
@@ -156,6 +170,7 @@ def main(argv=None) -> None:
             check=True,
         )
         proc.wait()
+        hot = annotate(data, Path(tmp), top=args.hot) if args.annotate else []
         try:
             os.unlink(f"/tmp/perf-{proc.pid}.map")
         except FileNotFoundError:
@@ -170,6 +185,52 @@ def main(argv=None) -> None:
     print(f"{'share':>7}  function (samples of the child, {args.seconds:g} s)")
     for sym, share in rows[: args.top]:
         print(f"{share:6.2f}%  {sym[:100]}")
+    for line in hot:
+        print(line)
+
+
+def annotate(data: Path, folder: Path, width: int = 6, top: int = 40) -> list[str]:
+    """The hottest instructions of the dumped functions, with the samples at each.
+
+    Each function's code (``<address>.bin``) is disassembled with ``objdump`` at its address;
+    ``perf script`` gives every sample's instruction pointer. Lists the ``top`` instructions
+    by samples, each with the ``width`` instructions before it (a sample usually lands on
+    the instruction after the one that stalled), in address order; percentages are of the
+    dumped functions' samples.
+    """
+    ips = subprocess.run(
+        ["perf", "script", "-i", str(data), "-F", "ip"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    counts = collections.Counter(int(x, 16) for x in ips)
+    out: list[str] = []
+    for f in sorted(folder.glob("*.bin")):
+        base = int(f.stem, 16)
+        dis = subprocess.run(
+            ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", f"--adjust-vma={base:#x}",
+             "--no-show-raw-insn", str(f)],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        rows = []
+        for line in dis.splitlines():
+            m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
+            if m:
+                rows.append((int(m.group(1), 16), m.group(2).strip()))
+        total = sum(counts[a] for a, _ in rows)
+        if not total:
+            continue
+        hottest = sorted(range(len(rows)), key=lambda k: -counts[rows[k][0]])[:top]
+        shown = sorted({j for k in hottest for j in range(max(k - width, 0), k + 1)})
+        out.append(f"\n{f.stem}: {total} samples, {len(rows)} instructions")
+        prev = -2
+        for j in shown:
+            if j != prev + 1:
+                out.append("   ...")
+            a, ins = rows[j]
+            n = counts[a]
+            share = f"{100 * n / total:6.2f}%" if n else ""
+            out.append(f"{share:7}  {a - base:6x}  {ins}")
+            prev = j
+    return out
 
 
 if __name__ == "__main__":
