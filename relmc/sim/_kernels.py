@@ -2624,7 +2624,8 @@ _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds
 _DIURNAL_BUF = 2 * BUF
 _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any event budget)
 _COUNT_CHUNK = 16  # gaps summed at once by _block_count's search
-_PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: at most these)
+_PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: at most these;
+# a multiple of the eight lanes of _count_at_most)
 _NORM_SLACK = 1e-12  # how far a carried phase's (sin, cos) may stray from norm 1 (_sums_rise)
 
 
@@ -3636,7 +3637,7 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
     With ``by_count`` (:func:`_sums_rise` holds for the sums: every ``P_c``, as computed, is
     at least ``P_(c-1)`` at every phase), the first ``c`` with ``P_c > u P_last`` is the
     number of ``c`` with ``P_c <= u P_last``: all ``_PICK_W`` of them are compared without a
-    branch, four at a time (:func:`_count_at_most`; the tables hold ``_PICK_W`` entries,
+    branch, eight at a time (:func:`_count_at_most`; the tables hold ``_PICK_W`` entries,
     ``P = inf`` past the ``n_cat`` categories), the same category as the scan's. The scan's
     exit is a branch no predictor learns (the category is random): timed alone, ~21 ns a
     scan of Llama 3's 18 categories against ~5 ns a count; the diurnal path with 18 peak
@@ -3663,12 +3664,18 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
 def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
     """How many of :func:`_pick_at_phase`'s first ``_PICK_W`` sums are at most ``target``.
 
-    ``P_c = pw_c + prc_c c1 - prs_c s1``, four at a time in vector registers, with the float
+    ``P_c = pw_c + prc_c c1 - prs_c s1``, eight at a time in vector registers, with the float
     operations of the scalar ``pw[c] + prc[c] * c1 - prs[c] * s1 <= target`` (a product, a
     sum and a difference, each rounded; no fused multiply-add), so the same count. Written in
     LLVM's vector form: numba's pipeline unrolls a loop of a constant count one sum at a time
     before its vectoriser sees it (~18 ns a count of 24 compiled so, ~5 ns vectorised). The
-    arrays hold ``_PICK_W`` entries at least (:func:`_phase_sums`).
+    comparisons' bits are gathered into one ``_PICK_W``-bit integer and counted at once
+    (``ctpop``: AVX-512's mask registers and ``popcnt`` where the host has them; AVX2 hosts
+    split each eight-wide operation in two) instead of summed lane by lane: with the marks
+    drawn in a loop of their own, the diurnal path with 18 peak hours at 100k GPUs 1.07x as
+    fast as with four lanes summed (bench_ab, three processes: 1.069, 1.078, 1.054; outputs
+    equal, the two measured together). The arrays hold ``_PICK_W``
+    entries at least (:func:`_phase_sums`).
     """
     f8 = types.float64
     if not all(
@@ -3676,9 +3683,8 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
         for a in (pw, prc, prs)
     ):
         return None
-    lanes = 4
+    lanes = 8
     vec = ir.VectorType(ir.DoubleType(), lanes)
-    ivec = ir.VectorType(ir.IntType(64), lanes)
 
     def codegen(context, builder, signature, args):
         data = [
@@ -3694,7 +3700,8 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
         sv, cv, tv = (
             splat(context.cast(builder, args[k], signature.args[k], f8)) for k in (3, 4, 5)
         )
-        count = ir.Constant(ivec, [0] * lanes)
+        bits = ir.IntType(_PICK_W)
+        mask = ir.Constant(bits, 0)
         for chunk in range(_PICK_W // lanes):
             at = ir.Constant(ir.IntType(64), chunk * lanes)
 
@@ -3705,13 +3712,10 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
 
             w, rc, rs = (load(ptr) for ptr in data)
             v = builder.fsub(builder.fadd(w, builder.fmul(rc, cv)), builder.fmul(rs, sv))
-            count = builder.add(count, builder.zext(builder.fcmp_ordered("<=", v, tv), ivec))
-        total = builder.extract_element(count, ir.Constant(ir.IntType(32), 0))
-        for lane in range(1, lanes):
-            total = builder.add(
-                total, builder.extract_element(count, ir.Constant(ir.IntType(32), lane))
-            )
-        return total
+            m = builder.bitcast(builder.fcmp_ordered("<=", v, tv), ir.IntType(lanes))
+            m = builder.shl(builder.zext(m, bits), ir.Constant(bits, chunk * lanes))
+            mask = builder.or_(mask, m)
+        return builder.zext(builder.ctpop(mask), ir.IntType(64))
 
     return types.int64(pw, prc, prs, s1, c1, target), codegen
 
