@@ -3432,11 +3432,9 @@ def _diurnal_block_body(
             c = np.uint64(ji[q])
             interruptions[i, c] += 1
             cq = cost[c]
-            costly = cq > 0.0
-            n_costly += 1 if costly else 0
             c_sum += cq
             w_end = xq + cq
-            lim = w_end if costly else -np.inf
+            lim = w_end if cq > 0.0 else -np.inf
             p_c = np.int64(q)
         c_open = ji[p_c] if cost[ji[p_c]] > 0.0 else -1  # its recovery outlasts the points
         p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
