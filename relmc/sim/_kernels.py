@@ -3435,7 +3435,7 @@ def _diurnal_block_body(
             c_sum += cq
             w_end = xq + cq
             lim = w_end if cq > 0.0 else -np.inf
-            p_c = np.int64(q)
+            p_c = int(np.int64(q))
         c_open = ji[p_c] if cost[ji[p_c]] > 0.0 else -1  # its recovery outlasts the points
         p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
     while p < stop:
