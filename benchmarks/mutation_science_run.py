@@ -142,6 +142,39 @@ SETS = {
         ],
         "results": "results8.jsonl",
     },
+    "8": {
+        "mods": {
+            "relmc/_io.py": ["tests/test_memory_limits.py", "tests/test_faults.py"],
+            "relmc/_cf.py": ["tests/test_summary.py"],
+            "relmc/_extras.py": ["tests/test_cli.py"],
+        },
+        "wide": {
+            "relmc/_io.py": [
+                "tests/test_sweep_faults.py", "tests/test_cli.py", "tests/test_sweep.py",
+                "tests/test_projection.py", "tests/test_cli_users.py",
+            ],
+            "relmc/_cf.py": ["tests/test_sweep.py", "tests/test_projection.py"],
+            "relmc/_extras.py": ["tests/test_faults.py", "tests/test_cli_users.py"],
+        },
+        "results": "results9.jsonl",
+    },
+    "9": {
+        "mods": {
+            "relmc/cli/examples.py": [
+                "tests/test_examples.py::test_examples_command_lists_every_script_and_data_file",
+                "tests/test_examples.py::test_examples_summary_is_the_first_sentence",
+                "tests/test_examples.py::test_examples_copy_is_complete_and_never_overwrites",
+            ],
+            "relmc/sweep/__init__.py": ["tests/test_sweep.py"],
+        },
+        "wide": {
+            "relmc/cli/examples.py": [
+                "tests/test_examples.py", "tests/test_cli_users.py", "tests/test_cli.py",
+            ],
+            "relmc/sweep/__init__.py": ["tests/test_sweep_faults.py", "tests/test_sweep_pack.py"],
+        },
+        "results": "results10.jsonl",
+    },
 }  # fmt: skip
 
 
