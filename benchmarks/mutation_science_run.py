@@ -183,8 +183,10 @@ def mutants(path: str) -> list[tuple]:
     db = DIR / f"full_{path.replace('/', '_')}.sqlite"
     if not db.exists():
         toml = (ROOT / "benchmarks" / "mutation_modules_cr.toml").read_text()
-        (DIR / "cr.toml").write_text(toml.replace("relmc/rates.py", path))
-        subprocess.run(["cosmic-ray", "init", str(DIR / "cr.toml"), str(db)], cwd=ROOT, check=True)
+        # a config of its own per module: two runs at once (MUTATION_WT) each init theirs
+        cfg = db.with_suffix(".toml")
+        cfg.write_text(toml.replace("relmc/rates.py", path))
+        subprocess.run(["cosmic-ray", "init", str(cfg), str(db)], cwd=ROOT, check=True)
     con = sqlite3.connect(db)
     return con.execute(
         "select module_path, operator_name, occurrence, start_pos_row from mutation_specs"
