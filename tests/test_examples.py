@@ -298,6 +298,8 @@ def test_examples_summary_is_the_first_sentence(tmp_path):
     p = tmp_path / "x.py"
     p.write_text('"""What does a thing cost? More words\nhere.\n\nSecond paragraph."""\n')
     assert summary(p) == "What does a thing cost?"
+    p.write_text('"""Fit a log. Then project it."""\n')  # a stop at an odd index: cut after it
+    assert summary(p) == "Fit a log."
     p.write_text('"""One line without a stop"""\n')
     assert summary(p) == "One line without a stop"
     p.write_text("x = 1\n")

@@ -3672,8 +3672,8 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
     split each eight-wide operation in two) instead of summed lane by lane: with the marks
     drawn in a loop of their own, the diurnal path with 18 peak hours at 100k GPUs 1.07x as
     fast as with four lanes summed (bench_ab, three processes: 1.069, 1.078, 1.054; outputs
-    equal, the two measured together). The arrays hold ``_PICK_W``
-    entries at least (:func:`_phase_sums`).
+    equal, the two measured together). The arrays hold ``_PICK_W`` entries at least
+    (:func:`_phase_sums`).
     """
     f8 = types.float64
     if not all(
