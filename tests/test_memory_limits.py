@@ -450,3 +450,19 @@ def test_the_command_line_refuses_draws_before_the_fit(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"use at most {fits:,} draws in all" in err[0]
     assert err[0].endswith("(option --n-draws)") and not out.exists()
+
+
+def test_trial_bytes_are_the_kernel_outputs_of_a_trial_plus_the_fixed_extra():
+    """``trial_bytes`` against the outputs the kernel allocates for one trial, measured.
+
+    The arrays of ``allocate_outputs(1, n)`` (what a trial's kernel outputs take) plus the
+    documented fixed extra, for 1, 18 and 57 categories; the outputs alone are short of it (a
+    mutant that divided by the extra made every run look small and let a test run a
+    simulation the memory check should refuse, until the runner's time limit).
+    """
+    from relmc.sim.inputs import allocate_outputs
+
+    for n in (1, 18, 57):
+        measured = sum(a.nbytes for a in allocate_outputs(1, n).values())
+        assert io_mod.trial_bytes(n) == measured + io_mod._TRIAL_EXTRA_BYTES, n
+        assert io_mod.trial_bytes(n) > measured
