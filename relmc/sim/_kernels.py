@@ -3311,7 +3311,8 @@ def _diurnal_block_body(
     phase at ``t``. (1) The running sum ``G``; (2) every point's wall time ``X_q = F^-1(G_q)``,
     solved independently (:func:`_kepler_pass`, vectorised; the few it does not trust by
     :func:`_invert_diurnal`); (3) every point's exposure from the point before it, the exposures
-    were no point within a recovery (a vectorised pass), into ``wk[0]``; (4) a pass in order
+    were no point within a recovery (a vectorised pass), into ``wk[0]`` (with ``marks`` the
+    pass in order writes them instead); (4) a pass in order
     over the failures whose recovery costs time only: categories are independent of the time, so
     whether a failure's recovery costs time is a coin of chance ``p`` (the costly categories'
     share of the rate) and the failures up to the next costly one are ``k_left``, geometric
@@ -3618,7 +3619,7 @@ def _diurnal_block_marked(
 def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
     """Draw a failure's category at a phase of sine ``s1``, cosine ``c1``: ``(c, jc)``.
 
-    Inversion over the categories' intensities at the phase, one uniform a failure (exact up
+    Inversion over the categories' intensities at the phase, one uniform a pick (exact up
     to the rounding of the running sums, ~1e-16 of a share):
     ``lambda_c = w_c + rc_c cos - rs_c sin`` (``rc``, ``rs``: the category's diurnal term
     turned into the frame of the phase), and ``pw``, ``prc``, ``prs`` the sums of ``w``,
@@ -3628,9 +3629,9 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
     ~3.5 looks a pick). A category whose running sum does not rise (rate 0) is never taken
     (strict ``>``); should no sum exceed ``u P_last`` (a total intensity of 0 at the phase, in
     rounding), the last category whose sum rises (:func:`_pick_last`). The uniforms are drawn
-    ahead (``ubuf`` from ``jc``, refilled ``CBUF`` at a time). Called per failure with the
-    Generator, so compiled without reference counting (with it, ~50 ns more a pick on this
-    host) and inlined by LLVM.
+    ahead (``ubuf`` from ``jc``, refilled ``CBUF`` at a time). Called per failure (per point in
+    a block, :func:`_diurnal_block_body`) with the Generator, so compiled without reference
+    counting (with it, ~50 ns more a pick on this host) and inlined by LLVM.
 
     With ``by_count`` (:func:`_sums_rise` holds for the sums: every ``P_c``, as computed, is
     at least ``P_(c-1)`` at every phase), the first ``c`` with ``P_c > u P_last`` is the
@@ -3682,6 +3683,7 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
     ):
         return None
     lanes = 8
+    assert _PICK_W % lanes == 0  # every sum in a chunk
     vec = ir.VectorType(ir.DoubleType(), lanes)
 
     def codegen(context, builder, signature, args):
@@ -4479,8 +4481,10 @@ def _block_diurnal(
     down, and the loop takes the planned event. With one shape for every category a category is
     independent of the time: a block draws only the costly failures (a geometric countdown) and
     leaves the others' categories to one multinomial at the trial's end; with shapes that differ
-    it draws every failure's category at the failure's phase, by the loop's
-    inversion from the same uniforms (:func:`_pick_at_phase`), so every point is marked by its
+    it draws every point's category at the point's phase, by the loop's inversion from the
+    same uniform buffer (:func:`_pick_at_phase`; a point within a recovery leaves its category
+    unused, so a block and the loop one by one consume different uniforms where recoveries
+    cost time), so every point is marked by its
     category's share of the intensity at its time: the categories' processes superposed (Llama 3
     with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
     ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks.
