@@ -4508,7 +4508,9 @@ def _block_diurnal(
     trial refills its last ``BUF`` positions, as the loop one by one always did, so its
     draws are unmoved. Where both kinds of trial meet in a block of trials, what one leaves in
     the buffer the next takes first. ``use_blocks`` false (tests) takes every failure one by
-    one with the same refills, so a trial with blocks and without consume the same gaps.
+    one with the same refills, so a trial with blocks and without consume the same gaps (not
+    the same picks' uniforms where categories' shapes differ and recoveries cost time: a
+    block draws one for every point, within a recovery too, the loop one a failure).
 
     Where blocks apply to the draw (``fast``, a function of the draw), what a trial draws
     ahead and leaves (the blocks' costly failures, ``kbuf_c`` .. at ``jk``; the categories or
