@@ -1190,6 +1190,37 @@ def _mark_tables(w, a, peaks, start):
     return big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb
 
 
+def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
+    """A random marked block (``_diurnal_block_marked``) of categories ``w``, ``amps``,
+    ``peaks`` (start hour 5) costing ``cost`` hours: its start, place and gaps drawn from
+    ``rng`` (start time, count, first position, gaps, in that order), its categories from
+    ``draws`` and the uniforms ``ubuf`` at ``jc``. Returns the block's outputs and what the
+    tests read of it: ``(out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji)``."""
+    n = _kernels.BUF
+    n_cat = w.size
+    big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(w, amps, peaks, 5.0)
+    t0 = rng.uniform(0.0, 2000.0)
+    phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
+    cnt = int(rng.integers(8, n))
+    j = int(rng.integers(0, n - cnt + 1))
+    buf = rng.exponential(1.0, n)
+    counts = np.zeros((1, n_cat), dtype=np.int32)
+    gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
+    wk = np.empty((2 + _kernels._KEP_COLS, n))
+    ji = np.empty(n, dtype=np.int64)
+    acc = np.zeros((_kernels.N_ACC, n))
+    seg = 0.5 + 1 / 60
+    low = big_l - big_a
+    out = _kernels._diurnal_block_marked(
+        draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
+        big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
+        0.0, 17, cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost), bprob, bslot, balias,
+        nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
+        1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat),
+    )  # fmt: skip
+    return out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji
+
+
 @pytest.mark.parametrize("cost", [0.7, 4.0])
 def test_marked_block_thinning_matches_a_reference(cost):
     """``_diurnal_block_marked``'s thinning against the reference, every category costing
@@ -1202,37 +1233,16 @@ def test_marked_block_thinning_matches_a_reference(cost):
     category; the countdown passed through.
     """
     rng = np.random.default_rng(int(cost * 10) + 100)
-    n = _kernels.BUF
     thinned = open_at_end = 0
     jc = _kernels.CBUF
     ubuf = np.empty(jc)
     draws = np.random.default_rng(7)
+    amps, peaks, costs = np.array([1.0, 0.3]), np.array([4.0, 14.0]), np.full(2, cost)
     for block in range(30):
         w = np.array([0.6, 0.4]) * rng.uniform(1.5, 6.0)
-        amps, peaks = np.array([1.0, 0.3]), np.array([4.0, 14.0])
-        big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
-            w, amps, peaks, 5.0
+        out, j, cnt, buf, t0, phi0, big_l, big_a, counts, _, wk, _ = _random_marked_block(
+            rng, draws, w, amps, peaks, costs, jc, ubuf
         )
-        t0 = rng.uniform(0.0, 2000.0)
-        phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
-        cnt = int(rng.integers(8, n))
-        j = int(rng.integers(0, n - cnt + 1))
-        buf = rng.exponential(1.0, n)
-        costs = np.full(2, cost)
-        counts = np.zeros((1, 2), dtype=np.int32)
-        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
-        wk = np.empty((2 + _kernels._KEP_COLS, n))
-        ji = np.empty(n, dtype=np.int64)
-        acc = np.zeros((_kernels.N_ACC, n))
-        seg = 0.5 + 1 / 60
-        low = big_l - big_a
-        out = _kernels._diurnal_block_marked(
-            draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
-            big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
-            0.0, 17, costs, np.cos(OMEGA * costs), np.sin(OMEGA * costs), bprob, bslot, balias,
-            nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, 2),
-        )  # fmt: skip
         k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
         ref_n, ref_x, ref_end, ref_deficit = _reference_block(
             buf[j : j + cnt], phi0, big_l, big_a, lambda m: True, cost
@@ -1289,35 +1299,16 @@ def test_marked_block_with_free_and_costly_categories_matches_the_pass_in_order(
     """
     rng = np.random.default_rng(int(sum(costs) * 10) + 300)
     draws = np.random.default_rng(17)
-    n = _kernels.BUF
     cost = np.array(costs)
     jc = _kernels.CBUF
     ubuf = np.empty(jc)
+    amps, peaks = np.array([1.0, 0.3, 0.6]), np.array([4.0, 14.0, 20.0])
     open_end = closed_end = skipped = 0
     for block in range(40):
         w = np.array([0.5, 0.3, 0.2]) * rng.uniform(1.5, 6.0)
-        big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
-            w, np.array([1.0, 0.3, 0.6]), np.array([4.0, 14.0, 20.0]), 5.0
+        out, j, cnt, _, t0, _, _, _, counts, xa, wk, ji = _random_marked_block(
+            rng, draws, w, amps, peaks, cost, jc, ubuf
         )
-        t0 = rng.uniform(0.0, 2000.0)
-        phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
-        cnt = int(rng.integers(8, n))
-        j = int(rng.integers(0, n - cnt + 1))
-        buf = rng.exponential(1.0, n)
-        counts = np.zeros((1, 3), dtype=np.int32)
-        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
-        wk = np.empty((2 + _kernels._KEP_COLS, n))
-        ji = np.empty(n, dtype=np.int64)
-        acc = np.zeros((_kernels.N_ACC, n))
-        seg = 0.5 + 1 / 60
-        low = big_l - big_a
-        out = _kernels._diurnal_block_marked(
-            draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
-            big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
-            0.0, 17, cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost), bprob, bslot, balias,
-            nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, 3),
-        )  # fmt: skip
         k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
         sl = slice(j, j + cnt)
         ex, ref_counts, c_open, w_end, c_sum = _in_order(xa[sl], ji[sl], cost)
