@@ -3420,8 +3420,7 @@ def _diurnal_block_body(
         # end of the last failure's recovery (``w_end``; the failure's own time when its
         # recovery costs none, so the exposure is the gap from the point before it); the
         # points before ``lim`` (the end of a costly recovery not yet passed) are not
-        lim = -np.inf
-        w_end = 0.0
+        lim = -np.inf  # (w_end: 0.0, the block's start)
         for q in range(np.uint64(j), np.uint64(stop)):
             xq = xa[q]
             if xq < lim:
