@@ -66,6 +66,9 @@ from relmc.sim import _kernels
 from relmc.sim.simulate import kernel_inputs
 
 OMEGA = 2.0 * math.pi / 24.0
+# a block's trailing arguments with planned maintenance off (planned, m_left, inv_maint,
+# maint_hours, m_stop, snap_steps, p_max)
+NO_PLANNED = (False, math.inf, 0.0, 0.0, 0.0, 0, 0)
 POLICY = dict(
     checkpoint_interval=0.5,
     snapshot_hours=1 / 60,
@@ -800,6 +803,7 @@ CAPPED = {
         (8.0, 10**6, 10**9, 0.1, 0.0),
         (60.0, 10**6, 10**9, 0.1, 0.2),
         (60.0, 150.0, 10**9, 0.1, 0.2),
+        (60.0, 10**6, 150, 0.1, 0.2),
     ],
 )
 def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
@@ -813,11 +817,13 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
     general path at the same gap, so every trial's events, interruptions and end agree exactly
     and its wall and progress hours within 1e-9 (the table's solve against the full one).
     Checks the bound (its slack from the block's phase, all of a buffer's gaps at once) near
-    the cap, the budget, the job's end and the next planned event (0.2 an hour, 15 failures
-    between two; the blocks count its clock down by their exposed hours, the loop by each
-    cycle's; near the cap the loop takes a planned event whose stop fits, else hands over
-    with both clocks): the planned events agree too. Negative control: blocks were used, and
-    not in the run without them.
+    the cap, the budget and the job's end, and planned events (0.2 an hour, 15 failures
+    between two), which blocks take through (each in the exposed hours from the last event's
+    end, its downtime's points not failures, the next one drawn there) and the loop takes one
+    by one, keeping the gap it drew and skipping its points within the stop (near the cap it
+    takes a planned event whose stop fits, else hands over with both clocks): the planned
+    events agree too, with the budget as well. Negative control: blocks were used, and not in
+    the run without them; most planned events were taken in blocks.
     """
     base = dataclasses.replace(
         _capped_inputs(400, work_hours, 0.5, cap_hours),
@@ -827,11 +833,13 @@ def test_blocks_take_the_failures_the_loop_would_take_trial_by_trial(
         maint_rate=maint_rate,
         maint_hours=0.5,
     )
-    st_fast = np.zeros(4, dtype=np.int64)
-    st_slow = np.zeros(4, dtype=np.int64)
+    st_fast = np.zeros(6, dtype=np.int64)
+    st_slow = np.zeros(6, dtype=np.int64)
     fast = _run(_kernels._block_diurnal, base, 5, True, st_fast)
     slow = _run(_kernels._block_diurnal, base, 5, False, st_slow)
     assert st_fast[3] > 0.3 * fast["events"].sum() and st_slow[3] == 0, (st_fast, st_slow)
+    if maint_rate > 0.0:  # most planned events taken in blocks, through them
+        assert st_fast[5] > 0.5 * fast["maintenance_events"].sum() and st_slow[5] == 0
     assert st_fast[1] == st_slow[1]  # the same trials handed over to the general path
     for k in ("events", "finished", "interruptions", "power_swings", "maintenance_events"):
         np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
@@ -1119,8 +1127,8 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
             np.array([math.cos(OMEGA * cost)]), np.array([math.sin(OMEGA * cost)]),
             np.array([1.0]), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
             *_costly_buffers(), interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc,
-        )  # fmt: skip
+            1.0 / seg, acc, *NO_PLANNED,
+        )[:10]  # fmt: skip
 
         def costly_at(m, k_in=k_in):
             return m == k_in if regime == "first" else True
@@ -1217,6 +1225,7 @@ def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
         0.0, 17, cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost), bprob, bslot, balias,
         nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
         1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat),
+        *NO_PLANNED,
     )  # fmt: skip
     return out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji
 
@@ -1243,7 +1252,7 @@ def test_marked_block_thinning_matches_a_reference(cost):
         out, j, cnt, buf, t0, phi0, big_l, big_a, counts, _, wk, _ = _random_marked_block(
             rng, draws, w, amps, peaks, costs, jc, ubuf
         )
-        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
+        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out[:11]
         ref_n, ref_x, ref_end, ref_deficit = _reference_block(
             buf[j : j + cnt], phi0, big_l, big_a, lambda m: True, cost
         )
@@ -1309,7 +1318,7 @@ def test_marked_block_with_free_and_costly_categories_matches_the_pass_in_order(
         out, j, cnt, _, t0, _, _, _, counts, xa, wk, ji = _random_marked_block(
             rng, draws, w, amps, peaks, cost, jc, ubuf
         )
-        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out
+        k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed, jc = out[:11]
         sl = slice(j, j + cnt)
         ex, ref_counts, c_open, w_end, c_sum = _in_order(xa[sl], ji[sl], cost)
         assert np.array_equal(wk[0, sl], ex), block
@@ -1320,6 +1329,230 @@ def test_marked_block_with_free_and_costly_categories_matches_the_pass_in_order(
         closed_end += c_open < 0
         skipped += int((ex < 0.0).sum())
     assert open_end > 0 and closed_end > 0 and skipped > 0, (open_end, closed_end, skipped)
+
+
+# a block through planned events: 0.1 h restarts, 0.5 h segments of which 1/60 h snapshot, 0.1 h
+# persist, planned events 0.3 an hour of exposed time with 0.5 h of downtime
+PL_RESTART, PL_TAU, PL_DELTA, PL_PERSIST = 0.1, 0.5, 1 / 60, 0.1
+PL_RATE, PL_DOWN = 0.3, 0.5
+# how the blocks end, and what they hold
+TALLY = ("failure", "recovery", "down", "truncated", "restart_lost", "planned")
+
+
+def _planned_in_order(xa, failure_cost, m_left, gaps, p_max):
+    """The pass in order over a block's points with planned events, written from the
+    contract: a point before the end of the last recovery or downtime is not a failure; else,
+    while the exposed hours from that end to the point exceed those left to the next planned
+    event (``m_left``), that event comes first (in the restart: the restart's hours so far
+    are lost, then the downtime; in the run: the whole snapshots done, the partial segment's
+    compute kept, its snapshot time so far, a fresh snapshot and persist, then the downtime),
+    the next planned event drawn (``gaps()`` / rate); at the ``p_max``-th event more the
+    block ends before the point. A failure's exposure counts the clock down; its recovery
+    (``failure_cost(q)``, which also counts the failure) follows it. Returns a dict."""
+    seg = PL_TAU + PL_DELTA
+    ex = np.full(xa.size, np.nan)
+    end, free_at = 0.0, -math.inf  # the last event's end; points before free_at are not failures
+    r = dict(n_pl=0, restart=0.0, ckpt=0.0, prog=0.0, steps=0, c_sum=0.0, last="none", lost=0)
+    stop = xa.size
+    for q, x in enumerate(xa):
+        if x < free_at:
+            ex[q] = -1.0
+            continue
+        while x - end > m_left:
+            if r["n_pl"] == p_max:
+                stop = q
+                break
+            at = end + m_left
+            if m_left < PL_RESTART:
+                r["restart"] += m_left
+                r["lost"] += 1
+                end = at + PL_DOWN
+            else:
+                run = m_left - PL_RESTART
+                k = math.floor(run / seg)
+                k = k - 1 if k * seg > run else (k + 1 if (k + 1) * seg <= run else k)
+                off = run - k * seg
+                r["restart"] += PL_RESTART
+                r["ckpt"] += (k * PL_DELTA + max(off - PL_TAU, 0.0)) + (PL_DELTA + PL_PERSIST)
+                r["prog"] += k * PL_TAU + min(off, PL_TAU)
+                r["steps"] += 2 * k + 2
+                end = at + (PL_DELTA + PL_PERSIST + PL_DOWN)
+            r["n_pl"] += 1
+            m_left = gaps() / PL_RATE
+            free_at = end
+            r["last"] = "down"
+        if stop < xa.size:
+            break
+        if x < free_at:
+            ex[q] = -1.0
+            continue
+        ex[q] = max(x - end, 0.0)
+        m_left -= ex[q]
+        c = failure_cost(q)
+        r["c_sum"] += c
+        end = x + c
+        free_at = end if c > 0.0 else -math.inf
+        r["last"] = "recovery" if c > 0.0 else "failure"
+    r.update(ex=ex[:stop], end=end, stop=stop, m_left=m_left)
+    return r
+
+
+def _planned_args(m_left, p_max):
+    return (True, m_left, 1.0 / PL_RATE, PL_DOWN, PL_DELTA + PL_PERSIST + PL_DOWN, 2, p_max)
+
+
+def _check_planned(out, ref, j, t0, big_l, big_a, phi0, gf, wk, tally):
+    """The block's planned-event outputs against ``_planned_in_order``'s, bit for bit, and
+    the deficit: ``F(end) - F(last point)`` (within 1e-9) where a recovery or downtime
+    outlasts the points, else 0."""
+    t, n_fail, deficit = out[3], out[7], out[8]
+    stop_t, m_left, n_pl, pl_rs, pl_ck, pl_pr, pl_sw = out[11:]
+    stop = j + ref["stop"]
+    assert stop_t == stop and n_pl == ref["n_pl"] and pl_sw == ref["steps"]
+    assert (pl_rs, pl_ck, pl_pr) == (ref["restart"], ref["ckpt"], ref["prog"])
+    assert np.array_equal(wk[0, j:stop], ref["ex"]) and m_left == ref["m_left"]
+    assert n_fail == int((ref["ex"] >= 0.0).sum()) and t == t0 + ref["end"]
+    if ref["last"] in ("recovery", "down"):
+        k = big_a / OMEGA
+        f_end = big_l * ref["end"] + k * (math.sin(phi0 + OMEGA * ref["end"]) - math.sin(phi0))
+        g_last = gf[stop - 1] if stop > j else 0.0
+        assert deficit == pytest.approx(max(f_end - g_last, 0.0), abs=1e-9)
+    else:
+        assert deficit == 0.0
+    tally[ref["last"]] += 1
+    tally["restart_lost"] += ref["lost"]
+    tally["planned"] += ref["n_pl"]
+
+
+@pytest.mark.parametrize("p_max", [32, 3])
+def test_marked_block_through_planned_events_matches_the_pass_in_order(p_max):
+    """A marked block through planned events (planned maintenance on) against
+    :func:`_planned_in_order`, from the block's own points, the categories it drew (left in
+    ``ji``) and the same Generator's draws after the picks' uniforms: every exposure written
+    for the runs, the counts, the planned events' restart, checkpoint and progress hours and
+    power steps, the clock left to the next planned event, the points taken and the end, bit
+    for bit; the deficit against ``F`` (the downtime's or the recovery's end). 40 random blocks
+    of three categories of different shapes and recoveries (0, 0.7, 0.3 h), planned events
+    0.3 an hour of exposed time (several a block); ``p_max = 3``: blocks end early at the
+    fourth. Every kind of block end is seen, planned events in restarts and runs."""
+    rng = np.random.default_rng(400 + p_max)
+    draws = np.random.default_rng(23)
+    cost = np.array([0.0, 0.7, 0.3])
+    amps, peaks = np.array([1.0, 0.3, 0.6]), np.array([4.0, 14.0, 20.0])
+    n, n_cat, jc = _kernels.BUF, 3, _kernels.CBUF
+    ubuf = np.empty(jc)
+    tally = dict.fromkeys(TALLY, 0)
+    for block in range(40):
+        w = np.array([0.5, 0.3, 0.2]) * rng.uniform(1.5, 6.0)
+        big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
+            w, amps, peaks, 5.0
+        )
+        t0 = rng.uniform(0.0, 2000.0)
+        phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
+        cnt = int(rng.integers(8, n))
+        j = int(rng.integers(0, n - cnt + 1))
+        buf = rng.exponential(1.0, n)
+        m_left = rng.exponential(1.0 / PL_RATE)
+        counts = np.zeros((1, n_cat), dtype=np.int32)
+        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
+        wk = np.empty((2 + _kernels._KEP_COLS, n))
+        ji = np.empty(n, dtype=np.int64)
+        acc = np.zeros((_kernels.N_ACC, n))
+        seg = PL_TAU + PL_DELTA
+        low = big_l - big_a
+        # the Generator after the picks' uniforms (refilled CBUF at a time as jc runs out)
+        fills = -(-max(cnt - (_kernels.CBUF - jc), 0) // _kernels.CBUF)
+        after = np.random.Generator(np.random.PCG64())
+        after.bit_generator.state = draws.bit_generator.state
+        after.random(fills * _kernels.CBUF)
+        out = _kernels._diurnal_block_marked(
+            draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
+            big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
+            0.0, 17, cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost), bprob, bslot, balias,
+            nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, PL_RESTART, PL_TAU, PL_DELTA,
+            PL_PERSIST, seg, 1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs,
+            _kernels._sums_rise(pw, prc, prs, n_cat), *_planned_args(m_left, p_max),
+        )  # fmt: skip
+        jc = out[10]
+        ref_counts = np.zeros(n_cat, np.int64)
+
+        def failure_cost(q, ji=ji, j=j, ref_counts=ref_counts):
+            ref_counts[ji[j + q]] += 1
+            return cost[ji[j + q]]
+
+        ref = _planned_in_order(
+            xa[j : j + cnt], failure_cost, m_left, after.standard_exponential, p_max
+        )
+        assert np.array_equal(counts[0], ref_counts), block
+        _check_planned(out, ref, j, t0, big_l, big_a, phi0, gf, wk, tally)
+        tally["truncated"] += ref["stop"] < cnt
+        assert out[0] == 17 and out[2] == 0  # the countdown passed through; all counted here
+    assert min(tally.values()) > 0 if p_max == 3 else tally["truncated"] == 0, tally
+    assert tally["recovery"] > 0 and tally["down"] > 0 and tally["restart_lost"] > 0, tally
+
+
+@pytest.mark.parametrize("p_max", [32, 3])
+def test_block_of_one_shape_through_planned_events_matches_the_pass_in_order(p_max):
+    """A block of one shape (``_diurnal_block``: the costly failures by a countdown, drawn
+    ahead) through planned events against :func:`_planned_in_order`, with the same
+    countdowns and categories: as the marked test above, plus the countdown left, the
+    costly failures drawn ahead consumed (``jk``) and the failures left to the multinomial.
+    40 random blocks at 1.5-6 failures an hour, a = 0.7; categories 1 and 2 (0.4 and 1.2 h)
+    every 4th-12th failure, category 0 (free) the others."""
+    rng = np.random.default_rng(500 + p_max)
+    cost = np.array([0.0, 0.4, 1.2])
+    n, cbuf = _kernels.BUF, _kernels.CBUF
+    tally = dict.fromkeys(TALLY, 0)
+    for block in range(40):
+        big_l = rng.uniform(1.5, 6.0)
+        big_a = 0.7 * big_l
+        t0 = rng.uniform(0.0, 2000.0)
+        phi0 = rng.uniform(0.0, 2.0 * math.pi)
+        cnt = int(rng.integers(8, n))
+        j = int(rng.integers(0, n - cnt + 1))
+        buf = rng.exponential(1.0, n)
+        m_left = rng.exponential(1.0 / PL_RATE)
+        k_in = int(rng.integers(1, 6))
+        kbuf_c = rng.integers(4, 13, cbuf).astype(np.int64)
+        cbuf_c = rng.integers(1, 3, cbuf).astype(np.int64)
+        interruptions = np.zeros((1, 3), dtype=np.int32)
+        gf, xa, okf = (np.empty(n) for _ in range(3))
+        wk = np.empty((2 + _kernels._KEP_COLS, n))
+        ji = np.empty(n, dtype=np.int64)
+        acc = np.zeros((_kernels.N_ACC, n))
+        seg = PL_TAU + PL_DELTA
+        draws = np.random.default_rng(block)
+        out = _kernels._diurnal_block(
+            draws, 0, buf, j, cnt, _table(0.7), t0, math.sin(phi0), math.cos(phi0), big_l,
+            big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a), 0.2, k_in, cost,
+            np.cos(OMEGA * cost), np.sin(OMEGA * cost), np.ones(3), np.zeros(3, np.int64),
+            np.zeros(3, np.int64), 1, kbuf_c, cbuf_c, np.empty(cbuf), 0, interruptions, gf, xa,
+            okf, wk, ji, PL_RESTART, PL_TAU, PL_DELTA, PL_PERSIST, seg, 1.0 / seg, acc,
+            *_planned_args(m_left, p_max),
+        )  # fmt: skip
+        state = dict(k=k_in, at=0)
+        ref_counts = np.zeros(3, np.int64)
+
+        def failure_cost(q, state=state, kbuf_c=kbuf_c, cbuf_c=cbuf_c, ref_counts=ref_counts):
+            state["k"] -= 1
+            if state["k"] > 0:
+                ref_counts[0] += 1
+                return 0.0
+            c = cbuf_c[state["at"]]
+            state["k"] = kbuf_c[state["at"]]
+            state["at"] += 1
+            ref_counts[c] += 1
+            return cost[c]
+
+        gaps = np.random.default_rng(block).standard_exponential
+        ref = _planned_in_order(xa[j : j + cnt], failure_cost, m_left, gaps, p_max)
+        assert state["at"] < cbuf  # (no refill: the Generator's draws are the planned events')
+        _check_planned(out, ref, j, t0, big_l, big_a, phi0, gf, wk, tally)
+        tally["truncated"] += ref["stop"] < cnt
+        assert out[0] == state["k"] and out[1] == state["at"], block  # countdown; drawn ahead
+        assert out[2] == ref_counts[0] and np.array_equal(interruptions[0, 1:], ref_counts[1:])
+    assert min(tally.values()) > 0 if p_max == 3 else tally["truncated"] == 0, tally
+    assert tally["recovery"] > 0 and tally["down"] > 0 and tally["restart_lost"] > 0, tally
 
 
 def _marked_blocks(n_blocks: int, seed: int):
@@ -1359,7 +1592,7 @@ def _marked_blocks(n_blocks: int, seed: int):
             1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
             zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
             gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
-            sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat),
+            sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat), *NO_PLANNED,
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
         jc = out[10]

@@ -592,7 +592,7 @@ LONG_TAIL = _scenario(
 )
 # one shape, 2.6 failures an hour, a seventh of them with 0.2 h of recovery: with planned
 # events at 0.1 an hour (26 failures between two, over the 8 a planned event's interval must
-# hold on average), blocks of failures run between planned events
+# hold on average), blocks of failures run through planned events
 BLOCKS_M = _scenario(
     [
         Category("bug", rate=2.2, unit="job", diurnal_amplitude=0.6, diurnal_peak_hour=14.0),
@@ -638,7 +638,7 @@ MAINT = {
         2.0,
         0.1,
     ),
-    # blocks between planned events, each bounded by the next one's exposed hours
+    # blocks through planned events
     "blocks": _with_maint(BLOCKS_M, 0.1, 0.25),
     # the same under a cap about half the trials reach (a planned stop, 0.5 h, the costliest
     # event): near it, blocks and the loop take failures and planned events that fit
@@ -676,15 +676,16 @@ def test_diurnal_path_with_maintenance_matches_general_path(name):
 
 
 @pytest.mark.parametrize("name", ["blocks", "blocks_tight_cap"])
-def test_blocks_run_between_planned_events(name):
-    """With planned events a block's failures stop short of the next one (its bound, the
-    exposed hours left to it), then the loop takes it: most failures in blocks, every
-    planned event taken; the comparisons above and below hold these scenarios to the
-    general path and the oracle."""
+def test_blocks_run_through_planned_events(name):
+    """With planned events blocks take them in their pass in order (the exposed hours from
+    the last event's end reaching the clock left to the next one): most failures and most
+    planned events in blocks, every planned event taken; the comparisons above and below hold
+    these scenarios to the general path and the oracle."""
     x, _ = kernel_inputs(MAINT[name], None, 400)
-    stats = np.zeros(5, dtype=np.int64)
+    stats = np.zeros(6, dtype=np.int64)
     out = _run(_kernels._block_diurnal, x, 1, True, stats)
     assert stats[3] > 0.5 * stats[0] and stats[4] > 2 * 400, stats
+    assert stats[5] > 0.5 * stats[2], stats  # planned events in blocks
     planned = out["maintenance_events"].sum()  # on this path, and after a hand-over
     assert stats[2] == planned if stats[1] == 0 else 0 < stats[2] <= planned
     if name == "blocks_tight_cap":

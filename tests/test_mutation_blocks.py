@@ -55,7 +55,8 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
         costs, rot_c, rot_s, prob_c, slot_c, alias_c, 1, np.empty(_kernels.CBUF, np.int64),
         np.empty(_kernels.CBUF, np.int64), np.empty(_kernels.CBUF), _kernels.CBUF,
         interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
-    )  # fmt: skip
+        False, np.inf, 0.0, 0.0, 0.0, 0, 0,  # planned maintenance off
+    )[:10]  # fmt: skip
     assert okf[:3].tolist() == [0.0, 0.0, 0.0]  # all took the full solve
     assert n_fail == 1 and interruptions[0, 0] == 1 and n_zero == 0 and k_left > 10**18
 
