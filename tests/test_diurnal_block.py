@@ -1555,6 +1555,22 @@ def test_block_of_one_shape_through_planned_events_matches_the_pass_in_order(p_m
     assert tally["recovery"] > 0 and tally["down"] > 0 and tally["restart_lost"] > 0, tally
 
 
+def test_no_block_where_it_could_take_no_planned_event():
+    """Near the job's end ``p_max`` is 0: a block through planned events could then end
+    before its first point, taking nothing, and be tried again from the same state (a run
+    that never ended). Five segments of work (``p_max = (5 - 4) // 2 = 0`` throughout) at 20
+    failures an hour and planned events at 0.2 an hour, 20 trials under a 200-h cap: the run
+    returns, no block is taken, the planned events are all the loop's, and every trial's
+    hours add up."""
+    x = _capped_inputs(20, 2.5, 0.5, 200.0, restart=0.1, maint=0.2, rate=20.0, amp=0.02)
+    st = np.zeros(6, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, 1, True, st)
+    assert st[4] == 0 and st[5] == 0 and st[2] == out["maintenance_events"].sum() > 0, st
+    np.testing.assert_allclose(
+        out["progress_hours"] + out["lost_hours"].sum(axis=1), out["wall_hours"], rtol=1e-12
+    )
+
+
 def _marked_blocks(n_blocks: int, seed: int):
     """Run ``_diurnal_block_marked`` (each point's category drawn at its phase), no recovery cost.
 

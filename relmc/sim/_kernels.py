@@ -105,7 +105,9 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   failures: the exposed hours left to the next planned event are kept (what is left after a
   failure stands, by memorylessness), and a cycle that reaches them is decided by ``g >= F(m)``
   (one sine): no failure first, so the planned event is taken as on the general path (in a run
-  its checkpoint; then the downtime and a new restart) and both clocks start afresh; a planned
+  its checkpoint; then the downtime and a new restart) and both clocks start afresh (where
+  blocks apply the failure gap is kept and its integrated intensity over the stop skipped, as
+  after a recovery: the gaps one process over all wall time, as the blocks read them); a planned
   event after the job's last compute is deferred (the cycle's failure, if any, stands, and the
   next planned event is drawn afresh after it). Without maintenance no draw and no arithmetic is
   added. The power-law trend stays on the general path (the integral of the cosine times the
@@ -124,9 +126,9 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   failures taken one by one step from the same table too (``_solve_one``): with one diurnal shape,
   and with shapes that differ (the summed intensity is one cosine; its amplitude's table built once
   a run for point rates, the nearest reference table for rates per draw); not with shapes per draw.
-  A block stops short of the next planned event (its points' integrated intensity under ``F`` of the
-  exposed hours left to it, so their wall hours, and so their exposed hours, under those) and counts
-  that clock down by its failures' exposed hours; the loop takes the planned event.
+  A block runs through planned events (at most ``p_max`` of them): each taken in its pass in
+  order where the exposed hours from the last event's end reach the clock left to it, its
+  downtime's points not failures, the next clock drawn there.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -3319,8 +3321,8 @@ def _diurnal_block_body(
     phase at ``t``. (1) The running sum ``G``; (2) every point's wall time ``X_q = F^-1(G_q)``,
     solved independently (:func:`_kepler_pass`, vectorised; the few it does not trust by
     :func:`_invert_diurnal`); (3) every point's exposure from the point before it, the exposures
-    were no point within a recovery (a vectorised pass), into ``wk[0]`` (with ``marks`` the
-    pass in order writes them instead); (4) a pass in order
+    were no point within a recovery (a vectorised pass), into ``wk[0]`` (with ``marks`` or
+    ``planned`` the pass in order writes them instead); (4) a pass in order
     over the failures whose recovery costs time only: categories are independent of the time, so
     whether a failure's recovery costs time is a coin of chance ``p`` (the costly categories'
     share of the rate) and the failures up to the next costly one are ``k_left``, geometric
@@ -3338,7 +3340,9 @@ def _diurnal_block_body(
     the caller, the wall clock after the last failure's recovery, the block arithmetic's counts,
     the failures taken, the integrated intensity from the last point to the end of the last
     recovery (the caller skips it in the gaps that follow: the same process goes on), the
-    failures' exposed hours and ``jc``.
+    failures' exposed hours and ``jc`` (with ``planned``: the wall clock at the end of the last
+    event, a failure's recovery or a planned stop's downtime, the deficit to that end, and the
+    wall hours less the failures' recovery hours in place of the exposed hours, unused).
 
     With ``marks`` the categories' shapes differ, so a failure's category depends on its
     time: the intensity is still one cosine (the categories' terms sum to one, ``big_a`` its
@@ -4294,6 +4298,10 @@ def _diurnal_trials(
                 # fewer, and so many events fewer of the budget
                 p_max = min(_DIURNAL_PLANNED_MAX, max((n_seg - 4) // 2, 0)) if m_on else 0
                 lim = min((n_seg - 4.0 - p_max) / seg_up, lim_cap)
+                if m_on and p_max < 1:
+                    # no block: one that may take no planned event could end before its first
+                    # point, taking nothing, and be tried again from the same state
+                    lim = 0.0
                 # F(X) >= L X - slack from t's phase on (s0 carried by rotations may sit an
                 # ulp below -1)
                 slack = k_amp * max(1.0 + s0, 0.0)
@@ -4660,7 +4668,8 @@ def _block_diurnal(
     where the exposed hours from the last event's end reach the clock ``m`` left to it, its
     stop's restart, checkpoint, progress and steps summed apart, its downtime's points not
     failures, the next clock drawn there), at most ``p_max = min(_DIURNAL_PLANNED_MAX,
-    (n_seg - 4) // 2)`` a block (at one more it ends before that point): the bound on the
+    (n_seg - 4) // 2)`` a block (at one more it ends before that point; with ``p_max`` 0 no
+    block, as one could end before its first point and be tried again): the bound on the
     job's last segment is ``p_max`` segments shorter (a stop keeps a partial segment's compute
     beyond its whole segments) and the budget ``p_max`` events; after a block with planned
     events the segments are re-laid from the progress reached. Before, blocks stopped short
