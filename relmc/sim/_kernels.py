@@ -3215,6 +3215,20 @@ def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, in
     return _invert_diurnal(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t, hi)
 
 
+@jit(inline="always")
+def _stop_in_run(e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps):
+    """Account a planned stop ``e`` hours into a run: ``(ckpt, computed, steps)``.
+
+    The snapshots done and a fresh checkpoint of the progress reached (a snapshot under way
+    counts to the stop): its checkpoint hours, the compute it keeps (the partial segment's
+    too) and its power steps (compute started; the snapshots; the stop). The one arithmetic
+    of :func:`_planned_stop` and the diurnal blocks through planned events.
+    """
+    k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
+    ckpt = (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
+    return ckpt, k * tau + min(xo, s_k), snap_steps * k + 2
+
+
 @jit  # called, not inlined: in the loop's two branches it slowed the path without maintenance
 def _planned_stop(
     e, m_left, t, p, r_eff, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, work_hours,
@@ -3230,12 +3244,12 @@ def _planned_stop(
     """
     if e < 0.0:
         return (t + m_left) + maint_hours, p, n_seg, r, m_left, 0.0, 0
-    k, xo, s_k = _locate(e, n_seg, last_start, r, tau, seg, inv_seg)
-    ckpt = (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
-    p += k * tau + min(xo, s_k)
+    ckpt, computed, steps = _stop_in_run(
+        e, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_steps
+    )
+    p += computed
     n_seg, r = _segments(work_hours - p, tau)  # re-laid from there
-    # compute started; the k snapshots; the stop
-    return (t + m_left) + m_stop, p, n_seg, r, r_eff, ckpt, snap_steps * k + 2
+    return (t + m_left) + m_stop, p, n_seg, r, r_eff, ckpt, steps
 
 
 @jit
@@ -3487,11 +3501,14 @@ def _diurnal_block_body(
                     pl_restart += m_left
                     w_end = y + maint_hours
                 else:
-                    k, xo, s_k = _locate(e_m, 0, np.inf, 0.0, tau, seg, inv_seg)
+                    # (never the job's last segment here: last_start infinite)
+                    ck, computed, steps = _stop_in_run(
+                        e_m, 0, np.inf, 0.0, tau, seg, inv_seg, delta, persist, snap_steps
+                    )
                     pl_restart += restart_hours
-                    pl_ckpt += (k * delta + max(xo - s_k, 0.0)) + (delta + persist)
-                    pl_prog += k * tau + min(xo, s_k)
-                    pl_steps += snap_steps * k + 2  # compute started; the snapshots; the stop
+                    pl_ckpt += ck
+                    pl_prog += computed
+                    pl_steps += steps
                     w_end = y + m_stop
                 n_pl += 1
                 m_left = _gap(rng) * inv_maint
