@@ -328,6 +328,60 @@ def test_solve_meets_its_tolerance_and_carries_the_phase():
         assert abs(c1 - math.cos(phi0 + OMEGA * x)) < 1e-13
 
 
+def _passes_cases(seed: int = 3, n: int = 4000) -> list[tuple[float, ...]]:
+    """``(g, x, s0, c0, L, k)`` for :func:`_kernels._passes`: random, near its bounds and at ``F``.
+
+    Amplitudes up to 1, hours to the event 0.01-500, phases carried with norms up to 1e-13
+    off 1 (the loop's drift is held below that); ``g`` an exponential, or at the band's edges
+    ``L x +- k min(2, OMEGA x)`` (a few ulps either side), or at the computed ``F`` and its
+    float neighbours; and extremes where the sine's difference is the whole band (``OMEGA x =
+    pi`` from a crest or a trough), ``g`` just past ``F``.
+    """
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(n):
+        big_l = rng.uniform(0.005, 5.0)
+        k = big_l * (1.0 if rng.random() < 0.3 else rng.random()) / OMEGA
+        x = 10.0 ** rng.uniform(-2.0, math.log10(500.0))
+        phi0 = rng.uniform(0.0, 2.0 * math.pi)
+        if rng.random() < 0.2:  # the band's extremes: sin(phi0 + pi) - sin(phi0) = -+2
+            x = math.pi / OMEGA
+            phi0 = rng.choice([math.pi / 2, 3 * math.pi / 2])
+        norm = 1.0 + rng.uniform(-1e-13, 1e-13)
+        s0, c0 = math.sin(phi0) * norm, math.cos(phi0) * norm
+        f = _kernels._cum_diurnal(x, s0, c0, big_l, k)
+        edge = big_l * x + rng.choice([-1.0, 1.0]) * k * min(2.0, OMEGA * x)
+        for g in (
+            rng.standard_exponential() * big_l * x,
+            edge * (1.0 + rng.uniform(-4e-16, 4e-16)),
+            f,
+            np.nextafter(f, np.inf),
+            np.nextafter(f, -np.inf),
+        ):
+            cases.append((float(g), x, s0, c0, big_l, k))
+    return cases
+
+
+def test_planned_event_test_by_bounds_is_the_comparison_with_f(monkeypatch):
+    # the loop one by one's test whether a planned event comes before the next failure
+    # (g >= F(m_left)), decided by bounds on F where they can: the same answer as the
+    # comparison with F as computed, in every case, bounds decided most random ones
+    cases = _passes_cases()
+    got = [_kernels._passes(*c) for c in cases]
+    want = [c[0] >= _kernels._cum_diurnal(*c[1:]) for c in cases]
+    assert got == want
+    assert any(want) and not all(want)
+    # negative controls: the same cases see a band without its slack over rounding (the
+    # extremes' carried norms put F beyond it), and a band half as wide
+    monkeypatch.setattr(_kernels, "_BRACKET_RTOL", 0.0)
+    bare = [_kernels._passes.py_func(*c) for c in cases]
+    assert bare != want
+    monkeypatch.setattr(_kernels, "_BRACKET_RTOL", 1e-12)
+    monkeypatch.setattr(_kernels, "OMEGA", OMEGA / 2.0)  # k min(2, OMEGA x) halved below 2
+    half = [_kernels._passes.py_func(*c) for c in cases]
+    assert half != want
+
+
 def _meets_tolerance(g, x, s1, c1, ph, t, big_l, big_a, phase_slack=0.0, trig_slack=0.0):
     """Whether ``x``, ``s1``, ``c1`` solve ``F(x) = g`` from phase ``ph`` at wall clock ``t``.
 
