@@ -3507,7 +3507,8 @@ def _diurnal_block_body(
         # last segment allows ``p_max`` stops' partial segments)
         k_cnt = k_left  # (one shape) failures up to and including the next costly one
         lim = -np.inf
-        for q in range(j, stop):
+        c_last = -1  # the last failure's category where known (one shape: a costly one's)
+        for q in range(np.uint64(j), np.uint64(stop)):
             xq = xa[q]
             if xq < lim:
                 ex[q] = -1.0  # a point within a recovery or a downtime: not a failure
@@ -3515,7 +3516,7 @@ def _diurnal_block_body(
                 continue
             while m_left < xq - w_end:
                 if n_pl == p_max:
-                    stop_t = q
+                    stop_t = int(np.int64(q))
                     break
                 y = w_end + m_left
                 e_m = m_left - restart_hours
@@ -3536,7 +3537,6 @@ def _diurnal_block_body(
                 m_left = _gap(rng) * inv_maint
                 lim = w_end
                 down = True
-                c_open = -1
             if stop_t < stop:
                 break
             if xq < lim:
@@ -3570,10 +3570,13 @@ def _diurnal_block_body(
                     cq = cost[c]
             c_sum += cq
             w_end = xq + cq
-            lim = w_end if cq > 0.0 else -np.inf
-            c_open = c if cq > 0.0 else -1
-            p_c = q
+            lim = w_end - 1e300 * (cq <= 0.0)  # (no branch: as in the pass below)
+            c_last = c  # (the recovery left open decided after the loop: no branch here)
+            p_c = int(np.int64(q))
             down = False
+        # the last failure's recovery outlasts the points unless a downtime came after it
+        if not down and c_last >= 0 and cost[c_last] > 0.0:
+            c_open = c_last
         p = stop + (k_cnt - 1)  # the countdown (with marks, as it came)
     elif marks:
         # then in order: every point not within a recovery is a failure, exposed from the
@@ -3594,7 +3597,10 @@ def _diurnal_block_body(
             cq = cost[c]
             c_sum += cq
             w_end = xq + cq
-            lim = w_end if cq > 0.0 else -np.inf
+            # the recovery's end, or (no recovery) a bound below every point: as arithmetic,
+            # not ``w_end if cq > 0.0 else -inf``, which compiled to a branch on the category
+            # (taken at random, ~9 % of Llama 3's failures costing time): 1.08x on the path
+            lim = w_end - 1e300 * (cq <= 0.0)
             p_c = int(np.int64(q))
         c_open = ji[p_c] if cost[ji[p_c]] > 0.0 else -1  # its recovery outlasts the points
         p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
