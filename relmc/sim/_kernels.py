@@ -3508,12 +3508,58 @@ def _diurnal_block_body(
         k_cnt = k_left  # (one shape) failures up to and including the next costly one
         lim = -np.inf
         c_last = -1  # the last failure's category where known (one shape: a costly one's)
-        for q in range(np.uint64(j), np.uint64(stop)):
+        one = np.uint64(1)
+        q = np.uint64(j)
+        stop_u = np.uint64(stop)
+        while True:
+            # the failures up to the next planned event (a loop of their own: the planned
+            # stop's arithmetic below, out of it, leaves it its registers)
+            while q < stop_u:
+                xq = xa[q]
+                if xq < lim:
+                    ex[q] = -1.0  # a point within a recovery or a downtime: not a failure
+                    n_skip += 1
+                    q += one
+                    continue
+                if m_left < xq - w_end:
+                    break  # the next planned event comes first
+                x = xq - w_end
+                x = x if x > 0.0 else 0.0
+                ex[q] = x
+                m_left -= x
+                if marks:
+                    c = ji[q]
+                    interruptions[i, c] += 1
+                    cq = cost[c]
+                else:
+                    k_cnt -= 1
+                    cq = 0.0
+                    c = -1
+                    if k_cnt == 0:
+                        if jk == CBUF:
+                            _costly_fill(
+                                rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c,
+                                ubuf_c,
+                            )  # fmt: skip
+                            jk = 0
+                        c = cbuf_c[jk]
+                        k_cnt = kbuf_c[jk]
+                        jk += 1
+                        interruptions[i, c] += 1
+                        n_costly += 1
+                        cq = cost[c]
+                c_sum += cq
+                w_end = xq + cq
+                lim = w_end - 1e300 * (cq <= 0.0)  # (no branch: as in the pass below)
+                c_last = c  # (the recovery left open decided after the loop: no branch here)
+                p_c = int(np.int64(q))
+                down = False
+                q += one
+            if q >= stop_u:
+                break
+            # the planned events before point q (several may fall in one gap); then the
+            # loop above takes q again (a point within the downtime is not a failure)
             xq = xa[q]
-            if xq < lim:
-                ex[q] = -1.0  # a point within a recovery or a downtime: not a failure
-                n_skip += 1
-                continue
             while m_left < xq - w_end:
                 if n_pl == p_max:
                     stop_t = int(np.int64(q))
@@ -3539,41 +3585,6 @@ def _diurnal_block_body(
                 down = True
             if stop_t < stop:
                 break
-            if xq < lim:
-                ex[q] = -1.0  # within the downtime
-                n_skip += 1
-                continue
-            x = xq - w_end
-            x = x if x > 0.0 else 0.0
-            ex[q] = x
-            m_left -= x
-            if marks:
-                c = ji[q]
-                interruptions[i, c] += 1
-                cq = cost[c]
-            else:
-                k_cnt -= 1
-                cq = 0.0
-                c = -1
-                if k_cnt == 0:
-                    if jk == CBUF:
-                        _costly_fill(
-                            rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c,
-                            ubuf_c,
-                        )  # fmt: skip
-                        jk = 0
-                    c = cbuf_c[jk]
-                    k_cnt = kbuf_c[jk]
-                    jk += 1
-                    interruptions[i, c] += 1
-                    n_costly += 1
-                    cq = cost[c]
-            c_sum += cq
-            w_end = xq + cq
-            lim = w_end - 1e300 * (cq <= 0.0)  # (no branch: as in the pass below)
-            c_last = c  # (the recovery left open decided after the loop: no branch here)
-            p_c = int(np.int64(q))
-            down = False
         # the last failure's recovery outlasts the points unless a downtime came after it
         if not down and c_last >= 0 and cost[c_last] > 0.0:
             c_open = c_last
