@@ -645,8 +645,8 @@ LONG_TAIL = _scenario(
     restart_hours=0.0,
 )
 # one shape, 2.6 failures an hour, a seventh of them with 0.2 h of recovery: with planned
-# events at 0.1 an hour (26 failures between two, over the 8 a planned event's interval must
-# hold on average), blocks of failures run through planned events
+# events at 0.1 an hour (26 failures between two), blocks of failures run through planned
+# events
 BLOCKS_M = _scenario(
     [
         Category("bug", rate=2.2, unit="job", diurnal_amplitude=0.6, diurnal_peak_hour=14.0),
@@ -699,6 +699,10 @@ MAINT = {
     "blocks_tight_cap": _with_maint(
         replace_path(BLOCKS_M, "policy.wall_cap_factor", 4.7), 0.1, 0.5
     ),
+    # planned events about as frequent as failures (1.5 an hour against 2.6), and more
+    # frequent (6 an hour: 0.43 failures a planned event, blocks of at most 27 points)
+    "blocks_frequent": _with_maint(BLOCKS_M, 1.5, 0.25),
+    "blocks_more_planned": _with_maint(BLOCKS_M, 6.0, 0.05),
 }
 
 
@@ -729,7 +733,9 @@ def test_diurnal_path_with_maintenance_matches_general_path(name):
         assert stats[1] > 0 and (fast["events"][~fast["finished"]] == 7).all()
 
 
-@pytest.mark.parametrize("name", ["blocks", "blocks_tight_cap"])
+@pytest.mark.parametrize(
+    "name", ["blocks", "blocks_tight_cap", "blocks_frequent", "blocks_more_planned"]
+)
 def test_blocks_run_through_planned_events(name):
     """With planned events blocks take them in their pass in order (the exposed hours from
     the last event's end reaching the clock left to the next one): most failures and most
@@ -809,7 +815,10 @@ def test_diurnal_planned_events_match_their_compensator():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["shared", "long_tail", "tight_cap", "blocks", "blocks_tight_cap"])
+@pytest.mark.parametrize(
+    "name",
+    ["shared", "long_tail", "tight_cap", "blocks", "blocks_tight_cap", "blocks_more_planned"],
+)
 def test_diurnal_path_with_maintenance_matches_reference(name):
     x, _ = kernel_inputs(MAINT[name], None, 1500)
     stats = np.zeros(3, dtype=np.int64)

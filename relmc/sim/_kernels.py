@@ -113,22 +113,22 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   added. The power-law trend stays on the general path (the integral of the cosine times the
   trend has no closed form).
   With the same shapes in every draw, most recoveries instantaneous and (with planned
-  maintenance) at least ``_DIURNAL_BLOCK_MIN`` failures per planned event on average, a run of
-  failures is taken at once (``_diurnal_block``; with categories of different shapes each
-  point's category drawn at its phase by the same inversion, every point of the block's
+  maintenance) at least ``_DIURNAL_PLANNED_RATIO`` (0.25) failures per planned event on average,
+  a run of failures is taken at once (``_diurnal_block``; with categories of different shapes
+  each point's category drawn at its phase by the same inversion, every point of the block's
   first, a point within a recovery leaving its category unused): the integrated intensity from
-  the run's start is a running sum of the gaps (a recovery that costs time is solved at once
-  and its unexposed hours skipped), each failure's wall time an independent inversion of ``u +
-  e sin u`` from a table over one period (``_kepler_step``: the nearest node's inverse series
-  and one Newton step, in a loop without branches; else the full solve), and the runs the
-  renewal path's block arithmetic. Such a trial draws its gaps 256 at a time
-  (``_DIURNAL_BUF``; the same draws as two refills of ``BUF``), so a block takes up to 256. The
-  failures taken one by one step from the same table too (``_solve_one``): with one diurnal shape,
-  and with shapes that differ (the summed intensity is one cosine; its amplitude's table built once
-  a run for point rates, the nearest reference table for rates per draw); not with shapes per draw.
-  A block runs through planned events (at most ``p_max`` of them): each taken in its pass in
-  order where the exposed hours from the last event's end reach the clock left to it, its
-  downtime's points not failures, the next clock drawn there.
+  the run's start is a running sum of the gaps (a recovery that costs time is solved at once and
+  its unexposed hours skipped), each failure's wall time an independent inversion of ``u + e sin
+  u`` from a table over one period (``_kepler_step``: the nearest node's inverse series and one
+  Newton step, in a loop without branches; else the full solve), and the runs the renewal path's
+  block arithmetic. Such a trial draws its gaps 256 at a time (``_DIURNAL_BUF``; the same draws
+  as two refills of ``BUF``), so a block takes up to 256. The failures taken one by one step
+  from the same table too (``_solve_one``): with one diurnal shape, and with shapes that differ
+  (the summed intensity is one cosine; its amplitude's table built once a run for point rates,
+  the nearest reference table for rates per draw); not with shapes per draw. A block runs
+  through planned events (at most ``p_max`` of them): each taken in its pass in order where the
+  exposed hours from the last event's end reach the clock left to it, its downtime's points not
+  failures, the next clock drawn there.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
@@ -2621,6 +2621,12 @@ _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 1
 CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 _DIURNAL_PLANNED_MAX = 32  # planned events a diurnal block takes at most
+# blocks apply with planned maintenance where there are at least this many failures per
+# planned event on average (fewer: the loop one by one), and take at most
+# 2 _DIURNAL_PLANNED_MAX failures per planned event (a block ends at its _DIURNAL_PLANNED_MAX-th
+# planned event, its points beyond solved for nothing), which never binds from 4 failures per
+# planned event up (2 x 32 x 4 = 256, _DIURNAL_BUF)
+_DIURNAL_PLANNED_RATIO = 0.25
 # the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
 # its last BUF positions, as the loop always did
@@ -3509,26 +3515,26 @@ def _diurnal_block_body(
         lim = -np.inf
         c_last = -1  # the last failure's category where known (one shape: a costly one's)
         one = np.uint64(1)
-        q = np.uint64(j)
+        qu = np.uint64(j)
         stop_u = np.uint64(stop)
         while True:
             # the failures up to the next planned event (a loop of their own: the planned
             # stop's arithmetic below, out of it, leaves it its registers)
-            while q < stop_u:
-                xq = xa[q]
+            while qu < stop_u:
+                xq = xa[qu]
                 if xq < lim:
-                    ex[q] = -1.0  # a point within a recovery or a downtime: not a failure
+                    ex[qu] = -1.0  # a point within a recovery or a downtime: not a failure
                     n_skip += 1
-                    q += one
+                    qu += one
                     continue
                 if m_left < xq - w_end:
                     break  # the next planned event comes first
                 x = xq - w_end
                 x = x if x > 0.0 else 0.0
-                ex[q] = x
+                ex[qu] = x
                 m_left -= x
                 if marks:
-                    c = ji[q]
+                    c = ji[qu]
                     interruptions[i, c] += 1
                     cq = cost[c]
                 else:
@@ -3552,17 +3558,17 @@ def _diurnal_block_body(
                 w_end = xq + cq
                 lim = w_end - 1e300 * (cq <= 0.0)  # (no branch: as in the pass below)
                 c_last = c  # (the recovery left open decided after the loop: no branch here)
-                p_c = int(np.int64(q))
+                p_c = int(np.int64(qu))
                 down = False
-                q += one
-            if q >= stop_u:
+                qu += one
+            if qu >= stop_u:
                 break
-            # the planned events before point q (several may fall in one gap); then the
-            # loop above takes q again (a point within the downtime is not a failure)
-            xq = xa[q]
+            # the planned events before point qu (several may fall in one gap); then the
+            # loop above takes qu again (a point within the downtime is not a failure)
+            xq = xa[qu]
             while m_left < xq - w_end:
                 if n_pl == p_max:
-                    stop_t = int(np.int64(q))
+                    stop_t = int(np.int64(qu))
                     break
                 y = w_end + m_left
                 e_m = m_left - restart_hours
@@ -4140,6 +4146,7 @@ def _diurnal_trials(
     settle = False
     c_first = -1
     fast_d = False
+    room_d = _DIURNAL_BUF  # the points a block takes at most (planned events: see below)
     costly = 0.0
     n_slots_c_d = 0
     lam_geo_d = 0.0
@@ -4208,10 +4215,16 @@ def _diurnal_trials(
                 not (per_shape or (not shared and cat_rate.shape[0] > 1))
                 or kepler_grid.shape[0] > 0
             )
-            # with planned maintenance: where a planned event's interval holds a block's
-            # failures on average (blocks run through planned events; with more frequent
-            # ones the loop's refills, draws and outputs stay as they were)
-            fast_d = fast_d and fail_rate >= _DIURNAL_BLOCK_MIN * maint_rate
+            # with planned maintenance: blocks run through planned events where there are
+            # at least _DIURNAL_PLANNED_RATIO failures per planned event on average, and take
+            # so many points that their _DIURNAL_PLANNED_MAX-th planned event is twice their
+            # expected number (a block that ends at it solved its points beyond it for
+            # nothing); with more frequent planned events the loop's refills, draws and
+            # outputs stay as they were
+            fast_d = fast_d and fail_rate >= _DIURNAL_PLANNED_RATIO * maint_rate
+            room_d = _DIURNAL_BUF
+            if m_on:
+                room_d = int(min(2.0 * _DIURNAL_PLANNED_MAX * fail_rate * inv_maint, room_d))
             # the blocks' points within recoveries (not failures): at most one expected per
             # failure at the peak intensity (the work thinned out; exact either way); with
             # shapes that differ, at each category's own peak (its bound)
@@ -4367,7 +4380,7 @@ def _diurnal_trials(
                     # consume the same draws
                     _fill_from(rng, buf, j_fill)
                     j = j_fill
-                room = min(_DIURNAL_BUF - j, budget - events - p_max)
+                room = min(min(_DIURNAL_BUF - j, budget - events - p_max), room_d)
                 cnt = _block_count(buf, j, room, slack, inv_l, lim, _DIURNAL_BLOCK_MIN)
                 if cnt >= _DIURNAL_BLOCK_MIN:
                     if e_k != e_tab:  # the blocks' alone: chosen at a trial's first block
@@ -4697,9 +4710,12 @@ def _block_diurnal(
     Per-draw amplitudes and peaks (``draw_amp``, ``draw_phase`` with rows) are read per trial;
     the trend is 1 on this path.
 
-    Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or at most one
-    planned event per ``_DIURNAL_BLOCK_MIN`` failures on average (scenarios with more keep the
-    loop one by one, their outputs as they were), recoveries that cost
+    Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or at least
+    ``_DIURNAL_PLANNED_RATIO`` (0.25) failures per planned event on average (scenarios with
+    fewer keep the loop one by one, their outputs as they were; a block then takes at most
+    ``2 _DIURNAL_PLANNED_MAX`` failures per planned event, so that the block's
+    ``_DIURNAL_PLANNED_MAX``-th planned event, where it ends, is not long before its last
+    point: a bound that never binds from 4 failures per planned event up), recoveries that cost
     nothing in at least half of the failure rate, and at most one point of the process expected
     per failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 +
     a_c) <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps

@@ -1,13 +1,14 @@
 """Golden digests of the diurnal path's outputs where it takes failures one by one (issue 11).
 
-The diurnal path's blocks (no per-draw shapes, recoveries mostly instantaneous, planned
-maintenance off or at most one planned event per ``_DIURNAL_BLOCK_MIN`` failures) read the
-random gaps as one process thinned by the recoveries; every other diurnal scenario keeps the
-per-failure loop, whose outputs must not move when the blocks change. This script simulates
-such scenarios (different peak hours per category, and one shape, each with planned
-maintenance too frequent for blocks; one shape with recoveries that cost time on 60 % of the
-rate; Llama 3's planned maintenance at 2k GPUs, with fewer failures than
-``_DIURNAL_BLOCK_MIN`` between planned events) with fixed seeds and writes a SHA-256 digest
+The diurnal path's blocks (no per-draw shapes, recoveries mostly instantaneous and not too
+long, planned maintenance off or at least ``_DIURNAL_PLANNED_RATIO`` failures per planned
+event) read the random gaps as one process thinned by the recoveries; every other diurnal
+scenario keeps the per-failure loop, whose outputs must not move when the blocks change.
+This script simulates such scenarios (different peak hours per category with a recovery too
+long for blocks, and planned maintenance; one shape with recoveries that cost time on 60 % of
+the rate, without and with planned maintenance; Llama 3 at 2k GPUs with planned maintenance
+six times as frequent as Llama 3's, 0.19 failures per planned event) with fixed seeds and
+writes a SHA-256 digest
 of each output array to ``diurnal_one_by_one.json``. The JSON committed beside it was
 written by running this script on the code before the blocks thinned (commit 07ff0e6)::
 
@@ -68,6 +69,24 @@ relative against cebebf1's code; every other output equal bit for bit). It joine
 ``MOVED_SCENARIOS``; its moved digests were recorded by ``--moved`` and the values cebebf1's
 code gives (that code reproduces its digests in ``digests``) added to
 ``diurnal_one_by_one_moved.npz`` beside the others.
+
+When blocks began to run through planned events down to ``_DIURNAL_PLANNED_RATIO`` (0.25)
+failures per planned event (they had needed ``_DIURNAL_BLOCK_MIN``, 8: the commit after
+da1754c), the three maintenance scenarios then here left the loop for blocks, their streams
+moving (held to the general path and the oracle in distribution, and to the loop trial by
+trial, by tests/test_diurnal_block.py and tests/test_diurnal_path.py), and were dropped, with
+``peak_hours_frequent_maintenance``'s moved digests and arrays: ``llama3_maintenance_2k``
+(1.2 failures per planned event), ``one_shape_frequent_maintenance`` and
+``peak_hours_frequent_maintenance`` (5.2). The three that replace them stay on the loop (each
+was checked to take no block); their digests were written by da1754c's code, the loop as it
+was, and the current code gives the same::
+
+    cd /path/to/checkout-at-da1754c && python -c "import sys; sys.path.insert(0, \
+        '/path/to/this/tests/golden'); import diurnal_one_by_one as g; \
+        sys.exit(g.main(['--add', 'peak_hours_long_recoveries_maintenance', \
+        'llama3_frequent_maintenance_2k', 'costly_60pct_maintenance']))"
+
+(run from the old checkout, so that its ``relmc`` is imported before an installed one).
 """
 
 from __future__ import annotations
@@ -86,7 +105,7 @@ OUT = HERE / "diurnal_one_by_one.json"
 ARRAYS = HERE / "diurnal_one_by_one_moved.npz"
 # the scenarios whose failure times the table's step moved (one diurnal shape; different
 # peak hours since the step serves them too), and the outputs that moved
-MOVED_SCENARIOS = ("costly_60pct", "peak_hours_frequent_maintenance")
+MOVED_SCENARIOS = ("costly_60pct",)
 MOVED = ("wall_hours", "lost_hours")
 
 
@@ -104,9 +123,6 @@ def scenarios() -> dict:
                  diurnal_peak_hour=3.0),
         Category("bug", rate=1.0, unit="job", diurnal_amplitude=0.3, diurnal_peak_hour=9.0),
     )  # fmt: skip
-    one = tuple(
-        dataclasses.replace(c, diurnal_amplitude=0.5, diurnal_peak_hour=14.0) for c in peaks
-    )
     llama = Scenario.default()
     llama = dataclasses.replace(
         llama,
@@ -126,27 +142,36 @@ def scenarios() -> dict:
                  diurnal_peak_hour=14.0),
     )  # fmt: skip
     cluster = Cluster(n_gpus=1024)
-    return {
-        "peak_hours_frequent_maintenance": (
-            Scenario(
-                cluster=cluster,
-                failures=FailureModel(peaks, maintenance_rate=0.5, maintenance_hours=0.5),
-                job=Job(60.0),
-                policy=policy,
-            ),
-            384,
-            25,
+    long_recoveries = tuple(
+        dataclasses.replace(c, detection_hours=3.0) if c.name == "hang" else c for c in peaks
+    )
+    llama_frequent = dataclasses.replace(
+        llama,
+        failures=dataclasses.replace(
+            llama.failures, maintenance_rate=6.0 * llama.failures.maintenance_rate
         ),
-        "llama3_maintenance_2k": (llama, 256, 22),
-        "one_shape_frequent_maintenance": (
+    )
+    return {
+        "peak_hours_long_recoveries_maintenance": (
             Scenario(
                 cluster=cluster,
-                failures=FailureModel(one, maintenance_rate=0.5, maintenance_hours=0.5),
+                failures=FailureModel(long_recoveries, maintenance_rate=0.5, maintenance_hours=0.5),
                 job=Job(60.0),
                 policy=policy,
             ),
             384,
-            23,
+            26,
+        ),
+        "llama3_frequent_maintenance_2k": (llama_frequent, 256, 27),
+        "costly_60pct_maintenance": (
+            Scenario(
+                cluster=cluster,
+                failures=FailureModel(costly, maintenance_rate=0.5, maintenance_hours=0.5),
+                job=Job(60.0),
+                policy=policy,
+            ),
+            384,
+            28,
         ),
         "costly_60pct": (
             Scenario(cluster=cluster, failures=FailureModel(costly), job=Job(60.0), policy=policy),
