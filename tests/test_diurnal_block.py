@@ -579,6 +579,19 @@ def test_no_blocks_where_they_do_not_apply(change):
     assert stats[3] == 0 and out["events"].sum() > 1000
 
 
+@pytest.mark.parametrize(("ratio", "blocks"), [(0.24, False), (0.26, True)])
+def test_blocks_apply_from_a_quarter_failure_per_planned_event(ratio, blocks):
+    # the gate (_DIURNAL_PLANNED_RATIO) from both sides: failures per planned event just
+    # under and just over 0.25 (one shape, 3 failures an hour, planned stops of 0.02 h)
+    assert _kernels._DIURNAL_PLANNED_RATIO == 0.25
+    x, _ = kernel_inputs(BLOCKS["costly_10pct"], None, 100)
+    x = dataclasses.replace(x, maint_rate=x.cat_rate[0].sum() / ratio, maint_hours=0.02)
+    stats = np.zeros(6, dtype=np.int64)
+    out = _run(_kernels._block_diurnal, x, 1, True, stats)
+    assert (stats[3] > 0.3 * stats[0]) == blocks and (stats[3] == 0) != blocks, stats
+    assert out["maintenance_events"].sum() > 3 * stats[0] > 0  # ~3.8 to 4.2 a failure
+
+
 # ------------------------------------------------------- the table the inputs carry (derived)
 def _with_table(x, table: np.ndarray, e: float):
     """``x`` with its derived table set by hand (``kepler_table``, ``kepler_e``)."""
@@ -2052,6 +2065,10 @@ def test_scenarios_without_blocks_keep_the_loops_outputs():
     """
     bad, golden = golden_changes("diurnal_one_by_one")
     assert not bad, bad
+    for name, (sc, n, seed) in golden.scenarios().items():  # each on the loop one by one
+        stats = np.zeros(6, dtype=np.int64)
+        _run(_kernels._block_diurnal, kernel_inputs(sc, None, n)[0], seed, True, stats)
+        assert stats[0] > 0 and stats[3] == 0, (name, stats)
     moved = json.loads((GOLDEN / "diurnal_one_by_one.json").read_text())["moved"]["digests"]
     assert sorted(moved) == sorted(golden.MOVED_SCENARIOS)
     assert all(sorted(v) == sorted(golden.MOVED) for v in moved.values()), moved

@@ -122,7 +122,8 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   u`` from a table over one period (``_kepler_step``: the nearest node's inverse series and one
   Newton step, in a loop without branches; else the full solve), and the runs the renewal path's
   block arithmetic. Such a trial draws its gaps 256 at a time (``_DIURNAL_BUF``; the same draws
-  as two refills of ``BUF``), so a block takes up to 256. The failures taken one by one step
+  as two refills of ``BUF``), so a block takes up to 256 (with frequent planned events fewer:
+  ``_DIURNAL_PLANNED_RATIO``). The failures taken one by one step
   from the same table too (``_solve_one``): with one diurnal shape, and with shapes that differ
   (the summed intensity is one cosine; its amplitude's table built once a run for point rates,
   the nearest reference table for rates per draw); not with shapes per draw. A block runs
@@ -2622,10 +2623,12 @@ CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per re
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 _DIURNAL_PLANNED_MAX = 32  # planned events a diurnal block takes at most
 # blocks apply with planned maintenance where there are at least this many failures per
-# planned event on average (fewer: the loop one by one), and take at most
-# 2 _DIURNAL_PLANNED_MAX failures per planned event (a block ends at its _DIURNAL_PLANNED_MAX-th
-# planned event, its points beyond solved for nothing), which never binds from 4 failures per
-# planned event up (2 x 32 x 4 = 256, _DIURNAL_BUF)
+# planned event on average (fewer: the loop one by one); a block then takes at most
+# 2 _DIURNAL_PLANNED_MAX points per planned event expected (failures per planned event times
+# 64, rounded up): it ends at its _DIURNAL_PLANNED_MAX-th planned event, on average about half
+# way through so many points, the points beyond solved for nothing. A bound only on the work
+# (exact either way), which never binds from 4 failures per planned event up (64 x 4 = 256,
+# _DIURNAL_BUF)
 _DIURNAL_PLANNED_RATIO = 0.25
 # the diurnal path's draw buffer: a trial with blocks refills all of it (two of the loop's
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
@@ -2721,17 +2724,18 @@ def _cum_diurnal(x, s0, c0, big_l, k):
 def _passes(g, x, s0, c0, big_l, k):
     """Whether ``g >= F(x)`` (:func:`_cum_diurnal`), by bounds on ``F`` where they decide.
 
-    ``|F(x) - L x| = k |sin(phi0 + OMEGA x) - sin phi0| <= k min(2, OMEGA x)``, so a ``g``
+    ``|F(x) - L x| = k |sin(phi0 + OMEGA x) - sin phi0| <= k min(2, OMEGA |x|)``, so a ``g``
     outside that band about ``L x`` is decided without a sine; the band is widened by
     ``_BRACKET_RTOL`` of ``L x + 2 k``, far above the rounding of ``F`` as computed (a few
     ulps, and a carried phase whose norm drifts from 1 by below 1e-13), so the answer is
     the comparison with the computed ``F``, bit for bit. The loop one by one's test of
     whether a planned event comes before the next failure: at 2k GPUs with planned
     maintenance it was one ``sin`` and ``cos`` a cycle (libm: the hours to a planned event
-    are mostly beyond :func:`_sincos_step`'s polynomials).
+    are mostly beyond :func:`_sincos_step`'s polynomials). (``x`` may be a little below 0
+    there, the clock left after a solve's rounding: ``|x|`` keeps the band a bound.)
     """
     lx = big_l * x
-    band = k * min(2.0, OMEGA * x) + _BRACKET_RTOL * (lx + 2.0 * k)
+    band = k * min(2.0, OMEGA * abs(x)) + _BRACKET_RTOL * (abs(lx) + 2.0 * k)
     if g < lx - band:
         return False
     if g > lx + band:
@@ -4198,9 +4202,9 @@ def _diurnal_trials(
                     prc[c] = sum_c
                     prs[c] = sum_s
                 by_count = _sums_rise(pw, prc, prs, n_cat)
-            # the block of failures applies with planned events off or rare, and recoveries
-            # of cost 0 (a settled category's) or mostly 0 (the points within costlier ones
-            # are thinned out)
+            # the block of failures applies with planned events off or not over four times as
+            # frequent as failures (below), and recoveries of cost 0 (a settled category's) or
+            # mostly 0 (the points within costlier ones are thinned out)
             costly = 0.0
             recovering = 0.0  # points per hour of the process times the hours of a recovery
             for c in range(n_cat):
@@ -4217,14 +4221,16 @@ def _diurnal_trials(
             )
             # with planned maintenance: blocks run through planned events where there are
             # at least _DIURNAL_PLANNED_RATIO failures per planned event on average, and take
-            # so many points that their _DIURNAL_PLANNED_MAX-th planned event is twice their
-            # expected number (a block that ends at it solved its points beyond it for
-            # nothing); with more frequent planned events the loop's refills, draws and
-            # outputs stay as they were
+            # at most the points in which twice _DIURNAL_PLANNED_MAX planned events are
+            # expected (a block ends at its _DIURNAL_PLANNED_MAX-th: its points beyond are
+            # solved for nothing); with more frequent planned events the loop's refills,
+            # draws and outputs stay as they were
             fast_d = fast_d and fail_rate >= _DIURNAL_PLANNED_RATIO * maint_rate
             room_d = _DIURNAL_BUF
             if m_on:
-                room_d = int(min(2.0 * _DIURNAL_PLANNED_MAX * fail_rate * inv_maint, room_d))
+                room_d = int(
+                    math.ceil(min(2.0 * _DIURNAL_PLANNED_MAX * fail_rate * inv_maint, room_d))
+                )
             # the blocks' points within recoveries (not failures): at most one expected per
             # failure at the peak intensity (the work thinned out; exact either way); with
             # shapes that differ, at each category's own peak (its bound)
@@ -4712,14 +4718,14 @@ def _block_diurnal(
 
     Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or at least
     ``_DIURNAL_PLANNED_RATIO`` (0.25) failures per planned event on average (scenarios with
-    fewer keep the loop one by one, their outputs as they were; a block then takes at most
-    ``2 _DIURNAL_PLANNED_MAX`` failures per planned event, so that the block's
-    ``_DIURNAL_PLANNED_MAX``-th planned event, where it ends, is not long before its last
-    point: a bound that never binds from 4 failures per planned event up), recoveries that cost
-    nothing in at least half of the failure rate, and at most one point of the process expected
-    per failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 +
-    a_c) <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps
-    are read as one Poisson process of the diurnal intensity over all wall time (the categories'
+    fewer keep the loop one by one, their outputs as they were; a block then takes at most ``2
+    _DIURNAL_PLANNED_MAX`` failures per planned event, so that the block's
+    ``_DIURNAL_PLANNED_MAX``-th planned event, where it ends, is not long before its last point:
+    a bound that never binds from 4 failures per planned event up), recoveries that cost nothing
+    in at least half of the failure rate, and at most one point of the process expected per
+    failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 + a_c)
+    <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps are
+    read as one Poisson process of the diurnal intensity over all wall time (the categories'
     terms sum to one cosine, whatever their peaks), thinned: a failure is the first point after
     the previous failure's recovery (exact: the process has independent increments, and each
     recovery's window starts at one of its points). Both ways of taking failures read them so:
@@ -4727,38 +4733,37 @@ def _block_diurnal(
     into the gaps that follow, as a block returns what of it the block's points have not passed,
     so a failure does not depend on which way took it, and gaps that the block bound looked at
     may be taken either way. A cycle's start after a restart takes the longest run of the
-    buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``) whose points surely stop short of the job's
-    last segment and of the budget, and each of whose failures the loop one by one would take by
-    its cap guard (at wall time ``t + X`` at most, ``t + X`` plus the costliest event cost under
-    ``cap_safe`` by ``_BOUND_RTOL`` of the cap; bounds on the integer sum of the gaps, as on the
-    renewal path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L`` from the phase ``u0`` at
-    the block's start): a block takes only failures the loop would take, so a trial hands over
-    to the general path by the same rule. The points' wall times are independent solves (a table
-    of the inverse of ``u + e sin u``, :func:`_kepler_pass`, vectorised), off any chain, and the
-    failures' runs go through the renewal path's block arithmetic. With planned maintenance a
-    block runs through planned events (:func:`_diurnal_block_body`: in its pass in order, each
-    where the exposed hours from the last event's end reach the clock ``m`` left to it, its
-    stop's restart, checkpoint, progress and steps summed apart, its downtime's points not
-    failures, the next clock drawn there), at most ``p_max = min(_DIURNAL_PLANNED_MAX,
-    (n_seg - 4) // 2)`` a block (at one more it ends before that point; with ``p_max`` 0 no
-    block, as one could end before its first point and be tried again): the bound on the
-    job's last segment is ``p_max`` segments shorter (a stop keeps a partial segment's compute
-    beyond its whole segments) and the budget ``p_max`` events; after a block with planned
-    events the segments are re-laid from the progress reached. Before, blocks stopped short
-    of each planned event and the loop took it: Llama 3 with a peak hour per category and
-    planned maintenance at 100k GPUs made 119.5 blocks a trial instead of 30.6, and left 255
-    failures one by one instead of 29 (1.44x as fast through them, benchmarks/README.md).
-    With one shape for every category a category is
-    independent of the time: a block draws only the costly failures (a geometric countdown) and
-    leaves the others' categories to one multinomial at the trial's end; with shapes that differ
-    it draws every point's category at the point's phase, by the loop's inversion from the
-    same uniform buffer (:func:`_pick_at_phase`; a point within a recovery leaves its category
-    unused, so a block and the loop one by one consume different uniforms where recoveries
-    cost time), so every point is marked by its
-    category's share of the intensity at its time: the categories' processes superposed (Llama 3
-    with a peak hour per category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md).
-    ``stats[3]``, when given, counts the failures taken in blocks, ``stats[4]`` the blocks,
-    ``stats[5]`` the planned events taken in blocks.
+    buffer's gaps (at least ``_DIURNAL_BLOCK_MIN``, at most ``room_d``) whose points surely stop
+    short of the job's last segment and of the budget, and each of whose failures the loop one
+    by one would take by its cap guard (at wall time ``t + X`` at most, ``t + X`` plus the
+    costliest event cost under ``cap_safe`` by ``_BOUND_RTOL`` of the cap; bounds on the integer
+    sum of the gaps, as on the renewal path, with ``X <= (F(X) + (A / OMEGA) (1 + sin u0)) / L``
+    from the phase ``u0`` at the block's start): a block takes only failures the loop would
+    take, so a trial hands over to the general path by the same rule. The points' wall times are
+    independent solves (a table of the inverse of ``u + e sin u``, :func:`_kepler_pass`,
+    vectorised), off any chain, and the failures' runs go through the renewal path's block
+    arithmetic. With planned maintenance a block runs through planned events
+    (:func:`_diurnal_block_body`: in its pass in order, each where the exposed hours from the
+    last event's end reach the clock ``m`` left to it, its stop's restart, checkpoint, progress
+    and steps summed apart, its downtime's points not failures, the next clock drawn there), at
+    most ``p_max = min(_DIURNAL_PLANNED_MAX, (n_seg - 4) // 2)`` a block (at one more it ends
+    before that point; with ``p_max`` 0 no block, as one could end before its first point and be
+    tried again): the bound on the job's last segment is ``p_max`` segments shorter (a stop
+    keeps a partial segment's compute beyond its whole segments) and the budget ``p_max``
+    events; after a block with planned events the segments are re-laid from the progress
+    reached. Before, blocks stopped short of each planned event and the loop took it: Llama 3
+    with a peak hour per category and planned maintenance at 100k GPUs made 119.5 blocks a trial
+    instead of 30.6, and left 255 failures one by one instead of 29 (1.44x as fast through them,
+    benchmarks/README.md). With one shape for every category a category is independent of the
+    time: a block draws only the costly failures (a geometric countdown) and leaves the others'
+    categories to one multinomial at the trial's end; with shapes that differ it draws every
+    point's category at the point's phase, by the loop's inversion from the same uniform buffer
+    (:func:`_pick_at_phase`; a point within a recovery leaves its category unused, so a block
+    and the loop one by one consume different uniforms where recoveries cost time), so every
+    point is marked by its category's share of the intensity at its time: the categories'
+    processes superposed (Llama 3 with a peak hour per category at 100k GPUs: 2.1x the loop one
+    by one, benchmarks/README.md). ``stats[3]``, when given, counts the failures taken in
+    blocks, ``stats[4]`` the blocks, ``stats[5]`` the planned events taken in blocks.
 
     The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
     chosen at a trial's start where the loop one by one reads it too, else at its first
@@ -4774,6 +4779,7 @@ def _block_diurnal(
 
     The draw buffer holds ``_DIURNAL_BUF`` (256) gaps: a trial where blocks apply refills all
     of it at once (the same draws as two refills of ``BUF``), so a block takes up to 256 gaps
+    (with frequent planned events fewer: ``room_d``, ``_DIURNAL_PLANNED_RATIO``)
     and pays its fixed costs (the phase at its start, the solve's and the run arithmetic's
     loop set-up, the sine and cosine after it; ~400 ns a block) half as often; any other
     trial refills its last ``BUF`` positions, as the loop one by one always did, so its
