@@ -78,8 +78,9 @@ trial, by tests/test_diurnal_block.py and tests/test_diurnal_path.py), and were 
 ``peak_hours_frequent_maintenance``'s moved digests and arrays: ``llama3_maintenance_2k``
 (1.2 failures per planned event), ``one_shape_frequent_maintenance`` and
 ``peak_hours_frequent_maintenance`` (5.2). The three that replace them stay on the loop (each
-was checked to take no block); their digests were written by da1754c's code, the loop as it
-was, and the current code gives the same::
+takes no block: tests/test_diurnal_block.py asserts it); their digests were written by
+da1754c's code, the loop as it was (66295cd's, before the loop's planned-event test by bounds,
+gives the same, as does the current code)::
 
     cd /path/to/checkout-at-da1754c && python -c "import sys; sys.path.insert(0, \
         '/path/to/this/tests/golden'); import diurnal_one_by_one as g; \
