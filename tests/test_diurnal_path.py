@@ -775,8 +775,12 @@ def test_blocks_run_through_planned_events(name):
     job's end a block may take fewer planned events (``p_max``, from the segments left), so
     the loop takes the rest (42 % and 35 % in a check)."""
     x, _ = kernel_inputs(MAINT[name], None, 400)
-    stats = np.zeros(6, dtype=np.int64)
+    stats = np.zeros(7, dtype=np.int64)
     out = _run(_kernels._block_diurnal, x, 1, True, stats)
+    if name.endswith("more_planned"):
+        # at most the points in which 64 planned events are expected (28 and 32 here)
+        room = math.ceil(2 * _kernels._DIURNAL_PLANNED_MAX * x.cat_rate[0].sum() / x.maint_rate)
+        assert room < 40 and stats[6] <= room * stats[4] and stats[6] > 8.5 * stats[4], stats
     share = 0.3 if name == "peaks_more_planned" else 0.5
     assert stats[3] > share * stats[0] and stats[4] > 2 * 400, stats
     assert stats[5] > share * stats[2], stats  # planned events in blocks
@@ -784,6 +788,22 @@ def test_blocks_run_through_planned_events(name):
     assert stats[2] == planned if stats[1] == 0 else 0 < stats[2] <= planned
     if name == "blocks_tight_cap":
         assert stats[1] > 0.05 * 400 and 0.05 < out["finished"].mean() < 0.95
+
+
+def test_blocks_with_frequent_planned_events_solve_few_points_beyond_their_end():
+    # A block ends at its 32nd planned event; with 0.43 failures per planned event (2.6 and
+    # 6 an hour) it takes at most the 28 points in which 64 are expected, so the points it
+    # solves beyond its end stay a fraction of those it takes (26 solved and 12 failures taken
+    # a block in a check, 2.2 points a failure), not the 256 the buffer holds: a job of 300 h,
+    # where the segments left do not bound blocks first. (Exact either way: only the work.)
+    x, _ = kernel_inputs(
+        replace_path(MAINT["blocks_more_planned"], "job.compute_hours", 300.3), None, 40
+    )
+    stats = np.zeros(7, dtype=np.int64)
+    _run(_kernels._block_diurnal, x, 1, True, stats)
+    room = math.ceil(2 * _kernels._DIURNAL_PLANNED_MAX * x.cat_rate[0].sum() / x.maint_rate)
+    assert room == 28 and stats[4] > 40 * 100, stats
+    assert 8.5 * stats[4] < stats[6] <= room * stats[4] and stats[6] < 3.0 * stats[3], stats
 
 
 def test_diurnal_path_takes_planned_maintenance_without_failures():

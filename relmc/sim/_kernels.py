@@ -4418,6 +4418,8 @@ def _diurnal_trials(
                     used_acc = True
                     if stats.shape[0] > 4:
                         stats[4] += 1  # blocks (when counted)
+                    if stats.shape[0] > 6:
+                        stats[6] += cnt  # the points blocks solved for (when counted)
                     if stats.shape[0] > 3:
                         stats[3] += nf  # failures taken in blocks (when counted)
                     events += nf
@@ -4763,7 +4765,8 @@ def _block_diurnal(
     point is marked by its category's share of the intensity at its time: the categories'
     processes superposed (Llama 3 with a peak hour per category at 100k GPUs: 2.1x the loop one
     by one, benchmarks/README.md). ``stats[3]``, when given, counts the failures taken in
-    blocks, ``stats[4]`` the blocks, ``stats[5]`` the planned events taken in blocks.
+    blocks, ``stats[4]`` the blocks, ``stats[5]`` the planned events taken in blocks,
+    ``stats[6]`` the points blocks solved for (those beyond a block's end included).
 
     The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
     chosen at a trial's start where the loop one by one reads it too, else at its first
