@@ -2678,6 +2678,20 @@ def _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, u
         kbuf[q] = _maint_countdown(rng, lam_geo)
 
 
+@jit(inline="always")
+def _next_costly(rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, ubuf):
+    """Take the next costly failure drawn ahead: ``(category, countdown from it, jk)``.
+
+    Reads entry ``jk`` of ``cbuf``, ``kbuf`` (refilled by :func:`_costly_fill` when used up)
+    and returns the position after it: the one take of a diurnal block's pass over the costly
+    failures and of its pass in order through planned events.
+    """
+    if jk == CBUF:
+        _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, ubuf)
+        jk = 0
+    return cbuf[jk], kbuf[jk], jk + 1
+
+
 @jit
 def _sincos_small(u):
     """``(sin u, cos u - 1)`` for ``|u| <= _POLY_U`` by their Taylor polynomials.
@@ -3546,15 +3560,10 @@ def _diurnal_block_body(
                     cq = 0.0
                     c = -1
                     if k_cnt == 0:
-                        if jk == CBUF:
-                            _costly_fill(
-                                rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c,
-                                ubuf_c,
-                            )  # fmt: skip
-                            jk = 0
-                        c = cbuf_c[jk]
-                        k_cnt = kbuf_c[jk]
-                        jk += 1
+                        c, k_cnt, jk = _next_costly(
+                            rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c,
+                            ubuf_c,
+                        )  # fmt: skip
                         interruptions[i, c] += 1
                         n_costly += 1
                         cq = cost[c]
@@ -3626,12 +3635,9 @@ def _diurnal_block_body(
         c_open = ji[p_c] if cost[ji[p_c]] > 0.0 else -1  # its recovery outlasts the points
         p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
     while p < stop:
-        if jk == CBUF:
-            _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c)
-            jk = 0
-        c = cbuf_c[jk]
-        k_next = kbuf_c[jk]
-        jk += 1
+        c, k_next, jk = _next_costly(
+            rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c
+        )
         interruptions[i, c] += 1
         n_costly += 1
         c_sum += cost[c]
@@ -4720,10 +4726,10 @@ def _block_diurnal(
 
     Blocks of failures (:func:`_diurnal_block`): with planned maintenance off or at least
     ``_DIURNAL_PLANNED_RATIO`` (0.25) failures per planned event on average (scenarios with
-    fewer keep the loop one by one, their outputs as they were; a block then takes at most ``2
-    _DIURNAL_PLANNED_MAX`` failures per planned event, so that the block's
-    ``_DIURNAL_PLANNED_MAX``-th planned event, where it ends, is not long before its last point:
-    a bound that never binds from 4 failures per planned event up), recoveries that cost nothing
+    fewer keep the loop one by one, their outputs as they were; a block then takes at most the
+    points in which ``2 _DIURNAL_PLANNED_MAX`` planned events are expected, ``room_d``: it ends
+    at its ``_DIURNAL_PLANNED_MAX``-th, the points beyond solved for nothing, a bound only on
+    that work that never binds from 4 failures per planned event up), recoveries that cost nothing
     in at least half of the failure rate, and at most one point of the process expected per
     failure within recoveries at the categories' peak intensities (``sum_c w_c cost_c (1 + a_c)
     <= 1``: a gate on the work thinned out, not needed for exactness), the buffer's gaps are
