@@ -84,6 +84,22 @@ def _costly_buffers():
     return np.empty(cbuf, np.int64), np.empty(cbuf, np.int64), np.empty(cbuf), cbuf
 
 
+def _points(buf):
+    """A block's per-point arrays (``_point_arrays``) holding the gaps ``buf``, and their
+    rows in ``_point_rows``' order: ``(pts, buf, gf, xa, okf, sa, ca)``."""
+    n = buf.size
+    pts = _kernels._point_arrays(n)
+    rows = [pts[k, :n] for k in range(6)]
+    rows[0][:] = buf
+    return pts, *rows
+
+
+def _costs(cost):
+    """A block's ``crs``: each category's recovery cost and the cos and sin of its phase turn."""
+    cost = np.asarray(cost, dtype=float)
+    return np.array([cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost)])
+
+
 def _table(e: float) -> np.ndarray:
     tab = np.empty((_kernels._KEP_N + 1, _kernels._KEP_COLS))
     _kernels._kepler_table(e, tab)
@@ -1134,7 +1150,7 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
         if e not in tab_by_e:
             tab_by_e[e] = _table(e)
         interruptions = np.zeros((1, 1), dtype=np.int32)
-        gf, xa, okf = (np.empty(n) for _ in range(3))
+        pts, _, gf, xa, okf, _, _ = _points(buf)
         wk = np.empty((2 + _kernels._KEP_COLS, n))
         ji = np.empty(n, dtype=np.int64)
         acc = np.zeros((_kernels.N_ACC, n))
@@ -1142,13 +1158,11 @@ def test_diurnal_block_thinning_matches_a_reference(regime, cost):
         t0 = rng.uniform(0.0, 2000.0)
         low = big_l - big_a
         k_left, _, n_zero, t, _, _, _, n_fail, deficit, exposed = _kernels._diurnal_block(
-            np.random.default_rng(block), 0, buf, j, cnt, tab_by_e[e], t0, math.sin(phi0),
+            np.random.default_rng(block), 0, j, cnt, tab_by_e[e], t0, math.sin(phi0),
             math.cos(phi0), big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a),
-            1.0 / low if low > 0.0 else np.inf, lam_geo, k_in, np.array([cost]),
-            np.array([math.cos(OMEGA * cost)]), np.array([math.sin(OMEGA * cost)]),
-            np.array([1.0]), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
-            *_costly_buffers(), interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-            1.0 / seg, acc, *NO_PLANNED,
+            1.0 / low if low > 0.0 else np.inf, lam_geo, k_in, _costs([cost]), np.array([1.0]),
+            np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1, *_costly_buffers(),
+            interruptions, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc, *NO_PLANNED,
         )[:10]  # fmt: skip
 
         def costly_at(m, k_in=k_in):
@@ -1195,9 +1209,9 @@ def _pick_tables(w=PICK_W, a=PICK_A, ang=PICK_ANG):
     laid out as ``_phase_sums`` lays them (``_PICK_W`` entries at least, ``P = inf`` after the
     categories)."""
     rc, rs = w * a * np.cos(ang), w * a * np.sin(ang)
-    pw, prc, prs = _kernels._phase_sums(w.size)
-    pw[: w.size], prc[: w.size], prs[: w.size] = np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
-    return pw, prc, prs
+    ph = _kernels._phase_sums(w.size)
+    ph[:, : w.size] = np.cumsum(w), np.cumsum(rc), np.cumsum(rs)
+    return ph
 
 
 def _mark_tables(w, a, peaks, start):
@@ -1205,18 +1219,12 @@ def _mark_tables(w, a, peaks, start):
 
     The sum of the categories' terms ``A e^{i theta} = sum w_c a_c e^{i OMEGA (start -
     peak_c)}``, each category's term turned by ``-theta`` and their running sums over the
-    categories (``pw``, ``prc``, ``prs``, the pick's: :func:`_pick_tables`), as
-    ``_block_diurnal`` builds them; and an alias table of the bounds ``w_c (1 + a_c)``, for
-    the costly failures' arguments that a marked block does not read.
+    categories (``ph``: ``pw``, ``prc``, ``prs``, the pick's: :func:`_pick_tables`), as
+    ``_block_diurnal`` builds them: ``(big_l, big_a, theta, ph)``.
     """
-    n_cat = w.size
     z = np.sum(w * a * np.exp(1j * OMEGA * (start - peaks)))
     big_l, big_a, theta = float(w.sum()), float(abs(z)), float(np.angle(z))
-    pw, prc, prs = _pick_tables(w, a, OMEGA * (start - peaks) - theta)
-    bprob, small, large = np.empty(n_cat), *(np.empty(n_cat, np.int64) for _ in range(2))
-    bslot, balias = np.empty(n_cat, np.int64), np.empty(n_cat, np.int64)
-    nb = _kernels._build_alias(w * (1.0 + a), n_cat, bprob, bslot, balias, small, large)
-    return big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb
+    return big_l, big_a, theta, _pick_tables(w, a, OMEGA * (start - peaks) - theta)
 
 
 def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
@@ -1227,26 +1235,23 @@ def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
     tests read of it: ``(out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji)``."""
     n = _kernels.BUF
     n_cat = w.size
-    big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(w, amps, peaks, 5.0)
+    big_l, big_a, theta, ph = _mark_tables(w, amps, peaks, 5.0)
     t0 = rng.uniform(0.0, 2000.0)
     phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
     cnt = int(rng.integers(8, n))
     j = int(rng.integers(0, n - cnt + 1))
-    buf = rng.exponential(1.0, n)
+    pts, buf, gf, xa, okf, sa, ca = _points(rng.exponential(1.0, n))
     counts = np.zeros((1, n_cat), dtype=np.int32)
-    gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
     wk = np.empty((2 + _kernels._KEP_COLS, n))
     ji = np.empty(n, dtype=np.int64)
     acc = np.zeros((_kernels.N_ACC, n))
     seg = 0.5 + 1 / 60
     low = big_l - big_a
     out = _kernels._diurnal_block_marked(
-        draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
-        big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
-        0.0, 17, cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost), bprob, bslot, balias,
-        nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg,
-        1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat),
-        *NO_PLANNED,
+        draws, 0, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0), big_l,
+        big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 17,
+        _costs(cost), 0, counts, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc, jc,
+        ubuf, ph, _kernels._sums_rise(*ph, n_cat), *NO_PLANNED,
     )  # fmt: skip
     return out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji
 
@@ -1465,9 +1470,7 @@ def test_marked_block_through_planned_events_matches_the_pass_in_order(p_max):
     tally = dict.fromkeys(TALLY, 0)
     for block in range(40):
         w = np.array([0.5, 0.3, 0.2]) * rng.uniform(1.5, 6.0)
-        big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
-            w, amps, peaks, 5.0
-        )
+        big_l, big_a, theta, ph = _mark_tables(w, amps, peaks, 5.0)
         t0 = rng.uniform(0.0, 2000.0)
         phi0 = (OMEGA * t0 + theta) % (2.0 * math.pi)
         cnt = int(rng.integers(8, n))
@@ -1475,7 +1478,7 @@ def test_marked_block_through_planned_events_matches_the_pass_in_order(p_max):
         buf = rng.exponential(1.0, n)
         m_left = rng.exponential(1.0 / PL_RATE)
         counts = np.zeros((1, n_cat), dtype=np.int32)
-        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
+        pts, buf, gf, xa, okf, sa, ca = _points(buf)
         wk = np.empty((2 + _kernels._KEP_COLS, n))
         ji = np.empty(n, dtype=np.int64)
         acc = np.zeros((_kernels.N_ACC, n))
@@ -1487,12 +1490,11 @@ def test_marked_block_through_planned_events_matches_the_pass_in_order(p_max):
         after.bit_generator.state = draws.bit_generator.state
         after.random(fills * _kernels.CBUF)
         out = _kernels._diurnal_block_marked(
-            draws, 0, buf, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0),
-            big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf,
-            0.0, 17, cost, np.cos(OMEGA * cost), np.sin(OMEGA * cost), bprob, bslot, balias,
-            nb, *_costly_buffers(), counts, gf, xa, okf, wk, ji, PL_RESTART, PL_TAU, PL_DELTA,
-            PL_PERSIST, seg, 1.0 / seg, acc, sa, ca, jc, ubuf, pw, prc, prs,
-            _kernels._sums_rise(pw, prc, prs, n_cat), *_planned_args(m_left, p_max),
+            draws, 0, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0), big_l,
+            big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 17,
+            _costs(cost), 0, counts, pts, wk, ji, PL_RESTART, PL_TAU, PL_DELTA, PL_PERSIST, seg,
+            1.0 / seg, acc, jc, ubuf, ph, _kernels._sums_rise(*ph, n_cat),
+            *_planned_args(m_left, p_max),
         )  # fmt: skip
         jc = out[10]
         ref_counts = np.zeros(n_cat, np.int64)
@@ -1537,19 +1539,18 @@ def test_block_of_one_shape_through_planned_events_matches_the_pass_in_order(p_m
         kbuf_c = rng.integers(4, 13, cbuf).astype(np.int64)
         cbuf_c = rng.integers(1, 3, cbuf).astype(np.int64)
         interruptions = np.zeros((1, 3), dtype=np.int32)
-        gf, xa, okf = (np.empty(n) for _ in range(3))
+        pts, buf, gf, xa, okf, _, _ = _points(buf)
         wk = np.empty((2 + _kernels._KEP_COLS, n))
         ji = np.empty(n, dtype=np.int64)
         acc = np.zeros((_kernels.N_ACC, n))
         seg = PL_TAU + PL_DELTA
         draws = np.random.default_rng(block)
         out = _kernels._diurnal_block(
-            draws, 0, buf, j, cnt, _table(0.7), t0, math.sin(phi0), math.cos(phi0), big_l,
-            big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a), 0.2, k_in, cost,
-            np.cos(OMEGA * cost), np.sin(OMEGA * cost), np.ones(3), np.zeros(3, np.int64),
-            np.zeros(3, np.int64), 1, kbuf_c, cbuf_c, np.empty(cbuf), 0, interruptions, gf, xa,
-            okf, wk, ji, PL_RESTART, PL_TAU, PL_DELTA, PL_PERSIST, seg, 1.0 / seg, acc,
-            *_planned_args(m_left, p_max),
+            draws, 0, j, cnt, _table(0.7), t0, math.sin(phi0), math.cos(phi0), big_l, big_a,
+            1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a), 0.2, k_in, _costs(cost),
+            np.ones(3), np.zeros(3, np.int64), np.zeros(3, np.int64), 1, kbuf_c, cbuf_c,
+            np.empty(cbuf), 0, interruptions, pts, wk, ji, PL_RESTART, PL_TAU, PL_DELTA,
+            PL_PERSIST, seg, 1.0 / seg, acc, *_planned_args(m_left, p_max),
         )  # fmt: skip
         state = dict(k=k_in, at=0)
         ref_counts = np.zeros(3, np.int64)
@@ -1603,9 +1604,7 @@ def _marked_blocks(n_blocks: int, seed: int):
     """
     w = MARK_RATES
     n_cat = w.size
-    big_l, big_a, theta, pw, prc, prs, bprob, bslot, balias, nb = _mark_tables(
-        w, MARK_AMPS, MARK_PEAKS, MARK_START
-    )
+    big_l, big_a, theta, sums = _mark_tables(w, MARK_AMPS, MARK_PEAKS, MARK_START)
     tab = _table(big_a / big_l)
     n = _kernels.BUF
     rng = np.random.default_rng(seed)
@@ -1616,20 +1615,19 @@ def _marked_blocks(n_blocks: int, seed: int):
     counts, times = [], []
     for _ in range(n_blocks):
         t0 = rng.uniform(0.0, 500.0)
-        ph = OMEGA * t0 + theta
-        buf = rng.exponential(1.0, n)
-        gf, xa, okf, sa, ca = (np.empty(n) for _ in range(5))
+        phase = OMEGA * t0 + theta
+        pts, _, _, xa, _, _, _ = _points(rng.exponential(1.0, n))
         wk = np.empty((2 + _kernels._KEP_COLS, n))
         ji = np.empty(n, dtype=np.int64)
         acc = np.zeros((_kernels.N_ACC, n))
         low = big_l - big_a
         block = np.zeros((1, n_cat), dtype=np.int32)
         out = _kernels._diurnal_block_marked(
-            draws, 0, buf, 0, n, tab, t0, math.sin(ph), math.cos(ph), big_l, big_a,
-            1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 0.0, 1,
-            zero, np.ones(n_cat), zero, bprob, bslot, balias, nb, *_costly_buffers(), block,
-            gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60, 1.0 / (0.5 + 1 / 60), acc,
-            sa, ca, jc, ubuf, pw, prc, prs, _kernels._sums_rise(pw, prc, prs, n_cat), *NO_PLANNED,
+            draws, 0, 0, n, tab, t0, math.sin(phase), math.cos(phase), big_l, big_a,
+            1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 1,
+            _costs(zero), 0, block, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60,
+            1.0 / (0.5 + 1 / 60), acc, jc, ubuf, sums, _kernels._sums_rise(*sums, n_cat),
+            *NO_PLANNED,
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
         jc = out[10]

@@ -32,29 +32,28 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
     """
     big_l, big_a, phi0, t0, cost = 2.0, 1.0, 1.0, 100.0, 3.0
     gaps = [3.0, 2.0, 0.5]
-    buf = np.zeros(_kernels.BUF)
+    pts = _kernels._point_arrays(_kernels.BUF)  # rows: buf, gf, xa, okf, sa, ca
+    buf, gf, xa, okf = (pts[k, : _kernels.BUF] for k in range(4))
+    buf[:] = 0.0
     buf[:3] = gaps
     tab = np.full((_kernels._KEP_N + 1, _kernels._KEP_COLS), np.nan)
-    costs = np.array([cost])
-    rot_c = np.array([math.cos(OMEGA * cost)])
-    rot_s = np.array([math.sin(OMEGA * cost)])
+    crs = np.array([[cost], [math.cos(OMEGA * cost)], [math.sin(OMEGA * cost)]])
     prob_c = np.array([1.0])
     slot_c = np.zeros(1, dtype=np.int64)
     alias_c = np.zeros(1, dtype=np.int64)
     interruptions = np.zeros((1, 1), dtype=np.int32)
-    gf, xa, okf = (np.empty(_kernels.BUF) for _ in range(3))
     wk = np.empty((2 + _kernels._KEP_COLS, _kernels.BUF))
     ji = np.empty(_kernels.BUF, dtype=np.int64)
     acc = np.zeros((_kernels.N_ACC, _kernels.BUF))
     seg = 0.5 + 1 / 60
     k_left, _, n_zero, t, _, _, _, n_fail, deficit, _ = _kernels._diurnal_block(
-        np.random.default_rng(0), 0, buf, 0, 3, tab, t0, math.sin(phi0), math.cos(phi0),
+        np.random.default_rng(0), 0, 0, 3, tab, t0, math.sin(phi0), math.cos(phi0),
         big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a),
         1e-300,  # lam_geo: after the first (costly) failure, the countdown never ends
         1,  # k_left: the first failure is the costly one
-        costs, rot_c, rot_s, prob_c, slot_c, alias_c, 1, np.empty(_kernels.CBUF, np.int64),
+        crs, prob_c, slot_c, alias_c, 1, np.empty(_kernels.CBUF, np.int64),
         np.empty(_kernels.CBUF, np.int64), np.empty(_kernels.CBUF), _kernels.CBUF,
-        interruptions, gf, xa, okf, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
+        interruptions, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
         False, np.inf, 0.0, 0.0, 0.0, 0, 0,  # planned maintenance off
     )[:10]  # fmt: skip
     assert okf[:3].tolist() == [0.0, 0.0, 0.0]  # all took the full solve

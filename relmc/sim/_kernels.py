@@ -2634,6 +2634,7 @@ _DIURNAL_PLANNED_RATIO = 0.25
 # refills, the same draws), so a block takes up to this many gaps; any other trial refills
 # its last BUF positions, as the loop always did
 _DIURNAL_BUF = 2 * BUF
+_PTS_PAD = 8  # floats after each row of a block's point arrays (_point_arrays)
 _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any event budget)
 _COUNT_CHUNK = 16  # gaps summed at once by _block_count's search
 _PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: at most these;
@@ -3310,6 +3311,34 @@ def _solve_near(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, i
     )
 
 
+@jit
+def _point_arrays(n):
+    """Allocate the diurnal path's draw buffer and a block's per-point arrays as one array.
+
+    Rows (:func:`_point_rows`): the gaps ``buf``, and :func:`_diurnal_block_body`'s ``gf``,
+    ``xa``, ``okf``, ``sa``, ``ca``, each ``n`` long. One array, so that a block's call carries
+    one array's fields for the six: numba passes an array argument as seven words (its
+    pointers, size, shape and strides), and the trial loop's copies of its block's arguments to
+    the stack were about a quarter of its samples with planned maintenance at 100k GPUs (~34
+    block calls a trial; ``perf annotate``: a copy per word, the loads missing the cache once
+    a line). Each row is followed by ``_PTS_PAD`` unused floats, so that no two rows start a
+    multiple of 4096 bytes apart (a load at a store's address modulo 4096 may be held back
+    for it while the store is in flight); a precaution, not measured apart.
+    """
+    return np.empty((6, n + _PTS_PAD))
+
+
+@jit(_nrt=False, forceinline=True)
+def _point_rows(pts):
+    """Take the rows of :func:`_point_arrays`: ``(buf, gf, xa, okf, sa, ca)``.
+
+    Views taken without reference counting, for callers compiled without it (the trial loop
+    and the blocks), whose caller holds ``pts``.
+    """
+    n = pts.shape[1] - _PTS_PAD
+    return pts[0, :n], pts[1, :n], pts[2, :n], pts[3, :n], pts[4, :n], pts[5, :n]
+
+
 @jit(_nrt=False, forceinline=True)  # inlined by LLVM into its two callers below
 def _diurnal_block_body(
     rng,
@@ -3634,7 +3663,7 @@ def _diurnal_block_body(
             p_c = int(np.int64(q))
         c_open = ji[p_c] if cost[ji[p_c]] > 0.0 else -1  # its recovery outlasts the points
         p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
-    while p < stop:
+    while not marks and p < stop:  # (with marks, k_left is the trial's _NEVER: never here)
         c, k_next, jk = _next_costly(
             rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c
         )
@@ -3693,7 +3722,6 @@ def _diurnal_block_body(
 def _diurnal_block(
     rng,
     i,
-    buf,
     j,
     cnt,
     tab,
@@ -3707,9 +3735,7 @@ def _diurnal_block(
     inv_lo,
     lam_geo,
     k_left,
-    cost,
-    rot_c,
-    rot_s,
+    crs,
     prob_c,
     slot_c,
     alias_c,
@@ -3719,9 +3745,7 @@ def _diurnal_block(
     ubuf_c,
     jk,
     interruptions,
-    gf,
-    xa,
-    okf,
+    pts,
     wk,
     ji,
     restart_hours,
@@ -3742,17 +3766,22 @@ def _diurnal_block(
     """:func:`_diurnal_block_body` with one shape for every category (no category at a phase).
 
     Its arguments and returns less those of the categories drawn at the phase (``jc`` returned
-    as 0). ``planned`` chooses between two bodies, each compiled with its constant, so that
-    the trial loop has one call site a kind of block (with a call site of its own for blocks
-    through planned events the path without maintenance read 0.95x, one peak hour at 100k
-    GPUs, three interleaved A/Bs: ~20 % of the trial loop's samples were the copies of its
-    arguments to the stack). A function of its
+    as 0), with ``buf``, ``gf``, ``xa``, ``okf`` as rows of ``pts`` (:func:`_point_arrays`)
+    and ``cost``, ``rot_c``, ``rot_s`` as rows of ``crs``. ``planned`` chooses between two
+    bodies, each compiled with its constant, so that the trial loop has one call site a kind
+    of block (with a call site of its own for blocks through planned events the path without
+    maintenance read 0.95x, one peak hour at 100k GPUs, three interleaved A/Bs: ~20 % of the
+    trial loop's samples were the copies of its arguments to the stack). A function of its
     own, so that a block's call carries none of them (with them, the diurnal path with planned
     maintenance at 16k GPUs, ~20 block calls a trial, read 0.945x in seven interleaved A/Bs;
     compiled without reference counting, 1.05x). Without reference counting it is for compiled
     callers: a call from Python leaves one reference to ``rng`` unreleased (numba's wrapper
     releases the Generator it unboxed only with reference counting on; the tests' few calls).
     """
+    buf, gf, xa, okf, _, _ = _point_rows(pts)
+    cost = crs[0]
+    rot_c = crs[1]
+    rot_s = crs[2]
     if planned:  # (two bodies: the choice made once a block, each with its constant)
         return _diurnal_block_body(
             rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
@@ -3774,7 +3803,6 @@ def _diurnal_block(
 def _diurnal_block_marked(
     rng,
     i,
-    buf,
     j,
     cnt,
     tab,
@@ -3786,23 +3814,11 @@ def _diurnal_block_marked(
     inv_l,
     inv_hi,
     inv_lo,
-    lam_geo,
     k_left,
-    cost,
-    rot_c,
-    rot_s,
-    prob_c,
-    slot_c,
-    alias_c,
-    n_slots_c,
-    kbuf_c,
-    cbuf_c,
-    ubuf_c,
+    crs,
     jk,
     interruptions,
-    gf,
-    xa,
-    okf,
+    pts,
     wk,
     ji,
     restart_hours,
@@ -3812,13 +3828,9 @@ def _diurnal_block_marked(
     seg,
     inv_seg,
     acc,
-    sa,
-    ca,
     jc,
     ubuf,
-    pw,
-    prc,
-    prs,
+    ph,
     by_count,
     planned,
     m_left,
@@ -3830,22 +3842,40 @@ def _diurnal_block_marked(
 ):
     """:func:`_diurnal_block_body` with every failure's category drawn at its phase.
 
+    Its arguments less ``lam_geo`` and the costly failures' tables and buffers (``prob_c`` ..
+    ``ubuf_c``), which a marked block never reads: its categories are drawn at their phases,
+    and its countdown ``k_left`` (the trial's ``_NEVER``) is returned as it came, so the body
+    gets placeholders of their types (its one compiled form, shared with
+    :func:`_diurnal_block`'s). ``buf``, ``gf``, ``xa``, ``okf``, ``sa``, ``ca`` are rows of
+    ``pts`` (:func:`_point_arrays`), ``cost``, ``rot_c``, ``rot_s`` of ``crs``, and ``pw``,
+    ``prc``, ``prs`` of ``ph`` (:func:`_phase_sums`). A call passes numba's seven words an
+    array: with 9 arrays where the body takes 24, the diurnal path with 18 peak hours and
+    planned maintenance at 100k GPUs (~34 block calls a trial) read 1.03-1.05x (bench_ab,
+    best and median of seven processes each).
+
     Without reference counting, as :func:`_diurnal_block` (a call from Python leaves one
     reference to ``rng`` unreleased).
     """
+    buf, gf, xa, okf, sa, ca = _point_rows(pts)
+    cost = crs[0]
+    rot_c = crs[1]
+    rot_s = crs[2]
+    pw = ph[0]
+    prc = ph[1]
+    prs = ph[2]
     if planned:
         return _diurnal_block_body(
-            rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
-            k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c,
-            ubuf_c, jk, interruptions, gf, xa, okf, wk, ji, restart_hours, tau, delta, persist,
-            seg, inv_seg, acc, True, sa, ca, jc, ubuf, pw, prc, prs, by_count, True, m_left,
+            rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, 0.0,
+            k_left, cost, rot_c, rot_s, ubuf, ji, ji, 0, ji, ji, ubuf, jk, interruptions, gf, xa,
+            okf, wk, ji, restart_hours, tau, delta, persist, seg, inv_seg, acc, True, sa, ca, jc,
+            ubuf, pw, prc, prs, by_count, True, m_left,
             inv_maint, maint_hours, m_stop, snap_steps, p_max,
         )  # fmt: skip
     return _diurnal_block_body(
-        rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
-        k_left, cost, rot_c, rot_s, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c,
-        jk, interruptions, gf, xa, okf, wk, ji, restart_hours, tau, delta, persist, seg,
-        inv_seg, acc, True, sa, ca, jc, ubuf, pw, prc, prs, by_count, False, m_left, inv_maint,
+        rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, 0.0, k_left,
+        cost, rot_c, rot_s, ubuf, ji, ji, 0, ji, ji, ubuf, jk, interruptions, gf, xa, okf, wk,
+        ji, restart_hours, tau, delta, persist, seg, inv_seg, acc, True, sa, ca, jc, ubuf, pw,
+        prc, prs, by_count, False, m_left, inv_maint,
         maint_hours, m_stop, snap_steps, p_max,
     )  # fmt: skip
 
@@ -3957,13 +3987,16 @@ def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
 
 @jit
 def _phase_sums(n_cat):
-    """``pw``, ``prc``, ``prs`` of :func:`_pick_at_phase` for ``n_cat`` categories.
+    """``pw``, ``prc``, ``prs`` of :func:`_pick_at_phase` for ``n_cat`` categories: rows 0-2.
 
     At least ``_PICK_W`` entries; those past the categories' ``P = inf`` (never below a
-    target), so a count over ``_PICK_W`` counts the categories' alone.
+    target), so a count over ``_PICK_W`` counts the categories' alone. One array, so that a
+    marked block's call carries one array's fields for the three (:func:`_point_arrays`).
     """
     n = max(n_cat, _PICK_W)
-    return np.full(n, np.inf), np.zeros(n), np.zeros(n)
+    ph = np.zeros((3, n))
+    ph[0] = np.inf
+    return ph
 
 
 @jit(_nrt=False)
@@ -4104,21 +4137,31 @@ def _diurnal_trials(
     delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
     cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase, kepler_table, kepler_e,
     kepler_grid, wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
-    use_blocks, stats, no_profile, no_max, w, suffix, cost, rot_c, rot_s, prob, slot_code,
-    alias_code, bw, pw, prc, prs, small, large, pc, ps, amp_i, phase_i, buf, cbuf, ubuf, uscr,
-    kbuf_c, cbuf_c, ubuf_c, scratch, tab_own, wk, ji, gf, xa, okf, sa, ca, w_c, w_z, suffix_z,
-    prob_c, slot_c, alias_c, prob_z, slot_z, alias_z, acc, no_trend, cos_a, sin_a,
+    use_blocks, stats, no_profile, no_max, w, suffix, crs, prob, slot_code, alias_code, bw, ph,
+    small, large, pc, ps, amp_i, phase_i, cbuf, ubuf, uscr, kbuf_c, cbuf_c, ubuf_c, scratch,
+    tab_own, wk, ji, pts, w_c, w_z, suffix_z, prob_c, slot_c, alias_c, prob_z, slot_z, alias_z,
+    acc, no_trend, cos_a, sin_a,
 ):  # fmt: skip
     """Run the trial loop of :func:`_block_diurnal`, given its work arrays.
 
     Apart because it only indexes arrays: compiled without reference counting, so that the
-    arrays passed to the per-trial and per-block calls (:func:`_diurnal_block` takes eighteen,
+    arrays passed to the per-trial and per-block calls (:func:`_diurnal_block` takes thirteen,
     :func:`_settle_categories` ten, :func:`_reset_trial` four) are not referenced and released
     around each call: numba's ``NRT_incref`` and ``NRT_decref`` were 5.5 % of the samples of
     the diurnal path at 2k GPUs (``perf record``), none since.
     """
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
+    # the rows of the work arrays passed to the blocks as one (so a block's call carries one
+    # array's fields for each): a recovery's cost and its phase turn, the picks' sums, the
+    # block's per-point arrays (its gaps among them)
+    cost = crs[0]
+    rot_c = crs[1]
+    rot_s = crs[2]
+    pw = ph[0]
+    prc = ph[1]
+    prs = ph[2]
+    buf = _point_rows(pts)[0]
     j = _DIURNAL_BUF
     max_cost = 0.0
     for c in range(n_cat):
@@ -4402,23 +4445,21 @@ def _diurnal_trials(
                             k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, _, _, stop_t, m_left,
                             n_pl, pl_rs, pl_ck, pl_pr, pl_sw,
                         ) = _diurnal_block(
-                            rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l,
-                            inv_hi, inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c,
-                            alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c, jk, interruptions, gf,
-                            xa, okf, wk, ji, restart_hours, tau, delta, persist, seg, inv_seg,
-                            acc, m_on, m_left, inv_maint, maint_hours, m_stop, snap_steps, p_max,
+                            rng, i, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
+                            inv_lo, lam_geo, k_left, crs, prob_c, slot_c, alias_c, n_slots_c,
+                            kbuf_c, cbuf_c, ubuf_c, jk, interruptions, pts, wk, ji, restart_hours,
+                            tau, delta, persist, seg, inv_seg, acc, m_on, m_left, inv_maint,
+                            maint_hours, m_stop, snap_steps, p_max,
                         )  # fmt: skip
                     else:
                         (
                             k_left, jk, nz, t, dk_sum, sk, nr, nf, deficit, _, jc, stop_t, m_left,
                             n_pl, pl_rs, pl_ck, pl_pr, pl_sw,
                         ) = _diurnal_block_marked(
-                            rng, i, buf, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l,
-                            inv_hi, inv_lo, lam_geo, k_left, cost, rot_c, rot_s, prob_c, slot_c,
-                            alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c, jk, interruptions, gf,
-                            xa, okf, wk, ji, restart_hours, tau, delta, persist, seg, inv_seg,
-                            acc, sa, ca, jc, ubuf, pw, prc, prs, by_count, m_on, m_left,
-                            inv_maint, maint_hours, m_stop, snap_steps, p_max,
+                            rng, i, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
+                            inv_lo, k_left, crs, jk, interruptions, pts, wk, ji, restart_hours,
+                            tau, delta, persist, seg, inv_seg, acc, jc, ubuf, ph, by_count, m_on,
+                            m_left, inv_maint, maint_hours, m_stop, snap_steps, p_max,
                         )  # fmt: skip
                     n_zero += nz
                     used_acc = True
@@ -4813,23 +4854,21 @@ def _block_diurnal(
     no_max = np.ones(0)
     w = np.empty(n_cat)
     suffix = np.empty(n_cat)
-    cost = np.empty(n_cat)
-    rot_c = np.empty(n_cat)  # cos and sin of OMEGA * cost[c]: the phase across a recovery
-    rot_s = np.empty(n_cat)
+    # each category's recovery cost, and the cos and sin of OMEGA * cost: the phase across it
+    crs = np.empty((3, n_cat))
     prob = np.empty(n_cat)
     slot_code = np.empty(n_cat, dtype=np.int64)
     alias_code = np.empty(n_cat, dtype=np.int64)
     bw = np.empty(n_cat)  # the categories' peak intensities w_c (1 + a_c)
     # sums over the categories up to c of w and of the diurnal terms, turned into the frame
     # of theta (rc, rs: see _pick_at_phase)
-    pw, prc, prs = _phase_sums(n_cat)
+    ph = _phase_sums(n_cat)
     small = np.empty(n_cat, dtype=np.int64)
     large = np.empty(n_cat, dtype=np.int64)
     pc = np.zeros(n_cat)  # diurnal terms in _diurnal_terms' frame (the general path's)
     ps = np.zeros(n_cat)
     amp_i = np.empty(n_cat)
     phase_i = np.empty(n_cat)
-    buf = np.empty(_DIURNAL_BUF)
     cbuf = np.empty(CBUF, dtype=np.int64)  # categories drawn ahead (one shape), at jc
     ubuf = np.empty(CBUF)  # with shapes that differ, the picks' uniforms drawn ahead, at jc
     uscr = np.empty(CBUF)  # scratch of _alias_fill (never ubuf: that may hold carried draws)
@@ -4843,11 +4882,7 @@ def _block_diurnal(
     tab_own = np.empty((_KEP_N + 1, _KEP_COLS))
     wk = np.empty((2 + _KEP_COLS, _DIURNAL_BUF))  # _kepler_pass's work rows and nodes
     ji = np.empty(_DIURNAL_BUF, dtype=np.int64)
-    gf = np.empty(_DIURNAL_BUF)
-    xa = np.empty(_DIURNAL_BUF)
-    okf = np.empty(_DIURNAL_BUF)
-    sa = np.empty(_DIURNAL_BUF)  # the points' sines and cosines of their phase (marks)
-    ca = np.empty(_DIURNAL_BUF)
+    pts = _point_arrays(_DIURNAL_BUF)  # the gaps and the block's per-point arrays
     w_c = np.empty(n_cat)  # the categories whose recovery costs time, and the others
     w_z = np.empty(n_cat)
     suffix_z = np.empty(n_cat)
@@ -4866,11 +4901,10 @@ def _block_diurnal(
         delta, persist, restart_hours, swap_hours, n_spares, repair_hours, cap_hours, max_events,
         cat_amp, cat_phase, start_hour, fleet_age_hours, draw_amp, draw_phase, kepler_table,
         kepler_e, kepler_grid, wall, finished, progress, interruptions, maint_events, n_events,
-        lost, swings, use_blocks, stats, no_profile, no_max, w, suffix, cost, rot_c, rot_s, prob,
-        slot_code, alias_code, bw, pw, prc, prs, small, large, pc, ps, amp_i, phase_i, buf, cbuf,
-        ubuf, uscr, kbuf_c, cbuf_c, ubuf_c, scratch, tab_own, wk, ji, gf, xa, okf, sa, ca, w_c,
-        w_z, suffix_z, prob_c, slot_c, alias_c, prob_z, slot_z, alias_z, acc, no_trend, cos_a,
-        sin_a,
+        lost, swings, use_blocks, stats, no_profile, no_max, w, suffix, crs, prob, slot_code,
+        alias_code, bw, ph, small, large, pc, ps, amp_i, phase_i, cbuf, ubuf, uscr, kbuf_c, cbuf_c,
+        ubuf_c, scratch, tab_own, wk, ji, pts, w_c, w_z, suffix_z, prob_c, slot_c, alias_c,
+        prob_z, slot_z, alias_z, acc, no_trend, cos_a, sin_a,
     )  # fmt: skip
 
 
