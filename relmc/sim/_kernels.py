@@ -4075,7 +4075,7 @@ def _count_zero(a, j0, stop):
     return n
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _block_count(buf, j, room, slack, inv_l, lim, need):
     """How many of the gaps ``buf[j:j + room]`` a diurnal block may take (at most ``room``).
 
@@ -4085,13 +4085,20 @@ def _block_count(buf, j, room, slack, inv_l, lim, need):
     no block then). The bound grows with the run, so the first ``need`` gaps are tested
     first (near the job's end most calls stop there), then all ``room`` at once (a
     vectorised sum, the same float expression), then, if they do not all fit, 16 at a time
-    and gap by gap.
+    and gap by gap (:func:`_block_count_rest`). The first test is inlined in the trial loop:
+    near the job's end it is tried before every failure taken one by one.
     """
     if room < need or room <= 0:
         return 0
     if need > 0:
         if (_gap_bound(buf, j, j + need, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) > lim:
             return 0
+    return _block_count_rest(buf, j, room, slack, inv_l, lim)
+
+
+@jit(_nrt=False)
+def _block_count_rest(buf, j, room, slack, inv_l, lim):
+    """:func:`_block_count` after its first test: all ``room`` gaps, else the longest run."""
     if (_gap_bound(buf, j, j + room, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) <= lim:
         return room
     # the integer sum over chunks of _COUNT_CHUNK gaps (vectorised) while the bound at the
