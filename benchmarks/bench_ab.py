@@ -6,7 +6,9 @@ working tree's ``kernel_inputs``) and the same seeds, alternately, ``--repeats``
 best time counts (noise only slows a run). Prints ns per trial and per event of each, their
 ratio (old time / new time: above 1, the working tree is faster) and which outputs are equal
 bit for bit. ``--n-procs P`` repeats it in ``P`` fresh processes and prints the ratios and their
-median: the host's noise moves single ratios by several percent, so claims rest on medians.
+median, and each side's ns/event as a median and range over the processes: the host's noise
+moves single ratios by several percent, and the same code runs up to ~14 % faster in one
+process than in another, so claims rest on medians.
 
 The revision's module gets a numba cache of its own (``~/.cache/relmc/bench_ab/<commit>``), so
 a second run of the same revision does not compile it again; the working tree's uses the usual
@@ -40,6 +42,7 @@ import dataclasses
 import importlib.util
 import inspect
 import math
+import re
 import statistics
 import subprocess
 import sys
@@ -254,6 +257,7 @@ def main(argv=None) -> int:
         str(args.seed),
     ]
     ratios = []
+    per_event = {"old": [], "new": []}
     for _ in range(args.n_procs):
         r = subprocess.run([sys.executable, __file__, *child], capture_output=True, text=True)
         if r.returncode != 0:
@@ -262,7 +266,17 @@ def main(argv=None) -> int:
         line = r.stdout.strip().splitlines()[-1]
         print(line, flush=True)
         ratios.append(float(line.split("ratio ")[1].split(";")[0]))
+        for side, ns in zip(("old", "new"), re.findall(r"\(([\d.]+) ns/ev\)", line), strict=True):
+            per_event[side].append(float(ns))
     print(f"ratios {', '.join(f'{r:.3f}' for r in ratios)}: median {statistics.median(ratios):.3f}")
+    # a process's speed varies by up to ~14 % (benchmarks/README.md): each side's median
+    print(
+        "ns/event, median (range) of the processes: "
+        + "; ".join(
+            f"{side} {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})"
+            for side, v in per_event.items()
+        )
+    )
     return 0
 
 

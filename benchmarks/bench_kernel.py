@@ -659,7 +659,7 @@ def main(argv=None) -> dict:
     physics_paths(q, row)
     if args.paths_only:
         print(f"\n1-min load average at end {os.getloadavg()[0]:.2f}")
-        return {"facts": facts, "rows": rows}
+        return _written({"facts": facts, "rows": rows}, args.json)
 
     allf = all_features_scenario()
     rate100k = float(allf.failures.cluster_rates(allf.cluster).sum())
@@ -849,10 +849,14 @@ def main(argv=None) -> dict:
 
     total = time.perf_counter() - t_start
     print(f"\ntotal {total:.0f} s; 1-min load average at end {os.getloadavg()[0]:.2f}")
-    result = {"facts": facts, "rows": rows, "seconds": total}
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1))
+    return _written({"facts": facts, "rows": rows, "seconds": total}, args.json)
+
+
+def _written(result: dict, path: Path | None) -> dict:
+    """``result``, also written to ``path`` as JSON when given (``--json``, any sections)."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, indent=1))
     return result
 
 

@@ -2084,7 +2084,8 @@ def test_block_count_is_the_longest_run_within_the_bound():
     Random buffers of 256 (some gaps just below a multiple of 1/1024, where the integer floor
     matters), random slack and rate, and limits set exactly at a run's bound, just below it
     and beyond every run: the count equals the longest prefix whose bound (the same float
-    expression, in Python) is within the limit, found by brute force.
+    expression, in Python) is within the limit, found by brute force; and a room one short
+    of ``need`` under a limit beyond every run.
     """
     rng = np.random.default_rng(8)
     n = _kernels._DIURNAL_BUF
@@ -2110,6 +2111,11 @@ def test_block_count_is_the_longest_run_within_the_bound():
         need = [0, 1, _kernels._DIURNAL_BLOCK_MIN][case % 5 % 3]
         got = _kernels._block_count(buf, j, room, slack, inv_l, lim, need)
         assert got == (want if want >= need else 0), (case, got, want, need)
+    # at the edge of ``need``: a room one short of it is no block, however far off the limit;
+    # a room of ``need`` gaps, all of them
+    need = _kernels._DIURNAL_BLOCK_MIN
+    for room, want in ((need - 1, 0), (need, need)):
+        assert _kernels._block_count(np.full(n, 1e-3), 0, room, 0.0, 1.0, 1e9, need) == want
 
 
 # ---------------------------------------------------------------- the buffer of 256 gaps

@@ -3317,13 +3317,14 @@ def _point_arrays(n):
 
     Rows (:func:`_point_rows`): the gaps ``buf``, and :func:`_diurnal_block_body`'s ``gf``,
     ``xa``, ``okf``, ``sa``, ``ca``, each ``n`` long. One array, so that a block's call carries
-    one array's fields for the six: numba passes an array argument as seven words (its
-    pointers, size, shape and strides), and the trial loop's copies of its block's arguments to
-    the stack were about a quarter of its samples with planned maintenance at 100k GPUs (~34
-    block calls a trial; ``perf annotate``: a copy per word, the loads missing the cache once
-    a line). Each row is followed by ``_PTS_PAD`` unused floats, so that no two rows start a
-    multiple of 4096 bytes apart (a load at a store's address modulo 4096 may be held back
-    for it while the store is in flight); a precaution, not measured apart.
+    one array's fields for the six: numba passes an array argument as 5 + 2 ndim words (its
+    pointers, size, item size, shape and strides: 7 for a vector), and the trial loop's copies
+    of its block's arguments to the stack were about a quarter of its samples with planned
+    maintenance at 100k GPUs (~34 block calls a trial; ``perf annotate``: a copy per word, the
+    loads missing the cache once a line). Each row is followed by ``_PTS_PAD`` unused floats,
+    so that no two rows start a multiple of 4096 bytes apart (a load at a store's address
+    modulo 4096 may be held back for it while the store is in flight); a precaution, not
+    measured apart.
     """
     return np.empty((6, n + _PTS_PAD))
 
@@ -3663,7 +3664,7 @@ def _diurnal_block_body(
             p_c = int(np.int64(q))
         c_open = ji[p_c] if cost[ji[p_c]] > 0.0 else -1  # its recovery outlasts the points
         p = stop + (k_left - 1)  # no countdown here: k_left returned as it came
-    while not marks and p < stop:  # (with marks, k_left is the trial's _NEVER: never here)
+    while not marks and p < stop:  # (with marks, p >= stop: k_left >= 1 is not counted down)
         c, k_next, jk = _next_costly(
             rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf_c, cbuf_c, ubuf_c
         )
@@ -3848,10 +3849,12 @@ def _diurnal_block_marked(
     gets placeholders of their types (its one compiled form, shared with
     :func:`_diurnal_block`'s). ``buf``, ``gf``, ``xa``, ``okf``, ``sa``, ``ca`` are rows of
     ``pts`` (:func:`_point_arrays`), ``cost``, ``rot_c``, ``rot_s`` of ``crs``, and ``pw``,
-    ``prc``, ``prs`` of ``ph`` (:func:`_phase_sums`). A call passes numba's seven words an
-    array: with 9 arrays where the body takes 24, the diurnal path with 18 peak hours and
-    planned maintenance at 100k GPUs (~34 block calls a trial) read 1.03-1.05x (bench_ab,
-    best and median of seven processes each).
+    ``prc``, ``prs`` of ``ph`` (:func:`_phase_sums`). A call passes numba's 5 + 2 ndim words
+    an array: 9 arrays (77 words) where the body takes 24 (~176). The diurnal path with 18
+    peak hours and planned maintenance at 100k GPUs (~34 block calls a trial): bench_ab's
+    median over nine processes 1.02x, within the spread between processes. The placeholders
+    (``ji``, ``ubuf``) are never read or written: were ``_next_costly`` reached with marks, it
+    would overwrite them.
 
     Without reference counting, as :func:`_diurnal_block` (a call from Python leaves one
     reference to ``rng`` unreleased).
