@@ -30,7 +30,8 @@ ROWS = "    return pts[0, :n], pts[1, :n], pts[2, :n], pts[3, :n], pts[4, :n], p
 FIRST = (
     "        if (_gap_bound(buf, j, j + need, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) > lim:"
 )
-MARKED = "    buf, gf, xa, okf, sa, ca = _point_rows(pts)\n    cost = crs[0]"
+MARKED = "    buf, gf, xa, okf, sa, ca = _point_rows(pts)\n"
+TABLES = "    return crs[0], crs[1], crs[2], ph[0], ph[1], ph[2]"
 SHARED = "    buf, gf, xa, okf, _, _ = _point_rows(pts)\n    cost = crs[0]\n    rot_c = crs[1]\n"
 MUTANTS = [
     (
@@ -51,9 +52,9 @@ MUTANTS = [
         "    if room < need - 1 or room <= 0:\n        return 0\n    if need > 0:",
     ),
     (
-        "marked: cost rows swapped",
-        MARKED + "\n    rot_c = crs[1]\n    rot_s = crs[2]",
-        MARKED + "\n    rot_c = crs[2]\n    rot_s = crs[1]",
+        "table rows: rot_c and rot_s swapped",
+        TABLES,
+        TABLES.replace("crs[1], crs[2]", "crs[2], crs[1]"),
     ),
     ("marked: sines for cosines", MARKED, MARKED.replace("sa, ca =", "ca, sa =")),
     (

@@ -3340,6 +3340,17 @@ def _point_rows(pts):
     return pts[0, :n], pts[1, :n], pts[2, :n], pts[3, :n], pts[4, :n], pts[5, :n]
 
 
+@jit(_nrt=False, forceinline=True)
+def _table_rows(crs, ph):
+    """Take the rows of ``crs`` and ``ph``: ``(cost, rot_c, rot_s, pw, prc, prs)``.
+
+    ``crs``: each category's recovery cost and the cosine and sine of ``OMEGA`` times it
+    (:func:`_block_diurnal`); ``ph``: the picks' running sums (:func:`_phase_sums`). Views
+    without reference counting, as :func:`_point_rows`'.
+    """
+    return crs[0], crs[1], crs[2], ph[0], ph[1], ph[2]
+
+
 @jit(_nrt=False, forceinline=True)  # inlined by LLVM into its two callers below
 def _diurnal_block_body(
     rng,
@@ -3860,12 +3871,7 @@ def _diurnal_block_marked(
     reference to ``rng`` unreleased).
     """
     buf, gf, xa, okf, sa, ca = _point_rows(pts)
-    cost = crs[0]
-    rot_c = crs[1]
-    rot_s = crs[2]
-    pw = ph[0]
-    prc = ph[1]
-    prs = ph[2]
+    cost, rot_c, rot_s, pw, prc, prs = _table_rows(crs, ph)
     if planned:
         return _diurnal_block_body(
             rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, 0.0,
@@ -4165,12 +4171,7 @@ def _diurnal_trials(
     # the rows of the work arrays passed to the blocks as one (so a block's call carries one
     # array's fields for each): a recovery's cost and its phase turn, the picks' sums, the
     # block's per-point arrays (its gaps among them)
-    cost = crs[0]
-    rot_c = crs[1]
-    rot_s = crs[2]
-    pw = ph[0]
-    prc = ph[1]
-    prs = ph[2]
+    cost, rot_c, rot_s, pw, prc, prs = _table_rows(crs, ph)
     buf = _point_rows(pts)[0]
     j = _DIURNAL_BUF
     max_cost = 0.0
