@@ -5,8 +5,9 @@ The same code runs up to ~14 % faster in one process than in another on the host
 ``bench_kernel.py`` run reads one process. This runs it ``--n-procs`` times (sections [0]
 and [6] unless ``--all``), each a fresh process writing its rows to JSON, and prints for each
 row the median and range of its value (the first number: ns/event, ns/draw, a ratio) and,
-where the row has one, of its share of the exponential-draw rate (``draw/event``, against
-the same process's summed draw). The targets of issues 10 and 11 are read against these
+where the row has them, of its share of the exponential-draw rate (``draw/event``, against
+the same process's summed draw) and of its speed against the issue-3 kernel measured in the
+same process (``before``). The targets of issues 10 and 11 are read against these
 medians.
 
 Run: ``python benchmarks/bench_procs.py [--n-procs 5] [--quick] [--all]`` (~3.5 min a
@@ -27,6 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 SHARE = re.compile(r"draw/event (\d+(?:\.\d+)?)")
+BEFORE = re.compile(r"before \d+(?:\.\d+)? ns: (\d+(?:\.\d+)?)x")
 
 
 def first_number(text: str) -> float | None:
@@ -41,6 +43,12 @@ def draw_share(note: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def before_ratio(note: str) -> float | None:
+    """A row's speed against the issue-3 kernel (``before T ns: Rx`` in its note), or None."""
+    m = BEFORE.search(note)
+    return float(m.group(1)) if m else None
+
+
 def spread(values: list[float | None]) -> str:
     """``median (min-max)`` of the values, or "" when a run lacks one."""
     if not values or any(v is None for v in values):
@@ -50,8 +58,10 @@ def spread(values: list[float | None]) -> str:
     return f"{med:.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
 
 
-def summarize(runs: list[list[list[str]]]) -> list[tuple[str, str, str, str]]:
-    """Each row's ``(measure, target, value spread, draw-share spread)`` over the runs.
+def summarize(runs: list[list[list[str]]]) -> list[tuple[str, str, str, str, str]]:
+    """Each row's ``(measure, target, value, draw share, against the issue-3 kernel)``.
+
+    Each a spread over the runs (:func:`spread`).
 
     The runs must list the same measures in the same order (the same command); a row is
     matched by its position, as a measure's name may repeat across sections.
@@ -64,7 +74,8 @@ def summarize(runs: list[list[list[str]]]) -> list[tuple[str, str, str, str]]:
     for i, (measure, _value, target, _note) in enumerate(runs[0]):
         values = [first_number(run[i][1]) for run in runs]
         shares = [draw_share(run[i][3]) for run in runs]
-        out.append((measure, target, spread(values), spread(shares)))
+        befores = [before_ratio(run[i][3]) for run in runs]
+        out.append((measure, target, spread(values), spread(shares), spread(befores)))
     return out
 
 
@@ -87,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(json.loads(path.read_text())["rows"])
             print(f"process {k + 1} of {args.n_procs} done", file=sys.stderr, flush=True)
     print(f"bench_kernel.py rows over {args.n_procs} processes: median (range)")
-    print(f"  {'row':<56} {'target':<12} {'value':<24} draw/event")
-    for measure, target, value, share in summarize(runs):
-        print(f"  {measure[:56]:<56} {target:<12} {value:<24} {share}")
+    print(f"  {'row':<56} {'target':<12} {'value':<24} {'draw/event':<24} x issue 3")
+    for measure, target, value, share, before in summarize(runs):
+        print(f"  {measure[:56]:<56} {target:<12} {value:<24} {share:<24} {before}")
     return 0
 
 
