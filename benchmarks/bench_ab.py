@@ -58,6 +58,7 @@ sys.path.insert(0, str(HERE))
 import bench_kernel as bk  # noqa: E402
 import bench_nodes  # noqa: E402
 import bench_physics  # noqa: E402
+import bench_procs  # noqa: E402
 
 from relmc.scenario import Category, Job  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
@@ -272,10 +273,7 @@ def main(argv=None) -> int:
     # a process's speed varies by up to ~14 % (benchmarks/README.md): each side's median
     print(
         "ns/event, median (range) of the processes: "
-        + "; ".join(
-            f"{side} {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})"
-            for side, v in per_event.items()
-        )
+        + "; ".join(f"{side} {bench_procs.spread(v, 2)}" for side, v in per_event.items())
     )
     return 0
 

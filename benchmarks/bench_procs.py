@@ -49,12 +49,16 @@ def before_ratio(note: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def spread(values: list[float | None]) -> str:
-    """``median (min-max)`` of the values, or "" when a run lacks one."""
+def spread(values: list[float | None], digits: int | None = None) -> str:
+    """``median (min-max)`` of the values, or "" when a run lacks one.
+
+    ``digits`` after the point; by default by size (3 below 2, 2 below 10, else 1).
+    """
     if not values or any(v is None for v in values):
         return ""
     med = statistics.median(values)
-    digits = 3 if med < 2 else 2 if med < 10 else 1
+    if digits is None:
+        digits = 3 if med < 2 else 2 if med < 10 else 1
     return f"{med:.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
 
 

@@ -31,8 +31,8 @@ FIRST = (
     "        if (_gap_bound(buf, j, j + need, 1.0) + slack) * inv_l * (1.0 + _BOUND_RTOL) > lim:"
 )
 MARKED = "    buf, gf, xa, okf, sa, ca = _point_rows(pts)\n"
-TABLES = "    return crs[0], crs[1], crs[2], ph[0], ph[1], ph[2]"
-SHARED = "    buf, gf, xa, okf, _, _ = _point_rows(pts)\n    cost = crs[0]\n    rot_c = crs[1]\n"
+TABLES = "    return crs[0], crs[1], crs[2]\n"
+SHARED = "    buf, gf, xa, okf, _, _ = _point_rows(pts)\n    cost, rot_c, rot_s = _cost_rows(crs)\n"
 MUTANTS = [
     (
         "point rows: gf and xa swapped",
@@ -52,15 +52,15 @@ MUTANTS = [
         "    if room < need - 1 or room <= 0:\n        return 0\n    if need > 0:",
     ),
     (
-        "table rows: rot_c and rot_s swapped",
+        "cost rows: rot_c and rot_s swapped",
         TABLES,
         TABLES.replace("crs[1], crs[2]", "crs[2], crs[1]"),
     ),
     ("marked: sines for cosines", MARKED, MARKED.replace("sa, ca =", "ca, sa =")),
     (
         "shared: phase turn sign",
-        SHARED + "    rot_s = crs[2]",
-        SHARED + "    rot_s = -crs[2]",
+        SHARED,
+        SHARED + "    rot_s = -rot_s\n",
     ),
 ]
 

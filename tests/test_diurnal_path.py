@@ -779,7 +779,7 @@ def test_blocks_run_through_planned_events(name):
     out = _run(_kernels._block_diurnal, x, 1, True, stats)
     if name.endswith("more_planned"):
         # at most the points in which 64 planned events are expected (28 and 32 here)
-        room = math.ceil(2 * _kernels._DIURNAL_PLANNED_MAX * x.cat_rate[0].sum() / x.maint_rate)
+        room = _block_room(x)
         assert room < 40 and stats[6] <= room * stats[4] and stats[6] > 8.5 * stats[4], stats
     share = 0.3 if name == "peaks_more_planned" else 0.5
     assert stats[3] > share * stats[0] and stats[4] > 2 * 400, stats
@@ -788,6 +788,12 @@ def test_blocks_run_through_planned_events(name):
     assert stats[2] == planned if stats[1] == 0 else 0 < stats[2] <= planned
     if name == "blocks_tight_cap":
         assert stats[1] > 0.05 * 400 and 0.05 < out["finished"].mean() < 0.95
+
+
+def _block_room(x):
+    """The most points a block takes with planned maintenance (the kernel's ``room_d`` below
+    the buffer's 256): those in which 64 planned events are expected, rounded up."""
+    return math.ceil(2 * _kernels._DIURNAL_PLANNED_MAX * x.cat_rate[0].sum() / x.maint_rate)
 
 
 def test_blocks_with_frequent_planned_events_solve_few_points_beyond_their_end():
@@ -801,7 +807,7 @@ def test_blocks_with_frequent_planned_events_solve_few_points_beyond_their_end()
     )
     stats = np.zeros(7, dtype=np.int64)
     _run(_kernels._block_diurnal, x, 1, True, stats)
-    room = math.ceil(2 * _kernels._DIURNAL_PLANNED_MAX * x.cat_rate[0].sum() / x.maint_rate)
+    room = _block_room(x)
     assert room == 28 and stats[4] > 40 * 100, stats
     assert 8.5 * stats[4] < stats[6] <= room * stats[4] and stats[6] < 3.0 * stats[3], stats
 

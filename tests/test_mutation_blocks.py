@@ -10,6 +10,7 @@ import math
 
 import mpmath
 import numpy as np
+from test_diurnal_block import _costs, _points
 
 from relmc.sim import _kernels
 
@@ -32,12 +33,8 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
     """
     big_l, big_a, phi0, t0, cost = 2.0, 1.0, 1.0, 100.0, 3.0
     gaps = [3.0, 2.0, 0.5]
-    pts = _kernels._point_arrays(_kernels.BUF)  # rows: buf, gf, xa, okf, sa, ca
-    buf, gf, xa, okf = (pts[k, : _kernels.BUF] for k in range(4))
-    buf[:] = 0.0
-    buf[:3] = gaps
+    pts, _, gf, xa, okf, _, _ = _points(np.pad(gaps, (0, _kernels.BUF - len(gaps))))
     tab = np.full((_kernels._KEP_N + 1, _kernels._KEP_COLS), np.nan)
-    crs = np.array([[cost], [math.cos(OMEGA * cost)], [math.sin(OMEGA * cost)]])
     prob_c = np.array([1.0])
     slot_c = np.zeros(1, dtype=np.int64)
     alias_c = np.zeros(1, dtype=np.int64)
@@ -51,7 +48,7 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
         big_l, big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / (big_l - big_a),
         1e-300,  # lam_geo: after the first (costly) failure, the countdown never ends
         1,  # k_left: the first failure is the costly one
-        crs, prob_c, slot_c, alias_c, 1, np.empty(_kernels.CBUF, np.int64),
+        _costs([cost]), prob_c, slot_c, alias_c, 1, np.empty(_kernels.CBUF, np.int64),
         np.empty(_kernels.CBUF, np.int64), np.empty(_kernels.CBUF), _kernels.CBUF,
         interruptions, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc,
         False, np.inf, 0.0, 0.0, 0.0, 0, 0,  # planned maintenance off

@@ -3341,14 +3341,24 @@ def _point_rows(pts):
 
 
 @jit(_nrt=False, forceinline=True)
-def _table_rows(crs, ph):
-    """Take the rows of ``crs`` and ``ph``: ``(cost, rot_c, rot_s, pw, prc, prs)``.
+def _cost_rows(crs):
+    """Take the rows of ``crs``: ``(cost, rot_c, rot_s)``.
 
-    ``crs``: each category's recovery cost and the cosine and sine of ``OMEGA`` times it
-    (:func:`_block_diurnal`); ``ph``: the picks' running sums (:func:`_phase_sums`). Views
-    without reference counting, as :func:`_point_rows`'.
+    Each category's recovery cost and the cosine and sine of ``OMEGA`` times it (the phase
+    turned across the recovery; :func:`_block_diurnal` allocates ``crs``, the trial loop fills
+    it). Views without reference counting, as :func:`_point_rows`'.
     """
-    return crs[0], crs[1], crs[2], ph[0], ph[1], ph[2]
+    return crs[0], crs[1], crs[2]
+
+
+@jit(_nrt=False, forceinline=True)
+def _table_rows(crs, ph):
+    """Take the rows of ``crs`` (:func:`_cost_rows`) and ``ph`` (:func:`_phase_sums`).
+
+    ``(cost, rot_c, rot_s, pw, prc, prs)``: views without reference counting.
+    """
+    cost, rot_c, rot_s = _cost_rows(crs)
+    return cost, rot_c, rot_s, ph[0], ph[1], ph[2]
 
 
 @jit(_nrt=False, forceinline=True)  # inlined by LLVM into its two callers below
@@ -3791,9 +3801,7 @@ def _diurnal_block(
     releases the Generator it unboxed only with reference counting on; the tests' few calls).
     """
     buf, gf, xa, okf, _, _ = _point_rows(pts)
-    cost = crs[0]
-    rot_c = crs[1]
-    rot_s = crs[2]
+    cost, rot_c, rot_s = _cost_rows(crs)
     if planned:  # (two bodies: the choice made once a block, each with its constant)
         return _diurnal_block_body(
             rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, lam_geo,
