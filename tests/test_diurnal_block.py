@@ -1227,12 +1227,14 @@ def _mark_tables(w, a, peaks, start):
     return big_l, big_a, theta, _pick_tables(w, a, OMEGA * (start - peaks) - theta)
 
 
-def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
+def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf, tab=None, rows=None):
     """A random marked block (``_diurnal_block_marked``) of categories ``w``, ``amps``,
     ``peaks`` (start hour 5) costing ``cost`` hours: its start, place and gaps drawn from
     ``rng`` (start time, count, first position, gaps, in that order), its categories from
-    ``draws`` and the uniforms ``ubuf`` at ``jc``. Returns the block's outputs and what the
-    tests read of it: ``(out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji)``."""
+    ``draws`` and the uniforms ``ubuf`` at ``jc``; ``tab`` the Kepler table (by default its
+    amplitude's). Returns the block's outputs and what the tests read of it: ``(out, j, cnt,
+    buf, t0, phi0, big_l, big_a, counts, xa, wk, ji)``; ``rows`` (a list), if given, gets the
+    per-point rows ``(gf, xa, okf, sa, ca)``."""
     n = _kernels.BUF
     n_cat = w.size
     big_l, big_a, theta, ph = _mark_tables(w, amps, peaks, 5.0)
@@ -1241,6 +1243,8 @@ def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
     cnt = int(rng.integers(8, n))
     j = int(rng.integers(0, n - cnt + 1))
     pts, buf, gf, xa, okf, sa, ca = _points(rng.exponential(1.0, n))
+    if rows is not None:
+        rows.extend((gf, xa, okf, sa, ca))
     counts = np.zeros((1, n_cat), dtype=np.int32)
     wk = np.empty((2 + _kernels._KEP_COLS, n))
     ji = np.empty(n, dtype=np.int64)
@@ -1248,7 +1252,8 @@ def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf):
     seg = 0.5 + 1 / 60
     low = big_l - big_a
     out = _kernels._diurnal_block_marked(
-        draws, 0, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0), big_l,
+        draws, 0, j, cnt, _table(big_a / big_l) if tab is None else tab, t0, math.sin(phi0),
+        math.cos(phi0), big_l,
         big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 17,
         _costs(cost), 0, counts, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc, jc,
         ubuf, ph, _kernels._sums_rise(*ph, n_cat), *NO_PLANNED,

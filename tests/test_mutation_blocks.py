@@ -10,7 +10,7 @@ import math
 
 import mpmath
 import numpy as np
-from test_diurnal_block import _costs, _points
+from test_diurnal_block import _costs, _points, _random_marked_block
 
 from relmc.sim import _kernels
 
@@ -66,3 +66,45 @@ def test_diurnal_block_thins_a_costly_recovery_and_returns_what_is_left_of_it():
         left = big_f(x1 + cost) - sum(gaps)
     assert abs(t - (t0 + float(x1) + cost)) <= 1e-9, (t, t0 + float(x1) + cost)
     assert abs(deficit - float(left)) <= 1e-9, (deficit, float(left))
+
+
+def test_marked_block_gives_a_point_the_table_declines_the_phase_of_its_full_solve():
+    """A marked block whose table declines every step: each point's sine and cosine from its
+    full solve's wall time, and the block's outputs those of the block with its own table.
+
+    Kills ``_diurnal_block_body``'s ``sa[q] = math.sin(phi0 + OMEGA * xa[q])`` ->
+    ``math.sin(phi0 // OMEGA * xa[q])`` and ``ca[q] = math.cos(phi0 + OMEGA * xa[q])`` ->
+    ``math.cos(phi0 + OMEGA / xa[q])`` (benchmarks/MUTATION_DIURNAL_BODY.md, lines 3533 and
+    3534 at 3dbc129): with a table that serves every step, no point reaches those lines. A
+    table of NaN declines every step (``okf`` 0 at every point), so every point's phase comes
+    from there. Two categories of different shapes (amplitudes 1 and 0.3), 20 random blocks:
+    ``sa``, ``ca`` within 1e-12 of the sine and cosine of ``phi0 + OMEGA X`` at every point;
+    the wall times within 1e-9 h of the blocks solved with their own tables (the same gaps,
+    uniforms and categories), and the failures, counts and clock equal (to 1e-9 h). Negative
+    control: the same comparison of ``sa`` against the sine of the mutant's phase fails.
+    """
+    amps, peaks, costs = np.array([1.0, 0.3]), np.array([4.0, 14.0]), np.array([0.0, 0.7])
+    nan_tab = np.full((_kernels._KEP_N + 1, _kernels._KEP_COLS), np.nan)
+    for block in range(20):
+        runs = []
+        for tab in (None, nan_tab):
+            rng = np.random.default_rng(500 + block)  # the same block for both tables
+            w = np.array([0.6, 0.4]) * rng.uniform(1.5, 6.0)
+            rows = []
+            out = _random_marked_block(
+                rng, np.random.default_rng(block), w, amps, peaks, costs, _kernels.CBUF,
+                np.empty(_kernels.CBUF), tab=tab, rows=rows,
+            )  # fmt: skip
+            runs.append((out, rows))
+        (out0, _), (out1, rows1) = runs
+        _, j, cnt, _, t0, phi0, _, _, counts1 = out1[:9]
+        _, xa, okf, sa, ca = (r[j : j + cnt] for r in rows1)
+        assert np.all(okf == 0.0), block  # every point from the full solve
+        phase = phi0 + OMEGA * xa
+        np.testing.assert_allclose(sa, np.sin(phase), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ca, np.cos(phase), rtol=0, atol=1e-12)
+        assert np.max(np.abs(sa - np.sin(phi0 // OMEGA * xa))) > 0.1  # the negative control
+        xa0 = out0[9][j : j + cnt]
+        np.testing.assert_allclose(xa, xa0, rtol=0, atol=1e-9)
+        assert out1[0][7] == out0[0][7] and np.array_equal(counts1, out0[8]), block
+        assert abs(out1[0][3] - out0[0][3]) <= 1e-9 * max(1.0, t0), block
