@@ -5,21 +5,21 @@ folder; ``cosmic-ray init`` lists the module's mutants there (``--config``: a co
 toml whose ``module-path`` is the module); those starting on the given lines, ordered by (row,
 column, operator, occurrence), are sampled with ``random.Random(SEED)`` (less the operators
 ``--exclude-ops`` names: e.g. the bitwise ones, which numba refuses on floats, a kill that
-tests nothing). Each sampled mutant is
-applied alone (``cosmic-ray apply``, the module restored first) and judged by ``--tests``
-(``pytest -x``, that folder first on ``PYTHONPATH``) with a numba cache of its own, removed
-after: with one cache shared across mutants, a mutant whose source stamp matched an entry
-compiled for the one before could run that code and pass. Appends one JSON line a mutant to
-``--out``: the seed, the mutant's place in the sample, the operator, occurrence, line and
-function, the changed lines, ``rc`` (0 survived; 1 or 2 killed, with the first failed tests)
-or ``"timeout"``, and the seconds taken. Mutants already in ``--out`` are skipped, so a run
-can be resumed.
+tests nothing). Each sampled mutant is applied alone (``cosmic-ray apply``, the module
+restored first) and judged by ``--tests`` as :mod:`mutation_hand_run` judges its mutants
+(``run_tests``: ``pytest -x``, that folder first on ``PYTHONPATH``, a numba cache of its
+own, removed after): with one cache shared across mutants, a mutant whose source stamp
+matched an entry compiled for the one before could run that code and pass. Appends one JSON
+line a mutant to ``--out``: the seed, the mutant's place in the sample, the operator,
+occurrence, line and function, the changed lines, ``rc`` (0 survived; 1 or 2 killed, with
+the first failed tests) or ``"timeout"``, and the seconds taken. Mutants already in
+``--out`` are skipped, so a run can be resumed.
 
 Run: ``python benchmarks/mutation_fresh_run.py --config benchmarks/mutation_diurnal_body_cr.toml
 --lines 3364-3742 --sample 28 --exclude-ops "Bit|Shift" --tests tests/test_diurnal_block.py
 tests/test_diurnal_path.py tests/test_mutation_blocks.py --out
-benchmarks/mutation_diurnal_body_results.jsonl`` (~2.5 min a
-mutant that compiles, with ``-n 2``).
+benchmarks/mutation_diurnal_body_results.jsonl`` (~2.5 min a mutant that compiles, with
+``-n 2``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import random
 import re
 import shutil
@@ -39,7 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from mutation_hand_run import copy_tree, run_tests
 
 
 def line_range(text: str) -> tuple[int, int]:
@@ -96,9 +95,7 @@ def main(argv: list[str]) -> int:
             done.add((rec["op"], rec["occ"]))
     work = Path(tempfile.mkdtemp(prefix="relmc_crfresh_"))
     try:
-        for d in ("relmc", "tests"):
-            shutil.copytree(ROOT / d, work / d, ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
+        copy_tree(work)
         shutil.copy(args.config, work / "cr.toml")
         subprocess.run(
             ["cosmic-ray", "init", "cr.toml", "s.sqlite"], cwd=work, check=True, capture_output=True
@@ -117,20 +114,8 @@ def main(argv: list[str]) -> int:
                 orig.splitlines(), (work / module).read_text().splitlines(), n=0, lineterm=""
             )
             changed = [ln for ln in diff if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
-            cache = work / f"_nc{k}"
-            env = dict(os.environ, PYTHONPATH=str(work), NUMBA_CACHE_DIR=str(cache))
-            cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "2", "-p", "no:cacheprovider"]
             t0 = time.time()
-            try:
-                r = subprocess.run(
-                    [*cmd, *args.tests], cwd=work, env=env, capture_output=True, text=True,
-                    timeout=args.timeout,
-                )  # fmt: skip
-                rc = r.returncode
-                failed = [ln for ln in r.stdout.splitlines() if ln.startswith("FAILED")][:3]
-            except subprocess.TimeoutExpired:
-                rc, failed = "timeout", []
-            shutil.rmtree(cache, ignore_errors=True)
+            rc, failed = run_tests(work, args.tests, work / f"_nc{k}", args.timeout)
             rec = dict(
                 seed=args.seed, k=k, op=op, occ=occ, line=row, col=col, function=name,
                 changed=changed, rc=rc, failed=failed, s=round(time.time() - t0, 1),

@@ -65,6 +65,30 @@ MUTANTS = [
 ]
 
 
+def copy_tree(work: Path) -> None:
+    """Copy the working tree's ``relmc/``, ``tests/`` and ``pyproject.toml`` into ``work``."""
+    for d in ("relmc", "tests"):
+        shutil.copytree(ROOT / d, work / d, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
+
+
+def run_tests(work: Path, tests: list[str], cache: Path, timeout: int) -> tuple[int | str, list]:
+    """Run ``tests`` in ``work`` (``pytest -x -n 2``, ``work`` first on ``PYTHONPATH``) with the
+    numba cache ``cache``, removed after: ``(rc, the first failed tests)``, ``rc`` "timeout"
+    past ``timeout`` seconds."""
+    env = dict(os.environ, PYTHONPATH=str(work), NUMBA_CACHE_DIR=str(cache))
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "2", "-p", "no:cacheprovider"]
+    try:
+        r = subprocess.run(
+            [*cmd, *tests], cwd=work, env=env, capture_output=True, text=True, timeout=timeout
+        )
+        rc, failed = r.returncode, [ln for ln in r.stdout.splitlines() if ln.startswith("FAILED")]
+    except subprocess.TimeoutExpired:
+        rc, failed = "timeout", []
+    shutil.rmtree(cache, ignore_errors=True)
+    return rc, failed[:3]
+
+
 def main(argv: list[str]) -> int:
     which = [int(a) for a in argv] or range(len(MUTANTS))
     orig = (ROOT / KERNEL).read_text()
@@ -73,22 +97,12 @@ def main(argv: list[str]) -> int:
         if orig.count(old) != 1:
             raise SystemExit(f"mutant {m} ({name}): its text occurs {orig.count(old)} times")
     work = Path(tempfile.mkdtemp(prefix="relmc_mut_"))
-    for d in ("relmc", "tests"):
-        shutil.copytree(ROOT / d, work / d, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
+    copy_tree(work)
     for m in which:
         name, old, new = MUTANTS[m]
         (work / KERNEL).write_text(orig.replace(old, new))
-        env = dict(os.environ, PYTHONPATH=str(work), NUMBA_CACHE_DIR=str(work / f"_nc{m}"))
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "2", "-p", "no:cacheprovider"]
-        try:
-            r = subprocess.run(
-                [*cmd, *TESTS], cwd=work, env=env, capture_output=True, text=True, timeout=1500
-            )
-            failed = [ln for ln in r.stdout.splitlines() if ln.startswith("FAILED")][:3]
-            out = dict(m=m, name=name, rc=r.returncode, failed=failed)
-        except subprocess.TimeoutExpired:
-            out = dict(m=m, name=name, rc="timeout")
+        rc, failed = run_tests(work, TESTS, work / f"_nc{m}", 1500)
+        out = dict(m=m, name=name, rc=rc, failed=failed)
         print(json.dumps(out), flush=True)
     shutil.rmtree(work, ignore_errors=True)
     return 0
