@@ -12,13 +12,13 @@ of about 5% of the job's nodes):
   10-minute NCCL timeout, then 30 minutes of diagnosis that blames the wrong node 20% of the
   time (assumed); a ToR switch/cable fault takes its rack (2 nodes; assumed);
 * lemon detection: exclude a node blamed for 2 failures within 7 days (Meta's RSC lemon
-  detection cut large-job failures from 14% to 4%, SOURCES.md; its rule is not published);
+  detection cut large-job failures from 14% to 4%, SOURCES.md §2.4; its rule is not published);
 * hang diagnosis 5 min: what a collective flight recorder buys (assumed: 5 minutes, 2% wrong);
 * 64 standbys: four times the baseline's warm standbys;
 * 2x spares: twice the shared pool;
 * memory restore: restarts read the last checkpoint from peers' memory (2 replicas) in 1/13
   of the restart time when no more than 2 nodes were lost since it (GEMINI reports 13x faster
-  recovery, SOURCES.md);
+  recovery, SOURCES.md §3);
 * stragglers: the baseline plus one straggler a day per 2,048 nodes, slowing the job to half
   speed for an hour before its node is found and swapped (assumed, as in time_varying.py),
   bad nodes straggling 5x as often as good ones; then the same with lemon detection, which

@@ -1,6 +1,6 @@
 """What do time-varying failure rates, a diurnal throughput cycle and power swings cost?
 
-Projects Llama 3 405B's fitted failure rates to 16,384 and 100,000 GPUs under four scenarios
+Projects Llama 3 405B's fitted failure rates to 16,384 and 100,000 GPUs under seven scenarios
 and prints, per scenario and size, the ETTR with its 90% band, the hours lost to the
 throughput cycle (``slowdown``) and the job's synchronised power swings per day:
 

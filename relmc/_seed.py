@@ -31,8 +31,9 @@ def resolve_seed(seed: Any, field: str = "seed") -> np.random.SeedSequence:
     """Return the root ``SeedSequence`` of ``seed``.
 
     An ``int`` (Python or NumPy) or ``None`` is passed to ``SeedSequence``; a ``SeedSequence``
-    is used as it is (not mutated); a ``Generator`` gives 128 bits drawn from it, so the
-    caller's generator advances (never global state).
+    is used as it is (not mutated); a ``Generator`` gives two integers in ``[0, 2^63)`` drawn
+    from it (126 random bits, as ``hi << 64 | lo``), so the caller's generator advances (never
+    global state).
 
     Raises
     ------

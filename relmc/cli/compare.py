@@ -24,8 +24,9 @@ relmc.scenario.replace_path (policy.restart_hours, job.compute_hours,
 failures.categories.NAME.detection_hours, failures.maintenance_rate, ...), or a field name
 alone when only one section has it (restart_hours). A field ending in _hours may be given in
 minutes or days instead (restart_minutes=2, compute_days=30). VALUE is a number, young or
-daly (checkpoint_interval), unlimited (n_spares), true or false. The base scenario is always
-included, as "baseline"; --baseline NAME measures gains against another.
+daly (checkpoint_interval), unlimited (n_spares), true or false, or the text a text field
+takes (failures.categories.NAME.kind=sdc, ...domain=rack, repair_distribution=fixed). The base
+scenario is always included, as "baseline"; --baseline NAME measures gains against another.
 
 examples:
   relmc compare --policy fast-restart:restart_minutes=2
@@ -72,7 +73,7 @@ def add_parser(sub) -> None:
         help="cluster size in GPUs (default: 16384)",
     )
     options.add_data_options(p)
-    options.add_run_options(p, n_trials=2000)
+    options.add_run_options(p, n_trials=2000, per="policy")
     options.add_scenario_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)

@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
         help="intervals to evaluate, hours (default: a grid around Daly's, refined)",
     )
     options.add_data_options(p)
-    options.add_run_options(p, n_trials=1000)
+    options.add_run_options(p, n_trials=1000, per="checkpoint interval")
     options.add_scenario_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)

@@ -378,8 +378,14 @@ def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) ->
     )
 
 
-def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True) -> None:
-    """``--n-trials``, ``--seed``, ``--n-threads`` and (if ``out``) ``--out``."""
+def add_run_options(
+    p: argparse.ArgumentParser, n_trials: int, out: bool = True, per: str = "scenario"
+) -> None:
+    """``--n-trials``, ``--seed``, ``--n-threads`` and (if ``out``) ``--out``.
+
+    ``per``: what ``--n-trials`` counts simulated jobs per (a scenario, a cluster size, a
+    checkpoint interval, a policy).
+    """
     g = p.add_argument_group("run")
     g.add_argument(
         "--n-trials",
@@ -387,7 +393,7 @@ def add_run_options(p: argparse.ArgumentParser, n_trials: int, out: bool = True)
         action=Field,
         default=n_trials,
         metavar="N",
-        help=f"simulated jobs per size or interval (default: {n_trials})",
+        help=f"simulated jobs per {per} (default: {n_trials})",
     )
     g.add_argument(
         "--seed",

@@ -92,7 +92,7 @@ def add_parser(sub) -> None:
         "each trial (coordinate draw) in projection.nc, for paired comparisons later",
     )
     options.add_data_options(p)
-    options.add_run_options(p, n_trials=2000)
+    options.add_run_options(p, n_trials=2000, per="cluster size")
     options.add_precision_options(p)
     options.add_scenario_options(p)
     output.add_summary_options(p)

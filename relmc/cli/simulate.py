@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
         metavar="NC",
         help="posterior netCDF (e.g. from 'relmc fit'): one draw per trial",
     )
-    options.add_run_options(p, n_trials=2000)
+    options.add_run_options(p, n_trials=2000, per="scenario")
     options.add_precision_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)
