@@ -69,6 +69,8 @@ def quantities(out) -> dict[str, np.ndarray]:
     }
     if "events" in out:
         q["events"] = out["events"].astype(float)
+    if "power_swings" in out:  # every stop and start the grid sees (the oracle counts them too)
+        q["power_swings"] = out["power_swings"].astype(float)
     for c in range(out["interruptions"].shape[1]):
         q[f"interruptions[{c}]"] = out["interruptions"][:, c].astype(float)
     for j, cause in enumerate(CAUSES):

@@ -178,22 +178,26 @@ def _replay(x: KernelInputs, seed: int) -> tuple[dict, dict]:
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_each_trial_runs_its_draws_row_exactly(scenario):
+    # each per-draw array alone, then all of them: a path that takes per-draw rows only when
+    # some other array has them too (the physics path's ``per_shape`` with ``draw_amp`` alone,
+    # a mutant of benchmarks/MUTATION_PHYSICS.md's rerun) runs draw 0's row in every trial
     names = _names(scenario)
     draws = np.random.default_rng(3).integers(0, 2, 160)  # switching draws at random
-    x = _inputs(
-        **SCENARIOS[scenario],
-        n_trials=draws.size,
-        draw_of_trial=draws.astype(np.int64),
-        **{name: ROWS[name] for name in names},
-    )
-    for d in range(2):
-        y = _single_of_draw(x, d)
-        assert y.modulated and (y.node_model == (scenario == "nodes"))  # the same path
-    block, replay = _replay(x, seed=11)
-    _assert_same(block, replay)
-    # and the draws differ: the check is not vacuous
-    one_draw, _ = _replay(_single_of_draw(x, 0), 11)
-    assert not np.array_equal(block["wall_hours"], one_draw["wall_hours"])
+    for subset in [(name,) for name in names] + [names]:
+        x = _inputs(
+            **SCENARIOS[scenario],
+            n_trials=draws.size,
+            draw_of_trial=draws.astype(np.int64),
+            **{name: ROWS[name] for name in subset},
+        )
+        for d in range(2):
+            y = _single_of_draw(x, d)
+            assert y.modulated and (y.node_model == (scenario == "nodes"))  # the same path
+        block, replay = _replay(x, seed=11)
+        _assert_same(block, replay)
+        # and the draws differ: the check is not vacuous
+        one_draw, _ = _replay(_single_of_draw(x, 0), 11)
+        assert not np.array_equal(block["wall_hours"], one_draw["wall_hours"]), subset
 
 
 def test_the_replay_detects_a_trial_that_runs_the_wrong_row():

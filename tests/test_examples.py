@@ -229,6 +229,18 @@ def test_time_varying(tmp_path):
         assert keep12 < ettr[("constant", size)]
         assert ettr[("latent SDC (4 h, assumed), keep 2", size)] < keep12 - 0.2
     assert "16,384 GPUs (power step 9.8 MW)" in out
+    # the numbers README.md quotes from this run (its quick mode, a fixed seed) are the ones
+    # it prints: a change that moves the streams must update them
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    gain = {(r[0].strip(), i // 7): f"{r[4]} [{r[5]}, {r[6]}]" for i, r in enumerate(rows)}
+    straggle = "stragglers (assumed rate)"
+    keep12, keep2 = "latent SDC (4 h, assumed), keep 12", "latent SDC (4 h, assumed), keep 2"
+    for quoted in (
+        f"median ETTR {gain[(straggle, 0)]} at 16,384 GPUs and {gain[(straggle, 1)]} at 100,000",
+        f"costs {gain[(keep12, 1)]} at 100,000 GPUs",
+        f"(median ETTR {ettr[(keep2, 0)]:.3f} at 16,384 GPUs)",
+    ):
+        assert quoted in readme, quoted
 
 
 def test_levers(tmp_path):

@@ -50,3 +50,37 @@ def test_a_checkpoint_begun_after_an_sdc_in_the_snapshot_it_struck_is_not_rolled
     assert kernel["sdc_rollbacks"].sum() > 20_000
     assert np.all(kernel["finished"])
     assert sdc_disagreements(kernel, oracle) == []
+
+
+@pytest.mark.parametrize("persist", [0.0, 0.3])
+def test_a_trial_stopped_by_the_event_budget_keeps_its_checkpointed_progress(persist):
+    """The physics path (a straggler category, node model off) stopped by the event budget
+    (``max_events = 4``) at a failure in a run, with ``tau = 0.7`` h: the trial keeps the
+    progress its durable checkpoints saved (``p += dk tau``) and charges the rest of the
+    run's compute as rework, so ``wall == progress + sum(lost)`` to rounding in every trial;
+    and the means agree with the oracle's. A sample of benchmarks/MUTATION_PHYSICS.md (the
+    rerun with a numba cache per mutant) found ``p += dk * tau`` -> ``dk / tau`` alive: every
+    random scenario of test_physics_kernel.py has ``tau = 1``, where the two agree. Exact
+    identity (1e-9 of the cap, as check_invariants); oracle: 4.5 combined SE
+    (:func:`physicsinputs.sdc_disagreements`). Negative control: the mutant's progress is
+    off by ``dk (tau - 1 / tau)``, about 0.7 h a trial here.
+    """
+    from physicsinputs import run, sdc_disagreements, sdc_inputs
+    from test_physics_kernel import check_invariants
+
+    def inputs(n_trials):
+        return sdc_inputs(
+            [0.3, 0.1], n_trials=n_trials, detect=[0.0, 0.5], cat_kind=[0, 1],
+            straggler_speed=[1.0, 0.5], work_hours=50.0, tau=0.7, delta=0.1, persist=persist,
+            restart_hours=0.2, max_events=4, cap_hours=1000.0,
+        )  # fmt: skip
+
+    x = inputs(3000)
+    assert x.physics and not x.node_model  # the physics path, _block_physics
+    kernel = run("kernel", x, seed=5)
+    check_invariants(kernel, x)
+    stopped = ~kernel["finished"]
+    assert stopped.mean() > 0.95 and np.all(kernel["events"][stopped] == 4)
+    assert kernel["progress_hours"][stopped].mean() > 2 * x.tau  # checkpoints kept
+    oracle = run("reference", inputs(2000), seed=6)
+    assert sdc_disagreements(kernel, oracle) == []
