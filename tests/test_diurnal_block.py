@@ -915,7 +915,9 @@ def _blocks_equal_the_loop(x, share: float) -> dict[str, np.ndarray]:
     return fast
 
 
-@pytest.mark.parametrize("per_draw", ["rates", "shapes", "one_shape_per_draw"])
+@pytest.mark.parametrize(
+    "per_draw", ["rates", "shapes", "one_shape_per_draw", "amplitudes_alone", "peaks_alone"]
+)
 def test_amplitudes_per_draw_take_blocks_from_the_reference_tables(per_draw):
     """Where the intensity's amplitude is the draw's, each trial's blocks read the nearest of
     the inputs' reference tables (``kepler_grid``): no table is built per draw.
@@ -924,7 +926,10 @@ def test_amplitudes_per_draw_take_blocks_from_the_reference_tables(per_draw):
     ``rates``: two shapes, rates whose mix differs between the draws (so the sum's amplitude
     does); ``shapes``: per-draw amplitudes and peaks per category (as
     ``fit_events(diurnal="category")`` gives), point rates; ``one_shape_per_draw``: one shape
-    for every category, its amplitude and peak per draw. With blocks and without
+    for every category, its amplitude and peak per draw; ``amplitudes_alone``,
+    ``peaks_alone``: only one of the two per draw (a path that took per-draw shapes only with
+    both would run draw 0's in every trial: the physics path's ``per_shape`` mutant of
+    benchmarks/MUTATION_PHYSICS.md, here on the diurnal path). With blocks and without
     (``use_blocks=False``: the same refills and uniforms) every trial's events and
     interruptions per category agree exactly, its wall and progress hours within 1e-9
     relative; blocks take most failures. Against the general path (1,000 trials): every
@@ -947,6 +952,16 @@ def test_amplitudes_per_draw_take_blocks_from_the_reference_tables(per_draw):
             draw_amp=np.array([[0.1, 0.9], [0.3, 0.6]]),
             draw_phase=np.array([[14.0, 2.0], [15.0, 23.0]]),
         )  # fmt: skip
+    elif per_draw == "amplitudes_alone":
+        x = dataclasses.replace(
+            base, draw_of_trial=alternate, cat_rate=np.stack([rate, rate]),
+            draw_amp=np.array([[0.1, 0.9], [0.9, 0.1]]),
+        )  # fmt: skip
+    elif per_draw == "peaks_alone":
+        x = dataclasses.replace(
+            base, draw_of_trial=alternate, cat_rate=np.stack([rate, rate]),
+            draw_phase=np.array([[14.0, 2.0], [2.0, 14.0]]),
+        )  # fmt: skip
     else:
         x = dataclasses.replace(
             base, draw_of_trial=alternate, cat_rate=np.stack([rate, rate]),
@@ -966,6 +981,39 @@ def test_amplitudes_per_draw_take_blocks_from_the_reference_tables(per_draw):
     st_bare = np.zeros(5, dtype=np.int64)
     _run(_kernels._block_diurnal, bare, 7, True, st_bare)
     assert st_bare[3] == 0 and st_bare[0] > 200 * 100, st_bare
+
+
+@pytest.mark.parametrize("alone", ["draw_amp", "draw_phase"])
+def test_a_shape_per_draw_given_alone_is_each_trials_shape(alone):
+    """The diurnal path with per-draw amplitudes alone, or per-draw peaks alone (a posterior
+    that fits one and not the other): each trial runs its draw's shape.
+
+    Two categories (3 and 1 an hour, amplitudes 0.1 / 0.9, peaks 14:00 / 2:00: draw 0, also
+    the single values); draw 1 swaps the amplitudes, or the peaks. A 6-hour job from 9:00,
+    so the time of day matters (over many days a shape averages out: the 700-h jobs of the
+    reference-table test let a peaks mutant through). Every trial runs draw 1 on the diurnal
+    path, against the general path given draw 1's values as single values (no per-draw
+    arrays): every mean within 4.5 combined SE, KS on wall time (kernelcheck). Negative
+    control: against draw 0's values it disagrees. Kills the kernel's ``per_shape`` test
+    made to leave out one of the arrays (each trial then runs the single values: the
+    physics path's mutant #7 in benchmarks/MUTATION_PHYSICS.md, here on the diurnal path).
+    """
+    n = 4000
+    base = _capped_inputs(n, 6.0, 0.5, 1e6, shapes=2)
+    rows = {
+        "draw_amp": np.array([[0.1, 0.9], [0.9, 0.1]]),
+        "draw_phase": np.array([[14.0, 2.0], [2.0, 14.0]]),
+    }[alone]
+    single = {"draw_amp": "cat_amp", "draw_phase": "cat_phase"}[alone]
+    assert np.array_equal(rows[0], getattr(base, single))
+    x = dataclasses.replace(
+        base, cat_rate=np.stack([base.cat_rate[0]] * 2), draw_of_trial=np.ones(n, dtype=np.int64),
+        **{alone: rows},
+    )  # fmt: skip
+    fast = _run(_kernels._block_diurnal, x, 8, True, np.zeros(5, dtype=np.int64))
+    want = dataclasses.replace(base, **{single: rows[1].copy()})
+    assert disagreements(fast, _run(_kernels._block_general, want, 9)) == []
+    assert disagreements(fast, _run(_kernels._block_general, base, 9)) != []
 
 
 @pytest.mark.parametrize(
