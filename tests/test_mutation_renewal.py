@@ -18,7 +18,10 @@ for bit with the one-by-one loop.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 from test_fast_paths import _run_renewal, _scenario
 
 from relmc.scenario import Category
@@ -62,3 +65,58 @@ def test_block_reduction_runs_up_to_its_bound():
         else:
             # negative control: 3 + g_up / seg > n_seg - 1 = 3 for every buffer
             assert stats[0] == 0, stats
+
+
+def _k_below(g: float, seg: float, inv_seg: float) -> int:
+    """The largest ``k`` with ``k * seg <= g`` in the floats (the segment a run's position
+    ``g`` is in, as every path places it), from the float floor corrected both ways."""
+    k = math.floor(g * inv_seg)
+    while k * seg > g:
+        k -= 1
+    while (k + 1) * seg <= g:
+        k += 1
+    return k
+
+
+@pytest.mark.parametrize("persist", [0.0, 0.05])
+@pytest.mark.parametrize(
+    ("tau", "delta", "floor_high"),
+    [(0.5, 0.05, True), (0.09, 0.01, False), (1.5, 0.1, True), (1.3, 0.1, False)],
+)
+def test_block_map_places_a_gap_at_a_segment_boundary_exactly(tau, delta, floor_high, persist):
+    """The renewal path's block reduction (:func:`relmc.sim._kernels._block_map`) takes a
+    run's whole segments as a float floor of ``e / seg`` with two corrections (its docstring):
+    down where ``floor(e * inv_seg) * seg > e``, up where ``(k + 1) * seg <= e``. Random gaps
+    almost never sit where the floor is wrong, so the statistical comparisons cannot see the
+    corrections: a mutation sample of benchmarks/MUTATION_RENEWAL.md (the rerun) found the
+    first correction broken two ways alive (``kf * seg > ep`` to ``kf + seg > ep``, which
+    the second correction undoes only for segments of at most an hour, and to ``kf * seg is
+    ep``, never true). Here each gap is a float multiple of ``seg`` or its neighbour below or
+    above, taken alone (restart 0, mean gap 1), for segments below and above an hour whose
+    floor errs high (0.55 h, 1.6 h) or low (0.1 h, 1.4 h), with and without persist (the two
+    compiled forms): the segments it returns and its checkpoint hours must equal exact float
+    arithmetic, gap by gap. Negative control: the float floor alone is wrong for hundreds of
+    these gaps, in the direction named.
+    """
+    seg = tau + delta
+    inv_seg = 1.0 / seg
+    gaps = [
+        x
+        for m in range(1, 600)
+        for x in (m * seg, math.nextafter(m * seg, 0.0), math.nextafter(m * seg, math.inf))
+    ]
+    want = [_k_below(g, seg, inv_seg) for g in gaps]
+    floors = [math.floor(g * inv_seg) for g in gaps]
+    high = sum(f > k for f, k in zip(floors, want, strict=True))  # the first correction's
+    low = sum(f < k for f, k in zip(floors, want, strict=True))  # the second's
+    assert (high if floor_high else low) > 100, (high, low)
+    buf = np.zeros(_kernels.BUF)
+    for g, k in zip(gaps, want, strict=True):
+        buf[0] = g
+        acc = np.zeros((_kernels.N_ACC, _kernels.BUF))
+        _, sk, n_run = _kernels._block_map(
+            buf, 0, 1, 1.0, 0.0, tau, delta, persist, seg, inv_seg, acc
+        )
+        x = g - k * seg
+        assert (sk, n_run) == (k, 1), (g, sk, k)
+        assert acc[_kernels.A_CKPT, 0] == k * delta + (x - tau if x > tau else 0.0), g
