@@ -14,6 +14,10 @@ since ``3 + g_up / seg > 3`` for every non-empty buffer. Both counts are exact p
 the bound, not statistical. A bound one segment stricter (``n_seg - 2``) takes none with 5
 segments and fails the first check. The outputs of both configurations are also compared bit
 for bit with the one-by-one loop.
+
+``test_block_map_places_a_gap_at_a_segment_boundary_exactly`` (the rerun of that sample):
+the block reduction's float floor of a run's segments at gaps on segment boundaries, against
+exact float arithmetic.
 """
 
 from __future__ import annotations
