@@ -12,10 +12,11 @@ from kernelcheck import disagreements
 from test_fast_paths import _run
 from test_kernel_vs_reference import _scenario
 
+from relmc._seed import resolve_seed
 from relmc.scenario import Category
 from relmc.sim import _kernels
 from relmc.sim.reference import simulate_reference
-from relmc.sim.simulate import kernel_inputs
+from relmc.sim.simulate import kernel_inputs, run_kernel
 
 
 def _deferred_then_failure(n_trials: int, peak_b: float = 12.0):
@@ -61,5 +62,10 @@ def test_a_failure_after_a_deferred_planned_event_takes_its_category_at_its_time
     share_a = general["interruptions"][:, 0].sum() / n_fail.sum()
     assert 0.3 < share_a < 0.46, share_a  # 0.40 (its SE 0.007); a pick at 6:00 gives 0.5
     assert disagreements(general, oracle) == []
+    # and the path a run takes for these inputs (the diurnal path, whose loop one by one
+    # defers such planned events too)
+    assert _kernels.diurnal_applies(x.maint_rate, x.n_spares, x.swap, True, False, False)
+    chosen, _ = run_kernel(x, resolve_seed(5), n_threads=1)
+    assert disagreements(chosen, oracle) == []
     wrong = simulate_reference(_deferred_then_failure(6000, 15.0), np.random.default_rng(4))
     assert any(d.startswith("interruptions") for d in disagreements(general, wrong))
