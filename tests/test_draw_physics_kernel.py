@@ -51,6 +51,8 @@ SCENARIOS = {
     "physics_modulated": {**PHYSICS, **MODULATED},
     "physics_nodes": {**PHYSICS, **NODE, **MODULATED},
 }
+#: The scenarios with the node model on (the node path, the combined path).
+WITH_NODES = ("nodes", "physics_nodes")
 #: Two draws' rows, both turning each feature on, differing in every parameter. Draw 0 has
 #: one diurnal shape for all categories (the alias table picks categories), draw 1 not.
 ROWS = dict(
@@ -95,7 +97,7 @@ def _arrays(x: KernelInputs, names) -> dict[str, np.ndarray]:
 
 
 def _names(scenario: str) -> tuple[str, ...]:
-    if scenario in ("nodes", "physics_nodes"):
+    if scenario in WITH_NODES:
         return tuple(SINGLE)
     return tuple(n for n in SINGLE if n not in NODE_ONLY)
 
@@ -117,7 +119,7 @@ def _single_of_draw(x: KernelInputs, d: int) -> KernelInputs:
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_rows_equal_to_the_single_values_are_bit_identical(scenario):
     x = _inputs(**SCENARIOS[scenario])
-    assert x.modulated and (x.node_model == (scenario in ("nodes", "physics_nodes")))
+    assert x.modulated and (x.node_model == (scenario in WITH_NODES))
     plain = _run(x)
     names = _names(scenario)
     for subset in [(name,) for name in names] + [names]:  # each array alone, then all
@@ -195,7 +197,7 @@ def test_each_trial_runs_its_draws_row_exactly(scenario):
         )
         for d in range(2):
             y = _single_of_draw(x, d)
-            assert y.modulated and (y.node_model == (scenario in ("nodes", "physics_nodes")))
+            assert y.modulated and (y.node_model == (scenario in WITH_NODES))
         block, replay = _replay(x, seed=11)
         _assert_same(block, replay)
         # and the draws differ: the check is not vacuous

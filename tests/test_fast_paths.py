@@ -365,6 +365,18 @@ def _run_renewal(inputs, seed: int, use_blocks: bool):
     return out, stats
 
 
+def _blocks_equal_the_loop(inputs, seed: int):
+    """The same gaps through the renewal path's block reduction and its one-by-one loop: every
+    output the path writes must be bit-identical (the node model's and the SDC outputs are
+    not written on this path: simulate_block zeroes them). Returns the outputs and both
+    runs' ``stats``."""
+    fast, stats = _run_renewal(inputs, seed, use_blocks=True)
+    slow, stats_slow = _run_renewal(inputs, seed, use_blocks=False)
+    for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
+        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
+    return fast, stats, stats_slow
+
+
 @pytest.mark.parametrize("name", sorted(BLOCKS))
 def test_block_reduction_gives_the_one_by_one_results_exactly(name):
     # the same gaps through the block reduction and through the one-by-one loop: every
@@ -372,14 +384,10 @@ def test_block_reduction_gives_the_one_by_one_results_exactly(name):
     # in one fixed order; the block bound only admits buffers the loop would run through)
     inputs, _ = kernel_inputs(BLOCKS[name], None, 600)
     assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
-    fast, stats = _run_renewal(inputs, 5, use_blocks=True)
-    slow, stats_slow = _run_renewal(inputs, 5, use_blocks=False)
+    fast, stats, stats_slow = _blocks_equal_the_loop(inputs, 5)
     assert stats_slow[0] == 0 and stats_slow[1] == stats.sum()
     assert stats[0] > 0.5 * stats.sum()  # the block reduction takes most failures
     assert stats[2] == 0  # no planned maintenance, no deferral
-    # the node model's and the SDC outputs: not written on this path (zeroed by simulate_block)
-    for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
-        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
     if name == "near_cap":
         assert 0.05 < fast["finished"].mean() < 0.95
     if name == "event_budget":
@@ -541,11 +549,8 @@ def test_renewal_settles_categories_near_the_cap_instead_of_handing_over():
         wall_cap_factor=2.6,
     )
     inputs, _ = kernel_inputs(_with_maint(sc, 0.2, 0.1), None, N_TRIALS)
-    fast, stats = _run_renewal(inputs, 7, use_blocks=True)
+    fast, stats, _ = _blocks_equal_the_loop(inputs, 7)
     assert np.all(fast["wall_hours"] <= inputs.cap_hours * (1 + 1e-12))
-    slow, _ = _run_renewal(inputs, 7, use_blocks=False)
-    for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
-        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
     assert 0.05 < fast["finished"].mean() < 0.95  # the cap matters
     # the share of events the renewal path took: 0.36 without settling (measured), 0.92 with
     share = stats[:2].sum() / fast["events"].sum()
@@ -575,10 +580,7 @@ def test_renewal_in_the_last_segment_near_the_cap_matches_the_general_path():
         wall_cap_factor=30.0,
     )
     inputs, _ = kernel_inputs(sc, None, N_TRIALS)
-    fast, stats = _run_renewal(inputs, 7, use_blocks=True)
-    slow, _ = _run_renewal(inputs, 7, use_blocks=False)
-    for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
-        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
+    fast, _, _ = _blocks_equal_the_loop(inputs, 7)
     assert np.all(fast["wall_hours"] <= inputs.cap_hours * (1 + 1e-12))
     assert 0.1 < fast["finished"].mean() < 0.9, fast["finished"].mean()
     assert fast["events"].mean() > 2 * _kernels._SETTLE_MIN
@@ -592,12 +594,9 @@ def test_block_reduction_with_maintenance_gives_the_one_by_one_results_exactly(n
     if base is None:
         base = _with_maint(BLOCKS[name], 0.1, 0.25)
     inputs, _ = kernel_inputs(base, None, 600)
-    fast, stats = _run_renewal(inputs, 5, use_blocks=True)
-    slow, stats_slow = _run_renewal(inputs, 5, use_blocks=False)
+    fast, stats, stats_slow = _blocks_equal_the_loop(inputs, 5)
     assert stats_slow[0] == 0 and stats_slow[1] == stats[:2].sum()
     assert stats_slow[2] == stats[2]
     if name != "long_tail":
         assert stats[0] > 0.5 * stats[:2].sum()  # the block reduction takes most failures
-    for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
-        np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
     assert fast["maintenance_events"].sum() > 0

@@ -26,11 +26,11 @@ import math
 
 import numpy as np
 import pytest
-from test_fast_paths import _run_renewal, _scenario
+from test_fast_paths import _blocks_equal_the_loop, _scenario
 
 from relmc.scenario import Category
 from relmc.sim import _kernels
-from relmc.sim.simulate import NODE_OUTPUTS, PHYSICS_OUTPUTS, kernel_inputs
+from relmc.sim.simulate import kernel_inputs
 
 MAX_EVENTS = 1000
 
@@ -54,14 +54,11 @@ def test_block_reduction_runs_up_to_its_bound():
     for work, n_seg in ((5.0, 5), (4.0, 4)):
         inputs = _stuck(work)
         assert _kernels._segments(inputs.work_hours, inputs.tau)[0] == n_seg
-        fast, stats = _run_renewal(inputs, 3, use_blocks=True)
-        slow, stats_slow = _run_renewal(inputs, 3, use_blocks=False)
+        fast, stats, stats_slow = _blocks_equal_the_loop(inputs, 3)
         # every trial stops at the budget with no progress: the segments left never change
         assert not fast["finished"].any()
         assert (fast["events"] == MAX_EVENTS).all()
         assert (fast["progress_hours"] == 0.0).all()
-        for key in fast.keys() - NODE_OUTPUTS.keys() - PHYSICS_OUTPUTS.keys():
-            np.testing.assert_array_equal(fast[key], slow[key], err_msg=key)
         assert stats_slow[0] == 0 and stats_slow[1] == stats[:2].sum()
         if n_seg == 5:
             # the bound admits every buffer short of the budget
