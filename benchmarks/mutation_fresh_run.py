@@ -1,21 +1,22 @@
 """A seeded cosmic-ray sample over line ranges of one module, each mutant with its own numba cache.
 
 The working tree's ``relmc/``, ``tests/`` and ``pyproject.toml`` are copied to a temporary
-folder; ``cosmic-ray init`` lists the module's mutants there (``--config``: a cosmic-ray 8.7
-toml whose ``module-path`` is the module); those starting on the given lines, ordered by (row,
-column, operator, occurrence), are sampled with ``random.Random(SEED)`` (less the operators
-``--exclude-ops`` names: e.g. the bitwise ones, which numba refuses on floats, a kill that
-tests nothing). Each sampled mutant is applied alone (``cosmic-ray apply``, the module
-restored first) and judged by ``--tests`` as :mod:`mutation_hand_run` judges its mutants
-(``run_tests``: ``pytest -x``, that folder first on ``PYTHONPATH``, a numba cache of its
-own, removed after): with one cache shared across mutants, a mutant whose source stamp
-matched an entry compiled for the one before could run that code and pass. Appends one JSON
-line a mutant to ``--out``: the seed, the mutant's place in the sample, the operator,
-occurrence, line and function, the changed lines, ``rc`` (0 survived; 1 or 2 killed, with
-the first failed tests) or ``"timeout"``, and the seconds taken. Mutants already in
-``--out`` are skipped, so a run can be resumed.
+folder; ``cosmic-ray init`` lists the module's mutants there (``--module``: its path, for which
+the runner writes a cosmic-ray 8.7 toml with every operator; or ``--config``: such a toml,
+whose ``module-path`` is the module: the same mutant list for the same module); those starting
+on the given lines, ordered by (row, column, operator, occurrence), are sampled with
+``random.Random(SEED)`` (less the operators ``--exclude-ops`` names: e.g. the bitwise ones,
+which numba refuses on floats, a kill that tests nothing). Each sampled mutant is applied alone
+(``cosmic-ray apply``, the module restored first) and judged by ``--tests`` as
+:mod:`mutation_hand_run` judges its mutants (``run_tests``: ``pytest -x``, that folder first on
+``PYTHONPATH``, a numba cache of its own, removed after): with one cache shared across mutants,
+a mutant whose source stamp matched an entry compiled for the one before could run that code
+and pass. Appends one JSON line a mutant to ``--out``: the seed, the mutant's place in the
+sample, the operator, occurrence, line and function, the changed lines, ``rc`` (0 survived; 1
+or 2 killed, with the first failed tests) or ``"timeout"``, and the seconds taken. Mutants
+already in ``--out`` are skipped, so a run can be resumed.
 
-Run: ``python benchmarks/mutation_fresh_run.py --config benchmarks/mutation_diurnal_body_cr.toml
+Run: ``python benchmarks/mutation_fresh_run.py --module relmc/sim/_kernels.py
 --lines 3364-3742 --sample 28 --exclude-ops "Bit|Shift" --tests tests/test_diurnal_block.py
 tests/test_diurnal_path.py tests/test_mutation_blocks.py --out
 benchmarks/mutation_diurnal_body_results.jsonl`` (~2.5 min a mutant that compiles, with
@@ -72,9 +73,28 @@ def sample(
     return random.Random(seed).sample(rows, min(n, len(rows)))
 
 
+def cosmic_ray_toml(module: str, tests: list[str], timeout: int) -> str:
+    """A cosmic-ray 8.7 config for ``module``: every operator, the local distributor.
+
+    Only ``init`` and ``apply`` read it; its ``test-command`` records the tests the runner
+    runs itself (with a numba cache a mutant, :func:`mutation_hand_run.run_tests`).
+    """
+    return (
+        "[cosmic-ray]\n"
+        f'module-path = "{module}"\n'
+        f"timeout = {float(timeout)}\n"
+        "excluded-modules = []\n"
+        f'test-command = "python -m pytest -x -q -n 2 -p no:cacheprovider {" ".join(tests)}"\n'
+        "\n[cosmic-ray.distributor]\n"
+        'name = "local"\n'
+    )
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", required=True, type=Path)
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--module", help="the module to mutate, relative to the repository root")
+    where.add_argument("--config", type=Path, help="a cosmic-ray 8.7 toml naming the module")
     ap.add_argument("--lines", required=True, action="append", type=line_range)
     ap.add_argument("--sample", type=int, default=30)
     ap.add_argument("--seed", type=int, default=2026)
@@ -87,7 +107,12 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.sample < 1:
         ap.error(f"--sample must be >= 1, got {args.sample}")
-    module = tomllib.loads(args.config.read_text())["cosmic-ray"]["module-path"]
+    if args.config is not None:
+        config = args.config.read_text()
+        module = tomllib.loads(config)["cosmic-ray"]["module-path"]
+    else:
+        module = args.module
+        config = cosmic_ray_toml(module, args.tests, args.timeout)
     done = set()
     if args.out.exists():
         for line in args.out.read_text().splitlines():
@@ -96,7 +121,7 @@ def main(argv: list[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix="relmc_crfresh_"))
     try:
         copy_tree(work)
-        shutil.copy(args.config, work / "cr.toml")
+        (work / "cr.toml").write_text(config)
         subprocess.run(
             ["cosmic-ray", "init", "cr.toml", "s.sqlite"], cwd=work, check=True, capture_output=True
         )
