@@ -15,6 +15,7 @@ node-hour for ``node``, per hour for ``job``).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -1035,12 +1036,41 @@ def _from_mapping(cls, d: Any, where: str):
     known = {f.name for f in fields}
     unknown = sorted(set(d) - known)
     if unknown:
-        raise ValueError(f"{where}: unknown fields {unknown}; known: {sorted(known)}")
+        hints = [f"{m!r} for {u!r}" for u in unknown if (m := _closest(u, known))]
+        hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+        raise FieldError(
+            f"{where}.{unknown[0]}",
+            f"{where}: unknown fields {unknown}{hint}; known: {sorted(known)}",
+        )
     for f in fields:
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         if required and f.name not in d:
             raise FieldError(f"{where}.{f.name}", f"{where}: the field {f.name!r} is required")
     return cls(**dict(d))
+
+
+def _closest(name: Any, known: set[str]) -> str | None:
+    """Return the known field a misspelt or mis-united ``name`` most likely means, or None.
+
+    Times are fields in hours: ``restart_minutes`` means ``restart_hours``.
+    """
+    if not isinstance(name, str):
+        return None
+    for unit in ("_minutes", "_mins", "_seconds", "_days"):
+        if name.endswith(unit) and name[: -len(unit)] + "_hours" in known:
+            return name[: -len(unit)] + "_hours"
+    match = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return match[0] if match else None
+
+
+def _category_where(c: Any, i: int) -> str:
+    """Name a category table in messages by its name, as the range checks do, else its index."""
+    name = c.get("name") if isinstance(c, Mapping) else None
+    return (
+        f"failures.categories[{name!r}]"
+        if isinstance(name, str) and name
+        else (f"failures.categories[{i}]")
+    )
 
 
 def _failures_from_mapping(d: Mapping[str, Any]) -> FailureModel:
@@ -1049,7 +1079,7 @@ def _failures_from_mapping(d: Mapping[str, Any]) -> FailureModel:
     if not isinstance(cats, list | tuple):
         raise _fail("failures.categories", "a list of category tables", cats)
     d["categories"] = tuple(
-        c if isinstance(c, Category) else _from_mapping(Category, c, f"failures.categories[{i}]")
+        c if isinstance(c, Category) else _from_mapping(Category, c, _category_where(c, i))
         for i, c in enumerate(cats)
     )
     return _from_mapping(FailureModel, d, "failures")

@@ -16,7 +16,8 @@ everywhere. For each per-trial quantity ``v``:
 
 The per-trial quantities are the simulation's own (``wall_hours``, ``ettr``, ``progress_hours``,
 ``events``, ``maintenance_events``, ``interruptions`` by category, ``lost_hours`` by cause, the
-node model's counts and ``pool_occupancy``, NaN where the pool is unlimited) and
+power swings, the straggler and SDC counts, the node model's counts and ``pool_occupancy``, NaN
+where the pool is unlimited) and
 three rates per wall-clock day derived from them: ``interruptions_per_day`` (all categories),
 ``interruptions_per_day_by_category`` and ``maintenance_per_day``. Also ``finished_fraction``
 (with ``finished_fraction_se``), ``lost_fraction_mean`` (mean lost hours / mean wall hours, by

@@ -85,6 +85,8 @@ def test_fit(tmp_path, capsys):
     med = float(mttf.split(": ")[1].split(" h ")[0])
     per_day = float(mttf.split("]; ")[1].split()[0])
     assert per_day == pytest.approx(24.0 / med, rel=0.01), mttf
+    # and its clock: Llama 3's counts are over a wall-clock window
+    assert lines[lines.index(mttf) + 1].startswith("(per wall-clock hour of the observation")
     post = az.from_netcdf(str(tmp_path / "f" / "posterior.nc"))
     # 4 chains x 1,000 draws, as the API (4,000 exact draws in all)
     assert (post.posterior.sizes["chain"], post.posterior.sizes["draw"]) == (4, 1000)
@@ -128,6 +130,117 @@ def test_simulate(tmp_path, capsys):
     assert float(lost.sel(cause="rework")) > 0  # a share that is not 0 is checked
 
 
+PHYSICS_TOML = (
+    SMALL_TOML
+    + """\
+checkpoint_retention = 2
+[[failures.categories]]
+name = "crash"
+rate = 2e-6
+[[failures.categories]]
+name = "slow node"
+rate = 2e-6
+kind = "straggler"
+detection_hours = 0.5
+[[failures.categories]]
+name = "corruption"
+rate = 4e-6
+kind = "sdc"
+sdc_latency_hours = 3.0
+"""
+)
+
+
+def test_simulate_reports_stragglers_and_sdc_as_the_file_has_them(tmp_path, capsys):
+    toml = tmp_path / "s.toml"
+    toml.write_text(PHYSICS_TOML)
+    out = tmp_path / "sim"
+    assert main(["simulate", str(toml), "--n-trials", "300", "--seed", "3", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    line = next(s for s in text.splitlines() if s.startswith("stragglers per job"))
+    with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
+        n = ds["interruptions"].mean("trial")
+        means = {k: float(ds[k].mean()) for k in ("sdc_from_scratch", "sdc_rollbacks")}
+        means["sdc_undetected"] = float(ds["sdc_undetected"].mean())
+    expect = (
+        f"stragglers per job (mean): {fmt(float(n.sel(category='slow node')))} slow-downs; "
+        f"silent data corruption per job (mean): {fmt(float(n.sel(category='corruption')))} "
+        f"detected, {fmt(means['sdc_from_scratch'])} rolled back to the beginning, "
+        f"{fmt(means['sdc_rollbacks'])} kept checkpoints skipped over, "
+        f"{fmt(means['sdc_undetected'])} still latent at the end"
+    )
+    assert line == expect
+    # 3 h latency past 2 kept half-hourly checkpoints: every detected SDC skips some
+    assert means["sdc_rollbacks"] > 0 and float(n.sel(category="corruption")) > 0
+
+
+def test_simulate_without_stragglers_or_sdc_prints_no_such_line(tmp_path, capsys):
+    toml = tmp_path / "s.toml"
+    toml.write_text(SMALL_TOML)
+    assert (
+        main(
+            ["simulate", str(toml), "--n-trials", "50", "--seed", "3", "--out", str(tmp_path / "o")]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "ETTR mean" in text and "stragglers" not in text and "corruption" not in text
+
+
+@pytest.fixture(scope="module")
+def llama3_posterior(tmp_path_factory):
+    """``relmc fit``'s posterior of the bundled Llama 3 counts (conjugate: a few seconds)."""
+    out = tmp_path_factory.mktemp("fit")
+    assert main(["fit", "--seed", "1", "--quiet", "--out", str(out)]) == 0
+    return out / "posterior.nc"
+
+
+def _simulate_with(tmp_path, toml_text, posterior, capsys):
+    tmp_path.mkdir(exist_ok=True)
+    toml = tmp_path / "s.toml"
+    toml.write_text(toml_text)
+    out = tmp_path / "sim"
+    argv = ["simulate", str(toml), "--posterior", str(posterior), "--n-trials", "60"]
+    rc = main([*argv, "--seed", "4", "--quiet", "--out", str(out)])
+    return rc, out / "simulation.nc", capsys.readouterr().err
+
+
+def test_simulate_with_a_posterior_adds_straggler_and_sdc_categories(
+    tmp_path, capsys, llama3_posterior
+):
+    fit = az.from_netcdf(str(llama3_posterior)).posterior
+    names = [str(c) for c in fit["category"].values]
+    # without [failures]: the fit's categories, and the planned maintenance its data recorded
+    rc, nc, err = _simulate_with(tmp_path, SMALL_TOML, llama3_posterior, capsys)
+    assert rc == 0, err
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert [str(c) for c in ds["category"].values] == names
+        assert float(ds["maintenance_events"].mean()) > 0
+    # a [failures] of straggler and SDC tables only: added after the fit's, its other
+    # fields applied (no maintenance here)
+    extra = (
+        "[failures]\nmaintenance_rate = 0.0\n"
+        + PHYSICS_TOML[PHYSICS_TOML.index('[[failures.categories]]\nname = "slow node"') :]
+    )
+    rc, nc, err = _simulate_with(tmp_path / "b", SMALL_TOML + extra, llama3_posterior, capsys)
+    assert rc == 0, err
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert [str(c) for c in ds["category"].values] == [*names, "slow node", "corruption"]
+        assert float(ds["maintenance_events"].max()) == 0.0
+        assert float(ds["interruptions"].sel(category="slow node").sum()) > 0
+        assert "slow node" in ds.attrs["rates_source"]
+
+
+def test_simulate_with_a_posterior_refuses_failure_categories_it_lacks(
+    tmp_path, capsys, llama3_posterior
+):
+    # negative control: a failure category is not added to the fit; the tables are the whole
+    # model, whose names must be the fit's
+    rc, nc, err = _simulate_with(tmp_path, PHYSICS_TOML, llama3_posterior, capsys)
+    assert rc == 2 and not nc.exists()
+    assert err.startswith("relmc: error: ") and "do not match" in err, err
+
+
 def test_optimize(tmp_path, capsys):
     args = ["optimize", "--n-gpus", "4096", "--compute-hours", "100", "--n-trials", "100"]
     args += ["--intervals", "0.3,0.6,1.2", "--seed", "1", "--out", str(tmp_path / "o")]
@@ -155,6 +268,7 @@ BAD = [
     (["project", "--dataset", "nope"], "--dataset"),
     (["project", "--counts", "missing.csv"], "--counts"),
     (["project", "--n-trials", "0"], "--n-trials"),
+    (["project", "--n-trials", "200000000"], "[1, 1e+08]"),
     (["project", "--n-spares", "-1"], "n_spares"),
     (["project", "--compute-days", "0"], "compute_hours"),
     (["fit", "--model", "foo"], "--model"),
@@ -176,6 +290,13 @@ def test_bad_input_one_line_exit_2_no_files(argv, field, tmp_path, capsys, monke
     assert lines[0].startswith("relmc: error: ") and field in lines[0]
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_parsers_trial_limit_is_the_apis():
+    from relmc.cli.options import MAX_TRIALS
+    from relmc.sim.simulate import MAX_TRIALS as API_MAX_TRIALS
+
+    assert MAX_TRIALS == API_MAX_TRIALS
 
 
 def test_bad_files(tmp_path, capsys):

@@ -534,3 +534,57 @@ def test_the_vertex_fit_uses_two_neighbours_a_side():
     assert _parabola_vertex(ts, i, cache) == pytest.approx(np.exp(-b / (2 * a)), rel=1e-9)
     a3, b3, _ = np.polyfit(x[i - 1 : i + 2], y[i - 1 : i + 2], 2)  # one a side: different
     assert abs(np.exp(-b3 / (2 * a3)) - np.exp(-b / (2 * a))) > 1e-3
+
+
+def _returned_names(func) -> tuple[set[str], list[str]]:
+    """The ``names`` in ``func``'s Returns section: exact ones, and ``prefix_*`` patterns."""
+    import re
+
+    doc = func.__doc__
+    ret = doc[doc.index("Returns\n") : doc.index("Raises\n") if "Raises\n" in doc else None]
+    found = re.findall(r"``([a-z][a-z0-9_]*\*?)``", ret)
+    return {n for n in found if not n.endswith("*")}, [n[:-1] for n in found if n.endswith("*")]
+
+
+def _documented(ds: xr.Dataset, func, per_trial: set[str] = frozenset()) -> None:
+    """Every name ``func``'s Returns gives is in ``ds`` and every variable of ``ds`` is named.
+
+    Names may be variables, coordinates, dims, attrs or ``func``'s parameters; a variable is
+    named exactly, by a ``prefix_*`` pattern, or as ``<v>_mean``/``_se``/``_quantile`` of a
+    per-trial output ``v`` of :func:`relmc.simulate` (``per_trial``).
+    """
+    import inspect
+
+    exact, patterns = _returned_names(func)
+    known = {"attrs", *ds.variables, *ds.dims, *ds.attrs, *inspect.signature(func).parameters}
+    assert not exact - known, f"{func.__name__}'s docstring names {sorted(exact - known)}"
+    for p in patterns:
+        assert any(str(v).startswith(p) for v in ds.data_vars), p
+    summarised = {f"{v}_{s}" for v in per_trial for s in ("mean", "se", "quantile")}
+    unnamed = [
+        v
+        for v in map(str, ds.data_vars)
+        if v not in exact and v not in summarised and not v.startswith(tuple(patterns))
+    ]
+    assert not unnamed, f"{func.__name__}'s docstring does not name {unnamed}"
+
+
+def test_the_returned_variables_are_the_documented_ones(posterior):
+    # relmc.simulate's and relmc.project's Returns sections name what the results hold, both
+    # ways (a docstring once named variables that project does not write)
+    import dataclasses
+
+    sc = dataclasses.replace(Scenario.default(), job=Job(compute_hours=24.0))
+    sim = relmc.simulate(sc, n_trials=16, seed=1)
+    _documented(sim, relmc.simulate)
+    # the per-trial outputs, and the rates per day relmc.summary derives from them
+    per_trial = {str(v) for v in sim.data_vars} | {
+        "interruptions_per_day",
+        "interruptions_per_day_by_category",
+        "maintenance_per_day",
+    }
+    proj = relmc.project(posterior, n_gpus=[2048], n_trials=16, seed=1, keep_trials=True)
+    _documented(proj, relmc.project, per_trial)
+    # negative control: a variable the docstring does not name is caught
+    with pytest.raises(AssertionError, match="does not name"):
+        _documented(proj.assign(unheard_of=proj["ettr_mean"]), relmc.project, per_trial)

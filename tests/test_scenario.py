@@ -74,16 +74,30 @@ def test_dict_round_trip_and_unknown_keys():
         Scenario.from_dict({"clusterr": {}})
 
 
-def test_category_tables_are_checked_by_position():
-    # a category table with an unknown or a missing field names its position (a TOML file's
-    # [[failures.categories]]); Category objects among the tables are kept as they are
+def test_category_tables_are_named_in_errors_with_a_hint():
+    # a category table with an unknown field is named as the range checks name it (by its
+    # name), with the field it most likely means (a time in other units: the hours field);
+    # one without a name by its position (a TOML file's [[failures.categories]]); Category
+    # objects among the tables are kept as they are
     d = Scenario(failures=small_failures()).to_dict()
     first = d["failures"]["categories"][0]
+    name = first["name"]
     d["failures"]["categories"][0] = {**first, "detection_minutes": 3.0}
-    with pytest.raises(
-        ValueError, match=r"failures\.categories\[0\]: unknown fields \['detection_minutes'\]"
-    ):
+    with pytest.raises(FieldError) as e:
         Scenario.from_dict(d)
+    assert str(e.value).startswith(
+        f"failures.categories[{name!r}]: unknown fields ['detection_minutes'] (did you mean "
+        "'detection_hours' for 'detection_minutes'?)"
+    )
+    assert e.value.field == f"failures.categories[{name!r}].detection_minutes"
+    d["failures"]["categories"][0] = {**first, "diurnal_amplitud": 0.5}
+    with pytest.raises(FieldError, match=r"did you mean 'diurnal_amplitude' for"):
+        Scenario.from_dict(d)
+    # negative control: nothing near it, no hint
+    d["failures"]["categories"][0] = {**first, "colour": "red"}
+    with pytest.raises(FieldError, match=r"unknown fields \['colour'\]; known: ") as e:
+        Scenario.from_dict(d)
+    assert "did you mean" not in str(e.value)
     d["failures"]["categories"][0] = {k: v for k, v in first.items() if k != "name"}
     with pytest.raises(FieldError, match=r"the field 'name' is required") as e:
         Scenario.from_dict(d)

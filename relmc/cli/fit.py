@@ -116,6 +116,14 @@ def run(args: argparse.Namespace) -> int:
             f"job MTTF at {n:,} GPUs (all categories): {fmt(med)} h [90%: {fmt(lo)}, "
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
+        if str(posterior.posterior["rate"].attrs.get("exposure_clock", "wall")) == "exposed":
+            say("(per hour the jobs ran: the exposed clock, which relmc project reports too)")
+        else:
+            say(
+                "(per wall-clock hour of the observation window; relmc project divides the "
+                "rates by the share of it the job computed and reports MTTF on that exposed "
+                "clock, a little shorter)"
+            )
     say()
     for f in st.written:
         say(f"wrote {f}")

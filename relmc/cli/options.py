@@ -378,6 +378,12 @@ def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) ->
     )
 
 
+#: The most trials one run takes, as :func:`relmc.simulate` checks it (``MAX_TRIALS`` of
+#: :mod:`relmc.sim.simulate`, not imported here: the parser loads no numerics;
+#: tests/test_cli.py holds the two equal).
+MAX_TRIALS = 100_000_000
+
+
 def add_run_options(
     p: argparse.ArgumentParser, n_trials: int, out: bool = True, per: str = "scenario"
 ) -> None:
@@ -389,11 +395,11 @@ def add_run_options(
     g = p.add_argument_group("run")
     g.add_argument(
         "--n-trials",
-        type=int_at_least(1),
+        type=int_at_least(1, hi=MAX_TRIALS),
         action=Field,
         default=n_trials,
         metavar="N",
-        help=f"simulated jobs per {per} (default: {n_trials})",
+        help=f"simulated jobs per {per}, in [1, 1e8] (default: {n_trials})",
     )
     g.add_argument(
         "--seed",

@@ -13,9 +13,18 @@ from relmc.cli.output import assumed_text, fmt, policy_text, say, table
 from relmc.defaults import assumed_values
 
 EPILOG = """\
+Simulates the scenario's job (one posterior draw per trial with --posterior), prints the
+means and 90% intervals of one job's ETTR, wall time and interruptions and the mean lost time
+by cause, and writes
+  DIR/simulation.nc   relmc.simulate() result, one row per trial (xarray.open_dataset)
+and, with --json/--csv NAME, the summary (relmc.summarize) as DIR/NAME.
+
 The TOML file uses Scenario.to_dict()'s layout ([cluster], [job], [policy], [failures] with
 [[failures.categories]] tables); missing fields and sections take their defaults, and without
-[failures] the rates are Llama 3's point rates (or --posterior's categories). 'relmc simulate
+[failures] the rates are Llama 3's point rates (or --posterior's categories). With
+--posterior, a [failures] that lists only straggler and SDC categories (kind = "straggler" or
+"sdc"; no count data has them), or none, adds them and its other fields to the fit's
+categories. 'relmc simulate
 --init' writes a template (the package's relmc/templates/scenario.toml) that lists every field
 with its meaning, unit, allowed range and default.
 
@@ -68,7 +77,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc simulate`` (or write the template scenario, with ``--init``)."""
-    from relmc.scenario import FailureModel, Scenario
+    from relmc.scenario import Scenario
 
     if args.init is not None:
         if args.scenario is not None:
@@ -90,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     precision = inputs.precision(args)
     d = inputs.read_toml(args.scenario)
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
-    if posterior is not None and "failures" not in d:
-        d = {**d, "failures": FailureModel.from_posterior(posterior)}
+    if posterior is not None:
+        d = {**d, "failures": failures_with_posterior(d.get("failures"), posterior)}
     sc = Scenario.from_dict(d)
     inputs.check_segments(sc.policy, sc.job, given=d)
     check_trial_memory(args.n_trials, len(sc.failures.categories))
@@ -141,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
     nodes = node_text(s)
     if nodes:
         say(nodes)
+    physics = physics_text(s, sc)
+    if physics:
+        say(physics)
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])
     rows = [
@@ -207,6 +219,56 @@ def _init(path: Path) -> int:
         "(a field left out takes its default)"
     )
     return 0
+
+
+def failures_with_posterior(failures, posterior):
+    """Return the scenario's ``[failures]`` with ``--posterior``: the fit's categories and more.
+
+    Without ``[failures]``, the fit's categories (:meth:`relmc.FailureModel.from_posterior`).
+    A ``[failures]`` without categories, or whose categories are all straggler or SDC ones
+    (which no count data has), adds its fields and those categories to the fit's (their
+    scenario rates in every draw, as :func:`relmc.simulate` takes them). One that lists
+    failure categories is the whole model, as given (its names must match the fit's).
+    """
+    from relmc.scenario import FailureModel
+
+    fit = FailureModel.from_posterior(posterior)
+    if failures is None:
+        return fit
+    if not isinstance(failures, dict):
+        return failures  # Scenario.from_dict names what is wrong with it
+    tables = failures.get("categories", [])
+    if not isinstance(tables, list) or any(
+        not isinstance(t, dict) or t.get("kind", "failure") == "failure" for t in tables
+    ):
+        return failures
+    return {
+        "maintenance_rate": fit.maintenance_rate,
+        "maintenance_hours": fit.maintenance_hours,
+        **failures,
+        "categories": [*fit.categories, *tables],
+    }
+
+
+def physics_text(s, sc) -> str:
+    """One line of the straggler and SDC categories' means per job, or "" without them."""
+    kinds = {c.name: c.kind for c in sc.failures.categories}
+    counts = s["interruptions_mean"]
+    parts = []
+    stragglers = [c for c, k in kinds.items() if k == "straggler"]
+    if stragglers:
+        n = float(counts.sel(category=stragglers).sum())
+        parts.append(f"stragglers per job (mean): {fmt(n)} slow-downs")
+    sdcs = [c for c, k in kinds.items() if k == "sdc"]
+    if sdcs:
+        n = float(counts.sel(category=sdcs).sum())
+        parts.append(
+            f"silent data corruption per job (mean): {fmt(n)} detected, "
+            f"{fmt(float(s['sdc_from_scratch_mean']))} rolled back to the beginning, "
+            f"{fmt(float(s['sdc_rollbacks_mean']))} kept checkpoints skipped over, "
+            f"{fmt(float(s['sdc_undetected_mean']))} still latent at the end"
+        )
+    return "; ".join(parts)
 
 
 def node_text(s) -> str:

@@ -540,7 +540,11 @@ def simulate(
         between computing and not), ``power_swings_per_day`` (those of at least
         ``cluster.power_swing_threshold_mw``, per wall-clock day), ``max_power_step_mw``;
         ``interruptions`` (trial, category);
-        ``lost_hours`` (trial, cause); the node model's counts ``nodes_excluded_bad``,
+        ``lost_hours`` (trial, cause); the SDC counts ``sdc_rollbacks`` (retained
+        checkpoints skipped over by rollbacks: a rollback to the last checkpoint adds 0),
+        ``sdc_from_scratch`` (rollbacks to progress 0) and ``sdc_undetected`` (corruption
+        still latent at the trial's end), zero without SDC categories; the node model's
+        counts ``nodes_excluded_bad``,
         ``nodes_excluded_good``, ``repairs_auto``, ``repairs_manual``, ``nodes_retired``,
         ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage`` (zero
         when it is off) and ``pool_occupancy`` (NaN unless it is on with a finite pool; see
