@@ -546,17 +546,23 @@ def _returned_names(func) -> tuple[set[str], list[str]]:
     return {n for n in found if not n.endswith("*")}, [n[:-1] for n in found if n.endswith("*")]
 
 
-def _documented(ds: xr.Dataset, func, per_trial: set[str] = frozenset()) -> None:
+def _documented(
+    ds: xr.Dataset, func, per_trial: set[str] = frozenset(), also: set[str] = frozenset()
+) -> None:
     """Every name ``func``'s Returns gives is in ``ds`` and every variable of ``ds`` is named.
 
     Names may be variables, coordinates, dims, attrs or ``func``'s parameters; a variable is
     named exactly, by a ``prefix_*`` pattern, or as ``<v>_mean``/``_se``/``_quantile`` of a
-    per-trial output ``v`` of :func:`relmc.simulate` (``per_trial``).
+    per-trial output ``v`` of :func:`relmc.simulate` (``per_trial``); ``also``: other names
+    it may mention (scenario fields).
     """
     import inspect
 
     exact, patterns = _returned_names(func)
     known = {"attrs", *ds.variables, *ds.dims, *ds.attrs, *inspect.signature(func).parameters}
+    # and the labels of string coordinates (e.g. ``rule``: ``young``, ``daly``)
+    known |= {str(v) for c in ds.coords.values() if c.dtype.kind in "OU" for v in c.values.flat}
+    known |= also
     assert not exact - known, f"{func.__name__}'s docstring names {sorted(exact - known)}"
     for p in patterns:
         assert any(str(v).startswith(p) for v in ds.data_vars), p
@@ -588,3 +594,15 @@ def test_the_returned_variables_are_the_documented_ones(posterior):
     # negative control: a variable the docstring does not name is caught
     with pytest.raises(AssertionError, match="does not name"):
         _documented(proj.assign(unheard_of=proj["ettr_mean"]), relmc.project, per_trial)
+
+
+def test_compare_and_optimize_return_the_documented_variables(posterior):
+    import dataclasses
+
+    sc = dataclasses.replace(Scenario.default(), job=Job(compute_hours=24.0))
+    fast = dataclasses.replace(sc, policy=dataclasses.replace(sc.policy, restart_hours=0.05))
+    _documented(relmc.compare({"base": sc, "fast": fast}, n_trials=16, seed=1), relmc.compare)
+    opt = relmc.optimize_checkpoint(
+        posterior, sc, n_gpus=2048, intervals=[0.25, 0.5, 1.0], n_trials=16, seed=1
+    )
+    _documented(opt, relmc.optimize_checkpoint, also={"checkpoint_interval"})  # a Policy field
