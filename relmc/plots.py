@@ -108,15 +108,33 @@ def _require(ds: Any, names: tuple[str, ...], what: str, where: str) -> None:
 
 
 def _quantiles(da: xr.DataArray, where: str) -> dict[float, np.ndarray]:
-    """Return ``{q: values over n_gpus}`` for the band quantiles, or raise naming the gap."""
+    """Return ``{q: values over n_gpus}`` for the median and the band quantiles it has.
+
+    The median (0.5) is needed; a band is drawn where both its ends are there (0.25 and
+    0.75; 0.05 and 0.95), so a sweep with quantiles ``[0.05, 0.5, 0.95]`` plots its 90%
+    band alone.
+    """
     have = np.asarray(da["quantile"].values, dtype=float)
     out = {}
     for q in _Q:
         hit = np.flatnonzero(np.isclose(have, q, atol=1e-9))
-        if hit.size == 0:
-            raise ValueError(f"{where}: {da.name} needs quantiles {list(_Q)}; has {have.tolist()}")
-        out[q] = np.asarray(da.isel(quantile=int(hit[0])).transpose("n_gpus").values, float)
+        if hit.size:
+            out[q] = np.asarray(da.isel(quantile=int(hit[0])).transpose("n_gpus").values, float)
+    if 0.5 not in out:
+        raise ValueError(f"{where}: {da.name} needs the median (quantile 0.5); has {have.tolist()}")
     return out
+
+
+#: The bands :func:`_band` draws: (low, high, fill opacity, name).
+_BANDS = ((0.05, 0.95, 0.15, "90%"), (0.25, 0.75, 0.35, "50%"))
+
+
+def _band_text(qs: dict[float, np.ndarray]) -> str:
+    """Describe what :func:`_band` draws for ``qs``: ``"median, 50%/90% bands"`` and so on."""
+    names = [name for lo, hi, _, name in reversed(_BANDS) if lo in qs and hi in qs]
+    if not names:
+        return "median"
+    return f"median, {'/'.join(names)} band{'s' if len(names) > 1 else ''}"
 
 
 def _sizes(ds: xr.Dataset) -> np.ndarray:
@@ -124,9 +142,10 @@ def _sizes(ds: xr.Dataset) -> np.ndarray:
 
 
 def _band(ax: Axes, x: np.ndarray, qs: dict[float, np.ndarray], color, label: str) -> None:
-    """Median line with 50% and 90% bands (filled between quantiles)."""
-    ax.fill_between(x, qs[0.05], qs[0.95], color=color, alpha=0.15, linewidth=0)
-    ax.fill_between(x, qs[0.25], qs[0.75], color=color, alpha=0.35, linewidth=0)
+    """Median line with the 50% and 90% bands ``qs`` has (filled between quantiles)."""
+    for lo, hi, alpha, _ in _BANDS:
+        if lo in qs and hi in qs:
+            ax.fill_between(x, qs[lo], qs[hi], color=color, alpha=alpha, linewidth=0)
     ax.plot(x, qs[0.5], color=color, marker="o", markersize=3.5, label=label)
 
 
@@ -320,7 +339,7 @@ def plot_mttf(
     ax = _axes(ax, (6.4, 4.6))
     x = _sizes(projection)
     qs = _quantiles(projection["mttf_hours_quantile"], where)
-    _band(ax, x, qs, _palette(1)[0], "relmc projection (median, 50%/90% bands)")
+    _band(ax, x, qs, _palette(1)[0], f"relmc projection ({_band_text(qs)})")
     xs = list(x)
     if published is None:
         published = _references_belong(projection)
@@ -377,7 +396,9 @@ def plot_ettr(
     ----------
     projections : xarray.Dataset or mapping of str to xarray.Dataset
         One :func:`relmc.project` result, or several keyed by a legend label (e.g. one per
-        restart/checkpoint policy). Each needs ``ettr`` (n_gpus, quantile).
+        restart/checkpoint policy), or slices of a sweep along ``n_gpus``. Each needs
+        ``ettr_quantile`` (n_gpus, quantile) with the median (0.5); the 50% and 90% bands
+        are drawn where their quantiles (0.25 and 0.75; 0.05 and 0.95) are there.
     path : str or path-like, optional
         Where to write the figure.
     reference : bool, optional
@@ -399,10 +420,13 @@ def plot_ettr(
     ax = _axes(ax, (6.4, 4.6))
     colors = _palette(len(projections))
     xs: list[np.ndarray] = []
+    drawn: set[str] = set()
     for (label, ds), c in zip(projections.items(), colors, strict=True):
         _require(ds, ("ettr_quantile", "n_gpus", "quantile"), f"projection {label!r}", where)
         x = _sizes(ds)  # type: ignore[arg-type]  # a Dataset, checked by _require
-        _band(ax, x, _quantiles(ds["ettr_quantile"], where), c, str(label))
+        qs = _quantiles(ds["ettr_quantile"], where)
+        _band(ax, x, qs, c, str(label))
+        drawn.add(_band_text(qs))
         xs.extend(x)
     if reference is None:
         reference = _references_belong(*projections.values())
@@ -423,7 +447,7 @@ def plot_ettr(
     ax.set_ylabel("ETTR: useful training time / wall time")
     ax.set_title("Effective training time ratio vs cluster size")
     ax.grid(which="major", alpha=0.3)
-    ax.legend(fontsize="small", loc="lower left", title="policy (median, 50%/90% bands)")
+    ax.legend(fontsize="small", loc="lower left", title=f"policy ({'; '.join(sorted(drawn))})")
     return _finish(ax.figure, path)
 
 

@@ -123,9 +123,16 @@ def _check_range(name: str, value: Any, lo: float, hi: float, *, hi_open: bool =
     return v
 
 
-def _check_int(name: str, value: Any, *, lo: int, hi: int | None = None) -> int:
-    """Validate an integer ``>= lo`` (and ``<= hi`` when given) and return it as int."""
-    allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {hi}]"
+def _check_int(
+    name: str, value: Any, *, lo: int, hi: int | None = None, hi_text: str | None = None
+) -> int:
+    """Validate an integer ``>= lo`` (and ``<= hi`` when given) and return it as int.
+
+    ``hi_text``: how the message writes ``hi`` (``"1e8"``); the same message for a wrong
+    type and for either bound.
+    """
+    top = hi_text or str(hi)
+    allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {top}]"
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
         raise _fail(name, allowed, value)
     if hi is not None and value > hi:
@@ -171,9 +178,7 @@ class Cluster:
     power_swing_threshold_mw: float = 0.0
 
     def __post_init__(self) -> None:
-        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1)
-        if n > 10**8:
-            raise _fail("cluster.n_gpus", "an integer in [1, 1e8]", self.n_gpus)
+        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1, hi=10**8, hi_text="1e8")
         _set(self, "n_gpus", n)
         try:  # the shape's own checks, named as cluster fields
             shape = ClusterShape(

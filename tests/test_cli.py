@@ -292,11 +292,15 @@ def test_bad_input_one_line_exit_2_no_files(argv, field, tmp_path, capsys, monke
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_parsers_trial_limit_is_the_apis():
-    from relmc.cli.options import MAX_TRIALS
+def test_the_parsers_limits_are_the_apis():
+    from relmc.cli.options import MAX_GPUS, MAX_TRIALS
+    from relmc.scenario import Cluster
     from relmc.sim.simulate import MAX_TRIALS as API_MAX_TRIALS
 
     assert MAX_TRIALS == API_MAX_TRIALS
+    assert Cluster(n_gpus=MAX_GPUS).n_gpus == MAX_GPUS
+    with pytest.raises(ValueError, match=r"cluster.n_gpus must be an integer in \[1, 1e8\]"):
+        Cluster(n_gpus=MAX_GPUS + 1)
 
 
 def test_bad_files(tmp_path, capsys):

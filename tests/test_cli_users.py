@@ -265,12 +265,25 @@ def test_sweep_open_csv(tmp_path, capsys):
     ]
     assert {"ettr_mean", "ettr_se", "wall_hours_mean", "done"} <= set(rows[0])
     assert not any(k.endswith("_quantile") for k in rows[0])
+    # after the axes and done, how each cell ran: the interval a rule resolved to too
+    assert list(rows[0])[2:7] == [
+        "done",
+        "n_trials",
+        "stopped_by",
+        "checkpoint_interval_hours",
+        "finished_fraction",
+    ]
+    assert "cell_checksum" not in rows[0] and "stopped_code" not in rows[0]
     for r in rows:
         cell = cube.sel(n_gpus=int(r["n_gpus"]), restart_hours=float(r["restart_hours"]))
         if r["done"] == "True":
             assert float(r["ettr_mean"]) == float(cell["ettr_mean"])
+            assert int(r["n_trials"]) == int(cell["n_trials"]) > 0
+            assert r["stopped_by"] == "n_trials"
+            assert float(r["checkpoint_interval_hours"]) == float(cell["checkpoint_interval_hours"])
+            assert float(r["finished_fraction"]) == float(cell["finished_fraction"])
         else:  # shard 1 was not run: its cells are empty
-            assert r["ettr_mean"] == ""
+            assert r["ettr_mean"] == "" and r["stopped_by"] == ""
     assert sum(r["done"] == "True" for r in rows) == 2
     assert main(["sweep", "open", store, "--csv", str(tmp_path / "t" / "cube.csv")]) == 0
     out = capsys.readouterr().out.splitlines()  # the file, and its rows under the header

@@ -401,7 +401,7 @@ HOSTILE = [
         ["project", "--max-events", "-1000"],
         "policy.max_events must be an integer in [1, 2147483647]; got -1000 (option --max",
     ),
-    (["compare", "--n-gpus", "0"], "argument --n-gpus: must be an integer >= 1; got '0'"),
+    (["compare", "--n-gpus", "0"], "argument --n-gpus: must be an integer in [1, 1e+08]; got '0'"),
 ]
 
 

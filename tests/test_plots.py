@@ -135,6 +135,23 @@ def test_plot_ettr_single_dataset_gets_policy_label(projection):
     assert labels == ["ckpt every 30 min (1 min), restart 10 min"]
 
 
+def test_plot_ettr_draws_the_bands_its_quantiles_have(projection):
+    # a sweep whose spec keeps quantiles [0.05, 0.5, 0.95]: the median and the 90% band
+    three = projection.sel(quantile=[0.05, 0.5, 0.95])
+    fig = plots.plot_ettr({"a": three})
+    (ax,) = fig.axes
+    (band,) = _bands(ax)
+    lo, hi = three["ettr_quantile"].sel(quantile=0.05), three["ettr_quantile"].sel(quantile=0.95)
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert np.isclose(ys.min(), float(lo.min())) and np.isclose(ys.max(), float(hi.max()))
+    assert ax.get_legend().get_title().get_text() == "policy (median, 90% band)"
+    # the median alone: a line, no band; without the median, an error naming it
+    ax = plots.plot_ettr(projection.sel(quantile=[0.5])).axes[0]
+    assert _bands(ax) == [] and ax.get_legend().get_title().get_text() == "policy (median)"
+    with pytest.raises(ValueError, match=r"ettr_quantile needs the median \(quantile 0.5\)"):
+        plots.plot_ettr(projection.sel(quantile=[0.05, 0.95]))
+
+
 def test_plot_lost_hours(projection, tmp_path):
     fig = plots.plot_lost_hours(projection, tmp_path / "lost.png")
     _check_png(tmp_path / "lost.png")
@@ -198,9 +215,9 @@ def test_missing_variables_are_named(projection, drop):
         plots.plot_mttf(projection.drop_vars(drop))
 
 
-def test_missing_quantile_is_named(projection):
-    with pytest.raises(ValueError, match="quantiles"):
-        plots.plot_ettr(projection.sel(quantile=[0.05, 0.5, 0.95]))
+def test_missing_median_is_named(projection):
+    with pytest.raises(ValueError, match=r"mttf_hours_quantile needs the median"):
+        plots.plot_mttf(projection.sel(quantile=[0.05, 0.25, 0.75, 0.95]))
 
 
 def test_references_only_where_they_belong(projection):

@@ -17,6 +17,7 @@ def test_readme_opens_with_the_two_commands():
 
 
 def test_readme_python_example_runs(capsys):
+    # the ```python blocks (the ```py one needs a Slurm: tests/integration/test_slurm.py)
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
     assert blocks, "README has no Python example"
     for code in blocks:

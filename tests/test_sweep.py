@@ -23,6 +23,7 @@ from sweepspecs import GRID_12
 
 from relmc import sweep
 from relmc.cli import main as cli_main
+from relmc.errors import NotFinishedWarning
 from relmc.sim import CAUSES
 from relmc.sweep import SlurmOptions, SweepSpec
 
@@ -743,7 +744,9 @@ def test_precision_cells_stop_at_target_or_hopeless(tmp_path):
     from relmc.sim.simulate import BLOCK_SIZE
 
     spec = SweepSpec.from_toml(write_spec(tmp_path, PRECISION_SPEC))
-    sweep.run_sweep(spec, tmp_path / "a.zarr", progress=False)
+    # the hopeless cell's trials end at the cap: the run says so
+    with pytest.warns(NotFinishedWarning, match=r"1 of the 2 cells computed"):
+        sweep.run_sweep(spec, tmp_path / "a.zarr", progress=False)
     cube = sweep.open_sweep(tmp_path / "a.zarr", load=True)
     codes = cube["stopped_code"].values.tolist()
     meanings = cube["stopped_code"].attrs["flag_meanings"].split()
@@ -755,8 +758,9 @@ def test_precision_cells_stop_at_target_or_hopeless(tmp_path):
     healthy = cube.isel(n_gpus=0)
     assert float(healthy.ettr_se) <= 0.01 * float(healthy.ettr_mean)
     # deterministic: 2 shards give the same cube
-    for shard in (0, 1):
-        sweep.run_sweep(spec, tmp_path / "b.zarr", shard=shard, shards=2, progress=False)
+    sweep.run_sweep(spec, tmp_path / "b.zarr", shard=0, shards=2, progress=False)
+    with pytest.warns(NotFinishedWarning, match=r"1 of the 1 cells computed"):
+        sweep.run_sweep(spec, tmp_path / "b.zarr", shard=1, shards=2, progress=False)
     assert_bitwise_equal(cube, sweep.open_sweep(tmp_path / "b.zarr", load=True))
     # negative control: without the precision table every cell runs all 4,096 trials
     plain = SweepSpec.from_toml(
@@ -851,3 +855,33 @@ def test_local_workers_share_the_cores(spec_file, tmp_path, monkeypatch, cores, 
     with pytest.raises(Stop):
         sweep.run_sweep(spec_file, tmp_path / "s.zarr", workers=workers, progress=False)
     assert seen["n_threads"] == threads
+
+
+CAPPED = """\
+seed = 3
+n_trials = 16
+posterior = "point"
+store = "out.zarr"
+
+[base.job]
+compute_hours = 240
+
+[axes]
+"cluster.n_gpus" = [16384]
+"policy.restart_hours" = [0.1, 1e6]
+"""
+
+
+def test_cells_the_wall_cap_cut_short_are_warned_of(tmp_path):
+    # a restart of 1e6 h never ends within the cap (20 x 240 h): that cell holds bounds, and
+    # the run says so, naming it, as relmc.project does of its sizes
+    spec = write_spec(tmp_path, CAPPED)
+    with pytest.warns(NotFinishedWarning, match=r"1 of the 2 cells computed") as caught:
+        sweep.run_sweep(spec, tmp_path / "a.zarr", progress=False)
+    assert "policy.restart_hours = 1000000.0" in str(caught[0].message)
+    cube = sweep.open_sweep(tmp_path / "a.zarr")
+    assert cube["finished_fraction"].values.ravel().tolist()[0] == 1.0
+    assert cube["finished_fraction"].values.ravel().tolist()[1] < 1.0
+    # negative control: the finished cell alone, no warning (warnings are errors here)
+    spec = write_spec(tmp_path, CAPPED.replace("[0.1, 1e6]", "[0.1]"), "finished.toml")
+    assert sweep.run_sweep(spec, tmp_path / "b.zarr", progress=False) == [0]

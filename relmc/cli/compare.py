@@ -66,11 +66,11 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--n-gpus",
-        type=options.int_at_least(1),
+        type=options.int_at_least(1, hi=options.MAX_GPUS),
         action=options.Field,
         default=16384,
         metavar="N",
-        help="cluster size in GPUs (default: 16384)",
+        help="cluster size in GPUs, in [1, 1e8] (default: 16384)",
     )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000, per="policy")

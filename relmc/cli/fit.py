@@ -31,9 +31,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--n-gpus",
-        type=options.int_at_least(1),
+        type=options.int_at_least(1, hi=options.MAX_GPUS),
         metavar="N",
-        help="size for the MTTF column (default: the data's cluster size, else 16384)",
+        help="size for the MTTF column, in [1, 1e8] (default: the data's cluster size, else 16384)",
     )
     p.add_argument("--seed", type=options.int_at_least(0), metavar="INT", help="seed of the fit")
     options.add_out_option(p, help=f"output directory (default: {options.DEFAULT_OUT})")

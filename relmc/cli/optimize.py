@@ -29,10 +29,10 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--n-gpus",
-        type=options.int_at_least(1),
+        type=options.int_at_least(1, hi=options.MAX_GPUS),
         default=16384,
         metavar="N",
-        help="cluster size in GPUs (default: 16384)",
+        help="cluster size in GPUs, in [1, 1e8] (default: 16384)",
     )
     p.add_argument(
         "--intervals",

@@ -382,6 +382,8 @@ def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) ->
 #: :mod:`relmc.sim.simulate`, not imported here: the parser loads no numerics;
 #: tests/test_cli.py holds the two equal).
 MAX_TRIALS = 100_000_000
+#: The largest cluster a scenario takes (``relmc.Cluster``'s ``n_gpus`` check).
+MAX_GPUS = 100_000_000
 
 
 def add_run_options(

@@ -42,7 +42,10 @@ examples:
     "submit": """examples:
   relmc sweep submit spec.toml --array 8 --dry-run   # print the sbatch script only
   relmc sweep submit spec.toml --array 8 --partition gpu --time 02:00:00 --account proj
-  relmc sweep submit spec.toml --sbatch=--mem=8G --wait""",
+  relmc sweep submit spec.toml --sbatch=--mem=8G --wait   # then prints the store's status
+
+A store with every cell done submits nothing ("nothing to submit"); a partial one submits
+an array whose tasks compute only the missing cells.""",
     "status": """examples:
   relmc sweep status sweep.zarr
   relmc sweep status sweep.zarr --json
@@ -188,7 +191,8 @@ def add_parser(sub) -> None:
         const="-",
         metavar="PATH",
         help="print the cube as CSV (or write it to PATH): one row per cell, columns = the "
-        "axes, done, and the *_mean / *_se variables without extra dims (empty: not done)",
+        "axes, done, n_trials, stopped_by, checkpoint_interval_hours, finished_fraction and "
+        "the *_mean / *_se variables without extra dims (empty: not done)",
     )
     o.set_defaults(func=_open)
 
@@ -253,7 +257,18 @@ def _submit(args: argparse.Namespace) -> int:
     out = sweep.submit(
         args.spec, store=args.store, options=opts, dry_run=args.dry_run, wait=args.wait
     )
-    say(out if args.dry_run else f"submitted job {out}")
+    if args.dry_run:
+        say(out)
+        return 0
+    from relmc.sweep.spec import resolve_store
+
+    store = resolve_store(spec, args.store)
+    if not out:
+        say(f"nothing to submit: {sweep.status(store)}")
+        return 0
+    say(f"submitted job {out}")
+    if args.wait:  # every task has ended: what the store holds now
+        say(f"store: {sweep.status(store)}")
     return 0
 
 
@@ -320,21 +335,48 @@ def _open(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Per-cell variables the CSV leads with, after the axes and ``done``: how each cell ran.
+CSV_FIRST = ("n_trials", "stopped_by", "checkpoint_interval_hours", "finished_fraction")
+
+
 def cube_csv(cube) -> str:
-    """Return the cube as CSV: one row per cell (C order), the axes, then mean and SE columns."""
+    """Return the cube as CSV: one row per cell (C order), the axes, then one value a cell.
+
+    After the axes: ``done``, how the cell ran (``n_trials``, ``stopped_by``, decoded from
+    ``stopped_code``, ``checkpoint_interval_hours``: the interval a rule resolved to,
+    ``finished_fraction``), then every other variable without extra dims (the ``*_mean``
+    and ``*_se`` summaries); not ``cell_checksum``.
+    """
     import csv
     import io
 
     import numpy as np
 
     axes = [d for d in cube["done"].dims] if "done" in cube else list(cube.dims)
-    names = [
-        k
+    per_cell = {
+        k: np.asarray(v.values).ravel()
         for k, v in cube.data_vars.items()
-        if k.endswith(("_mean", "_se")) and tuple(v.dims) == tuple(axes)
-    ]
+        if tuple(v.dims) == tuple(axes) and k not in ("done", "cell_checksum", "stopped_code")
+    }
+    if "stopped_code" in cube:
+        code = cube["stopped_code"]
+        meanings = str(code.attrs.get("flag_meanings", "")).split()
+        done = np.asarray(cube["done"].values).ravel() if "done" in cube else None
+        per_cell["stopped_by"] = np.array(
+            [
+                meanings[int(c)] if (done is None or d) and 0 <= int(c) < len(meanings) else ""
+                for c, d in zip(
+                    np.asarray(code.values).ravel(),
+                    done if done is not None else np.ones(code.size, bool),
+                    strict=True,
+                )
+            ],
+            dtype=object,
+        )
+    names = [k for k in CSV_FIRST if k in per_cell]
+    names += [k for k in per_cell if k not in names]
     grids = np.meshgrid(*(cube[a].values for a in axes), indexing="ij")
-    columns = [g.ravel() for g in grids] + [np.asarray(cube[k].values).ravel() for k in names]
+    columns = [g.ravel() for g in grids] + [per_cell[k] for k in names]
     if "done" in cube:
         names = ["done", *names]
         columns.insert(len(axes), np.asarray(cube["done"].values).ravel())

@@ -291,6 +291,12 @@ def run_sweep(
         ``CellWriter.verify()`` (in ``relmc.sweep.store``) for cells without a checksum), and
         so are cells a concurrent run on the same store claimed and finished.
 
+    Warns
+    -----
+    relmc.errors.NotFinishedWarning
+        When cells computed by this call have trials the wall-clock cap stopped
+        (``finished_fraction < 1``): their summaries are bounds.
+
     Raises
     ------
     ValueError
@@ -330,9 +336,37 @@ def run_sweep(
     computed = _compute_cells(
         spec, store, todo, backend, rates, n_threads, lease, shard, shards, progress
     )
+    _warn_not_finished(spec, store, computed)
     if pack and status(store).complete:
         pack_store(store)  # under the pack lock; a no-op if another shard packed it first
     return computed
+
+
+def _warn_not_finished(spec: SweepSpec, store: Path, cells: Sequence[int]) -> None:
+    """Warn (:class:`~relmc.errors.NotFinishedWarning`) of cells the wall-clock cap cut short.
+
+    Cells computed with trials the cap stopped (``finished_fraction < 1``) hold bounds, as
+    :func:`relmc.project` warns of its sizes.
+    """
+    if not cells:
+        return
+    from relmc.errors import NotFinishedWarning
+    from relmc.sweep.store import open_sweep
+
+    cube = open_sweep(store)
+    share = cube["finished_fraction"].values.ravel()
+    short = [c for c in cells if share[c] < 1.0]
+    if not short:
+        return
+    first = ", ".join(f"{k} = {v!r}" for k, v in spec.cell_values(short[0]).items())
+    warnings.warn(
+        f"sweep: {len(short)} of the {len(cells)} cells computed have trials that did not "
+        "finish before the wall-clock cap (finished_fraction < 1; the first: "
+        f"{first}): their ETTR and lost time are measured at the cap, so they are bounds, "
+        "not estimates",
+        NotFinishedWarning,
+        stacklevel=3,
+    )
 
 
 def _check_packed_shard(store: Path, cells: Sequence[int]) -> None:

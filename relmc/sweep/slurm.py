@@ -16,7 +16,7 @@ from pathlib import Path
 
 from relmc._io import atomic_path
 from relmc.sweep.spec import SlurmOptions, SweepSpec, resolve_store
-from relmc.sweep.store import check_same_spec, init_store
+from relmc.sweep.store import check_same_spec, init_store, status
 
 __all__ = ["sbatch_script", "submit"]
 
@@ -98,7 +98,8 @@ def submit(
     Returns
     -------
     str
-        The script (``dry_run``) or the Slurm job id.
+        The script (``dry_run``) or the Slurm job id; ``""`` when the store is complete
+        already (nothing is submitted).
     """
     spec = SweepSpec.from_toml(spec_path)
     opts = spec.slurm if options is None else options
@@ -112,6 +113,8 @@ def submit(
         raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
     if store.exists():
         check_same_spec(spec, store)
+        if status(store).complete:
+            return ""  # every cell done: an array would have nothing to do
     init_store(spec, store)
     work = Path(workdir) if workdir is not None else store.with_name(store.name + ".slurm")
     work.mkdir(parents=True, exist_ok=True)

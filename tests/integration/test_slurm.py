@@ -27,11 +27,27 @@ def test_slurm_array_equals_local(slurm, small_spec, tmp_path):
     xr.testing.assert_identical(
         sweep.open_sweep(store, load=True), sweep.open_sweep(local, load=True)
     )
-    # a resubmission (e.g. after a preemption) finds nothing to do and changes nothing
-    sweep.submit(small_spec, store=store, options=opts, wait=True)
+    # a resubmission of a complete store submits nothing and changes nothing
+    assert sweep.submit(small_spec, store=store, options=opts, wait=True) == ""
+    assert len(sorted((tmp_path / "slurm.zarr.slurm").glob("slurm-*.out"))) == 3
     xr.testing.assert_identical(
         sweep.open_sweep(store, load=True), sweep.open_sweep(local, load=True)
     )
+
+
+def test_slurm_submit_from_the_command_line_reports_the_store(slurm, small_spec, tmp_path, capsys):
+    from relmc.cli import main
+
+    store = tmp_path / "cli.zarr"
+    argv = ["sweep", "submit", str(small_spec), "--store", str(store), "--array", "2"]
+    argv += ["--partition", "debug", "--time", "00:10:00", "--python", sys.executable, "--wait"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("submitted job ") and out[0].split()[-1].isdigit(), out
+    n = sweep.status(store).n_cells
+    assert out[1] == f"store: {n}/{n} cells done, 0 missing", out  # after every task ended
+    assert main(argv) == 0  # complete: nothing to submit
+    assert capsys.readouterr().out.strip() == f"nothing to submit: {n}/{n} cells done, 0 missing"
 
 
 def test_dask_jobqueue_slurmcluster_equals_local(slurm, small_spec, tmp_path):
