@@ -759,7 +759,7 @@ def test_precision_cells_stop_at_target_or_hopeless(tmp_path):
     assert float(healthy.ettr_se) <= 0.01 * float(healthy.ettr_mean)
     # deterministic: 2 shards give the same cube
     sweep.run_sweep(spec, tmp_path / "b.zarr", shard=0, shards=2, progress=False)
-    with pytest.warns(NotFinishedWarning, match=r"1 of the 1 cells computed"):
+    with pytest.warns(NotFinishedWarning, match=r"sweep: the cell computed has trials"):
         sweep.run_sweep(spec, tmp_path / "b.zarr", shard=1, shards=2, progress=False)
     assert_bitwise_equal(cube, sweep.open_sweep(tmp_path / "b.zarr", load=True))
     # negative control: without the precision table every cell runs all 4,096 trials

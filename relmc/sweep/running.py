@@ -359,8 +359,13 @@ def _warn_not_finished(spec: SweepSpec, store: Path, cells: Sequence[int]) -> No
     if not short:
         return
     first = ", ".join(f"{k} = {v!r}" for k, v in spec.cell_values(short[0]).items())
+    which = (
+        "the cell computed has"
+        if len(cells) == 1
+        else f"{len(short)} of the {len(cells)} cells computed have"
+    )
     warnings.warn(
-        f"sweep: {len(short)} of the {len(cells)} cells computed have trials that did not "
+        f"sweep: {which} trials that did not "
         "finish before the wall-clock cap (finished_fraction < 1; the first: "
         f"{first}): their ETTR and lost time are measured at the cap, so they are bounds, "
         "not estimates",
