@@ -102,8 +102,8 @@ def _require(ds: Any, names: tuple[str, ...], what: str, where: str) -> None:
     missing = [n for n in names if n not in ds.variables]
     if missing:
         raise ValueError(
-            f"{where}: {what} lacks {missing}; pass a relmc.project() result "
-            "(or one re-opened with xarray.open_dataset)"
+            f"{where}: {what} lacks {missing}; pass a relmc.project() result (or one "
+            "re-opened with xarray.open_dataset), or a sweep cube with an n_gpus axis"
         )
 
 
@@ -114,6 +114,13 @@ def _quantiles(da: xr.DataArray, where: str) -> dict[float, np.ndarray]:
     0.75; 0.05 and 0.95), so a sweep with quantiles ``[0.05, 0.5, 0.95]`` plots its 90%
     band alone.
     """
+    extra = [str(d) for d in da.dims if d not in ("n_gpus", "quantile")]
+    if extra:
+        raise ValueError(
+            f"{where}: {da.name} has the dims {extra} beside n_gpus and quantile; pass one "
+            f"line's data: a relmc.project() result, or a sweep cube with one value of each "
+            f"other axis selected (e.g. cube.isel({', '.join(f'{d}=0' for d in extra)}))"
+        )
     have = np.asarray(da["quantile"].values, dtype=float)
     out = {}
     for q in _Q:

@@ -1041,7 +1041,11 @@ def _from_mapping(cls, d: Any, where: str):
     known = {f.name for f in fields}
     unknown = sorted(set(d) - known)
     if unknown:
-        hints = [f"{m!r} for {u!r}" for u in unknown if (m := _closest(u, known))]
+        hints = [
+            f"{m!r} for {u!r}" + (" (its value in hours)" if _in_other_units(u) else "")
+            for u in unknown
+            if (m := _closest(u, known))
+        ]
         hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
         raise FieldError(
             f"{where}.{unknown[0]}",
@@ -1054,6 +1058,14 @@ def _from_mapping(cls, d: Any, where: str):
     return cls(**dict(d))
 
 
+_TIME_UNITS = ("_minutes", "_mins", "_seconds", "_days")
+
+
+def _in_other_units(name: Any) -> bool:
+    """Whether ``name`` reads as a time in units other than the fields' hours."""
+    return isinstance(name, str) and name.endswith(_TIME_UNITS)
+
+
 def _closest(name: Any, known: set[str]) -> str | None:
     """Return the known field a misspelt or mis-united ``name`` most likely means, or None.
 
@@ -1061,7 +1073,7 @@ def _closest(name: Any, known: set[str]) -> str | None:
     """
     if not isinstance(name, str):
         return None
-    for unit in ("_minutes", "_mins", "_seconds", "_days"):
+    for unit in _TIME_UNITS:
         if name.endswith(unit) and name[: -len(unit)] + "_hours" in known:
             return name[: -len(unit)] + "_hours"
     match = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)

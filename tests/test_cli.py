@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -90,6 +91,19 @@ def test_fit(tmp_path, capsys):
     post = az.from_netcdf(str(tmp_path / "f" / "posterior.nc"))
     # 4 chains x 1,000 draws, as the API (4,000 exact draws in all)
     assert (post.posterior.sizes["chain"], post.posterior.sizes["draw"]) == (4, 1000)
+
+
+def test_fit_says_which_clock_its_mttf_is_on():
+    from relmc.cli.fit import clock_note
+
+    def rate(**attrs):
+        return xr.DataArray(np.ones(2), dims="category", attrs=attrs)
+
+    assert "observation window" in clock_note(rate(exposure_clock="wall", n_gpus=16384))
+    assert "the exposed clock" in clock_note(rate(exposure_clock="exposed", n_gpus=16384))
+    # counts without an observed size: no conversion, and the note says so
+    assert "as they are" in clock_note(rate(exposure_clock="wall", n_gpus=0))
+    assert "as they are" in clock_note(rate())
 
 
 SMALL_TOML = """\
@@ -231,6 +245,39 @@ def test_simulate_with_a_posterior_adds_straggler_and_sdc_categories(
         assert "slow node" in ds.attrs["rates_source"]
 
 
+def test_simulate_with_a_posterior_changes_a_fit_category_named_in_the_toml(
+    tmp_path, capsys, llama3_posterior
+):
+    # Llama 3's SDC made latent (4 h, two kept checkpoints) from the command line: the table
+    # names the fit's category, whose fields it replaces; the rate stays the posterior's
+    latent = (
+        '[[failures.categories]]\nname = "Silent Data Corruption"\nkind = "sdc"\n'
+        "sdc_latency_hours = 4.0\n"
+    )
+    # 16,384 GPUs for 500 h: about 2.3 SDC a job at Llama 3's rate, each found after the two
+    # kept half-hourly checkpoints were taken: back to the start
+    big = "[cluster]\nn_gpus = 16384\n[job]\ncompute_hours = 500\n"
+    toml = big + "[policy]\ncheckpoint_retention = 2\n" + latent
+    rc, nc, err = _simulate_with(tmp_path, toml, llama3_posterior, capsys)
+    assert rc == 0, err
+    fit = az.from_netcdf(str(llama3_posterior)).posterior
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert [str(c) for c in ds["category"].values] == [str(c) for c in fit["category"].values]
+        sc = json.loads(ds.attrs["scenario"])
+        kinds = {c["name"]: c.get("kind", "failure") for c in sc["failures"]["categories"]}
+        assert kinds["Silent Data Corruption"] == "sdc"
+        assert sum(k == "sdc" for k in kinds.values()) == 1
+        assert float(ds["maintenance_events"].mean()) > 0  # the fit's maintenance kept
+        assert float(ds["sdc_from_scratch"].mean()) > 1.0
+    # negative control: without the table the category is a failure, nothing rolls back
+    rc, nc, err = _simulate_with(tmp_path / "b", big, llama3_posterior, capsys)
+    assert rc == 0, err
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert float(ds["sdc_from_scratch"].sum()) == 0
+        sc = json.loads(ds.attrs["scenario"])
+        assert {c["kind"] for c in sc["failures"]["categories"]} == {"failure"}
+
+
 def test_simulate_with_a_posterior_refuses_failure_categories_it_lacks(
     tmp_path, capsys, llama3_posterior
 ):
@@ -268,7 +315,7 @@ BAD = [
     (["project", "--dataset", "nope"], "--dataset"),
     (["project", "--counts", "missing.csv"], "--counts"),
     (["project", "--n-trials", "0"], "--n-trials"),
-    (["project", "--n-trials", "200000000"], "[1, 1e+08]"),
+    (["project", "--n-trials", "200000000"], "[1, 1e8]"),
     (["project", "--n-spares", "-1"], "n_spares"),
     (["project", "--compute-days", "0"], "compute_hours"),
     (["fit", "--model", "foo"], "--model"),
@@ -366,7 +413,7 @@ def test_project_count_options_take_their_whole_range(option, lo, capsys):
         with pytest.raises(SystemExit):
             parser.parse_args(["project", option, str(bad)])
         err = capsys.readouterr().err
-        assert option in err and f"must be an integer in [{lo}, 1e+08]" in err, err
+        assert option in err and f"must be an integer in [{lo}, 1e8]" in err, err
 
 
 def test_unwritable_out_fails_before_any_work(capsys):

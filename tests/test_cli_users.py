@@ -282,8 +282,8 @@ def test_sweep_open_csv(tmp_path, capsys):
             assert r["stopped_by"] == "n_trials"
             assert float(r["checkpoint_interval_hours"]) == float(cell["checkpoint_interval_hours"])
             assert float(r["finished_fraction"]) == float(cell["finished_fraction"])
-        else:  # shard 1 was not run: its cells are empty
-            assert r["ettr_mean"] == "" and r["stopped_by"] == ""
+        else:  # shard 1 was not run: its cells are empty in every column
+            assert {k for k, v in r.items() if v != ""} == {"n_gpus", "restart_hours", "done"}
     assert sum(r["done"] == "True" for r in rows) == 2
     assert main(["sweep", "open", store, "--csv", str(tmp_path / "t" / "cube.csv")]) == 0
     out = capsys.readouterr().out.splitlines()  # the file, and its rows under the header

@@ -319,6 +319,16 @@ def test_submit_without_sbatch_creates_nothing(spec_file, tmp_path, monkeypatch)
     assert listing(tmp_path) == before
 
 
+def test_submit_of_a_complete_store_submits_nothing_even_without_sbatch(
+    spec_file, tmp_path, monkeypatch
+):
+    sweep.run_sweep(spec_file, progress=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    before = listing(tmp_path)
+    assert sweep.submit(spec_file) == ""  # every cell done: no array, no sbatch needed
+    assert listing(tmp_path) == before
+
+
 def test_grid_cell_cap_is_checked_before_the_scenarios(tmp_path):
     big = {"seed": 1, "axes": {"policy.restart_hours": [0.001 * (i + 1) for i in range(400)]}}
     big["axes"]["policy.swap_hours"] = [0.001 * (i + 1) for i in range(400)]
@@ -401,7 +411,7 @@ HOSTILE = [
         ["project", "--max-events", "-1000"],
         "policy.max_events must be an integer in [1, 2147483647]; got -1000 (option --max",
     ),
-    (["compare", "--n-gpus", "0"], "argument --n-gpus: must be an integer in [1, 1e+08]; got '0'"),
+    (["compare", "--n-gpus", "0"], "argument --n-gpus: must be an integer in [1, 1e8]; got '0'"),
 ]
 
 

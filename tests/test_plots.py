@@ -150,6 +150,11 @@ def test_plot_ettr_draws_the_bands_its_quantiles_have(projection):
     assert _bands(ax) == [] and ax.get_legend().get_title().get_text() == "policy (median)"
     with pytest.raises(ValueError, match=r"ettr_quantile needs the median \(quantile 0.5\)"):
         plots.plot_ettr(projection.sel(quantile=[0.05, 0.95]))
+    # a cube of more lines than one (a sweep's other axis): told to select one
+    cube = xr.concat([projection, projection], dim="restart_hours")
+    with pytest.raises(ValueError, match=r"dims \['restart_hours'\].*cube.isel\(restart_hours=0\)"):
+        plots.plot_ettr(cube)
+    plots.plot_ettr(cube.isel(restart_hours=0))
 
 
 def test_plot_lost_hours(projection, tmp_path):

@@ -87,7 +87,7 @@ def test_category_tables_are_named_in_errors_with_a_hint():
         Scenario.from_dict(d)
     assert str(e.value).startswith(
         f"failures.categories[{name!r}]: unknown fields ['detection_minutes'] (did you mean "
-        "'detection_hours' for 'detection_minutes'?)"
+        "'detection_hours' for 'detection_minutes' (its value in hours)?)"
     )
     assert e.value.field == f"failures.categories[{name!r}].detection_minutes"
     d["failures"]["categories"][0] = {**first, "diurnal_amplitud": 0.5}

@@ -116,17 +116,25 @@ def run(args: argparse.Namespace) -> int:
             f"job MTTF at {n:,} GPUs (all categories): {fmt(med)} h [90%: {fmt(lo)}, "
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
-        if str(posterior.posterior["rate"].attrs.get("exposure_clock", "wall")) == "exposed":
-            say("(per hour the jobs ran: the exposed clock, which relmc project reports too)")
-        else:
-            say(
-                "(per wall-clock hour of the observation window; relmc project divides the "
-                "rates by the share of it the job computed and reports MTTF on that exposed "
-                "clock, a little shorter)"
-            )
+        say(clock_note(posterior.posterior["rate"]))
     say()
     for f in st.written:
         say(f"wrote {f}")
     say(f"run id {st.run_id}")
     output.print_summaries(args, summary, "fit", st.run_id, st.written)
     return 0
+
+
+def clock_note(rate) -> str:
+    """Say which clock the fit's MTTF line is on, and what ``relmc project`` makes of it."""
+    from relmc.rates import _observed_gpus
+
+    if str(rate.attrs.get("exposure_clock", "wall")) == "exposed":
+        return "(per hour the jobs ran: the exposed clock, which relmc project reports too)"
+    if not _observed_gpus(rate):
+        return "(the rates as fitted: without an observed size relmc project uses them as they are)"
+    return (
+        "(per wall-clock hour of the observation window; relmc project divides the rates by "
+        "the share of it the observed job was exposed and reports MTTF on that exposed clock, "
+        "a little shorter)"
+    )

@@ -110,13 +110,21 @@ days = _typed("number of days", lambda s: float(s) * 24.0)
 per_day = _typed("number per day", lambda s: float(s) / 24.0)
 
 
+def _number(n: int) -> str:
+    """Write ``n`` as the docs do: ``1e8`` for a power of ten from a million up, else digits."""
+    text = str(n)
+    if n >= 10**6 and text.strip("0") == "1":
+        return f"1e{len(text) - 1}"
+    return text
+
+
 def int_at_least(lo: int, what: str = "integer", hi: int | None = None) -> Callable[[str], int]:
     """Return a converter to an ``int >= lo`` (and ``<= hi``; underscores allowed: ``16_384``)."""
 
     def conv(s: str) -> int:
         v = int(s.replace("_", ""))
         if v < lo or (hi is not None and v > hi):
-            allowed = f">= {lo}" if hi is None else f"in [{lo}, {hi:g}]"
+            allowed = f">= {lo}" if hi is None else f"in [{lo}, {_number(hi)}]"
             raise argparse.ArgumentTypeError(f"must be an integer {allowed}; got {s!r}")
         return v
 

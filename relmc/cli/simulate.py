@@ -22,9 +22,10 @@ and, with --json/--csv NAME, the summary (relmc.summarize) as DIR/NAME.
 The TOML file uses Scenario.to_dict()'s layout ([cluster], [job], [policy], [failures] with
 [[failures.categories]] tables); missing fields and sections take their defaults, and without
 [failures] the rates are Llama 3's point rates (or --posterior's categories). With
---posterior, a [failures] that lists only straggler and SDC categories (kind = "straggler" or
-"sdc"; no count data has them), or none, adds them and its other fields to the fit's
-categories. 'relmc simulate
+--posterior, a [failures] whose [[failures.categories]] each name a fit category (their
+fields replace that category's, e.g. kind = "sdc" and sdc_latency_hours; the rate stays the
+posterior's) or add a straggler or SDC category (no count data has them) changes the fit's
+categories so, with its other fields. 'relmc simulate
 --init' writes a template (the package's relmc/templates/scenario.toml) that lists every field
 with its meaning, unit, allowed range and default.
 
@@ -225,11 +226,16 @@ def failures_with_posterior(failures, posterior):
     """Return the scenario's ``[failures]`` with ``--posterior``: the fit's categories and more.
 
     Without ``[failures]``, the fit's categories (:meth:`relmc.FailureModel.from_posterior`).
-    A ``[failures]`` without categories, or whose categories are all straggler or SDC ones
-    (which no count data has), adds its fields and those categories to the fit's (their
-    scenario rates in every draw, as :func:`relmc.simulate` takes them). One that lists
-    failure categories is the whole model, as given (its names must match the fit's).
+    Otherwise, when each of its category tables either names a fit category (its fields
+    then replace that category's: e.g. ``kind = "sdc"`` with a latency makes the fit's SDC
+    latent; the rate stays the posterior's) or is a straggler or SDC category of a new
+    name (added after the fit's, at its scenario rate in every draw, as
+    :func:`relmc.simulate` takes them), the fit's categories with those changes, and the
+    table's other fields. Tables with a failure category the fit lacks are the whole model,
+    as given (its names must then match the fit's).
     """
+    import dataclasses
+
     from relmc.scenario import FailureModel
 
     fit = FailureModel.from_posterior(posterior)
@@ -238,15 +244,31 @@ def failures_with_posterior(failures, posterior):
     if not isinstance(failures, dict):
         return failures  # Scenario.from_dict names what is wrong with it
     tables = failures.get("categories", [])
+    fitted = {c.name: c for c in fit.categories}
     if not isinstance(tables, list) or any(
-        not isinstance(t, dict) or t.get("kind", "failure") == "failure" for t in tables
+        not isinstance(t, dict)
+        or (t.get("name") not in fitted and t.get("kind", "failure") == "failure")
+        for t in tables
     ):
         return failures
+    changed = {t["name"]: t for t in tables if t.get("name") in fitted}
+    if len(changed) < sum(t.get("name") in fitted for t in tables):
+        return failures  # a name given twice: Scenario.from_dict says so
+    cats: list = []
+    for c in fit.categories:
+        if c.name not in changed:
+            cats.append(c)
+            continue
+        over = {k: v for k, v in changed[c.name].items() if k != "name"}
+        unknown = sorted(set(over) - {f.name for f in dataclasses.fields(c)})
+        if unknown:  # Scenario.from_dict names them, with a hint
+            return failures
+        cats.append(dataclasses.replace(c, **over))
     return {
         "maintenance_rate": fit.maintenance_rate,
         "maintenance_hours": fit.maintenance_hours,
         **failures,
-        "categories": [*fit.categories, *tables],
+        "categories": [*cats, *(t for t in tables if t.get("name") not in fitted)],
     }
 
 

@@ -375,6 +375,10 @@ def cube_csv(cube) -> str:
         )
     names = [k for k in CSV_FIRST if k in per_cell]
     names += [k for k in per_cell if k not in names]
+    if "done" in cube:  # a cell not done has no values (the store's fill is 0 for integers)
+        todo = ~np.asarray(cube["done"].values, bool).ravel()
+        for k in names:
+            per_cell[k] = np.where(todo, "", per_cell[k].astype(object))
     grids = np.meshgrid(*(cube[a].values for a in axes), indexing="ij")
     columns = [g.ravel() for g in grids] + [per_cell[k] for k in names]
     if "done" in cube:

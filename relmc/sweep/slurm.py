@@ -109,12 +109,12 @@ def submit(
     script = sbatch_script(spec_path, store, opts)
     if dry_run:
         return script
-    if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted
-        raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
     if store.exists():
         check_same_spec(spec, store)
         if status(store).complete:
             return ""  # every cell done: an array would have nothing to do
+    if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted
+        raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
     init_store(spec, store)
     work = Path(workdir) if workdir is not None else store.with_name(store.name + ".slurm")
     work.mkdir(parents=True, exist_ok=True)
