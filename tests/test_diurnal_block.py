@@ -2241,3 +2241,47 @@ def test_blocks_take_up_to_256_gaps():
     _run(_kernels._block_diurnal, x, 2, True, stats)
     per_block = stats[3] / stats[4]
     assert stats[3] > 0.95 * stats[0] and 160 < per_block <= _kernels._DIURNAL_BUF, stats
+
+
+def _cancelling(n: int, peaks=(0.0, 10.5, 12.0, 22.5)):
+    """Four job-level categories of 0.25 an hour (a power of two, so the terms' sums cancel
+    as those of rate 1 do) and amplitude 0.5, peaking at ``peaks``, in 3-hour jobs from
+    12:00 (a checkpoint every half hour, 1-minute restarts)."""
+    cats = [
+        Category(f"c{j}", rate=0.25, unit="job", diurnal_amplitude=0.5, diurnal_peak_hour=p)
+        for j, p in enumerate(peaks)
+    ]
+    sc = _scenario(cats, work=3.0, start_hour=12.0, checkpoint_interval=0.5, restart_hours=1 / 60)
+    x, _ = kernel_inputs(sc, None, n)
+    return x
+
+
+def test_a_draw_whose_terms_cancel_draws_each_category_at_its_phase():
+    """The diurnal path where the categories' cycles cancel: peaks at 0:00, 10:30, 12:00 and
+    22:30 from 12:00, equal rates and amplitudes, whose cosine and sine terms sum to exactly
+    0 in floats (checked), so the summed intensity is constant (``A = 0``) while each
+    category's share still cycles through the day. The path rotates the terms by ``theta =
+    atan2(0, 0) = 0`` (cosine 1, sine 0) before it draws categories at their phases. A
+    mutant of the diurnal trial loop's sample (benchmarks/MUTATION_DIURNAL_BODY.md: that
+    sine 1 where ``A = 0``) survived every test: no scenario had terms that cancel. Here
+    every mean (each category's count: the noon-peaking one takes about twice the midnight
+    one's) within 4.5 combined SE of the general path's (kernelcheck). Negative control: the
+    general path with the peaks shifted by 3 hours is seen.
+    """
+    n = 8000
+    x = _cancelling(n)
+    w, suffix = np.empty(4), np.empty(5)
+    pc, ps, cos_a, sin_a = np.empty(4), np.empty(4), np.empty(4), np.empty(4)
+    _kernels._diurnal_angles(x.cat_phase, x.start_hour, cos_a, sin_a)
+    _, zr, zi, big_a = _kernels._draw_intensity(
+        x.cat_rate, 0, w, suffix, x.cat_amp, cos_a, sin_a, pc, ps
+    )
+    assert zr == 0.0 and zi == 0.0 and big_a == 0.0 and np.abs(pc).max() > 0.1
+    assert not _kernels._same_shape(x.cat_amp, x.cat_phase)
+    fast = _run(_kernels._block_diurnal, x, 8, True, np.zeros(5, dtype=np.int64))
+    general = _run(_kernels._block_general, x, 9)
+    counts = fast["interruptions"].mean(axis=0)
+    assert counts[2] > 1.5 * counts[0], counts  # noon's peak against midnight's, from noon
+    assert disagreements(fast, general) == []
+    shifted = _cancelling(n, (3.0, 13.5, 15.0, 1.5))
+    assert disagreements(fast, _run(_kernels._block_general, shifted, 9)) != []
