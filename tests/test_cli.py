@@ -117,12 +117,18 @@ restart_hours = 0.1
 """
 
 
-def test_simulate(tmp_path, capsys):
+def _simulate_toml(tmp_path, text: str, capsys, n_trials: int = 300, seed: int = 2):
+    """``relmc simulate`` of a scenario TOML ``text``: its output folder and its report."""
     toml = tmp_path / "s.toml"
-    toml.write_text(SMALL_TOML)
+    toml.write_text(text)
     out = tmp_path / "sim"
-    assert main(["simulate", str(toml), "--n-trials", "300", "--seed", "2", "--out", str(out)]) == 0
-    text = capsys.readouterr().out
+    argv = ["simulate", str(toml), "--n-trials", str(n_trials), "--seed", str(seed)]
+    assert main([*argv, "--out", str(out)]) == 0
+    return out, capsys.readouterr().out
+
+
+def test_simulate(tmp_path, capsys):
+    out, text = _simulate_toml(tmp_path, SMALL_TOML, capsys)
     assert "ETTR mean" in text and "4,096 GPUs" in text
     with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
         assert ds.sizes["trial"] == 300
@@ -166,11 +172,7 @@ sdc_latency_hours = 3.0
 
 
 def test_simulate_reports_stragglers_and_sdc_as_the_file_has_them(tmp_path, capsys):
-    toml = tmp_path / "s.toml"
-    toml.write_text(PHYSICS_TOML)
-    out = tmp_path / "sim"
-    assert main(["simulate", str(toml), "--n-trials", "300", "--seed", "3", "--out", str(out)]) == 0
-    text = capsys.readouterr().out
+    out, text = _simulate_toml(tmp_path, PHYSICS_TOML, capsys, seed=3)
     line = next(s for s in text.splitlines() if s.startswith("stragglers per job"))
     with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
         n = ds["interruptions"].mean("trial")
@@ -189,15 +191,7 @@ def test_simulate_reports_stragglers_and_sdc_as_the_file_has_them(tmp_path, caps
 
 
 def test_simulate_without_stragglers_or_sdc_prints_no_such_line(tmp_path, capsys):
-    toml = tmp_path / "s.toml"
-    toml.write_text(SMALL_TOML)
-    assert (
-        main(
-            ["simulate", str(toml), "--n-trials", "50", "--seed", "3", "--out", str(tmp_path / "o")]
-        )
-        == 0
-    )
-    text = capsys.readouterr().out
+    _, text = _simulate_toml(tmp_path, SMALL_TOML, capsys, n_trials=50, seed=3)
     assert "ETTR mean" in text and "stragglers" not in text and "corruption" not in text
 
 
