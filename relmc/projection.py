@@ -264,23 +264,23 @@ def project(
             Mean over draws of the share of the observation window the observed job was
             exposed (:func:`relmc.rates.exposed_fraction`; 1 when the rates are per exposed
             hour); the fitted rates were divided by it.
-        Every per-trial output of :func:`relmc.simulate`, summarised over the trials at each
-        size as :mod:`relmc.summary` describes: ``<v>_mean``, ``<v>_se`` and
-        ``<v>_quantile``, with the output's own dims before ``quantile``. For example
-        ``wall_hours_quantile`` (n_gpus, quantile), ``lost_hours_mean`` and
-        ``lost_hours_quantile`` (n_gpus, cause[, quantile]), ``interruptions_mean``
-        (n_gpus, category: unexpected interruptions per job), ``power_swings_per_day_*``,
-        ``sdc_rollbacks_*`` and the node model's counts.
-        ``interruptions_per_day_by_category_*`` and ``maintenance_per_day_*``
+        ``<v>_mean``, ``<v>_se``, ``<v>_quantile``
+            Every per-trial output *v* of :func:`relmc.simulate`, summarised over the
+            trials at each size as :func:`relmc.summarize` does, with the output's own dims
+            before ``quantile``: e.g. ``wall_hours_quantile`` (n_gpus, quantile),
+            ``lost_hours_mean`` and ``lost_hours_quantile`` (n_gpus, cause[, quantile]),
+            ``interruptions_mean`` (n_gpus, category: unexpected interruptions per job),
+            ``power_swings_per_day_*``, ``sdc_rollbacks_*`` and the node model's counts.
+        ``interruptions_per_day_by_category_*``, ``maintenance_per_day_*``
             Unexpected interruptions by category and planned interruptions, per wall-clock
             day.
         ``lost_fraction_mean`` (n_gpus, cause)
             Mean lost hours / mean wall hours.
-        ``finished_fraction``, ``finished_fraction_se``, ``n_trials``, ``stopped_by``,
+        ``finished_fraction``, ``finished_fraction_se``, ``n_trials``, ``stopped_by``
+            (n_gpus): the fraction of trials that finished before the wall cap, the trials
+            run and why they stopped (``"n_trials"``, ``"target"`` or ``"hopeless"``).
         ``checkpoint_interval_hours`` (n_gpus)
-            Fraction of trials that finished before the wall cap, the trials run and why they
-            stopped (``"n_trials"``, ``"target"`` or ``"hopeless"``), and the checkpoint
-            interval used (rules are evaluated at each size).
+            The checkpoint interval used (rules are evaluated at each size).
 
         ``ettr`` (n_gpus, trial), coordinate ``draw`` (trial)
             Only with ``keep_trials``: per-trial ETTR and the posterior draw of each trial.
