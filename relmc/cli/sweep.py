@@ -359,31 +359,25 @@ def cube_csv(cube) -> str:
         if tuple(v.dims) == tuple(axes) and k not in ("done", "cell_checksum", "stopped_code")
     }
     if "stopped_code" in cube:
-        code = cube["stopped_code"]
-        meanings = str(code.attrs.get("flag_meanings", "")).split()
-        done = np.asarray(cube["done"].values).ravel() if "done" in cube else None
+        meanings = str(cube["stopped_code"].attrs.get("flag_meanings", "")).split()
         per_cell["stopped_by"] = np.array(
             [
-                meanings[int(c)] if (done is None or d) and 0 <= int(c) < len(meanings) else ""
-                for c, d in zip(
-                    np.asarray(code.values).ravel(),
-                    done if done is not None else np.ones(code.size, bool),
-                    strict=True,
-                )
+                meanings[c] if 0 <= c < len(meanings) else ""
+                for c in cube["stopped_code"].values.ravel().tolist()
             ],
             dtype=object,
         )
     names = [k for k in CSV_FIRST if k in per_cell]
     names += [k for k in per_cell if k not in names]
-    if "done" in cube:  # a cell not done has no values (the store's fill is 0 for integers)
-        todo = ~np.asarray(cube["done"].values, bool).ravel()
-        for k in names:
-            per_cell[k] = np.where(todo, "", per_cell[k].astype(object))
     grids = np.meshgrid(*(cube[a].values for a in axes), indexing="ij")
-    columns = [g.ravel() for g in grids] + [per_cell[k] for k in names]
-    if "done" in cube:
+    columns = [g.ravel() for g in grids]
+    if "done" in cube:  # a cell not done has no values (the store's fill is 0 for integers)
+        done = np.asarray(cube["done"].values, bool).ravel()
+        columns.append(done)
+        columns += [np.where(done, per_cell[k].astype(object), "") for k in names]
         names = ["done", *names]
-        columns.insert(len(axes), np.asarray(cube["done"].values).ravel())
+    else:
+        columns += [per_cell[k] for k in names]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([*axes, *names])
