@@ -117,14 +117,22 @@ restart_hours = 0.1
 """
 
 
-def _simulate_toml(tmp_path, text: str, capsys, n_trials: int = 300, seed: int = 2):
-    """``relmc simulate`` of a scenario TOML ``text``: its output folder and its report."""
+def _run_simulate(tmp_path, text: str, capsys, *extra: str, n_trials: int = 300, seed: int = 2):
+    """``relmc simulate`` of a scenario TOML ``text`` (``extra``: more options), in
+    ``tmp_path``: its exit status, its output folder and what it printed."""
+    tmp_path.mkdir(exist_ok=True)
     toml = tmp_path / "s.toml"
     toml.write_text(text)
     out = tmp_path / "sim"
-    argv = ["simulate", str(toml), "--n-trials", str(n_trials), "--seed", str(seed)]
-    assert main([*argv, "--out", str(out)]) == 0
-    return out, capsys.readouterr().out
+    argv = ["simulate", str(toml), *extra, "--n-trials", str(n_trials), "--seed", str(seed)]
+    return main([*argv, "--out", str(out)]), out, capsys.readouterr()
+
+
+def _simulate_toml(tmp_path, text: str, capsys, n_trials: int = 300, seed: int = 2):
+    """``relmc simulate`` that succeeds: its output folder and its report."""
+    rc, out, printed = _run_simulate(tmp_path, text, capsys, n_trials=n_trials, seed=seed)
+    assert rc == 0, printed.err
+    return out, printed.out
 
 
 def test_simulate(tmp_path, capsys):
@@ -204,13 +212,10 @@ def llama3_posterior(tmp_path_factory):
 
 
 def _simulate_with(tmp_path, toml_text, posterior, capsys):
-    tmp_path.mkdir(exist_ok=True)
-    toml = tmp_path / "s.toml"
-    toml.write_text(toml_text)
-    out = tmp_path / "sim"
-    argv = ["simulate", str(toml), "--posterior", str(posterior), "--n-trials", "60"]
-    rc = main([*argv, "--seed", "4", "--quiet", "--out", str(out)])
-    return rc, out / "simulation.nc", capsys.readouterr().err
+    """``relmc simulate --posterior``: its exit status, its netCDF and its stderr."""
+    extra = ("--posterior", str(posterior), "--quiet")
+    rc, out, printed = _run_simulate(tmp_path, toml_text, capsys, *extra, n_trials=60, seed=4)
+    return rc, out / "simulation.nc", printed.err
 
 
 def test_simulate_with_a_posterior_adds_straggler_and_sdc_categories(
