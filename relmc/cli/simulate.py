@@ -254,16 +254,12 @@ def failures_with_posterior(failures, posterior):
     changed = {t["name"]: t for t in tables if t.get("name") in fitted}
     if len(changed) < sum(t.get("name") in fitted for t in tables):
         return failures  # a name given twice: Scenario.from_dict says so
-    cats: list = []
-    for c in fit.categories:
-        if c.name not in changed:
-            cats.append(c)
-            continue
-        over = {k: v for k, v in changed[c.name].items() if k != "name"}
-        unknown = sorted(set(over) - {f.name for f in dataclasses.fields(c)})
-        if unknown:  # Scenario.from_dict names them, with a hint
-            return failures
-        cats.append(dataclasses.replace(c, **over))
+    # a changed category as a table of its fields and the given ones: Scenario.from_dict
+    # checks it as any table (unknown fields named, with a hint)
+    cats = [
+        {**dataclasses.asdict(c), **changed[c.name]} if c.name in changed else c
+        for c in fit.categories
+    ]
     return {
         "maintenance_rate": fit.maintenance_rate,
         "maintenance_hours": fit.maintenance_hours,
