@@ -16,6 +16,11 @@ sample, the operator, occurrence, line and function, the changed lines, ``rc`` (
 or 2 killed, with the first failed tests) or ``"timeout"``, and the seconds taken. Mutants
 already in ``--out`` are skipped, so a run can be resumed.
 
+``--shared-cache``: one numba cache for every mutant, kept between them, for a module with no
+jitted code (e.g. ``relmc/optimize.py``, whose tests run the kernels): the kernels' source is
+then the same for every mutant, so their cached machine code is too, and each mutant's tests
+no longer compile them afresh (minutes each). Refused for a module that mentions ``jit``.
+
 Run: ``python benchmarks/mutation_fresh_run.py --module relmc/sim/_kernels.py
 --lines 3364-3742 --sample 28 --exclude-ops "Bit|Shift" --tests tests/test_diurnal_block.py
 tests/test_diurnal_path.py tests/test_mutation_blocks.py --out
@@ -104,6 +109,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--tests", nargs="+", required=True)
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--timeout", type=int, default=1500, help="seconds a mutant's tests may take")
+    ap.add_argument(
+        "--shared-cache", action="store_true",
+        help="one numba cache kept across mutants (only for a module with no jitted code)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if args.sample < 1:
         ap.error(f"--sample must be >= 1, got {args.sample}")
@@ -113,6 +122,8 @@ def main(argv: list[str]) -> int:
     else:
         module = args.module
         config = cosmic_ray_toml(module, args.tests, args.timeout)
+    if args.shared_cache and "jit" in Path(module).read_text():
+        ap.error(f"--shared-cache: {module} mentions jit; its mutants need a cache each")
     done = set()
     if args.out.exists():
         for line in args.out.read_text().splitlines():
@@ -140,7 +151,8 @@ def main(argv: list[str]) -> int:
             )
             changed = [ln for ln in diff if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
             t0 = time.time()
-            rc, failed = run_tests(work, args.tests, work / f"_nc{k}", args.timeout)
+            cache = work / ("_nc" if args.shared_cache else f"_nc{k}")
+            rc, failed = run_tests(work, args.tests, cache, args.timeout, args.shared_cache)
             rec = dict(
                 seed=args.seed, k=k, op=op, occ=occ, line=row, col=col, function=name,
                 changed=changed, rc=rc, failed=failed, s=round(time.time() - t0, 1),

@@ -72,10 +72,12 @@ def copy_tree(work: Path) -> None:
     shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
 
 
-def run_tests(work: Path, tests: list[str], cache: Path, timeout: int) -> tuple[int | str, list]:
+def run_tests(
+    work: Path, tests: list[str], cache: Path, timeout: int, keep_cache: bool = False
+) -> tuple[int | str, list]:
     """Run ``tests`` in ``work`` (``pytest -x -n 2``, ``work`` first on ``PYTHONPATH``) with the
-    numba cache ``cache``, removed after: ``(rc, the first failed tests)``, ``rc`` "timeout"
-    past ``timeout`` seconds."""
+    numba cache ``cache``, removed after unless ``keep_cache``: ``(rc, the first failed
+    tests)``, ``rc`` "timeout" past ``timeout`` seconds."""
     env = dict(os.environ, PYTHONPATH=str(work), NUMBA_CACHE_DIR=str(cache))
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "2", "-p", "no:cacheprovider"]
     try:
@@ -85,7 +87,8 @@ def run_tests(work: Path, tests: list[str], cache: Path, timeout: int) -> tuple[
         rc, failed = r.returncode, [ln for ln in r.stdout.splitlines() if ln.startswith("FAILED")]
     except subprocess.TimeoutExpired:
         rc, failed = "timeout", []
-    shutil.rmtree(cache, ignore_errors=True)
+    if not keep_cache:
+        shutil.rmtree(cache, ignore_errors=True)
     return rc, failed[:3]
 
 
