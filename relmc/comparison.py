@@ -19,6 +19,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
+from relmc.rates import rate_draws
 from relmc.scenario import Scenario, replace_path
 from relmc.sim.simulate import check_n_trials, kernel_inputs, simulate
 from relmc.summary import QUANTILES, check_quantiles
@@ -66,8 +67,10 @@ def compare(
         Along ``scenario``: ``ettr`` (scenario, trial) per trial; ``ettr_mean``, ``ettr_se``,
         ``ettr_quantile`` (scenario, quantile); ``gain_mean``, ``gain_se``, ``gain_quantile``:
         the per-trial difference ETTR(scenario) - ETTR(baseline) summarised (0 for the
-        baseline); ``finished_fraction``. ``draw`` (trial) is the posterior draw each trial
-        used. ``attrs``: ``baseline``, the scenarios (JSON), seed, ``pairing``.
+        baseline); ``finished_fraction``; ``checkpoint_interval_hours``, the interval each
+        scenario ran with (a rule's resolved). ``draw`` (trial) is the posterior draw each
+        trial used. ``attrs``: ``baseline``, the scenarios (JSON), seed, ``pairing``,
+        ``dataset`` and ``model`` (the posterior's, or empty).
 
     Raises
     ------
@@ -96,14 +99,16 @@ def compare(
         runs = {k: replace_path(sc, "cluster.n_gpus", n_gpus) for k, sc in runs.items()}
     for sc in runs.values():  # every combination is checked before any simulation
         kernel_inputs(sc, posterior, 1)
+    _check_rates_apply(runs, posterior)
     root = resolve_seed(seed)
-    ettr, finished, draw = [], [], None
+    ettr, finished, interval, draw = [], [], [], None
     for sc in runs.values():
         res = simulate(
             sc, rates=posterior, n_trials=n_trials, seed=root, n_threads=n_threads, progress=False
         )
         ettr.append(res["ettr"].values)
         finished.append(res["finished"].values.mean())
+        interval.append(float(res.attrs["checkpoint_interval_hours"]))
         draw = res["draw"].values
     e = np.stack(ettr)  # (scenario, trial)
     gain = e - e[names.index(base)]
@@ -142,6 +147,15 @@ def compare(
                 np.array(finished),
                 {"units": "1", "long_name": "fraction of jobs finished before the wall cap"},
             ),
+            "checkpoint_interval_hours": (
+                "scenario",
+                np.array(interval),
+                {
+                    "units": "h",
+                    "long_name": "checkpoint interval simulated (a rule's, young or daly, "
+                    "resolved at the posterior-mean rates)",
+                },
+            ),
         },
         coords={
             "scenario": names,
@@ -150,9 +164,12 @@ def compare(
             "draw": ("trial", draw),
         },
     )
+    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc paired comparison",
         **provenance(),
+        "dataset": str(post_attrs.get("dataset", "")),
+        "model": str(post_attrs.get("model", "")),
         "baseline": base,
         "pairing": "one root seed for every scenario: trial i uses posterior draw i mod n_draws "
         "and block b the same child seed under every scenario; gains are per-trial differences",
@@ -161,3 +178,34 @@ def compare(
         "n_trials": n_trials,
     }
     return ds
+
+
+def _check_rates_apply(runs: Mapping[str, Scenario], posterior: Any) -> None:
+    """Refuse a category ``rate`` that differs between scenarios where ``posterior`` gives it.
+
+    The source's rates replace the scenario's (:mod:`relmc.rates`), so such a change would
+    compare a scenario with itself; ``rate_multiplier`` is what changes a given rate.
+    """
+    if posterior is None:
+        return
+    first_name, first = next(iter(runs.items()))
+    if isinstance(posterior, Mapping) and getattr(posterior, "posterior", None) is None:
+        given = {str(k) for k in posterior}
+    else:
+        fitted = rate_draws(first, posterior).fitted
+        given = {n for n, f in zip(first.failures.names, fitted, strict=True) if f}
+    for name, sc in runs.items():
+        for c in sc.failures.categories:
+            if c.name not in given or c.name not in first.failures.names:
+                continue
+            r0 = first.failures.category(c.name).rate
+            if c.rate != r0:
+                field = f"failures.categories[{c.name!r}].rate"
+                raise FieldError(
+                    field,
+                    f"{field} is {r0:g} in scenario {first_name!r} and {c.rate:g} in "
+                    f"{name!r}, but the posterior gives this category's rate in every "
+                    f"scenario, so the change would have no effect; change "
+                    f"failures.categories[{c.name!r}].rate_multiplier instead (e.g. 2 to "
+                    "double its events)",
+                )

@@ -46,16 +46,16 @@ def _interval_grid(center: float, span: float, n: int) -> np.ndarray:
     return np.geomspace(center / span, center * span, n)
 
 
-def _check_intervals(intervals, lo: float) -> np.ndarray:
+def _check_intervals(intervals, lo: float, persist: float) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(intervals, dtype=object))
+    bound = f"policy.persist_hours ({lo:g})" if lo == persist else f"{lo:g} h"
     out = []
     for v in arr.ravel():
         ok = isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
         if not ok or not math.isfinite(float(v)) or float(v) <= 0 or float(v) < lo:
             raise FieldError(
                 "intervals",
-                f"intervals must be finite numbers of hours > 0 and >= policy.persist_hours "
-                f"({lo:g}); got {v!r}",
+                f"intervals must be finite numbers of hours > 0 and >= {bound}; got {v!r}",
             )
         out.append(float(v))
     if not out:
@@ -87,9 +87,10 @@ def optimize_checkpoint(
     n_gpus : int, optional
         Replace the scenario's cluster size.
     intervals : sequence of float, optional
-        Compute hours between checkpoints to evaluate (each > 0 and >= ``persist_hours``).
-        Default: 15 log-spaced points from a quarter to four times Daly's interval, plus
-        Young's and Daly's; the grid is extended while its best point is at an edge.
+        Compute hours between checkpoints to evaluate (each > 0 and >= ``persist_hours``);
+        Young's and Daly's intervals are always evaluated with them. Default: 15
+        log-spaced points from a quarter to four times Daly's interval; this default grid
+        (not a given one) is extended while its best point is at an edge.
     n_trials : int
         Trials per evaluated interval.
     seed : int, SeedSequence, Generator or None
@@ -97,7 +98,10 @@ def optimize_checkpoint(
         comparison of optimum, Young and Daly uses child ``spawn_key + (1,)``.
     refine : bool
         Refine around the best grid point (9 more points between its neighbours and the
-        vertex of a parabola fitted to expected ETTR against log interval).
+        vertex of a parabola fitted to expected ETTR against log interval). A best point at
+        an edge of the evaluated grid has one neighbour and is not refined: a
+        ``RuntimeWarning`` then says the optimum may lie beyond it (unless the edge is
+        ``persist_hours`` or the job's compute hours, the bounds of the search).
     n_threads : int, optional
         Kernel threads (default: all cores).
     progress : bool, optional
@@ -109,7 +113,8 @@ def optimize_checkpoint(
         ``ettr_mean``, ``ettr_se`` (interval): the search curve, coordinate ``interval``
         (hours). Along ``rule`` (``optimum``, ``young``, ``daly``, and ``scenario``: the
         scenario's own ``checkpoint_interval``), on independent trials:
-        ``interval_hours``, ``rule_ettr_mean``, ``rule_ettr_se`` and ``gain`` /
+        ``interval_hours`` (a rule's interval below the scenario's persist time, which no
+        run may take, is run at it), ``rule_ettr_mean``, ``rule_ettr_se`` and ``gain`` /
         ``gain_se``: ETTR of the optimum minus ETTR of the rule (mean of paired per-trial
         differences, with its Monte Carlo standard error; 0 for the optimum itself).
         ``optimal_interval_hours`` (scalar). ``attrs``: ``mttf_hours`` (plug-in MTTF
@@ -159,12 +164,14 @@ def optimize_checkpoint(
     ts = np.array(sorted(cache))
     tau_opt = float(ts[int(np.argmax([cache[t].mean() for t in ts]))])
     _check_finished(finished, tau_opt, scenario)
+    _check_edge(ts, tau_opt, plan, scenario)
     # compare on fresh trials, so the winner's own noise does not inflate its gain
+    # a rule's interval below persist_hours is inadmissible: it is run at that bound
     taus = {
         "optimum": tau_opt,
-        "young": plan.young,
-        "daly": plan.daly,
-        "scenario": scenario.policy.interval(plan.mttf),
+        "young": max(plan.young, plan.lo),
+        "daly": max(plan.daly, plan.lo),
+        "scenario": max(scenario.policy.interval(plan.mttf), plan.lo),
     }
     final = {r: ettr_of(t, final_seed) for r, t in taus.items()}
     if bar is not None:
@@ -191,6 +198,27 @@ def optimize_checkpoint(
         **provenance(),
     }
     return ds
+
+
+def _check_edge(ts: np.ndarray, tau_opt: float, plan: _Plan, scenario: Scenario) -> None:
+    """Warn when the best interval is at an edge of the grid that is not a bound of the search."""
+    if ts.size < 2 or ts[0] < tau_opt < ts[-1]:
+        return
+    low = tau_opt == ts[0]
+    if (low and tau_opt <= plan.lo) or (not low and tau_opt >= scenario.job.compute_hours):
+        return  # the optimum is at a bound: nothing beyond it is admissible
+    side, more = ("shortest", "shorter") if low else ("longest", "longer")
+    how = (
+        f"give intervals that include {more} ones"
+        if not plan.extend
+        else f"the grid was extended {_MAX_EXTEND} times"
+    )
+    warnings.warn(
+        f"the best checkpoint interval, {60 * tau_opt:.3g} min, is the {side} evaluated, so "
+        f"the optimum may lie beyond it and it was not refined; {how}",
+        RuntimeWarning,
+        stacklevel=3,
+    )
 
 
 def _check_finished(finished: dict[float, float], tau_opt: float, scenario: Scenario) -> None:
@@ -252,7 +280,8 @@ def _plan(scenario: Scenario, rates, intervals) -> _Plan:
             )
         extend = True
     else:
-        grid = np.unique(np.r_[_check_intervals(intervals, lo), young, daly])
+        grid = np.unique(np.r_[_check_intervals(intervals, lo, pol.persist_hours), young, daly])
+        grid = grid[grid >= lo]  # Young's or Daly's may be below persist_hours
         extend = False
     # validate the scenario at an interval of the grid before any simulation
     kernel_inputs(replace_path(scenario, "policy.checkpoint_interval", float(grid[0])), rates, 1)
@@ -286,7 +315,10 @@ def _search(
         step = ts[1] / ts[0] if i == 0 else ts[-1] / ts[-2]
         edge = ts[0] if i == 0 else ts[-1]
         new = edge * step ** (np.arange(1, 5) * (-1 if i == 0 else 1))
+        bound = plan.lo if i == 0 else scenario.job.compute_hours
         new = new[(new >= plan.lo) & (new <= scenario.job.compute_hours)]
+        if new.size < 4 and edge != bound:
+            new = np.r_[new, bound]  # the steps pass the bound: try the bound itself
         if new.size == 0:
             break
         evaluate(new)

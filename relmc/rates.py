@@ -582,8 +582,10 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
     """Cluster-level rate of each category per exposed hour, shape (n_draws, n_categories).
 
     :func:`fitted_rates` at the scenario's size, divided by :func:`exposed_fraction` when the
-    draws are per wall-clock hour of an observed window (see the module docstring); without a
-    size exponent and an observed size this is the rates times the unit counts.
+    draws are per wall-clock hour of an observed window (see the module docstring), times each
+    category's ``rate_multiplier`` (a what-if factor: the exposure conversion is about the
+    observed job, so it takes the rates as observed); without a size exponent, an observed
+    size and a multiplier this is the rates times the unit counts.
 
     Raises
     ------
@@ -596,6 +598,9 @@ def cluster_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
         if draws.observed_gpus > 0:  # the fitted columns only: added ones are per exposed hour
             f = exposed_fraction(scenario, draws)[:, None]
             rates = np.where(draws.fitted, rates / f, rates)
+        mult = np.array([c.rate_multiplier for c in scenario.failures.categories])
+        if np.any(mult != 1.0):
+            rates = rates * mult
         total = rates.sum(axis=1) + scenario.failures.maintenance_rate
     if not np.all(total <= MAX_CLUSTER_RATE):  # also catches inf and NaN
         raise _overflow_error(scenario, draws, rates, total)
@@ -626,6 +631,9 @@ def _overflow_error(scenario: Scenario, draws: RateDraws, rates, total) -> Field
         maintenance = c < 0 or m >= rates[i, c]
     if maintenance:
         field, bound = "failures.maintenance_rate", "it must stay"
+    elif scenario.failures.categories[c].rate_multiplier > 1.0:
+        field = f"failures.categories[{names[c]!r}].rate_multiplier"
+        bound = "rates times units and multipliers must stay"
     else:
         point = draws.source.startswith(_POINT_SOURCE)
         field = f"failures.categories[{names[c]!r}].rate" if point else f"rates[{names[c]!r}]"

@@ -273,6 +273,12 @@ class Category:
         ``start_day`` and ``start_hour`` place it), each >= 0 with a positive mean. Relative:
         relmc divides them by their mean, so ``rate`` stays the category's average rate.
         Empty (the default): no profile. Not with ``diurnal_amplitude > 0``.
+    rate_multiplier : float
+        A what-if factor on the category's rate, >= 0, whatever gives the rate (``rate``, a
+        mapping or posterior draws; after a fit's exposure-clock conversion, which is about
+        the observed job): 0.5 halves the category's events (e.g. a better burn-in), 2
+        doubles them. 1 (the default): as given. With a posterior this is how a rate is
+        changed: the posterior replaces ``rate``.
     """
 
     name: str
@@ -292,12 +298,14 @@ class Category:
     sdc_latency_hours: float = 0.0
     sdc_latency_distribution: str = "fixed"
     rate_profile: tuple[float, ...] = ()
+    rate_multiplier: float = 1.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise _fail("category.name", "a non-empty string", self.name)
         where = f"failures.categories[{self.name!r}]"
         _set(self, "rate", _check_real(f"{where}.rate", self.rate))
+        _set(self, "rate_multiplier", _check_real(f"{where}.rate_multiplier", self.rate_multiplier))
         if self.unit not in UNITS:
             raise _fail(f"{where}.unit", f"one of {', '.join(UNITS)}", self.unit)
         _set(self, "detection_hours", _check_real(f"{where}.detection_hours", self.detection_hours))

@@ -277,6 +277,26 @@ def test_simulate_with_a_posterior_changes_a_fit_category_named_in_the_toml(
         assert {c["kind"] for c in sc["failures"]["categories"]} == {"failure"}
 
 
+def test_simulate_with_a_posterior_refuses_a_rate_it_would_replace(
+    tmp_path, capsys, llama3_posterior
+):
+    # a fit category's rate is the posterior's: a rate in its table is refused (it would be
+    # ignored), and rate_multiplier is named; negative control: the multiplier is taken
+    table = '[[failures.categories]]\nname = "Faulty GPU"\n'
+    rc, nc, err = _simulate_with(tmp_path, SMALL_TOML + table + "rate = 1e-3\n", llama3_posterior,
+                                 capsys)  # fmt: skip
+    assert rc == 2 and not nc.exists()
+    assert "failures.categories['Faulty GPU'].rate" in err and "rate_multiplier" in err, err
+    rc, nc, err = _simulate_with(
+        tmp_path / "b", SMALL_TOML + table + "rate_multiplier = 3.0\n", llama3_posterior, capsys
+    )
+    assert rc == 0, err
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        sc = json.loads(ds.attrs["scenario"])
+        mult = {c["name"]: c["rate_multiplier"] for c in sc["failures"]["categories"]}
+        assert mult["Faulty GPU"] == 3.0 and sum(m != 1.0 for m in mult.values()) == 1
+
+
 def test_simulate_with_a_posterior_refuses_failure_categories_it_lacks(
     tmp_path, capsys, llama3_posterior
 ):

@@ -43,6 +43,10 @@ def test_parse_policy():
     }
     _, f = parse_policy("hang:failures.categories.Faulty GPU.detection_minutes=30")
     assert f == {"failures.categories.Faulty GPU.detection_hours": 0.5}
+    # the interval is in hours already: its _hours spelling is the field itself
+    assert parse_policy("ci:checkpoint_interval_hours=3")[1] == {"policy.checkpoint_interval": 3}
+    _, f = parse_policy("burn-in:failures.categories.Faulty GPU.rate_multiplier=0.5")
+    assert f == {"failures.categories.Faulty GPU.rate_multiplier": 0.5}
 
 
 def test_compare_prints_each_policy_and_writes_compare_nc(tmp_path, capsys):
@@ -66,6 +70,25 @@ def test_compare_prints_each_policy_and_writes_compare_nc(tmp_path, capsys):
     assert "fast: policy.restart_hours=0.03333" in text
 
 
+def test_compare_multiplier_and_the_interval_a_rule_chose(tmp_path, capsys):
+    out = tmp_path / "c"
+    argv = ["compare", *SMALL, "--n-trials", "200", "--seed", "5", "--out", str(out)]
+    argv += ["--policy", "daly:checkpoint_interval=daly"]
+    argv += ["--policy", "worse:failures.categories.Faulty GPU.rate_multiplier=4"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(out / "compare.nc", engine="h5netcdf") as ds:
+        ci = ds["checkpoint_interval_hours"]
+        assert ds.attrs["dataset"] == "llama3-405b" and ds.attrs["model"] == "conjugate"
+        base = float(ci.sel(scenario="baseline"))
+        daly = float(ci.sel(scenario="daly"))
+        assert daly != base and float(ci.sel(scenario="worse")) == base
+        # four times the failures of the largest category: a loss beyond 4 SE
+        b = ds.sel(scenario="worse")
+        assert float(b.gain_mean) < -4 * float(b.gain_se)
+    assert f"checkpoint intervals the rules chose: daly {60 * daly:.3g} min" in text
+
+
 def test_compare_baseline_option(tmp_path, capsys):
     argv = ["compare", *SMALL, "--n-trials", "50", "--out", str(tmp_path / "c")]
     argv += ["--policy", "fast:restart_minutes=2", "--baseline", "fast"]
@@ -84,7 +107,12 @@ COMPARE_BAD = [
     (["--policy", "baseline:restart_minutes=2"], "used twice"),
     (["--policy", "a:restart_minutes=2", "--baseline", "b"], "--baseline"),
     (["--policy", "a:failures.categories.nope.detection_hours=1"], "nope"),
-    (["--policy", "a:restart_minutes=2", "--n-trials", "1"], "--n-trials"),
+    (["--policy", "a:restart_minutes=2", "--n-trials", "1"], "in [2, 1e8]"),
+    # the fit gives the rates: a rate change would be ignored, so it is refused with the
+    # field that works; every policy runs at --n-gpus
+    (["--policy", "a:failures.categories.Faulty GPU.rate=1e-3"], ".rate_multiplier"),
+    (["--policy", "big:n_gpus=32768"], "every policy runs at --n-gpus"),
+    (["--policy", "big:cluster.n_gpus=32768"], "every policy runs at --n-gpus"),
 ]
 
 
@@ -195,7 +223,7 @@ def test_fit_optimize_compare_summaries(tmp_path, capsys):
     assert [float(r["rate_mean"]) for r in rows] == pytest.approx(mean.values, rel=1e-12)
     assert rows[0]["count"] == "148"
 
-    argv = ["optimize", *SMALL, "--n-trials", "60", "--intervals", "0.3,0.6"]
+    argv = ["optimize", *SMALL, "--n-trials", "60", "--intervals", "0.3,0.6,2"]
     assert main([*argv, "--out", str(tmp_path / "o"), "--json", "o.json"]) == 0
     capsys.readouterr()
     doc = json.loads((tmp_path / "o" / "o.json").read_text())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -12,7 +14,7 @@ from relmc.analytic import daly_expected_wall, daly_interval
 from relmc.datasets import load_dataset
 from relmc.models import fit_conjugate
 from relmc.projection import DEFAULT_SIZES, QUANTILES, check_sizes, default_scenario
-from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
+from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
 from relmc.sim import CAUSES
 
 SIZES = [2048, 16384, 65536]
@@ -238,6 +240,68 @@ def test_optimize_bad_inputs():
         relmc.optimize_checkpoint(None, sc, intervals=[0.5, -1.0], n_trials=10)
     with pytest.raises(ValueError, match="n_trials"):
         relmc.optimize_checkpoint(None, sc, n_trials=0)
+    # the least interval is named as what it is: persist_hours, or (without one) 1e-6 h
+    with pytest.raises(ValueError, match=r">= 1e-06 h; got 1e-07"):
+        relmc.optimize_checkpoint(None, sc, intervals=[1e-7], n_trials=10)
+    slow = replace_path(sc, "policy.persist_hours", 0.25)
+    with pytest.raises(ValueError, match=r">= policy.persist_hours \(0.25\); got 0.2"):
+        relmc.optimize_checkpoint(None, slow, intervals=[0.2], n_trials=10)
+
+
+def test_optimize_warns_when_the_best_given_interval_is_at_an_edge():
+    # Daly's setting, MTTF 2 h, snapshot 0.5 h: expected ETTR 0.4060 at Daly's 1.10 h (the
+    # exact optimum, 1.099 h) and 0.3988 at Young's 1.41 h (Daly's formula), ~7 paired SE
+    # apart at 200 trials; given 3 and 5 h, the best evaluated is Daly's, the shortest
+    sc = daly_scenario(2.0, 0.5, 0.2, 200.0)
+    kw = dict(n_trials=200, seed=3)
+    with pytest.warns(RuntimeWarning, match="is the shortest evaluated.*include shorter ones"):
+        ds = relmc.optimize_checkpoint(None, sc, intervals=[3.0, 5.0], **kw)
+    assert float(ds["optimal_interval_hours"]) == pytest.approx(daly_interval(0.5, 2.0))
+    # negative controls: intervals around the optimum, and an optimum held at the least
+    # admissible interval (persist_hours), warn nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = relmc.optimize_checkpoint(None, sc, intervals=[0.4, 0.8, 1.6, 3.2], **kw)
+        assert 0.4 < float(ds["optimal_interval_hours"]) < 3.2
+        held = replace_path(replace_path(sc, "policy.checkpoint_interval", 3.0),
+                            "policy.persist_hours", 2.5)  # fmt: skip
+        ds = relmc.optimize_checkpoint(None, held, intervals=[2.5, 5.0], **kw)
+        assert float(ds["optimal_interval_hours"]) == 2.5
+
+
+def test_optimize_with_persist_beyond_the_rules_runs_them_at_persist():
+    # persist 2.5 h, above Young's 1.41 h and Daly's 1.10 h: those intervals cannot be run
+    # (it used to fail on them); they are run at 2.5 h, the search starts there (the bound
+    # the extended grid now tries) and, ETTR falling past Daly's, ends there, with no warning
+    sc = daly_scenario(2.0, 0.5, 0.2, 200.0)
+    held = replace_path(replace_path(sc, "policy.checkpoint_interval", 3.0),
+                        "policy.persist_hours", 2.5)  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = relmc.optimize_checkpoint(None, held, n_trials=100, seed=1)
+    iv = ds["interval_hours"]
+    assert float(iv.sel(rule="young")) == float(iv.sel(rule="daly")) == 2.5
+    assert float(ds["optimal_interval_hours"]) == 2.5 == float(ds["interval"].min())
+    # the scenario's own interval is its 3 h
+    assert float(iv.sel(rule="scenario")) == 3.0
+
+
+def test_the_edge_warning_names_the_side_and_spares_the_bounds():
+    from relmc.optimize import _check_edge, _Plan
+
+    sc = daly_scenario(work=10.0)
+    ts = np.array([0.5, 1.0, 2.0])
+    given = _Plan(2.0, 2.0, 0.6, 0.55, ts, 1e-6, False)
+    with pytest.warns(RuntimeWarning, match=r"60 min, is the longest.*include longer ones"):
+        _check_edge(np.r_[0.25, 0.5, 1.0], 1.0, given, sc)
+    extended = _Plan(2.0, 2.0, 0.6, 0.55, ts, 1e-6, True)
+    with pytest.warns(RuntimeWarning, match=r"is the shortest.*grid was extended 4 times"):
+        _check_edge(ts, 0.5, extended, sc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _check_edge(ts, 1.0, given, sc)  # inside
+        _check_edge(np.r_[5.0, 10.0], 10.0, given, sc)  # the job's compute hours
+        _check_edge(ts, 0.5, _Plan(2.0, 2.0, 0.6, 0.55, ts, 0.5, False), sc)  # persist_hours
 
 
 # --------------------------------------------------------------------------------------------

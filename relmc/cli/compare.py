@@ -25,8 +25,10 @@ failures.categories.NAME.detection_hours, failures.maintenance_rate, ...), or a 
 alone when only one section has it (restart_hours). A field ending in _hours may be given in
 minutes or days instead (restart_minutes=2, compute_days=30). VALUE is a number, young or
 daly (checkpoint_interval), unlimited (n_spares), true or false, or the text a text field
-takes (failures.categories.NAME.kind=sdc, ...domain=rack, repair_distribution=fixed). The base
-scenario is always included, as "baseline"; --baseline NAME measures gains against another.
+takes (failures.categories.NAME.kind=sdc, ...domain=rack, repair_distribution=fixed). The fit
+gives the categories' rates: change one with failures.categories.NAME.rate_multiplier=0.5
+(halves its events). Every policy runs at --n-gpus. The base scenario is always included, as
+"baseline"; --baseline NAME measures gains against another.
 
 examples:
   relmc compare --policy fast-restart:restart_minutes=2
@@ -73,7 +75,7 @@ def add_parser(sub) -> None:
         help="cluster size in GPUs, in [1, 1e8] (default: 16384)",
     )
     options.add_data_options(p)
-    options.add_run_options(p, n_trials=2000, per="policy")
+    options.add_run_options(p, n_trials=2000, per="policy", min_trials=2)
     options.add_scenario_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)
@@ -115,6 +117,8 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
     value = _value(text)
     scale = 1.0
     head, _, leaf = key.rpartition(".")
+    if leaf == "checkpoint_interval_hours":  # the field is in hours already
+        leaf = "checkpoint_interval"
     for suffix, factor in (("_minutes", 1 / 60), ("_days", 24.0)):
         if leaf.endswith(suffix):
             stem = leaf[: -len(suffix)]
@@ -134,7 +138,19 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
                 f"of {known}"
             )
         head = sections[0]
-    return f"{head}.{leaf}", value
+    path = f"{head}.{leaf}"
+    if path == "cluster.n_gpus":
+        raise argparse.ArgumentTypeError(
+            "n_gpus: every policy runs at --n-gpus; compare cluster sizes with "
+            "relmc project --n-gpus A,B,..."
+        )
+    if head.startswith("failures.categories.") and leaf == "rate":
+        cat = head.removeprefix("failures.categories.")
+        raise argparse.ArgumentTypeError(
+            f"{key}: the fit gives every category's rate, so a policy cannot set it; use "
+            f"failures.categories.{cat}.rate_multiplier (e.g. 2 to double its events)"
+        )
+    return path, value
 
 
 def parse_policy(text: str) -> tuple[str, dict[str, Any]]:
@@ -241,6 +257,13 @@ def run(args: argparse.Namespace) -> int:
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items()
         )
         say(f"  {name}: {changes or 'no change'}")
+    ruled = [
+        f"{name} {60 * float(ds['checkpoint_interval_hours'].sel(scenario=name)):.3g} min"
+        for name, sc in scenarios.items()
+        if isinstance(sc.policy.checkpoint_interval, str)
+    ]
+    if ruled:
+        say(f"checkpoint intervals the rules chose: {', '.join(ruled)}")
     say(f"{args.n_trials:,} paired trials per policy, seed {seed}")
     say()
     say(comparison_table(ds))

@@ -39,7 +39,9 @@ def add_parser(sub) -> None:
         action=options.Field,
         type=options.float_list,
         metavar="H,H,...",
-        help="intervals to evaluate, hours (default: a grid around Daly's, refined)",
+        help="intervals to evaluate, hours, with Young's and Daly's always added (default: a "
+        "grid around Daly's, extended past an edge; either is refined around its best point, "
+        "with a warning when that is at an edge)",
     )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=1000, per="checkpoint interval")

@@ -395,21 +395,26 @@ MAX_GPUS = 100_000_000
 
 
 def add_run_options(
-    p: argparse.ArgumentParser, n_trials: int, out: bool = True, per: str = "scenario"
+    p: argparse.ArgumentParser,
+    n_trials: int,
+    out: bool = True,
+    per: str = "scenario",
+    min_trials: int = 1,
 ) -> None:
     """``--n-trials``, ``--seed``, ``--n-threads`` and (if ``out``) ``--out``.
 
     ``per``: what ``--n-trials`` counts simulated jobs per (a scenario, a cluster size, a
-    checkpoint interval, a policy).
+    checkpoint interval, a policy); ``min_trials``: its least value (2 for a comparison,
+    whose gains need a standard error).
     """
     g = p.add_argument_group("run")
     g.add_argument(
         "--n-trials",
-        type=int_at_least(1, hi=MAX_TRIALS),
+        type=int_at_least(min_trials, hi=MAX_TRIALS),
         action=Field,
         default=n_trials,
         metavar="N",
-        help=f"simulated jobs per {per}, in [1, 1e8] (default: {n_trials})",
+        help=f"simulated jobs per {per}, in [{min_trials}, 1e8] (default: {n_trials})",
     )
     g.add_argument(
         "--seed",

@@ -24,8 +24,8 @@ The TOML file uses Scenario.to_dict()'s layout ([cluster], [job], [policy], [fai
 [failures] the rates are Llama 3's point rates (or --posterior's categories). With
 --posterior, a [failures] whose [[failures.categories]] each name a fit category (their
 fields replace that category's, e.g. kind = "sdc" and sdc_latency_hours; the rate stays the
-posterior's) or add a straggler or SDC category (no count data has them) changes the fit's
-categories so, with its other fields. 'relmc simulate
+posterior's, rate_multiplier = 0.5 halves it) or add a straggler or SDC category (no count
+data has them) changes the fit's categories so, with its other fields. 'relmc simulate
 --init' writes a template (the package's relmc/templates/scenario.toml) that lists every field
 with its meaning, unit, allowed range and default.
 
@@ -228,7 +228,8 @@ def failures_with_posterior(failures, posterior):
     Without ``[failures]``, the fit's categories (:meth:`relmc.FailureModel.from_posterior`).
     Otherwise, when each of its category tables either names a fit category (its fields
     then replace that category's: e.g. ``kind = "sdc"`` with a latency makes the fit's SDC
-    latent; the rate stays the posterior's) or is a straggler or SDC category of a new
+    latent; the rate stays the posterior's, and a ``rate`` is refused: ``rate_multiplier``
+    changes it) or is a straggler or SDC category of a new
     name (added after the fit's, at its scenario rate in every draw, as
     :func:`relmc.simulate` takes them), the fit's categories with those changes, and the
     table's other fields. Tables with a failure category the fit lacks are the whole model,
@@ -254,6 +255,16 @@ def failures_with_posterior(failures, posterior):
     changed = {t["name"]: t for t in tables if t.get("name") in fitted}
     if len(changed) < sum(t.get("name") in fitted for t in tables):
         return failures  # a name given twice: Scenario.from_dict says so
+    for name, t in changed.items():
+        if "rate" in t:
+            from relmc.errors import FieldError
+
+            field = f"failures.categories[{name!r}].rate"
+            raise FieldError(
+                field,
+                f"{field}: the posterior gives this fit category's rate; to change it, set "
+                "rate_multiplier (e.g. 2 doubles its events) and leave rate out",
+            )
     # a changed category as a table of its fields and the given ones: Scenario.from_dict
     # checks it as any table (unknown fields named, with a hint)
     cats = [
