@@ -220,6 +220,8 @@ def test_fit_optimize_compare_summaries(tmp_path, capsys):
     post = __import__("arviz").from_netcdf(str(tmp_path / "f" / "posterior.nc"))
     mean = post.posterior["rate"].mean(("chain", "draw"))
     assert [r["category"] for r in rows] == mean["category"].values.tolist()
+    # each rate's unit beside it (a rate per unit-hour is unreadable without it)
+    assert [r["unit"] for r in rows] == post.posterior["unit"].values.tolist()
     assert [float(r["rate_mean"]) for r in rows] == pytest.approx(mean.values, rel=1e-12)
     assert rows[0]["count"] == "148"
 
@@ -792,3 +794,29 @@ def test_project_restart_spread_widens_the_credible_band(tmp_path, capsys):
     known = band()
     assert band("--restart-spread", "3") > 2 * known
     capsys.readouterr()
+
+
+def test_counts_errors_name_the_options(tmp_path, capsys, monkeypatch):
+    # a counts CSV without exposure: the hint names the options, not the loader's arguments
+    monkeypatch.chdir(tmp_path)
+    mixed = "category,group,count,unit\nGPU,GPU,24,gpu\nHost,Host,10,node\n"
+    (tmp_path / "c.csv").write_text(mixed)
+    line = error_in_process(["fit", "--counts", "c.csv", "--out", "o"], capsys)
+    assert "give both --observed-gpus and --observed-hours" in line, line
+    # exposure given, units mixed, no window: the hierarchical model needs its length
+    (tmp_path / "e.csv").write_text(
+        "category,group,count,unit,exposure\nGPU,GPU,24,gpu,2949120\nHost,Host,10,node,368640\n"
+    )
+    argv = ["fit", "--counts", "e.csv", "--model", "hierarchical", "--out", "o"]
+    line = error_in_process(argv, capsys)
+    assert "--observed-hours: the hierarchical model pools" in line, line
+    assert not (tmp_path / "o").exists()
+    # negative control: one unit needs no window; and --quiet silences PyMC's sampler
+    # lines too (its logger writes to the process's stderr, so a subprocess shows them)
+    (tmp_path / "g.csv").write_text("category,group,count,unit,exposure\nGPU,GPU,24,gpu,2949120\n")
+    argv = ["fit", "--counts", "g.csv", "--model", "hierarchical", "--n-draws", "100"]
+    for quiet in (True, False):
+        r = run(*argv, "--seed", "1", "--out", f"o{quiet}", *(["--quiet"] if quiet else []),
+                cwd=tmp_path)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        assert ("NUTS" in r.stderr) is not quiet, r.stderr

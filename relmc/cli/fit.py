@@ -17,7 +17,8 @@ unit-year) and its contribution to the job MTTF at --n-gpus; writes DIR/posterio
 examples:
   relmc fit
   relmc fit --dataset rsc-1 --n-gpus 131072
-  relmc fit --counts my_cluster.csv --model hierarchical --n-draws 2000 --seed 3
+  relmc fit --counts my_cluster.csv --observed-gpus 4096 --observed-hours 720 \\
+      --model hierarchical --n-draws 2000 --seed 3
 
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
 them): quickstart.py (the Llama 3 fit), own_cluster.py (a counts CSV: examples/my_cluster.csv

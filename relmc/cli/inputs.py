@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,14 +78,27 @@ def load_data(args: argparse.Namespace):
         except ValueError as e:
             raise ValueError(f"--dataset: {e}") from None
     try:
-        return load_counts(
+        data = load_counts(
             args.counts,
             n_gpus=args.observed_gpus,
             duration_hours=args.observed_hours,
             shape=cluster_shape(args),
         )
     except ValueError as e:
-        raise ValueError(f"--counts: {e}") from None
+        # the loader's hint names its arguments; here they are the options
+        text = str(e).replace(
+            "give both n_gpus and duration_hours", "give both --observed-gpus and --observed-hours"
+        )
+        raise ValueError(f"--counts: {text}") from None
+    units = sorted({str(u) for u in data["unit"].values})
+    if getattr(args, "model", None) == "hierarchical" and len(units) > 1:
+        if not float(data.attrs.get("duration_hours") or 0.0) > 0.0:
+            raise ValueError(
+                f"--observed-hours: the hierarchical model pools categories of different units "
+                f"({', '.join(units)}) per hour of the observed window, so it needs the "
+                "window's length: give --observed-hours (and --observed-gpus)"
+            )
+    return data
 
 
 def cluster_shape(args: argparse.Namespace):
@@ -156,13 +170,25 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
     n_draws = args.n_draws or 1000
     if args.model == "conjugate":
         return fit_conjugate(data, n_draws=n_draws, n_chains=args.n_chains, seed=seed)
-    return fit_hierarchical(
-        data,
-        n_draws=n_draws,
-        n_chains=args.n_chains,
-        seed=seed,
-        progressbar=sys.stderr.isatty(),
-    )
+    quiet = getattr(args, "quiet", False)
+    # PyMC reports the sampler's start on its logger: --quiet silences it with the report
+    # (imported first: importing pymc sets its logger's level)
+    import pymc  # noqa: F401
+
+    log = logging.getLogger("pymc")
+    level = log.level
+    if quiet:
+        log.setLevel(logging.WARNING)
+    try:
+        return fit_hierarchical(
+            data,
+            n_draws=n_draws,
+            n_chains=args.n_chains,
+            seed=seed,
+            progressbar=sys.stderr.isatty() and not quiet,
+        )
+    finally:
+        log.setLevel(level)
 
 
 def read_toml(path: Path) -> dict:

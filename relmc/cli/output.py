@@ -373,6 +373,9 @@ def summary_csv(ds, command: str) -> str:
     columns: dict[str, list[Any]] = {}
     if row:
         columns[row] = _jsonable(ds[row].values)
+        for name, c in ds.coords.items():  # labels along the rows, e.g. each category's unit
+            if name != row and c.dims == (row,):
+                columns[str(name)] = _jsonable(c.values)
     for name, v in ds.data_vars.items():
         extra = [d for d in v.dims if d != row]
         v = v.transpose(*([row] if row in v.dims else []), *extra)

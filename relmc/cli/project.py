@@ -43,7 +43,7 @@ examples:
   relmc project
   relmc project --n-gpus 16384,131072,1048576 --n-trials 4000 --seed 1
   relmc project --restart-minutes 2 --snapshot-minutes 0.5 --out fast-restart
-  relmc project --counts my_cluster.csv --model hierarchical --no-plot
+  relmc project --counts my_cluster.csv --observed-gpus 4096 --observed-hours 720 --no-plot
   relmc project --target-se 0.001 --n-trials 100000   # each size stops at SE 0.001
   relmc project --n-gpus 16384 --keep-trials   # projection.nc keeps per-trial ETTR by draw
 
