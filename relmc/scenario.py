@@ -1017,7 +1017,9 @@ class Scenario:
     def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
         """Build (and validate) a scenario from :meth:`to_dict`'s layout; missing = default.
 
-        A missing ``failures`` section gives :func:`relmc.defaults.default_failures`.
+        A missing ``failures`` section gives :func:`relmc.defaults.default_failures`; one
+        without ``categories`` gives its categories and fields, with the section's fields in
+        place of theirs (e.g. lemon nodes on the default Llama 3 categories).
         """
         if not isinstance(d, Mapping):
             raise _fail("scenario", "a mapping", d)
@@ -1027,10 +1029,12 @@ class Scenario:
                 f"scenario: unknown sections {unknown}; known: cluster, failures, job, policy"
             )
         d = dict(d)
-        if d.get("failures") is None:
+        fm = d.get("failures")
+        if fm is None or (isinstance(fm, Mapping) and "categories" not in fm):
             from relmc.defaults import default_failures
 
-            d["failures"] = default_failures()
+            base = default_failures()
+            d["failures"] = base if fm is None else {**dataclasses.asdict(base), **fm}
         return cls(**d)
 
 

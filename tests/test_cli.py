@@ -667,3 +667,23 @@ def test_project_report_holds_the_files_numbers(tmp_path, capsys):
     assert len(assumed) == 1
     for part in ("restart 10 min", "checkpoint interval 30 min", "blocking snapshot 1 min"):
         assert part in assumed[0], part
+
+
+def test_simulate_notes_kept_checkpoints_shorter_than_an_sdc_latency(tmp_path, capsys):
+    # 2 kept half-hourly checkpoints (1 min snapshots) span 1.03 h < a 4-h latency: noted,
+    # and indeed every corruption found rolls back to the beginning
+    sdc = (
+        '[[failures.categories]]\nname = "crash"\nrate = 1e-6\n'
+        '[[failures.categories]]\nname = "sdc"\nrate = 2e-6\nkind = "sdc"\n'
+        "sdc_latency_hours = 4.0\n"
+    )
+    base = "[cluster]\nn_gpus = 4096\n[job]\ncompute_hours = 100\n"
+    for keep, noted in ((2, True), (0, False), (12, False)):
+        toml = base + f"[policy]\ncheckpoint_retention = {keep}\n[failures]\n" + sdc
+        out, text = _simulate_toml(tmp_path / str(keep), toml, capsys, n_trials=200)
+        assert ("note: the 2 kept checkpoints span about 1.03 wall hours" in text) is noted, text
+        with xr.open_dataset(out / "simulation.nc", engine="h5netcdf") as ds:
+            found = float(ds["interruptions"].sel(category="sdc").sum())
+            scratch = float(ds["sdc_from_scratch"].sum())
+            assert found > 20
+            assert (scratch == found) is noted

@@ -143,3 +143,19 @@ def test_cluster_rates_scale_with_units():
     rates = fm.cluster_rates(Cluster(n_gpus=16384))
     assert rates[0] == pytest.approx(1e-5 * 16384)
     assert rates[1] == pytest.approx(0.01)
+
+
+def test_a_failures_section_without_categories_takes_the_default_ones():
+    from relmc.defaults import default_failures
+
+    sc = Scenario.from_dict({"failures": {"bad_node_fraction": 0.15, "bad_node_multiplier": 5}})
+    default = default_failures()
+    assert sc.failures.categories == default.categories
+    assert sc.failures.maintenance_rate == default.maintenance_rate
+    assert (sc.failures.bad_node_fraction, sc.failures.bad_node_multiplier) == (0.15, 5.0)
+    # negative control: categories given, even empty, are the model's (an empty list refused)
+    with pytest.raises(ValueError, match="failures.categories must be a non-empty list"):
+        Scenario.from_dict({"failures": {"categories": [], "bad_node_fraction": 0.15}})
+    # a bad field of the section is still named
+    with pytest.raises(ValueError, match="failures.bad_node_fraction"):
+        Scenario.from_dict({"failures": {"bad_node_fraction": 1.5}})

@@ -21,7 +21,8 @@ and, with --json/--csv NAME, the summary (relmc.summarize) as DIR/NAME.
 
 The TOML file uses Scenario.to_dict()'s layout ([cluster], [job], [policy], [failures] with
 [[failures.categories]] tables); missing fields and sections take their defaults, and without
-[failures] the rates are Llama 3's point rates (or --posterior's categories). With
+[failures] (or one without [[failures.categories]]) the categories and rates are Llama 3's
+point rates (or --posterior's categories). With
 --posterior, a [failures] whose [[failures.categories]] each name a fit category (their
 fields replace that category's, e.g. kind = "sdc" and sdc_latency_hours; the rate stays the
 posterior's, rate_multiplier = 0.5 halves it) or add a straggler or SDC category (no count
@@ -154,6 +155,9 @@ def run(args: argparse.Namespace) -> int:
     physics = physics_text(s, sc)
     if physics:
         say(physics)
+    short = retention_text(sc, float(res.attrs["checkpoint_interval_hours"]))
+    if short:
+        say(short)
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])
     rows = [
@@ -298,6 +302,33 @@ def physics_text(s, sc) -> str:
             f"{fmt(float(s['sdc_undetected_mean']))} still latent at the end"
         )
     return "; ".join(parts)
+
+
+def retention_text(sc, tau: float) -> str:
+    """Return a note when the kept checkpoints span less than an SDC's fixed latency, or "".
+
+    The ``checkpoint_retention`` newest checkpoints cover about ``K (tau + snapshot)`` wall
+    hours before a detection; a corruption found ``L`` hours after it struck, with ``L``
+    beyond that, finds every checkpoint taken before it dropped and rolls back to the
+    beginning (unless a failure restarted the job in between).
+    """
+    k = sc.policy.checkpoint_retention
+    if k <= 0:
+        return ""
+    span = k * (tau + sc.policy.snapshot_hours)
+    late = [
+        c
+        for c in sc.failures.categories
+        if c.kind == "sdc" and c.sdc_latency_distribution == "fixed" and c.sdc_latency_hours > span
+    ]
+    if not late:
+        return ""
+    names = ", ".join(f"{c.name!r} ({fmt(c.sdc_latency_hours)} h)" for c in late)
+    return (
+        f"note: the {k} kept checkpoints span about {fmt(span)} wall hours, less than the SDC "
+        f"latency of {names}: such a corruption rolls back to the beginning (keep more, with "
+        "policy.checkpoint_retention, or 0 for all)"
+    )
 
 
 def node_text(s) -> str:
