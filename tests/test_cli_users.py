@@ -3,6 +3,8 @@ adaptive precision flags, their own counts, and the help text."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import xarray as xr
@@ -239,6 +241,22 @@ def test_fit_optimize_compare_summaries(tmp_path, capsys):
     with xr.open_dataset(tmp_path / "c" / "compare.nc", engine="h5netcdf") as ds:
         assert "ettr" not in doc["variables"] and "trial" not in doc["coords"]
         assert doc["variables"]["gain_mean"]["values"] == ds["gain_mean"].values.tolist()
+
+
+def test_optimize_at_the_longest_given_interval_warns_and_is_not_refined(tmp_path, capsys):
+    # 2,048 GPUs for 5 days: Young's 53 min beats Daly's and both beat the given 18 and
+    # 36 min, so the best is the longest evaluated: a warning, and no refinement (which
+    # would need a neighbour beyond it)
+    argv = ["optimize", *SMALL, "--n-trials", "60", "--intervals", "0.3,0.6"]
+    with warnings.catch_warnings():  # shown as the command shows them (not errors)
+        warnings.simplefilter("always")
+        assert main([*argv, "--out", str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    assert "relmc: warning: the best checkpoint interval, 53.4 min, is the longest" in err, err
+    with xr.open_dataset(tmp_path / "o" / "optimize.nc", engine="h5netcdf") as ds:
+        searched = ds["interval"].values
+        assert float(ds["optimal_interval_hours"]) == searched.max()
+        assert searched.size == 4  # the two given, Young's and Daly's: nothing refined
 
 
 SUMMARY_BAD = [
