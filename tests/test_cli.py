@@ -687,3 +687,69 @@ def test_simulate_notes_kept_checkpoints_shorter_than_an_sdc_latency(tmp_path, c
             scratch = float(ds["sdc_from_scratch"].sum())
             assert found > 20
             assert (scratch == found) is noted
+
+
+# --------------------------------------------------------------------------------------------
+# --posterior: project, compare and optimize from a fit's netCDF, without fitting again
+
+POSTERIOR_RUNS = {
+    "project": ["project", "--n-gpus", "4096,16384", "--n-trials", "200", "--no-plot"],
+    "compare": ["compare", "--n-gpus", "4096", "--n-trials", "200",
+                "--policy", "a:restart_minutes=2"],
+    "optimize": ["optimize", "--n-gpus", "4096", "--compute-days", "5", "--n-trials", "60",
+                 "--intervals", "0.3,0.6,1.2"],
+}  # fmt: skip
+POSTERIOR_FILES = {"project": "projection.nc", "compare": "compare.nc", "optimize": "optimize.nc"}
+
+
+@pytest.mark.parametrize("command", list(POSTERIOR_RUNS))
+def test_posterior_is_the_fit_it_came_from(command, tmp_path, capsys, llama3_posterior):
+    # the fixture is 'relmc fit --seed 1'; each command with --seed 1 fits the same posterior
+    # itself, so reading it instead gives the same results, bit for bit
+    argv = [*POSTERIOR_RUNS[command], "--seed", "1", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "fitted")]) == 0
+    assert main([*argv, "--posterior", str(llama3_posterior), "--out", str(tmp_path / "read")]) == 0
+    name = POSTERIOR_FILES[command]
+    with (
+        xr.open_dataset(tmp_path / "fitted" / name, engine="h5netcdf") as a,
+        xr.open_dataset(tmp_path / "read" / name, engine="h5netcdf") as b,
+    ):
+        for v in a.data_vars:
+            np.testing.assert_array_equal(a[v].values, b[v].values, err_msg=v)
+    # with --posterior nothing is fitted (project writes no posterior.nc of its own)
+    assert not (tmp_path / "read" / "posterior.nc").exists() or command == "project"
+    capsys.readouterr()
+    # negative control: another fit's posterior gives other numbers
+    other = tmp_path / "fit2"
+    assert main(["fit", "--seed", "2", "--quiet", "--out", str(other)]) == 0
+    argv2 = [*argv, "--posterior", str(other / "posterior.nc"), "--out", str(tmp_path / "other")]
+    assert main(argv2) == 0
+    with (
+        xr.open_dataset(tmp_path / "fitted" / name, engine="h5netcdf") as a,
+        xr.open_dataset(tmp_path / "other" / name, engine="h5netcdf") as c,
+    ):
+        first = next(v for v in a.data_vars if v.startswith("ettr") or v == "rule_ettr_mean")
+        assert not np.array_equal(a[first].values, c[first].values)
+
+
+@pytest.mark.parametrize(
+    ("extra", "text"),
+    [
+        (["--observed-gpus", "2048"], "--observed-gpus: a fit option"),
+        (["--model", "hierarchical"], "--model: a fit option"),
+        (["--n-draws", "50"], "--n-draws: a fit option"),
+        (["--dataset", "rsc-1"], "not allowed with argument"),
+    ],
+)
+def test_posterior_refuses_fit_options(extra, text, tmp_path, capsys, llama3_posterior):
+    argv = ["project", "--posterior", str(llama3_posterior), *extra, "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert text in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_posterior_missing_file_is_named(tmp_path, capsys):
+    argv = ["compare", "--posterior", str(tmp_path / "nope.nc"), "--policy", "a:restart_minutes=2"]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+    assert "--posterior: no such file" in capsys.readouterr().err

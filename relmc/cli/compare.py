@@ -7,9 +7,9 @@ import dataclasses
 import re
 from typing import Any
 
-from relmc._io import check_trial_memory, write_netcdf
+from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import model_text, note, policy_text, recovery_text, say, table
+from relmc.cli.output import model_text, policy_text, recovery_text, say, table
 
 EPILOG = """\
 Simulates the base scenario (the data, model and scenario options below) and each --policy on
@@ -226,12 +226,10 @@ def run(args: argparse.Namespace) -> int:
         args.out, ["compare.nc", *output.summary_names(args, ["compare.nc"])]
     )
     seed = inputs.root_seed(args)
-    data = inputs.load_data(args)
-    inputs.check_scalable(args, data, "compare")
-    _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)  # before the fit
-    check_trial_memory(args.n_trials, data.sizes["category"])
-    note(f"fitting {args.model} model ...")
-    posterior = inputs.fit_posterior(args, data, seed)
+    if args.posterior is None:  # the policies' category fields checked before the fit
+        data = inputs.load_data(args)
+        _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)
+    posterior, data = inputs.posterior_and_data(args, seed, "compare")
     base = inputs.apply_overrides(default_scenario(posterior, data), ov)
     scenarios = _scenarios(base, args.policy)
     ds = compare(

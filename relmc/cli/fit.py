@@ -12,7 +12,8 @@ from relmc.cli.output import fmt, model_text, note, recovery_text, say, table
 
 EPILOG = """\
 Prints, per category, the posterior mean rate with a 90% interval (per unit-hour and per
-unit-year) and its contribution to the job MTTF at --n-gpus; writes DIR/posterior.nc.
+unit-year) and its contribution to the job MTTF at --n-gpus; writes DIR/posterior.nc, which
+'relmc project|compare|optimize|simulate --posterior DIR/posterior.nc' use without refitting.
 
 examples:
   relmc fit
@@ -38,7 +39,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--seed", type=options.int_at_least(0), metavar="INT", help="seed of the fit")
     options.add_out_option(p, help=f"output directory (default: {options.DEFAULT_OUT})")
-    options.add_data_options(p)
+    options.add_data_options(p, posterior=False)
     options.add_shape_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)

@@ -126,6 +126,53 @@ def check_scalable(args: argparse.Namespace, data, command: str) -> None:
         )
 
 
+def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=None):
+    """Return ``(posterior, data)``: ``--posterior`` read (``data`` None), else the data fitted.
+
+    Every check of the data and options comes before the fit (units that scale with a
+    cluster, trial and fit memory, and, with ``ov``, overheads that would leave the observed
+    job no exposure); with ``--posterior`` the fit's options are refused and its categories'
+    units checked.
+    """
+    from relmc import cluster
+    from relmc._io import check_trial_memory
+    from relmc.cli.output import note
+
+    path = getattr(args, "posterior", None)
+    if path is None:
+        data = load_data(args)
+        check_scalable(args, data, command)
+        if ov is not None:
+            check_observed_overheads(data, ov)
+        check_trial_memory(args.n_trials, data.sizes["category"])
+        check_fit_memory(args, data)
+        note(f"fitting {args.model} model ...")
+        return fit_posterior(args, data, seed), data
+    given = [
+        opt
+        for opt, value in (
+            ("--observed-gpus", args.observed_gpus),
+            ("--observed-hours", args.observed_hours),
+            ("--n-draws", args.n_draws),
+            ("--model", None if args.model == "conjugate" else args.model),
+        )
+        if value is not None
+    ]
+    if given:
+        raise ValueError(f"{given[0]}: a fit option; --posterior is used as it is, not fitted")
+    posterior = read_posterior(path)
+    post = posterior.posterior
+    units = [str(u) for u in post["unit"].values] if "unit" in post.coords else []
+    bad = sorted(set(units) - set(cluster.UNITS))
+    if bad:
+        raise ValueError(
+            f"--posterior: unit(s) {', '.join(bad)} do not scale with a cluster of GPUs; relmc "
+            f"{command} needs units among {', '.join(cluster.UNITS)}"
+        )
+    check_trial_memory(args.n_trials, post.sizes["category"])
+    return posterior, None
+
+
 def check_observed_overheads(data, ov: dict[str, dict]) -> None:
     """Refuse, before any fit, overheads that pause the observed job for its whole window.
 
@@ -151,15 +198,16 @@ def check_fit_memory(args: argparse.Namespace, data) -> None:
 
     Before the fit: the fit's values per draw (:func:`relmc.models._common.draw_values`) at
     the copies :data:`relmc._io.WRITTEN_FIT_COPIES` gives ``args.command`` (``fit`` or
-    ``project``: the posterior is encoded as netCDF in memory too).
+    ``project``: the posterior is encoded as netCDF in memory too; other commands, which do
+    not write it, :data:`relmc._io.FIT_COPIES`).
     """
-    from relmc._io import WRITTEN_FIT_COPIES, check_posterior_memory
+    from relmc._io import FIT_COPIES, WRITTEN_FIT_COPIES, check_posterior_memory
     from relmc.models._common import draw_values
     from relmc.models.hierarchical import DRAW_EXTRA_VALUES
 
     extra = 0 if args.model == "conjugate" else DRAW_EXTRA_VALUES
     n_values = draw_values(data.sizes["category"], extra)
-    copies = WRITTEN_FIT_COPIES[args.command]
+    copies = WRITTEN_FIT_COPIES.get(args.command, FIT_COPIES)  # compare, optimize: not written
     check_posterior_memory(args.n_draws or 1000, args.n_chains, n_values, copies)
 
 

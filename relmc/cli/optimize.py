@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from relmc._io import check_trial_memory, write_netcdf
+from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import fmt, model_text, note, policy_text, recovery_text, say, table
+from relmc.cli.output import fmt, model_text, policy_text, recovery_text, say, table
 
 EPILOG = """\
 Searches the checkpoint interval that maximises expected ETTR (one posterior draw per trial,
@@ -61,11 +61,7 @@ def run(args: argparse.Namespace) -> int:
         args.out, ["optimize.nc", *output.summary_names(args, ["optimize.nc"])]
     )
     seed = inputs.root_seed(args)
-    data = inputs.load_data(args)
-    inputs.check_scalable(args, data, "optimize")
-    check_trial_memory(args.n_trials, data.sizes["category"])
-    note(f"fitting {args.model} model ...")
-    posterior = inputs.fit_posterior(args, data, seed)
+    posterior, data = inputs.posterior_and_data(args, seed, "optimize")
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
     sc = replace_path(sc, "cluster.n_gpus", args.n_gpus)
     ds = optimize_checkpoint(

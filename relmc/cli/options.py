@@ -305,10 +305,22 @@ def scenario_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 # shared option groups
 
 
-def add_data_options(p: argparse.ArgumentParser) -> None:
-    """``--dataset``/``--counts``, ``--observed-*``, ``--model``, ``--n-draws``, ``--n-chains``."""
+def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None:
+    """Add ``--dataset``/``--counts`` (``posterior``: and ``--posterior``) and the fit's options.
+
+    The fit's options: ``--observed-*``, ``--model``, ``--n-draws``, ``--n-chains``.
+    """
     g = p.add_argument_group("data and model")
     src = g.add_mutually_exclusive_group()
+    if posterior:
+        src.add_argument(
+            "--posterior",
+            type=Path,
+            metavar="NC",
+            help="a fitted posterior netCDF (e.g. DIR/posterior.nc of 'relmc fit'), used as it "
+            "is in place of fitting --dataset or --counts: its categories, rates and recorded "
+            "maintenance (the fit options below do not apply)",
+        )
     src.add_argument(
         "--dataset",
         default=None,

@@ -110,8 +110,16 @@ def policy_text(sc) -> str:
 
 
 def model_text(args: argparse.Namespace, posterior, data) -> str:
-    """One line describing the data and the fitted model."""
-    n = posterior.posterior.sizes["chain"] * posterior.posterior.sizes["draw"]
+    """One line describing the data and the fitted model (``data`` None: ``--posterior``)."""
+    post = posterior.posterior
+    n = post.sizes["chain"] * post.sizes["draw"]
+    if data is None:
+        fitted = str(post.attrs.get("dataset", "")) or "user data"
+        model = str(post.attrs.get("model", "")) or "a model"
+        return (
+            f"posterior {args.posterior} ({model} fit of {fitted}): "
+            f"{plural(post.sizes['category'], 'category')}, {n} draws"
+        )
     name = data.attrs.get("name", "") or "user data"
     kind = "conjugate Gamma-Poisson" if args.model == "conjugate" else "hierarchical (PyMC)"
     n_cat, n_ev = data.sizes["category"], int(data["count"].sum())

@@ -7,13 +7,12 @@ import sys
 import time
 
 from relmc._extras import install_hint
-from relmc._io import check_trial_memory, write_netcdf
+from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
 from relmc.cli.output import (
     PROJECTION_NOTE,
     assumed_text,
     model_text,
-    note,
     policy_text,
     projection_table,
     recovery_text,
@@ -111,13 +110,7 @@ def run(args: argparse.Namespace) -> int:
     names += output.summary_names(args, names)
     outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
-    data = inputs.load_data(args)
-    inputs.check_scalable(args, data, "project")
-    inputs.check_observed_overheads(data, ov)
-    check_trial_memory(args.n_trials, data.sizes["category"])
-    inputs.check_fit_memory(args, data)
-    note(f"fitting {args.model} model ...")
-    posterior = inputs.fit_posterior(args, data, seed)
+    posterior, data = inputs.posterior_and_data(args, seed, "project", ov)
     sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
     ds = project(
         posterior,
@@ -151,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     files = st.written
 
     say(f"relmc project: {model_text(args, posterior, data)}")
-    if args.counts is not None:
+    if args.counts is not None and data is not None:
         say(f"recovery: {recovery_text(data)}")
     say(f"policy: {policy_text(sc)}")
     if precision is None:
