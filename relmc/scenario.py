@@ -565,6 +565,55 @@ class FailureModel:
             names, mean, [str(u) for u in rate["unit"].values], group or [""] * len(names), **kwargs
         )
 
+    def with_tables(self, failures: Any) -> Any:
+        """Return a ``[failures]`` table layered on this (fitted) model, or it as it is.
+
+        ``None`` gives this model. A table whose ``categories`` each either name one of this
+        model's categories (their fields replace that category's, e.g. ``kind = "sdc"`` with
+        a latency; a ``rate`` is refused, for a posterior gives it: ``rate_multiplier``
+        changes it) or add a straggler or SDC category of a new name (no count data has
+        them; :func:`relmc.simulate` adds them at their scenario rate) gives this model's
+        categories with those changes and additions, and the table's other fields over this
+        model's maintenance (a table without categories: this model's categories with its
+        fields). Anything else (a failure category this model lacks, a name given twice, a
+        value of the wrong type) is returned as it is: the whole model, checked as given.
+        """
+        if failures is None:
+            return self
+        if not isinstance(failures, Mapping):
+            return failures
+        tables = failures.get("categories", [])  # none: this model's, with the fields
+        mine = {c.name: c for c in self.categories}
+        if not isinstance(tables, list | tuple) or any(
+            not isinstance(t, Mapping)
+            or (t.get("name") not in mine and t.get("kind", "failure") == "failure")
+            for t in tables
+        ):
+            return failures
+        changed = {t["name"]: t for t in tables if t.get("name") in mine}
+        if len(changed) < sum(t.get("name") in mine for t in tables):
+            return failures  # a name given twice: the model's own check says so
+        for name, t in changed.items():
+            if "rate" in t:
+                field = f"failures.categories[{name!r}].rate"
+                raise FieldError(
+                    field,
+                    f"{field}: the posterior gives this fit category's rate; to change it, set "
+                    "rate_multiplier (e.g. 2 doubles its events) and leave rate out",
+                )
+        # a changed category as a table of its fields and the given ones, checked as any
+        # table (unknown fields named, with a hint)
+        cats = [
+            {**dataclasses.asdict(c), **changed[c.name]} if c.name in changed else c
+            for c in self.categories
+        ]
+        return {
+            "maintenance_rate": self.maintenance_rate,
+            "maintenance_hours": self.maintenance_hours,
+            **failures,
+            "categories": [*cats, *(t for t in tables if t.get("name") not in mine)],
+        }
+
     @classmethod
     def from_categories(
         cls,

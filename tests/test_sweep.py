@@ -885,3 +885,80 @@ def test_cells_the_wall_cap_cut_short_are_warned_of(tmp_path):
     # negative control: the finished cell alone, no warning (warnings are errors here)
     spec = write_spec(tmp_path, CAPPED.replace("[0.1, 1e6]", "[0.1]"), "finished.toml")
     assert sweep.run_sweep(spec, tmp_path / "b.zarr", progress=False) == [0]
+
+
+# --------------------------------------------------------------------------------------------
+# a posterior's categories as the base's failure model; straggler/SDC tables layered on it
+
+OWN_COUNTS = (
+    "category,group,count,unit\nGPU Xid,GPU,24,gpu\nHost,Host,10,node\nNCCL hang,Dependency,7,job\n"
+)
+
+
+@pytest.fixture(scope="module")
+def own_posterior(tmp_path_factory) -> Path:
+    """``relmc fit`` of a user's counts (categories other than Llama 3's)."""
+    d = tmp_path_factory.mktemp("own")
+    (d / "c.csv").write_text(OWN_COUNTS)
+    argv = ["fit", "--counts", str(d / "c.csv"), "--observed-gpus", "2048"]
+    assert cli_main([*argv, "--observed-hours", "1440", "--seed", "1", "--quiet",
+                     "--out", str(d / "fit")]) == 0  # fmt: skip
+    return d / "fit" / "posterior.nc"
+
+
+def test_a_posterior_with_its_own_categories_is_the_base_model(own_posterior, tmp_path):
+    import relmc
+    from relmc.rates import posterior_from_source
+
+    spec = SweepSpec.from_dict({
+        "seed": 3, "n_trials": 64, "posterior": str(own_posterior),
+        "base": {"job": {"compute_hours": 50}}, "axes": {"cluster.n_gpus": [2048, 8192]},
+    })  # fmt: skip
+    fit = relmc.FailureModel.from_posterior(
+        xr.open_dataset(own_posterior, group="posterior")["rate"]
+    )
+    assert list(spec.base_scenario.failures.names) == ["GPU Xid", "Host", "NCCL hang"]
+    assert spec.base_scenario.failures.maintenance_rate == fit.maintenance_rate
+    sweep.run_sweep(spec, tmp_path / "s.zarr", progress=False)
+    cube = sweep.open_sweep(tmp_path / "s.zarr").load()
+    # a cell is relmc.simulate of that scenario with the fit's draws and the cell's seed
+    rates = posterior_from_source(str(own_posterior), seed=3, n_draws=spec.n_draws)
+    res = relmc.simulate(spec.scenario(1), rates=rates, n_trials=64, seed=sweep.cell_seed(3, 1))
+    assert cube.ettr_mean.isel(n_gpus=1).item() == res.ettr.mean().item()
+    # negative control: more GPUs, more interruptions a day (beyond 4 SE at 64 trials)
+    per_day = cube.interruptions_per_day_mean
+    se = cube.interruptions_per_day_se
+    assert per_day.isel(n_gpus=1) - per_day.isel(n_gpus=0) > 4 * np.hypot(se[0], se[1])
+
+
+def test_straggler_tables_are_added_to_a_posteriors_categories(tmp_path):
+    from relmc.scenario import Scenario
+
+    straggler = {"name": "Straggler", "rate": 2e-5, "unit": "node", "kind": "straggler",
+                 "straggler_speed": 0.5, "detection_hours": 1.0}  # fmt: skip
+    d = {
+        "seed": 1, "n_trials": 64, "posterior": "conjugate:llama3-405b",
+        "base": {"job": {"compute_hours": 100}, "failures": {"categories": [straggler]}},
+        "axes": {"failures.categories.Straggler.detection_hours": [0.5, 2.0]},
+    }  # fmt: skip
+    spec = SweepSpec.from_dict(d)
+    default = Scenario.default().failures
+    assert list(spec.base_scenario.failures.names) == [*default.names, "Straggler"]
+    sweep.run_sweep(spec, tmp_path / "s.zarr", progress=False)
+    cube = sweep.open_sweep(tmp_path / "s.zarr").load()
+    # straggler time grows with the detection latency: about 4x from 0.5 to 2 h (1 - s = 0.5
+    # of each latency per straggler); here beyond 4 SE
+    lost = cube.lost_hours_mean.sel(cause="straggler")
+    se = cube.lost_hours_se.sel(cause="straggler")
+    assert lost.isel(detection_hours=1) - lost.isel(detection_hours=0) > 4 * np.hypot(*se.values)
+    # a fit category's rate in a table is refused (the posterior gives it), named under base
+    bad = {**d, "base": {"failures": {"categories": [{"name": "Faulty GPU", "rate": 1e-3}]}}}
+    with pytest.raises(ValueError, match=r"base: failures.categories\['Faulty GPU'\].rate") as e:
+        SweepSpec.from_dict(bad)
+    assert e.value.field == "base.failures.categories['Faulty GPU'].rate"
+    # negative control: with point rates the tables are the whole model, as before
+    point = SweepSpec.from_dict({**d, "posterior": "point"})
+    assert list(point.base_scenario.failures.names) == ["Straggler"]
+    # and Llama 3's own posterior leaves the default model (and so the spec's identity) alone
+    plain = SweepSpec.from_dict({**d, "base": {}, "axes": {"cluster.n_gpus": [2048]}})
+    assert plain.base_scenario.failures == default

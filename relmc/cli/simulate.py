@@ -229,58 +229,18 @@ def _init(path: Path) -> int:
 def failures_with_posterior(failures, posterior):
     """Return the scenario's ``[failures]`` with ``--posterior``: the fit's categories and more.
 
-    Without ``[failures]``, the fit's categories (:meth:`relmc.FailureModel.from_posterior`).
-    Otherwise, when each of its category tables either names a fit category (its fields
-    then replace that category's: e.g. ``kind = "sdc"`` with a latency makes the fit's SDC
-    latent; the rate stays the posterior's, and a ``rate`` is refused: ``rate_multiplier``
-    changes it) or is a straggler or SDC category of a new
-    name (added after the fit's, at its scenario rate in every draw, as
-    :func:`relmc.simulate` takes them), the fit's categories with those changes, and the
-    table's other fields. Tables with a failure category the fit lacks are the whole model,
-    as given (its names must then match the fit's).
+    :meth:`relmc.FailureModel.with_tables` on the fit's model
+    (:meth:`relmc.FailureModel.from_posterior`): without ``[failures]`` the fit's categories;
+    tables that name fit categories change them (e.g. ``kind = "sdc"`` with a latency makes
+    the fit's SDC latent; the rate stays the posterior's, and a ``rate`` is refused:
+    ``rate_multiplier`` changes it); straggler or SDC tables of new names are added (at their
+    scenario rate in every draw, as :func:`relmc.simulate` takes them). Tables with a failure
+    category the fit lacks are the whole model, as given (its names must then match the
+    fit's).
     """
-    import dataclasses
-
     from relmc.scenario import FailureModel
 
-    fit = FailureModel.from_posterior(posterior)
-    if failures is None:
-        return fit
-    if not isinstance(failures, dict):
-        return failures  # Scenario.from_dict names what is wrong with it
-    tables = failures.get("categories", [])
-    fitted = {c.name: c for c in fit.categories}
-    if not isinstance(tables, list) or any(
-        not isinstance(t, dict)
-        or (t.get("name") not in fitted and t.get("kind", "failure") == "failure")
-        for t in tables
-    ):
-        return failures
-    changed = {t["name"]: t for t in tables if t.get("name") in fitted}
-    if len(changed) < sum(t.get("name") in fitted for t in tables):
-        return failures  # a name given twice: Scenario.from_dict says so
-    for name, t in changed.items():
-        if "rate" in t:
-            from relmc.errors import FieldError
-
-            field = f"failures.categories[{name!r}].rate"
-            raise FieldError(
-                field,
-                f"{field}: the posterior gives this fit category's rate; to change it, set "
-                "rate_multiplier (e.g. 2 doubles its events) and leave rate out",
-            )
-    # a changed category as a table of its fields and the given ones: Scenario.from_dict
-    # checks it as any table (unknown fields named, with a hint)
-    cats = [
-        {**dataclasses.asdict(c), **changed[c.name]} if c.name in changed else c
-        for c in fit.categories
-    ]
-    return {
-        "maintenance_rate": fit.maintenance_rate,
-        "maintenance_hours": fit.maintenance_hours,
-        **failures,
-        "categories": [*cats, *(t for t in tables if t.get("name") not in fitted)],
-    }
+    return FailureModel.from_posterior(posterior).with_tables(failures)
 
 
 def physics_text(s, sc) -> str:

@@ -161,7 +161,11 @@ class SweepSpec:
     n_trials : int
         Simulated jobs per cell, >= 2 (standard errors need two).
     base : mapping, optional
-        Overrides of ``Scenario.default().to_dict()`` (nested like it).
+        Overrides of ``Scenario.default().to_dict()`` (nested like it). With a posterior
+        whose categories are not the default's (Llama 3's), its categories (and the fit's
+        recorded maintenance) are the default failure model instead; with any posterior,
+        ``failures.categories`` tables that name its categories change them and straggler
+        or SDC tables of new names are added (:meth:`relmc.FailureModel.with_tables`).
     posterior : str
         ``"point"`` (the scenario's own rates), ``"conjugate:DATASET"`` (a conjugate fit of a
         bundled dataset, drawn from the root seed) or a path to a netCDF ``InferenceData``
@@ -250,7 +254,7 @@ class SweepSpec:
                 "cell is one simulation and a file per variable in the store); split the sweep",
             )
         # build every cell's scenario now, so that any bad value fails before work starts
-        base = _base_scenario(self.base)
+        base = _base_scenario(self.base, _source_failures(self.posterior, self.root))
         object.__setattr__(self, "_base_scenario", base)
         object.__setattr__(self, "_scenarios", _cell_scenarios(base, self.axes))
         # a cell's trials must fit in memory: refused now, before any store or file is written
@@ -517,10 +521,56 @@ def _merge(default: Mapping[str, Any], over: Mapping[str, Any], where: str) -> d
     return out
 
 
-def _base_scenario(base: Mapping[str, Any]):
+def _source_failures(source: str, root: str | None):
+    """Return the failure model a posterior source's categories imply (no draws), or None.
+
+    ``"conjugate:DATASET"``: the dataset's point model (:meth:`FailureModel.from_counts`);
+    a netCDF path: :meth:`FailureModel.from_posterior` of it. ``"point"``, or a source
+    :func:`relmc.rates.posterior_from_source` will refuse, gives None.
+    """
+    from relmc.scenario import FailureModel
+
+    if source.startswith("conjugate:"):
+        from relmc.datasets import list_datasets, load_dataset
+
+        name = source.split(":", 1)[1]
+        return FailureModel.from_counts(load_dataset(name)) if name in list_datasets() else None
+    if source == "point":
+        return None
+    path = Path(source)
+    if root is not None and not path.is_absolute():
+        path = Path(root) / path
+    if not path.is_file():
+        return None
+    import arviz as az
+
+    try:
+        return FailureModel.from_posterior(az.from_netcdf(str(path)))
+    except (OSError, KeyError, ValueError):
+        return None  # refused with its reason where the rates are read
+
+
+def _base_scenario(base: Mapping[str, Any], fitted=None):
     from relmc.scenario import Scenario
 
     default = Scenario.default().to_dict()
+    if fitted is not None:
+        if fitted.names != Scenario.default().failures.names:
+            default["failures"] = Scenario(failures=fitted).to_dict()["failures"]
+        given = base.get("failures")
+        if isinstance(given, Mapping) and "categories" in given:
+            model = Scenario.from_dict({"failures": default["failures"]}).failures
+            try:
+                layered = model.with_tables(given)
+            except FieldError as e:
+                raise FieldError(f"base.{e.field}", f"base: {e}") from e
+            if layered is not given:  # the fit's categories, changed and added to
+                layered = dict(layered)
+                layered["categories"] = [
+                    c if isinstance(c, Mapping) else dataclasses.asdict(c)
+                    for c in layered["categories"]
+                ]
+                base = {**base, "failures": layered}
     # optional fields that to_dict leaves out when None (e.g. policy.n_spares) are still allowed
     known_none = {
         sec: {f.name for f in dataclasses.fields(type(getattr(Scenario.default(), sec)))}
