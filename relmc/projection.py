@@ -203,8 +203,10 @@ def project(
 
     Parameters
     ----------
-    posterior : arviz.InferenceData or None
-        Failure-rate posterior from :mod:`relmc.models` (``posterior["rate"]`` per unit-hour).
+    posterior : arviz.InferenceData, DataArray or None
+        Failure-rate posterior from :mod:`relmc.models` (``posterior["rate"]`` per unit-hour),
+        or such rate draws themselves with a ``category`` dim (e.g. one observed fleet's,
+        ``idata.posterior["fleet_rate"].sel(fleet=NAME)`` of :func:`relmc.fit_fleets`).
         ``None`` uses the scenario's point rates (one draw, no parameter uncertainty).
     n_gpus : int or sequence of int, optional
         Cluster sizes (GPUs), integers in [1, 1e8]; default ``DEFAULT_SIZES``

@@ -670,3 +670,13 @@ def test_compare_and_optimize_return_the_documented_variables(posterior):
         posterior, sc, n_gpus=2048, intervals=[0.25, 0.5, 1.0], n_trials=16, seed=1
     )
     _documented(opt, relmc.optimize_checkpoint, also={"checkpoint_interval"})  # a Policy field
+
+
+def test_project_takes_rate_draws_as_a_dataarray(posterior):
+    # e.g. one observed fleet's draws of fit_fleets (fleet_rate.sel(fleet=NAME)): the same
+    # numbers as the InferenceData they came from, trial for trial
+    kw = dict(n_gpus=[4096], n_trials=200, seed=4, credible_trials=0)
+    a = relmc.project(posterior, **kw)
+    b = relmc.project(posterior.posterior["rate"], **kw)
+    for v in ("ettr_mean", "mttf_hours_quantile", "interruptions_per_day_mean"):
+        np.testing.assert_array_equal(a[v].values, b[v].values, err_msg=v)
