@@ -312,7 +312,9 @@ def test_sweep_open_csv(tmp_path, capsys):
         (4096, 0.5),
     ]
     assert {"ettr_mean", "ettr_se", "wall_hours_mean", "done"} <= set(rows[0])
-    assert not any(k.endswith("_quantile") for k in rows[0])
+    # variables with extra dims: a column per label, as simulate --csv writes them
+    assert {"lost_hours_mean[rework]", "ettr_quantile[0.05]", "ettr_quantile[0.95]"} <= set(rows[0])
+    assert not any("[" in k and "trial" in k for k in rows[0])
     # after the axes and done, how each cell ran: the interval a rule resolved to too
     assert list(rows[0])[2:7] == [
         "done",
@@ -330,6 +332,10 @@ def test_sweep_open_csv(tmp_path, capsys):
             assert r["stopped_by"] == "n_trials"
             assert float(r["checkpoint_interval_hours"]) == float(cell["checkpoint_interval_hours"])
             assert float(r["finished_fraction"]) == float(cell["finished_fraction"])
+            for cause in cell["cause"].values:
+                got = float(r[f"lost_hours_mean[{cause}]"])
+                assert got == float(cell["lost_hours_mean"].sel(cause=cause))
+            assert float(r["ettr_quantile[0.5]"]) == float(cell["ettr_quantile"].sel(quantile=0.5))
         else:  # shard 1 was not run: its cells are empty in every column
             assert {k for k, v in r.items() if v != ""} == {"n_gpus", "restart_hours", "done"}
     assert sum(r["done"] == "True" for r in rows) == 2

@@ -192,7 +192,8 @@ def add_parser(sub) -> None:
         metavar="PATH",
         help="print the cube as CSV (or write it to PATH): one row per cell, columns = the "
         "axes, done, n_trials, stopped_by, checkpoint_interval_hours, finished_fraction and "
-        "the *_mean / *_se variables without extra dims (empty: not done)",
+        "every summary: the *_mean / *_se variables, then those with extra dims a column "
+        "per label (lost_hours_mean[straggler], ettr_quantile[0.05]; empty: not done)",
     )
     o.set_defaults(func=_open)
 
@@ -345,10 +346,13 @@ def cube_csv(cube) -> str:
     After the axes: ``done``, how the cell ran (``n_trials``, ``stopped_by``, decoded from
     ``stopped_code``, ``checkpoint_interval_hours``: the interval a rule resolved to,
     ``finished_fraction``), then every other variable without extra dims (the ``*_mean``
-    and ``*_se`` summaries); not ``cell_checksum``.
+    and ``*_se`` summaries), then those with extra dims, a column per label as ``relmc
+    simulate --csv`` writes them (``lost_hours_mean[straggler]``,
+    ``ettr_quantile[0.05]``); not ``cell_checksum``, nor per-trial variables.
     """
     import csv
     import io
+    import itertools
 
     import numpy as np
 
@@ -358,6 +362,15 @@ def cube_csv(cube) -> str:
         for k, v in cube.data_vars.items()
         if tuple(v.dims) == tuple(axes) and k not in ("done", "cell_checksum", "stopped_code")
     }
+    for k, v in cube.data_vars.items():  # per cause, category, quantile: a column per label
+        extra = [d for d in v.dims if d not in axes]
+        if not extra or "trial" in extra or set(axes) - set(v.dims):
+            continue
+        width = int(np.prod([v.sizes[d] for d in extra]))
+        values = np.asarray(v.transpose(*axes, *extra).values).reshape(-1, width)
+        labels = itertools.product(*(cube[d].values.tolist() for d in extra))
+        for j, label in enumerate(labels):
+            per_cell[f"{k}[{','.join(str(x) for x in label)}]"] = values[:, j]
     if "stopped_code" in cube:
         meanings = str(cube["stopped_code"].attrs.get("flag_meanings", "")).split()
         per_cell["stopped_by"] = np.array(
