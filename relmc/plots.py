@@ -462,13 +462,21 @@ def _policy_label(ds: xr.Dataset) -> str:
     """Return a short policy label from the scenario JSON in attrs, or a generic one."""
     import json
 
+    from relmc.scenario import Scenario
+
     try:
-        pol = json.loads(ds.attrs["scenario"])["policy"]
+        d = json.loads(ds.attrs["scenario"])
+        pol = d["policy"]
         ci, dt, r = pol["checkpoint_interval"], pol["snapshot_hours"], pol["restart_hours"]
     except (KeyError, TypeError, ValueError):
         return "projection"
     ci_s = ci if isinstance(ci, str) else f"{60 * ci:.3g} min"
-    return f"ckpt every {ci_s} ({60 * dt:.2g} min), restart {60 * r:.3g} min"
+    label = f"ckpt every {ci_s} ({60 * dt:.2g} min), restart {60 * r:.3g} min"
+    try:
+        features = Scenario.from_dict(d).features()
+    except (TypeError, ValueError):
+        features = []  # a scenario another version wrote: the policy alone
+    return label + "".join(f"\n+ {f}" for f in features)
 
 
 def plot_lost_hours(

@@ -1058,6 +1058,38 @@ class Scenario:
         total = float(self.failures.cluster_rates(self.cluster).sum())
         return math.inf if total == 0 else 1.0 / total
 
+    def features(self) -> list[str]:
+        """Short labels of what the scenario models beyond constant rates and speed.
+
+        Empty for the defaults' kind of job; e.g. ``["throughput +-1.5% a day",
+        "daily rate cycles (3 categories)", "stragglers (1 category)"]``. Reports and figure
+        labels print them, so a result is not mistaken for one without them.
+        """
+        job, fm, pol = self.job, self.failures, self.policy
+        out = []
+        if job.throughput_amplitude > 0:
+            out.append(f"throughput +-{100 * job.throughput_amplitude:.3g}% a day")
+
+        def count(what: str, n: int) -> None:
+            if n:
+                out.append(f"{what} ({n} {'category' if n == 1 else 'categories'})")
+
+        cats = fm.categories
+        count("daily rate cycles", sum(c.diurnal_amplitude > 0 for c in cats))
+        count("rate profiles", sum(bool(c.rate_profile) for c in cats))
+        count("rate multipliers", sum(c.rate_multiplier != 1.0 for c in cats))
+        count("stragglers", sum(c.kind == "straggler" for c in cats))
+        count("silent data corruption", sum(c.kind == "sdc" for c in cats))
+        if fm.trend_shape != 1.0:
+            out.append(f"fleet trend, shape {fm.trend_shape:g}")
+        if fm.bad_node_fraction > 0:
+            out.append(
+                f"lemon nodes ({100 * fm.bad_node_fraction:.3g}%, x{fm.bad_node_multiplier:g})"
+            )
+        if np.any(pol.overhead_sigma > 0) or np.any(pol.overhead_jitter > 0):
+            out.append("uncertain overheads")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """Return a plain, TOML-friendly nested dict (``None`` fields are left out)."""
         return _drop_none(dataclasses.asdict(self))

@@ -159,3 +159,20 @@ def test_a_failures_section_without_categories_takes_the_default_ones():
     # a bad field of the section is still named
     with pytest.raises(ValueError, match="failures.bad_node_fraction"):
         Scenario.from_dict({"failures": {"bad_node_fraction": 1.5}})
+
+
+def test_features_name_what_a_scenario_models_beyond_constant_rates():
+    base = Scenario.default()
+    assert base.features() == []
+    changes = {
+        "job.throughput_amplitude": (0.015, "throughput +-1.5% a day"),
+        "failures.categories.Faulty GPU.diurnal_amplitude": (0.3, "daily rate cycles (1 category)"),
+        "failures.categories.Faulty GPU.rate_multiplier": (0.5, "rate multipliers (1 category)"),
+        "failures.categories.Faulty GPU.kind": ("straggler", "stragglers (1 category)"),
+        "failures.categories.CPU.kind": ("sdc", "silent data corruption (1 category)"),
+        "failures.trend_shape": (0.7, "fleet trend, shape 0.7"),
+        "failures.bad_node_fraction": (0.05, "lemon nodes (5%, x1)"),
+        "policy.restart_spread": (2.0, "uncertain overheads"),
+    }
+    for path, (value, label) in changes.items():
+        assert replace_path(base, path, value).features() == [label], path

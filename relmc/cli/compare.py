@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
     seed = inputs.root_seed(args)
     if args.posterior is None:  # the policies' category fields checked before the fit
         data = inputs.load_data(args)
+        inputs.check_scalable(args, data, "compare")
         _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)
     posterior, data = inputs.posterior_and_data(args, seed, "compare")
     base = inputs.apply_overrides(default_scenario(posterior, data), ov)

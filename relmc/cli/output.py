@@ -102,11 +102,13 @@ def policy_text(sc) -> str:
         if fm.maintenance_rate > 0
         else "no planned maintenance"
     )
-    return (
+    text = (
         f"checkpoint {ci_s} ({60 * pol.snapshot_hours:.3g} min blocking), restart "
         f"{60 * pol.restart_hours:.3g} min, {spares}, {maint}; job of {w:,.0f} compute-hours "
         f"({w / 24:.3g} days)"
     )
+    features = sc.features()
+    return text + (f"; with {', '.join(features)}" if features else "")
 
 
 def model_text(args: argparse.Namespace, posterior, data) -> str:
