@@ -753,3 +753,21 @@ def test_posterior_missing_file_is_named(tmp_path, capsys):
     argv = ["compare", "--posterior", str(tmp_path / "nope.nc"), "--policy", "a:restart_minutes=2"]
     assert main([*argv, "--out", str(tmp_path / "o")]) == 2
     assert "--posterior: no such file" in capsys.readouterr().err
+
+
+def test_project_marks_credible_intervals_that_are_mostly_noise(tmp_path, capsys):
+    # a 6-h job on 2,048 GPUs has ~0.25 interruptions: the per-draw means are nearly all
+    # Monte Carlo noise (credible_noise ~1), and the table says so; negative control: a
+    # 54-day job at 16,384 GPUs (hundreds of interruptions) is resolved, unmarked
+    argv = ["project", "--n-gpus", "2048", "--n-trials", "200", "--seed", "4", "--no-plot"]
+    assert main([*argv, "--compute-hours", "6", "--out", str(tmp_path / "a")]) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(tmp_path / "a" / "projection.nc", engine="h5netcdf") as ds:
+        assert float(ds["ettr_credible_noise"].max()) > 0.5
+    assert " *" in text and "* not resolved: Monte Carlo noise is" in text
+    argv = ["project", "--n-gpus", "16384", "--n-trials", "300", "--seed", "4", "--no-plot"]
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(tmp_path / "b" / "projection.nc", engine="h5netcdf") as ds:
+        assert float(ds["ettr_credible_noise"].max()) < 0.5
+    assert "not resolved" not in text

@@ -196,6 +196,7 @@ def projection_table(ds) -> str:
     """
     rows = []
     credible = "ettr_credible" in ds and "interruptions_per_day_credible" in ds
+    noisy = []  # E[...] cells whose per-draw means are mostly Monte Carlo noise
     for n in ds["n_gpus"].values:
         row = ds.sel(n_gpus=n)
         lost = row["lost_fraction_mean"]
@@ -210,13 +211,30 @@ def projection_table(ds) -> str:
         for name, f in (("interruptions_per_day", fmt), ("ettr", _three)):
             cells.append(band(row[f"{name}_quantile"], f))
             if credible:
-                cells.append(band(row[f"{name}_credible"], f))
+                cell = band(row[f"{name}_credible"], f)
+                noise = float(row.get(f"{name}_credible_noise", np.nan))
+                if noise > NOISY_CREDIBLE:
+                    cell += " *"
+                    noisy.append(noise)
+                cells.append(cell)
         rows.append([*cells, top])
     header = ["GPUs", "MTTF h", "interruptions/day (job)"]
     header += ["E[interruptions/day]"] if credible else []
     header += ["ETTR (job)"] + (["E[ETTR]"] if credible else [])
     header += ["top lost time (% of wall)"]
-    return table(header, rows, [True] * (len(header) - 1) + [False])
+    text = table(header, rows, [True] * (len(header) - 1) + [False])
+    if noisy:
+        text += (
+            f"\n* not resolved: Monte Carlo noise is {min(noisy):.2g}-{max(noisy):.2g} of the "
+            "spread of the per-draw means (too few events a job), so the interval shows noise, "
+            "not the rates' uncertainty; raise --trials-per-draw"
+        )
+    return text
+
+
+#: The share of Monte Carlo noise in the per-draw means above which ``projection_table``
+#: marks an E[...] interval as not resolved (``*_credible_noise``; near 1: noise only).
+NOISY_CREDIBLE = 0.5
 
 
 def assumed_text(items, setter: str) -> str:
