@@ -46,61 +46,72 @@ N_TRIALS = 128 if QUICK else 2000
 SEED = 20241129
 SIZES = (16_384, 100_000)
 
-data = relmc.load_dataset("llama3-405b")
-posterior = relmc.fit_conjugate(data, seed=1)
-failures = relmc.FailureModel.from_posterior(posterior)
-base = relmc.Scenario(failures=failures)
 
-diurnal = replace_path(base, "failures.categories.*.diurnal_amplitude", 0.3)
-diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 15.0)
-scenarios = {
-    "constant": base,
-    "diurnal rates (a=0.3, assumed)": diurnal,
-    "throughput 1.5% (Llama 3)": replace_path(
-        replace_path(base, "job.throughput_amplitude", 0.015), "job.throughput_peak_hour", 3.0
-    ),
-    "wear-out trend (shape 1.2, assumed)": replace_path(base, "failures.trend_shape", 1.2),
-}
-straggler = relmc.Category(
-    "Straggler",
-    rate=1.0 / (24.0 * 2048),  # per node-hour: one a day on 2,048 nodes (assumed)
-    unit="node",
-    kind="straggler",
-    straggler_speed=0.5,
-    detection_hours=1.0,
-    recovery="swap",
-)
-scenarios["stragglers (assumed rate)"] = dataclasses.replace(
-    base,
-    failures=dataclasses.replace(base.failures, categories=(*failures.categories, straggler)),
-)
-sdc = replace_path(base, "failures.categories.Silent Data Corruption.kind", "sdc")
-sdc = replace_path(sdc, "failures.categories.Silent Data Corruption.sdc_latency_hours", 4.0)
-for keep in (12, 2):
-    scenarios[f"latent SDC (4 h, assumed), keep {keep}"] = replace_path(
-        sdc, "policy.checkpoint_retention", keep
+def physics_scenarios(posterior) -> dict[str, relmc.Scenario]:
+    """The seven scenarios above, on the fit's categories (paper/make_results.py uses them)."""
+    failures = relmc.FailureModel.from_posterior(posterior)
+    base = relmc.Scenario(failures=failures)
+    diurnal = replace_path(base, "failures.categories.*.diurnal_amplitude", 0.3)
+    diurnal = replace_path(diurnal, "failures.categories.*.diurnal_peak_hour", 15.0)
+    scenarios = {
+        "constant": base,
+        "diurnal rates (a=0.3, assumed)": diurnal,
+        "throughput 1.5% (Llama 3)": replace_path(
+            replace_path(base, "job.throughput_amplitude", 0.015), "job.throughput_peak_hour", 3.0
+        ),
+        "wear-out trend (shape 1.2, assumed)": replace_path(base, "failures.trend_shape", 1.2),
+    }
+    straggler = relmc.Category(
+        "Straggler",
+        rate=1.0 / (24.0 * 2048),  # per node-hour: one a day on 2,048 nodes (assumed)
+        unit="node",
+        kind="straggler",
+        straggler_speed=0.5,
+        detection_hours=1.0,
+        recovery="swap",
     )
-
-slowdown = relmc.sim.CAUSES.index("slowdown")
-print(f"54-day job, {N_TRIALS} paired trials per scenario; medians with [5%, 95%] bands")
-header = (
-    f"{'scenario':<38} {'ETTR':>22} {'gain vs constant':>24} {'slowdown h':>11} {'swings/day':>11}"
-)
-for n_gpus in SIZES:
-    step = relmc.Cluster(n_gpus=n_gpus).power_step_mw
-    print(f"\n{n_gpus:,} GPUs (power step {step:.1f} MW)")
-    print(header)
-    ettr = {}
-    for label, scenario in scenarios.items():
-        sized = replace_path(scenario, "cluster.n_gpus", n_gpus)
-        sim = relmc.simulate(sized, rates=posterior, n_trials=N_TRIALS, seed=SEED)
-        ettr[label] = sim["ettr"].values
-        lost_slow = sim["lost_hours"].isel(cause=slowdown).values
-        swings = sim["power_swings_per_day"].values
-        lo, med, hi = np.quantile(ettr[label], [0.05, 0.5, 0.95])
-        g_lo, g_med, g_hi = np.quantile(ettr[label] - ettr["constant"], [0.05, 0.5, 0.95])
-        print(
-            f"{label:<38} {med:>7.3f} [{lo:.3f}, {hi:.3f}] "
-            f"{g_med:>+8.3f} [{g_lo:+.3f}, {g_hi:+.3f}] "
-            f"{np.median(lost_slow):>11.2f} {np.median(swings):>11.1f}"
+    scenarios["stragglers (assumed rate)"] = dataclasses.replace(
+        base,
+        failures=dataclasses.replace(base.failures, categories=(*failures.categories, straggler)),
+    )
+    sdc = replace_path(base, "failures.categories.Silent Data Corruption.kind", "sdc")
+    sdc = replace_path(sdc, "failures.categories.Silent Data Corruption.sdc_latency_hours", 4.0)
+    for keep in (12, 2):
+        scenarios[f"latent SDC (4 h, assumed), keep {keep}"] = replace_path(
+            sdc, "policy.checkpoint_retention", keep
         )
+    return scenarios
+
+
+def main() -> None:
+    data = relmc.load_dataset("llama3-405b")
+    posterior = relmc.fit_conjugate(data, seed=1)
+    scenarios = physics_scenarios(posterior)
+    slowdown = relmc.sim.CAUSES.index("slowdown")
+    print(f"54-day job, {N_TRIALS} paired trials per scenario; medians with [5%, 95%] bands")
+    header = (
+        f"{'scenario':<38} {'ETTR':>22} {'gain vs constant':>24} {'slowdown h':>11} "
+        f"{'swings/day':>11}"
+    )
+    for n_gpus in SIZES:
+        step = relmc.Cluster(n_gpus=n_gpus).power_step_mw
+        print(f"\n{n_gpus:,} GPUs (power step {step:.1f} MW)")
+        print(header)
+        ettr = {}
+        for label, scenario in scenarios.items():
+            sized = replace_path(scenario, "cluster.n_gpus", n_gpus)
+            sim = relmc.simulate(sized, rates=posterior, n_trials=N_TRIALS, seed=SEED)
+            ettr[label] = sim["ettr"].values
+            lost_slow = sim["lost_hours"].isel(cause=slowdown).values
+            swings = sim["power_swings_per_day"].values
+            lo, med, hi = np.quantile(ettr[label], [0.05, 0.5, 0.95])
+            g_lo, g_med, g_hi = np.quantile(ettr[label] - ettr["constant"], [0.05, 0.5, 0.95])
+            print(
+                f"{label:<38} {med:>7.3f} [{lo:.3f}, {hi:.3f}] "
+                f"{g_med:>+8.3f} [{g_lo:+.3f}, {g_hi:+.3f}] "
+                f"{np.median(lost_slow):>11.2f} {np.median(swings):>11.1f}"
+            )
+
+
+if __name__ == "__main__":
+    main()

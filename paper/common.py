@@ -14,6 +14,7 @@ FIGURES = HERE / "figures"
 SEEDS = {
     "fit": 1,  # relmc.fit_conjugate draws
     "projection": 20240723,  # every policy and size (same seed: trials paired by rate draw)
+    "physics": 20241129,  # every time-varying scenario and size (examples/time_varying.py's)
 }
 
 #: Policies compared in the paper, as dotted-path overrides of the default scenario
@@ -31,6 +32,19 @@ LABELS = {
     "both": "ckpt 5 min + restart 2 min",
 }
 WHAT_IF_GPUS = 100_000
+#: Sizes of the time-varying physics comparison (examples/time_varying.py's).
+PHYSICS_GPUS = (16_384, 100_000)
+
+
+def physics_scenarios(posterior) -> dict:
+    """The time-varying scenarios of ``examples/time_varying.py`` (one definition for both)."""
+    import importlib.util
+
+    path = HERE.parent / "examples" / "time_varying.py"
+    spec = importlib.util.spec_from_file_location("time_varying", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.physics_scenarios(posterior)
 
 
 def figure_args(description: str) -> argparse.Namespace:

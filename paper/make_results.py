@@ -4,8 +4,10 @@
     python paper/make_results.py --quick         # 200 trials, 3 sizes (seconds; for tests)
 
 Writes to paper/results/ (or --out): posterior.nc (the Llama 3 conjugate fit),
-projection_<policy>.nc for each policy in common.POLICIES, and what_if_100k.nc (per-trial
-ETTR at 100,000 GPUs under every policy, trials paired by posterior draw). Each file is
+projection_<policy>.nc for each policy in common.POLICIES, what_if_100k.nc (per-trial
+ETTR at 100,000 GPUs under every policy, trials paired by posterior draw) and physics.nc
+(per-trial ETTR at 16,384 and 100,000 GPUs under examples/time_varying.py's scenarios,
+paired the same way). Each file is
 written to a temporary name and renamed (relmc._io.write_netcdf), so a half-written file is
 never read as complete.
 """
@@ -15,7 +17,15 @@ from pathlib import Path
 
 import numpy as np
 import xarray as xr
-from common import POLICIES, RESULTS, SEEDS, WHAT_IF_GPUS, save_netcdf
+from common import (
+    PHYSICS_GPUS,
+    POLICIES,
+    RESULTS,
+    SEEDS,
+    WHAT_IF_GPUS,
+    physics_scenarios,
+    save_netcdf,
+)
 
 import relmc
 from relmc.scenario import replace_path
@@ -65,6 +75,28 @@ def main() -> None:
         },
     )
     save_netcdf(what_if, args.out / "what_if_100k.nc")
+
+    scenarios = physics_scenarios(posterior)
+    per_trial = np.empty((len(scenarios), len(PHYSICS_GPUS), n_trials))
+    for i, sc in enumerate(scenarios.values()):
+        for j, n in enumerate(PHYSICS_GPUS):
+            sim = relmc.simulate(
+                replace_path(sc, "cluster.n_gpus", n),
+                rates=posterior,
+                n_trials=n_trials,
+                seed=SEEDS["physics"],
+            )
+            per_trial[i, j] = sim["ettr"].values
+    physics = xr.Dataset(
+        {"ettr": (("scenario", "n_gpus", "trial"), per_trial, {"units": "1"})},
+        coords={"scenario": list(scenarios), "n_gpus": list(PHYSICS_GPUS)},
+        attrs={
+            "seed": SEEDS["physics"],
+            "scenarios": "examples/time_varying.py (physics_scenarios)",
+            "pairing": "trial i uses posterior draw i % n_draws in every scenario",
+        },
+    )
+    save_netcdf(physics, args.out / "physics.nc")
 
 
 if __name__ == "__main__":

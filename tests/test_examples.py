@@ -116,11 +116,21 @@ def test_what_if(tmp_path):
 def test_paper_pipeline(tmp_path):
     res, figs = tmp_path / "results", tmp_path / "figures"
     out = _run([PAPER / "make_results.py", "--quick", "--out", res], tmp_path)
-    assert out.count("wrote ") == 6 and not list(res.glob("*.part"))
-    for script in ("fig_rates", "fig_mttf", "fig_ettr", "fig_lost_hours", "fig_main"):
+    assert out.count("wrote ") == 7 and not list(res.glob("*.part"))
+    scripts = ("fig_rates", "fig_mttf", "fig_ettr", "fig_lost_hours", "fig_main", "fig_physics")
+    for script in scripts:
         _run([PAPER / f"{script}.py", "--results", res, "--out", figs], tmp_path)
-    for name in ("rates", "mttf", "ettr", "lost_hours", "main"):
+    for name in ("rates", "mttf", "ettr", "lost_hours", "main", "physics"):
         _png(figs / f"{name}.png")
+    # the physics results pair every scenario's trials with the example's: its baseline is
+    # examples/time_varying.py's "constant", and the gains the figure draws are per trial
+    import xarray as xr
+
+    with xr.open_dataset(res / "physics.nc") as ds:
+        assert ds["scenario"].values[0] == "constant" and ds.sizes["scenario"] == 7
+        assert ds["n_gpus"].values.tolist() == [16_384, 100_000]
+        keep2 = ds["ettr"].sel(scenario="latent SDC (4 h, assumed), keep 2")
+        assert float((keep2 - ds["ettr"].sel(scenario="constant")).median()) < -0.2
     table = _run([PAPER / "table_what_if.py", "--results", res, "--out", figs], tmp_path)
     assert "| ckpt 5 min + restart 2 min |" in table
     assert (figs / "what_if_100k.md").read_text() in table
