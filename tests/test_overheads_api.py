@@ -307,6 +307,10 @@ def test_overhead_helpers_details():
         a.value = 1.0
     text = str(a)
     assert "= 0.009102 h (32.8 s)" in text
+    # the seconds are the hours times 3600 exactly: 10.252 s shows as 10.3 (10.249, i.e.
+    # hours times 3599, would show 10.2)
+    b = overheads.snapshot_hours(10.252e9, bytes_per_param=1.0, storage_bytes_per_s=1e9)
+    assert "h (10.3 s)" in str(b)
     assert "bytes_per_gpu=4e+09, n_gpus=16384, storage_bytes_per_s=2e+12:" in text
 
 
