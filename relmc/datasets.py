@@ -52,6 +52,7 @@ import math
 import numbers
 import os
 import tomllib
+import warnings
 from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -679,6 +680,8 @@ def load_counts(
 
         assumption = "As given in the input's exposure column (unit-hours of each row's unit)."
     columns = _parse_rows(rows, origin, exposure_of)
+    if not compute_exposure and n_gpus is not None and duration_hours is not None:
+        _warn_exposure_beyond_window(columns, n_gpus, duration_hours, shape, origin)
     given = [c for c in ("recovery", "detection_minutes") if c in header]
     recovery, detection = _recovery_columns(rows, columns[0], origin)
     attrs = {
@@ -706,6 +709,29 @@ def load_counts(
             DEFAULT_RULES, category_recovery=recovery, category_detection_hours=detection
         ).to_json()
     return _build(*columns, attrs)
+
+
+def _warn_exposure_beyond_window(columns, n_gpus: int, hours: float, shape, origin: str) -> None:
+    """Warn when a row's exposure is more unit-hours than the window holds.
+
+    With an exposure column and the observed size and window both given, a row's exposure
+    can be at most ``units(n_gpus, unit) * duration_hours`` (every unit in service all the
+    window); more than 1% above that says the column and the size disagree (the fit then
+    divides by the size's exposed share while the rates come from the column).
+    """
+    names, _, exposure, unit = columns[0], columns[1], columns[2], columns[3]
+    for name, e, u in zip(names, exposure, unit, strict=True):
+        most = cluster.units(int(n_gpus), str(u), shape) * float(hours)
+        if e > 1.01 * most:
+            warnings.warn(
+                f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is more than "
+                f"{n_gpus:,} GPUs give in {hours:g} h ({most:.4g} {u}-hours, every unit in "
+                "service the whole window); check the exposure column against n_gpus and "
+                "duration_hours (or leave the column out to compute it)",
+                UserWarning,
+                stacklevel=3,
+            )
+            return
 
 
 def _recovery_columns(

@@ -429,3 +429,21 @@ def test_a_dataframe_indexed_by_category_is_read():
     with pytest.raises(ValueError, match="category"):
         relmc.load_counts(df.set_index("category").rename_axis("kind"), n_gpus=1024,
                           duration_hours=100.0)  # fmt: skip
+
+
+def test_an_exposure_beyond_the_window_warns(tmp_path):
+    import warnings
+
+    from relmc.datasets import load_counts
+
+    csv = tmp_path / "c.csv"
+    csv.write_text("category,count,exposure,unit\nGPU,24,2949120,gpu\nHost,10,368640,node\n")
+    # 2,048 GPUs for 1,440 h hold exactly these exposures (256 nodes): no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_counts(csv, n_gpus=2048, duration_hours=1440)
+        load_counts(csv, n_gpus=4096, duration_hours=1440)  # less than the window holds: fine
+        load_counts(csv)  # no size: nothing to check against
+    # 16,384 GPUs for 100 h hold 1.64e6 GPU-hours, fewer than the column's 2.95e6
+    with pytest.warns(UserWarning, match=r"category 'GPU': exposure 2.949e\+06 gpu-hours is more"):
+        load_counts(csv, n_gpus=16384, duration_hours=100)
