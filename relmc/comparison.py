@@ -164,7 +164,7 @@ def compare(
             "draw": ("trial", draw),
         },
     )
-    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
+    post_attrs = dict(getattr(getattr(posterior, "posterior", posterior), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc paired comparison",
         **provenance(),

@@ -177,7 +177,7 @@ def optimize_checkpoint(
     if bar is not None:
         bar.close()
     ds = _result(cache, taus, final)
-    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
+    post_attrs = dict(getattr(getattr(posterior, "posterior", posterior), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc checkpoint-interval optimisation",
         "objective": "expected ETTR: mean over trials of per-trial ETTR, one posterior draw per "

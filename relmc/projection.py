@@ -206,7 +206,11 @@ def project(
     posterior : arviz.InferenceData, DataArray or None
         Failure-rate posterior from :mod:`relmc.models` (``posterior["rate"]`` per unit-hour),
         or such rate draws themselves with a ``category`` dim (e.g. one observed fleet's,
-        ``idata.posterior["fleet_rate"].sel(fleet=NAME)`` of :func:`relmc.fit_fleets`).
+        ``idata.posterior["fleet_rate"].sel(fleet=NAME)`` of :func:`relmc.fit_fleets`); their
+        ``attrs`` carry the observation record a fit writes on ``posterior["rate"]``
+        (``n_gpus``, ``exposure_clock``, ``maintenance_rate``; see
+        :func:`relmc.fit_fleets`), without which they are per exposed hour and add no
+        planned maintenance.
         ``None`` uses the scenario's point rates (one draw, no parameter uncertainty).
     n_gpus : int or sequence of int, optional
         Cluster sizes (GPUs), integers in [1, 1e8]; default ``DEFAULT_SIZES``

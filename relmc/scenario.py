@@ -487,8 +487,14 @@ class FailureModel:
         raise ValueError(f"failures.categories: no category {name!r}; known: {list(self.names)}")
 
     def cluster_rates(self, cluster: Cluster) -> np.ndarray:
-        """Return each category's cluster-level rate (per hour) at ``cluster``'s size."""
-        return np.array([c.rate * cluster.units(c.unit) for c in self.categories])
+        """Return each category's cluster-level rate (per hour) at ``cluster``'s size.
+
+        The point rates times their units and ``rate_multiplier`` (as
+        :func:`relmc.rates.cluster_rates` gives them for point rates).
+        """
+        return np.array(
+            [c.rate * cluster.units(c.unit) * c.rate_multiplier for c in self.categories]
+        )
 
     def with_rates(self, rates: Mapping[str, float]) -> FailureModel:
         """Return a copy with the named categories' rates replaced."""
@@ -577,6 +583,7 @@ class FailureModel:
         model's maintenance (a table without categories: this model's categories with its
         fields). Anything else (a failure category this model lacks, a name given twice, a
         value of the wrong type) is returned as it is: the whole model, checked as given.
+        A ``rate`` equal to the category's own is no change, and accepted.
         """
         if failures is None:
             return self
@@ -586,6 +593,7 @@ class FailureModel:
         mine = {c.name: c for c in self.categories}
         if not isinstance(tables, list | tuple) or any(
             not isinstance(t, Mapping)
+            or not isinstance(t.get("name"), str)
             or (t.get("name") not in mine and t.get("kind", "failure") == "failure")
             for t in tables
         ):
@@ -594,7 +602,9 @@ class FailureModel:
         if len(changed) < sum(t.get("name") in mine for t in tables):
             return failures  # a name given twice: the model's own check says so
         for name, t in changed.items():
-            if "rate" in t:
+            # a rate equal to this model's (e.g. a scenario written back from to_dict()) is
+            # no change; another would be replaced by the posterior, so it is refused
+            if "rate" in t and t["rate"] != mine[name].rate:
                 field = f"failures.categories[{name!r}].rate"
                 raise FieldError(
                     field,

@@ -721,8 +721,8 @@ def test_posterior_is_the_fit_it_came_from(command, tmp_path, capsys, llama3_pos
     ):
         for v in a.data_vars:
             np.testing.assert_array_equal(a[v].values, b[v].values, err_msg=v)
-    # with --posterior nothing is fitted (project writes no posterior.nc of its own)
-    assert not (tmp_path / "read" / "posterior.nc").exists() or command == "project"
+    # with --posterior nothing is fitted or written back (no posterior.nc of its own)
+    assert not (tmp_path / "read" / "posterior.nc").exists()
     capsys.readouterr()
     # negative control: another fit's posterior gives other numbers
     other = tmp_path / "fit2"
@@ -743,6 +743,7 @@ def test_posterior_is_the_fit_it_came_from(command, tmp_path, capsys, llama3_pos
         (["--observed-gpus", "2048"], "--observed-gpus: a fit option"),
         (["--model", "hierarchical"], "--model: a fit option"),
         (["--n-draws", "50"], "--n-draws: a fit option"),
+        (["--n-chains", "8"], "--n-chains: a fit option"),
         (["--dataset", "rsc-1"], "not allowed with argument"),
     ],
 )
@@ -752,6 +753,28 @@ def test_posterior_refuses_fit_options(extra, text, tmp_path, capsys, llama3_pos
     err = capsys.readouterr().err
     assert text in err, err
     assert not (tmp_path / "o").exists()
+
+
+def test_project_leaves_the_posterior_it_reads_untouched(tmp_path, capsys):
+    # README's recipe: fit, then project from its posterior.nc into the same folder
+    out = tmp_path / "relmc-output"
+    assert main(["fit", "--seed", "1", "--quiet", "--out", str(out)]) == 0
+    before = (out / "posterior.nc").read_bytes()
+    argv = ["project", "--posterior", str(out / "posterior.nc"), "--n-gpus", "4096"]
+    assert main([*argv, "--n-trials", "20", "--no-plot", "--quiet", "--out", str(out)]) == 0
+    assert (out / "posterior.nc").read_bytes() == before
+    assert (out / "projection.nc").is_file()
+
+
+def test_posterior_without_units_is_refused(tmp_path, capsys, llama3_posterior):
+    import arviz as az
+
+    idata = az.from_netcdf(str(llama3_posterior))
+    bare = az.InferenceData(posterior=idata.posterior.drop_vars("unit"))
+    bare.to_netcdf(str(tmp_path / "bare.nc"))
+    argv = ["optimize", "--posterior", str(tmp_path / "bare.nc"), "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    assert "needs a 'category' dim with a 'unit' coordinate" in capsys.readouterr().err
 
 
 def test_posterior_missing_file_is_named(tmp_path, capsys):

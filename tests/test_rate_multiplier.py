@@ -127,3 +127,26 @@ def test_compare_records_a_rules_interval():
     assert float(ds["checkpoint_interval_hours"].sel(scenario="daly")) != float(
         ds["checkpoint_interval_hours"].sel(scenario="x")
     )
+
+
+def test_scenario_mttf_takes_the_multiplier():
+    sc = _base()
+    doubled = replace_path(sc, "failures.categories.*.rate_multiplier", 2.0)
+    assert doubled.mttf_hours() == sc.mttf_hours() / 2.0
+    # the same as the rate path's, for point rates
+    from relmc.rates import mttf_hours
+
+    assert float(mttf_hours(doubled, rate_draws(doubled))[0]) == pytest.approx(
+        doubled.mttf_hours(), rel=1e-12
+    )
+
+
+def test_tables_on_a_fit_accept_its_own_rate_and_refuse_another():
+    fit = _base().failures
+    same = fit.with_tables({"categories": [{"name": "a", "rate": fit.category("a").rate}]})
+    assert [c["name"] if isinstance(c, dict) else c.name for c in same["categories"]] == ["a", "b"]
+    with pytest.raises(ValueError, match=r"failures.categories\['a'\].rate: the posterior gives"):
+        fit.with_tables({"categories": [{"name": "a", "rate": 3e-4}]})
+    # a table that is not a category (a name of the wrong type) is left for the model's check
+    odd = {"categories": [{"name": ["a"], "kind": "straggler"}]}
+    assert fit.with_tables(odd) is odd

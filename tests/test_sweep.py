@@ -962,3 +962,48 @@ def test_straggler_tables_are_added_to_a_posteriors_categories(tmp_path):
     # and Llama 3's own posterior leaves the default model (and so the spec's identity) alone
     plain = SweepSpec.from_dict({**d, "base": {}, "axes": {"cluster.n_gpus": [2048]}})
     assert plain.base_scenario.failures == default
+
+
+def test_spec_identity_of_a_spec_made_before_rate_multiplier_is_unchanged():
+    # these digests were computed by the code at b3a21ae, before Category.rate_multiplier: a
+    # store made then still resumes (its numbers are the same); negative control: a
+    # multiplier that is set is part of the identity
+    want = {
+        "point": "fecbd5d7ad02acf193a41df04c8ce892b89080c31861e74c8ff288f7c644388a",
+        "conjugate:llama3-405b": "291425fc5c42cf865573bc87d43d1ab4917be4ce7cc9c5dcd4659f8d428e9332",
+    }
+    for post, digest in want.items():
+        d = {
+            "seed": 7, "n_trials": 64, "posterior": post,
+            "base": {"job": {"compute_hours": 100}}, "axes": {"cluster.n_gpus": [2048, 4096]},
+        }  # fmt: skip
+        assert SweepSpec.from_dict(d).sha256() == digest, post
+
+    def sha(**extra):
+        cat = {"name": "x", "rate": 1e-5, **extra}
+        base = {"failures": {"categories": [cat]}}
+        return SweepSpec.from_dict({**d, "posterior": "point", "base": base}).sha256()
+
+    assert sha() == sha(rate_multiplier=1.0) != sha(rate_multiplier=2.0)
+
+
+def test_sweep_refusals_with_a_posterior_name_the_field():
+    d = {"seed": 1, "n_trials": 4, "posterior": "conjugate:llama3-405b",
+         "axes": {"failures.categories.Faulty GPU.rate": [1e-7, 1e-3]}}  # fmt: skip
+    # an axis over a fitted category's rate would change nothing: refused, naming the lever
+    with pytest.raises(ValueError, match=r"axes: .*Faulty GPU.rate_multiplier instead") as e:
+        SweepSpec.from_dict(d)
+    assert e.value.field == "axes"
+    with pytest.raises(ValueError, match="rate_multiplier instead"):
+        SweepSpec.from_dict({**d, "axes": {"failures.categories.*.rate": [1e-7]}})
+    # negative controls: with point rates the axis is the sweep; the multiplier is accepted
+    SweepSpec.from_dict({**d, "posterior": "point"})
+    SweepSpec.from_dict({**d, "axes": {"failures.categories.Faulty GPU.rate_multiplier": [1, 2]}})
+    # a dataset whose units do not scale with a cluster is blamed on the posterior field
+    with pytest.raises(ValueError, match="posterior: 'conjugate:pumps' cannot be simulated") as e:
+        SweepSpec.from_dict({**d, "posterior": "conjugate:pumps", "axes": {"cluster.n_gpus": [8]}})
+    assert e.value.field == "posterior"
+    # a category table of the wrong form, with a posterior: a FieldError, not a TypeError
+    bad = {"failures": {"categories": [{"name": ["x"], "kind": "straggler"}]}}
+    with pytest.raises(ValueError, match="base"):
+        SweepSpec.from_dict({**d, "base": bad, "axes": {"cluster.n_gpus": [8]}})

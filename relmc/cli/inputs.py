@@ -154,6 +154,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
             ("--observed-gpus", args.observed_gpus),
             ("--observed-hours", args.observed_hours),
             ("--n-draws", args.n_draws),
+            ("--n-chains", args.n_chains),
             ("--model", None if args.model == "conjugate" else args.model),
         )
         if value is not None
@@ -208,7 +209,7 @@ def check_fit_memory(args: argparse.Namespace, data) -> None:
     extra = 0 if args.model == "conjugate" else DRAW_EXTRA_VALUES
     n_values = draw_values(data.sizes["category"], extra)
     copies = WRITTEN_FIT_COPIES.get(args.command, FIT_COPIES)  # compare, optimize: not written
-    check_posterior_memory(args.n_draws or 1000, args.n_chains, n_values, copies)
+    check_posterior_memory(args.n_draws or 1000, args.n_chains or 4, n_values, copies)
 
 
 def fit_posterior(args: argparse.Namespace, data, seed: int):
@@ -217,7 +218,7 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
 
     n_draws = args.n_draws or 1000
     if args.model == "conjugate":
-        return fit_conjugate(data, n_draws=n_draws, n_chains=args.n_chains, seed=seed)
+        return fit_conjugate(data, n_draws=n_draws, n_chains=args.n_chains or 4, seed=seed)
     quiet = getattr(args, "quiet", False)
     # PyMC reports the sampler's start on its logger: --quiet silences it with the report
     # (imported first: importing pymc sets its logger's level)
@@ -231,7 +232,7 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
         return fit_hierarchical(
             data,
             n_draws=n_draws,
-            n_chains=args.n_chains,
+            n_chains=args.n_chains or 4,
             seed=seed,
             progressbar=sys.stderr.isatty() and not quiet,
         )
@@ -266,6 +267,12 @@ def read_posterior(path: Path):
         raise ValueError(f"--posterior: cannot read {path} as an InferenceData: {e}") from None
     if "posterior" not in idata.groups() or "rate" not in idata.posterior:
         raise ValueError(f"--posterior: {path} has no posterior['rate'] (use 'relmc fit')")
+    rate = idata.posterior["rate"]
+    if "category" not in rate.dims or "unit" not in rate.coords:
+        raise ValueError(
+            f"--posterior: {path}: posterior['rate'] needs a 'category' dim with a 'unit' "
+            "coordinate (each rate's exposure unit), as 'relmc fit' writes it"
+        )
     return idata
 
 

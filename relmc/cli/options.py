@@ -368,7 +368,7 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
     g.add_argument(
         "--n-chains",
         type=int_at_least(1, hi=MAX_CHAINS),
-        default=4,
+        default=None,
         metavar="N",
         help="chains, in [1, 1000] (default: 4, as the API; r_hat needs several)",
     )

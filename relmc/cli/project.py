@@ -24,7 +24,8 @@ EPILOG = """\
 Fits the failure-rate posterior, simulates a job of the given compute at each size (one
 posterior draw per trial), prints medians with 90% intervals, and writes
   DIR/projection.nc   relmc.project() result (open with xarray.open_dataset)
-  DIR/posterior.nc    the fitted posterior (arviz.from_netcdf)
+  DIR/posterior.nc    the fitted posterior (arviz.from_netcdf; not with --posterior, whose
+                      file is read only)
   DIR/projection.png  the summary figure (relmc.plots.main_figure)
 
 Default policy (relmc.Policy): checkpoint every 30 min with a 1-min blocking snapshot,
@@ -106,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
     sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
     precision = inputs.precision(args)
-    names = ["projection.nc", "posterior.nc"] + ([] if args.no_plot else ["projection.png"])
+    fitted = args.posterior is None  # a read posterior is not written again (nor changed)
+    names = ["projection.nc", *(["posterior.nc"] if fitted else [])]
+    names += [] if args.no_plot else ["projection.png"]
     names += output.summary_names(args, names)
     outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
@@ -128,9 +131,11 @@ def run(args: argparse.Namespace) -> int:
     plot_note = ""
     with outputs.stage() as st:
         ds.attrs["relmc_run_id"] = st.run_id
-        posterior.posterior.attrs["relmc_run_id"] = st.run_id
+        if fitted:
+            posterior.posterior.attrs["relmc_run_id"] = st.run_id
         write_netcdf(ds, st.path("projection.nc"))
-        write_netcdf(posterior, st.path("posterior.nc"))
+        if fitted:
+            write_netcdf(posterior, st.path("posterior.nc"))
         output.write_summaries(st, args, ds, "project")
         if not args.no_plot:
             try:

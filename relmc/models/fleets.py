@@ -211,9 +211,12 @@ def fit_fleets(
         ``posterior``: ``rate`` (chain, draw, category): a new fleet's category rates per
         unit-hour (categories, ``unit`` and ``group`` of the categorised fleet);
         ``fleet_rate`` (chain, draw, fleet, category): each observed fleet's category rates
-        (to project one of them rather than a new fleet, pass
-        ``idata.posterior["fleet_rate"].sel(fleet=NAME)`` as the rates to
-        :func:`relmc.project` or :func:`relmc.simulate`);
+        (to project one of them rather than a new fleet, pass its draws,
+        ``idata.posterior["fleet_rate"].sel(fleet=NAME)``, as the rates to
+        :func:`relmc.project` or :func:`relmc.simulate`, with that fleet's observation
+        record in their ``attrs``: ``n_gpus`` and ``exposure_clock`` for the exposure-clock
+        conversion, ``maintenance_rate``; ``rate.attrs`` holds the categorised fleet's.
+        Without them the rates are taken per exposed hour, with no planned maintenance);
         ``fleet_total`` (chain, draw, fleet): each fleet's total rate per unit-hour of its own
         reported unit (the categorised fleet's per hour of the whole fleet);
         ``fleet_multiplier`` (chain, draw, fleet): :math:`e^{\sigma (z_k - z_1)}`;

@@ -254,7 +254,10 @@ class SweepSpec:
                 "cell is one simulation and a file per variable in the store); split the sweep",
             )
         # build every cell's scenario now, so that any bad value fails before work starts
-        base = _base_scenario(self.base, _source_failures(self.posterior, self.root))
+        fitted = _source_failures(self.posterior, self.root)
+        base = _base_scenario(self.base, fitted)
+        if fitted is not None:
+            _check_rate_axes(self.axes, fitted.names)
         object.__setattr__(self, "_base_scenario", base)
         object.__setattr__(self, "_scenarios", _cell_scenarios(base, self.axes))
         # a cell's trials must fit in memory: refused now, before any store or file is written
@@ -381,9 +384,14 @@ class SweepSpec:
         Leaves out the store path and Slurm options (they change where and how, not what), and
         includes the fully resolved base scenario, so a change in relmc's defaults shows up.
         """
+        base = self.base_scenario.to_dict()
+        for cat in base["failures"]["categories"]:
+            for name, default in _LATER_DEFAULTS.items():
+                if cat.get(name) == default:
+                    del cat[name]
         return {
             "format": SPEC_FORMAT,
-            "base": self.base_scenario.to_dict(),
+            "base": base,
             "axes": [[p, list(v)] for p, v in self.axes],
             "posterior": self.posterior_identity(),
             "n_draws": self.n_draws if _posterior_kind(self.posterior)[0] == "conjugate" else None,
@@ -521,6 +529,11 @@ def _merge(default: Mapping[str, Any], over: Mapping[str, Any], where: str) -> d
     return out
 
 
+#: Category fields added after the spec format was fixed: at these defaults they are left out
+#: of a spec's identity, so a store made before them still resumes (its numbers are the same).
+_LATER_DEFAULTS = {"rate_multiplier": 1.0}
+
+
 def _source_failures(source: str, root: str | None):
     """Return the failure model a posterior source's categories imply (no draws), or None.
 
@@ -534,7 +547,12 @@ def _source_failures(source: str, root: str | None):
         from relmc.datasets import list_datasets, load_dataset
 
         name = source.split(":", 1)[1]
-        return FailureModel.from_counts(load_dataset(name)) if name in list_datasets() else None
+        if name not in list_datasets():
+            return None
+        try:
+            return FailureModel.from_counts(load_dataset(name))
+        except ValueError as e:  # e.g. units that do not scale with a cluster (pumps)
+            raise FieldError("posterior", f"posterior: {source!r} cannot be simulated: {e}") from e
     if source == "point":
         return None
     path = Path(source)
@@ -548,6 +566,21 @@ def _source_failures(source: str, root: str | None):
         return FailureModel.from_posterior(az.from_netcdf(str(path)))
     except (OSError, KeyError, ValueError):
         return None  # refused with its reason where the rates are read
+
+
+def _check_rate_axes(axes, fitted_names) -> None:
+    """Refuse an axis over the rate of a category a posterior gives (it would change nothing)."""
+    head, tail = "failures.categories.", ".rate"
+    for path, _ in axes:
+        if path.startswith(head) and path.endswith(tail):
+            name = path[len(head) : -len(tail)]
+            if name == "*" or name in fitted_names:
+                raise FieldError(
+                    "axes",
+                    f"axes: {path!r}: the posterior gives this category's rate in every cell, "
+                    f"so the axis would change nothing; sweep {head}{name}.rate_multiplier "
+                    "instead",
+                )
 
 
 def _base_scenario(base: Mapping[str, Any], fitted=None):
