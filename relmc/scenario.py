@@ -372,6 +372,25 @@ class Category:
                 out = q / q.mean()
         return out
 
+    def unread_fields(self) -> list[str]:
+        """Fields set away from their defaults that this category's ``kind`` does not read.
+
+        ``straggler_speed`` is read for ``kind="straggler"`` only, ``sdc_latency_hours`` and
+        ``sdc_latency_distribution`` for ``kind="sdc"`` only. Reports name them, since a
+        forgotten ``kind`` silently simulates another model.
+        """
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        kinds = {
+            "straggler_speed": "straggler",
+            "sdc_latency_hours": "sdc",
+            "sdc_latency_distribution": "sdc",
+        }
+        return [
+            name
+            for name, kind in kinds.items()
+            if self.kind != kind and getattr(self, name) != defaults[name]
+        ]
+
     def _check_physics(self, where: str) -> None:
         """Validate the straggler and SDC fields."""
         if self.kind not in CATEGORY_KINDS:

@@ -799,3 +799,15 @@ def test_project_marks_credible_intervals_that_are_mostly_noise(tmp_path, capsys
     with xr.open_dataset(tmp_path / "b" / "projection.nc", engine="h5netcdf") as ds:
         assert float(ds["ettr_credible_noise"].max()) < 0.5
     assert "not resolved" not in text
+
+
+def test_simulate_notes_fields_a_category_kind_does_not_read(tmp_path, capsys):
+    toml = (
+        "[job]\ncompute_hours = 20\n[failures]\n"
+        '[[failures.categories]]\nname = "corruption"\nrate = 1e-6\nsdc_latency_hours = 3.0\n'
+    )
+    _, text = _simulate_toml(tmp_path / "a", toml, capsys, n_trials=20)
+    assert "note: failures.categories['corruption'] sets sdc_latency_hours" in text
+    # negative control: with its kind, nothing to note
+    _, text = _simulate_toml(tmp_path / "b", toml + 'kind = "sdc"\n', capsys, n_trials=20)
+    assert "does not read" not in text

@@ -176,3 +176,12 @@ def test_features_name_what_a_scenario_models_beyond_constant_rates():
     }
     for path, (value, label) in changes.items():
         assert replace_path(base, path, value).features() == [label], path
+
+
+def test_unread_fields_are_those_a_kind_ignores():
+    assert Category("a").unread_fields() == []
+    assert Category("a", sdc_latency_hours=3.0).unread_fields() == ["sdc_latency_hours"]
+    assert Category("a", kind="sdc", sdc_latency_hours=3.0).unread_fields() == []
+    assert Category("a", kind="sdc", straggler_speed=0.3).unread_fields() == ["straggler_speed"]
+    both = Category("a", kind="straggler", sdc_latency_distribution="exponential")
+    assert both.unread_fields() == ["sdc_latency_distribution"]

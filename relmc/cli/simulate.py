@@ -158,6 +158,13 @@ def run(args: argparse.Namespace) -> int:
     short = retention_text(sc, float(res.attrs["checkpoint_interval_hours"]))
     if short:
         say(short)
+    for c in sc.failures.categories:
+        unread = c.unread_fields()
+        if unread:
+            say(
+                f"note: failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
+                f'kind ({c.kind!r}) does not read (forgot kind = "sdc" or "straggler"?)'
+            )
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])
     rows = [
