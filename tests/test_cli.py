@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -16,6 +18,8 @@ from clirun import one_error_line, run_cli
 
 from relmc.cli import main
 from relmc.cli.output import fmt
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
 def run(*args, cwd):
@@ -811,3 +815,58 @@ def test_simulate_notes_fields_a_category_kind_does_not_read(tmp_path, capsys):
     # negative control: with its kind, nothing to note
     _, text = _simulate_toml(tmp_path / "b", toml + 'kind = "sdc"\n', capsys, n_trials=20)
     assert "does not read" not in text
+
+
+# --------------------------------------------------------------------------------------------
+# relmc fit --events: the event model from the command line, and its posterior reused
+
+EVENT_WINDOW = ["--observed-gpus", "16384", "--window-start", "2024-03-01T00:00:00",
+                "--window-end", "2024-04-30T00:00:00"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
+    import warnings
+
+    from relmc.events import load_events
+
+    log = ROOT / "examples" / "event_log.csv"
+    argv = ["fit", "--events", str(log), *EVENT_WINDOW, "--diurnal", "pooled", "--trend"]
+    argv += ["--fleet-age-hours", "2000", "--n-draws", "200", "--n-chains", "2", "--seed", "1"]
+    with warnings.catch_warnings():  # short chains may warn of their convergence
+        warnings.simplefilter("ignore")
+        assert main([*argv, "--csv", "-", "--out", str(tmp_path / "fit")]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    events = load_events(log, n_gpus=16384, start="2024-03-01T00:00:00",
+                         end="2024-04-30T00:00:00")  # fmt: skip
+    # the summary's counts are the log's, its rates the posterior's means
+    assert [int(r["count"]) for r in rows] == events["count"].values.tolist()
+    post = az.from_netcdf(str(tmp_path / "fit" / "posterior.nc")).posterior
+    assert post.attrs["model"] == "events"
+    assert {"trend_shape", "diurnal_amplitude"} <= set(post.data_vars)
+    mean = post["rate"].mean(("chain", "draw"))
+    assert [float(r["rate_mean"]) for r in rows] == pytest.approx(mean.values, rel=1e-12)
+    # the posterior reused: the projection draws the fitted terms per trial
+    argv = ["project", "--posterior", str(tmp_path / "fit" / "posterior.nc"), "--no-plot"]
+    assert main([*argv, "--n-gpus", "4096", "--n-trials", "50", "--out", str(tmp_path / "p")]) == 0
+    text = capsys.readouterr().out
+    assert "events fit of event_log; diurnal=pooled, trend=power-law, per draw" in text
+    with xr.open_dataset(tmp_path / "p" / "projection.nc", engine="h5netcdf") as ds:
+        assert "physics per draw from the posterior" in ds.attrs["rates_source"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "text"),
+    [
+        (["--events", "x.csv", "--window-end", "10"], "--observed-gpus: required with --events"),
+        (["--events", "x.csv", "--observed-gpus", "8"], "--window-end: required with --events"),
+        (["--events", "x.csv", "--counts", "c.csv"], "--counts: not with --events"),
+        (["--events", "x.csv", "--model", "hierarchical"], "--model: not with --events"),
+        (["--diurnal", "pooled"], "--diurnal goes with --events"),
+        (["--trend"], "--trend goes with --events"),
+    ],
+)
+def test_fit_events_options_are_checked_first(argv, text, tmp_path, capsys):
+    assert main(["fit", *argv, "--out", str(tmp_path / "o")]) == 2
+    assert text in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

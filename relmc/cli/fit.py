@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import xarray as xr
 
@@ -20,6 +21,16 @@ examples:
   relmc fit --dataset rsc-1 --n-gpus 131072
   relmc fit --counts my_cluster.csv --observed-gpus 4096 --observed-hours 720 \\
       --model hierarchical --n-draws 2000 --seed 3
+
+An event log (one row per interruption: time, category, optionally node, gpus, unit, group;
+relmc.load_events) is fitted with --events LOG --observed-gpus N --window-end END (and
+--window-start for ISO 8601 times): the event model (relmc.fit_events, PyMC), homogeneous
+unless --diurnal, --trend (with --fleet-age-hours) or --nodes add its terms. Its posterior
+carries the terms per draw, which 'relmc project|simulate --posterior' then simulate.
+
+  relmc fit --events examples/event_log.csv --observed-gpus 16384 \
+      --window-start 2024-03-01T00:00:00 --window-end 2024-04-30T00:00:00 \
+      --diurnal category --trend --fleet-age-hours 2000 --nodes mixture --seed 1
 
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
 them): quickstart.py (the Llama 3 fit), own_cluster.py (a counts CSV: examples/my_cluster.csv
@@ -40,9 +51,93 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=options.int_at_least(0), metavar="INT", help="seed of the fit")
     options.add_out_option(p, help=f"output directory (default: {options.DEFAULT_OUT})")
     options.add_data_options(p, posterior=False)
+    g = p.add_argument_group("event log (relmc.load_events and relmc.fit_events)")
+    g.add_argument("--events", type=Path, metavar="CSV", help="an event log to fit")
+    g.add_argument(
+        "--window-start",
+        metavar="T",
+        help="the window's start: hours on the log's axis, or ISO 8601 (needed for ISO times)",
+    )
+    g.add_argument("--window-end", metavar="T", help="the window's end (required with --events)")
+    g.add_argument(
+        "--start-hour",
+        type=float,
+        metavar="H",
+        help="hour of day at the window's start, numeric times only (default 0)",
+    )
+    g.add_argument(
+        "--fleet-age-hours",
+        type=options.positive_hours,
+        metavar="H",
+        help="the fleet's age at the window's start, hours (needed with --trend)",
+    )
+    g.add_argument(
+        "--diurnal",
+        choices=("category", "pooled"),
+        help="a daily cycle of the rates: per category, or one shared by all",
+    )
+    g.add_argument("--trend", action="store_true", help="a fleet-level power-law trend")
+    g.add_argument(
+        "--nodes",
+        choices=("mixture", "frailty"),
+        help="per-node heterogeneity (lemon nodes); needs a node column",
+    )
     options.add_shape_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)
+
+
+_EVENT_OPTIONS = ("window_start", "window_end", "start_hour", "fleet_age_hours", "diurnal",
+                  "nodes")  # fmt: skip
+
+
+def _check_events(args: argparse.Namespace) -> None:
+    """Refuse event-log options without --events, and the options --events cannot take."""
+    if args.events is None:
+        given = [o for o in (*_EVENT_OPTIONS, "trend") if getattr(args, o)]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise ValueError(f"{flag} goes with --events (an event log)")
+        return
+    for flag, value in (
+        ("--dataset", args.dataset),
+        ("--counts", args.counts),
+        ("--observed-hours", args.observed_hours),
+        ("--model", None if args.model == "conjugate" else args.model),
+    ):
+        if value is not None:
+            raise ValueError(f"{flag}: not with --events (the log's window and model are its own)")
+    if args.observed_gpus is None:
+        raise ValueError("--observed-gpus: required with --events (the fleet's GPUs)")
+    if args.window_end is None:
+        raise ValueError("--window-end: required with --events (the window's end)")
+
+
+def _time(text: str | None):
+    """Return a window bound as given: a number of hours, else the text (ISO 8601)."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _load_events(args: argparse.Namespace):
+    from relmc.events import load_events
+
+    try:
+        return load_events(
+            args.events,
+            n_gpus=args.observed_gpus,
+            end=_time(args.window_end),
+            start=_time(args.window_start),
+            start_hour=args.start_hour,
+            fleet_age_at_start_hours=args.fleet_age_hours,
+            shape=inputs.cluster_shape(args),
+        )
+    except ValueError as e:
+        raise ValueError(f"--events: {e}") from None
 
 
 def _rate_rows(
@@ -86,17 +181,22 @@ def run(args: argparse.Namespace) -> int:
     outputs = inputs.check_out(
         args.out, ["posterior.nc", *output.summary_names(args, ["posterior.nc"])]
     )
+    _check_events(args)
     seed = inputs.root_seed(args)
-    data = inputs.load_data(args)
+    data = inputs.load_data(args) if args.events is None else _load_events(args)
     n = args.n_gpus or int(data.attrs.get("n_gpus", 0)) or 16384
     inputs.check_fit_memory(args, data)
-    note(f"fitting {args.model} model ...")
-    posterior = inputs.fit_posterior(args, data, seed)
+    if args.events is None:
+        note(f"fitting {args.model} model ...")
+        posterior = inputs.fit_posterior(args, data, seed)
+    else:
+        note("fitting the event model ...")
+        posterior = inputs.fit_event_log(args, data, seed)
     header, rows, right, summary, scalable = _rate_rows(posterior, data, n)
     summary["count"] = data["count"]
     summary.attrs = {
         "seed": seed,
-        "model": args.model,
+        "model": args.model if args.events is None else "events",
         "dataset": str(data.attrs.get("name", "")),
         "n_gpus": n if scalable else 0,
     }

@@ -212,6 +212,46 @@ def check_fit_memory(args: argparse.Namespace, data) -> None:
     check_posterior_memory(args.n_draws or 1000, args.n_chains or 4, n_values, copies)
 
 
+def _quiet_pymc(args: argparse.Namespace):
+    """Return a context in which PyMC's logger is quiet below a warning with ``--quiet``.
+
+    pymc is imported first: importing it sets its logger's level.
+    """
+    import contextlib
+
+    import pymc  # noqa: F401
+
+    @contextlib.contextmanager
+    def quiet():
+        log = logging.getLogger("pymc")
+        level = log.level
+        if getattr(args, "quiet", False):
+            log.setLevel(logging.WARNING)
+        try:
+            yield
+        finally:
+            log.setLevel(level)
+
+    return quiet()
+
+
+def fit_event_log(args: argparse.Namespace, events, seed: int):
+    """Fit :func:`relmc.fit_events` to a loaded log with the command's terms and draws."""
+    from relmc.models import fit_events
+
+    with _quiet_pymc(args):
+        return fit_events(
+            events,
+            diurnal=args.diurnal,
+            trend=args.trend,
+            nodes=args.nodes,
+            n_draws=args.n_draws or 1000,
+            n_chains=args.n_chains or 4,
+            seed=seed,
+            progressbar=sys.stderr.isatty() and not getattr(args, "quiet", False),
+        )
+
+
 def fit_posterior(args: argparse.Namespace, data, seed: int):
     """Fit ``--model`` to ``data`` with ``--n-draws`` (and ``--n-chains``); InferenceData."""
     from relmc.models import fit_conjugate, fit_hierarchical
@@ -220,15 +260,7 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
     if args.model == "conjugate":
         return fit_conjugate(data, n_draws=n_draws, n_chains=args.n_chains or 4, seed=seed)
     quiet = getattr(args, "quiet", False)
-    # PyMC reports the sampler's start on its logger: --quiet silences it with the report
-    # (imported first: importing pymc sets its logger's level)
-    import pymc  # noqa: F401
-
-    log = logging.getLogger("pymc")
-    level = log.level
-    if quiet:
-        log.setLevel(logging.WARNING)
-    try:
+    with _quiet_pymc(args):  # PyMC reports the sampler's start on its logger
         return fit_hierarchical(
             data,
             n_draws=n_draws,
@@ -236,8 +268,6 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
             seed=seed,
             progressbar=sys.stderr.isatty() and not quiet,
         )
-    finally:
-        log.setLevel(level)
 
 
 def read_toml(path: Path) -> dict:

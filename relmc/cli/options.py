@@ -343,7 +343,8 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
         type=int_at_least(1),
         metavar="N",
         help="with --counts: GPUs the counts were observed on (exposure may then be "
-        "omitted: it is computed with --gpus-per-node and --nodes-per-rack, default 8 and 2)",
+        "omitted: it is computed with --gpus-per-node and --nodes-per-rack, default 8 and 2); "
+        "with relmc fit --events: the fleet's GPUs",
     )
     g.add_argument(
         "--observed-hours",

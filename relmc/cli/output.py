@@ -118,12 +118,17 @@ def model_text(args: argparse.Namespace, posterior, data) -> str:
     if data is None:
         fitted = str(post.attrs.get("dataset", "")) or "user data"
         model = str(post.attrs.get("model", "")) or "a model"
+        terms = str(post.attrs.get("model_terms", ""))  # an event model's, drawn per trial
         return (
-            f"posterior {args.posterior} ({model} fit of {fitted}): "
+            f"posterior {args.posterior} ({model} fit of {fitted}"
+            f"{f'; {terms}, per draw' if terms else ''}): "
             f"{plural(post.sizes['category'], 'category')}, {n} draws"
         )
     name = data.attrs.get("name", "") or "user data"
     kind = "conjugate Gamma-Poisson" if args.model == "conjugate" else "hierarchical (PyMC)"
+    if getattr(args, "events", None) is not None:
+        terms = str(post.attrs.get("model_terms", "")) or "homogeneous"
+        kind = f"event model (PyMC; {terms})"
     n_cat, n_ev = data.sizes["category"], int(data["count"].sum())
     return f"{name}: {plural(n_cat, 'category')}, {plural(n_ev, 'event')}; {kind}, {n} draws"
 
