@@ -844,3 +844,16 @@ def test_counts_errors_name_the_options(tmp_path, capsys, monkeypatch):
                 cwd=tmp_path)  # fmt: skip
         assert r.returncode == 0, r.stderr
         assert ("NUTS" in r.stderr) is not quiet, r.stderr
+
+
+def test_optimize_csv_labels_its_search_curve_readably(tmp_path, capsys):
+    argv = ["optimize", *SMALL, "--n-trials", "40", "--intervals", "0.3,0.6,2", "--csv", "-"]
+    assert main([*argv, "--quiet", "--out", str(tmp_path / "o")]) == 0
+    rows = _csv_rows(capsys.readouterr().out)
+    curve = [k for k in rows[0] if k.startswith("ettr_mean[")]
+    with xr.open_dataset(tmp_path / "o" / "optimize.nc", engine="h5netcdf") as ds:
+        # one column per searched interval, named to 6 significant digits (not 17)
+        assert curve == [f"ettr_mean[{t:.6g}]" for t in ds["interval"].values]
+        assert len(set(curve)) == ds.sizes["interval"]
+        got = [float(rows[0][k]) for k in curve]
+        assert got == ds["ettr_mean"].values.tolist()

@@ -398,6 +398,16 @@ ROW_DIM = {
 }
 
 
+def column_label(x) -> str:
+    """Return a coordinate value as a CSV column name shows it: floats to 6 digits.
+
+    A search curve's intervals read ``ettr_mean[0.14153]`` rather than 17 digits; quantile
+    levels, sizes and names read as they are.
+    """
+    v = _jsonable(x)
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
 def summary_csv(ds, command: str) -> str:
     """CSV of a summary dataset: one row per element of its row dim (see ``SUMMARY_HELP``)."""
     ds = summary_dataset(ds)
@@ -420,7 +430,7 @@ def summary_csv(ds, command: str) -> str:
             columns[name] = [_jsonable(x) for x in values[:, 0]]
             continue
         labels = [
-            ",".join(str(_jsonable(x)) for x in combo)
+            ",".join(column_label(x) for x in combo)
             for combo in itertools.product(*(v[d].values for d in extra))
         ]
         for j, label in enumerate(labels):

@@ -356,6 +356,8 @@ def cube_csv(cube) -> str:
 
     import numpy as np
 
+    from relmc.cli.output import column_label
+
     axes = [d for d in cube["done"].dims] if "done" in cube else list(cube.dims)
     per_cell = {
         k: np.asarray(v.values).ravel()
@@ -370,7 +372,7 @@ def cube_csv(cube) -> str:
         values = np.asarray(v.transpose(*axes, *extra).values).reshape(-1, width)
         labels = itertools.product(*(cube[d].values.tolist() for d in extra))
         for j, label in enumerate(labels):
-            per_cell[f"{k}[{','.join(str(x) for x in label)}]"] = values[:, j]
+            per_cell[f"{k}[{','.join(column_label(x) for x in label)}]"] = values[:, j]
     if "stopped_code" in cube:
         meanings = str(cube["stopped_code"].attrs.get("flag_meanings", "")).split()
         per_cell["stopped_by"] = np.array(
