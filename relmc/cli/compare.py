@@ -226,11 +226,12 @@ def run(args: argparse.Namespace) -> int:
         args.out, ["compare.nc", *output.summary_names(args, ["compare.nc"])]
     )
     seed = inputs.root_seed(args)
+    data = None
     if args.posterior is None:  # the policies' category fields checked before the fit
         data = inputs.load_data(args)
         inputs.check_scalable(args, data, "compare")
         _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)
-    posterior, data = inputs.posterior_and_data(args, seed, "compare")
+    posterior, data = inputs.posterior_and_data(args, seed, "compare", data=data)
     base = inputs.apply_overrides(default_scenario(posterior, data), ov)
     scenarios = _scenarios(base, args.policy)
     ds = compare(

@@ -126,13 +126,13 @@ def check_scalable(args: argparse.Namespace, data, command: str) -> None:
         )
 
 
-def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=None):
+def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=None, data=None):
     """Return ``(posterior, data)``: ``--posterior`` read (``data`` None), else the data fitted.
 
     Every check of the data and options comes before the fit (units that scale with a
     cluster, trial and fit memory, and, with ``ov``, overheads that would leave the observed
     job no exposure); with ``--posterior`` the fit's options are refused and its categories'
-    units checked.
+    units checked. ``data``: the data already loaded (else loaded here).
     """
     from relmc import cluster
     from relmc._io import check_trial_memory
@@ -140,7 +140,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
 
     path = getattr(args, "posterior", None)
     if path is None:
-        data = load_data(args)
+        data = load_data(args) if data is None else data
         check_scalable(args, data, command)
         if ov is not None:
             check_observed_overheads(data, ov)
