@@ -135,7 +135,9 @@ def optimize_checkpoint(
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     if n_gpus is not None:
         scenario = replace_path(scenario, "cluster.n_gpus", n_gpus)
-    rates = None if posterior is None else rate_array(posterior)
+    if posterior is not None:
+        rate_array(posterior)  # a bad source is named "posterior" here
+    rates = posterior  # the source itself: an event fit's physics is drawn per trial
     plan = _plan(scenario, rates, intervals)
     root = resolve_seed(seed)
     search_seed, final_seed = child_seed(root, 0), child_seed(root, 1)

@@ -335,8 +335,10 @@ def project(
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     root = resolve_seed(seed)
-    rates = None if posterior is None else rate_array(posterior)
-    draws = rate_draws(scenario, rates)
+    if posterior is not None:
+        rate_array(posterior)  # a bad source is named "posterior" here
+    # the source itself, not only its rates: an event fit's physics is drawn per trial
+    draws = rate_draws(scenario, posterior)
     nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]

@@ -704,8 +704,10 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
 
     Returns
     -------
-    None or xarray.DataArray
-        The rate draws (loaded into memory), or ``None`` for ``"point"``.
+    None, xarray.DataArray or arviz.InferenceData
+        The rate draws (loaded into memory), or ``None`` for ``"point"``; for a netCDF
+        with physics per draw (an event fit, :data:`PHYSICS_VARIABLES`), its posterior
+        group (loaded), so that cells draw them per trial too.
     """
     from pathlib import Path
 
@@ -742,7 +744,11 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
 
     try:
         idata = az.from_netcdf(str(path))
-        return rate_array(idata).load()
+        rates = rate_array(idata).load()
+        if not any(v in idata.posterior for v in PHYSICS_VARIABLES):
+            return rates
+        # an event fit: its physics per draw too (the posterior group alone, in memory)
+        return az.InferenceData(posterior=idata.posterior.load())
     except Exception as e:  # arviz raises several types for a wrong file
         raise FieldError(
             "posterior",

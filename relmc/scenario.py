@@ -39,6 +39,12 @@ __all__ = [
 ]
 
 RECOVERY_KINDS = ("restart", "swap")
+#: Category fields read for one kind only, and that kind.
+KIND_FIELDS = {
+    "straggler_speed": "straggler",
+    "sdc_latency_hours": "sdc",
+    "sdc_latency_distribution": "sdc",
+}
 DOMAINS = ("node", "rack", "pod")  # blast radius of one failure
 REPAIR_DISTRIBUTIONS = ("exponential", "fixed")
 CATEGORY_KINDS = ("failure", "straggler", "sdc")  # kernel codes 0, 1, 2
@@ -380,14 +386,9 @@ class Category:
         forgotten ``kind`` silently simulates another model.
         """
         defaults = {f.name: f.default for f in dataclasses.fields(self)}
-        kinds = {
-            "straggler_speed": "straggler",
-            "sdc_latency_hours": "sdc",
-            "sdc_latency_distribution": "sdc",
-        }
         return [
             name
-            for name, kind in kinds.items()
+            for name, kind in KIND_FIELDS.items()
             if self.kind != kind and getattr(self, name) != defaults[name]
         ]
 

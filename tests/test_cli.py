@@ -748,6 +748,7 @@ def test_posterior_is_the_fit_it_came_from(command, tmp_path, capsys, llama3_pos
         (["--model", "hierarchical"], "--model: a fit option"),
         (["--n-draws", "50"], "--n-draws: a fit option"),
         (["--n-chains", "8"], "--n-chains: a fit option"),
+        (["--model", "conjugate"], "--model: a fit option"),  # given, even as the default
         (["--dataset", "rsc-1"], "not allowed with argument"),
     ],
 )
@@ -812,6 +813,7 @@ def test_simulate_notes_fields_a_category_kind_does_not_read(tmp_path, capsys):
     )
     _, text = _simulate_toml(tmp_path / "a", toml, capsys, n_trials=20)
     assert "note: failures.categories['corruption'] sets sdc_latency_hours" in text
+    assert '(meant kind = "sdc"?)' in text
     # negative control: with its kind, nothing to note
     _, text = _simulate_toml(tmp_path / "b", toml + 'kind = "sdc"\n', capsys, n_trials=20)
     assert "does not read" not in text
@@ -850,7 +852,7 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
     argv = ["project", "--posterior", str(tmp_path / "fit" / "posterior.nc"), "--no-plot"]
     assert main([*argv, "--n-gpus", "4096", "--n-trials", "50", "--out", str(tmp_path / "p")]) == 0
     text = capsys.readouterr().out
-    assert "events fit of event_log; diurnal=pooled, trend=power-law, per draw" in text
+    assert "events fit of event_log; diurnal=pooled, trend=power-law, nodes=none, per draw" in text
     with xr.open_dataset(tmp_path / "p" / "projection.nc", engine="h5netcdf") as ds:
         assert "physics per draw from the posterior" in ds.attrs["rates_source"]
 
@@ -864,9 +866,35 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
         (["--events", "x.csv", "--model", "hierarchical"], "--model: not with --events"),
         (["--diurnal", "pooled"], "--diurnal goes with --events"),
         (["--trend"], "--trend goes with --events"),
+        (
+            ["--events", "x.csv", "--observed-gpus", "8", "--window-end", "10", "--trend"],
+            "--fleet-age-hours: required with --trend",
+        ),
     ],
 )
 def test_fit_events_options_are_checked_first(argv, text, tmp_path, capsys):
     assert main(["fit", *argv, "--out", str(tmp_path / "o")]) == 2
     assert text in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_simulate_posterior_tables_leave_the_assumed_line_whole(tmp_path, capsys, llama3_posterior):
+    # a [[failures.categories]] table naming a fit category: the fit's maintenance fields
+    # merged in are not the file's, so planned downtime is still reported as assumed
+    table = '[[failures.categories]]\nname = "Faulty GPU"\nrate_multiplier = 1.0\n'
+    for name, text in (("plain", SMALL_TOML), ("table", SMALL_TOML + table)):
+        rc, _, printed = _run_simulate(
+            tmp_path / name, text, capsys, "--posterior", str(llama3_posterior), n_trials=20
+        )
+        assert rc == 0, printed.err
+        assumed = [s for s in printed.err.splitlines() if s.startswith("assumed: ")]
+        assert len(assumed) == 1 and "planned downtime 0 min" in assumed[0], (name, assumed)
+
+
+def test_fit_events_nodes_need_a_node_column(tmp_path, capsys):
+    (tmp_path / "log.csv").write_text("time,category\n1.5,GPU\n7.25,Host\n")
+    argv = ["fit", "--events", str(tmp_path / "log.csv"), "--observed-gpus", "64"]
+    argv += ["--window-end", "100", "--nodes", "mixture", "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    assert "--nodes: needs an event log with a node column" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()

@@ -794,7 +794,10 @@ def test_spec_template_is_package_data_and_valid(tmp_path, capsys):
     raw = files("relmc").joinpath("templates", "sweep.toml").read_text(encoding="utf-8")
     text = sweep.spec_template("grids/restart.toml")
     assert "relmc sweep run grids/restart.toml" in text and 'store = "restart.zarr"' in text
-    assert text == raw.replace("${spec}", "grids/restart.toml").replace("${store}", "restart.zarr")
+    want = raw.replace("${spec}", "grids/restart.toml").replace("${store}", "restart.zarr")
+    # the header's open command names the store from where the spec was made (beside it)
+    assert text == want.replace("${store_path}", "grids/restart.zarr")
+    assert "relmc sweep open grids/restart.zarr --csv" in text
     spec = SweepSpec.from_dict(tomllib.loads(text), root=tmp_path)
     assert spec.n_cells == 6 and spec.store == "restart.zarr"
     assert cli_main(["sweep", "init", str(tmp_path / "grid.toml")]) == 0
@@ -1007,3 +1010,31 @@ def test_sweep_refusals_with_a_posterior_name_the_field():
     bad = {"failures": {"categories": [{"name": ["x"], "kind": "straggler"}]}}
     with pytest.raises(ValueError, match="base"):
         SweepSpec.from_dict({**d, "base": bad, "axes": {"cluster.n_gpus": [8]}})
+
+
+def test_a_posterior_files_physics_reach_the_cells(tmp_path):
+    # an event fit's per-draw terms (here a trend, shape 2 from 2,000 h) are drawn in every
+    # cell, as relmc.simulate draws them; negative control: the rates alone differ
+    import arviz as az
+    import xarray as xr
+
+    import relmc
+
+    fit = relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), seed=0)
+    post = fit.posterior.copy()
+    post["trend_shape"] = xr.full_like(post["rate"].isel(category=0, drop=True), 2.0)
+    post.attrs = {**post.attrs, "fleet_age_hours": 2000.0}
+    az.InferenceData(posterior=post).to_netcdf(str(tmp_path / "trend.nc"))
+    d = {"seed": 4, "n_trials": 64, "posterior": str(tmp_path / "trend.nc"),
+         "axes": {"cluster.n_gpus": [16384]}}  # fmt: skip
+    spec = SweepSpec.from_dict(d)
+    sweep.run_sweep(spec, tmp_path / "s.zarr", progress=False)
+    cube = sweep.open_sweep(tmp_path / "s.zarr").load()
+    idata = az.from_netcdf(str(tmp_path / "trend.nc"))
+    res = relmc.simulate(spec.scenario(0), rates=idata, n_trials=64, seed=sweep.cell_seed(4, 0))
+    assert "physics per draw" in res.attrs["rates_source"]
+    assert cube.ettr_mean.item() == res.ettr.mean().item()
+    alone = relmc.simulate(
+        spec.scenario(0), rates=idata.posterior["rate"], n_trials=64, seed=sweep.cell_seed(4, 0)
+    )
+    assert alone.ettr.mean().item() != cube.ettr_mean.item()

@@ -28,8 +28,8 @@ relmc.load_events) is fitted with --events LOG --observed-gpus N --window-end EN
 unless --diurnal, --trend (with --fleet-age-hours) or --nodes add its terms. Its posterior
 carries the terms per draw, which 'relmc project|simulate --posterior' then simulate.
 
-  relmc fit --events examples/event_log.csv --observed-gpus 16384 \
-      --window-start 2024-03-01T00:00:00 --window-end 2024-04-30T00:00:00 \
+  relmc fit --events examples/event_log.csv --observed-gpus 16384 \\
+      --window-start 2024-03-01T00:00:00 --window-end 2024-04-30T00:00:00 \\
       --diurnal category --trend --fleet-age-hours 2000 --nodes mixture --seed 1
 
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
@@ -103,7 +103,7 @@ def _check_events(args: argparse.Namespace) -> None:
         ("--dataset", args.dataset),
         ("--counts", args.counts),
         ("--observed-hours", args.observed_hours),
-        ("--model", None if args.model == "conjugate" else args.model),
+        ("--model", args.model if "model" in getattr(args, "_flags", {}) else None),
     ):
         if value is not None:
             raise ValueError(f"{flag}: not with --events (the log's window and model are its own)")
@@ -111,6 +111,10 @@ def _check_events(args: argparse.Namespace) -> None:
         raise ValueError("--observed-gpus: required with --events (the fleet's GPUs)")
     if args.window_end is None:
         raise ValueError("--window-end: required with --events (the window's end)")
+    if args.trend and args.fleet_age_hours is None:
+        raise ValueError(
+            "--fleet-age-hours: required with --trend (the fleet's age at the window's start)"
+        )
 
 
 def _time(text: str | None):
@@ -127,7 +131,7 @@ def _load_events(args: argparse.Namespace):
     from relmc.events import load_events
 
     try:
-        return load_events(
+        events = load_events(
             args.events,
             n_gpus=args.observed_gpus,
             end=_time(args.window_end),
@@ -137,7 +141,10 @@ def _load_events(args: argparse.Namespace):
             shape=inputs.cluster_shape(args),
         )
     except ValueError as e:
-        raise ValueError(f"--events: {e}") from None
+        raise ValueError(f"--events: {e} (the window: --window-start, --window-end)") from None
+    if args.nodes is not None and not int(events.attrs.get("has_nodes", 0)):
+        raise ValueError(f"--nodes: needs an event log with a node column; {args.events} has none")
+    return events
 
 
 def _rate_rows(

@@ -155,7 +155,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
             ("--observed-hours", args.observed_hours),
             ("--n-draws", args.n_draws),
             ("--n-chains", args.n_chains),
-            ("--model", None if args.model == "conjugate" else args.model),
+            ("--model", args.model if "model" in getattr(args, "_flags", {}) else None),
         )
         if value is not None
     ]

@@ -356,6 +356,7 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
         "--model",
         choices=("conjugate", "hierarchical"),
         default="conjugate",
+        action=Field,  # recorded when given, so --posterior can refuse it even as its default
         help="conjugate Gamma-Poisson per category, exact and fast (default), or "
         "hierarchical partial pooling with PyMC NUTS (tens of seconds)",
     )

@@ -229,8 +229,9 @@ def projection_table(ds) -> str:
     header += ["top lost time (% of wall)"]
     text = table(header, rows, [True] * (len(header) - 1) + [False])
     if noisy:
+        lo, hi = f"{min(noisy):.2g}", f"{max(noisy):.2g}"
         text += (
-            f"\n* not resolved: Monte Carlo noise is {min(noisy):.2g}-{max(noisy):.2g} of the "
+            f"\n* not resolved: Monte Carlo noise is {lo if lo == hi else f'{lo}-{hi}'} of the "
             "spread of the per-draw means (too few events a job), so the interval shows noise, "
             "not the rates' uncertainty; raise --trials-per-draw"
         )

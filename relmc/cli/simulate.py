@@ -79,7 +79,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc simulate`` (or write the template scenario, with ``--init``)."""
-    from relmc.scenario import Scenario
+    from relmc.scenario import KIND_FIELDS, Scenario
 
     if args.init is not None:
         if args.scenario is not None:
@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     )
     precision = inputs.precision(args)
     d = inputs.read_toml(args.scenario)
+    written = d  # the file's own fields: what the "assumed:" line leaves out
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
     if posterior is not None:
         d = {**d, "failures": failures_with_posterior(d.get("failures"), posterior)}
@@ -161,9 +162,10 @@ def run(args: argparse.Namespace) -> int:
     for c in sc.failures.categories:
         unread = c.unread_fields()
         if unread:
+            meant = " or ".join(f'kind = "{k}"' for k in sorted({KIND_FIELDS[f] for f in unread}))
             say(
                 f"note: failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
-                f'kind ({c.kind!r}) does not read (forgot kind = "sdc" or "straggler"?)'
+                f"kind ({c.kind!r}) does not read (meant {meant}?)"
             )
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])
@@ -180,8 +182,8 @@ def run(args: argparse.Namespace) -> int:
     given = {
         f"{section}.{name}"
         for section in ("policy", "failures")
-        if isinstance(d.get(section), dict)
-        for name in d[section]
+        if isinstance(written.get(section), dict)
+        for name in written[section]
     }
     items = assumed_values(sc, given)
     fields = ", ".join(a.field for a, _ in items)

@@ -711,4 +711,7 @@ def spec_template(path: str | os.PathLike = "sweep.toml") -> str:
 
     p = Path(path)
     text = files("relmc").joinpath("templates", "sweep.toml").read_text(encoding="utf-8")
-    return string.Template(text).substitute(spec=str(p), store=(p.stem or "sweep") + ".zarr")
+    store = (p.stem or "sweep") + ".zarr"  # beside the spec (the spec's paths are relative to it)
+    return string.Template(text).substitute(
+        spec=str(p), store=store, store_path=str(p.with_name(store))
+    )
