@@ -838,7 +838,13 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
     with warnings.catch_warnings():  # short chains may warn of their convergence
         warnings.simplefilter("ignore")
         assert main([*argv, "--csv", "-", "--out", str(tmp_path / "fit")]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    printed = capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(printed.out)))
+    # the report (on stderr beside the CSV) gives the fitted terms' medians and bands
+    post = az.from_netcdf(str(tmp_path / "fit" / "posterior.nc")).posterior
+    b = np.quantile(post["trend_shape"].values, [0.05, 0.5, 0.95])
+    assert f"trend shape {b[1]:.2f} [{b[0]:.2f}, {b[2]:.2f}]" in printed.err
+    assert "daily cycle amplitude: " in printed.err and "lemon nodes" not in printed.err
     events = load_events(log, n_gpus=16384, start="2024-03-01T00:00:00",
                          end="2024-04-30T00:00:00")  # fmt: skip
     # the summary's counts are the log's, its rates the posterior's means
@@ -898,3 +904,9 @@ def test_fit_events_nodes_need_a_node_column(tmp_path, capsys):
     assert main(argv) == 2
     assert "--nodes: needs an event log with a node column" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_fit_terms_text_is_empty_without_terms(llama3_posterior):
+    from relmc.cli.fit import terms_text
+
+    assert terms_text(az.from_netcdf(str(llama3_posterior)).posterior) == ""

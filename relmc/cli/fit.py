@@ -226,12 +226,53 @@ def run(args: argparse.Namespace) -> int:
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
         say(clock_note(posterior.posterior["rate"]))
+    terms = terms_text(posterior.posterior)
+    if terms:
+        say()
+        say(terms)
     say()
     for f in st.written:
         say(f"wrote {f}")
     say(f"run id {st.run_id}")
     output.print_summaries(args, summary, "fit", st.run_id, st.written)
     return 0
+
+
+def terms_text(post) -> str:
+    """Lines of an event fit's terms, posterior median [90%]; "" for a fit without them."""
+    import numpy as np
+
+    def band(da, f: str = ".2f") -> str:
+        lo, med, hi = np.quantile(np.asarray(da).ravel(), [0.05, 0.5, 0.95])
+        return f"{med:{f}} [{lo:{f}}, {hi:{f}}]"
+
+    lines = []
+    if "diurnal_amplitude" in post:
+        parts = []
+        for c in post["category"].values:
+            peak = post["diurnal_peak_hour"].sel(category=c).values.ravel()
+            centre = np.angle(np.exp(2j * np.pi * peak / 24).mean()) * 24 / (2 * np.pi) % 24
+            amp = band(post["diurnal_amplitude"].sel(category=c))
+            parts.append(f"{c} {amp} (peak near {centre:.1f} h)")
+        lines.append("daily cycle amplitude: " + "; ".join(parts))
+    if "trend_shape" in post:
+        age = float(post.attrs.get("fleet_age_hours", 0.0) or 0.0)
+        lines.append(
+            f"trend shape {band(post['trend_shape'])} (< 1: burn-in, > 1: wear-out), fleet "
+            f"{age:.0f} h old at the log's end (where the rates are)"
+        )
+    if "bad_node_fraction" in post:
+        m = post["bad_node_multiplier"]
+        m = m.isel(category=0) if "category" in m.dims else m
+        lines.append(
+            f"lemon nodes: fraction {band(post['bad_node_fraction'], '.3f')}, multiplier "
+            f"{band(m, '.1f')}"
+        )
+    if not lines:
+        return ""
+    return "fitted terms, posterior median [90%] (drawn per trial by --posterior):\n  " + (
+        "\n  ".join(lines)
+    )
 
 
 def clock_note(rate) -> str:
