@@ -910,3 +910,14 @@ def test_fit_terms_text_is_empty_without_terms(llama3_posterior):
     from relmc.cli.fit import terms_text
 
     assert terms_text(az.from_netcdf(str(llama3_posterior)).posterior) == ""
+
+
+def test_posterior_runs_say_what_recovery_each_category_got(tmp_path, capsys, llama3_posterior):
+    argv = ["project", "--posterior", str(llama3_posterior), "--n-gpus", "4096"]
+    assert main([*argv, "--n-trials", "20", "--no-plot", "--out", str(tmp_path / "p")]) == 0
+    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("recovery: "))
+    # Llama 3 Table 5's rules: software and unknown causes restart, hardware swaps a node;
+    # hangs are seen after the 10-minute NCCL timeout
+    assert "node swap for Faulty GPU, GPU HBM3 Memory" in line
+    assert "restart only for Software Bug" in line
+    assert "NCCL Watchdog Timeouts (10.0 min)" in line and "Network Switch/Cable (10.0 min)" in line

@@ -9,7 +9,14 @@ from typing import Any
 
 from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import model_text, policy_text, recovery_text, say, table
+from relmc.cli.output import (
+    model_text,
+    policy_text,
+    recovery_text,
+    say,
+    scenario_recovery_text,
+    table,
+)
 
 EPILOG = """\
 Simulates the base scenario (the data, model and scenario options below) and each --policy on
@@ -249,8 +256,10 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, ds, "compare")
 
     say(f"relmc compare: {model_text(args, posterior, data)}")
-    if args.counts is not None:
+    if args.counts is not None and data is not None:
         say(f"recovery: {recovery_text(data)}")
+    elif data is None:  # --posterior: the recovery its categories got
+        say(f"recovery: {scenario_recovery_text(base)}")
     say(f"{args.n_gpus:,} GPUs; baseline policy: {policy_text(base)}")
     for name, fields in args.policy:
         changes = ", ".join(

@@ -6,7 +6,15 @@ import argparse
 
 from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
-from relmc.cli.output import fmt, model_text, policy_text, recovery_text, say, table
+from relmc.cli.output import (
+    fmt,
+    model_text,
+    policy_text,
+    recovery_text,
+    say,
+    scenario_recovery_text,
+    table,
+)
 
 EPILOG = """\
 Searches the checkpoint interval that maximises expected ETTR (one posterior draw per trial,
@@ -78,8 +86,10 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, ds, "optimize")
 
     say(f"relmc optimize: {model_text(args, posterior, data)}")
-    if args.counts is not None:
+    if args.counts is not None and data is not None:
         say(f"recovery: {recovery_text(data)}")
+    elif data is None:  # --posterior: the recovery its categories got
+        say(f"recovery: {scenario_recovery_text(sc)}")
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")
     say(
         f"MTTF at the posterior-mean rates {fmt(ds.attrs['mttf_hours'])} h; "

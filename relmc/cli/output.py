@@ -167,6 +167,24 @@ def recovery_text(data) -> str:
     return f"{rec}; {det}"
 
 
+def scenario_recovery_text(sc) -> str:
+    """Return which categories a scenario swaps a node for, restarts, and detects late.
+
+    For a run from ``--posterior``, whose data (and so its columns) is not at hand: the
+    recovery the fit's rules gave each category, as the simulation uses it.
+    """
+    cats = sc.failures.categories
+    swap = [c.name for c in cats if c.recovery == "swap"]
+    restart = [c.name for c in cats if c.recovery != "swap"]
+    late = [f"{c.name} ({fmt(60 * c.detection_hours)} min)" for c in cats if c.detection_hours > 0]
+    parts = [
+        f"node swap for {', '.join(swap) or 'none'}",
+        f"restart only for {', '.join(restart) or 'none'}",
+    ]
+    parts.append(f"detected late: {', '.join(late)}" if late else "every category detected at once")
+    return "; ".join(parts)
+
+
 _CAUSE_TEXT = {"node_swap": "node swap", "spare_wait": "spare wait"}
 
 

@@ -17,6 +17,7 @@ from relmc.cli.output import (
     projection_table,
     recovery_text,
     say,
+    scenario_recovery_text,
 )
 from relmc.defaults import assumed_values
 
@@ -151,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
     say(f"relmc project: {model_text(args, posterior, data)}")
     if args.counts is not None and data is not None:
         say(f"recovery: {recovery_text(data)}")
+    elif data is None:  # --posterior: the recovery its categories got
+        say(f"recovery: {scenario_recovery_text(sc)}")
     say(f"policy: {policy_text(sc)}")
     if precision is None:
         say(f"{args.n_trials:,} trials per size, seed {seed}")
