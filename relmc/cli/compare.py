@@ -12,9 +12,8 @@ from relmc.cli import inputs, options, output
 from relmc.cli.output import (
     model_text,
     policy_text,
-    recovery_text,
+    recovery_line,
     say,
-    scenario_recovery_text,
     table,
 )
 
@@ -256,10 +255,9 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, ds, "compare")
 
     say(f"relmc compare: {model_text(args, posterior, data)}")
-    if args.counts is not None and data is not None:
-        say(f"recovery: {recovery_text(data)}")
-    elif data is None:  # --posterior: the recovery its categories got
-        say(f"recovery: {scenario_recovery_text(base)}")
+    recovery = recovery_line(args, data, base)
+    if recovery:
+        say(recovery)
     say(f"{args.n_gpus:,} GPUs; baseline policy: {policy_text(base)}")
     for name, fields in args.policy:
         changes = ", ".join(

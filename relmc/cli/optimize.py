@@ -10,9 +10,8 @@ from relmc.cli.output import (
     fmt,
     model_text,
     policy_text,
-    recovery_text,
+    recovery_line,
     say,
-    scenario_recovery_text,
     table,
 )
 
@@ -86,10 +85,9 @@ def run(args: argparse.Namespace) -> int:
         output.write_summaries(st, args, ds, "optimize")
 
     say(f"relmc optimize: {model_text(args, posterior, data)}")
-    if args.counts is not None and data is not None:
-        say(f"recovery: {recovery_text(data)}")
-    elif data is None:  # --posterior: the recovery its categories got
-        say(f"recovery: {scenario_recovery_text(sc)}")
+    recovery = recovery_line(args, data, sc)
+    if recovery:
+        say(recovery)
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")
     say(
         f"MTTF at the posterior-mean rates {fmt(ds.attrs['mttf_hours'])} h; "

@@ -167,6 +167,19 @@ def recovery_text(data) -> str:
     return f"{rec}; {det}"
 
 
+def recovery_line(args: argparse.Namespace, data, sc) -> str:
+    """Return a run's ``recovery:`` header line, or "" for a bundled dataset.
+
+    From the counts' columns (``--counts``), or, from ``--posterior`` (``data`` None), the
+    recovery the scenario's categories got.
+    """
+    if data is None:
+        return f"recovery: {scenario_recovery_text(sc)}"
+    if args.counts is not None:
+        return f"recovery: {recovery_text(data)}"
+    return ""
+
+
 def scenario_recovery_text(sc) -> str:
     """Return which categories a scenario swaps a node for, restarts, and detects late.
 

@@ -15,9 +15,8 @@ from relmc.cli.output import (
     model_text,
     policy_text,
     projection_table,
-    recovery_text,
+    recovery_line,
     say,
-    scenario_recovery_text,
 )
 from relmc.defaults import assumed_values
 
@@ -150,10 +149,9 @@ def run(args: argparse.Namespace) -> int:
     files = st.written
 
     say(f"relmc project: {model_text(args, posterior, data)}")
-    if args.counts is not None and data is not None:
-        say(f"recovery: {recovery_text(data)}")
-    elif data is None:  # --posterior: the recovery its categories got
-        say(f"recovery: {scenario_recovery_text(sc)}")
+    recovery = recovery_line(args, data, sc)
+    if recovery:
+        say(recovery)
     say(f"policy: {policy_text(sc)}")
     if precision is None:
         say(f"{args.n_trials:,} trials per size, seed {seed}")
