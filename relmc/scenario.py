@@ -1225,6 +1225,18 @@ def _failures_from_mapping(d: Mapping[str, Any]) -> FailureModel:
     return _from_mapping(FailureModel, d, "failures")
 
 
+def category_path(path: str) -> tuple[str, str] | None:
+    """Split ``failures.categories.NAME.field`` into ``(NAME, field)``; None for another path.
+
+    ``NAME`` may contain dots (the field is the last part) or be ``*`` (every category).
+    """
+    head = "failures.categories."
+    if not path.startswith(head):
+        return None
+    name, _, fld = path[len(head) :].rpartition(".")
+    return name, fld
+
+
 def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
     """Return a copy of ``scenario`` with the field at dotted ``path`` set to ``value``.
 
@@ -1246,8 +1258,8 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
         return dataclasses.replace(scenario, **{section: dataclasses.replace(obj, **{rest: value})})
     if section == "failures":
         fm = scenario.failures
-        if rest.startswith("categories."):
-            name, _, fld = rest[len("categories.") :].rpartition(".")
+        if (parts := category_path(path)) is not None:
+            name, fld = parts
             if fld not in {f.name for f in dataclasses.fields(Category)} or fld == "name":
                 raise ValueError(
                     f"unknown field {path!r}: category fields are "

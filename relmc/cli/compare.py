@@ -120,6 +120,8 @@ def _value(text: str) -> Any:
 
 def _path_and_value(key: str, text: str) -> tuple[str, Any]:
     """Resolve ``key`` (dotted or plain; ``_minutes``/``_days`` variants) and convert ``text``."""
+    from relmc.scenario import category_path
+
     value = _value(text)
     scale = 1.0
     head, _, leaf = key.rpartition(".")
@@ -150,8 +152,8 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
             "n_gpus: every policy runs at --n-gpus; compare cluster sizes with "
             "relmc project --n-gpus A,B,..."
         )
-    if head.startswith("failures.categories.") and leaf == "rate":
-        cat = head.removeprefix("failures.categories.")
+    if (parts := category_path(path)) is not None and parts[1] == "rate":
+        cat = parts[0]
         raise argparse.ArgumentTypeError(
             f"{key}: the fit gives every category's rate, so a policy cannot set it; use "
             f"failures.categories.{cat}.rate_multiplier (e.g. 2 to double its events)"

@@ -570,17 +570,17 @@ def _source_failures(source: str, root: str | None):
 
 def _check_rate_axes(axes, fitted_names) -> None:
     """Refuse an axis over the rate of a category a posterior gives (it would change nothing)."""
-    head, tail = "failures.categories.", ".rate"
+    from relmc.scenario import category_path
+
     for path, _ in axes:
-        if path.startswith(head) and path.endswith(tail):
-            name = path[len(head) : -len(tail)]
-            if name == "*" or name in fitted_names:
-                raise FieldError(
-                    "axes",
-                    f"axes: {path!r}: the posterior gives this category's rate in every cell, "
-                    f"so the axis would change nothing; sweep {head}{name}.rate_multiplier "
-                    "instead",
-                )
+        parts = category_path(path)
+        if parts is not None and parts[1] == "rate" and parts[0] in ("*", *fitted_names):
+            raise FieldError(
+                "axes",
+                f"axes: {path!r}: the posterior gives this category's rate in every cell, so "
+                f"the axis would change nothing; sweep failures.categories.{parts[0]}."
+                "rate_multiplier instead",
+            )
 
 
 def _base_scenario(base: Mapping[str, Any], fitted=None):
