@@ -586,13 +586,15 @@ def _check_rate_axes(axes, fitted_names) -> None:
 def _base_scenario(base: Mapping[str, Any], fitted=None):
     from relmc.scenario import Scenario
 
-    default = Scenario.default().to_dict()
+    start = Scenario.default()  # read once: it loads the bundled Llama 3 data
+    default = start.to_dict()
     if fitted is not None:
-        if fitted.names != Scenario.default().failures.names:
+        model = start.failures
+        if fitted.names != model.names:
+            model = fitted
             default["failures"] = Scenario(failures=fitted).to_dict()["failures"]
         given = base.get("failures")
         if isinstance(given, Mapping) and "categories" in given:
-            model = Scenario.from_dict({"failures": default["failures"]}).failures
             try:
                 layered = model.with_tables(given)
             except FieldError as e:
@@ -606,7 +608,7 @@ def _base_scenario(base: Mapping[str, Any], fitted=None):
                 base = {**base, "failures": layered}
     # optional fields that to_dict leaves out when None (e.g. policy.n_spares) are still allowed
     known_none = {
-        sec: {f.name for f in dataclasses.fields(type(getattr(Scenario.default(), sec)))}
+        sec: {f.name for f in dataclasses.fields(type(getattr(start, sec)))}
         for sec in ("cluster", "job", "policy")
     }
     over = {}
