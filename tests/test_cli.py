@@ -872,6 +872,7 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
         (["--events", "x.csv", "--model", "hierarchical"], "--model: not with --events"),
         (["--diurnal", "pooled"], "--diurnal goes with --events"),
         (["--trend"], "--trend goes with --events"),
+        (["--start-hour", "0"], "--start-hour goes with --events"),  # 0 is given too
         (
             ["--events", "x.csv", "--observed-gpus", "8", "--window-end", "10", "--trend"],
             "--fleet-age-hours: required with --trend",

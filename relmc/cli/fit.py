@@ -94,7 +94,8 @@ _EVENT_OPTIONS = ("window_start", "window_end", "start_hour", "fleet_age_hours",
 def _check_events(args: argparse.Namespace) -> None:
     """Refuse event-log options without --events, and the options --events cannot take."""
     if args.events is None:
-        given = [o for o in (*_EVENT_OPTIONS, "trend") if getattr(args, o)]
+        given = [o for o in _EVENT_OPTIONS if getattr(args, o) is not None]  # 0 h is given
+        given += ["trend"] if args.trend else []
         if given:
             flag = "--" + given[0].replace("_", "-")
             raise ValueError(f"{flag} goes with --events (an event log)")
