@@ -719,7 +719,7 @@ def _warn_exposure_beyond_window(columns, n_gpus: int, hours: float, shape, orig
     window); more than 1% above that says the column and the size disagree (the fit then
     divides by the size's exposed share while the rates come from the column).
     """
-    names, _, exposure, unit = columns[0], columns[1], columns[2], columns[3]
+    names, _counts, exposure, unit, _groups = columns
     for name, e, u in zip(names, exposure, unit, strict=True):
         most = cluster.units(int(n_gpus), str(u), shape) * float(hours)
         if e > 1.01 * most:
