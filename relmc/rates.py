@@ -1038,6 +1038,14 @@ def _read_physics(
     )
 
 
+def mean_hour_of_day(hours: Any, axis: int = 0) -> np.ndarray:
+    """Circular mean of hours of day along ``axis`` (they wrap at 24), in [0, 24)."""
+    angle = 2.0 * math.pi * np.asarray(hours, dtype=float) / 24.0
+    mean = np.arctan2(np.sin(angle).mean(axis=axis), np.cos(angle).mean(axis=axis))
+    hour = np.mod(mean * 24.0 / (2.0 * math.pi), 24.0)
+    return np.where(hour >= 24.0, 0.0, hour)
+
+
 def with_posterior_physics(scenario: Scenario, posterior: Any) -> Scenario:
     """Return ``scenario`` with the posterior's diurnal and trend parameters as point values.
 
@@ -1071,10 +1079,7 @@ def with_posterior_physics(scenario: Scenario, posterior: Any) -> Scenario:
             for c, a in zip(cats, amp, strict=True)
         ]
     if phys.diurnal_peak_hour is not None:
-        angle = 2.0 * math.pi * phys.diurnal_peak_hour / 24.0
-        mean = np.arctan2(np.sin(angle).mean(axis=0), np.cos(angle).mean(axis=0))
-        peak = np.mod(mean * 24.0 / (2.0 * math.pi), 24.0)
-        peak = np.where(peak >= 24.0, 0.0, peak)
+        peak = mean_hour_of_day(phys.diurnal_peak_hour)
         cats = [
             dataclasses.replace(c, diurnal_peak_hour=float(p))
             for c, p in zip(cats, peak, strict=True)

@@ -243,6 +243,8 @@ def terms_text(post) -> str:
     """Lines of an event fit's terms, posterior median [90%]; "" for a fit without them."""
     import numpy as np
 
+    from relmc.rates import mean_hour_of_day
+
     def band(da, f: str = ".2f") -> str:
         lo, med, hi = np.quantile(np.asarray(da).ravel(), [0.05, 0.5, 0.95])
         return f"{med:{f}} [{lo:{f}}, {hi:{f}}]"
@@ -252,7 +254,7 @@ def terms_text(post) -> str:
         parts = []
         for c in post["category"].values:
             peak = post["diurnal_peak_hour"].sel(category=c).values.ravel()
-            centre = np.angle(np.exp(2j * np.pi * peak / 24).mean()) * 24 / (2 * np.pi) % 24
+            centre = float(mean_hour_of_day(peak))
             amp = band(post["diurnal_amplitude"].sel(category=c))
             parts.append(f"{c} {amp} (peak near {centre:.1f} h)")
         lines.append("daily cycle amplitude: " + "; ".join(parts))
