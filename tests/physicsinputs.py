@@ -15,7 +15,7 @@ from nodeinputs import node_disagreements, node_inputs
 
 from relmc._seed import resolve_seed
 from relmc.sim.inputs import KernelInputs
-from relmc.sim.reference import SDC_COUNTS, simulate_reference
+from relmc.sim.reference import SDC_OUTPUTS, simulate_reference
 
 #: Per-category fields and the value of every entry by default (all failure categories).
 SDC_ARRAYS = {"cat_kind": 0, "straggler_speed": 1.0, "sdc_latency": 0.0, "sdc_latency_exp": False}
@@ -52,9 +52,9 @@ def run(engine: str, inputs: KernelInputs, seed: int) -> dict[str, np.ndarray]:
 
 
 def sdc_disagreements(a_out, b_out) -> list[str]:
-    """:func:`nodeinputs.node_disagreements` plus the SDC counts (4.5 combined SE)."""
+    """:func:`nodeinputs.node_disagreements` plus the SDC outputs (4.5 combined SE)."""
     bad = node_disagreements(a_out, b_out)
-    for name in SDC_COUNTS:
+    for name in SDC_OUTPUTS:
         found = mean_disagreement(name, a_out[name], b_out[name])
         if found:
             bad.append(found)

@@ -190,16 +190,21 @@ def test_simulate_reports_stragglers_and_sdc_as_the_file_has_them(tmp_path, caps
         n = ds["interruptions"].mean("trial")
         means = {k: float(ds[k].mean()) for k in ("sdc_from_scratch", "sdc_rollbacks")}
         means["sdc_undetected"] = float(ds["sdc_undetected"].mean())
+        means["sdc_rework_hours"] = float(ds["sdc_rework_hours"].mean())
+        rework = float(ds["lost_hours"].sel(cause="rework").mean())
     expect = (
         f"stragglers per job (mean): {fmt(float(n.sel(category='slow node')))} slow-downs; "
         f"silent data corruption per job (mean): {fmt(float(n.sel(category='corruption')))} "
         f"detected, {fmt(means['sdc_from_scratch'])} rolled back to the beginning, "
         f"{fmt(means['sdc_rollbacks'])} kept checkpoints skipped over, "
-        f"{fmt(means['sdc_undetected'])} still latent at the end"
+        f"{fmt(means['sdc_undetected'])} still latent at the end, "
+        f"{fmt(means['sdc_rework_hours'])} h of rework from rollbacks"
     )
     assert line == expect
     # 3 h latency past 2 kept half-hourly checkpoints: every detected SDC skips some
     assert means["sdc_rollbacks"] > 0 and float(n.sel(category="corruption")) > 0
+    # the rollbacks' rework is a part of the rework, not all of it (failures have theirs)
+    assert 0 < means["sdc_rework_hours"] < rework
 
 
 def test_simulate_without_stragglers_or_sdc_prints_no_such_line(tmp_path, capsys):

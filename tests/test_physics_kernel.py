@@ -27,7 +27,7 @@ from relmc.sim.simulate import BLOCK_SIZE, simulate
 
 CAUSE = {c: j for j, c in enumerate(CAUSES)}
 REL = 1e-9  # relative rounding allowance of the accounting identity (sums of ~1e3 terms)
-NEW = ("sdc_rollbacks", "sdc_from_scratch", "sdc_undetected")
+NEW = ("sdc_rollbacks", "sdc_from_scratch", "sdc_undetected", "sdc_rework_hours")
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
@@ -98,6 +98,8 @@ def check_invariants(out, x: KernelInputs) -> None:
     for name in NEW:
         assert np.all(out[name] >= 0), name
     assert np.all(out["sdc_undetected"] <= 1)
+    # the SDC rework is a part of the rework
+    assert np.all(out["sdc_rework_hours"] <= lost[:, CAUSE["rework"]] + REL * x.cap_hours)
     sdc = x.cat_kind == 2
     assert np.all(out["sdc_from_scratch"] <= out["interruptions"][:, sdc].sum(axis=1))
     if not np.any(x.cat_kind == 1):
@@ -218,7 +220,8 @@ def test_lowering_of_the_new_fields():
     assert x.retention == 3 and x.physics
     ds = simulate(sc, n_trials=8, seed=1)
     for name in NEW:
-        assert ds[name].attrs["units"] == "1" and ds[name].attrs["long_name"]
+        units = "h" if name.endswith("_hours") else "1"
+        assert ds[name].attrs["units"] == units and ds[name].attrs["long_name"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -361,6 +364,8 @@ def test_sdc_rework_per_detection(latency):
         d = y - r * n
         return r, float(d.std(ddof=1) * math.sqrt(n.size) / n.sum())
 
+    # no other failures: all the rework is the rollbacks' (to rounding: two sums)
+    np.testing.assert_allclose(out["sdc_rework_hours"], rework, rtol=1e-12, atol=1e-9)
     r, se = ratio(rework)
     assert abs(r - (latency + e_phi)) < 4 * se, (r, se, latency + e_phi)
     # negative control: a uniform phase (E[phi] = tau / 2) must fail

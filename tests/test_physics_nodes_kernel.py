@@ -77,8 +77,10 @@ def check_invariants(out, x: KernelInputs, stats) -> None:
     events = interruptions + out["maintenance_events"]
     assert np.array_equal(events, out["events"])
     assert np.all(events <= x.max_events)
-    for name in (*COUNTS, "sdc_rollbacks", "sdc_from_scratch"):
+    for name in (*COUNTS, "sdc_rollbacks", "sdc_from_scratch", "sdc_rework_hours"):
         assert np.all(out[name] >= 0), name
+    rework = lost[:, CAUSE["rework"]]
+    assert np.all(out["sdc_rework_hours"] <= rework + REL * max(cap, 1.0))
     assert np.all((out["sdc_undetected"] == 0) | (out["sdc_undetected"] == 1))
     assert np.all(out["wrong_blames"] <= interruptions)
     assert np.all(out["repairs_manual"] <= out["repairs_auto"])

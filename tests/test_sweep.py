@@ -336,6 +336,41 @@ def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
     assert sweep.status(store, verify=True).complete
 
 
+@pytest.mark.parametrize("name", ["checkpoint_interval_hours", "sdc_rework_hours"])
+def test_old_store_without_a_variable_added_later(name, whole, spec_file, tmp_path, monkeypatch):
+    """A store made before a per-cell variable existed (``store.ADDED_LATER``) resumes: its
+    cells verify, the new cells are written without it, and the cube equals today's less it.
+    Negative control: any other variable missing from the store is refused at the write."""
+    import relmc.sweep.cells as cells_mod
+    import relmc.sweep.store as store_mod
+
+    made = cells_mod.summarize_cell
+    gone = {v for v in store_mod.ADDED_LATER if v == name or v.startswith(f"{name}_")}
+    assert gone
+
+    def before(res, quantiles):  # the summary of the version that made the store
+        return made(res, quantiles).drop_vars(sorted(gone))
+
+    store = tmp_path / "old.zarr"
+    with monkeypatch.context() as m:
+        m.setattr(cells_mod, "summarize_cell", before)
+        sweep.run_sweep(spec_file, store, shard=0, shards=2, progress=False)
+    assert not gone & set(sweep.open_sweep(store).data_vars)
+    sweep.run_sweep(spec_file, store, progress=False)
+    assert sweep.status(store, verify=True).complete
+    # the same cube less those (the checksums cover the variables each cell has)
+    less = sorted({*gone, store_mod.CHECKSUM})
+    assert_bitwise_equal(sweep.open_sweep(store, load=True).drop_vars(store_mod.CHECKSUM),
+                         whole.drop_vars(less))  # fmt: skip
+    # negative control: a variable not added later that the store lacks
+    other = tmp_path / "other.zarr"
+    with monkeypatch.context() as m:
+        m.setattr(cells_mod, "summarize_cell", lambda r, q: made(r, q).drop_vars("ettr_mean"))
+        sweep.run_sweep(spec_file, other, shard=0, shards=2, progress=False)
+    with pytest.raises(ValueError, match="no variable 'ettr_mean'.*another relmc version"):
+        sweep.run_sweep(spec_file, other, progress=False)
+
+
 def test_old_store_with_nested_chunk_folders(whole, spec_file, tmp_path, monkeypatch):
     """A store made with zarr's nested chunk keys (``c/0/1/2``, before the flat ``c.0.1.2``)
     resumes into the same cube: cells are written into its folders."""

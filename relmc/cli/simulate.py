@@ -268,7 +268,8 @@ def physics_text(s, sc) -> str:
             f"silent data corruption per job (mean): {fmt(n)} detected, "
             f"{fmt(float(s['sdc_from_scratch_mean']))} rolled back to the beginning, "
             f"{fmt(float(s['sdc_rollbacks_mean']))} kept checkpoints skipped over, "
-            f"{fmt(float(s['sdc_undetected_mean']))} still latent at the end"
+            f"{fmt(float(s['sdc_undetected_mean']))} still latent at the end, "
+            f"{fmt(float(s['sdc_rework_hours_mean']))} h of rework from rollbacks"
         )
     return "; ".join(parts)
 

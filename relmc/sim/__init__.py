@@ -149,7 +149,10 @@ SDC (kind 2, latency ``sdc_latency[c]``, fixed or exponential with that mean per
 Outputs
     ``straggler`` is a ``lost_hours`` cause appended after ``preemption``; ``sdc_rollbacks``
     counts the checkpoints skipped over by rollbacks (beyond the newest durable one),
-    ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial.
+    ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial;
+    ``sdc_rework`` (hours) is the part of ``rework`` charged at detections: at each, the
+    progress reached (durable, plus the run's compute when the job was computing) less the
+    rollback point. The rest of ``rework`` is that of failures, the cap and the budget.
 Resolutions of points left open above (kernel and oracle alike; issue 11)
     1. Clocks: while a straggler is active the clocks of *every* straggler category are
        paused, while a corruption is latent those of *every* SDC category (so at most one

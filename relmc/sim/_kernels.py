@@ -6379,6 +6379,7 @@ def _block_physics(
     sdc_rollbacks,
     sdc_from_scratch,
     sdc_undetected,
+    sdc_rework,
 ):
     """Run the physics path (stragglers, SDC) over a block of trials (see :mod:`relmc.sim`).
 
@@ -6457,6 +6458,7 @@ def _block_physics(
         lost[i, STRAGGLER] = 0.0
         sdc_rollbacks[i] = 0
         sdc_from_scratch[i] = 0
+        sdc_rework[i] = 0.0
         t = 0.0
         p = 0.0
         n_seg = n_seg0
@@ -6706,7 +6708,10 @@ def _block_physics(
                         p += computed
                         n_seg, r = _segments(work_hours - p, tau)
                     else:
-                        lost[i, REWORK] += computed - dk * tau
+                        lost_run = computed - dk * tau
+                        lost[i, REWORK] += lost_run
+                        if sdc_stop:
+                            sdc_rework[i] += lost_run
                         nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention, tol)
                         p += dk * tau
                         n_seg -= dk
@@ -6720,6 +6725,7 @@ def _block_physics(
                     q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau, tol)
                     if q < p:
                         lost[i, REWORK] += p - q
+                        sdc_rework[i] += p - q
                         p = q
                         n_seg, r = _segments(work_hours - p, tau)
                     sdc_rollbacks[i] += skipped
@@ -6808,8 +6814,8 @@ def _trial_physics_nodes(
     n_standbys, n_spares, repair_hours, escalate_prob, manual_repair_hours, repair_fixed,
     auto_miss, manual_miss, retire_after, mem_restart_hours, mem_replicas, rf, rn, nc, ll, lst,
     rec, recf, free, meta, qt, qr, fs, interruptions, maint_events, lost, swings,
-    sdc_rollbacks, sdc_from_scratch, nodes_excluded_bad, nodes_excluded_good, repairs_auto,
-    repairs_manual, nodes_retired, wrong_blames, standby_swaps, restarts_memory,
+    sdc_rollbacks, sdc_from_scratch, sdc_rework, nodes_excluded_bad, nodes_excluded_good,
+    repairs_auto, repairs_manual, nodes_retired, wrong_blames, standby_swaps, restarts_memory,
     restarts_storage, stats,
 ):  # fmt: skip
     """Simulate trial ``i`` of the combined path from the state in ``sf``, ``si``.
@@ -7119,7 +7125,10 @@ def _trial_physics_nodes(
             else:
                 if arrival and dk > 0:
                     left = 0  # a newer checkpoint became durable in this run
-                lost[i, REWORK] += computed - dk * tau
+                lost_run = computed - dk * tau
+                lost[i, REWORK] += lost_run
+                if sdc_stop:
+                    sdc_rework[i] += lost_run
                 nr = _ring_put(rf, rn, nr, p + tau, dk, tau, retention, tol)
                 p += dk * tau
                 n_seg -= dk
@@ -7133,6 +7142,7 @@ def _trial_physics_nodes(
             q, skipped, nr = _ring_rollback(rf, rn, nr, c_prog, tau, tol)
             if q < p:
                 lost[i, REWORK] += p - q
+                sdc_rework[i] += p - q
                 p = q
                 n_seg, r = _segments(work_hours - p, tau)
             sdc_rollbacks[i] += skipped
@@ -7313,6 +7323,7 @@ def _block_physics_nodes(
     sdc_rollbacks,
     sdc_from_scratch,
     sdc_undetected,
+    sdc_rework,
     stats,
 ):
     """Run stragglers and SDC with the node model over a block of trials (see :mod:`relmc.sim`).
@@ -7423,6 +7434,7 @@ def _block_physics_nodes(
         lost[i, STRAGGLER] = 0.0
         sdc_rollbacks[i] = 0
         sdc_from_scratch[i] = 0
+        sdc_rework[i] = 0.0
         n_bad = _node_start(
             rng, i, n, n_standbys, n_spares, f_i, nc, ll, meta, fs, nodes_excluded_bad,
             nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
@@ -7451,9 +7463,9 @@ def _block_physics_nodes(
                 repair_fixed, auto_miss, manual_miss, retire_after, mem_restart_hours,
                 mem_replicas, rf, rn, nc, ll, lst, rec, recf, free, meta, qt, qr, fs,
                 interruptions, maint_events, lost, swings, sdc_rollbacks, sdc_from_scratch,
-                nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
-                nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
-                stats,
+                sdc_rework, nodes_excluded_bad, nodes_excluded_good, repairs_auto,
+                repairs_manual, nodes_retired, wrong_blames, standby_swaps, restarts_memory,
+                restarts_storage, stats,
             )  # fmt: skip
             if not grow:
                 break
@@ -7596,7 +7608,7 @@ def block_path(
 
 @jit
 def _clear_outputs(
-    node_on, sdc_rollbacks, sdc_from_scratch, sdc_undetected, nodes_excluded_bad,
+    node_on, sdc_rollbacks, sdc_from_scratch, sdc_undetected, sdc_rework, nodes_excluded_bad,
     nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
     standby_swaps, restarts_memory, restarts_storage, pool_occupancy,
 ):  # fmt: skip
@@ -7609,6 +7621,7 @@ def _clear_outputs(
         sdc_rollbacks[i] = 0
         sdc_from_scratch[i] = 0
         sdc_undetected[i] = 0
+        sdc_rework[i] = 0.0
     if node_on:
         return
     for i in range(nodes_excluded_bad.shape[0]):
@@ -7694,7 +7707,7 @@ def _block_physics_nodes_at(
     finished, progress, interruptions, maint_events, n_events, lost, swings, nodes_excluded_bad,
     nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames, standby_swaps,
     restarts_memory, restarts_storage, pool_occupancy, sdc_rollbacks, sdc_from_scratch,
-    sdc_undetected, stats,
+    sdc_undetected, sdc_rework, stats,
 ):  # fmt: skip
     """:func:`_block_physics_nodes` with the generator at ``addr`` (:func:`_generator_at`)."""
     _block_physics_nodes(
@@ -7709,7 +7722,8 @@ def _block_physics_nodes_at(
         draw_bad_multiplier, cat_profile, week_hour0, wall, finished, progress, interruptions,
         maint_events, n_events, lost, swings, nodes_excluded_bad, nodes_excluded_good,
         repairs_auto, repairs_manual, nodes_retired, wrong_blames, standby_swaps, restarts_memory,
-        restarts_storage, pool_occupancy, sdc_rollbacks, sdc_from_scratch, sdc_undetected, stats,
+        restarts_storage, pool_occupancy, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+        sdc_rework, stats,
     )  # fmt: skip
 
 
@@ -7750,7 +7764,7 @@ def _block_physics_at(
     straggler_speed, sdc_latency, sdc_latency_exp, retention, overhead_factor, overhead_jitter,
     draw_amp, draw_phase, draw_trend, cat_profile, week_hour0, wall, finished, progress,
     interruptions, maint_events, n_events, lost, swings, sdc_rollbacks, sdc_from_scratch,
-    sdc_undetected,
+    sdc_undetected, sdc_rework,
 ):  # fmt: skip
     """:func:`_block_physics` with the generator at ``addr`` (:func:`_generator_at`)."""
     _block_physics(
@@ -7760,7 +7774,7 @@ def _block_physics_at(
         speed_amp, speed_phase, cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
         overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, cat_profile,
         week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost, swings,
-        sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+        sdc_rollbacks, sdc_from_scratch, sdc_undetected, sdc_rework,
     )  # fmt: skip
 
 
@@ -7930,6 +7944,7 @@ def simulate_block(
     sdc_rollbacks,
     sdc_from_scratch,
     sdc_undetected,
+    sdc_rework,
 ):
     """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
 
@@ -7968,9 +7983,9 @@ def simulate_block(
         draw_trend, overhead_factor, overhead_jitter,
     )  # fmt: skip
     _clear_outputs(
-        path <= PATH_NODES, sdc_rollbacks, sdc_from_scratch, sdc_undetected, nodes_excluded_bad,
-        nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired, wrong_blames,
-        standby_swaps, restarts_memory, restarts_storage, pool_occupancy,
+        path <= PATH_NODES, sdc_rollbacks, sdc_from_scratch, sdc_undetected, sdc_rework,
+        nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual, nodes_retired,
+        wrong_blames, standby_swaps, restarts_memory, restarts_storage, pool_occupancy,
     )  # fmt: skip
     if path == PATH_PHYSICS_NODES:
         _block_physics_nodes_at(
@@ -7987,7 +8002,7 @@ def simulate_block(
             finished, progress, interruptions, maint_events, n_events, lost, swings,
             nodes_excluded_bad, nodes_excluded_good, repairs_auto, repairs_manual,
             nodes_retired, wrong_blames, standby_swaps, restarts_memory, restarts_storage,
-            pool_occupancy, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+            pool_occupancy, sdc_rollbacks, sdc_from_scratch, sdc_undetected, sdc_rework,
             np.zeros(3, dtype=np.int64),
         )  # fmt: skip
     elif path == PATH_NODES:
@@ -8015,7 +8030,7 @@ def simulate_block(
             cat_kind, straggler_speed, sdc_latency, sdc_latency_exp, retention,
             overhead_factor, overhead_jitter, draw_amp, draw_phase, draw_trend, cat_profile,
             week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
-            swings, sdc_rollbacks, sdc_from_scratch, sdc_undetected,
+            swings, sdc_rollbacks, sdc_from_scratch, sdc_undetected, sdc_rework,
         )  # fmt: skip
     elif path == PATH_DIURNAL:
         _block_diurnal_at(

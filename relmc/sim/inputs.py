@@ -459,6 +459,7 @@ OUTPUTS: tuple[tuple[str, str, type, str | None], ...] = (
     ("sdc_rollbacks", "sdc_rollbacks", np.int32, None),
     ("sdc_from_scratch", "sdc_from_scratch", np.int32, None),
     ("sdc_undetected", "sdc_undetected", np.int32, None),
+    ("sdc_rework_hours", "sdc_rework", np.float64, None),
 )
 
 #: The kernel's parameters, in order: the Generator, the inputs, then the outputs.

@@ -183,10 +183,13 @@ import numpy as np
 from relmc.sim import CAUSES
 from relmc.sim.inputs import EVENT_OVERHEADS, OVERHEADS, WEEK_HOURS, KernelInputs
 
-__all__ = ["simulate_reference", "NODE_COUNTS", "SDC_COUNTS"]
+__all__ = ["simulate_reference", "NODE_COUNTS", "SDC_COUNTS", "SDC_OUTPUTS"]
 
 #: Per-trial counts of silent data corruption, in output order (zero when none is on).
 SDC_COUNTS: tuple[str, ...] = ("sdc_rollbacks", "sdc_from_scratch", "sdc_undetected")
+#: Every per-trial SDC output: the counts and the rework hours of rollbacks (a part of
+#: ``lost_hours[rework]``).
+SDC_OUTPUTS: tuple[str, ...] = (*SDC_COUNTS, "sdc_rework_hours")
 
 _REWORK, _CHECKPOINT, _DETECTION, _NODE_SWAP, _SPARE_WAIT, _RESTART, _MAINTENANCE = range(7)
 _SLOWDOWN, _DIAGNOSIS, _PREEMPTION, _STRAGGLER = 7, 8, 9, 10
@@ -285,6 +288,7 @@ class _Trial:
         self.act_base, self.act_moves = 0.0, False  # progress at the activity's start, computing
         self.sdc_rollbacks = 0
         self.sdc_from_scratch = 0
+        self.sdc_rework = 0.0  # rework charged at detections (part of lost[_REWORK])
 
     def overheads(self, inputs: KernelInputs, factor: np.ndarray | None) -> None:
         """Set the trial's overheads: the stated ones times this draw's ``factor`` row (if any).
@@ -699,6 +703,7 @@ class _Trial:
         assert back <= lat["progress"] * (1 + _REL_TOL) + 1e-12
         assert back <= computed * (1 + _REL_TOL) + 1e-12
         self.lost[_REWORK] += computed - back
+        self.sdc_rework += computed - back
         self.ckpts = self.ckpts[:keep]
         self.p = back
         self.check_progress()
@@ -875,7 +880,10 @@ class _Trial:
         return False
 
     def check_accounts(self) -> None:
-        """At the trial's end: wall == progress + lost, no negative time but slowdown."""
+        """At the trial's end: wall == progress + lost, no negative time but slowdown.
+
+        Also: the SDC rework is within the rework.
+        """
         if not math.isfinite(self.t):
             return
         total = self.p + sum(self.lost)
@@ -883,6 +891,8 @@ class _Trial:
         for j, hours in enumerate(self.lost):
             assert j == _SLOWDOWN or hours >= -1e-7 * max(1.0, self.t), (CAUSES[j], hours)
         assert 0.0 <= self.p <= float(self.x.work_hours) * (1 + _REL_TOL)
+        slack = 1e-7 * max(1.0, self.t)  # SDC rework is a part of the rework
+        assert -slack <= self.sdc_rework <= self.lost[_REWORK] + slack
 
     def simulate(self) -> bool:
         """Run the trial to the end or the cap; return ``finished``."""
@@ -1348,6 +1358,7 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         **{name: np.zeros(n_trials, dtype=np.int64) for name in NODE_COUNTS},
         "pool_occupancy": np.full(n_trials, np.nan),
         **{name: np.zeros(n_trials, dtype=np.int64) for name in SDC_COUNTS},
+        "sdc_rework_hours": np.zeros(n_trials),
     }
     # inputs from before the node model have no node_model property: it is off
     trial_class = _NodeTrial if getattr(inputs, "node_model", False) else _Trial
@@ -1383,5 +1394,6 @@ def simulate_reference(inputs: KernelInputs, rng: np.random.Generator) -> dict[s
         out["sdc_rollbacks"][i] = trial.sdc_rollbacks
         out["sdc_from_scratch"][i] = trial.sdc_from_scratch
         out["sdc_undetected"][i] = int(trial.latent is not None)
+        out["sdc_rework_hours"][i] = trial.sdc_rework
         trial.check_accounts()
     return out

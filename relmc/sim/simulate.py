@@ -543,7 +543,10 @@ def simulate(
         ``lost_hours`` (trial, cause); the SDC counts ``sdc_rollbacks`` (retained
         checkpoints skipped over by rollbacks: a rollback to the last checkpoint adds 0),
         ``sdc_from_scratch`` (rollbacks to progress 0) and ``sdc_undetected`` (corruption
-        still latent at the trial's end), zero without SDC categories; the node model's
+        still latent at the trial's end), zero without SDC categories, and
+        ``sdc_rework_hours`` (the part of ``lost_hours[rework]`` that SDC rollbacks
+        discarded: at each detection, the progress reached less the rollback point); the
+        node model's
         counts ``nodes_excluded_bad``,
         ``nodes_excluded_good``, ``repairs_auto``, ``repairs_manual``, ``nodes_retired``,
         ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage`` (zero
@@ -603,6 +606,8 @@ PHYSICS_OUTPUTS = {
     "sdc_from_scratch": "SDC rollbacks to progress 0 (no clean checkpoint retained)",
     "sdc_undetected": "silent data corruption still latent at the trial's end",
 }
+#: The long name of ``sdc_rework_hours`` (hours, so not among the counts above).
+SDC_REWORK_LONG_NAME = "rework hours of SDC rollbacks (part of lost_hours[rework])"
 
 
 def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
@@ -675,6 +680,11 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
                 name: ("trial", out[name], {"long_name": long_name, "units": "1"})
                 for name, long_name in PHYSICS_OUTPUTS.items()
             },
+            "sdc_rework_hours": (
+                "trial",
+                out["sdc_rework_hours"],
+                {**hours, "long_name": SDC_REWORK_LONG_NAME},
+            ),
         },
         coords={
             "trial": trial,

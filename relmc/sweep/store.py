@@ -85,7 +85,14 @@ ATTR_HASH = "relmc_sweep_spec_sha256"
 CHUNK_KEY_ENCODING = {"name": "default", "separator": "."}
 #: per-cell variables that stores made by earlier relmc versions lack; a resumed old store
 #: simply goes on without them (every other variable must match the store's)
-ADDED_LATER = frozenset({"checkpoint_interval_hours"})
+ADDED_LATER = frozenset(
+    {
+        "checkpoint_interval_hours",
+        "sdc_rework_hours_mean",
+        "sdc_rework_hours_se",
+        "sdc_rework_hours_quantile",
+    }
+)
 
 #: seconds a waiting run lets a held claim's heartbeat stand still before it computes the cell
 #: itself (``run_sweep(claim_lease_seconds=...)``): long enough for a busy or briefly paused
@@ -638,6 +645,13 @@ class CellWriter:
                 return False  # written meanwhile by another run: the same bytes, keep them
             # a damaged cell is not done until rewritten
             self._set(DONE, idx, np.zeros((), dtype=bool))
+        lacks = [str(n) for n in cell.data_vars if n not in self._names and n not in ADDED_LATER]
+        if lacks:  # before anything of the cell is written
+            raise ValueError(
+                f"sweep store {str(self.store)!r} has no variable {lacks[0]!r}, which this "
+                "relmc writes for every cell: the store was made by another relmc version; "
+                "run the spec into a new store"
+            )
         values = {}
         for name in cell.data_vars:
             v = cell.variables[name]  # a Variable: no DataArray (with its coords) made per name
