@@ -19,7 +19,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
-from relmc.rates import rate_draws
+from relmc.rates import fit_labels, rate_draws
 from relmc.scenario import Scenario, replace_path
 from relmc.sim.simulate import check_n_trials, kernel_inputs, simulate
 from relmc.summary import QUANTILES, check_quantiles
@@ -164,12 +164,10 @@ def compare(
             "draw": ("trial", draw),
         },
     )
-    post_attrs = dict(getattr(getattr(posterior, "posterior", posterior), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc paired comparison",
         **provenance(),
-        "dataset": str(post_attrs.get("dataset", "")),
-        "model": str(post_attrs.get("model", "")),
+        **fit_labels(posterior),
         "baseline": base,
         "pairing": "one root seed for every scenario: trial i uses posterior draw i mod n_draws "
         "and block b the same child seed under every scenario; gains are per-trial differences",

@@ -27,7 +27,7 @@ from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.projection import default_scenario
-from relmc.rates import job_rates, rate_array, rate_draws
+from relmc.rates import check_draws, fit_labels, job_rates, rate_draws
 from relmc.scenario import Scenario, replace_path
 from relmc.sim.simulate import check_n_trials, kernel_inputs, simulate
 
@@ -129,14 +129,16 @@ def optimize_checkpoint(
         is 0), before anything is simulated.
     """
     n_trials = check_n_trials(n_trials)
+    if posterior is not None:
+        # a bad source, or a bad draw, is named as the posterior's here: not as the rate of
+        # the scenario built from its means below
+        check_draws(posterior)
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     if n_gpus is not None:
         scenario = replace_path(scenario, "cluster.n_gpus", n_gpus)
-    if posterior is not None:
-        rate_array(posterior)  # a bad source is named "posterior" here
     rates = posterior  # the source itself: an event fit's physics is drawn per trial
     plan = _plan(scenario, rates, intervals)
     root = resolve_seed(seed)
@@ -179,7 +181,6 @@ def optimize_checkpoint(
     if bar is not None:
         bar.close()
     ds = _result(cache, taus, final)
-    post_attrs = dict(getattr(getattr(posterior, "posterior", posterior), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc checkpoint-interval optimisation",
         "objective": "expected ETTR: mean over trials of per-trial ETTR, one posterior draw per "
@@ -195,7 +196,7 @@ def optimize_checkpoint(
         "scenario": json.dumps(scenario.to_dict()),
         **seed_attrs(root),
         "seed_rule": "search: spawn_key + [0]; comparison: spawn_key + [1]",
-        "dataset": str(post_attrs.get("dataset", "")),
+        **fit_labels(posterior),
         "time_units": "hours",
         **provenance(),
     }

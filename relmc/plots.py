@@ -476,6 +476,10 @@ def _policy_label(ds: xr.Dataset) -> str:
         features = Scenario.from_dict(d).features()
     except (TypeError, ValueError):
         features = []  # a scenario another version wrote: the policy alone
+    source = str(ds.attrs.get("rates_source", ""))
+    mark = "physics per draw from the posterior ("
+    if mark in source:  # an event fit's terms, drawn per trial (not in the scenario)
+        features.append(f"fit's {source.split(mark, 1)[1].split(')', 1)[0]} per draw")
     return label + "".join(f"\n+ {f}" for f in features)
 
 
@@ -559,7 +563,27 @@ def main_figure(projection: xr.Dataset, posterior, path: str | os.PathLike[str])
     -------
     matplotlib.figure.Figure
         The 2x2 figure.
+
+    Raises
+    ------
+    ValueError
+        When the two record different fits (their ``dataset`` or ``model`` attrs differ where
+        both have one), before anything is drawn.
     """
+    from relmc.errors import FieldError
+    from relmc.rates import fit_labels
+
+    mine, theirs = (
+        fit_labels(posterior),
+        {k: str(projection.attrs.get(k, "")) for k in ("dataset", "model")},
+    )
+    for key in ("dataset", "model"):
+        if mine[key] and theirs[key] and mine[key] != theirs[key]:
+            raise FieldError(
+                "posterior",
+                f"posterior: its {key} is {mine[key]!r} but the projection's fit was "
+                f"{theirs[key]!r}; pass the posterior the projection used",
+            )
     fig = _new_figure((15.0, 11.0))
     axes = fig.subplots(2, 2)
     plot_rates(posterior, ax=axes[0, 0])

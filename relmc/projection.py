@@ -37,11 +37,12 @@ from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import (
     RateDraws,
+    check_draws,
     draw_of_trial,
     exposed_fraction,
+    fit_labels,
     mttf_hours,
     nested_draws,
-    rate_array,
     rate_draws,
 )
 from relmc.scenario import FailureModel, Scenario, replace_path
@@ -214,7 +215,9 @@ def project(
         ``None`` uses the scenario's point rates (one draw, no parameter uncertainty).
     n_gpus : int or sequence of int, optional
         Cluster sizes (GPUs), integers in [1, 1e8]; default ``DEFAULT_SIZES``
-        (2,048 to 131,072 in powers of two).
+        (2,048 to 131,072 in powers of two). The result's ``n_gpus`` holds them ascending,
+        each once (select by label, ``.sel(n_gpus=N)``, not by the order given); a size's
+        numbers do not depend on the other sizes given.
     scenario : Scenario, optional
         Everything but the size; default ``default_scenario()`` of ``posterior`` (Llama 3
         default policy, no planned maintenance unless given the data; see there).
@@ -330,13 +333,15 @@ def project(
             "trials_per_draw",
             f"trials_per_draw must be an integer in [2, {MAX_TRIALS:.0e}]; got {trials_per_draw!r}",
         )
+    if posterior is not None:
+        # a bad source, or a bad draw, is named as the posterior's here: not as the rate of
+        # the scenario built from its means below
+        check_draws(posterior)
     if scenario is None:
         scenario = default_scenario(posterior)
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
     root = resolve_seed(seed)
-    if posterior is not None:
-        rate_array(posterior)  # a bad source is named "posterior" here
     # the source itself, not only its rates: an event fit's physics is drawn per trial
     draws = rate_draws(scenario, posterior)
     nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
@@ -410,7 +415,6 @@ def project(
         ds["draw"].attrs = {
             "long_name": "posterior rate draw of each trial (draw-major over chains)"
         }
-    post_attrs = dict(getattr(getattr(posterior, "posterior", None), "attrs", {}) or {})
     ds.attrs = {
         "title": "relmc projection over cluster size",
         "interval_definition": INTERVAL_DEFINITION,
@@ -433,8 +437,7 @@ def project(
             if draws.observed_gpus
             else "rates per exposed hour, used as they are"
         ),
-        "dataset": str(post_attrs.get("dataset", "")),
-        "model": str(post_attrs.get("model", "")),
+        **fit_labels(posterior),
         "time_units": "hours",
         **provenance(),
     }

@@ -76,6 +76,8 @@ if TYPE_CHECKING:
 __all__ = [
     "RateDraws",
     "rate_array",
+    "check_draws",
+    "fit_labels",
     "rate_draws",
     "draw_of_trial",
     "nested_draws",
@@ -170,6 +172,46 @@ _POINT_SOURCE = "scenario point rates"
 #: the largest cluster-level interruption rate simulated, per hour (one every 3.6 ns): beyond
 #: it, rates times times overflow in the simulation and no job makes progress anyway
 MAX_CLUSTER_RATE = MAX_RATE
+
+
+def _names_text(names: list[str], most: int = 5) -> str:
+    """Return "categories 'a', 'b'" (with "and N more" beyond ``most``) for a message."""
+    shown = ", ".join(repr(n) for n in names[:most])
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return f"{'category' if len(names) == 1 else 'categories'} {shown}{more}"
+
+
+def _check_values(values: np.ndarray, names: list[str], field: str) -> None:
+    """Refuse a draw that is not finite and >= 0, naming ``field[category]``."""
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        c = names[int(np.argwhere(bad)[0][1])]
+        raise FieldError(
+            f"{field}[{c!r}]",
+            f"{field}[{c!r}] must be finite and >= 0; found {float(values[bad][0])!r}",
+        )
+
+
+def check_draws(posterior: Any, field: str = "posterior") -> xr.DataArray:
+    """:func:`rate_array` of ``posterior``, every draw checked finite and >= 0 (``field[c]``).
+
+    For callers that build a scenario from the posterior's means, so that a bad draw is named
+    as the posterior's before it becomes a scenario rate.
+    """
+    da = rate_array(posterior, field)
+    names = [str(c) for c in da["category"].values]
+    _check_values(_ordered(da, names), names, field)
+    return da
+
+
+def fit_labels(posterior: Any) -> dict[str, str]:
+    """Return the ``dataset`` and ``model`` a fit recorded, for a result's ``attrs`` ("" if none).
+
+    Read from an InferenceData's posterior group, or from the attrs of a rate DataArray or
+    Dataset taken from one (``idata.posterior["rate"]`` keeps them); ``None``: both "".
+    """
+    attrs = dict(getattr(getattr(posterior, "posterior", posterior), "attrs", {}) or {})
+    return {"dataset": str(attrs.get("dataset", "")), "model": str(attrs.get("model", ""))}
 
 
 def rate_array(posterior: Any, field: str = "posterior") -> xr.DataArray:
@@ -272,11 +314,19 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
     added = [c.name for c in fm.categories if c.kind != "failure" and c.name not in got]
     fitted_names = [n for n in names if n not in added]
     if sorted(got) != sorted(fitted_names):
+        extra = [c for c in fitted_names if c not in got]
+        lacks = [c for c in got if c not in fitted_names]
+        parts = []
+        if extra:
+            parts.append(f"the scenario has {_names_text(extra)} that the rates lack")
+        if lacks:
+            parts.append(f"the rates have {_names_text(lacks)} that the scenario lacks")
         raise FieldError(
             "rates",
-            f"rates: categories {got} do not match the scenario's {names}; build the scenario "
-            "with FailureModel.from_posterior(idata) (straggler and SDC categories the "
-            "posterior lacks may be added: they keep their scenario rate)",
+            f"rates: categories do not match the scenario's ({'; '.join(parts)}; "
+            f"{len(got)} in the rates, {len(fitted_names)} in the scenario); build the "
+            "scenario with FailureModel.from_posterior(idata) (straggler and SDC categories "
+            "the posterior lacks may be added: they keep their scenario rate)",
         )
     if "unit" in da.coords:
         for c, u in zip(got, da["unit"].values, strict=True):
@@ -289,12 +339,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
     values = _ordered(da, fitted_names)
     if values.shape[0] == 0:
         raise FieldError("rates", "rates: the posterior has no draws")
-    bad = ~np.isfinite(values) | (values < 0)
-    if bad.any():
-        c = names[int(np.argwhere(bad)[0][1])]
-        raise FieldError(
-            f"rates[{c!r}]", f"rates[{c!r}] must be finite and >= 0; found {values[bad][0]!r}"
-        )
+    _check_values(values, fitted_names, "rates")
     n = values.shape[0]
     exponent, reference = _scaling(da, fitted_names, n)
     observed = _observed_gpus(da)

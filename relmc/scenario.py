@@ -44,6 +44,9 @@ KIND_FIELDS = {
     "straggler_speed": "straggler",
     "sdc_latency_hours": "sdc",
     "sdc_latency_distribution": "sdc",
+    # stragglers and SDC strike one node and are never wrongly blamed (relmc.sim)
+    "domain": "failure",
+    "wrong_blame": "failure",
 }
 DOMAINS = ("node", "rack", "pod")  # blast radius of one failure
 REPAIR_DISTRIBUTIONS = ("exponential", "fixed")
@@ -100,7 +103,26 @@ def spread_of_range(low: float, high: float) -> tuple[float, float]:
 
 
 def _fail(name: str, allowed: str, value: Any) -> FieldError:
-    return FieldError(name, f"{name} must be {allowed}; got {value!r}")
+    if getattr(value, "ndim", 0) and hasattr(value, "shape"):  # an array: not its whole repr
+        got = f"an array of shape {tuple(value.shape)}"
+    elif isinstance(value, np.generic):  # -1.0, not np.float64(-1.0)
+        got = repr(value.item())
+    else:
+        got = repr(value)
+    return FieldError(name, f"{name} must be {allowed}; got {got}")
+
+
+def _scalar(value: Any) -> Any:
+    """Return a 0-d array's one element, anything else as it is.
+
+    NumPy's, or an xarray DataArray's such as ``result.ettr_mean.sel(...)``.
+    """
+    if getattr(value, "ndim", None) == 0 and not isinstance(value, np.generic):
+        try:
+            return np.asarray(value)[()]
+        except (TypeError, ValueError):
+            return value
+    return value
 
 
 def _is_real(value: Any) -> bool:
@@ -108,8 +130,13 @@ def _is_real(value: Any) -> bool:
 
 
 def _check_real(name: str, value: Any, *, lo: float = 0.0, lo_open: bool = False) -> float:
-    """Validate a finite real ``>= lo`` (``> lo`` when ``lo_open``) and return it as float."""
+    """Validate a finite real ``>= lo`` (``> lo`` when ``lo_open``) and return it as float.
+
+    A 0-d array of one real (e.g. ``optimize_checkpoint(...).optimal_interval_hours``) is
+    taken as that number.
+    """
     allowed = f"a finite number {'>' if lo_open else '>='} {lo:g}"
+    value = _scalar(value)
     if not _is_real(value):
         raise _fail(name, allowed, value)
     v = float(value)
@@ -119,8 +146,12 @@ def _check_real(name: str, value: Any, *, lo: float = 0.0, lo_open: bool = False
 
 
 def _check_range(name: str, value: Any, lo: float, hi: float, *, hi_open: bool = False) -> float:
-    """Validate a real in ``[lo, hi]`` (``[lo, hi)`` when ``hi_open``) and return it as float."""
+    """Validate a real in ``[lo, hi]`` (``[lo, hi)`` when ``hi_open``) and return it as float.
+
+    A 0-d array of one real is taken as that number.
+    """
     allowed = f"a number in [{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    value = _scalar(value)
     if not _is_real(value):
         raise _fail(name, allowed, value)
     v = float(value)
@@ -139,6 +170,7 @@ def _check_int(
     """
     top = hi_text or str(hi)
     allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {top}]"
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
         raise _fail(name, allowed, value)
     if hi is not None and value > hi:
@@ -382,8 +414,10 @@ class Category:
         """Fields set away from their defaults that this category's ``kind`` does not read.
 
         ``straggler_speed`` is read for ``kind="straggler"`` only, ``sdc_latency_hours`` and
-        ``sdc_latency_distribution`` for ``kind="sdc"`` only. Reports name them, since a
-        forgotten ``kind`` silently simulates another model.
+        ``sdc_latency_distribution`` for ``kind="sdc"`` only, ``domain`` and ``wrong_blame``
+        for ``kind="failure"`` only (stragglers and SDC strike one node, never wrongly
+        blamed). :func:`relmc.simulate` warns naming them (:meth:`Scenario.unread_notes`),
+        since a forgotten ``kind`` silently simulates another model.
         """
         defaults = {f.name: f.default for f in dataclasses.fields(self)}
         return [
@@ -437,8 +471,11 @@ class FailureModel:
         4 % (Kokolis et al. 2025); AIReSim's default is 0.15 with a multiplier of 5.
     bad_node_multiplier : float
         How many times as often a bad node fails as a good one, >= 1 (per category unless
-        the category sets its own). The categories' rates stay the rates of a job of nodes
-        mixed at ``bad_node_fraction``.
+        the category sets its own). The categories' rates are those of a job of nodes mixed
+        at ``bad_node_fraction`` at its start; swaps then replace failed nodes (bad ones
+        ``m`` times as often) by pool nodes bad at that fraction, so without lemon
+        detection the job sheds bad nodes and fails less than the rates as it runs
+        (README, "Lemon nodes").
     """
 
     categories: tuple[Category, ...] = ()
@@ -934,8 +971,10 @@ maintenance_spread : float
     maintenance_jitter: float = 1.0
 
     def __post_init__(self) -> None:
-        ci = self.checkpoint_interval
+        ci = _scalar(self.checkpoint_interval)
         if isinstance(ci, str):
+            ci = str(ci)  # not a NumPy string
+            _set(self, "checkpoint_interval", ci)
             if ci not in INTERVAL_RULES:
                 raise _fail("policy.checkpoint_interval", "a number > 0 or 'young'/'daly'", ci)
         else:
@@ -1118,6 +1157,44 @@ class Scenario:
             )
         if np.any(pol.overhead_sigma > 0) or np.any(pol.overhead_jitter > 0):
             out.append("uncertain overheads")
+        # the node model's recovery (the policy line itself gives spares and maintenance)
+        failures = [c for c in cats if c.kind == "failure"]  # the others are node-domain
+        count("blast radius", sum(c.domain != "node" for c in failures))
+        count("diagnosis", sum(c.diagnosis_hours > 0 for c in cats))
+        count("wrong blame", sum(c.wrong_blame > 0 for c in failures))
+        if pol.lemon_failures > 0:
+            out.append(f"lemon detection ({pol.lemon_failures} in {pol.lemon_window_hours:g} h)")
+        if pol.escalation_probability > 0 or pol.auto_repair_miss > 0:
+            out.append("repair escalation or misses")
+        if pol.retire_after_repairs > 0:
+            out.append(f"retirement after {pol.retire_after_repairs} repairs")
+        if pol.n_standbys > 0:
+            out.append(f"{pol.n_standbys} standbys")
+        if pol.preemption_hours > 0:
+            out.append(f"pool preemption {60 * pol.preemption_hours:.3g} min")
+        if pol.memory_restart_hours is not None:
+            n = pol.memory_replicas
+            out.append(f"restarts from memory ({n} replica{'' if n == 1 else 's'})")
+        if pol.checkpoint_retention > 0 and any(c.kind == "sdc" for c in cats):
+            out.append(f"{pol.checkpoint_retention} checkpoints kept")
+        return out
+
+    def unread_notes(self) -> list[str]:
+        """One sentence per category that sets fields its kind does not read.
+
+        E.g. ``failures.categories['slow'] sets straggler_speed, which its kind ('failure')
+        does not read (meant kind = "straggler"?)``; see :meth:`Category.unread_fields`.
+        """
+        out = []
+        for c in self.failures.categories:
+            unread = c.unread_fields()
+            if unread:
+                kinds = sorted({KIND_FIELDS[f] for f in unread})
+                meant = " or ".join(f'kind = "{k}"' for k in kinds)
+                out.append(
+                    f"failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
+                    f"kind ({c.kind!r}) does not read (meant {meant}?)"
+                )
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -1181,7 +1258,8 @@ def _from_mapping(cls, d: Any, where: str):
     return cls(**dict(d))
 
 
-_TIME_UNITS = ("_minutes", "_mins", "_seconds", "_days")
+_TIME_UNITS = ("_minutes", "_minute", "_mins", "_min", "_seconds", "_second", "_secs",
+               "_days", "_day")  # fmt: skip
 
 
 def _in_other_units(name: Any) -> bool:

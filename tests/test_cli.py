@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 
 import arviz as az
 import numpy as np
@@ -811,17 +812,21 @@ def test_project_marks_credible_intervals_that_are_mostly_noise(tmp_path, capsys
     assert "not resolved" not in text
 
 
-def test_simulate_notes_fields_a_category_kind_does_not_read(tmp_path, capsys):
+def test_simulate_warns_of_fields_a_category_kind_does_not_read(tmp_path, capsys):
     toml = (
         "[job]\ncompute_hours = 20\n[failures]\n"
         '[[failures.categories]]\nname = "corruption"\nrate = 1e-6\nsdc_latency_hours = 3.0\n'
     )
-    _, text = _simulate_toml(tmp_path / "a", toml, capsys, n_trials=20)
-    assert "note: failures.categories['corruption'] sets sdc_latency_hours" in text
-    assert '(meant kind = "sdc"?)' in text
-    # negative control: with its kind, nothing to note
-    _, text = _simulate_toml(tmp_path / "b", toml + 'kind = "sdc"\n', capsys, n_trials=20)
-    assert "does not read" not in text
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # as a user's interpreter: shown, not raised
+        rc, _, printed = _run_simulate(tmp_path / "a", toml, capsys, n_trials=20, seed=2)
+    assert rc == 0
+    warned = "relmc: warning: failures.categories['corruption'] sets sdc_latency_hours"
+    assert warned in printed.err and '(meant kind = "sdc"?)' in printed.err
+    assert printed.err.count("does not read") == 1
+    # negative control: with its kind, nothing to say
+    rc, _, printed = _run_simulate(tmp_path / "b", toml + 'kind = "sdc"\n', capsys, n_trials=20)
+    assert rc == 0 and "does not read" not in printed.err + printed.out
 
 
 # --------------------------------------------------------------------------------------------

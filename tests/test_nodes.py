@@ -206,6 +206,43 @@ def test_closed_pool_never_fixed_sorts_bad_nodes_into_the_pool(engine):
     assert abs(z_score(count - inverted * p["horizon"])) > Z
 
 
+# ---- 2b. swaps to an unlimited pool: the job sheds its lemons --------------------------------
+
+# n job nodes, one swap category, an unlimited pool (every replacement bad with probability f),
+# no detection. The rates are those of nodes mixed at f at the start (g = Lam / (n (1-f+fm))
+# per good node), but failures remove bad nodes m times as often as good ones while
+# replacements come bad at f: E B(t) solves dB/dt = g (f (n - B + m B) - m B) (linear in B),
+#   E B(t) = B* + (f n - B*) e^{-k t},  k = g (m (1 - f) + f),  B* = f n / (m (1 - f) + f),
+# and the job's rate is g (n + (m - 1) B), so E N(T) = g n T + g (m - 1) int_0^T E B.
+SHED = dict(n=64, f=0.25, m=9.0, lam=1.0, horizon=200.0)
+
+
+def shed_mean(n, f, m, lam, horizon) -> float:
+    g = lam / (n * (1.0 - f + f * m))
+    k = g * (m * (1.0 - f) + f)
+    b_star = f * n / (m * (1.0 - f) + f)
+    integral = b_star * horizon + (f * n - b_star) * -math.expm1(-k * horizon) / k
+    return g * n * horizon + g * (m - 1.0) * integral
+
+
+def test_unlimited_pool_swaps_shed_lemons(engine):
+    p = SHED
+    x = node_inputs([p["lam"]], n_trials=1500, swap=[True], n_nodes=p["n"], bad_fraction=p["f"],
+                    bad_multiplier=[p["m"]], cap_hours=p["horizon"])  # fmt: skip
+    count = run(engine, x, seed=5)["interruptions"][:, 0]
+    expected = shed_mean(**p)  # 101.4: the rate falls from Lam = 1/h to about Lam / 2.33
+    assert abs(z_score(count - expected)) < Z
+    # negative controls: the rate of the start kept throughout (Lam T = 200), and the job
+    # settled at its long-run mix from the start (Lam T (1 + (m-1) B*/n) / (1 - f + f m))
+    assert abs(z_score(count - p["lam"] * p["horizon"])) > Z
+    b_star = p["f"] * p["n"] / (p["m"] * (1 - p["f"]) + p["f"])
+    settled = p["horizon"] * (1 + (p["m"] - 1) * b_star / p["n"]) / (1 - p["f"] + p["f"] * p["m"])
+    assert abs(z_score(count - settled)) > Z
+    # and restart-only failures (no swaps) keep the start's rate on average: Lam T
+    kept = run(engine, dataclasses.replace(x, swap=np.zeros(1, dtype=bool)), seed=6)
+    assert abs(z_score(kept["interruptions"][:, 0] - p["lam"] * p["horizon"])) < Z
+
+
 # ---- 3. lemon detection ------------------------------------------------------------------
 
 # Unlimited pool, restart-only category. lemon_k = 1: every blamed node is excluded and

@@ -135,6 +135,19 @@ def test_plot_ettr_single_dataset_gets_policy_label(projection):
     assert labels == ["ckpt every 30 min (1 min), restart 10 min"]
 
 
+def test_policy_label_names_a_fits_physics_per_draw(projection):
+    # a projection whose rates came with an event fit's terms (its rates_source says so):
+    # the legend says so too, not the scenario alone
+    with_trend = projection.copy()
+    with_trend.attrs["rates_source"] = (
+        "posterior (250 draws, draw-major over chains, cycled over trials); physics per draw "
+        "from the posterior (trend_shape)"
+    )
+    fig = plots.plot_ettr(with_trend)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["ckpt every 30 min (1 min), restart 10 min\n+ fit's trend_shape per draw"]
+
+
 def test_plot_ettr_draws_the_bands_its_quantiles_have(projection):
     # a sweep whose spec keeps quantiles [0.05, 0.5, 0.95]: the median and the 90% band
     three = projection.sel(quantile=[0.05, 0.5, 0.95])
@@ -212,6 +225,20 @@ def test_main_figure_from_netcdf(projection, posterior, tmp_path):
         fig = plots.main_figure(reopened.load(), posterior, tmp_path / "main.png")
     _check_png(tmp_path / "main.png", min_w=1500, min_h=1000)
     assert "54 days" in fig.get_suptitle()
+
+
+def test_main_figure_refuses_a_posterior_of_another_fit(projection, posterior, tmp_path):
+    # panels (a) and (b)-(d) of two fits in one figure: refused before anything is drawn
+    other = posterior.copy()
+    other.posterior.attrs = {**posterior.posterior.attrs, "dataset": "rsc-1"}
+    path = tmp_path / "main.png"
+    with pytest.raises(ValueError, match=r"^posterior: its dataset is 'rsc-1' but the proj"):
+        plots.main_figure(projection, other, path)
+    assert not path.exists()
+    # negative control: a posterior without labels (a user's own draws) is taken
+    other.posterior.attrs = {}
+    plots.main_figure(projection, other, path)
+    assert path.exists()
 
 
 @pytest.mark.parametrize("drop", ["mttf_hours_quantile", "quantile"])

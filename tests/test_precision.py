@@ -92,7 +92,9 @@ def test_hopeless_scenario_stops_early_with_a_flag():
         ({"target_rse": -1.0}, "precision.target_rse"),
         ({"target_se": float("nan")}, "precision.target_se"),
         ({"hopeless_ettr": 1.5}, "precision.hopeless_ettr"),
-        ({"min_trials": 1}, "precision.min_trials"),
+        ({"min_trials": 1, "target_se": 0.01}, "precision.min_trials"),
+        ({}, "precision needs a target_se"),  # nothing to stop on
+        ({"min_trials": 512}, "precision needs a target_se"),
     ],
 )
 def test_bad_precision_is_named(kwargs, field):

@@ -681,6 +681,27 @@ def test_project_takes_rate_draws_as_a_dataarray(posterior):
     b = relmc.project(posterior.posterior["rate"], **kw)
     for v in ("ettr_mean", "mttf_hours_quantile", "interruptions_per_day_mean"):
         np.testing.assert_array_equal(a[v].values, b[v].values, err_msg=v)
+    # the fit's labels come with the DataArray (its attrs), as in compare and optimize
+    assert (b.attrs["dataset"], b.attrs["model"]) == ("llama3-405b", "conjugate")
+    assert (a.attrs["dataset"], a.attrs["model"]) == ("llama3-405b", "conjugate")
+    # negative control: draws without the fit's attrs record none
+    bare = relmc.project(posterior.posterior["rate"].copy(data=None).drop_attrs(), **kw)
+    assert (bare.attrs["dataset"], bare.attrs["model"]) == ("", "")
+
+
+@pytest.mark.parametrize("value", [np.inf, np.nan, -1.0])
+def test_a_bad_draw_is_named_as_the_posteriors(posterior, value):
+    # not as the rate of the scenario built from the posterior's means (an inf draw made an
+    # infinite mean rate, which was refused as failures.categories[...].rate)
+    bad = posterior.posterior["rate"].copy(deep=True)
+    bad[0, 3, 0] = value
+    c = str(bad["category"].values[0])
+    for run in (
+        lambda: relmc.project(bad, n_gpus=[1024], n_trials=8, seed=1, credible_trials=0),
+        lambda: relmc.optimize_checkpoint(bad, n_trials=8, seed=1),
+    ):
+        with pytest.raises(ValueError, match=rf"^posterior\['{c}'\] must be finite and >= 0"):
+            run()
 
 
 def _with_trend(posterior, shape=2.0, age=2000.0):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -90,6 +91,10 @@ def test_category_tables_are_named_in_errors_with_a_hint():
         "'detection_hours' for 'detection_minutes' (its value in hours)?)"
     )
     assert e.value.field == f"failures.categories[{name!r}].detection_minutes"
+    # singular and short units too: restart_minute was taken for restart_jitter
+    for key in ("restart_minute", "restart_min", "restart_secs", "restart_day"):
+        with pytest.raises(FieldError, match=rf"did you mean 'restart_hours' for '{key}' \(its"):
+            Scenario.from_dict({"policy": {key: 2.0}})
     d["failures"]["categories"][0] = {**first, "diurnal_amplitud": 0.5}
     with pytest.raises(FieldError, match=r"did you mean 'diurnal_amplitude' for"):
         Scenario.from_dict(d)
@@ -173,9 +178,51 @@ def test_features_name_what_a_scenario_models_beyond_constant_rates():
         "failures.trend_shape": (0.7, "fleet trend, shape 0.7"),
         "failures.bad_node_fraction": (0.05, "lemon nodes (5%, x1)"),
         "policy.restart_spread": (2.0, "uncertain overheads"),
+        "failures.categories.Network Switch/Cable.domain": ("rack", "blast radius (1 category)"),
+        "failures.categories.GPU HBM3 Memory.diagnosis_hours": (0.5, "diagnosis (1 category)"),
+        "failures.categories.GPU HBM3 Memory.wrong_blame": (0.2, "wrong blame (1 category)"),
+        "policy.lemon_failures": (2, "lemon detection (2 in 168 h)"),
+        "policy.escalation_probability": (0.8, "repair escalation or misses"),
+        "policy.auto_repair_miss": (0.4, "repair escalation or misses"),
+        "policy.retire_after_repairs": (3, "retirement after 3 repairs"),
+        "policy.n_standbys": (16, "16 standbys"),
+        "policy.preemption_hours": (1 / 3, "pool preemption 20 min"),
+        "policy.memory_restart_hours": (0.01, "restarts from memory (1 replica)"),
     }
     for path, (value, label) in changes.items():
         assert replace_path(base, path, value).features() == [label], path
+    # fields a kind does not read label nothing (a straggler's domain), and the retention
+    # only with SDC categories
+    slow = replace_path(base, "failures.categories.Faulty GPU.kind", "straggler")
+    assert replace_path(slow, "failures.categories.Faulty GPU.domain", "rack").features() == [
+        "stragglers (1 category)"
+    ]
+    assert replace_path(base, "policy.checkpoint_retention", 4).features() == []
+    sdc = replace_path(base, "failures.categories.CPU.kind", "sdc")
+    assert replace_path(sdc, "policy.checkpoint_retention", 4).features() == [
+        "silent data corruption (1 category)",
+        "4 checkpoints kept",
+    ]
+
+
+def test_simulate_warns_of_fields_a_kind_does_not_read():
+    import relmc
+
+    slow = Category("slow", rate=1e-6, unit="node", straggler_speed=0.3)  # kind forgotten
+    sc = Scenario(failures=FailureModel(categories=(slow,)), job=Job(compute_hours=5.0))
+    assert sc.unread_notes() == [
+        "failures.categories['slow'] sets straggler_speed, which its kind ('failure') does "
+        'not read (meant kind = "straggler"?)'
+    ]
+    with pytest.warns(UserWarning, match=r"sets straggler_speed, which its kind \('failure'\)"):
+        relmc.simulate(sc, n_trials=4, seed=1)
+    # negative control: with its kind, no warning (pytest's filter makes one an error)
+    fixed = dataclasses.replace(slow, kind="straggler")
+    relmc.simulate(dataclasses.replace(sc, failures=FailureModel(categories=(fixed,))),
+                   n_trials=4, seed=1)  # fmt: skip
+    # a straggler's domain is not read either: it strikes one node
+    rack = Category("slow", rate=1e-6, unit="node", kind="straggler", domain="rack")
+    assert rack.unread_fields() == ["domain"]
 
 
 def test_unread_fields_are_those_a_kind_ignores():

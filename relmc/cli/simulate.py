@@ -79,7 +79,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc simulate`` (or write the template scenario, with ``--init``)."""
-    from relmc.scenario import KIND_FIELDS, Scenario
+    from relmc.scenario import Scenario
 
     if args.init is not None:
         if args.scenario is not None:
@@ -159,14 +159,6 @@ def run(args: argparse.Namespace) -> int:
     short = retention_text(sc, float(res.attrs["checkpoint_interval_hours"]))
     if short:
         say(short)
-    for c in sc.failures.categories:
-        unread = c.unread_fields()
-        if unread:
-            meant = " or ".join(f'kind = "{k}"' for k in sorted({KIND_FIELDS[f] for f in unread}))
-            say(
-                f"note: failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
-                f"kind ({c.kind!r}) does not read (meant {meant}?)"
-            )
     lost = s["lost_hours_mean"]
     wall = float(s["wall_hours_mean"])
     rows = [

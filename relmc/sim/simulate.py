@@ -9,6 +9,7 @@ import numbers
 import os
 import sys
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -357,6 +358,8 @@ class Precision:
         Stop early, flagged ``"hopeless"``, once mean ETTR + 4 SE is below this, in (0, 1].
     min_trials : int
         Trials before the first check, >= 2 (default 2 blocks).
+
+    At least one of ``target_se``, ``target_rse`` and ``hopeless_ettr`` must be given.
     """
 
     target_se: float | None = None
@@ -384,6 +387,12 @@ class Precision:
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2:
             raise FieldError(
                 "precision.min_trials", f"precision.min_trials must be an integer >= 2; got {m!r}"
+            )
+        if self.target_se is None and self.target_rse is None and h is None:
+            raise FieldError(
+                "precision",
+                "precision needs a target_se, target_rse or hopeless_ettr to stop on (without "
+                "one every run takes its n_trials: pass precision=None)",
             )
 
     def stop(self, ettr: np.ndarray) -> str | None:
@@ -555,6 +564,13 @@ def simulate(
         (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``, with
         ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``, ``"target"`` or
         ``"hopeless"``).
+
+    Warns
+    -----
+    UserWarning
+        For each category that sets fields its kind does not read (e.g. ``straggler_speed``
+        without ``kind="straggler"``; :meth:`relmc.Scenario.unread_notes`): they change
+        nothing.
     """
     scenario = Scenario.default() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
@@ -568,6 +584,8 @@ def simulate(
     root = resolve_seed(seed)
     overhead_root = root if overhead_seed is None else resolve_seed(overhead_seed, "overhead_seed")
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
+    for note in scenario.unread_notes():  # a forgotten kind simulates another model
+        warnings.warn(note, UserWarning, stacklevel=2)
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
     inputs = draw_overhead_factors(inputs, overhead_root, labels["draw_rows"])
     if progress is None:
