@@ -568,9 +568,9 @@ def simulate(
     Warns
     -----
     UserWarning
-        For each category that sets fields its kind does not read (e.g. ``straggler_speed``
-        without ``kind="straggler"``; :meth:`relmc.Scenario.unread_notes`): they change
-        nothing.
+        For each category that sets fields its kind does not read (e.g. a straggler speed
+        on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`):
+        they change nothing.
     """
     scenario = Scenario.default() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
@@ -618,14 +618,13 @@ NODE_OUTPUTS = {
 }
 
 #: Straggler and SDC per-trial outputs and their long names (zero when every category is a
-#: failure category).
+#: failure category); counts, but ``*_hours`` in hours.
 PHYSICS_OUTPUTS = {
     "sdc_rollbacks": "retained checkpoints skipped over by SDC rollbacks",
     "sdc_from_scratch": "SDC rollbacks to progress 0 (no clean checkpoint retained)",
     "sdc_undetected": "silent data corruption still latent at the trial's end",
+    "sdc_rework_hours": "rework hours of SDC rollbacks (part of lost_hours[rework])",
 }
-#: The long name of ``sdc_rework_hours`` (hours, so not among the counts above).
-SDC_REWORK_LONG_NAME = "rework hours of SDC rollbacks (part of lost_hours[rework])"
 
 
 def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
@@ -695,14 +694,13 @@ def _label(scenario, inputs, labels, root, out) -> xr.Dataset:
                 for name, long_name in NODE_OUTPUTS.items()
             },
             **{
-                name: ("trial", out[name], {"long_name": long_name, "units": "1"})
+                name: (
+                    "trial",
+                    out[name],
+                    {"long_name": long_name, "units": "h" if name.endswith("_hours") else "1"},
+                )
                 for name, long_name in PHYSICS_OUTPUTS.items()
             },
-            "sdc_rework_hours": (
-                "trial",
-                out["sdc_rework_hours"],
-                {**hours, "long_name": SDC_REWORK_LONG_NAME},
-            ),
         },
         coords={
             "trial": trial,
