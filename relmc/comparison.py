@@ -145,7 +145,12 @@ def compare(
             "finished_fraction": (
                 "scenario",
                 np.array(finished),
-                {"units": "1", "long_name": "fraction of jobs finished before the wall cap"},
+                {
+                    "units": "1",
+                    "long_name": (
+                        "fraction of jobs finished before the wall cap or the event budget"
+                    ),
+                },
             ),
             "checkpoint_interval_hours": (
                 "scenario",

@@ -236,8 +236,8 @@ def _check_finished(finished: dict[float, float], tau_opt: float, scenario: Scen
     if finished[tau_opt] < 1.0:
         warnings.warn(
             f"{100 * (1 - finished[tau_opt]):.3g}% of trials at the optimum interval "
-            f"({60 * tau_opt:.3g} min) did not finish before the wall-clock cap: its ETTR is "
-            "a bound, and the optimum may be an artefact of the cap",
+            f"({60 * tau_opt:.3g} min) did not finish before the wall-clock cap or the event "
+            "budget: its ETTR is a bound, and the optimum may be an artefact of the cap",
             NotFinishedWarning,
             stacklevel=3,
         )

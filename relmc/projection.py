@@ -286,8 +286,9 @@ def project(
         ``lost_fraction_mean`` (n_gpus, cause)
             Mean lost hours / mean wall hours.
         ``finished_fraction``, ``finished_fraction_se``, ``n_trials``, ``stopped_by``
-            (n_gpus): the fraction of trials that finished before the wall cap, the trials
-            run and why they stopped (``"n_trials"``, ``"target"`` or ``"hopeless"``).
+            (n_gpus): the fraction of trials that finished before the wall cap or the event
+            budget, the trials run and why they stopped (``"n_trials"``, ``"target"`` or
+            ``"hopeless"``).
         ``checkpoint_interval_hours`` (n_gpus)
             The checkpoint interval used (rules are evaluated at each size).
 
@@ -451,9 +452,10 @@ def _warn_not_finished(res: xr.Dataset, where: str) -> None:
         return
     share = 1.0 - float(finished.mean())
     warnings.warn(
-        f"{where}, {100 * share:.3g}% of trials did not finish before the wall-clock cap "
-        "(policy.wall_cap_factor x job.compute_hours): their ETTR and lost time are measured "
-        "at the cap, so the results are bounds, not estimates",
+        f"{where}, {100 * share:.3g}% of trials did not finish, stopped by the wall-clock "
+        "cap (policy.wall_cap_factor x job.compute_hours) or the event budget "
+        "(policy.max_events): their ETTR and lost time are measured where they stopped, so "
+        "the results are bounds, not estimates",
         NotFinishedWarning,
         stacklevel=3,
     )

@@ -780,10 +780,11 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
     if path_root is not None and not path.is_absolute():
         path = Path(path_root) / path
     if not path.is_file():
+        what = "is a directory, not a file" if path.is_dir() else "does not exist"
         raise FieldError(
             "posterior",
             "posterior must be 'point', 'conjugate:DATASET' or an existing netCDF file; "
-            f"{str(path)!r} does not exist",
+            f"{str(path)!r} {what}",
         )
     import arviz as az
 

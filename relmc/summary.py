@@ -192,7 +192,7 @@ def summary_variables(ds: xr.Dataset, quantiles: Sequence[float]) -> tuple[dict,
         if name == "finished":
             f = float(np.mean(x))
             se = (f * (1 - f) / n) ** 0.5
-            fin = "fraction of jobs finished before the wall cap"
+            fin = "fraction of jobs finished before the wall cap or the event budget"
             out["finished_fraction"] = labelled(var, f, "1", fin)
             out["finished_fraction_se"] = labelled(
                 var, se, "1", "Monte Carlo standard error of finished_fraction"

@@ -520,6 +520,16 @@ def test_project_warns_when_trials_do_not_finish():
 
     with pytest.warns(NotFinishedWarning, match="100% of trials did not finish"):
         relmc.project(None, n_gpus=[2048], scenario=_hopeless(), n_trials=20, seed=1)
+    # stopped by the event budget, far below the cap: the warning names both, not the cap alone
+    budget = relmc.Scenario(
+        failures=relmc.FailureModel((relmc.Category("a", rate=1e-4),)),
+        job=relmc.Job(1000.0),
+        policy=relmc.Policy(max_events=20),
+    )
+    with pytest.warns(NotFinishedWarning, match="cap .* or the event budget .policy.max_events"):
+        p = relmc.project(None, n_gpus=[2048], scenario=budget, n_trials=20, seed=1)
+    assert float(p["finished_fraction"][0]) == 0.0
+    assert float(p["wall_hours_mean"][0]) < 0.1 * 20 * 1000.0  # far below the 20x cap
 
 
 def test_optimize_refuses_an_optimum_when_nothing_finishes():

@@ -80,7 +80,8 @@ def _summarize_xarray(ds: xr.Dataset, *, quantiles: Sequence[float] = QUANTILES)
         if name == "finished":
             f = x.mean("trial")
             out["finished_fraction"] = f.assign_attrs(
-                units="1", long_name="fraction of jobs finished before the wall cap"
+                units="1",
+                long_name="fraction of jobs finished before the wall cap or the event budget",
             )
             out["finished_fraction_se"] = ((f * (1 - f) / n) ** 0.5).assign_attrs(
                 units="1", long_name="Monte Carlo standard error of finished_fraction"

@@ -84,6 +84,32 @@ def test_spec_geometry(spec_file):
     assert spec.canonical()["format"] == 1
 
 
+def test_point_spec_with_its_own_categories_reads_failures_as_simulate_does():
+    """``posterior = "point"`` and [[base.failures.categories]] of the spec's own: the rest of
+    the failure model takes its defaults, as a ``relmc simulate`` TOML does (Llama 3's
+    planned maintenance was kept before, with categories that were not Llama 3's)."""
+    from relmc.scenario import Scenario
+
+    cats = [{"name": "x", "rate": 1e-6}]
+    base = {"job": {"compute_hours": 100.0}, "failures": {"categories": cats}}
+    spec = {"seed": 1, "n_trials": 8, "posterior": "point", "base": base,
+            "axes": {"cluster.n_gpus": [2048]}}  # fmt: skip
+    sc = SweepSpec.from_dict(spec).base_scenario
+    assert sc.failures == Scenario.from_dict(base).failures
+    assert sc.failures.maintenance_rate == 0.0 and sc.failures.names == ("x",)
+    # a maintenance rate given is kept
+    given = {**base, "failures": {"categories": cats, "maintenance_rate": 0.01}}
+    spec_m = {**spec, "base": given}
+    assert SweepSpec.from_dict(spec_m).base_scenario.failures.maintenance_rate == 0.01
+    # negative control: a failures table without categories edits the default's (Llama 3's
+    # categories and planned maintenance)
+    lemons = {**spec, "base": {"failures": {"bad_node_fraction": 0.1}}}
+    kept = SweepSpec.from_dict(lemons).base_scenario.failures
+    default = Scenario.default().failures
+    assert kept.maintenance_rate == default.maintenance_rate > 0
+    assert kept.names == default.names and kept.bad_node_fraction == 0.1
+
+
 def _as_dict(spec_file: Path) -> dict:
     import tomllib
 
@@ -136,7 +162,12 @@ def test_missing_seed_and_bad_toml(tmp_path):
 
 def test_unknown_posterior_sources_rejected(spec_file, tmp_path):
     d = _as_dict(spec_file)
-    for source, match in (("missing.nc", "does not exist"), ("conjugate:nope", "unknown dataset")):
+    (tmp_path / "fit").mkdir()  # a fit's output folder, not its posterior.nc
+    for source, match in (
+        ("missing.nc", "does not exist"),
+        ("conjugate:nope", "unknown dataset"),
+        ("fit", "'.*fit' is a directory, not a file"),
+    ):
         spec = SweepSpec.from_dict({**d, "posterior": source}, root=tmp_path)
         with pytest.raises(ValueError, match=match):
             sweep.run_sweep(spec, tmp_path / "never.zarr", progress=False)

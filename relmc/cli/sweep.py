@@ -108,7 +108,14 @@ def add_parser(sub) -> None:
         "--shard", type=int, default=0, action=options.Field, help="this shard's index, 0-based"
     )
     r.add_argument("--shards", type=int, default=1, action=options.Field, help="number of shards")
-    r.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler")
+    r.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        action=options.Field,
+        field="client",
+        help="run on this Dask scheduler (e.g. tcp://host:8786; checked before the store is "
+        "written)",
+    )
     r.add_argument(
         "--workers", type=int, default=1, action=options.Field, help="local processes across cells"
     )
@@ -127,7 +134,9 @@ def add_parser(sub) -> None:
         action=options.Field,
         metavar="SECONDS",
         help="when another run holds a cell but its heartbeat has stood still this long (a hung "
-        "process), compute the cell here (default 300; results are identical either way)",
+        "process), compute the cell here (default 300), but never before three of the holder's "
+        "own heartbeats (a tenth of its lease each) are missed; results are identical either "
+        "way",
     )
     r.add_argument(
         "--pack",
@@ -255,8 +264,18 @@ def _submit(args: argparse.Namespace) -> int:
             f"slurm.array must be at most the number of cells ({spec.n_cells}); got "
             f"{opts.array} (tasks beyond that would have nothing to do)",
         )
+
+    def announce(job: str) -> None:  # as soon as Slurm accepts it, also before a --wait
+        say(f"submitted job {job}" + (" (waiting for its tasks)" if args.wait else ""))
+        sys.stdout.flush()
+
     out = sweep.submit(
-        args.spec, store=args.store, options=opts, dry_run=args.dry_run, wait=args.wait
+        args.spec,
+        store=args.store,
+        options=opts,
+        dry_run=args.dry_run,
+        wait=args.wait,
+        on_submit=announce,
     )
     if args.dry_run:
         say(out)
@@ -267,7 +286,6 @@ def _submit(args: argparse.Namespace) -> int:
     if not out:
         say(f"nothing to submit: {sweep.status(store)}")
         return 0
-    say(f"submitted job {out}")
     if args.wait:  # every task has ended: what the store holds now
         say(f"store: {sweep.status(store)}")
     return 0

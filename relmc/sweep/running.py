@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from relmc._extras import require
+from relmc.errors import FieldError
 from relmc.sweep.cells import resolve_rates, shard_cells, simulate_cell
 from relmc.sweep.spec import (
     SweepSpec,
@@ -188,6 +189,10 @@ class ProcessPool:
                 yield n, computed
 
 
+#: seconds a sweep waits to reach a Dask scheduler given by its address before it gives up
+CONNECT_SECONDS = 30.0
+
+
 @dataclass(frozen=True)
 class DaskCluster:
     """One Dask task per cell on a ``distributed.Client`` (or a scheduler address).
@@ -199,7 +204,33 @@ class DaskCluster:
     client: Any
 
     def __post_init__(self) -> None:
-        require("distributed")  # fail before any work if the 'sweep' extra is incomplete
+        distributed = require("distributed")  # before any work if the 'sweep' extra lacks it
+        if isinstance(self.client, str):
+            try:
+                distributed.comm.parse_address(self.client)
+                distributed.comm.resolve_address(self.client)
+            except (ValueError, TypeError, OSError) as e:
+                raise FieldError(
+                    "client", f"client: {self.client!r} is not a Dask scheduler address ({e})"
+                ) from None
+
+    def check(self) -> None:
+        """Connect to a scheduler given by its address once, before the store is written.
+
+        A scheduler that cannot be reached is a ``FieldError`` on ``client`` (the CLI's
+        ``--dask``), not a store made for nothing.
+        """
+        if not isinstance(self.client, str):
+            return
+        distributed = require("distributed")
+        try:
+            distributed.Client(self.client, timeout=CONNECT_SECONDS).close()
+        except (OSError, TimeoutError) as e:
+            raise FieldError(
+                "client",
+                f"client: cannot reach a Dask scheduler at {self.client!r} within "
+                f"{CONNECT_SECONDS:g} s ({type(e).__name__}: {e})",
+            ) from None
 
     def run(self, task: CellTask, cells: Sequence[int], rates: Any) -> Iterator[Step]:  # noqa: D102
         distributed = require("distributed")
@@ -320,6 +351,8 @@ def run_sweep(
         n_threads = max(1, _default_threads() // workers)
     _check_int("n_threads", n_threads, 1, 4096)
     backend = executor(client=client, workers=workers)
+    if isinstance(backend, DaskCluster):
+        backend.check()  # a scheduler that cannot be reached: before the store is written
     recover_pack(store)  # a pack killed between its two renames is finished first
     if store.exists():
         check_same_spec(spec, store)  # before any (possibly slow) posterior work
@@ -365,10 +398,10 @@ def _warn_not_finished(spec: SweepSpec, store: Path, cells: Sequence[int]) -> No
         else f"{len(short)} of the {len(cells)} cells computed have"
     )
     warnings.warn(
-        f"sweep: {which} trials that did not "
-        "finish before the wall-clock cap (finished_fraction < 1; the first: "
-        f"{first}): their ETTR and lost time are measured at the cap, so they are bounds, "
-        "not estimates",
+        f"sweep: {which} trials that did not finish, stopped by the wall-clock cap or the "
+        "event budget (policy.wall_cap_factor, policy.max_events; finished_fraction < 1; "
+        f"the first: {first}): their ETTR and lost time are measured where they stopped, so "
+        "they are bounds, not estimates",
         NotFinishedWarning,
         stacklevel=3,
     )

@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from relmc._io import atomic_path
@@ -77,6 +78,7 @@ def submit(
     dry_run: bool = False,
     wait: bool = False,
     workdir: str | os.PathLike | None = None,
+    on_submit: Callable[[str], None] | None = None,
 ) -> str:
     """Validate the sweep, create its store and submit it as a Slurm job array.
 
@@ -91,9 +93,19 @@ def submit(
     dry_run : bool
         Return the sbatch script without creating or submitting anything.
     wait : bool
-        ``sbatch --wait``: return when every task has finished (raises if one failed).
+        ``sbatch --wait``: return when every task has finished; a failed task raises a
+        ``RuntimeError`` naming the job, its task logs and the store.
     workdir : path, optional
         Where the script and the task logs go; default ``<store>.slurm`` beside the store.
+    on_submit : callable, optional
+        Called with the job id as soon as Slurm accepted the job (with ``wait``, before the
+        wait), e.g. to print it.
+
+    Raises
+    ------
+    ValueError
+        When ``sbatch --test-only`` refuses the job (an unknown partition or option, more
+        than a node has), before the store or the script is written.
 
     Returns
     -------
@@ -115,6 +127,13 @@ def submit(
             return ""  # every cell done: an array would have nothing to do
     if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted
         raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
+    # Slurm's own check of the script's options, before anything is written
+    test = subprocess.run(
+        ["sbatch", "--test-only"], input=script, capture_output=True, text=True, check=False
+    )
+    if test.returncode != 0:
+        reason = " ".join(test.stderr.split()) or f"exit status {test.returncode}"
+        raise ValueError(f"sbatch refused the job ({reason}); nothing was written")
     init_store(spec, store)
     work = Path(workdir) if workdir is not None else store.with_name(store.name + ".slurm")
     work.mkdir(parents=True, exist_ok=True)
@@ -127,9 +146,26 @@ def submit(
         cmd.append("--wait")
     cmd.append(str(script_path))
     try:
-        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, check=False)
+        proc = subprocess.Popen(
+            cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
     except FileNotFoundError as e:
         raise RuntimeError("sbatch not found: is Slurm installed on this machine?") from e
+    with proc:
+        # --parsable prints the id when Slurm accepts the job: with --wait, long before the end
+        assert proc.stdout is not None
+        job = proc.stdout.readline().strip().split(";")[0]
+        if job and on_submit is not None:
+            on_submit(job)
+        _, err = proc.communicate()
     if proc.returncode != 0:
-        raise RuntimeError(f"sbatch failed ({proc.returncode}): {proc.stderr.strip()}")
-    return proc.stdout.strip().split(";")[0]
+        reason = " ".join(err.split())
+        if not job:
+            raise RuntimeError(f"sbatch failed ({proc.returncode}): {reason}")
+        raise RuntimeError(
+            f"Slurm job {job} ended with a failed task (sbatch --wait exit "
+            f"{proc.returncode}{': ' + reason if reason else ''}); its task logs are "
+            f"{work / f'slurm-{job}_*.out'}, and 'relmc sweep status {store}' shows the "
+            "cells done (submitting again computes the rest)"
+        )
+    return job

@@ -606,6 +606,16 @@ def _base_scenario(base: Mapping[str, Any], fitted=None):
                     for c in layered["categories"]
                 ]
                 base = {**base, "failures": layered}
+    elif isinstance(base.get("failures"), Mapping) and "categories" in base["failures"]:
+        # point rates with categories of the spec's own: the failures table is read as
+        # relmc simulate reads one, its other fields from their defaults (no planned
+        # maintenance unless it says so), not from Llama 3's
+        from relmc.scenario import FailureModel
+
+        default["failures"] = {
+            **{f.name: f.default for f in dataclasses.fields(FailureModel)},
+            "categories": default["failures"]["categories"],  # replaced by the spec's
+        }
     # optional fields that to_dict leaves out when None (e.g. policy.n_spares) are still allowed
     known_none = {
         sec: {f.name for f in dataclasses.fields(type(getattr(start, sec)))}
@@ -674,6 +684,11 @@ def _sha256_file(path: Path) -> str:
         raise ValueError(
             "posterior must be 'point', 'conjugate:DATASET' or an existing netCDF file; "
             f"{str(path)!r} does not exist"
+        ) from e
+    except IsADirectoryError as e:
+        raise ValueError(
+            "posterior must be 'point', 'conjugate:DATASET' or an existing netCDF file; "
+            f"{str(path)!r} is a directory, not a file"
         ) from e
     except OSError as e:
         raise ValueError(f"posterior: cannot read {str(path)!r}: {e}") from e

@@ -50,3 +50,23 @@ def test_dask_localcluster_equals_local(small_spec, tmp_path):
     expected = sweep.open_sweep(local, load=True)
     xr.testing.assert_identical(sweep.open_sweep(store, load=True), expected)
     xr.testing.assert_identical(sweep.open_sweep(fresh, load=True), expected)
+
+
+@pytest.mark.parametrize("address", ["notanaddress", "tcp://127.0.0.1:1"])
+def test_a_bad_dask_address_is_refused_before_the_store_is_written(
+    small_spec, tmp_path, capsys, monkeypatch, address
+):
+    """A malformed address, or one where no scheduler answers (a 1-s connect timeout here),
+    is refused naming --dask, and no store is made for nothing."""
+    import relmc.sweep.running as running
+
+    monkeypatch.setattr(running, "CONNECT_SECONDS", 1.0)
+    store = tmp_path / "f.zarr"
+    argv = ["sweep", "run", str(small_spec), "--store", str(store), "--dask", address]
+    assert cli_main([*argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("relmc: error: client: ") and err.rstrip().endswith("(option --dask)")
+    assert not store.exists()
+    # negative control: the same spec runs locally into that store
+    assert cli_main(["sweep", "run", str(small_spec), "--store", str(store), "--no-progress"]) == 0
+    assert store.exists()

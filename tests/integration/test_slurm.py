@@ -43,11 +43,42 @@ def test_slurm_submit_from_the_command_line_reports_the_store(slurm, small_spec,
     argv += ["--partition", "debug", "--time", "00:10:00", "--python", sys.executable, "--wait"]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("submitted job ") and out[0].split()[-1].isdigit(), out
+    # the id as soon as Slurm accepted the job, before the wait
+    assert out[0].startswith("submitted job ") and out[0].split()[2].isdigit(), out
+    assert out[0].endswith("(waiting for its tasks)"), out
     n = sweep.status(store).n_cells
     assert out[1] == f"store: {n}/{n} cells done, 0 missing", out  # after every task ended
     assert main(argv) == 0  # complete: nothing to submit
     assert capsys.readouterr().out.strip() == f"nothing to submit: {n}/{n} cells done, 0 missing"
+
+
+def test_slurm_refusal_writes_nothing_and_a_failed_task_is_named(
+    slurm, small_spec, tmp_path, capsys
+):
+    from relmc.cli import main
+
+    store = tmp_path / "s.zarr"
+    base = ["sweep", "submit", str(small_spec), "--store", str(store), "--array", "2"]
+    base += ["--time", "00:10:00"]
+    # an option Slurm refuses (sbatch --test-only): exit 2, no store, no script folder
+    assert main([*base, "--partition", "nope", "--python", sys.executable]) == 2
+    err = capsys.readouterr().err
+    assert "sbatch refused the job" in err and "nothing was written" in err, err
+    assert not store.exists() and not (tmp_path / "s.zarr.slurm").exists()
+    # tasks that fail (no such Python): the job's id first, then an error naming it and
+    # where its logs are, not "sbatch failed"
+    argv = [*base, "--partition", "debug", "--python", str(tmp_path / "no-python"), "--wait"]
+    assert main(argv) == 1
+    printed = capsys.readouterr()
+    job = printed.out.split()[2]
+    assert printed.out.startswith("submitted job ") and job.isdigit(), printed.out
+    assert f"Slurm job {job} ended with a failed task" in printed.err, printed.err
+    assert f"slurm-{job}_*.out" in printed.err and "relmc sweep status" in printed.err
+    assert sweep.status(store).done.size == 0
+    # negative control: the same submission with a working Python completes
+    ok = [*base, "--partition", "debug", "--python", sys.executable, "--wait"]
+    assert main(ok) == 0
+    assert sweep.status(store).complete
 
 
 def test_dask_jobqueue_slurmcluster_equals_local(slurm, small_spec, tmp_path):
