@@ -84,6 +84,26 @@ def test_spec_geometry(spec_file):
     assert spec.canonical()["format"] == 1
 
 
+def test_one_axis_sweep_verifies_and_a_rerun_computes_nothing(tmp_path):
+    """With one axis, the axis coordinate's dims are the grid's: it was read as a cell
+    variable, so every cell failed verification, each rerun recomputed them all and the
+    store could not be packed. Negative control: a damaged cell is still found."""
+    spec = {"seed": 3, "n_trials": 8, "posterior": "point",
+            "base": {"job": {"compute_hours": 20.0}},
+            "axes": {"cluster.n_gpus": [2048, 4096, 8192]}}  # fmt: skip
+    store = tmp_path / "one.zarr"
+    assert sweep.run_sweep(spec, store, progress=False) == [0, 1, 2]
+    st = sweep.status(store, verify=True)
+    assert st.complete and st.corrupt.size == 0 and "every done cell verified" in str(st)
+    assert sweep.run_sweep(spec, store, progress=False) == []  # nothing recomputed
+    chunk = next((store / "ettr_mean").glob("c*1"))  # cell 1's chunk, garbled
+    chunk.write_bytes(b"\0" * 7)
+    assert sweep.status(store, verify=True).corrupt.tolist() == [1]
+    assert sweep.run_sweep(spec, store, progress=False) == [1]
+    sweep.pack(store)
+    assert sweep.status(store, verify=True).complete
+
+
 def test_point_spec_with_its_own_categories_reads_failures_as_simulate_does():
     """``posterior = "point"`` and [[base.failures.categories]] of the spec's own: the rest of
     the failure model takes its defaults, as a ``relmc simulate`` TOML does (Llama 3's
@@ -525,7 +545,8 @@ def test_cli_status_and_open(whole, spec_file, tmp_path, capsys):
     assert cli_main(["sweep", "status", str(store)]) == 0
     assert "8 missing: 1-2,4-5,7-8,10-11" in capsys.readouterr().out
     assert cli_main(["sweep", "status", str(store), "--json"]) == 0
-    assert '"done": [0, 3, 6, 9]' in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert '"done": [0, 3, 6, 9]' in text and '"unfinished": [], "hopeless": []' in text
     assert cli_main(["sweep", "open", str(store)]) == 0
     assert "ettr_mean" in capsys.readouterr().out
     assert cli_main(["sweep", "status", str(tmp_path / "none.zarr")]) == 2
@@ -828,6 +849,19 @@ def test_precision_cells_stop_at_target_or_hopeless(tmp_path):
     with pytest.warns(NotFinishedWarning, match=r"sweep: the cell computed has trials"):
         sweep.run_sweep(spec, tmp_path / "b.zarr", shard=1, shards=2, progress=False)
     assert_bitwise_equal(cube, sweep.open_sweep(tmp_path / "b.zarr", load=True))
+    # the status names the cells whose numbers are bounds: read as the cube says, unpacked
+    # and packed
+    for store in (tmp_path / "a.zarr", tmp_path / "b.zarr"):
+        st = sweep.status(store, outcomes=True)
+        assert st.unfinished.tolist() == [1] and st.hopeless.tolist() == [1]
+        text = str(st)
+        assert "1 done cells have trials that did not finish" in text and "hopeless" in text
+    sweep.pack(tmp_path / "b.zarr")
+    st = sweep.status(tmp_path / "b.zarr", outcomes=True)
+    assert st.unfinished.tolist() == [1] and st.hopeless.tolist() == [1]
+    # negative control: without outcomes nothing is read, nothing said
+    st = sweep.status(tmp_path / "a.zarr")
+    assert st.unfinished is None and "did not finish" not in str(st)
     # negative control: without the precision table every cell runs all 4,096 trials
     plain = SweepSpec.from_toml(
         write_spec(

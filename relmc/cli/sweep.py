@@ -287,7 +287,7 @@ def _submit(args: argparse.Namespace) -> int:
         say(f"nothing to submit: {sweep.status(store)}")
         return 0
     if args.wait:  # every task has ended: what the store holds now
-        say(f"store: {sweep.status(store)}")
+        say(f"store: {sweep.status(store, outcomes=True)}")
     return 0
 
 
@@ -315,10 +315,12 @@ def _init(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from relmc import sweep
 
-    st = sweep.status(args.store, verify=args.verify)
+    st = sweep.status(args.store, verify=args.verify, outcomes=True)
     if args.json:
         out = {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
         out["packed"] = st.packed
+        out["unfinished"] = st.unfinished.tolist() if st.unfinished is not None else []
+        out["hopeless"] = st.hopeless.tolist() if st.hopeless is not None else []
         if args.verify:
             out["corrupt"] = st.corrupt.tolist()
             out["unverifiable"] = st.unverifiable.tolist()

@@ -54,7 +54,7 @@ from relmc import __version__
 from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
-from relmc.sweep.cells import cell_template, resolve_rates
+from relmc.sweep.cells import STOPPED_BY, cell_template, resolve_rates
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
 __all__ = [
@@ -547,13 +547,18 @@ class CellWriter:
             chunk.write(idx, np.asarray(value))
 
     def cell_variables(self) -> list[str]:
-        """Names of the per-cell data arrays (dims start with the axes; not done/checksum)."""
+        """Names of the per-cell data arrays (dims start with the axes; not done/checksum).
+
+        Not the axes' own coordinates: with one axis, its coordinate's dims are the axes too
+        (it was taken for a cell variable, so every cell of a one-axis sweep failed
+        verification, and each run recomputed it).
+        """
         if self._cell_variables is None:
             dims = self.grid.dims
             out = []
             for name, arr in self.group.arrays():
                 names = tuple(getattr(arr.metadata, "dimension_names", None) or ())
-                if names[: len(dims)] == dims and name not in (DONE, CHECKSUM):
+                if names[: len(dims)] == dims and name not in (DONE, CHECKSUM, *dims):
                     out.append(str(name))
             self._cell_variables = sorted(out)
         return list(self._cell_variables)
@@ -561,6 +566,10 @@ class CellWriter:
     def done_mask(self) -> np.ndarray:
         """Done flag of every cell (flat C order); a flag that cannot be read counts as unset."""
         return _flags(self._array(DONE), self.grid)
+
+    def cell_value(self, name: str, flat: int) -> Any:
+        """Cell ``flat``'s value of a per-cell scalar variable ``name`` (e.g. ``stopped_code``)."""
+        return self._get(name, self.grid.cell_index(int(flat)))[()]
 
     def is_done(self, flat: int) -> bool:
         """Whether cell ``flat``'s flag is set now (read afresh; unreadable: False)."""
@@ -1052,6 +1061,10 @@ class SweepStatus:
         Whether the store records a checksum per cell.
     packed : bool
         Whether the store is packed (:func:`pack`): read-only, never rewritten by a run.
+    unfinished, hopeless : ndarray of int or None
+        With ``outcomes``: done cells with trials that did not finish (``finished_fraction``
+        < 1: their summaries are bounds), and done cells whose adaptive precision stopped
+        them as hopeless (``stopped_code``); None when not read.
     """
 
     n_cells: int
@@ -1063,6 +1076,8 @@ class SweepStatus:
     unverifiable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     checksums: bool = True
     packed: bool = False
+    unfinished: np.ndarray | None = None
+    hopeless: np.ndarray | None = None
 
     @property
     def complete(self) -> bool:
@@ -1089,6 +1104,16 @@ class SweepStatus:
             text += "; every done cell verified"
         if self.packed:
             text += "; packed"
+        if self.unfinished is not None and self.unfinished.size:
+            text += (
+                f"; {self.unfinished.size} done cells have trials that did not finish (the cap "
+                f"or the event budget: their numbers are bounds): {_ranges(self.unfinished)}"
+            )
+        if self.hopeless is not None and self.hopeless.size:
+            text += (
+                f"; {self.hopeless.size} done cells stopped as hopeless (precision."
+                f"hopeless_ettr): {_ranges(self.hopeless)}"
+            )
         return text
 
 
@@ -1116,14 +1141,18 @@ def _ranges(idx: np.ndarray, limit: int = 20) -> str:
     return ",".join(parts[:limit]) + (",..." if len(parts) > limit else "")
 
 
-def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
+def status(
+    store: str | os.PathLike, *, verify: bool = False, outcomes: bool = False
+) -> SweepStatus:
     """Done and missing cells of a sweep store (flat C-order indices).
 
     With ``verify``, every done cell is read back and checked against the checksum written
     with its flag (``CellWriter.check()``); cells that fail count as missing and are
     listed in ``corrupt``. Done cells without a checksum are listed in ``unverifiable``; they
     count as missing (and ``corrupt``) only where the store records checksums
-    (``CellWriter.verify()`` gives the rule that ``run`` follows too).
+    (``CellWriter.verify()`` gives the rule that ``run`` follows too). With ``outcomes``,
+    the done cells' ``finished_fraction`` and ``stopped_code`` are read too (two small
+    values a cell): ``unfinished`` and ``hopeless`` list the cells whose numbers are bounds.
     """
     store = Path(store)
     recover_pack(store)
@@ -1147,6 +1176,17 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
             bad += unverifiable.tolist()
         corrupt = np.array(sorted(bad), dtype=np.int64)
         done[corrupt] = False
+    unfinished = hopeless = None
+    if outcomes:
+        cells = np.flatnonzero(done)
+        if packed:
+            share = np.asarray(group["finished_fraction"][...]).ravel()[cells]
+            code = np.asarray(group["stopped_code"][...]).ravel()[cells]
+        else:
+            share = np.array([reader.cell_value("finished_fraction", int(c)) for c in cells])
+            code = np.array([reader.cell_value("stopped_code", int(c)) for c in cells])
+        unfinished = cells[share < 1.0] if cells.size else cells
+        hopeless = cells[code == STOPPED_BY.index("hopeless")] if cells.size else cells
     return SweepStatus(
         n_cells=int(done.size),
         done=np.flatnonzero(done),
@@ -1157,6 +1197,8 @@ def status(store: str | os.PathLike, *, verify: bool = False) -> SweepStatus:
         unverifiable=unverifiable,
         checksums=reader.has_checksums,
         packed=packed,
+        unfinished=unfinished,
+        hopeless=hopeless,
     )
 
 
