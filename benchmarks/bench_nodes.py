@@ -116,7 +116,8 @@ def physics_nodes_on(sc: Scenario, nodes: bool = True) -> Scenario:
         recovery="swap",
     )
     cats = tuple(
-        dataclasses.replace(c, kind="sdc", sdc_latency_hours=4.0)
+        # an SDC is never wrongly blamed (relmc.sim): its wrong_blame is not read
+        dataclasses.replace(c, kind="sdc", sdc_latency_hours=4.0, wrong_blame=0.0)
         if c.name == "Silent Data Corruption"
         else c
         for c in on.failures.categories

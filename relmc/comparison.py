@@ -21,7 +21,13 @@ from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
 from relmc.rates import fit_labels, rate_draws
 from relmc.scenario import Scenario, replace_path
-from relmc.sim.simulate import check_n_trials, kernel_inputs, simulate
+from relmc.sim.simulate import (
+    check_n_trials,
+    kernel_inputs,
+    simulate,
+    unread_warnings_from_callers,
+    warn_unread,
+)
 from relmc.summary import QUANTILES, check_quantiles
 
 __all__ = ["compare"]
@@ -101,11 +107,19 @@ def compare(
         kernel_inputs(sc, posterior, 1)
     _check_rates_apply(runs, posterior)
     root = resolve_seed(seed)
+    # fields unread in every scenario: once here (a kind changed by one policy reads them)
+    warn_unread(list(runs.values()))
     ettr, finished, interval, draw = [], [], [], None
     for sc in runs.values():
-        res = simulate(
-            sc, rates=posterior, n_trials=n_trials, seed=root, n_threads=n_threads, progress=False
-        )
+        with unread_warnings_from_callers():
+            res = simulate(
+                sc,
+                rates=posterior,
+                n_trials=n_trials,
+                seed=root,
+                n_threads=n_threads,
+                progress=False,
+            )
         ettr.append(res["ettr"].values)
         finished.append(res["finished"].values.mean())
         interval.append(float(res.attrs["checkpoint_interval_hours"]))

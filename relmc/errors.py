@@ -8,7 +8,7 @@ which of its own options set the field without reading the message text.
 
 from __future__ import annotations
 
-__all__ = ["FieldError", "NotFinishedWarning"]
+__all__ = ["FieldError", "NotFinishedWarning", "UnreadFieldWarning"]
 
 
 class FieldError(ValueError):
@@ -31,8 +31,18 @@ class FieldError(ValueError):
 
 
 class NotFinishedWarning(RuntimeWarning):
-    """Some simulated trials hit the wall-clock cap before the job finished.
+    """Some simulated trials hit the wall-clock cap or the event budget before the job finished.
 
-    Their ETTR is measured at the cap (0 when no checkpoint was ever durable), so summaries
-    over them are lower bounds, not estimates of a finished job.
+    Their ETTR is measured where they stopped (0 when no checkpoint was ever durable), so
+    summaries over them are bounds, not estimates of a finished job.
+    """
+
+
+class UnreadFieldWarning(UserWarning):
+    """A category sets fields that its ``kind`` does not read (they change nothing).
+
+    E.g. ``straggler_speed`` on a category whose kind is ``"failure"``: a forgotten ``kind``
+    silently simulates another model (:meth:`relmc.Category.unread_fields`). Sweeps and
+    comparisons warn only of fields unread in every one of their scenarios, so a sweep axis
+    over ``kind`` does not warn.
     """

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1167,27 +1167,39 @@ class Scenario:
         if pol.escalation_probability > 0 or pol.auto_repair_miss > 0:
             out.append("repair escalation or misses")
         if pol.retire_after_repairs > 0:
-            out.append(f"retirement after {pol.retire_after_repairs} repairs")
+            k = pol.retire_after_repairs
+            out.append(f"retirement after {k} repair{'' if k == 1 else 's'}")
         if pol.n_standbys > 0:
-            out.append(f"{pol.n_standbys} standbys")
+            out.append(f"{pol.n_standbys} standby{'' if pol.n_standbys == 1 else 's'}")
         if pol.preemption_hours > 0:
             out.append(f"pool preemption {60 * pol.preemption_hours:.3g} min")
         if pol.memory_restart_hours is not None:
             n = pol.memory_replicas
             out.append(f"restarts from memory ({n} replica{'' if n == 1 else 's'})")
         if pol.checkpoint_retention > 0 and any(c.kind == "sdc" for c in cats):
-            out.append(f"{pol.checkpoint_retention} checkpoints kept")
+            k = pol.checkpoint_retention
+            out.append(f"{k} checkpoint{'' if k == 1 else 's'} kept")
         return out
 
-    def unread_notes(self) -> list[str]:
+    def unread_notes(self, among: Sequence[Scenario] = ()) -> list[str]:
         """One sentence per category that sets fields its kind does not read.
 
         E.g. ``failures.categories['slow'] sets straggler_speed, which its kind ('failure')
         does not read (meant kind = "straggler"?)``; see :meth:`Category.unread_fields`.
+        With ``among`` (e.g. a sweep's cells, a comparison's scenarios): only the fields
+        unread in each of them that has the category, so that varying ``kind`` across them
+        is not taken for a forgotten one.
         """
+        read_somewhere = {  # fields a category's kind reads in one of them
+            (c.name, f)
+            for sc in among
+            for c in sc.failures.categories
+            for f, kind in KIND_FIELDS.items()
+            if c.kind == kind
+        }
         out = []
         for c in self.failures.categories:
-            unread = c.unread_fields()
+            unread = [f for f in c.unread_fields() if (c.name, f) not in read_somewhere]
             if unread:
                 kinds = sorted({KIND_FIELDS[f] for f in unread})
                 meant = " or ".join(f'kind = "{k}"' for k in kinds)
@@ -1242,7 +1254,8 @@ def _from_mapping(cls, d: Any, where: str):
     unknown = sorted(set(d) - known)
     if unknown:
         hints = [
-            f"{m!r} for {u!r}" + (" (its value in hours)" if _in_other_units(u) else "")
+            f"{m!r} for {u!r}"
+            + (" (its value in hours)" if _in_other_units(u) and m.endswith("_hours") else "")
             for u in unknown
             if (m := _closest(u, known))
         ]

@@ -8,6 +8,7 @@ errors for hostile input, and honest results when trials do not finish.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -317,6 +318,41 @@ def test_submit_without_sbatch_creates_nothing(spec_file, tmp_path, monkeypatch)
     with pytest.raises(RuntimeError, match="sbatch not found"):
         sweep.submit(spec_file)
     assert listing(tmp_path) == before
+
+
+def _fake_sbatch(tmp_path, monkeypatch, test_only: str, submit: str) -> None:
+    """Put an ``sbatch`` on PATH that prints ``test_only`` (exit 1) for ``--test-only`` and
+    runs ``submit`` (shell) otherwise."""
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "sbatch"
+    script.write_text(
+        f'#!/bin/sh\ncase "$1" in --test-only) echo "{test_only}" >&2; exit 1;; esac\n{submit}\n'
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize(
+    ("test_only", "refused"),
+    [
+        ("sbatch: error: invalid partition specified: nope", True),
+        ("sbatch: error: Invalid --time specification", True),
+        ("sbatch: error: Batch job submission failed: Unable to contact slurm controller", False),
+    ],
+)
+def test_submit_refusal_of_options_is_bad_input_other_failures_are_not(
+    spec_file, tmp_path, monkeypatch, test_only, refused
+):
+    _fake_sbatch(tmp_path, monkeypatch, test_only, 'echo "sbatch: error: down" >&2; exit 1')
+    store = tmp_path / "s.zarr"
+    if refused:  # an option Slurm refuses: bad input, nothing written
+        with pytest.raises(ValueError, match="sbatch refused the job .*nothing was written"):
+            sweep.submit(spec_file, store=store)
+        assert not store.exists()
+    else:  # the check itself failed: the submission decides (here it fails too: exit 1)
+        with pytest.raises(RuntimeError, match=r"sbatch failed \(1\): sbatch: error: down"):
+            sweep.submit(spec_file, store=store)
 
 
 def test_submit_of_a_complete_store_submits_nothing_even_without_sbatch(

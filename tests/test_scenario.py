@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 
 import pytest
 
-from relmc.errors import FieldError
+from relmc.errors import FieldError, UnreadFieldWarning
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
+from relmc.sim.simulate import kernel_inputs
 
 
 def small_failures():
@@ -95,6 +97,9 @@ def test_category_tables_are_named_in_errors_with_a_hint():
     for key in ("restart_minute", "restart_min", "restart_secs", "restart_day"):
         with pytest.raises(FieldError, match=rf"did you mean 'restart_hours' for '{key}' \(its"):
             Scenario.from_dict({"policy": {key: 2.0}})
+    # a misspelt field in days is not told its value is in hours
+    with pytest.raises(FieldError, match=r"did you mean 'start_day' for 'strat_day'\?\)"):
+        Scenario.from_dict({"job": {"strat_day": 2}})
     d["failures"]["categories"][0] = {**first, "diurnal_amplitud": 0.5}
     with pytest.raises(FieldError, match=r"did you mean 'diurnal_amplitude' for"):
         Scenario.from_dict(d)
@@ -184,8 +189,8 @@ def test_features_name_what_a_scenario_models_beyond_constant_rates():
         "policy.lemon_failures": (2, "lemon detection (2 in 168 h)"),
         "policy.escalation_probability": (0.8, "repair escalation or misses"),
         "policy.auto_repair_miss": (0.4, "repair escalation or misses"),
-        "policy.retire_after_repairs": (3, "retirement after 3 repairs"),
-        "policy.n_standbys": (16, "16 standbys"),
+        "policy.retire_after_repairs": (1, "retirement after 1 repair"),
+        "policy.n_standbys": (1, "1 standby"),
         "policy.preemption_hours": (1 / 3, "pool preemption 20 min"),
         "policy.memory_restart_hours": (0.01, "restarts from memory (1 replica)"),
     }
@@ -214,15 +219,49 @@ def test_simulate_warns_of_fields_a_kind_does_not_read():
         "failures.categories['slow'] sets straggler_speed, which its kind ('failure') does "
         'not read (meant kind = "straggler"?)'
     ]
-    with pytest.warns(UserWarning, match=r"sets straggler_speed, which its kind \('failure'\)"):
+    with pytest.warns(UnreadFieldWarning, match=r"sets straggler_speed, which its kind \('fai"):
         relmc.simulate(sc, n_trials=4, seed=1)
     # negative control: with its kind, no warning (pytest's filter makes one an error)
     fixed = dataclasses.replace(slow, kind="straggler")
     relmc.simulate(dataclasses.replace(sc, failures=FailureModel(categories=(fixed,))),
                    n_trials=4, seed=1)  # fmt: skip
-    # a straggler's domain is not read either: it strikes one node
-    rack = Category("slow", rate=1e-6, unit="node", kind="straggler", domain="rack")
-    assert rack.unread_fields() == ["domain"]
+    # a straggler's domain and wrong blame are not read either: it strikes one node, never
+    # wrongly blamed, and they do not turn the node model on (the same numbers, bit for bit)
+    slow = Category("slow", rate=1e-3, unit="node", kind="straggler")
+    rack = dataclasses.replace(slow, domain="rack", wrong_blame=0.3)
+    assert rack.unread_fields() == ["domain", "wrong_blame"]
+    runs = []
+    for c in (slow, rack):
+        one = Scenario(failures=FailureModel(categories=(c,)), job=Job(compute_hours=50.0))
+        assert not kernel_inputs(one, None, 4)[0].node_model
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnreadFieldWarning)
+            runs.append(relmc.simulate(one, n_trials=64, seed=2))
+    assert runs[0]["wall_hours"].values.tobytes() == runs[1]["wall_hours"].values.tobytes()
+
+
+def test_sweeps_and_comparisons_warn_only_of_fields_no_scenario_reads(tmp_path):
+    import relmc
+    from relmc import sweep
+
+    cat = {"name": "slow", "rate": 1e-6, "unit": "node", "straggler_speed": 0.3}
+    base = {"job": {"compute_hours": 10.0}, "failures": {"categories": [cat]}}
+    spec = {"seed": 1, "n_trials": 4, "posterior": "point", "base": base,
+            "axes": {"failures.categories.slow.kind": ["failure", "straggler"]}}  # fmt: skip
+    # the straggler cells read straggler_speed: no warning (pytest makes one an error)
+    sweep.run_sweep(spec, tmp_path / "a.zarr", progress=False)
+    sc = Scenario.from_dict(base)
+    relmc.compare({"a": sc, "b": replace_path(sc, "failures.categories.slow.kind", "straggler")},
+                  n_trials=4, seed=1)  # fmt: skip
+    # negative control: an axis that leaves the kind alone warns once, for the grid
+    other = {**spec, "axes": {"cluster.n_gpus": [2048, 4096]}}
+    with pytest.warns(UnreadFieldWarning, match="sets straggler_speed") as caught:
+        sweep.run_sweep(other, tmp_path / "b.zarr", progress=False)
+    assert sum(issubclass(w.category, UnreadFieldWarning) for w in caught) == 1
+    with pytest.warns(UnreadFieldWarning, match="sets straggler_speed") as caught:
+        relmc.compare({"a": sc, "b": replace_path(sc, "policy.restart_hours", 0.1)},
+                      n_trials=4, seed=1)  # fmt: skip
+    assert sum(issubclass(w.category, UnreadFieldWarning) for w in caught) == 1
 
 
 def test_unread_fields_are_those_a_kind_ignores():

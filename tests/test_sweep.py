@@ -387,39 +387,52 @@ def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
     assert sweep.status(store, verify=True).complete
 
 
+@pytest.mark.parametrize("keep", [False, True])
 @pytest.mark.parametrize("name", ["checkpoint_interval_hours", "sdc_rework_hours"])
-def test_old_store_without_a_variable_added_later(name, whole, spec_file, tmp_path, monkeypatch):
+def test_old_store_without_a_variable_added_later(name, keep, spec_file, tmp_path, monkeypatch):
     """A store made before a per-cell variable existed (``store.ADDED_LATER``) resumes: its
-    cells verify, the new cells are written without it, and the cube equals today's less it.
-    Negative control: any other variable missing from the store is refused at the write."""
+    cells verify, the new cells are written without it, and the cube equals today's less it
+    (with ``keep_trials`` too: the per-trial variable). Negative control: a store that lacks
+    any other variable is refused before a cell is computed; ``sweep status`` still reads it."""
+    import tomllib
+
     import relmc.sweep.cells as cells_mod
     import relmc.sweep.store as store_mod
 
+    spec = SweepSpec.from_dict({**tomllib.loads(SPEC), "n_trials": 16, "keep_trials": keep})
     made = cells_mod.summarize_cell
+    real_cell = cells_mod.simulate_cell
     gone = {v for v in store_mod.ADDED_LATER if v == name or v.startswith(f"{name}_")}
     assert gone
 
-    def before(res, quantiles):  # the summary of the version that made the store
-        return made(res, quantiles).drop_vars(sorted(gone))
+    def before(*a, **k):  # a cell as the version that made the store wrote it
+        cell = real_cell(*a, **k)
+        return cell.drop_vars(sorted(gone & set(cell.data_vars)))
 
+    whole = tmp_path / "whole.zarr"
+    sweep.run_sweep(spec, whole, progress=False)
     store = tmp_path / "old.zarr"
     with monkeypatch.context() as m:
-        m.setattr(cells_mod, "summarize_cell", before)
-        sweep.run_sweep(spec_file, store, shard=0, shards=2, progress=False)
+        m.setattr(cells_mod, "simulate_cell", before)
+        sweep.run_sweep(spec, store, shard=0, shards=2, progress=False)
     assert not gone & set(sweep.open_sweep(store).data_vars)
-    sweep.run_sweep(spec_file, store, progress=False)
+    sweep.run_sweep(spec, store, progress=False)
     assert sweep.status(store, verify=True).complete
     # the same cube less those (the checksums cover the variables each cell has)
     less = sorted({*gone, store_mod.CHECKSUM})
-    assert_bitwise_equal(sweep.open_sweep(store, load=True).drop_vars(store_mod.CHECKSUM),
-                         whole.drop_vars(less))  # fmt: skip
-    # negative control: a variable not added later that the store lacks
+    got = sweep.open_sweep(store, load=True).drop_vars(store_mod.CHECKSUM)
+    assert_bitwise_equal(got, sweep.open_sweep(whole, load=True).drop_vars(less, errors="ignore"))
+    # negative control: a variable not added later that the store lacks, before any work
     other = tmp_path / "other.zarr"
     with monkeypatch.context() as m:
-        m.setattr(cells_mod, "summarize_cell", lambda r, q: made(r, q).drop_vars("ettr_mean"))
-        sweep.run_sweep(spec_file, other, shard=0, shards=2, progress=False)
-    with pytest.raises(ValueError, match="no variable 'ettr_mean'.*another relmc version"):
-        sweep.run_sweep(spec_file, other, progress=False)
+        m.setattr(cells_mod, "summarize_cell", lambda r, q: made(r, q).drop_vars("stopped_code"))
+        sweep.run_sweep(spec, other, shard=0, shards=2, progress=False)
+    n_done = sweep.status(other).done.size
+    with pytest.raises(ValueError, match="no variable 'stopped_code'.*another relmc version"):
+        sweep.run_sweep(spec, other, progress=False)
+    assert sweep.status(other).done.size == n_done  # nothing computed, nothing written
+    st = sweep.status(other, outcomes=True)  # an outcome the store lacks is not known
+    assert st.hopeless is None and st.unfinished is not None and "hopeless" not in str(st)
 
 
 def test_old_store_with_nested_chunk_folders(whole, spec_file, tmp_path, monkeypatch):
@@ -855,7 +868,7 @@ def test_precision_cells_stop_at_target_or_hopeless(tmp_path):
         st = sweep.status(store, outcomes=True)
         assert st.unfinished.tolist() == [1] and st.hopeless.tolist() == [1]
         text = str(st)
-        assert "1 done cells have trials that did not finish" in text and "hopeless" in text
+        assert "1 done cell has trials that did not finish" in text and "hopeless" in text
     sweep.pack(tmp_path / "b.zarr")
     st = sweep.status(tmp_path / "b.zarr", outcomes=True)
     assert st.unfinished.tolist() == [1] and st.hopeless.tolist() == [1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import json
 import math
@@ -10,6 +12,7 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +23,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._io import check_trial_memory
 from relmc._seed import child_seed, pcg64_states, resolve_seed, seed_attrs
-from relmc.errors import FieldError
+from relmc.errors import FieldError, UnreadFieldWarning
 from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
 from relmc.scenario import Job, Policy, Scenario, check_trend
 from relmc.sim import CAUSES
@@ -299,9 +302,16 @@ def _node_inputs(scenario: Scenario) -> dict[str, Any]:
             ],
             dtype=np.float64,
         ),
-        "cat_domain": np.array([min(sizes[c.domain], n_nodes) for c in cats], dtype=np.int64),
+        # a straggler or SDC strikes one node and is never wrongly blamed (relmc.sim): their
+        # domain and wrong blame are not read, so they do not turn the node model on either
+        "cat_domain": np.array(
+            [min(sizes[c.domain], n_nodes) if c.kind == "failure" else 1 for c in cats],
+            dtype=np.int64,
+        ),
         "diag_hours": np.array([c.diagnosis_hours for c in cats], dtype=np.float64),
-        "diag_wrong": np.array([c.wrong_blame for c in cats], dtype=np.float64),
+        "diag_wrong": np.array(
+            [c.wrong_blame if c.kind == "failure" else 0.0 for c in cats], dtype=np.float64
+        ),
         "lemon_k": int(pol.lemon_failures),
         "lemon_window": float(pol.lemon_window_hours),
         "repair_fixed": pol.repair_distribution == "fixed",
@@ -392,7 +402,8 @@ class Precision:
             raise FieldError(
                 "precision",
                 "precision needs a target_se, target_rse or hopeless_ettr to stop on (without "
-                "one every run takes its n_trials: pass precision=None)",
+                "one every run takes its n_trials: leave precision out, or a sweep spec's "
+                "[precision] table)",
             )
 
     def stop(self, ettr: np.ndarray) -> str | None:
@@ -567,7 +578,7 @@ def simulate(
 
     Warns
     -----
-    UserWarning
+    relmc.errors.UnreadFieldWarning
         For each category that sets fields its kind does not read (e.g. a straggler speed
         on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`):
         they change nothing.
@@ -584,8 +595,9 @@ def simulate(
     root = resolve_seed(seed)
     overhead_root = root if overhead_seed is None else resolve_seed(overhead_seed, "overhead_seed")
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
-    for note in scenario.unread_notes():  # a forgotten kind simulates another model
-        warnings.warn(note, UserWarning, stacklevel=2)
+    if _WARN_UNREAD.get():  # a forgotten kind simulates another model
+        for note in scenario.unread_notes():
+            warnings.warn(note, UnreadFieldWarning, stacklevel=2)
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
     inputs = draw_overhead_factors(inputs, overhead_root, labels["draw_rows"])
     if progress is None:
@@ -601,6 +613,34 @@ def simulate(
     if precision is not None:
         ds.attrs["precision"] = json.dumps(dataclasses.asdict(precision))
     return ds
+
+
+#: Whether :func:`simulate` warns of fields a category's kind does not read: callers that
+#: simulate many scenarios (sweeps, comparisons) warn once of those unread in all of them
+#: (:func:`unread_warnings_from_callers`); a context variable, so threads do not share it.
+_WARN_UNREAD: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "relmc_warn_unread", default=True
+)
+
+
+@contextlib.contextmanager
+def unread_warnings_from_callers() -> Iterator[None]:
+    """Within this block :func:`simulate` leaves the unread-field warnings to its caller."""
+    token = _WARN_UNREAD.set(False)
+    try:
+        yield
+    finally:
+        _WARN_UNREAD.reset(token)
+
+
+def warn_unread(scenarios: Sequence[Scenario], stacklevel: int = 3) -> None:
+    """Warn once of each category field unread in every one of ``scenarios`` that has it."""
+    seen: set[str] = set()
+    for sc in scenarios:
+        for note in sc.unread_notes(among=scenarios):
+            if note not in seen:
+                seen.add(note)
+                warnings.warn(note, UnreadFieldWarning, stacklevel=stacklevel)
 
 
 #: The node model's per-trial outputs and their long names (zero, or NaN, when it is off).

@@ -112,17 +112,18 @@ def simulate_cell(
     ``rates`` is the resolved posterior (:func:`resolve_rates`); ``n_trials`` overrides the
     spec's (only for :func:`cell_template`).
     """
-    from relmc.sim.simulate import simulate
+    from relmc.sim.simulate import simulate, unread_warnings_from_callers
 
-    res = simulate(
-        spec.scenario(flat),
-        rates=rates,
-        n_trials=spec.n_trials if n_trials is None else n_trials,
-        seed=cell_seed(spec.seed, flat),
-        n_threads=n_threads,
-        progress=False,
-        precision=spec.precision,
-    )
+    with unread_warnings_from_callers():  # the run warns once for the grid (warn_unread_cells)
+        res = simulate(
+            spec.scenario(flat),
+            rates=rates,
+            n_trials=spec.n_trials if n_trials is None else n_trials,
+            seed=cell_seed(spec.seed, flat),
+            n_threads=n_threads,
+            progress=False,
+            precision=spec.precision,
+        )
     out = summarize_cell(res, spec.quantiles)
     if spec.keep_trials:
         per_trial = [name for name, da in res.data_vars.items() if "trial" in da.dims]
@@ -130,6 +131,16 @@ def simulate_cell(
         trials = trials.drop_vars([c for c in trials.coords if trials[c].ndim == 0])
         out = out.merge(trials, combine_attrs="drop")
     return out
+
+
+def warn_unread_cells(spec: SweepSpec) -> None:
+    """Warn (:class:`~relmc.errors.UnreadFieldWarning`) of category fields no cell reads.
+
+    A field unread in some cells only (an axis over a category's ``kind``) is no mistake.
+    """
+    from relmc.sim.simulate import warn_unread
+
+    warn_unread([spec.scenario(flat) for flat in range(spec.n_cells)], stacklevel=4)
 
 
 def cell_template(spec: SweepSpec, rates) -> xr.Dataset:

@@ -18,7 +18,13 @@ from typing import Any, Protocol
 
 from relmc._extras import require
 from relmc.errors import FieldError
-from relmc.sweep.cells import resolve_rates, shard_cells, simulate_cell
+from relmc.sweep.cells import (
+    cell_template,
+    resolve_rates,
+    shard_cells,
+    simulate_cell,
+    warn_unread_cells,
+)
 from relmc.sweep.spec import (
     SweepSpec,
     _check_int,
@@ -31,6 +37,7 @@ from relmc.sweep.store import (
     CellWriter,
     check_lease_seconds,
     check_same_spec,
+    check_variables,
     init_store,
     is_packed,
     recover_pack,
@@ -360,7 +367,13 @@ def run_sweep(
             _check_packed_shard(store, cells)
             return []  # complete and read-only: nothing to compute, nothing to pack
     rates = resolve_rates(spec)  # once per run; every task gets it explicitly
-    init_store(spec, store, rates=rates)
+    # one cell's variables (and every cell lowered: bad cells fail here); a store made by
+    # another relmc version that lacks one is refused before any cell is computed
+    template = cell_template(spec, rates)
+    warn_unread_cells(spec)
+    if store.exists():
+        check_variables(store, template)
+    init_store(spec, store, rates=rates, template=template)
     writer = CellWriter(store, spec)
     done = writer.done_mask()
     # a done cell whose data no longer match its checksum (a damaged chunk) is recomputed
@@ -376,10 +389,10 @@ def run_sweep(
 
 
 def _warn_not_finished(spec: SweepSpec, store: Path, cells: Sequence[int]) -> None:
-    """Warn (:class:`~relmc.errors.NotFinishedWarning`) of cells the wall-clock cap cut short.
+    """Warn (:class:`~relmc.errors.NotFinishedWarning`) of cells with unfinished trials.
 
-    Cells computed with trials the cap stopped (``finished_fraction < 1``) hold bounds, as
-    :func:`relmc.project` warns of its sizes.
+    Cells computed with trials the wall-clock cap or the event budget stopped
+    (``finished_fraction < 1``) hold bounds, as :func:`relmc.project` warns of its sizes.
     """
     if not cells:
         return

@@ -8,6 +8,7 @@ called without a shell.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -70,6 +71,13 @@ def sbatch_script(
     return "\n".join(lines) + "\n"
 
 
+#: what ``sbatch --test-only`` says when it refuses a job's options (Slurm's messages)
+_REFUSED = re.compile(
+    r"unrecognized option|unknown option|\binvalid\b|configuration is not available",
+    re.IGNORECASE,
+)
+
+
 def submit(
     spec_path: str | os.PathLike,
     *,
@@ -127,12 +135,15 @@ def submit(
             return ""  # every cell done: an array would have nothing to do
     if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted
         raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
-    # Slurm's own check of the script's options, before anything is written
+    # Slurm's own check of the script's options, before anything is written: a refusal of
+    # an option (an unknown partition or flag, more than a node has) is bad input; any other
+    # failure of the check (the controller unreachable, a partition down that would queue
+    # the job) is left to the submission itself
     test = subprocess.run(
         ["sbatch", "--test-only"], input=script, capture_output=True, text=True, check=False
     )
-    if test.returncode != 0:
-        reason = " ".join(test.stderr.split()) or f"exit status {test.returncode}"
+    reason = " ".join(test.stderr.split())
+    if test.returncode != 0 and _REFUSED.search(reason):
         raise ValueError(f"sbatch refused the job ({reason}); nothing was written")
     init_store(spec, store)
     work = Path(workdir) if workdir is not None else store.with_name(store.name + ".slurm")

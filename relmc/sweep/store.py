@@ -88,6 +88,7 @@ CHUNK_KEY_ENCODING = {"name": "default", "separator": "."}
 ADDED_LATER = frozenset(
     {
         "checkpoint_interval_hours",
+        "sdc_rework_hours",  # per trial, in stores with keep_trials
         "sdc_rework_hours_mean",
         "sdc_rework_hours_se",
         "sdc_rework_hours_quantile",
@@ -456,6 +457,24 @@ def _claims_dir(store: Path) -> Path:
     return store.with_name(f".{store.name}.claims")
 
 
+def check_variables(store: Path, template: xr.Dataset) -> None:
+    """Refuse (``ValueError``) a store that lacks a per-cell variable this relmc writes.
+
+    Variables added since a store was made (:data:`ADDED_LATER`) are left out of such a
+    store's cells; any other would make the run fail at its first write, after the work.
+    """
+    zarr = require("zarr")
+    have = set(map(str, zarr.open_group(str(store), mode="r").array_keys()))
+    lacks = sorted(str(n) for n in template.data_vars if n not in have and n not in ADDED_LATER)
+    if lacks:
+        raise ValueError(
+            f"sweep store {str(store)!r} has no variable {lacks[0]!r}"
+            + (f" (nor {len(lacks) - 1} more)" if len(lacks) > 1 else "")
+            + ", which this relmc writes for every cell: the store was made by another relmc "
+            "version; run the spec into a new store"
+        )
+
+
 def check_same_spec(spec: SweepSpec, store: Path) -> None:
     """Refuse (``ValueError``) a store that a different spec created, naming what differs."""
     attrs = _read_attrs(store)
@@ -465,7 +484,8 @@ def check_same_spec(spec: SweepSpec, store: Path) -> None:
         diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
         raise ValueError(
             f"store {str(store)!r} was created by a different sweep spec (differs in {diff}; "
-            f"sha256 {attrs[ATTR_HASH][:12]} vs {spec.sha256()[:12]}); use a new store path, "
+            f"sha256 {attrs[ATTR_HASH][:12]} vs {spec.sha256()[:12]}: the spec, or the "
+            "defaults of the relmc version that resolves it, changed); use a new store path, "
             "or delete the old store to start over"
         )
 
@@ -1105,13 +1125,16 @@ class SweepStatus:
         if self.packed:
             text += "; packed"
         if self.unfinished is not None and self.unfinished.size:
+            n = self.unfinished.size
             text += (
-                f"; {self.unfinished.size} done cells have trials that did not finish (the cap "
-                f"or the event budget: their numbers are bounds): {_ranges(self.unfinished)}"
+                f"; {n} done {'cell has' if n == 1 else 'cells have'} trials that did not "
+                "finish (the cap or the event budget: their numbers are bounds): "
+                f"{_ranges(self.unfinished)}"
             )
         if self.hopeless is not None and self.hopeless.size:
+            n = self.hopeless.size
             text += (
-                f"; {self.hopeless.size} done cells stopped as hopeless (precision."
+                f"; {n} done {'cell' if n == 1 else 'cells'} stopped as hopeless (precision."
                 f"hopeless_ettr): {_ranges(self.hopeless)}"
             )
         return text
@@ -1176,17 +1199,19 @@ def status(
             bad += unverifiable.tolist()
         corrupt = np.array(sorted(bad), dtype=np.int64)
         done[corrupt] = False
-    unfinished = hopeless = None
+    outcome: dict[str, np.ndarray | None] = {"finished_fraction": None, "stopped_code": None}
+    cells = np.flatnonzero(done)
     if outcomes:
-        cells = np.flatnonzero(done)
-        if packed:
-            share = np.asarray(group["finished_fraction"][...]).ravel()[cells]
-            code = np.asarray(group["stopped_code"][...]).ravel()[cells]
-        else:
-            share = np.array([reader.cell_value("finished_fraction", int(c)) for c in cells])
-            code = np.array([reader.cell_value("stopped_code", int(c)) for c in cells])
-        unfinished = cells[share < 1.0] if cells.size else cells
-        hopeless = cells[code == STOPPED_BY.index("hopeless")] if cells.size else cells
+        for name in outcome:
+            if name not in reader._names:
+                continue  # a store made before the variable existed: not known
+            if packed:
+                outcome[name] = np.asarray(group[name][...]).ravel()[cells]
+            else:
+                outcome[name] = np.array([reader.cell_value(name, int(c)) for c in cells])
+    share, code = outcome["finished_fraction"], outcome["stopped_code"]
+    unfinished = None if share is None else cells[share < 1.0]
+    hopeless = None if code is None else cells[code == STOPPED_BY.index("hopeless")]
     return SweepStatus(
         n_cells=int(done.size),
         done=np.flatnonzero(done),
