@@ -230,6 +230,9 @@ def test_cube_layout(whole, spec_file):
     # a mixed axis keeps its exact values: numbers stay numbers beside the rule
     assert list(whole.checkpoint_interval.values) == [0.5, "young"]
     assert whole.checkpoint_interval.attrs["field"] == "policy.checkpoint_interval"
+    # the axes' units where their fields' names give them (hours; counts)
+    assert whole.checkpoint_interval.attrs["units"] == "h"
+    assert whole.restart_hours.attrs["units"] == "h" and whole.n_gpus.attrs["units"] == "1"
     assert whole.attrs["relmc_sweep_spec_sha256"] == SweepSpec.from_toml(spec_file).sha256()
     for v in ("ettr_mean", "ettr_se", "wall_hours_mean", "interruptions_per_day_mean"):
         assert np.isfinite(whole[v]).all(), v

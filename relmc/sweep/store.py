@@ -128,8 +128,21 @@ def check_lease_seconds(value: Any, field: str = "claim_lease_seconds") -> float
     return float(value)
 
 
+def _axis_units(path: str) -> str | None:
+    """Return the units of an axis's field where its name gives them (hours, counts), or None."""
+    name = path.rsplit(".", 1)[-1]
+    if name.endswith("_hours") or name == "checkpoint_interval":  # a rule's values too
+        return "h"
+    if name.startswith("n_") or name in ("max_events", "lemon_failures", "memory_replicas"):
+        return "1"
+    return None
+
+
 def _axis_coord(path: str, values: tuple[Any, ...]) -> tuple[np.ndarray, dict[str, Any]]:
     attrs: dict[str, Any] = {"field": path}
+    units = _axis_units(path)
+    if units is not None:
+        attrs["units"] = units
     if all(isinstance(v, bool) for v in values):
         arr = np.array(values, dtype=bool)
     elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
