@@ -476,8 +476,10 @@ def _policy_label(ds: xr.Dataset) -> str:
         features = Scenario.from_dict(d).features()
     except (TypeError, ValueError):
         features = []  # a scenario another version wrote: the policy alone
+    from relmc.rates import PHYSICS_SOURCE
+
     source = str(ds.attrs.get("rates_source", ""))
-    mark = "physics per draw from the posterior ("
+    mark = f"{PHYSICS_SOURCE} ("
     if mark in source:  # an event fit's terms, drawn per trial (not in the scenario)
         features.append(f"fit's {source.split(mark, 1)[1].split(')', 1)[0]} per draw")
     return label + "".join(f"\n+ {f}" for f in features)

@@ -172,6 +172,8 @@ _POINT_SOURCE = "scenario point rates"
 #: the largest cluster-level interruption rate simulated, per hour (one every 3.6 ns): beyond
 #: it, rates times times overflow in the simulation and no job makes progress anyway
 MAX_CLUSTER_RATE = MAX_RATE
+#: how a ``rates_source`` names a posterior's physics drawn per trial, then "(variables)"
+PHYSICS_SOURCE = "physics per draw from the posterior"
 
 
 def _names_text(names: list[str], most: int = 5) -> str:
@@ -353,7 +355,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
         )
     physics = _read_physics(scenario, posterior, names, added, n)
     if physics is not None:
-        source += f"; physics per draw from the posterior ({', '.join(physics.present)})"
+        source += f"; {PHYSICS_SOURCE} ({', '.join(physics.present)})"
     if not added:
         return RateDraws(
             values.astype(float), source, exponent, reference, observed, physics=physics

@@ -104,7 +104,7 @@ def _check_events(args: argparse.Namespace) -> None:
         ("--dataset", args.dataset),
         ("--counts", args.counts),
         ("--observed-hours", args.observed_hours),
-        ("--model", args.model if "model" in getattr(args, "_flags", {}) else None),
+        ("--model", args.model if options.given(args, "model") else None),
     ):
         if value is not None:
             raise ValueError(f"{flag}: not with --events (the log's window and model are its own)")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from relmc._io import OutputSet
+from relmc.cli import options
 from relmc.cli.options import scenario_overrides
 
 __all__ = [
@@ -155,7 +156,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
             ("--observed-hours", args.observed_hours),
             ("--n-draws", args.n_draws),
             ("--n-chains", args.n_chains),
-            ("--model", args.model if "model" in getattr(args, "_flags", {}) else None),
+            ("--model", args.model if options.given(args, "model") else None),
         )
         if value is not None
     ]

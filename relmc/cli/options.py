@@ -291,11 +291,16 @@ def add_scenario_options(p: argparse.ArgumentParser) -> None:
             )
 
 
+def given(args: argparse.Namespace, field: str) -> bool:
+    """Whether a :class:`Field` option feeding ``field`` was given (even as its default)."""
+    return field in getattr(args, "_flags", {})
+
+
 def scenario_overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """Scenario fields given on the command line, by section."""
     out: dict[str, dict[str, Any]] = {"policy": {}, "job": {}, "failures": {}, "cluster": {}}
     for dest, _ in _scenario_options():
-        if dest in getattr(args, "_flags", {}):
+        if given(args, dest):
             section, name = dest.split(".")
             out[section][name] = getattr(args, dest)
     return out

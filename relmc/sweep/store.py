@@ -478,7 +478,15 @@ def check_variables(store: Path, template: xr.Dataset) -> None:
     """
     zarr = require("zarr")
     have = set(map(str, zarr.open_group(str(store), mode="r").array_keys()))
-    lacks = sorted(str(n) for n in template.data_vars if n not in have and n not in ADDED_LATER)
+    _refuse_lacking(store, template.data_vars, have)
+
+
+def _refuse_lacking(store: Path, names: Any, have: Any) -> None:
+    """Raise ``ValueError`` if the store (arrays ``have``) lacks one of the cell's ``names``.
+
+    Those added later (:data:`ADDED_LATER`) it may lack: a store made before them.
+    """
+    lacks = sorted(str(n) for n in names if n not in have and n not in ADDED_LATER)
     if lacks:
         raise ValueError(
             f"sweep store {str(store)!r} has no variable {lacks[0]!r}"
@@ -687,13 +695,7 @@ class CellWriter:
                 return False  # written meanwhile by another run: the same bytes, keep them
             # a damaged cell is not done until rewritten
             self._set(DONE, idx, np.zeros((), dtype=bool))
-        lacks = [str(n) for n in cell.data_vars if n not in self._names and n not in ADDED_LATER]
-        if lacks:  # before anything of the cell is written
-            raise ValueError(
-                f"sweep store {str(self.store)!r} has no variable {lacks[0]!r}, which this "
-                "relmc writes for every cell: the store was made by another relmc version; "
-                "run the spec into a new store"
-            )
+        _refuse_lacking(self.store, cell.data_vars, self._names)  # before any of it is written
         values = {}
         for name in cell.data_vars:
             v = cell.variables[name]  # a Variable: no DataArray (with its coords) made per name
