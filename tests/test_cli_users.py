@@ -346,6 +346,39 @@ def test_sweep_open_csv(tmp_path, capsys):
     assert not list((tmp_path / "t").glob(".relmc-staging-*"))
 
 
+def test_sweep_open_netcdf(tmp_path, capsys):
+    """``--netcdf``: the whole cube in one file; a mixed axis as labels, its values in JSON."""
+    import json
+
+    from relmc.sweep import open_sweep
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.replace('"policy.restart_hours" = [0.1, 0.5]', MIXED))
+    assert main(["sweep", "run", str(spec), "--no-progress", "--shard", "0", "--shards", "2"]) == 0
+    capsys.readouterr()
+    store = str(tmp_path / "cube.zarr")
+    target = tmp_path / "t" / "cube.nc"
+    assert main(["sweep", "open", store, "--netcdf", str(target)]) == 0
+    assert capsys.readouterr().out.strip().endswith("cube.nc (2 of 4 cells done)")
+    cube = open_sweep(store, load=True)
+    with xr.open_dataset(target) as back:
+        assert list(back.checkpoint_interval.values) == ["0.5", "daly"]
+        assert json.loads(back.checkpoint_interval.attrs["values_json"]) == [0.5, "daly"]
+        assert back.attrs["relmc_sweep_spec"] == cube.attrs["relmc_sweep_spec"]
+        assert set(back.data_vars) == set(cube.data_vars)
+        for name in cube.data_vars:  # every value as the store holds it (NaN: not done)
+            np.testing.assert_array_equal(back[name].values, cube[name].values, err_msg=name)
+    assert not list((tmp_path / "t").glob(".relmc-staging-*"))
+    # one format at a time; a store that is not one writes nothing
+    assert main(["sweep", "open", store, "--netcdf", str(tmp_path / "x.nc"), "--csv"]) == 2
+    assert "not allowed with argument --netcdf" in capsys.readouterr().err
+    assert main(["sweep", "open", str(tmp_path / "none.zarr"), "--netcdf", "y.nc"]) == 2
+    assert not (tmp_path / "x.nc").exists() and not (tmp_path / "y.nc").exists()
+
+
+MIXED = '"policy.checkpoint_interval" = [0.5, "daly"]'
+
+
 # ------------------------------------------------------------- sweep init, overrides, precision
 
 

@@ -57,7 +57,9 @@ def whole(spec_file, tmp_path_factory) -> xr.Dataset:
     store = tmp_path_factory.mktemp("whole") / "cube.zarr"
     done = sweep.run_sweep(spec_file, store, progress=False)
     assert done == list(range(12))
-    return sweep.open_sweep(store, load=True)
+    cube = sweep.open_sweep(store, load=True)
+    cube.attrs["_store"] = str(store)  # for the tests that reopen it (not in the store)
+    return cube
 
 
 # ---------------------------------------------------------------------------------- spec
@@ -292,6 +294,37 @@ def test_mixed_axis_selects_numbers_and_rules(whole, spec_file):
     np.testing.assert_allclose(young.values, expected, rtol=1e-12)
     assert (np.diff(young.values) < 0).all()  # larger clusters fail sooner: shorter intervals
     assert whole.checkpoint_interval_hours.attrs["units"] == "h"
+
+
+def test_mixed_axis_written_as_labels(whole, tmp_path):
+    """A cube with a mixed axis writes to netCDF as labels, its values in ``values_json``."""
+    import json
+
+    # the exact values (a float beside a string) are what netCDF cannot encode
+    with pytest.raises(ValueError, match="mixed native types"):
+        whole.to_netcdf(tmp_path / "no.nc")
+    for cube in (
+        sweep.axes_as_labels(whole),
+        sweep.open_sweep(whole.attrs["_store"], labels=True, load=True),
+    ):
+        axis = cube.checkpoint_interval
+        assert list(axis.values) == ["0.5", "young"]
+        assert json.loads(axis.attrs["values_json"]) == [0.5, "young"]
+        cube.to_netcdf(tmp_path / "cube.nc")
+        back = xr.open_dataset(tmp_path / "cube.nc")
+        assert list(back.checkpoint_interval.values) == ["0.5", "young"]
+        np.testing.assert_array_equal(
+            back.ettr_mean.sel(checkpoint_interval="young"),
+            whole.ettr_mean.sel(checkpoint_interval="young"),
+        )
+        back.close()
+    # the other axes, and a cube without a mixed axis, come back as they were
+    assert sweep.axes_as_labels(whole).n_gpus.dtype == whole.n_gpus.dtype
+    numbers = whole.sel(checkpoint_interval=[0.5])
+    numbers = numbers.assign_coords(checkpoint_interval=[0.5])
+    assert sweep.axes_as_labels(numbers).checkpoint_interval.values.tolist() == [0.5]
+    # the opened cube itself is unchanged
+    assert list(whole.checkpoint_interval.values) == [0.5, "young"]
 
 
 def test_store_layout_consolidated_and_flat(whole, spec_file, tmp_path):

@@ -54,6 +54,7 @@ an array whose tasks compute only the missing cells.""",
   relmc sweep open sweep.zarr
   relmc sweep open sweep.zarr --csv             # the cube as a table on stdout
   relmc sweep open sweep.zarr --csv cube.csv    # ... written to a file (atomically)
+  relmc sweep open sweep.zarr --netcdf cube.nc  # the whole cube, one netCDF file
   (from Python: relmc.sweep.open_sweep("sweep.zarr") returns the xarray cube)""",
     "pack": """A running sweep keeps one file per cell per variable, so that every cell's write is
 atomic and independent. A finished store needs none of that: pack rewrites it with chunks of
@@ -194,7 +195,15 @@ def add_parser(sub) -> None:
 
     o = add("open", "print the cube of a store")
     o.add_argument("store")
-    o.add_argument(
+    fmt = o.add_mutually_exclusive_group()
+    fmt.add_argument(
+        "--netcdf",
+        metavar="PATH",
+        help="write the whole cube to a netCDF file (atomically; read back with "
+        "xarray.open_dataset): an axis that mixes numbers and rules as its labels, the "
+        "exact values in its values_json attribute",
+    )
+    fmt.add_argument(
         "--csv",
         nargs="?",
         const="-",
@@ -338,10 +347,22 @@ def _open(args: argparse.Namespace) -> int:
     from relmc.cli.inputs import check_out
 
     outputs = None
-    if args.csv not in (None, "-"):
-        path = Path(args.csv)
-        outputs = check_out(path.parent, [path.name])
-        outputs.what = "--csv"
+    for flag, given in (("--csv", args.csv), ("--netcdf", args.netcdf)):
+        if given not in (None, "-"):
+            path = Path(given)
+            outputs = check_out(path.parent, [path.name])
+            outputs.what = flag
+    if args.netcdf is not None:
+        assert outputs is not None
+        from relmc._io import netcdf_bytes
+
+        cube = sweep.open_sweep(args.store, labels=True, load=True)
+        data = netcdf_bytes(cube)
+        with outputs.stage() as st:
+            write_bytes(st.path(outputs.names[0]), data)
+        done = int(cube.done.sum())
+        say(f"wrote {st.written[0]} ({done} of {cube.done.size} cells done)")
+        return 0
     cube = sweep.open_sweep(args.store)
     if args.csv is None:
         say(str(cube))

@@ -312,6 +312,34 @@ def _decode_axes(ds: xr.Dataset) -> xr.Dataset:
     return ds
 
 
+def axes_as_labels(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` with each axis that mixes numbers and rules given back as its string labels.
+
+    :func:`open_sweep` gives such an axis (``checkpoint_interval = [0.25, "daly"]``) its exact
+    values, an object coordinate of floats and strings, which netCDF and zarr cannot encode:
+    ``cube.to_netcdf(...)`` raises. ``axes_as_labels(cube).to_netcdf(...)`` writes the labels
+    (``"0.25"``, ``"daly"``) with the exact values in the coordinate's ``values_json``
+    attribute, as the store holds them (a file read back keeps the labels:
+    ``json.loads(ds[axis].attrs["values_json"])`` are the values). Other coordinates are
+    returned as they are.
+    """
+    for name in list(ds.coords):
+        var = ds[name].variable
+        text = var.attrs.get("values_json")
+        if text is None or var.ndim != 1 or var.dtype != object:
+            continue
+        values = json.loads(text)
+        if len(values) != var.size or not all(map(_same, var.values, values)):
+            continue  # not this store's exact values: leave them as they are
+        arr = np.array([str(v) for v in values], dtype=object)
+        ds = ds.assign_coords({name: xr.Variable(var.dims, arr, var.attrs)})
+    return ds
+
+
+def _same(x: Any, v: Any) -> bool:
+    return type(x) is type(v) and x == v
+
+
 def _check_room(spec: SweepSpec, cube: xr.Dataset, where: Path) -> None:
     """Refuse (``ValueError``) a store that cannot fit: files (inodes) and bytes, estimated."""
     # a chunk file per cell per variable (no chunk folders), a folder and a zarr.json per array
@@ -980,21 +1008,27 @@ def _flags(arr: Any, grid: _Grid) -> np.ndarray:
         return out
 
 
-def open_sweep(store: str | os.PathLike, *, load: bool = False) -> xr.Dataset:
+def open_sweep(store: str | os.PathLike, *, load: bool = False, labels: bool = False) -> xr.Dataset:
     """Open a sweep's cube (lazily, with dask, unless ``load``).
 
     Cells whose ``done`` flag is False hold fill values (NaN for floats); select complete
     cells with ``cube.where(cube.done)``. The spec is in ``attrs["relmc_sweep_spec"]``. An
     axis that mixes numbers and rules holds its exact values (numbers and strings), so
     ``cube.sel(checkpoint_interval=0.25)`` works; ``checkpoint_interval_hours`` is the interval
-    each cell used. With ``load``, a damaged cell (a chunk emptied or garbled by a machine
-    crash) raises a ``ValueError`` naming the cells that fail verification.
+    each cell used. Such an axis cannot be written to netCDF or zarr: with ``labels`` it is
+    given as the store holds it, string labels (``"0.25"``, ``"daly"``) with the exact values
+    in its ``values_json`` attribute, which ``to_netcdf`` writes (:func:`axes_as_labels` does
+    the same to a cube already open). With ``load``, a damaged cell (a chunk emptied or
+    garbled by a machine crash) raises a ``ValueError`` naming the cells that fail
+    verification.
     """
     store = Path(store)
     recover_pack(store)
     attrs = _read_attrs(store)
     ds = xr.open_zarr(str(store), consolidated=_is_consolidated(store), zarr_format=3)
-    ds = _decode_axes(ds[sorted(ds.data_vars)])  # zarr lists arrays in no fixed order
+    ds = ds[sorted(ds.data_vars)]  # zarr lists arrays in no fixed order
+    if not labels:
+        ds = _decode_axes(ds)
     if not load:
         return ds
     try:
