@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -53,13 +54,16 @@ def spec_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def whole(spec_file, tmp_path_factory) -> xr.Dataset:
+def whole_store(spec_file, tmp_path_factory) -> Path:
     store = tmp_path_factory.mktemp("whole") / "cube.zarr"
     done = sweep.run_sweep(spec_file, store, progress=False)
     assert done == list(range(12))
-    cube = sweep.open_sweep(store, load=True)
-    cube.attrs["_store"] = str(store)  # for the tests that reopen it (not in the store)
-    return cube
+    return store
+
+
+@pytest.fixture(scope="module")
+def whole(whole_store) -> xr.Dataset:
+    return sweep.open_sweep(whole_store, load=True)
 
 
 # ---------------------------------------------------------------------------------- spec
@@ -296,7 +300,7 @@ def test_mixed_axis_selects_numbers_and_rules(whole, spec_file):
     assert whole.checkpoint_interval_hours.attrs["units"] == "h"
 
 
-def test_mixed_axis_written_as_labels(whole, tmp_path):
+def test_mixed_axis_written_as_labels(whole, whole_store, tmp_path):
     """A cube with a mixed axis writes to netCDF as labels, its values in ``values_json``."""
     import json
 
@@ -305,7 +309,7 @@ def test_mixed_axis_written_as_labels(whole, tmp_path):
         whole.to_netcdf(tmp_path / "no.nc")
     for cube in (
         sweep.axes_as_labels(whole),
-        sweep.open_sweep(whole.attrs["_store"], labels=True, load=True),
+        sweep.open_sweep(whole_store, labels=True, load=True),
     ):
         axis = cube.checkpoint_interval
         assert list(axis.values) == ["0.5", "young"]
@@ -791,6 +795,7 @@ def test_posterior_sources_agree(tmp_path):
         relmc.load_dataset("llama3-405b"), n_draws=32, n_chains=1, seed=conj.seed
     )
     idata.to_netcdf(str(tmp_path / "post.nc"))
+    small = small.replace("n_draws = 32\n", "")  # a file's draws are all used; point has none
     nc = SweepSpec.from_toml(write_spec(tmp_path, small.replace('"point"', '"post.nc"'), "n.toml"))
     assert nc.canonical()["posterior"] == {
         "netcdf_sha256": sweep.spec._sha256_file(tmp_path / "post.nc")
@@ -1137,6 +1142,32 @@ def test_spec_identity_of_a_spec_made_before_rate_multiplier_is_unchanged():
         return SweepSpec.from_dict({**d, "posterior": "point", "base": base}).sha256()
 
     assert sha() == sha(rate_multiplier=1.0) != sha(rate_multiplier=2.0)
+
+
+def test_n_draws_with_a_posterior_it_does_not_draw_is_warned_of(own_posterior):
+    """``n_draws`` sets a conjugate fit's draws: with "point" or a file it is not read."""
+    from relmc.errors import UnreadFieldWarning
+
+    d = {"seed": 7, "n_trials": 64, "axes": {"cluster.n_gpus": [2048]}}
+    for post, why in (("point", "it has none"), (str(own_posterior), "a posterior file's draws")):
+        with pytest.warns(UnreadFieldWarning, match=rf"n_draws = 50 is not read: .*\({why}"):
+            spec = SweepSpec.from_dict({**d, "posterior": post, "n_draws": 50})
+        # not read: the same identity (so the same store) as without it
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # negative control: no n_draws, no warning
+            assert spec.sha256() == SweepSpec.from_dict({**d, "posterior": post}).sha256()
+    # a conjugate posterior reads it, silently, and it is part of the identity
+    conj = {**d, "posterior": "conjugate:llama3-405b"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fifty = SweepSpec.from_dict({**conj, "n_draws": 50})
+        default = SweepSpec.from_dict(conj)
+    assert (fifty.n_draws, default.n_draws) == (50, 2000)
+    assert fifty.sha256() != default.sha256()
+    assert default.sha256() == SweepSpec.from_dict({**conj, "n_draws": 2000}).sha256()
+    # still checked first: a bad value is an error, with any posterior
+    with pytest.raises(ValueError, match=r"n_draws must be an integer \[1, 10000000\]; got 0"):
+        SweepSpec.from_dict({**d, "posterior": "point", "n_draws": 0})
 
 
 def test_sweep_refusals_with_a_posterior_name_the_field():

@@ -15,6 +15,7 @@ import math
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from relmc.errors import FieldError
+from relmc.errors import FieldError, UnreadFieldWarning
 
 __all__ = ["SlurmOptions", "SweepSpec", "load_spec", "resolve_store", "spec_template"]
 
@@ -34,6 +35,7 @@ CHECKSUM = "cell_checksum"
 #: the most cells one sweep may have (the store holds a file per cell per variable)
 MAX_CELLS = 100_000
 DEFAULT_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+DEFAULT_N_DRAWS = 2000  # draws of a conjugate posterior when a spec gives none
 
 # Allow-lists for everything that reaches an #SBATCH line. #SBATCH values are read by sbatch,
 # not a shell, but a newline or quote could still start a new line or option; these patterns
@@ -170,8 +172,11 @@ class SweepSpec:
         ``"point"`` (the scenario's own rates), ``"conjugate:DATASET"`` (a conjugate fit of a
         bundled dataset, drawn from the root seed) or a path to a netCDF ``InferenceData``
         with ``posterior["rate"]`` (relative paths are relative to ``root``).
-    n_draws : int
-        Draws of a conjugate posterior.
+    n_draws : int, optional
+        Draws of a conjugate posterior (default 2000). A posterior file's draws are all used,
+        and ``"point"`` has none: given with either, it is not read
+        (:class:`~relmc.errors.UnreadFieldWarning` from :meth:`from_dict` and
+        :meth:`from_toml`, where a spec's file gives it).
     keep_trials : bool
         Also store the per-trial variables (dim ``trial``).
     quantiles : sequence of float
@@ -194,7 +199,7 @@ class SweepSpec:
     n_trials: int = 1000
     base: Mapping[str, Any] = field(default_factory=dict)
     posterior: str = "point"
-    n_draws: int = 2000
+    n_draws: int = DEFAULT_N_DRAWS
     keep_trials: bool = False
     quantiles: tuple[float, ...] = DEFAULT_QUANTILES
     store: str | None = None
@@ -290,11 +295,22 @@ class SweepSpec:
         kwargs = {k: v for k, v in d.items() if k != "axes"}
         if "quantiles" in kwargs and isinstance(kwargs["quantiles"], list):
             kwargs["quantiles"] = tuple(kwargs["quantiles"])
-        return cls(
+        spec = cls(
             axes=tuple(axes.items()),
             root=None if root is None else str(Path(root).resolve()),
             **kwargs,
         )
+        kind = _posterior_kind(spec.posterior)[0]
+        if "n_draws" in d and kind != "conjugate":
+            # the spec's identity has no n_draws then: a store made with it or without is one
+            what = "a posterior file's draws are all used" if kind == "netcdf" else "it has none"
+            warnings.warn(
+                f"n_draws = {spec.n_draws} is not read: it sets the draws of a conjugate "
+                f"posterior, and the posterior is {spec.posterior!r} ({what}); remove it",
+                UnreadFieldWarning,
+                stacklevel=2,
+            )
+        return spec
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> SweepSpec:
