@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +36,10 @@ from relmc.errors import FieldError
 __all__ = [
     "UNITS",
     "ClusterShape",
+    "SHAPE_FIELDS",
+    "shape_attrs",
+    "recorded_shape",
+    "unit_shape_fields",
     "LLAMA3_DEFAULT_UNITS",
     "units",
     "units_table",
@@ -86,6 +91,53 @@ class ClusterShape:
                 f"links_per_gpu must be a number in (0, {MAX_LINKS_PER_GPU:g}]; got {lpg!r}",
             )
         object.__setattr__(self, "links_per_gpu", float(lpg))
+
+
+#: the fields of :class:`ClusterShape`, as data and fits record them in ``attrs``
+SHAPE_FIELDS: tuple[str, ...] = ("gpus_per_node", "nodes_per_rack", "gpus_per_pod", "links_per_gpu")
+
+#: the shape fields each unit's count at N GPUs depends on (:func:`units`)
+_UNIT_FIELDS: dict[str, tuple[str, ...]] = {
+    "gpu": (),
+    "node": ("gpus_per_node",),
+    "rack": ("gpus_per_node", "nodes_per_rack"),
+    "switch": ("gpus_per_node", "nodes_per_rack"),
+    "link": ("links_per_gpu",),
+    "pod": ("gpus_per_pod",),
+    "job": (),
+}
+
+
+def unit_shape_fields(unit: str) -> tuple[str, ...]:
+    """Return the :class:`ClusterShape` fields ``units(n, unit, shape)`` reads (gpu, job: none)."""
+    return _UNIT_FIELDS.get(str(unit), ())
+
+
+def shape_attrs(shape: ClusterShape) -> dict[str, Any]:
+    """Return ``attrs`` recording ``shape``, its :data:`SHAPE_FIELDS` (:func:`recorded_shape`)."""
+    return {name: getattr(shape, name) for name in SHAPE_FIELDS}
+
+
+def recorded_shape(attrs: Mapping) -> ClusterShape | None:
+    """Return the cluster shape ``attrs`` record (:func:`shape_attrs`), or None.
+
+    None when ``gpus_per_node`` is absent or 0 (relmc's record of "no cluster given") or a
+    value is not a valid shape (a file written elsewhere). Fields absent beside a recorded
+    ``gpus_per_node`` (files written before the others were recorded) are Llama 3's defaults,
+    which those versions assumed.
+    """
+    gpn = attrs.get("gpus_per_node", 0)
+    try:
+        if not gpn:
+            return None
+        given = {
+            name: attrs[name].item() if isinstance(attrs[name], np.generic) else attrs[name]
+            for name in SHAPE_FIELDS
+            if name in attrs
+        }
+        return ClusterShape(**given)
+    except (ValueError, TypeError, AttributeError):
+        return None
 
 
 def _check_n_gpus(n_gpus: int) -> int:

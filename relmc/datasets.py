@@ -622,7 +622,11 @@ def load_counts(
     duration_hours : float, optional
         Observation window (hours), recorded in ``attrs``; see ``n_gpus``.
     shape : relmc.cluster.ClusterShape, optional
-        GPU packing used to compute exposure from ``n_gpus``; Llama 3 defaults (8 GPUs per node).
+        The observed cluster's packing of GPUs into nodes, racks and pods: it gives exposure
+        from ``n_gpus``, and it is recorded in ``attrs`` (:func:`relmc.cluster.shape_attrs`),
+        so that fits record it and projections from them count racks, nodes and pods as the
+        observed cluster did (:func:`relmc.cluster.recorded_shape`). Default: Llama 3's (8
+        GPUs per node, 2 nodes per rack), recorded only with ``n_gpus``.
     name, title, notes : str, optional
         Recorded in ``attrs`` (``name`` defaults to the file's stem, or "user").
     exposure_clock : {"wall", "exposed"}
@@ -657,6 +661,9 @@ def load_counts(
         )
     header, rows, origin, default_name = _read_source(path_or_dataframe)
     n_gpus, duration_hours = _check_window(n_gpus, duration_hours)
+    if shape is not None and not isinstance(shape, cluster.ClusterShape):
+        raise FieldError("shape", f"shape must be a relmc.cluster.ClusterShape; got {shape!r}")
+    record_shape = shape is not None or n_gpus is not None
     shape = cluster.ClusterShape() if shape is None else shape
     compute_exposure = (
         "exposure" not in header and n_gpus is not None and duration_hours is not None
@@ -696,7 +703,9 @@ def load_counts(
             "unique categories)."
         ),
         "n_gpus": int(n_gpus or 0),
-        "gpus_per_node": shape.gpus_per_node if n_gpus is not None else 0,
+        # the cluster's shape (its racks, nodes, pods at N GPUs): fits record it, and
+        # projections from them take it (relmc.cluster.recorded_shape); 0: none given
+        **(cluster.shape_attrs(shape) if record_shape else {"gpus_per_node": 0}),
         "duration_hours": float(duration_hours or 0.0),
         "exposure_assumption": assumption,
         "rate_units": "events per unit-hour",

@@ -8,7 +8,7 @@ which of its own options set the field without reading the message text.
 
 from __future__ import annotations
 
-__all__ = ["FieldError", "NotFinishedWarning", "UnreadFieldWarning"]
+__all__ = ["ClusterShapeWarning", "FieldError", "NotFinishedWarning", "UnreadFieldWarning"]
 
 
 class FieldError(ValueError):
@@ -45,4 +45,16 @@ class UnreadFieldWarning(UserWarning):
     silently simulates another model (:meth:`relmc.Category.unread_fields`). Sweeps and
     comparisons warn only of fields unread in every one of their scenarios, so a sweep axis
     over ``kind`` does not warn.
+    """
+
+
+class ClusterShapeWarning(UserWarning):
+    """A fit's rates meet a cluster packed otherwise than the one they were observed on.
+
+    A rate per node, rack, switch, link or pod is multiplied by that unit's count at N GPUs,
+    which depends on the cluster's shape (GPUs per node, nodes per rack, GPUs per pod, links
+    per GPU). A fit records the shape of the cluster its data came from; a scenario of another
+    shape projects onto a cluster of that other shape, a legitimate what-if but more often a
+    forgotten ``--nodes-per-rack`` (:func:`relmc.rates.rate_draws`). Projections built from a
+    fit's defaults take its shape.
     """

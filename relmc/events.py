@@ -615,7 +615,7 @@ def _window_attrs(
 ) -> dict[str, Any]:
     return {
         "n_gpus": int(n_gpus),
-        "gpus_per_node": int(shape.gpus_per_node),
+        **cluster.shape_attrs(shape),  # recorded by the fits (relmc.cluster.recorded_shape)
         "n_nodes": int(cluster.units(n_gpus, "node", shape)),
         "duration_hours": float(duration),
         "start_hour": float(start_hour),

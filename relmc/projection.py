@@ -34,6 +34,7 @@ import xarray as xr
 
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc.cluster import shape_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import (
     RateDraws,
@@ -41,11 +42,12 @@ from relmc.rates import (
     draw_of_trial,
     exposed_fraction,
     fit_labels,
+    fit_shape,
     mttf_hours,
     nested_draws,
     rate_draws,
 )
-from relmc.scenario import FailureModel, Scenario, replace_path
+from relmc.scenario import Cluster, FailureModel, Scenario, replace_path
 from relmc.sim.simulate import (
     BLOCK_SIZE,
     MAX_TRIALS,
@@ -155,8 +157,9 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
     Returns
     -------
     Scenario
-        The default cluster shape, job (54 days of compute) and policy (30-minute checkpoints
-        with 1-minute blocking snapshots, 10-minute restarts, unlimited spares).
+        The cluster shape the fit recorded (its data's: :func:`relmc.rates.fit_shape`; else
+        Llama 3's), and the default job (54 days of compute) and policy (30-minute
+        checkpoints with 1-minute blocking snapshots, 10-minute restarts, unlimited spares).
     """
     if posterior is None:
         return Scenario.default()
@@ -165,7 +168,11 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
         kwargs["maintenance_rate"] = float(data["maintenance_count"]) / float(
             data.attrs["duration_hours"]
         )
-    return Scenario(failures=FailureModel.from_posterior(posterior, **kwargs))
+    failures = FailureModel.from_posterior(posterior, **kwargs)
+    shape = fit_shape(posterior)
+    if shape is None:
+        return Scenario(failures=failures)
+    return Scenario(cluster=Cluster(**shape_attrs(shape)), failures=failures)
 
 
 def size_seed(root: np.random.SeedSequence, n_gpus: int) -> np.random.SeedSequence:

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -66,8 +67,14 @@ import numpy as np
 import xarray as xr
 
 from relmc._cf import provenance
-from relmc.cluster import units
-from relmc.errors import FieldError
+from relmc.cluster import (
+    SHAPE_FIELDS,
+    ClusterShape,
+    recorded_shape,
+    unit_shape_fields,
+    units,
+)
+from relmc.errors import ClusterShapeWarning, FieldError
 from relmc.scenario import MAX_RATE, OVERHEAD_DRAWS
 
 if TYPE_CHECKING:
@@ -338,6 +345,7 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
                     f"rates: category {c!r} was fitted per {u}-hour but the scenario scales it "
                     f"per {fm.category(c).unit}; refit with matching units",
                 )
+    _warn_shape(scenario, recorded_shape(da.attrs), fitted_names)
     values = _ordered(da, fitted_names)
     if values.shape[0] == 0:
         raise FieldError("rates", "rates: the posterior has no draws")
@@ -373,6 +381,50 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
         exponent, reference = e, r
     source += f"; {', '.join(added)} at the scenario's rate (not in the posterior)"
     return RateDraws(full, source, exponent, reference, observed, fixed=fixed, physics=physics)
+
+
+def fit_shape(posterior: Any) -> ClusterShape | None:
+    """Return the shape of the cluster a fit's data came from, as the fit recorded it, or None.
+
+    Fits record their data's shape (:func:`relmc.load_counts` with ``n_gpus`` or ``shape``,
+    event logs, the bundled datasets); :func:`relmc.projection.default_scenario` gives its
+    scenario this shape, and :func:`rate_draws` warns when a scenario's differs where the
+    fitted categories' units are counted (:class:`~relmc.errors.ClusterShapeWarning`).
+    """
+    try:
+        return recorded_shape(rate_array(posterior).attrs)
+    except FieldError:
+        return None
+
+
+def _warn_shape(scenario: Scenario, shape: ClusterShape | None, names: list[str]) -> None:
+    """Warn when ``scenario`` counts the fitted categories' units with another shape."""
+    if shape is None:
+        return
+    fm, cl = scenario.failures, scenario.cluster
+    differ = [
+        f
+        for f in SHAPE_FIELDS
+        if getattr(cl, f) != getattr(shape, f)
+        and any(f in unit_shape_fields(fm.category(c).unit) for c in names)
+    ]
+    if not differ:
+        return
+    which = [c for c in names if set(unit_shape_fields(fm.category(c).unit)) & set(differ)]
+    per = sorted({fm.category(c).unit for c in which})
+    fit = ", ".join(f"{f} = {getattr(shape, f):g}" for f in differ)
+    this = ", ".join(f"{f} = {getattr(cl, f):g}" for f in differ)
+    fields = ", ".join(f"cluster.{f} = {getattr(shape, f):g}" for f in differ)
+    flags = " ".join(f"--{f.replace('_', '-')} {getattr(shape, f):g}" for f in differ)
+    warnings.warn(
+        f"rates: the fit's data came from a cluster with {fit}; this scenario's cluster has "
+        f"{this}, so the rates of {_names_text(which)} (per {'/'.join(per)}-hour) meet "
+        f"another count of {'/'.join(per)}s at the same GPU count. To project the observed "
+        f"cluster, give the scenario the fit's shape ({fields}; on the command line "
+        f"{flags}); a cluster packed otherwise is a what-if of its own",
+        ClusterShapeWarning,
+        stacklevel=3,
+    )
 
 
 def _point(scenario: Scenario, fm: Any, source: str) -> RateDraws:
@@ -824,7 +876,8 @@ def summarize_rates(
         exponents apply; there is no scenario here, so the rates stay on the fit's own clock
         (per wall-clock hour for counts over a window: no exposure conversion).
     shape : relmc.cluster.ClusterShape, optional
-        GPU packing used to count units (Llama 3 defaults).
+        GPU packing used to count units: default the shape the fit recorded
+        (:func:`fit_shape`), else Llama 3's.
     quantiles : tuple of float
         Quantile levels of the bands.
 
@@ -842,6 +895,8 @@ def summarize_rates(
 
     q = check_quantiles(quantiles)
     rate = rate_array(posterior)
+    if shape is None:
+        shape = recorded_shape(rate.attrs)
     other = [d for d in rate.dims if d != "category"]
     if "chain" in other and "draw" in other:
         other = ["draw", "chain", *[d for d in other if d not in ("chain", "draw")]]

@@ -131,6 +131,7 @@ def _time(text: str | None):
 def _load_events(args: argparse.Namespace):
     from relmc.events import load_events
 
+    shape = inputs.cluster_shape(args)
     try:
         events = load_events(
             args.events,
@@ -139,7 +140,7 @@ def _load_events(args: argparse.Namespace):
             start=_time(args.window_start),
             start_hour=args.start_hour,
             fleet_age_at_start_hours=args.fleet_age_hours,
-            shape=inputs.cluster_shape(args),
+            shape=shape,
         )
     except ValueError as e:
         raise ValueError(f"--events: {e} (the window: --window-start, --window-end)") from None

@@ -78,12 +78,13 @@ def load_data(args: argparse.Namespace):
             return load_dataset(args.dataset or "llama3-405b")
         except ValueError as e:
             raise ValueError(f"--dataset: {e}") from None
+    shape = cluster_shape(args)
     try:
         data = load_counts(
             args.counts,
             n_gpus=args.observed_gpus,
             duration_hours=args.observed_hours,
-            shape=cluster_shape(args),
+            shape=shape,
         )
     except ValueError as e:
         # the loader's hint names its arguments; here they are the options
@@ -103,15 +104,24 @@ def load_data(args: argparse.Namespace):
 
 
 def cluster_shape(args: argparse.Namespace):
-    """Return the cluster shape of ``--gpus-per-node`` etc. (defaults: Llama 3's)."""
-    from relmc.cluster import ClusterShape
+    """Return the shape of ``--gpus-per-node`` etc. (the rest Llama 3's), or None if none given.
+
+    None lets :func:`relmc.load_counts` record a shape only with ``--observed-gpus``.
+    """
+    from relmc.cluster import SHAPE_FIELDS, ClusterShape
 
     given = {
         name: getattr(args, f"cluster.{name}")
-        for name in ("gpus_per_node", "nodes_per_rack", "gpus_per_pod", "links_per_gpu")
+        for name in SHAPE_FIELDS
         if getattr(args, f"cluster.{name}", None) is not None
     }
-    return ClusterShape(**given)
+    if not given:
+        return None
+    try:
+        return ClusterShape(**given)
+    except ValueError as e:  # named as the option that set it
+        field = getattr(e, "field", "")
+        raise ValueError(f"--{field.replace('_', '-')}: {e}" if field else str(e)) from None
 
 
 def check_scalable(args: argparse.Namespace, data, command: str) -> None:

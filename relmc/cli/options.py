@@ -382,15 +382,22 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
 
 
 def add_shape_options(p: argparse.ArgumentParser | Any) -> None:
-    """``--gpus-per-node``/``--nodes-per-rack`` for commands without the scenario options."""
-    for name, default in (("gpus_per_node", 8), ("nodes_per_rack", 2)):
+    """Add the observed cluster's shape (``--gpus-per-node`` ...) to a command without scenarios."""
+    for name, default, typ, meta in (
+        ("gpus_per_node", "8", int_at_least(1), "N"),
+        ("nodes_per_rack", "2", int_at_least(1), "N"),
+        ("gpus_per_pod", "3072", int_at_least(1), "N"),
+        ("links_per_gpu", "1", _float, "X"),
+    ):
         p.add_argument(
             "--" + name.replace("_", "-"),
             dest=f"cluster.{name}",
-            type=int_at_least(1),
+            type=typ,
             action=Field,
-            metavar="N",
-            help=f"cluster shape for exposure from --observed-gpus (default: {default})",
+            metavar=meta,
+            help=f"the observed cluster's shape (default: {default}, Llama 3's): exposure "
+            "from --observed-gpus, and recorded in posterior.nc, whose projections count "
+            "nodes, racks, pods and links with it",
         )
 
 

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
     if posterior is not None:
         d = {**d, "failures": failures_with_posterior(d.get("failures"), posterior)}
+        d = cluster_with_posterior(d, posterior)
     sc = Scenario.from_dict(d)
     inputs.check_segments(sc.policy, sc.job, given=d)
     check_trial_memory(args.n_trials, len(sc.failures.categories))
@@ -242,6 +243,24 @@ def failures_with_posterior(failures, posterior):
     from relmc.scenario import FailureModel
 
     return FailureModel.from_posterior(posterior).with_tables(failures)
+
+
+def cluster_with_posterior(d: dict, posterior) -> dict:
+    """Return the scenario ``d`` whose ``[cluster]`` takes the fit's shape where it gives none.
+
+    The shape the fit recorded (:func:`relmc.rates.fit_shape`: its data's nodes per rack and
+    so on) counts the fitted categories' units at N GPUs as on the observed cluster; fields
+    the file's ``[cluster]`` sets stay as set (a shape that differs from the fit's is then
+    warned of, :class:`relmc.errors.ClusterShapeWarning`).
+    """
+    from relmc.cluster import shape_attrs
+    from relmc.rates import fit_shape
+
+    shape = fit_shape(posterior)
+    given = d.get("cluster")
+    if shape is None or (given is not None and not isinstance(given, dict)):
+        return d  # a malformed [cluster] is named by Scenario.from_dict
+    return {**d, "cluster": {**shape_attrs(shape), **(given or {})}}
 
 
 def physics_text(s, sc) -> str:

@@ -87,10 +87,14 @@ class Observations:
 
         ``dataset``, ``rate_units``, ``maintenance_rate`` (planned interruptions per hour),
         ``recovery_rules`` (JSON, "" when the data state none), ``n_gpus`` (the observed
-        cluster, 0 if unknown) and ``exposure_clock`` (``"wall"`` or ``"exposed"``, what the
-        exposure hours count): what :meth:`relmc.FailureModel.from_posterior`,
-        :mod:`relmc.rates` and the plots read back.
+        cluster, 0 if unknown), ``exposure_clock`` (``"wall"`` or ``"exposed"``, what the
+        exposure hours count) and, when the data record one, the observed cluster's shape
+        (:func:`relmc.cluster.shape_attrs`): what :meth:`relmc.FailureModel.from_posterior`,
+        :mod:`relmc.rates`, :func:`relmc.projection.default_scenario` and the plots read back.
         """
+        from relmc.cluster import recorded_shape, shape_attrs
+
+        shape = recorded_shape(self.attrs)
         return {
             "dataset": self.name,
             "rate_units": self.rate_units,
@@ -98,6 +102,7 @@ class Observations:
             "recovery_rules": str(self.attrs.get("recovery_rules", "")),
             "n_gpus": int(self.attrs.get("n_gpus", 0) or 0),
             "exposure_clock": str(self.attrs.get("exposure_clock", "wall")),
+            **({} if shape is None else shape_attrs(shape)),
         }
 
     @property

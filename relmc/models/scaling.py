@@ -360,7 +360,7 @@ def fit_scaling(
         fleet = check_data(data)
     n_cat = sizes["categories"].size
     a = total_jeffreys(n_cat)[0]
-    shape = cluster.ClusterShape(gpus_per_node=int(data.attrs.get("gpus_per_node", 0) or 8))
+    shape = cluster.recorded_shape(data.attrs) or cluster.ClusterShape()
     job_gpus = sizes["job_gpus"]
 
     reference = np.ones(n_cat, dtype=np.int64)

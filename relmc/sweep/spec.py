@@ -163,9 +163,11 @@ class SweepSpec:
     n_trials : int
         Simulated jobs per cell, >= 2 (standard errors need two).
     base : mapping, optional
-        Overrides of ``Scenario.default().to_dict()`` (nested like it). With a posterior
-        whose categories are not the default's (Llama 3's), its categories (and the fit's
-        recorded maintenance) are the default failure model instead; with any posterior,
+        Overrides of ``Scenario.default().to_dict()`` (nested like it). With a posterior,
+        the cluster shape its fit recorded is the default cluster's
+        (:func:`relmc.rates.fit_shape`); with a posterior whose categories are not the
+        default's (Llama 3's), its categories (and the fit's recorded maintenance) are the
+        default failure model instead; with any posterior,
         ``failures.categories`` tables that name its categories change them and straggler
         or SDC tables of new names are added (:meth:`relmc.FailureModel.with_tables`).
     posterior : str
@@ -259,8 +261,8 @@ class SweepSpec:
                 "cell is one simulation and a file per variable in the store); split the sweep",
             )
         # build every cell's scenario now, so that any bad value fails before work starts
-        fitted = _source_failures(self.posterior, self.root)
-        base = _base_scenario(self.base, fitted)
+        fitted, shape = _source_model(self.posterior, self.root)
+        base = _base_scenario(self.base, fitted, shape)
         if fitted is not None:
             _check_rate_axes(self.axes, fitted.names)
         object.__setattr__(self, "_base_scenario", base)
@@ -550,13 +552,17 @@ def _merge(default: Mapping[str, Any], over: Mapping[str, Any], where: str) -> d
 _LATER_DEFAULTS = {"rate_multiplier": 1.0}
 
 
-def _source_failures(source: str, root: str | None):
-    """Return the failure model a posterior source's categories imply (no draws), or None.
+def _source_model(source: str, root: str | None):
+    """Return the failure model and cluster shape a posterior source implies (no draws).
 
-    ``"conjugate:DATASET"``: the dataset's point model (:meth:`FailureModel.from_counts`);
-    a netCDF path: :meth:`FailureModel.from_posterior` of it. ``"point"``, or a source
-    :func:`relmc.rates.posterior_from_source` will refuse, gives None.
+    ``"conjugate:DATASET"``: the dataset's point model (:meth:`FailureModel.from_counts`)
+    and recorded shape; a netCDF path: :meth:`FailureModel.from_posterior` of it and the
+    shape the fit recorded (:func:`relmc.rates.fit_shape`). ``"point"``, or a source
+    :func:`relmc.rates.posterior_from_source` will refuse, gives ``(None, None)``; a shape
+    not recorded is None.
     """
+    from relmc.cluster import recorded_shape
+    from relmc.rates import fit_shape
     from relmc.scenario import FailureModel
 
     if source.startswith("conjugate:"):
@@ -564,24 +570,26 @@ def _source_failures(source: str, root: str | None):
 
         name = source.split(":", 1)[1]
         if name not in list_datasets():
-            return None
+            return None, None
+        data = load_dataset(name)
         try:
-            return FailureModel.from_counts(load_dataset(name))
+            return FailureModel.from_counts(data), recorded_shape(data.attrs)
         except ValueError as e:  # e.g. units that do not scale with a cluster (pumps)
             raise FieldError("posterior", f"posterior: {source!r} cannot be simulated: {e}") from e
     if source == "point":
-        return None
+        return None, None
     path = Path(source)
     if root is not None and not path.is_absolute():
         path = Path(root) / path
     if not path.is_file():
-        return None
+        return None, None
     import arviz as az
 
     try:
-        return FailureModel.from_posterior(az.from_netcdf(str(path)))
+        idata = az.from_netcdf(str(path))
+        return FailureModel.from_posterior(idata), fit_shape(idata)
     except (OSError, KeyError, ValueError):
-        return None  # refused with its reason where the rates are read
+        return None, None  # refused with its reason where the rates are read
 
 
 def _check_rate_axes(axes, fitted_names) -> None:
@@ -599,11 +607,14 @@ def _check_rate_axes(axes, fitted_names) -> None:
             )
 
 
-def _base_scenario(base: Mapping[str, Any], fitted=None):
+def _base_scenario(base: Mapping[str, Any], fitted=None, shape=None):
+    from relmc.cluster import shape_attrs
     from relmc.scenario import Scenario
 
     start = Scenario.default()  # read once: it loads the bundled Llama 3 data
     default = start.to_dict()
+    if shape is not None:  # the fit's cluster shape, where [base.cluster] gives none
+        default["cluster"] = {**default["cluster"], **shape_attrs(shape)}
     if fitted is not None:
         model = start.failures
         if fitted.names != model.names:
