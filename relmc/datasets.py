@@ -66,6 +66,7 @@ from relmc import cluster
 from relmc._io import read_text
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
 from relmc.errors import FieldError
+from relmc.scenario import MAX_RATE
 
 __all__ = ["list_datasets", "load_dataset", "load_counts"]
 
@@ -688,7 +689,7 @@ def load_counts(
         assumption = "As given in the input's exposure column (unit-hours of each row's unit)."
     columns = _parse_rows(rows, origin, exposure_of)
     if not compute_exposure and n_gpus is not None and duration_hours is not None:
-        _warn_exposure_beyond_window(columns, n_gpus, duration_hours, shape, origin)
+        _warn_exposure_against_window(columns, n_gpus, duration_hours, shape, origin)
     given = [c for c in ("recovery", "detection_minutes") if c in header]
     recovery, detection = _recovery_columns(rows, columns[0], origin)
     attrs = {
@@ -720,27 +721,48 @@ def load_counts(
     return _build(*columns, attrs)
 
 
-def _warn_exposure_beyond_window(columns, n_gpus: int, hours: float, shape, origin: str) -> None:
-    """Warn when a row's exposure is more unit-hours than the window holds.
+#: a row's exposure below this share of its window's unit-hours is warned of (GPU-days for
+#: GPU-hours read 1/24, node-hours on a gpu row 1/8)
+LOW_EXPOSURE_SHARE = 0.25
+
+
+def _warn_exposure_against_window(columns, n_gpus: int, hours: float, shape, origin: str) -> None:
+    """Warn when a row's exposure disagrees with the observed size and window.
 
     With an exposure column and the observed size and window both given, a row's exposure
     can be at most ``units(n_gpus, unit) * duration_hours`` (every unit in service all the
     window); more than 1% above that says the column and the size disagree (the fit then
-    divides by the size's exposed share while the rates come from the column).
+    divides by the size's exposed share while the rates come from the column). Below
+    :data:`LOW_EXPOSURE_SHARE` of it says the same the other way, most often a column in
+    other units (GPU-days, or node-hours on a per-GPU row), which would inflate the rate by
+    the factor: warned of too, each direction once.
     """
     names, _counts, exposure, unit, _groups = columns
+    high = low = False
     for name, e, u in zip(names, exposure, unit, strict=True):
         most = cluster.units(int(n_gpus), str(u), shape) * float(hours)
-        if e > 1.01 * most:
+        window = f"{n_gpus:,} GPUs give in {hours:g} h ({most:.4g} {u}-hours, every unit in "
+        if e > 1.01 * most and not high:
+            high = True
             warnings.warn(
                 f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is more than "
-                f"{n_gpus:,} GPUs give in {hours:g} h ({most:.4g} {u}-hours, every unit in "
-                "service the whole window); check the exposure column against n_gpus and "
-                "duration_hours (or leave the column out to compute it)",
+                f"{window}service the whole window); check the exposure column against "
+                "n_gpus and duration_hours (or leave the column out to compute it)",
                 UserWarning,
                 stacklevel=3,
             )
-            return
+        elif e < LOW_EXPOSURE_SHARE * most and not low:
+            low = True
+            warnings.warn(
+                f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is {e / most:.3g} "
+                f"of what {window}service the whole window), so its rate is "
+                f"{most / e:.3g}x the rate those units would have; the exposure column must be "
+                f"{u}-hours (not days, nor another unit's hours), and n_gpus and "
+                "duration_hours the cluster and window the counts come from (or leave the "
+                "column out to compute it)",
+                UserWarning,
+                stacklevel=3,
+            )
 
 
 def _recovery_columns(
@@ -855,6 +877,14 @@ def _parse_rows(
             )
         counts.append(_count(row.fields["count"], where, origin))
         exposure.append(exposure_of(row, u, where))
+        least = (counts[-1] + 1) / MAX_RATE
+        if exposure[-1] < least:  # a rate beyond any simulation (and any hardware)
+            raise ValueError(
+                f"{origin}: {where}: field 'exposure' must be at least (count + 1) / "
+                f"{MAX_RATE:g} = {least:.3g} unit-hours (a rate per {u}-hour above "
+                f"{MAX_RATE:g} is no failure process); got "
+                f"{row.fields.get('exposure', exposure[-1])!r}"
+            )
         categories.append(cat)
         unit.append(u)
         group.append(_as_text(row.fields.get("group")))

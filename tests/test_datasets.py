@@ -310,6 +310,9 @@ HEAD = "category,count,exposure,unit\n"
         ("a,1,nan,gpu\n", ["row 1", "'exposure'"]),
         ("a,1,inf,gpu\n", ["row 1", "'exposure'"]),
         ("a,1,ten,gpu\n", ["row 1", "'exposure'", "not a number"]),
+        # a rate above 1e12 per unit-hour (one every 3.6 ns) is no failure process
+        ("a,3,1e-300,gpu\n", ["row 1", "'exposure'", "at least (count + 1) / 1e+12 = 4e-12"]),
+        ("a,0,9e-13,job\n", ["row 1", "'exposure'", "= 1e-12 unit-hours", "per job-hour"]),
         ("a,1,10,gpu\nb,1,10,gpus\n", ["row 2", "'b'", "'unit'", "gpus"]),
         ("a,1,10,gpu\na,2,10,node\n", ["row 2", "'a'", "'category'", "duplicates row 1"]),
         (",1,10,gpu\n", ["row 1", "'category'", "empty"]),
@@ -323,6 +326,12 @@ def test_load_counts_bad_rows(tmp_path, body, needles):
     for needle in needles:
         assert needle in str(err.value)
     assert str(path) in str(err.value)
+
+
+def test_load_counts_exposure_at_the_rate_bound_is_accepted(tmp_path):
+    # negative control of the bound: (count + 1) / exposure = 1e12 exactly loads
+    data = load_counts(write(tmp_path, HEAD + "a,3,4e-12,gpu\n"))
+    assert float(data["exposure"][0]) == 4e-12
 
 
 def test_load_counts_reports_file_line(tmp_path):
@@ -447,3 +456,32 @@ def test_an_exposure_beyond_the_window_warns(tmp_path):
     # 16,384 GPUs for 100 h hold 1.64e6 GPU-hours, fewer than the column's 2.95e6
     with pytest.warns(UserWarning, match=r"category 'GPU': exposure 2.949e\+06 gpu-hours is more"):
         load_counts(csv, n_gpus=16384, duration_hours=100)
+
+
+def test_an_exposure_far_below_the_window_warns(tmp_path):
+    """A column in GPU-days (1/24 of the GPU-hours) would make every rate 24x: warned of."""
+    import warnings
+
+    from relmc.datasets import LOW_EXPOSURE_SHARE, load_counts
+
+    csv = tmp_path / "c.csv"
+    hours = 2949120 / 24  # 2,048 GPUs for 1,440 h, in GPU-days
+    csv.write_text(f"category,count,exposure,unit\nGPU,24,{hours:g},gpu\nHost,10,368640,node\n")
+    with pytest.warns(UserWarning) as rec:
+        load_counts(csv, n_gpus=2048, duration_hours=1440)
+    (w,) = rec  # one warning, naming the row, the share and the factor
+    assert "category 'GPU': exposure 1.229e+05 gpu-hours is 0.0417 of what 2,048 GPUs" in str(
+        w.message
+    )
+    assert "its rate is 24x" in str(w.message) and "not days" in str(w.message)
+    # negative controls: at the share's bound nothing is said; half the window is a subset
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        at_bound = 2949120 * LOW_EXPOSURE_SHARE
+        csv.write_text(f"category,count,exposure,unit\nGPU,24,{at_bound:g},gpu\n")
+        load_counts(csv, n_gpus=2048, duration_hours=1440)
+        load_counts(csv)  # no size: nothing to check against
+    # node-hours on a per-GPU row (1/8)
+    csv.write_text("category,count,exposure,unit\nGPU,24,368640,gpu\n")
+    with pytest.warns(UserWarning, match=r"0.125 of what .* its rate is 8x"):
+        load_counts(csv, n_gpus=2048, duration_hours=1440)
