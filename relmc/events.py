@@ -61,6 +61,7 @@ import json
 import math
 import numbers
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ from relmc.datasets import _read_csv_text, _Row
 
 __all__ = [
     "load_events",
+    "one_clock_time",
     "synthetic_events",
     "write_events_csv",
     "intensity_shape",
@@ -409,6 +411,26 @@ def _as_datetime(value: Any) -> dt.datetime | None:
     return None
 
 
+def one_clock_time(time_hours: Any, start_hour: float) -> str | None:
+    """``"HH:MM"`` when events at two or more instants all fall at that time of day, else None.
+
+    ``time_hours`` are hours since a window starting at ``start_hour`` o'clock. A log of dates
+    without clock times (``2024-06-01``) puts every event at midnight: a daily cycle fitted
+    to it is the format's (:func:`load_events` warns; ``fit_events(diurnal=...)`` refuses).
+    Times within a second of each other on the clock count as one time of day.
+    """
+    t = np.asarray(time_hours, dtype=float)
+    if t.size < 2 or np.ptp(t) < 1.0 / 3600.0:  # one instant (a burst): nothing to say
+        return None
+    clock = np.mod(float(start_hour) + t, 24.0)
+    # distance on the 24-h circle from the first event's time of day
+    gap = np.abs(np.mod(clock - clock[0] + 12.0, 24.0) - 12.0)
+    if not np.all(gap < 1.0 / 3600.0):
+        return None
+    minutes = int(round(float(clock[0]) * 60.0)) % (24 * 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def _hour_of_day(t: dt.datetime) -> float:
     return t.hour + t.minute / 60.0 + (t.second + t.microsecond / 1e6) / 3600.0
 
@@ -447,6 +469,13 @@ class _Window:
     def __init__(self, kind: str, start: Any, end: Any, start_hour: Any, origin: str) -> None:
         self.kind = kind
         if kind == "hours":
+            for name, value in (("start", start), ("end", end)):
+                if value is not None and _as_hours(value) is None and _as_datetime(value):
+                    raise ValueError(
+                        f"{origin}: the times are hours (the first row's is a number), so "
+                        f"{name} must be hours on the log's time axis too; got {name}={value!r} "
+                        "(or write the log's times as ISO 8601 timestamps)"
+                    )
             self.start = 0.0 if start is None else _check_real(start, "start", -math.inf)
             if end is None:
                 raise ValueError(
@@ -518,11 +547,22 @@ class _Window:
                 )
             t = (d - self.start_dt).total_seconds() / 3600.0
         if not 0.0 <= t <= self.duration:
+            off = -t if t < 0.0 else t - self.duration
+            side = "before start" if t < 0.0 else "after end"
             raise ValueError(
                 f"{origin}: {where}: field 'time' must be inside the window [start, end] "
-                f"(0 to {self.duration:g} h after start); got {value!r} ({t:g} h)"
+                f"(0 to {self.duration:g} h after start); got {value!r}, {_span(off)} {side}"
             )
         return t
+
+
+def _span(hours: float) -> str:
+    """``hours`` as a reader wants it: seconds, minutes or hours (3 significant digits)."""
+    if hours < 1.0 / 60.0:
+        return f"{hours * 3600.0:.3g} s"
+    if hours < 1.0:
+        return f"{hours * 60.0:.3g} min"
+    return f"{hours:.4g} h"
 
 
 def _kind_of(value: Any) -> str:
@@ -772,6 +812,16 @@ def load_events(
             nodes_seen.add(nd)
         if has_gpus:
             gpus[i] = _gpus(row.fields["gpus"], n_gpus, where, origin)
+    _warn_duplicates(times, cat_index, node, gpus, rows, origin)
+    clock = one_clock_time(times, window.start_hour)
+    if clock is not None:
+        warnings.warn(
+            f"{origin}: every event is at {clock} (dates without clock times?): the log says "
+            "nothing of the time of day, and a daily cycle fitted to it would be the format's "
+            "(fit_events refuses diurnal terms on it)",
+            UserWarning,
+            stacklevel=2,
+        )
     if len(nodes_seen) > n_nodes:
         raise ValueError(
             f"{origin}: field 'node': the log names {len(nodes_seen):,} distinct nodes but a "
@@ -820,6 +870,28 @@ def load_events(
         duration=window.duration,
         attrs=attrs,
     )
+
+
+def _warn_duplicates(times, cat_index, node, gpus, rows: list[_Row], origin: str) -> None:
+    """Warn of rows that repeat another's time, category, node and gpus (counted twice)."""
+    first: dict[tuple, int] = {}
+    pairs = []
+    for i in range(len(rows)):
+        key = (float(times[i]), int(cat_index[i]), str(node[i]), int(gpus[i]))
+        if key in first:
+            pairs.append((rows[first[key]].number, rows[i].number))
+        else:
+            first[key] = i
+    if pairs:
+        shown = ", ".join(f"row {b} repeats row {a}" for a, b in pairs[:5])
+        more = f" and {len(pairs) - 5} more" if len(pairs) > 5 else ""
+        warnings.warn(
+            f"{origin}: {len(pairs)} row(s) repeat another's time, category, node and gpus "
+            f"({shown}{more}): each is counted as an interruption of its own; drop them if "
+            "the log recorded one event twice",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _agree(seen: dict[str, tuple[str, int]], cat: str, value: str, row: _Row, field: str, origin):

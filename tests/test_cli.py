@@ -908,6 +908,31 @@ def test_simulate_posterior_tables_leave_the_assumed_line_whole(tmp_path, capsys
         assert len(assumed) == 1 and "planned downtime 0 min" in assumed[0], (name, assumed)
 
 
+def test_fit_events_errors_name_the_window_options_only_when_about_the_window(tmp_path, capsys):
+    log = tmp_path / "log.csv"
+    argv = ["fit", "--events", str(log), "--observed-gpus", "64", "--out", str(tmp_path / "o")]
+    hint = "(the window: --window-start, --window-end)"
+    log.write_text("time,category\n1.5,GPU\n170,Host\n")  # past the window's end
+    assert main([*argv, "--window-end", "100"]) == 2
+    err = capsys.readouterr().err
+    assert "got '170', 70 h after end" in err and err.rstrip().endswith(hint)
+    log.write_text("time,category\n1.5,\n")  # a row without a category: not the window's
+    assert main([*argv, "--window-end", "100"]) == 2
+    err = capsys.readouterr().err
+    assert "field 'category' is empty" in err and hint not in err
+    # dates without clock times: the daily cycle is refused as the option that asked for it
+    log.write_text("time,category\n2024-03-02,GPU\n2024-03-05,Host\n")
+    window = ["--window-start", "2024-03-01T00:00:00", "--window-end", "2024-03-11T00:00:00"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert main([*argv, *window, "--diurnal", "category"]) == 2
+    err = capsys.readouterr().err
+    assert "every event is at 00:00" in err  # the load's warning
+    assert "relmc: error: --diurnal category: every one of the log's 2 events" in err
+    assert "leave --diurnal out" in err
+    assert not (tmp_path / "o").exists()
+
+
 def test_fit_events_nodes_need_a_node_column(tmp_path, capsys):
     (tmp_path / "log.csv").write_text("time,category\n1.5,GPU\n7.25,Host\n")
     argv = ["fit", "--events", str(tmp_path / "log.csv"), "--observed-gpus", "64"]

@@ -222,7 +222,15 @@ BAD = [
     ("time,cat\n1,GPU\n", {}, r"missing column\(s\) \['category'\]"),
     ("time,category\n", {}, r"no data rows"),
     ("time,category\n1,GPU\n", {"end": None}, r"end is required"),
-    ("time,category\n1,GPU\n", {"end": 0.5}, r"row 1.*inside the window"),
+    ("time,category\n1,GPU\n", {"end": 0.5}, r"row 1.*inside the window.*got '1', 30 min after"),
+    ("time,category\n2024-05-01T10:00:01,GPU\n",
+     {"start": "2024-05-01T00:00:00", "end": "2024-05-01T10:00:00"},
+     r"row 1.*inside the window \[start, end\] \(0 to 10 h after start\).*, 1 s after end$"),
+    ("time,category\n2,GPU\n", {"start": 5.0, "end": 48.0}, r"got '2', 3 h before start"),
+    # a log in hours with an ISO window: the times are hours, said so (not "a finite number")
+    ("time,category\n1,GPU\n", {"start": "2024-05-01T00:00:00", "end": 48.0},
+     r"the times are hours .*so start must be hours .*got start='2024-05-01T00:00:00'"),
+    ("time,category\n1,GPU\n", {"end": "2024-05-02T00:00:00"}, r"so end must be hours"),
     ("time,category\n1,GPU\n", {"start_hour": 24.0}, r"start_hour must be"),
     ("time,category\n1,GPU\n", {"n_gpus": 0}, r"n_gpus must be an integer >= 1"),
     ("time,category\n1,GPU\n", {"units": {"GPU": "fridge"}}, r"units\['GPU'\] must be one of"),
@@ -243,6 +251,41 @@ def test_bad_logs_name_row_field_and_reason(tmp_path, text, kwargs, match):
     args = {"n_gpus": 16, "end": 48.0, **kwargs}
     with pytest.raises(ValueError, match=match):
         load_events(p, **args)
+
+
+def test_repeated_rows_and_dates_without_clock_times_are_warned_of(tmp_path):
+    """A row repeated (one event logged twice) and a log of dates only load, with a warning."""
+    import warnings
+
+    from relmc.events import one_clock_time
+    from relmc.models import fit_events
+
+    win = {"n_gpus": 16, "start": "2024-05-01T00:00:00", "end": "2024-05-11T00:00:00"}
+    dup = "time,category,node\n2024-05-01T03:00:00,GPU,a\n2024-05-02T04:00:00,GPU,b\n"
+    dup += "2024-05-01T03:00:00,GPU,a\n2024-05-03T05:00:00,Host,a\n"
+    with pytest.warns(UserWarning, match=r"1 row\(s\) repeat .*\(row 3 repeats row 1\)"):
+        ev = load_events(_csv(tmp_path, dup), **win)
+    assert int(ev["count"].sum()) == 4  # counted, as the log says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # negative controls: another node, category or time
+        for other in ("a,GPU", "b,GPU", "a,Host"):
+            node, cat = other.split(",")
+            text = "time,category,node\n2024-05-01T03:00:00,GPU,a\n2024-05-01T03:00:0"
+            text += f"{1 if other == 'a,GPU' else 0},{cat},{node}\n"
+            load_events(_csv(tmp_path, text), **win)
+    days = "time,category\n2024-05-01,GPU\n2024-05-03,GPU\n2024-05-07,Host\n"
+    with pytest.warns(UserWarning, match=r"every event is at 00:00 \(dates without clock"):
+        ev = load_events(_csv(tmp_path, days), **win)
+    with pytest.raises(ValueError, match=r"diurnal='pooled': every one of the log's 3 events"):
+        fit_events(ev, diurnal="pooled")  # refused before any sampling
+    # the helper: the clock time of one time of day; None for two, or one instant
+    assert one_clock_time([0.0, 24.0, 48.0], 0.0) == "00:00"
+    assert one_clock_time([1.5, 25.5], 22.0) == "23:30"
+    assert one_clock_time([23.9999, 48.0], 0.0) == "00:00"  # 0.36 s apart on the clock: one
+    assert one_clock_time([23.999, 48.0], 0.0) is None  # 3.6 s apart: two
+    assert one_clock_time([0.0, 24.5], 0.0) is None
+    assert one_clock_time([3.0, 3.0, 3.0], 0.0) is None  # a burst at one instant
+    assert one_clock_time([], 0.0) is None
 
 
 # --------------------------------------------------------------------------------------------

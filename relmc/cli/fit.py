@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import xarray as xr
@@ -143,7 +144,10 @@ def _load_events(args: argparse.Namespace):
             shape=shape,
         )
     except ValueError as e:
-        raise ValueError(f"--events: {e} (the window: --window-start, --window-end)") from None
+        # the window's own names are the API's (start, end): say which options they are
+        about_window = re.search(r"\b(start|end|window)\b", str(e)) is not None
+        hint = " (the window: --window-start, --window-end)" if about_window else ""
+        raise ValueError(f"--events: {e}{hint}") from None
     if args.nodes is not None and not int(events.attrs.get("has_nodes", 0)):
         raise ValueError(f"--nodes: needs an event log with a node column; {args.events} has none")
     return events
@@ -255,7 +259,7 @@ def terms_text(post) -> str:
         parts = []
         for c in post["category"].values:
             peak = post["diurnal_peak_hour"].sel(category=c).values.ravel()
-            centre = float(mean_hour_of_day(peak))
+            centre = round(float(mean_hour_of_day(peak)), 1) % 24.0  # 23.96 h reads 0.0 h
             amp = band(post["diurnal_amplitude"].sel(category=c))
             parts.append(f"{c} {amp} (peak near {centre:.1f} h)")
         lines.append("daily cycle amplitude: " + "; ".join(parts))

@@ -250,17 +250,25 @@ def fit_event_log(args: argparse.Namespace, events, seed: int):
     """Fit :func:`relmc.fit_events` to a loaded log with the command's terms and draws."""
     from relmc.models import fit_events
 
-    with _quiet_pymc(args):
-        return fit_events(
-            events,
-            diurnal=args.diurnal,
-            trend=args.trend,
-            nodes=args.nodes,
-            n_draws=args.n_draws or 1000,
-            n_chains=args.n_chains or 4,
-            seed=seed,
-            progressbar=sys.stderr.isatty() and not getattr(args, "quiet", False),
-        )
+    try:
+        with _quiet_pymc(args):
+            return fit_events(
+                events,
+                diurnal=args.diurnal,
+                trend=args.trend,
+                nodes=args.nodes,
+                n_draws=args.n_draws or 1000,
+                n_chains=args.n_chains or 4,
+                seed=seed,
+                progressbar=sys.stderr.isatty() and not getattr(args, "quiet", False),
+            )
+    except ValueError as e:  # the terms' refusals, named as the options that set them
+        text = str(e)
+        if text.startswith(f"diurnal={args.diurnal!r}:"):
+            text = text.replace(f"diurnal={args.diurnal!r}:", f"--diurnal {args.diurnal}:", 1)
+            text = text.replace("use diurnal=None", "leave --diurnal out")
+            raise ValueError(text) from None
+        raise
 
 
 def fit_posterior(args: argparse.Namespace, data, seed: int):

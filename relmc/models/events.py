@@ -113,6 +113,7 @@ from relmc.events import (
     _check_whole,
     _young_nodes,
     intensity_shape,
+    one_clock_time,
     shape_integral,
 )
 from relmc.models._common import (
@@ -324,6 +325,13 @@ def _check_terms(diurnal: Any, trend: Any, nodes: Any, data: EventData) -> None:
         raise ValueError(
             "fleet_age_at_start_hours must be > 0 for trend=True (the fleet's age at the "
             "window's start sets the power law's clock); give it to load_events or fit_events"
+        )
+    clock = one_clock_time(data.time, data.start_hour)
+    if diurnal is not None and clock is not None:
+        raise ValueError(
+            f"diurnal={diurnal!r}: every one of the log's {data.time.size} events is at "
+            f"{clock} (dates without clock times?): a daily cycle fitted to them would be the "
+            "format's, not the fleet's; use diurnal=None, or give the events' times of day"
         )
 
 
