@@ -68,6 +68,17 @@ def test_own_cluster(tmp_path):
         assert {"n_gpus", "quantile", "cause", "category"} <= set(ds.dims)
 
 
+def test_own_cluster_runs_on_another_csv_size_and_window(tmp_path):
+    """Categories of the user's own (none the script names) and their own size and window."""
+    mine = tmp_path / "mine.csv"
+    mine.write_text("category,count,unit\nGPU,9,gpu\nHost,3,node\nToR,1,rack\n")
+    out = _run([EXAMPLES / "own_cluster.py", mine, 2048, 10], tmp_path)
+    assert "mine: 13 interruptions in 3 categories on 2,048 GPUs over 10 days" in out
+    rows = re.findall(r"^\s*([\d,]+) GPUs: MTTF", out, re.M)
+    assert rows == ["2,048", "16,384"]  # the observed size and 8x, in quick mode
+    assert "wrote own_cluster.nc and own_cluster.png" in out
+
+
 def test_own_cluster_rejects_bad_csv(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("category,count,unit\nGPU,-1,gpu\n")
