@@ -3,10 +3,10 @@ in-memory checkpoints, measured on paired trials at 16,384 and 100,000 GPUs.
 
 Failure rates: Llama 3 405B's fitted posterior (Table 5 counts). Everything about nodes below
 is an ASSUMPTION for illustration, taken where possible from AIReSim's published defaults
-(peers.md: 15% bad servers failing 5x as often, automated repair 2 h escalating to a 48 h
-manual repair with probability 0.8, each still leaving a bad server bad with probability 0.4
-and 0.2, a 20-minute preemption from the shared spare pool, 16 warm standbys and a spare pool
-of about 5% of the job's nodes):
+(its `Params`, arXiv 2603.07041: 15% bad servers failing 5x as often, automated repair 2 h
+escalating to a 48 h manual repair with probability 0.8, each still leaving a bad server bad
+with probability 0.4 and 0.2, a 20-minute preemption from the shared spare pool, 16 warm
+standbys and a spare pool of about 5% of the job's nodes):
 
 * baseline: the above, hangs (NCCL watchdog timeouts, switch/cable faults) seen after the
   10-minute NCCL timeout, then 30 minutes of diagnosis that blames the wrong node 20% of the

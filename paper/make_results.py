@@ -1,7 +1,7 @@
 """Compute and save every result the paper's figures and tables read (netCDF, named seeds).
 
     python paper/make_results.py                 # 2,000 trials per size (a few minutes, 2 cores)
-    python paper/make_results.py --quick         # 200 trials, 3 sizes (seconds; for tests)
+    python paper/make_results.py --quick         # 200 trials, 4 sizes (under a minute; tests)
 
 Writes to paper/results/ (or --out): posterior.nc (the Llama 3 conjugate fit),
 projection_<policy>.nc for each policy in common.POLICIES, what_if_100k.nc (per-trial
@@ -35,7 +35,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--n-trials", type=int, default=2000, help="trials per size and policy")
-    p.add_argument("--quick", action="store_true", help="200 trials and 3 sizes")
+    p.add_argument("--quick", action="store_true", help="200 trials and 4 sizes")
     args = p.parse_args()
     n_trials = 200 if args.quick else args.n_trials
     sizes = [2048, 16_384, 131_072] if args.quick else [2048 * 2**k for k in range(7)]

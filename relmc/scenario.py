@@ -458,7 +458,7 @@ class FailureModel:
         Downtime of one planned interruption beyond the restart, >= 0.
     trend_shape : float
         Shape ``beta`` of a fleet-level power-law (Crow-AMSAA) trend of every failure rate,
-        > 0: the rates are multiplied by ``(1 + t / fleet_age_hours) ** (beta - 1)`` at wall
+        in (0, 100]: the rates are multiplied by ``(1 + t / fleet_age_hours) ** (beta - 1)`` at wall
         time ``t`` after the job's start, so they are the categories' rates at the start.
         ``beta < 1``: burn-in (falling), ``> 1``: wear-out (rising), 1 (the default): constant.
     fleet_age_hours : float
@@ -638,9 +638,11 @@ class FailureModel:
         them; :func:`relmc.simulate` adds them at their scenario rate) gives this model's
         categories with those changes and additions, and the table's other fields over this
         model's maintenance (a table without categories: this model's categories with its
-        fields). Anything else (a failure category this model lacks, a name given twice, a
-        value of the wrong type) is returned as it is: the whole model, checked as given.
-        A ``rate`` equal to the category's own is no change, and accepted.
+        fields). Anything else (a name given twice, a value of the wrong type) is returned as
+        it is: the whole model, checked as given.
+        A ``rate`` equal to the category's own is no change, and accepted; a failure
+        category this model lacks is refused (``FieldError`` naming it, with the closest of
+        this model's names): the posterior's rates must match the scenario's categories.
         """
         if failures is None:
             return self
@@ -648,6 +650,7 @@ class FailureModel:
             return failures
         tables = failures.get("categories", [])  # none: this model's, with the fields
         mine = {c.name: c for c in self.categories}
+        _check_table_names(tables, mine)
         if not isinstance(tables, list | tuple) or any(
             not isinstance(t, Mapping)
             or not isinstance(t.get("name"), str)
@@ -1278,6 +1281,35 @@ _TIME_UNITS = ("_minutes", "_minute", "_mins", "_min", "_seconds", "_second", "_
 def _in_other_units(name: Any) -> bool:
     """Whether ``name`` reads as a time in units other than the fields' hours."""
     return isinstance(name, str) and name.endswith(_TIME_UNITS)
+
+
+def _check_table_names(tables: Any, mine: Mapping[str, Any]) -> None:
+    """Refuse a failure table naming a category a fitted model lacks (a misspelt name).
+
+    Layered on a fit, each table names one of its categories or adds a straggler or SDC
+    one; a failure category of another name would meet no posterior rate (the rates must
+    match the scenario's categories), so it is named here, where a misspelling is clear.
+    """
+    if not isinstance(tables, list | tuple) or not all(
+        isinstance(t, Mapping) and isinstance(t.get("name"), str) for t in tables
+    ):
+        return
+    for t in tables:
+        name = t["name"]
+        if name in mine or t.get("kind", "failure") != "failure":
+            continue
+        lower = {k.lower(): k for k in mine}
+        close = lower.get(name.lower()) or next(
+            iter(difflib.get_close_matches(name, sorted(mine), n=1, cutoff=0.6)), None
+        )
+        hint = f"; did you mean {close!r}?" if close else ""
+        field = f"failures.categories[{name!r}]"
+        raise FieldError(
+            field,
+            f"{field}: the fit has no category {name!r}{hint} A table naming a fit category "
+            "changes it; a straggler or SDC table of a new name adds one; the fit's "
+            f"categories: {', '.join(repr(k) for k in mine)}",
+        )
 
 
 def _closest(name: Any, known: set[str]) -> str | None:

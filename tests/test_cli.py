@@ -310,11 +310,17 @@ def test_simulate_with_a_posterior_refuses_a_rate_it_would_replace(
 def test_simulate_with_a_posterior_refuses_failure_categories_it_lacks(
     tmp_path, capsys, llama3_posterior
 ):
-    # negative control: a failure category is not added to the fit; the tables are the whole
-    # model, whose names must be the fit's
+    # negative control: a failure category is not added to the fit (no posterior rate would
+    # meet it): named, with the fit's categories, before anything runs
     rc, nc, err = _simulate_with(tmp_path, PHYSICS_TOML, llama3_posterior, capsys)
     assert rc == 2 and not nc.exists()
-    assert err.startswith("relmc: error: ") and "do not match" in err, err
+    assert err.startswith("relmc: error: failures.categories['crash']: the fit has no "), err
+    assert "the fit's categories: 'Faulty GPU'" in err
+    # a misspelt fit category: the closest name is suggested (case, then similarity)
+    for typo, meant in (("faulty gpu", "Faulty GPU"), ("Faulty GPUs", "Faulty GPU")):
+        toml = SMALL_TOML + f'[[failures.categories]]\nname = "{typo}"\nrate_multiplier = 2\n'
+        rc, nc, err = _simulate_with(tmp_path, toml, llama3_posterior, capsys)
+        assert rc == 2 and f"no category {typo!r}; did you mean {meant!r}?" in err, err
 
 
 def test_optimize(tmp_path, capsys):

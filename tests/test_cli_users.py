@@ -565,9 +565,17 @@ def test_precision_flags_project_and_simulate(tmp_path, capsys):
     with xr.open_dataset(tmp_path / "s" / "simulation.nc", engine="h5netcdf") as ds:
         assert ds.attrs["stopped_by"] == "hopeless" and ds.sizes["trial"] == 512
     assert "512 trials (adaptive precision: budget 5,000, stopped by hopeless)" in text
+    # --min-trials: the first check after one block (256) instead of two; rounded up to blocks
+    for m, want in (("256", 256), ("300", 512)):
+        assert main([*argv, "--min-trials", m, "--out", str(tmp_path / f"m{m}")]) == 0
+        with xr.open_dataset(tmp_path / f"m{m}" / "simulation.nc", engine="h5netcdf") as ds:
+            assert ds.sizes["trial"] == want and ds.attrs["stopped_by"] == "hopeless", m
+    capsys.readouterr()
 
 
 PRECISION_BAD = [
+    (["--min-trials", "1"], "--min-trials", "--min-trials"),
+    (["--min-trials", "600"], "--min-trials: goes with a target", "--target-se"),
     (["--target-se", "0"], "precision.target_se", "--target-se"),
     (["--target-rse", "-1"], "precision.target_rse", "--target-rse"),
     (["--hopeless-ettr", "1.5"], "precision.hopeless_ettr", "--hopeless-ettr"),

@@ -43,9 +43,14 @@ def precision(args: argparse.Namespace):
 
     given = {
         k: getattr(args, k)
-        for k in ("target_se", "target_rse", "hopeless_ettr")
+        for k in ("target_se", "target_rse", "hopeless_ettr", "min_trials")
         if getattr(args, k, None) is not None
     }
+    if set(given) == {"min_trials"}:
+        raise ValueError(
+            "--min-trials: goes with a target (--target-se, --target-rse or --hopeless-ettr); "
+            "without one every run takes its --n-trials"
+        )
     return Precision(**given) if given else None
 
 

@@ -228,7 +228,12 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             factory: Any = f.default_factory  # set when the field has no plain default
             default = f.default if f.default is not dataclasses.MISSING else factory()
             text = plain(docs.get(f.name, "")).replace("%", "%%")
-            if default is None:
+            if f.name == "maintenance_rate":  # default_scenario: the data's or fit's record
+                shown = (
+                    "the rate the data or fit record, e.g. llama3-405b's 47 in 1,296 h, "
+                    "0.87 a day; 0 for data without one"
+                )
+            elif default is None:
                 shown = "off" if f.name == "memory_restart_hours" else "unlimited"
             elif isinstance(default, str):
                 shown = default
@@ -461,8 +466,10 @@ def add_run_options(
 def add_precision_options(p: argparse.ArgumentParser) -> None:
     """``--target-se``, ``--target-rse``, ``--hopeless-ettr``: :class:`relmc.Precision` fields."""
     g = p.add_argument_group(
-        "adaptive precision (relmc.Precision; any of them makes --n-trials a budget, run in "
-        "rounds of whole 256-trial blocks that stop at the first target met)"
+        "adaptive precision (relmc.Precision; any target makes --n-trials a budget: first "
+        "--min-trials trials (default 512), then rounds that double the total, each of whole "
+        "256-trial blocks, stopping at the first target met or at the budget; a budget below "
+        "--min-trials runs the budget)"
     )
     g.add_argument(
         "--target-se",
@@ -487,6 +494,15 @@ def add_precision_options(p: argparse.ArgumentParser) -> None:
         field="precision.hopeless_ettr",
         metavar="ETTR",
         help="stop early, flagged hopeless, once mean ETTR + 4 SE is below ETTR, in (0, 1]",
+    )
+    g.add_argument(
+        "--min-trials",
+        type=int_at_least(2),
+        action=Field,
+        field="precision.min_trials",
+        metavar="N",
+        help="trials before the first check, >= 2 (default 512, two blocks; rounded up to "
+        "whole blocks); only with a target",
     )
 
 

@@ -190,10 +190,12 @@ def scenario_recovery_text(sc) -> str:
     swap = [c.name for c in cats if c.recovery == "swap"]
     restart = [c.name for c in cats if c.recovery != "swap"]
     late = [f"{c.name} ({fmt(60 * c.detection_hours)} min)" for c in cats if c.detection_hours > 0]
-    parts = [
-        f"node swap for {', '.join(swap) or 'none'}",
-        f"restart only for {', '.join(restart) or 'none'}",
-    ]
+    if not swap:
+        parts = ["every category restart-only (no node swap)"]
+    elif not restart:
+        parts = ["a node swap for every category"]
+    else:
+        parts = [f"node swap for {', '.join(swap)}", f"restart only for {', '.join(restart)}"]
     parts.append(f"detected late: {', '.join(late)}" if late else "every category detected at once")
     return "; ".join(parts)
 
@@ -314,8 +316,8 @@ summaries: --json NAME and --csv NAME write the numbers of the command's netCDF 
 variable without a trial dim) into DIR/NAME, with the other files of the run (same run id,
 all or none); NAME is a file name inside --out. NAME '-' prints the summary on stdout instead,
 and the human-readable report then goes to stderr (--quiet drops it). CSV: one row per
-size (project), category (fit), rule (optimize) or policy (compare), or a single row
-(simulate); extra dims are flattened into columns NAME[VALUE,...].
+size (project), category (fit), rule (optimize) or policy (compare: the column scenario), or a
+single row (simulate); extra dims are flattened into columns NAME[VALUE,...].
 """
 
 
