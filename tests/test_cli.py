@@ -760,6 +760,7 @@ def test_posterior_is_the_fit_it_came_from(command, tmp_path, capsys, llama3_pos
         (["--model", "hierarchical"], "--model: a fit option"),
         (["--n-draws", "50"], "--n-draws: a fit option"),
         (["--n-chains", "8"], "--n-chains: a fit option"),
+        (["--n-tune", "8"], "--n-tune: a fit option"),
         (["--model", "conjugate"], "--model: a fit option"),  # given, even as the default
         (["--dataset", "rsc-1"], "not allowed with argument"),
     ],

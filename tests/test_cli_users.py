@@ -882,9 +882,14 @@ def test_counts_errors_name_the_options(tmp_path, capsys, monkeypatch):
     argv = ["fit", "--counts", "g.csv", "--model", "hierarchical", "--n-draws", "100"]
     for quiet in (True, False):
         r = run(*argv, "--seed", "1", "--out", f"o{quiet}", *(["--quiet"] if quiet else []),
-                cwd=tmp_path)  # fmt: skip
+                "--n-tune", "150", cwd=tmp_path)  # fmt: skip
         assert r.returncode == 0, r.stderr
         assert ("NUTS" in r.stderr) is not quiet, r.stderr
+    assert "Sampling 4 chains for 150 tune and 100 draw iterations" in r.stderr  # --n-tune
+    # the conjugate model has no tuning: --n-tune is refused before anything is written
+    line = error_in_process(["fit", "--counts", "g.csv", "--n-tune", "5", "--out", "c"], capsys)
+    assert "--n-tune: the conjugate model draws its posterior exactly" in line, line
+    assert not (tmp_path / "c").exists()
 
 
 def test_optimize_csv_labels_its_search_curve_readably(tmp_path, capsys):

@@ -171,6 +171,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
             ("--observed-hours", args.observed_hours),
             ("--n-draws", args.n_draws),
             ("--n-chains", args.n_chains),
+            ("--n-tune", getattr(args, "n_tune", None)),
             ("--model", args.model if options.given(args, "model") else None),
         )
         if value is not None
@@ -263,6 +264,7 @@ def fit_event_log(args: argparse.Namespace, events, seed: int):
                 trend=args.trend,
                 nodes=args.nodes,
                 n_draws=args.n_draws or 1000,
+                n_tune=_n_tune(args),
                 n_chains=args.n_chains or 4,
                 seed=seed,
                 progressbar=sys.stderr.isatty() and not getattr(args, "quiet", False),
@@ -282,16 +284,28 @@ def fit_posterior(args: argparse.Namespace, data, seed: int):
 
     n_draws = args.n_draws or 1000
     if args.model == "conjugate":
+        if getattr(args, "n_tune", None) is not None:
+            raise ValueError(
+                "--n-tune: the conjugate model draws its posterior exactly, with no tuning; "
+                "drop it, or fit --model hierarchical"
+            )
         return fit_conjugate(data, n_draws=n_draws, n_chains=args.n_chains or 4, seed=seed)
     quiet = getattr(args, "quiet", False)
     with _quiet_pymc(args):  # PyMC reports the sampler's start on its logger
         return fit_hierarchical(
             data,
             n_draws=n_draws,
+            n_tune=_n_tune(args),
             n_chains=args.n_chains or 4,
             seed=seed,
             progressbar=sys.stderr.isatty() and not quiet,
         )
+
+
+def _n_tune(args: argparse.Namespace) -> int:
+    """``--n-tune`` (default 1000, the API's)."""
+    n = getattr(args, "n_tune", None)
+    return 1000 if n is None else int(n)
 
 
 def read_toml(path: Path) -> dict:

@@ -384,6 +384,14 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
         metavar="N",
         help="chains, in [1, 1000] (default: 4, as the API; r_hat needs several)",
     )
+    g.add_argument(
+        "--n-tune",
+        type=int_at_least(0, hi=MAX_POSTERIOR_DRAWS),
+        action=Field,
+        metavar="N",
+        help="NUTS tuning steps per chain, in [0, 1e7] (default: 1000, as the API); the "
+        "hierarchical and event models only (the conjugate one draws exactly)",
+    )
 
 
 def add_shape_options(p: argparse.ArgumentParser | Any) -> None:
