@@ -834,6 +834,17 @@ def _check_window(n_gpus: Any, duration_hours: Any) -> tuple[int | None, float |
     return n_gpus, duration_hours
 
 
+def delimiter_hint(header: list[str]) -> str:
+    """Return a hint when a one-column header holds another delimiter (";", a tab), else ""."""
+    if len(header) == 1:
+        for sep, name in ((";", "semicolons"), ("\t", "tabs")):
+            if sep in header[0]:
+                return (
+                    f" (the header is one column holding {name}: the file must be comma-separated)"
+                )
+    return ""
+
+
 def _check_header(header: list[str], rows: list[_Row], origin: str, compute_exposure: bool) -> None:
     """Every needed column present once, and at least one data row."""
     needed = [c for c in _REQUIRED if not (c == "exposure" and compute_exposure)]
@@ -847,6 +858,7 @@ def _check_header(header: list[str], rows: list[_Row], origin: str, compute_expo
             if missing == ["exposure"]
             else ""
         )
+        hint += delimiter_hint(header)
         raise ValueError(
             f"{origin}: header: missing column(s) {missing}{hint}; need "
             f"{', '.join(_REQUIRED)} (and optionally {', '.join(_OPTIONAL)}: "
@@ -888,4 +900,15 @@ def _parse_rows(
         categories.append(cat)
         unit.append(u)
         group.append(_as_text(row.fields.get("group")))
+    folded: dict[str, str] = {}
+    for cat in categories:
+        other = folded.setdefault(cat.casefold(), cat)
+        if other != cat:
+            warnings.warn(
+                f"{origin}: categories {other!r} and {cat!r} differ only in case: they are "
+                "fitted as two categories (merge their rows if they are one cause)",
+                UserWarning,
+                stacklevel=4,
+            )
+            break
     return categories, counts, exposure, unit, group

@@ -74,7 +74,7 @@ from relmc import cluster
 from relmc._cf import provenance
 from relmc._io import atomic_path, read_text
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
-from relmc.datasets import _read_csv_text, _Row
+from relmc.datasets import _read_csv_text, _Row, delimiter_hint
 
 __all__ = [
     "load_events",
@@ -763,7 +763,8 @@ def load_events(
     missing = [c for c in _REQUIRED if c not in header]
     if missing:
         raise ValueError(
-            f"{origin}: header: missing column(s) {missing}; need {', '.join(_REQUIRED)} "
+            f"{origin}: header: missing column(s) {missing}{delimiter_hint(header)}; need "
+            f"{', '.join(_REQUIRED)} "
             f"(optionally {', '.join(_OPTIONAL)}); got {header}"
         )
     if not rows:

@@ -328,6 +328,29 @@ def test_load_counts_bad_rows(tmp_path, body, needles):
     assert str(path) in str(err.value)
 
 
+def test_a_semicolon_or_tab_separated_file_is_named_so(tmp_path):
+    for sep, name in ((";", "semicolons"), ("\t", "tabs")):
+        text = sep.join(["category", "count", "exposure", "unit"]) + "\n"
+        path = write(tmp_path, text + sep.join(["a", "1", "10", "gpu"]) + "\n")
+        with pytest.raises(ValueError, match=f"one column holding {name}: the file must be comma"):
+            load_counts(path)
+    # negative control: a comma-separated file missing a column gets no such hint
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['unit'\]; need") as e:
+        load_counts(write(tmp_path, "category,count,exposure\na,1,10\n"))
+    assert "holding" not in str(e.value)
+
+
+def test_categories_differing_only_in_case_are_warned_of(tmp_path):
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"categories 'GPU' and 'gpu' differ only in case"):
+        data = load_counts(write(tmp_path, HEAD + "GPU,1,10,gpu\nHost,2,10,node\ngpu,3,10,gpu\n"))
+    assert data.sizes["category"] == 3  # kept apart, as given
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # negative control: distinct names
+        load_counts(write(tmp_path, HEAD + "GPU,1,10,gpu\nGPUs,3,10,gpu\n"))
+
+
 def test_load_counts_exposure_at_the_rate_bound_is_accepted(tmp_path):
     # negative control of the bound: (count + 1) / exposure = 1e12 exactly loads
     data = load_counts(write(tmp_path, HEAD + "a,3,4e-12,gpu\n"))
