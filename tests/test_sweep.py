@@ -215,6 +215,85 @@ def test_shards_partition_cells():
         sweep.shard_cells(12, -1, 1)
 
 
+def test_cell_lists_format_parse_and_check():
+    from relmc.sweep.cells import format_cells, parse_cells
+
+    for cells in ([0, 1, 2, 3, 8, 10, 11], [5], [2, 4, 6], [7, 0, 1]):
+        text = format_cells(cells)
+        assert parse_cells(text, 12) == cells
+    assert format_cells([0, 1, 2, 3, 8, 10, 11]) == "0-3,8,10-11"
+    assert parse_cells(" 0-2,\n5 ,7-7\n", 12) == [0, 1, 2, 5, 7]  # whitespace, lines
+    bad = [
+        ("3-1", "runs backwards"),
+        ("0-12", r"cell 12 is not in \[0, 11\]"),
+        ("x", "'x' is not a cell index"),
+        ("1,1", "cell 1 is listed twice"),
+        ("0-3,2", "cell 2 is listed twice"),
+        ("", "must list at least one cell"),
+        ("-1", "'-1' is not a cell index"),
+    ]
+    for text, match in bad:
+        with pytest.raises(ValueError, match=match) as e:
+            parse_cells(text, 12)
+        assert e.value.field == "cells"
+
+
+def test_a_list_of_cells_is_sharded_by_position(spec_file, whole, tmp_path):
+    """``cells``: the list's entries s, s + k, ...; every cell once; the same numbers."""
+    store = tmp_path / "c.zarr"
+    listed = [11, 3, 4, 5, 9]  # any order: sharded by position in the list
+    ran = [sweep.run_sweep(spec_file, store, cells=listed, shard=s, shards=2, progress=False)
+           for s in (1, 0)]  # fmt: skip
+    assert ran == [[3, 5], [4, 9, 11]]  # positions 1, 3 and 0, 2, 4 (returned sorted)
+    st = sweep.status(store)
+    assert st.done.tolist() == sorted(listed)
+    cube = sweep.open_sweep(store, load=True)
+    for flat in listed:  # bit for bit the whole run's cells
+        idx = dict(zip(SweepSpec.from_toml(spec_file).dims,
+                       SweepSpec.from_toml(spec_file).cell_index(flat), strict=True))  # fmt: skip
+        a, b = cube.isel(idx), whole.isel(idx)
+        assert a.ettr_mean.item() == b.ettr_mean.item()
+        assert a.lost_hours_mean.values.tobytes() == b.lost_hours_mean.values.tobytes()
+    # bad lists are refused before anything is written
+    with pytest.raises(ValueError, match=r"cells: cell 12 is not in \[0, 11\]"):
+        sweep.run_sweep(spec_file, tmp_path / "n.zarr", cells=[12], progress=False)
+    assert not (tmp_path / "n.zarr").exists()
+
+
+def test_submit_of_a_partly_done_store_lists_its_missing_cells(spec_file, tmp_path, capsys):
+    store = tmp_path / "p.zarr"
+    for shard in (0, 1, 2):  # of 4: cells 3, 7, 11 stay missing
+        sweep.run_sweep(spec_file, store, shard=shard, shards=4, progress=False)
+    opts = SlurmOptions(array=4)
+    script = sweep.submit(spec_file, store=store, options=opts, dry_run=True)
+    assert "#SBATCH --array=0-2" in script  # three tasks for three cells
+    assert "--shards 3" in script and "--cells - <<'RELMC_CELLS'\n3,7,11\nRELMC_CELLS\n" in script
+    # negative control: a new store's script shards the grid, with no list
+    fresh = sweep.submit(spec_file, store=tmp_path / "new.zarr", options=opts, dry_run=True)
+    assert "--cells" not in fresh and "#SBATCH --array=0-3" in fresh
+    # what a task runs: relmc sweep run --cells - with the list on stdin
+    import io
+
+    for task in range(3):
+        argv = ["sweep", "run", str(spec_file), "--store", str(store), "--shard", str(task)]
+        argv += ["--shards", "3", "--no-progress", "--cells", "-"]
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("sys.stdin", io.StringIO("3,7,11\n"))
+            assert cli_main(argv) == 0
+        assert capsys.readouterr().out.startswith("computed 1 cells;")
+    assert sweep.status(store).complete
+    # a long list is wrapped at commas into lines the shell's heredoc reads back whole
+    from relmc.sweep.slurm import sbatch_script
+
+    many = list(range(0, 2000, 2))
+    text = sbatch_script(spec_file, store, SlurmOptions(array=4), cells=many)
+    body = text.split("<<'RELMC_CELLS'\n")[1].split("RELMC_CELLS")[0]
+    assert max(len(line) for line in body.splitlines()) <= 100
+    from relmc.sweep.cells import parse_cells
+
+    assert parse_cells(body, 2000) == many
+
+
 def test_cell_seeds_are_spawn_keys():
     s = sweep.cell_seed(5, 7)
     assert s.entropy == 5 and s.spawn_key == (7,)

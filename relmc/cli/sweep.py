@@ -110,6 +110,14 @@ def add_parser(sub) -> None:
     )
     r.add_argument("--shards", type=int, default=1, action=options.Field, help="number of shards")
     r.add_argument(
+        "--cells",
+        metavar="LIST",
+        action=options.Field,
+        help="run only these flat cells, e.g. 0-3,8,10-11 ('-': read the list from stdin), "
+        "sharded by position; relmc sweep submit gives a partly done store's array the cells "
+        "missing when it submitted, so that its tasks share them evenly",
+    )
+    r.add_argument(
         "--dask",
         metavar="ADDRESS",
         action=options.Field,
@@ -230,6 +238,12 @@ def _run(args: argparse.Namespace) -> int:
     spec = sweep.SweepSpec.from_toml(args.spec)
     if args.n_trials is not None:
         spec = dataclasses.replace(spec, n_trials=args.n_trials)
+    cells = None
+    if args.cells is not None:
+        from relmc.sweep.cells import parse_cells
+
+        text = sys.stdin.read() if args.cells == "-" else args.cells
+        cells = parse_cells(text, spec.n_cells)
     done = sweep.run_sweep(
         spec,
         args.store,
@@ -240,6 +254,7 @@ def _run(args: argparse.Namespace) -> int:
         n_threads=args.n_threads,
         progress=False if args.no_progress else None,
         claim_lease_seconds=args.claim_lease_seconds,
+        cells=cells,
     )
     store = resolve_store(spec, args.store)
     st = sweep.status(store)
@@ -286,14 +301,14 @@ def _submit(args: argparse.Namespace) -> int:
         wait=args.wait,
         on_submit=announce,
     )
-    if args.dry_run:
-        say(out)
-        return 0
     from relmc.sweep.spec import resolve_store
 
     store = resolve_store(spec, args.store)
     if not out:
         say(f"nothing to submit: {sweep.status(store)}")
+        return 0
+    if args.dry_run:
+        say(out)
         return 0
     if args.wait:  # every task has ended: what the store holds now
         say(f"store: {sweep.status(store, outcomes=True)}")

@@ -23,6 +23,9 @@ __all__ = [
     "resolve_rates",
     "cell_seed",
     "shard_cells",
+    "format_cells",
+    "parse_cells",
+    "check_cells",
     "simulate_cell",
     "summarize_cell",
     "STOPPED_BY",
@@ -72,6 +75,70 @@ def shard_cells(n_cells: int, shard: int = 0, shards: int = 1) -> range:
     ):
         raise FieldError("shard", f"shard must be an integer in [0, {shards - 1}]; got {shard!r}")
     return range(int(shard), n_cells, int(shards))
+
+
+def check_cells(cells: Sequence[int], n_cells: int, field: str = "cells") -> list[int]:
+    """Return ``cells`` as a list of distinct flat cell indices in ``[0, n_cells)``, checked.
+
+    Raises ``FieldError`` on ``field`` naming the first bad entry.
+    """
+    if isinstance(cells, str | bytes) or not isinstance(cells, Sequence | np.ndarray):
+        raise FieldError(field, f"{field} must be a list of cell indices; got {cells!r}")
+    out: list[int] = []
+    seen: set[int] = set()
+    for c in cells:
+        if isinstance(c, bool | np.bool_) or not isinstance(c, int | np.integer):
+            raise FieldError(field, f"{field}: a cell index must be an integer; got {c!r}")
+        if not 0 <= int(c) < n_cells:
+            raise FieldError(
+                field, f"{field}: cell {int(c)} is not in [0, {n_cells - 1}] (the grid's cells)"
+            )
+        if int(c) in seen:
+            raise FieldError(field, f"{field}: cell {int(c)} is listed twice")
+        seen.add(int(c))
+        out.append(int(c))
+    if not out:
+        raise FieldError(field, f"{field} must list at least one cell")
+    return out
+
+
+def format_cells(cells: Sequence[int]) -> str:
+    """``[0, 1, 2, 3, 8, 10, 11]`` as ``"0-3,8,10-11"`` (runs of consecutive cells as ranges)."""
+    parts: list[str] = []
+    items = [int(c) for c in cells]
+    i = 0
+    while i < len(items):
+        j = i
+        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
+            j += 1
+        parts.append(str(items[i]) if i == j else f"{items[i]}-{items[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def parse_cells(text: str, n_cells: int, field: str = "cells") -> list[int]:
+    """Read :func:`format_cells`' text (``"0-3,8"``; whitespace and newlines allowed), checked."""
+    cells: list[int] = []
+    for part in text.replace("\n", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise FieldError(
+                field, f"{field}: {part!r} is not a cell index or a range A-B of them"
+            ) from None
+        if b < a:
+            raise FieldError(field, f"{field}: the range {part!r} runs backwards")
+        if b >= n_cells:  # before building a list of a range's every cell
+            raise FieldError(
+                field, f"{field}: cell {b} is not in [0, {n_cells - 1}] (the grid's cells)"
+            )
+        cells.extend(range(a, b + 1))
+    return check_cells(cells, n_cells, field)
 
 
 def summarize_cell(res: xr.Dataset, quantiles: Sequence[float]) -> xr.Dataset:

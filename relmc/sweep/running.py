@@ -20,6 +20,7 @@ from relmc._extras import require
 from relmc.errors import FieldError
 from relmc.sweep.cells import (
     cell_template,
+    check_cells,
     resolve_rates,
     shard_cells,
     simulate_cell,
@@ -285,6 +286,7 @@ def run_sweep(
     progress: bool | None = None,
     claim_lease_seconds: float | None = None,
     pack: bool = False,
+    cells: Sequence[int] | None = None,
 ) -> list[int]:
     """Compute the missing cells of one shard of a sweep and write them to the store.
 
@@ -295,7 +297,8 @@ def run_sweep(
     store : path, optional
         zarr store; created if missing (default: the spec's ``store``).
     shard, shards : int
-        Run only cells ``shard, shard + shards, ...`` (see ``shard_cells()``).
+        Run only cells ``shard, shard + shards, ...`` (see ``shard_cells()``); with
+        ``cells``, the entries ``shard, shard + shards, ...`` of that list.
     client : distributed.Client or str, optional
         Run the cells as Dask tasks on this client (or scheduler address); workers must see
         the store's path. Works with dask-jobqueue's ``SLURMCluster``.
@@ -320,6 +323,10 @@ def run_sweep(
         store take a lock, so one packs and the others find it packed. A packed store is
         never written: a run on it computes nothing, and refuses (``ValueError``) if a cell
         of its shard is not done or fails verification.
+    cells : sequence of int, optional
+        Run only these flat cells (distinct, in ``[0, n_cells)``; :func:`relmc.sweep.submit`
+        passes those missing when it submitted, so a partly done store's array tasks share
+        the rest evenly), sharded by position: entries ``shard, shard + shards, ...``.
 
     Returns
     -------
@@ -348,7 +355,11 @@ def run_sweep(
     for module in ("zarr", "dask.array"):  # the 'sweep' extra, checked before any work
         require(module)
     store = resolve_store(spec, store)
-    cells = shard_cells(spec.n_cells, shard, shards)
+    if cells is None:
+        cells = shard_cells(spec.n_cells, shard, shards)
+    else:  # a list of cells (e.g. those missing when a Slurm array was submitted), sharded
+        listed = check_cells(cells, spec.n_cells)
+        cells = [listed[i] for i in shard_cells(len(listed), shard, shards)]
     _check_int("workers", workers, 1, 1024)
     lease = DEFAULT_LEASE_SECONDS if claim_lease_seconds is None else claim_lease_seconds
     lease = check_lease_seconds(lease, "claim_lease_seconds")

@@ -13,10 +13,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from relmc._io import atomic_path
+from relmc.sweep.cells import format_cells
 from relmc.sweep.spec import SlurmOptions, SweepSpec, resolve_store
 from relmc.sweep.store import check_same_spec, init_store, status
 
@@ -27,13 +28,17 @@ def sbatch_script(
     spec_path: str | os.PathLike,
     store: str | os.PathLike,
     options: SlurmOptions,
+    cells: Sequence[int] | None = None,
 ) -> str:
     """Return the sbatch script of a sweep: one array task per shard.
 
     Every ``#SBATCH`` value comes from the allow-listed :class:`SlurmOptions`; every path in
-    the shell part is ``shlex.quote``-d.
+    the shell part is ``shlex.quote``-d. With ``cells`` (the cells a partly done store
+    misses), the tasks shard that list (``relmc sweep run --cells -``, the list in the
+    script itself, so a requeued task reads the list its job was submitted with), and the
+    array has at most one task per cell.
     """
-    n = options.array
+    n = options.array if cells is None else min(options.array, len(cells))
     array = f"0-{n - 1}" + (f"%{options.max_parallel}" if options.max_parallel else "")
     lines = [
         "#!/bin/bash",
@@ -60,15 +65,38 @@ def sbatch_script(
         "--store",
         str(Path(store).absolute()),
     ]
+    run = (
+        " ".join(shlex.quote(c) for c in cmd)
+        + f' --shard "$SLURM_ARRAY_TASK_ID" --shards {n} --n-threads {options.cpus_per_task}'
+        + " --no-progress"
+    )
     lines += [
         "# written by relmc.sweep; each task computes the missing cells of its shard, so a",
         "# requeued or rerun task only redoes unfinished cells",
         "set -euo pipefail",
-        " ".join(shlex.quote(c) for c in cmd)
-        + f' --shard "$SLURM_ARRAY_TASK_ID" --shards {n} --n-threads {options.cpus_per_task}'
-        + " --no-progress",
     ]
+    if cells is None:
+        lines.append(run)
+    else:  # the cells missing at submission, shared by position (a heredoc: no length limit)
+        lines += [
+            f"# {len(cells)} cells were missing when this job was submitted; task s runs",
+            "# entries s, s + shards, ... of their list",
+            run + " --cells - <<'RELMC_CELLS'",
+            *_lines_of(format_cells(cells).split(","), 100),
+            "RELMC_CELLS",
+        ]
     return "\n".join(lines) + "\n"
+
+
+def _lines_of(parts: list[str], width: int) -> list[str]:
+    """Join ``parts`` by commas into lines of at most ``width`` characters (a longer part whole)."""
+    lines: list[str] = []
+    for p in parts:
+        if lines and len(lines[-1]) + 1 + len(p) <= width:
+            lines[-1] += "," + p
+        else:
+            lines.append(p)
+    return lines
 
 
 #: what ``sbatch --test-only`` says when it refuses a job's options (Slurm's messages)
@@ -119,20 +147,26 @@ def submit(
     -------
     str
         The script (``dry_run``) or the Slurm job id; ``""`` when the store is complete
-        already (nothing is submitted).
+        already (nothing is submitted). On a partly done store the array's tasks share the
+        cells missing at submission (at most one task a cell), not the grid's shards, some
+        of which may be done.
     """
     spec = SweepSpec.from_toml(spec_path)
     opts = spec.slurm if options is None else options
     if not isinstance(opts, SlurmOptions):
         raise ValueError(f"options must be SlurmOptions; got {opts!r}")
     store = resolve_store(spec, store)
-    script = sbatch_script(spec_path, store, opts)
-    if dry_run:
-        return script
+    cells = None
     if store.exists():
         check_same_spec(spec, store)
-        if status(store).complete:
+        missing = status(store).missing
+        if missing.size == 0:
             return ""  # every cell done: an array would have nothing to do
+        if missing.size < spec.n_cells:  # a partly done store: the tasks share the rest
+            cells = missing.tolist()
+    script = sbatch_script(spec_path, store, opts, cells)
+    if dry_run:
+        return script
     if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted
         raise RuntimeError("sbatch not found: is Slurm installed on this machine?")
     # Slurm's own check of the script's options, before anything is written: a refusal of

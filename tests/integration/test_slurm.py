@@ -35,6 +35,31 @@ def test_slurm_array_equals_local(slurm, small_spec, tmp_path):
     )
 
 
+def test_slurm_array_on_a_partly_done_store_shares_the_missing_cells(slurm, small_spec, tmp_path):
+    """Shards 0-3 of 8 done locally: the array's tasks share the other half, one cell each."""
+    local = tmp_path / "local.zarr"
+    sweep.run_sweep(small_spec, local, progress=False)
+    store = tmp_path / "part.zarr"
+    for shard in range(4):
+        sweep.run_sweep(small_spec, store, shard=shard, shards=8, progress=False)
+    missing = sweep.status(store).missing.tolist()
+    assert missing == [4, 5, 6, 7]  # 8 cells: shards 4-7, one cell each
+    opts = SlurmOptions(array=8, partition="debug", time="00:10:00", python=sys.executable)
+    script = sweep.submit(small_spec, store=store, options=opts, dry_run=True)
+    assert "#SBATCH --array=0-3" in script  # at most one task a missing cell
+    assert "--cells - <<'RELMC_CELLS'\n4-7\nRELMC_CELLS" in script
+    job = sweep.submit(small_spec, store=store, options=opts, wait=True)
+    logs = sorted((tmp_path / "part.zarr.slurm").glob(f"slurm-{job}_*.out"))
+    assert len(logs) == 4
+    # every task computed one cell (before: tasks 0-3 of shards 0-3 had nothing to do)
+    assert all(p.read_text().startswith("computed 1 cells;") for p in logs), [
+        p.read_text() for p in logs
+    ]
+    xr.testing.assert_identical(
+        sweep.open_sweep(store, load=True), sweep.open_sweep(local, load=True)
+    )
+
+
 def test_slurm_submit_from_the_command_line_reports_the_store(slurm, small_spec, tmp_path, capsys):
     from relmc.cli import main
 
