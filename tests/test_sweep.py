@@ -508,7 +508,9 @@ def test_old_store_without_consolidated_metadata(whole, spec_file, tmp_path):
 
 @pytest.mark.parametrize("keep", [False, True])
 @pytest.mark.parametrize("name", ["checkpoint_interval_hours", "sdc_rework_hours"])
-def test_old_store_without_a_variable_added_later(name, keep, spec_file, tmp_path, monkeypatch):
+def test_old_store_without_a_variable_added_later(
+    name, keep, spec_file, tmp_path, monkeypatch, capsys
+):
     """A store made before a per-cell variable existed (``store.ADDED_LATER``) resumes: its
     cells verify, the new cells are written without it, and the cube equals today's less it
     (with ``keep_trials`` too: the per-trial variable). Negative control: a store that lacks
@@ -552,6 +554,11 @@ def test_old_store_without_a_variable_added_later(name, keep, spec_file, tmp_pat
     assert sweep.status(other).done.size == n_done  # nothing computed, nothing written
     st = sweep.status(other, outcomes=True)  # an outcome the store lacks is not known
     assert st.hopeless is None and st.unfinished is not None and "hopeless" not in str(st)
+    import json
+
+    assert cli_main(["sweep", "status", str(other), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hopeless"] is None and out["unfinished"] == []  # not known vs none
 
 
 def test_old_store_with_nested_chunk_folders(whole, spec_file, tmp_path, monkeypatch):

@@ -343,8 +343,9 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         out = {"n_cells": st.n_cells, "done": st.done.tolist(), "missing": st.missing.tolist()}
         out["packed"] = st.packed
-        out["unfinished"] = st.unfinished.tolist() if st.unfinished is not None else []
-        out["hopeless"] = st.hopeless.tolist() if st.hopeless is not None else []
+        # null: not known (a store made before the variable existed), not "none"
+        out["unfinished"] = st.unfinished.tolist() if st.unfinished is not None else None
+        out["hopeless"] = st.hopeless.tolist() if st.hopeless is not None else None
         if args.verify:
             out["corrupt"] = st.corrupt.tolist()
             out["unverifiable"] = st.unverifiable.tolist()
