@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import relmc
-from relmc.cluster import ClusterShape
+from relmc.cluster import ClusterShape, shape_attrs
 from relmc.plots import main_figure
 
 QUICK = os.environ.get("RELMC_EXAMPLE_QUICK") == "1"  # fewer trials and sizes, for tests
@@ -41,7 +41,7 @@ posterior = relmc.fit_conjugate(data, seed=2024)
 names = [str(c) for c in data["category"].values]
 detection = {c: m / 60.0 for c, m in DETECTION_MINUTES.items() if c in names}
 scenario = relmc.Scenario(
-    cluster=relmc.Cluster(gpus_per_node=SHAPE.gpus_per_node, nodes_per_rack=SHAPE.nodes_per_rack),
+    cluster=relmc.Cluster(**shape_attrs(SHAPE)),
     failures=relmc.FailureModel.from_posterior(posterior, detection_hours=detection),
     job=relmc.Job(compute_hours=DAYS * 24.0),
 )

@@ -49,6 +49,11 @@ __all__ = [
 UNITS: tuple[str, ...] = ("gpu", "node", "rack", "switch", "link", "pod", "job")
 
 
+#: the largest rate relmc takes, per hour (one event every 3.6 ns): a category's rate per
+#: unit-hour (a data row's count over its exposure), a job's or a cluster's rate
+#: (``relmc.scenario.MAX_RATE``, ``relmc.rates.MAX_CLUSTER_RATE``)
+MAX_RATE = 1e12
+
 #: far beyond any fabric (Llama 3: 1); keeps link counts, and rates per link, finite
 MAX_LINKS_PER_GPU = 1000.0
 

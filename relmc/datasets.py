@@ -66,7 +66,6 @@ from relmc import cluster
 from relmc._io import read_text
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
 from relmc.errors import FieldError
-from relmc.scenario import MAX_RATE
 
 __all__ = ["list_datasets", "load_dataset", "load_counts"]
 
@@ -689,7 +688,9 @@ def load_counts(
         assumption = "As given in the input's exposure column (unit-hours of each row's unit)."
     columns = _parse_rows(rows, origin, exposure_of)
     if not compute_exposure and n_gpus is not None and duration_hours is not None:
-        _warn_exposure_against_window(columns, n_gpus, duration_hours, shape, origin)
+        _warn_exposure_against_window(
+            columns, n_gpus, duration_hours, shape, origin, low=exposure_clock == "wall"
+        )
     given = [c for c in ("recovery", "detection_minutes") if c in header]
     recovery, detection = _recovery_columns(rows, columns[0], origin)
     attrs = {
@@ -726,7 +727,9 @@ def load_counts(
 LOW_EXPOSURE_SHARE = 0.25
 
 
-def _warn_exposure_against_window(columns, n_gpus: int, hours: float, shape, origin: str) -> None:
+def _warn_exposure_against_window(
+    columns, n_gpus: int, hours: float, shape, origin: str, low: bool = True
+) -> None:
     """Warn when a row's exposure disagrees with the observed size and window.
 
     With an exposure column and the observed size and window both given, a row's exposure
@@ -735,10 +738,11 @@ def _warn_exposure_against_window(columns, n_gpus: int, hours: float, shape, ori
     divides by the size's exposed share while the rates come from the column). Below
     :data:`LOW_EXPOSURE_SHARE` of it says the same the other way, most often a column in
     other units (GPU-days, or node-hours on a per-GPU row), which would inflate the rate by
-    the factor: warned of too, each direction once.
+    the factor: warned of too, each direction once; not with ``low`` False (the exposed
+    clock: the hours the job ran, a share of the window by design).
     """
     names, _counts, exposure, unit, _groups = columns
-    high = low = False
+    high, low = False, not low  # each: already warned of (or not to be)
     for name, e, u in zip(names, exposure, unit, strict=True):
         most = cluster.units(int(n_gpus), str(u), shape) * float(hours)
         window = f"{n_gpus:,} GPUs give in {hours:g} h ({most:.4g} {u}-hours, every unit in "
@@ -889,13 +893,20 @@ def _parse_rows(
             )
         counts.append(_count(row.fields["count"], where, origin))
         exposure.append(exposure_of(row, u, where))
-        least = (counts[-1] + 1) / MAX_RATE
+        least = (counts[-1] + 1) / cluster.MAX_RATE
         if exposure[-1] < least:  # a rate beyond any simulation (and any hardware)
-            raise ValueError(
-                f"{origin}: {where}: field 'exposure' must be at least (count + 1) / "
-                f"{MAX_RATE:g} = {least:.3g} unit-hours (a rate per {u}-hour above "
-                f"{MAX_RATE:g} is no failure process); got "
-                f"{row.fields.get('exposure', exposure[-1])!r}"
+            bound = (
+                f"must be at least (count + 1) / {cluster.MAX_RATE:g} = {least:.3g} unit-hours (a "
+                f"rate per {u}-hour above {cluster.MAX_RATE:g} is no failure process)"
+            )
+            if "exposure" in row.fields:
+                raise ValueError(
+                    f"{origin}: {where}: field 'exposure' {bound}; got {row.fields['exposure']!r}"
+                )
+            raise FieldError(
+                "duration_hours",
+                f"{origin}: {where}: the exposure n_gpus and duration_hours give, "
+                f"{exposure[-1]:.3g} {u}-hours, {bound}",
             )
         categories.append(cat)
         unit.append(u)
@@ -908,7 +919,7 @@ def _parse_rows(
                 f"{origin}: categories {other!r} and {cat!r} differ only in case: they are "
                 "fitted as two categories (merge their rows if they are one cause)",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=3,
             )
             break
     return categories, counts, exposure, unit, group

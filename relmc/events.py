@@ -75,6 +75,7 @@ from relmc._cf import provenance
 from relmc._io import atomic_path, read_text
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
 from relmc.datasets import _read_csv_text, _Row, delimiter_hint
+from relmc.errors import FieldError
 
 __all__ = [
     "load_events",
@@ -437,7 +438,7 @@ def _hour_of_day(t: dt.datetime) -> float:
 
 def _check_positive_int(value: Any, field: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{field} must be an integer >= {minimum}; got {value!r}")
+        raise FieldError(field, f"{field} must be an integer >= {minimum}; got {value!r}")
     return int(value)
 
 
@@ -448,8 +449,9 @@ def _check_real(value: Any, field: str, lo: float, hi: float = math.inf, *, lo_o
     if not inside:
         bracket = "(" if lo_open else "["
         hi_text = "inf" if math.isinf(hi) else f"{hi:g}"
-        raise ValueError(
-            f"{field} must be a finite number in {bracket}{lo:g}, {hi_text}); got {value!r}"
+        raise FieldError(
+            field.split(" ")[0],
+            f"{field} must be a finite number in {bracket}{lo:g}, {hi_text}); got {value!r}",
         )
     return v
 
@@ -471,16 +473,18 @@ class _Window:
         if kind == "hours":
             for name, value in (("start", start), ("end", end)):
                 if value is not None and _as_hours(value) is None and _as_datetime(value):
-                    raise ValueError(
+                    raise FieldError(
+                        name,
                         f"{origin}: the times are hours (the first row's is a number), so "
                         f"{name} must be hours on the log's time axis too; got {name}={value!r} "
-                        "(or write the log's times as ISO 8601 timestamps)"
+                        "(or write the log's times as ISO 8601 timestamps)",
                     )
             self.start = 0.0 if start is None else _check_real(start, "start", -math.inf)
             if end is None:
-                raise ValueError(
+                raise FieldError(
+                    "end",
                     "end is required: the window's end, in hours on the log's time axis (the "
-                    "log cannot say when observation stopped)"
+                    "log cannot say when observation stopped)",
                 )
             self.end = _check_real(end, "end", -math.inf)
             self.start_hour = (
@@ -492,20 +496,23 @@ class _Window:
             self.start_dt: dt.datetime | None = None
         else:
             if start_hour is not None:
-                raise ValueError(
+                raise FieldError(
+                    "start_hour",
                     "start_hour is only for times in hours; with ISO 8601 times the hour of day "
-                    f"comes from start; got start_hour={start_hour!r}"
+                    f"comes from start; got start_hour={start_hour!r}",
                 )
             s, e = _as_datetime(start), _as_datetime(end)
             if s is None or e is None:
-                raise ValueError(
+                raise FieldError(
+                    "start" if s is None else "end",
                     f"{origin}: the times are ISO 8601 timestamps, so start and end must be ISO "
-                    f"8601 timestamps (or datetimes) too; got start={start!r}, end={end!r}"
+                    f"8601 timestamps (or datetimes) too; got start={start!r}, end={end!r}",
                 )
             if (s.tzinfo is None) != (e.tzinfo is None):
-                raise ValueError(
+                raise FieldError(
+                    "end",
                     f"start and end must both have a UTC offset or both have none; got {start!r}, "
-                    f"{end!r}"
+                    f"{end!r}",
                 )
             self.start_dt = s
             self.start = 0.0
@@ -513,7 +520,7 @@ class _Window:
             self.start_hour = _hour_of_day(s)
             self.start_text = s.isoformat()
         if not self.end > self.start:
-            raise ValueError(f"end must be after start; got start={start!r}, end={end!r}")
+            raise FieldError("end", f"end must be after start; got start={start!r}, end={end!r}")
 
     @property
     def duration(self) -> float:
@@ -549,9 +556,10 @@ class _Window:
         if not 0.0 <= t <= self.duration:
             off = -t if t < 0.0 else t - self.duration
             side = "before start" if t < 0.0 else "after end"
-            raise ValueError(
+            raise FieldError(
+                "window",  # the row's time or the window: the command line names both
                 f"{origin}: {where}: field 'time' must be inside the window [start, end] "
-                f"(0 to {self.duration:g} h after start); got {value!r}, {_span(off)} {side}"
+                f"(0 to {self.duration:g} h after start); got {value!r}, {_span(off)} {side}",
             )
         return t
 
@@ -813,9 +821,10 @@ def load_events(
             nodes_seen.add(nd)
         if has_gpus:
             gpus[i] = _gpus(row.fields["gpus"], n_gpus, where, origin)
-    _warn_duplicates(times, cat_index, node, gpus, rows, origin)
     clock = one_clock_time(times, window.start_hour)
-    if clock is not None:
+    if clock is None:  # dates only: two events of a day share a time and may both be real
+        _warn_duplicates(times, cat_index, node, gpus, rows, origin, has_nodes, has_gpus)
+    else:
         warnings.warn(
             f"{origin}: every event is at {clock} (dates without clock times?): the log says "
             "nothing of the time of day, and a daily cycle fitted to it would be the format's "
@@ -873,7 +882,9 @@ def load_events(
     )
 
 
-def _warn_duplicates(times, cat_index, node, gpus, rows: list[_Row], origin: str) -> None:
+def _warn_duplicates(
+    times, cat_index, node, gpus, rows: list[_Row], origin: str, has_nodes: bool, has_gpus: bool
+) -> None:
     """Warn of rows that repeat another's time, category, node and gpus (counted twice)."""
     first: dict[tuple, int] = {}
     pairs = []
@@ -886,10 +897,13 @@ def _warn_duplicates(times, cat_index, node, gpus, rows: list[_Row], origin: str
     if pairs:
         shown = ", ".join(f"row {b} repeats row {a}" for a, b in pairs[:5])
         more = f" and {len(pairs) - 5} more" if len(pairs) > 5 else ""
+        fields = ["time", "category", *(["node"] if has_nodes else [])]
+        fields += ["gpus"] if has_gpus else []
+        what = ", ".join(fields[:-1]) + " and " + fields[-1]
         warnings.warn(
-            f"{origin}: {len(pairs)} row(s) repeat another's time, category, node and gpus "
-            f"({shown}{more}): each is counted as an interruption of its own; drop them if "
-            "the log recorded one event twice",
+            f"{origin}: {len(pairs)} row(s) repeat another's {what} ({shown}{more}): each is "
+            "counted as an interruption of its own; drop them if the log recorded one event "
+            "twice",
             UserWarning,
             stacklevel=3,
         )

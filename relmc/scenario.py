@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from relmc.cluster import MAX_RATE as _MAX_RATE
 from relmc.cluster import UNITS, ClusterShape, units
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
 from relmc.errors import FieldError
@@ -60,8 +61,9 @@ Z95 = 1.6448536269514722
 #: Largest allowed spread or jitter factor (a 90% range of four orders of magnitude).
 MAX_SPREAD = 100.0
 #: the largest interruption rate of a job, per hour (one every 3.6 ns); the same bound as
-#: ``relmc.rates.MAX_CLUSTER_RATE`` on the failure categories' cluster-level rates
-MAX_RATE = 1e12
+#: ``relmc.rates.MAX_CLUSTER_RATE`` on the failure categories' cluster-level rates (defined in
+#: :mod:`relmc.cluster`, below the data loaders, which bound a row's rate by it too)
+MAX_RATE = _MAX_RATE
 
 #: Policy fields of the per-draw overhead spreads, in the kernel's column order.
 SPREAD_FIELDS: tuple[str, ...] = (
@@ -1302,13 +1304,14 @@ def _check_table_names(tables: Any, mine: Mapping[str, Any]) -> None:
         close = lower.get(name.lower()) or next(
             iter(difflib.get_close_matches(name, sorted(mine), n=1, cutoff=0.6)), None
         )
-        hint = f"; did you mean {close!r}?" if close else ""
+        hint = f"; did you mean {close!r}?" if close else "."
         field = f"failures.categories[{name!r}]"
         raise FieldError(
             field,
             f"{field}: the fit has no category {name!r}{hint} A table naming a fit category "
-            "changes it; a straggler or SDC table of a new name adds one; the fit's "
-            f"categories: {', '.join(repr(k) for k in mine)}",
+            "changes it, a straggler or SDC table of a new name adds one, and without "
+            "[[failures.categories]] tables the fit's categories are simulated as they are; "
+            f"the fit's categories: {', '.join(repr(k) for k in mine)}",
         )
 
 

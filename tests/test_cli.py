@@ -317,6 +317,8 @@ def test_simulate_with_a_posterior_refuses_failure_categories_it_lacks(
     assert err.startswith("relmc: error: failures.categories['crash']: the fit has no "), err
     assert "the fit's categories: 'Faulty GPU'" in err
     # a misspelt fit category: the closest name is suggested (case, then similarity)
+    assert "no category 'crash'. A table naming a fit category changes it" in err
+    assert "without [[failures.categories]] tables the fit's categories are simulated" in err
     for typo, meant in (("faulty gpu", "Faulty GPU"), ("Faulty GPUs", "Faulty GPU")):
         toml = SMALL_TOML + f'[[failures.categories]]\nname = "{typo}"\nrate_multiplier = 2\n'
         rc, nc, err = _simulate_with(tmp_path, toml, llama3_posterior, capsys)
@@ -927,6 +929,23 @@ def test_fit_events_errors_name_the_window_options_only_when_about_the_window(tm
     assert main([*argv, "--window-end", "100"]) == 2
     err = capsys.readouterr().err
     assert "field 'category' is empty" in err and hint not in err
+    # a folder named end/ in the path is no window error either (names, not words, decide)
+    (tmp_path / "end").mkdir()
+    other = tmp_path / "end" / "log.csv"
+    other.write_text("time,kind\n1.5,GPU\n")
+    assert main([*argv[:2], str(other), *argv[3:], "--window-end", "100"]) == 2
+    err = capsys.readouterr().err
+    assert "missing column(s) ['category']" in err and hint not in err
+    # the window's own arguments are named as their options
+    log.write_text("time,category\n2024-03-02T01:00:00,GPU\n")
+    iso = ["--window-start", "2024-03-01T00:00:00", "--window-end", "2024-02-01T00:00:00"]
+    assert main([*argv, *iso]) == 2
+    assert "relmc: error: --window-end: end must be after start" in capsys.readouterr().err
+    iso[3] = "2024-03-11T00:00:00"
+    assert main([*argv, *iso, "--start-hour", "5"]) == 2
+    assert "relmc: error: --start-hour: start_hour is only for times in hours" in (
+        capsys.readouterr().err
+    )
     # dates without clock times: the daily cycle is refused as the option that asked for it
     log.write_text("time,category\n2024-03-02,GPU\n2024-03-05,Host\n")
     window = ["--window-start", "2024-03-01T00:00:00", "--window-end", "2024-03-11T00:00:00"]

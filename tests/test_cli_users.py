@@ -373,6 +373,9 @@ def test_sweep_open_netcdf(tmp_path, capsys):
     assert main(["sweep", "open", store, "--netcdf", str(tmp_path / "x.nc"), "--csv"]) == 2
     assert "not allowed with argument --netcdf" in capsys.readouterr().err
     assert main(["sweep", "open", str(tmp_path / "none.zarr"), "--netcdf", "y.nc"]) == 2
+    capsys.readouterr()
+    assert main(["sweep", "open", store, "--netcdf", "-"]) == 2
+    assert "--netcdf: needs a file path" in capsys.readouterr().err
     assert not (tmp_path / "x.nc").exists() and not (tmp_path / "y.nc").exists()
 
 

@@ -161,3 +161,29 @@ def test_command_line_fit_project_simulate(tmp_path, capsys):
     # a bad shape option is named as the option, before anything is read
     assert main(["fit", "--counts", str(csv), "--links-per-gpu", "0", "--out", "x"]) == 2
     assert capsys.readouterr().err.startswith("relmc: error: --links-per-gpu: links_per_gpu")
+
+
+def test_an_event_log_fit_counts_racks_with_the_log_s_shape(tmp_path):
+    """load_events counts a rack category's exposure with the log's racks; the event model
+    must turn its per-node rates into per-rack ones with the same racks, since projections
+    count racks with the shape the fit records (it used the default racks: 1/8 the rate)."""
+    from relmc.events import load_events
+    from relmc.models import fit_events
+    from relmc.models.events import event_data
+
+    rng = np.random.default_rng(0)
+    times = np.sort(rng.uniform(0.0, HOURS, 40))
+    log = tmp_path / "rack.csv"
+    log.write_text("time,category,unit\n" + "".join(f"{t:.4f},ToR,rack\n" for t in times))
+    ev = load_events(log, n_gpus=N, end=HOURS, shape=RACKS16)
+    racks = cluster.units(N, "rack", RACKS16)  # 32
+    assert float(ev["exposure"][0]) == racks * HOURS
+    d = event_data(ev)
+    assert d.per_node_units.tolist() == [cluster.units(N, "node", RACKS16) / racks]  # 16, not 2
+    fit = fit_events(ev, n_draws=300, n_tune=300, n_chains=2, seed=1, cores=1, progressbar=False)
+    assert fit_shape(fit) == RACKS16
+    sc = relmc.scenario.replace_path(default_scenario(fit), "cluster.n_gpus", N)
+    got = _job_rate(sc, fit, "ToR")
+    # known answer: the observed 40 events in 720 h (Poisson: 16 % relative SD, so within a
+    # factor 1.7 is over 3 SD); the default racks' count would give 1/8 of it
+    assert 40 / HOURS / 1.7 < got < 1.7 * 40 / HOURS, got

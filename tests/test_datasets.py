@@ -351,6 +351,13 @@ def test_categories_differing_only_in_case_are_warned_of(tmp_path):
         load_counts(write(tmp_path, HEAD + "GPU,1,10,gpu\nGPUs,3,10,gpu\n"))
 
 
+def test_a_computed_exposure_below_the_rate_bound_names_the_window():
+    with pytest.raises(ValueError, match=r"exposure n_gpus and duration_hours give, 1e-13") as e:
+        load_counts({"category": ["a"], "count": [5], "unit": ["gpu"]}, n_gpus=1,
+                    duration_hours=1e-13)  # fmt: skip
+    assert e.value.field == "duration_hours" and "field 'exposure'" not in str(e.value)
+
+
 def test_load_counts_exposure_at_the_rate_bound_is_accepted(tmp_path):
     # negative control of the bound: (count + 1) / exposure = 1e12 exactly loads
     data = load_counts(write(tmp_path, HEAD + "a,3,4e-12,gpu\n"))
@@ -508,3 +515,7 @@ def test_an_exposure_far_below_the_window_warns(tmp_path):
     csv.write_text("category,count,exposure,unit\nGPU,24,368640,gpu\n")
     with pytest.warns(UserWarning, match=r"0.125 of what .* its rate is 8x"):
         load_counts(csv, n_gpus=2048, duration_hours=1440)
+    # the exposed clock counts the hours the job ran: a share of the window by design
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_counts(csv, n_gpus=2048, duration_hours=1440, exposure_clock="exposed")

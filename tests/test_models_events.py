@@ -273,10 +273,18 @@ def test_repeated_rows_and_dates_without_clock_times_are_warned_of(tmp_path):
             text = "time,category,node\n2024-05-01T03:00:00,GPU,a\n2024-05-01T03:00:0"
             text += f"{1 if other == 'a,GPU' else 0},{cat},{node}\n"
             load_events(_csv(tmp_path, text), **win)
-    days = "time,category\n2024-05-01,GPU\n2024-05-03,GPU\n2024-05-07,Host\n"
-    with pytest.warns(UserWarning, match=r"every event is at 00:00 \(dates without clock"):
+    # without a node column the warning names the fields there are
+    nodeless = "time,category\n2024-05-01T03:00:00,GPU\n2024-05-01T03:00:00,GPU\n"
+    with pytest.warns(UserWarning, match=r"repeat another's time and category \(row 2 repeats"):
+        load_events(_csv(tmp_path, nodeless), **win)
+    # dates only: two events of one day are not called a repeat (only the dates are warned of)
+    days = "time,category\n2024-05-01,GPU\n2024-05-03,GPU\n2024-05-03,GPU\n2024-05-07,Host\n"
+    with pytest.warns(UserWarning) as rec:
         ev = load_events(_csv(tmp_path, days), **win)
-    with pytest.raises(ValueError, match=r"diurnal='pooled': every one of the log's 3 events"):
+    assert [str(w.message).split(": ", 1)[1][:30] for w in rec] == [
+        "every event is at 00:00 (dates"
+    ]
+    with pytest.raises(ValueError, match=r"diurnal='pooled': every one of the log's 4 events"):
         fit_events(ev, diurnal="pooled")  # refused before any sampling
     # the helper: the clock time of one time of day; None for two, or one instant
     assert one_clock_time([0.0, 24.0, 48.0], 0.0) == "00:00"

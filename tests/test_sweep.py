@@ -6,6 +6,7 @@ cell's index, so no tolerance is needed or allowed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -231,6 +232,9 @@ def test_cell_lists_format_parse_and_check():
         ("0-3,2", "cell 2 is listed twice"),
         ("", "must list at least one cell"),
         ("-1", "'-1' is not a cell index"),
+        ("1_0", "'1_0' is not a cell index"),  # int() would read these: 10, 2, 3
+        ("+2", r"'\+2' is not a cell index"),
+        ("\u0663", "is not a cell index"),
     ]
     for text, match in bad:
         with pytest.raises(ValueError, match=match) as e:
@@ -271,27 +275,38 @@ def test_submit_of_a_partly_done_store_lists_its_missing_cells(spec_file, tmp_pa
     # negative control: a new store's script shards the grid, with no list
     fresh = sweep.submit(spec_file, store=tmp_path / "new.zarr", options=opts, dry_run=True)
     assert "--cells" not in fresh and "#SBATCH --array=0-3" in fresh
+    # a done cell whose data fail their checksum is missing too (a run recomputes it)
+    chunk = store / "ettr_mean" / "c.0.0.0"
+    data = bytearray(chunk.read_bytes())
+    data[-1] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    script = sweep.submit(spec_file, store=store, options=opts, dry_run=True)
+    assert "#SBATCH --array=0-3" in script and "\n0,3,7,11\nRELMC_CELLS\n" in script
     # what a task runs: relmc sweep run --cells - with the list on stdin
     import io
 
-    for task in range(3):
+    for task in range(4):
         argv = ["sweep", "run", str(spec_file), "--store", str(store), "--shard", str(task)]
-        argv += ["--shards", "3", "--no-progress", "--cells", "-"]
+        argv += ["--shards", "4", "--no-progress", "--cells", "-"]
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr("sys.stdin", io.StringIO("3,7,11\n"))
+            mp.setattr("sys.stdin", io.StringIO("0,3,7,11\n"))
             assert cli_main(argv) == 0
         assert capsys.readouterr().out.startswith("computed 1 cells;")
-    assert sweep.status(store).complete
+    assert sweep.status(store, verify=True).complete
     # a long list is wrapped at commas into lines the shell's heredoc reads back whole
     from relmc.sweep.slurm import sbatch_script
 
     many = list(range(0, 2000, 2))
-    text = sbatch_script(spec_file, store, SlurmOptions(array=4), cells=many)
+    text = sbatch_script(spec_file, store, SlurmOptions(array=4), cells=many, n_cells=2000)
     body = text.split("<<'RELMC_CELLS'\n")[1].split("RELMC_CELLS")[0]
     assert max(len(line) for line in body.splitlines()) <= 100
     from relmc.sweep.cells import parse_cells
 
     assert parse_cells(body, 2000) == many
+    # a bad list is refused before any script is made (the grid's 12 cells read from the spec)
+    for bad, match in (([], "at least one cell"), ([3, 3], "listed twice"), ([12], "not in")):
+        with pytest.raises(ValueError, match=match):
+            sbatch_script(spec_file, store, SlurmOptions(array=4), cells=bad)
 
 
 def test_cell_seeds_are_spawn_keys():
@@ -401,6 +416,11 @@ def test_mixed_axis_written_as_labels(whole, whole_store, tmp_path):
             whole.ettr_mean.sel(checkpoint_interval="young"),
         )
         back.close()
+    # a cube subset and reordered after opening: its values now
+    turned = sweep.axes_as_labels(whole.isel(checkpoint_interval=[1, 0]))
+    assert list(turned.checkpoint_interval.values) == ["young", "0.5"]
+    assert json.loads(turned.checkpoint_interval.attrs["values_json"]) == ["young", 0.5]
+    turned.to_netcdf(tmp_path / "turned.nc")
     # the other axes, and a cube without a mixed axis, come back as they were
     assert sweep.axes_as_labels(whole).n_gpus.dtype == whole.n_gpus.dtype
     numbers = whole.sel(checkpoint_interval=[0.5])
@@ -671,6 +691,87 @@ def test_sigkill_then_resume(tmp_path):
     assert f"computed {len(missing)} cells" in rerun.stdout
     assert sweep.status(store).complete
     assert_bitwise_equal(sweep.open_sweep(store, load=True), sweep.open_sweep(reference, load=True))
+
+
+def test_ctrl_c_of_a_run_with_workers_ends_it_quietly_then_resume(tmp_path):
+    """Ctrl-C (SIGINT to the process group) mid-run with --workers 2: one line, exit 130, no
+    worker's traceback, no worker left; a rerun completes the same cube."""
+    spec_file = write_spec(tmp_path, SPEC.replace("n_trials = 64", "n_trials = 1000"))
+    reference = tmp_path / "ref.zarr"
+    sweep.run_sweep(spec_file, reference, progress=False)
+    store = tmp_path / "c.zarr"
+    cmd = [sys.executable, "-m", "relmc", "sweep", "run", str(spec_file), "--store", str(store)]
+    cmd += ["--no-progress", "--workers", "2", "--n-threads", "1"]
+    mark = f"relmc-ctrl-c-{os.getpid()}-{time.monotonic_ns()}"  # inherited by every worker
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "RELMC_TEST_MARK": mark},
+        start_new_session=True,  # its own group, as a terminal's foreground job
+        # a shell's background job starts with SIGINT ignored, which Python keeps: undo it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (store / "done" / "zarr.json").exists():  # the workers are computing cells
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)
+        running = _processes_marked(mark.encode())
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the interrupt")  # a very fast machine
+    assert proc.returncode == 130, err
+    assert err.strip() == "relmc: interrupted", err  # no traceback of a worker's
+    assert len(running) >= 3, running  # the run, its two workers (and a resource tracker)
+    assert _processes_marked(mark.encode()) == []  # ... all ended with the run
+    st = sweep.status(store)
+    assert st.done.size < 12
+    subprocess.run(cmd, capture_output=True, text=True, check=True)
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), sweep.open_sweep(reference, load=True))
+
+
+def _processes_marked(mark: bytes) -> list[int]:
+    """Live processes whose environment holds ``mark``."""
+    found = []
+    for env in Path("/proc").glob("[0-9]*/environ"):
+        with contextlib.suppress(OSError):
+            if mark in env.read_bytes():
+                found.append(int(env.parent.name))
+    return found
+
+
+def test_sigint_is_ignored_in_processes_started_inside_the_pool_guard():
+    """The workers start with SIGINT ignored (a spawned Python keeps it); the parent not."""
+    import multiprocessing as mp
+
+    from relmc.sweep.running import _sigint_ignored
+
+    before = signal.getsignal(signal.SIGINT)
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1) as outside:  # negative control: started outside the guard
+        assert outside.apply(_sigint_handler_name) == "default_int_handler"
+    with _sigint_ignored():
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        pool = ctx.Pool(1)
+    try:
+        assert pool.apply(_sigint_handler_name) == "SIG_IGN"
+    finally:
+        pool.terminate()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def _sigint_handler_name() -> str:
+    h = signal.getsignal(signal.SIGINT)
+    return "SIG_IGN" if h == signal.SIG_IGN else getattr(h, "__name__", str(h))
 
 
 # ---------------------------------------------------------------------------------- CLI

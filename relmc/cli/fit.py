@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 import xarray as xr
@@ -129,6 +128,16 @@ def _time(text: str | None):
         return text
 
 
+#: load_events' arguments as relmc fit's options
+_EVENT_FLAGS = {
+    "start": "--window-start",
+    "end": "--window-end",
+    "start_hour": "--start-hour",
+    "n_gpus": "--observed-gpus",
+    "fleet_age_at_start_hours": "--fleet-age-hours",
+}
+
+
 def _load_events(args: argparse.Namespace):
     from relmc.events import load_events
 
@@ -144,9 +153,11 @@ def _load_events(args: argparse.Namespace):
             shape=shape,
         )
     except ValueError as e:
-        # the window's own names are the API's (start, end): say which options they are
-        about_window = re.search(r"\b(start|end|window)\b", str(e)) is not None
-        hint = " (the window: --window-start, --window-end)" if about_window else ""
+        # the loader names its arguments (start, end, ...): say which options they are
+        field = getattr(e, "field", None)
+        if field in _EVENT_FLAGS:
+            raise ValueError(f"{_EVENT_FLAGS[field]}: {e}") from None
+        hint = " (the window: --window-start, --window-end)" if field == "window" else ""
         raise ValueError(f"--events: {e}{hint}") from None
     if args.nodes is not None and not int(events.attrs.get("has_nodes", 0)):
         raise ValueError(f"--nodes: needs an event log with a node column; {args.events} has none")

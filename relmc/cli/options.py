@@ -210,6 +210,7 @@ class _Option:
 
 def _scenario_options() -> list[tuple[str, list[_Option]]]:
     """One group of options per dataclass field (alternative units are exclusive flags)."""
+    from relmc.cluster import SHAPE_FIELDS
     from relmc.scenario import Cluster, FailureModel, Job, Policy
 
     groups: list[tuple[str, list[_Option]]] = []
@@ -233,6 +234,8 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
                     "the rate the data or fit record, e.g. llama3-405b's 47 in 1,296 h, "
                     "0.87 a day; 0 for data without one"
                 )
+            elif section == "cluster" and f.name in SHAPE_FIELDS:
+                shown = f"{default:g}, or the shape a --posterior fit recorded"
             elif default is None:
                 shown = "off" if f.name == "memory_restart_hours" else "unlimited"
             elif isinstance(default, str):

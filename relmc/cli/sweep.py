@@ -362,6 +362,8 @@ def _open(args: argparse.Namespace) -> int:
     from relmc._io import write_bytes
     from relmc.cli.inputs import check_out
 
+    if args.netcdf == "-":
+        raise ValueError("--netcdf: needs a file path (netCDF is binary: not for stdout)")
     outputs = None
     for flag, given in (("--csv", args.csv), ("--netcdf", args.netcdf)):
         if given not in (None, "-"):

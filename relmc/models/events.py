@@ -262,7 +262,10 @@ def event_data(events: xr.Dataset, fleet_age_at_start_hours: float | None = None
     age = _check_real(age, f"{field} (0: unknown)", 0.0, lo_open=False)
     names = np.asarray(events["category"].values).astype(str)
     units = np.asarray(events["unit"].values).astype(str)
-    shape = cluster.ClusterShape(gpus_per_node=gpus_per_node)
+    # the log's own shape (racks of its nodes, links of its GPUs), as load_events counted its
+    # exposure and as the fit records it for projections; a log written before the other
+    # fields were recorded: Llama 3's, as then
+    shape = cluster.recorded_shape(attrs) or cluster.ClusterShape(gpus_per_node=gpus_per_node)
     n_nodes = int(cluster.units(n_gpus, "node", shape))
     time = np.asarray(events["event_time"].values, dtype=np.float64)
     if np.any(~np.isfinite(time)) or np.any(time < 0) or np.any(time > duration):

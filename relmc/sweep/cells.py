@@ -8,6 +8,7 @@ needs it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -116,6 +117,10 @@ def format_cells(cells: Sequence[int]) -> str:
     return ",".join(parts)
 
 
+#: one entry of a cell list: an index or a range A-B (ASCII digits only)
+_CELLS_PART = re.compile(r"([0-9]+)(?:-([0-9]+))?")
+
+
 def parse_cells(text: str, n_cells: int, field: str = "cells") -> list[int]:
     """Read :func:`format_cells`' text (``"0-3,8"``; whitespace and newlines allowed), checked."""
     cells: list[int] = []
@@ -123,14 +128,11 @@ def parse_cells(text: str, n_cells: int, field: str = "cells") -> list[int]:
         part = part.strip()
         if not part:
             continue
-        lo, sep, hi = part.partition("-")
-        try:
-            a = int(lo)
-            b = int(hi) if sep else a
-        except ValueError:
-            raise FieldError(
-                field, f"{field}: {part!r} is not a cell index or a range A-B of them"
-            ) from None
+        match = _CELLS_PART.fullmatch(part)
+        if match is None:
+            raise FieldError(field, f"{field}: {part!r} is not a cell index or a range A-B of them")
+        a = int(match[1])
+        b = int(match[2]) if match[2] is not None else a
         if b < a:
             raise FieldError(field, f"{field}: the range {part!r} runs backwards")
         if b >= n_cells:  # before building a list of a range's every cell

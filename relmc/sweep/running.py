@@ -9,7 +9,10 @@ is passed to every task explicitly, and a task opens its own store writer.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -159,6 +162,19 @@ def _process_batch(
     return len(cells), computed, ours
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT in this block (processes started in it inherit that), then restore it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers are the main thread's; a pool started elsewhere as before
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def _is_relmc_warning(category: type[Warning]) -> bool:
     return category.__module__.split(".")[0] == "relmc"
 
@@ -190,11 +206,25 @@ class ProcessPool:
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(cells)), mp_context=mp.get_context("spawn")
         ) as pool:
-            futures = [pool.submit(_process_batch, task, b, rates, os.getpid()) for b in batches]
-            for f in as_completed(futures):
-                n, computed, caught = f.result()
-                _rewarn(caught)
-                yield n, computed
+            # Ctrl-C is the parent's: the workers are spawned (at the submissions) with SIGINT
+            # ignored, which a new Python keeps, so none prints a KeyboardInterrupt traceback
+            # of its own; the parent ends them below
+            with _sigint_ignored():
+                futures = [
+                    pool.submit(_process_batch, task, b, rates, os.getpid()) for b in batches
+                ]
+            try:
+                for f in as_completed(futures):
+                    n, computed, caught = f.result()
+                    _rewarn(caught)
+                    yield n, computed
+            except KeyboardInterrupt:
+                # a cell being written is left not done, as after a SIGKILL; the next run
+                # computes it
+                for p in mp.active_children():
+                    p.terminate()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
 
 
 #: seconds a sweep waits to reach a Dask scheduler given by its address before it gives up

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from relmc._io import atomic_path
-from relmc.sweep.cells import format_cells
+from relmc.sweep.cells import check_cells, format_cells
 from relmc.sweep.spec import SlurmOptions, SweepSpec, resolve_store
 from relmc.sweep.store import check_same_spec, init_store, status
 
@@ -29,6 +29,8 @@ def sbatch_script(
     store: str | os.PathLike,
     options: SlurmOptions,
     cells: Sequence[int] | None = None,
+    *,
+    n_cells: int | None = None,
 ) -> str:
     """Return the sbatch script of a sweep: one array task per shard.
 
@@ -36,8 +38,13 @@ def sbatch_script(
     the shell part is ``shlex.quote``-d. With ``cells`` (the cells a partly done store
     misses), the tasks shard that list (``relmc sweep run --cells -``, the list in the
     script itself, so a requeued task reads the list its job was submitted with), and the
-    array has at most one task per cell.
+    array has at most one task per cell; the list is checked against the grid's
+    ``n_cells`` (read from the spec when not given) before any script is made.
     """
+    if cells is not None:
+        if n_cells is None:
+            n_cells = SweepSpec.from_toml(spec_path).n_cells
+        cells = check_cells(cells, n_cells)
     n = options.array if cells is None else min(options.array, len(cells))
     array = f"0-{n - 1}" + (f"%{options.max_parallel}" if options.max_parallel else "")
     lines = [
@@ -159,12 +166,14 @@ def submit(
     cells = None
     if store.exists():
         check_same_spec(spec, store)
-        missing = status(store).missing
+        # verified: a done cell whose data fail their checksum (a damaged chunk) is missing
+        # too, as a task's run would recompute it
+        missing = status(store, verify=True).missing
         if missing.size == 0:
             return ""  # every cell done: an array would have nothing to do
         if missing.size < spec.n_cells:  # a partly done store: the tasks share the rest
             cells = missing.tolist()
-    script = sbatch_script(spec_path, store, opts, cells)
+    script = sbatch_script(spec_path, store, opts, cells, n_cells=spec.n_cells)
     if dry_run:
         return script
     if shutil.which("sbatch") is None:  # look first: create nothing for a job never submitted

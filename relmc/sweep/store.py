@@ -319,25 +319,23 @@ def axes_as_labels(ds: xr.Dataset) -> xr.Dataset:
     values, an object coordinate of floats and strings, which netCDF and zarr cannot encode:
     ``cube.to_netcdf(...)`` raises. ``axes_as_labels(cube).to_netcdf(...)`` writes the labels
     (``"0.25"``, ``"daly"``) with the exact values in the coordinate's ``values_json``
-    attribute, as the store holds them (a file read back keeps the labels:
-    ``json.loads(ds[axis].attrs["values_json"])`` are the values). Other coordinates are
-    returned as they are.
+    attribute (a cube subset or reordered after opening: its values now), as the store holds
+    them; a file read back keeps the labels (``json.loads(ds[axis].attrs["values_json"])``
+    are the values). Other coordinates are returned as they are.
     """
     for name in list(ds.coords):
         var = ds[name].variable
-        text = var.attrs.get("values_json")
-        if text is None or var.ndim != 1 or var.dtype != object:
+        if var.ndim != 1 or var.dtype != object:
             continue
-        values = json.loads(text)
-        if len(values) != var.size or not all(map(_same, var.values, values)):
-            continue  # not this store's exact values: leave them as they are
+        values = [v.item() if isinstance(v, np.generic) else v for v in var.values]
+        if not all(isinstance(v, str | bool) or _is_number(v) for v in values):
+            continue  # not an axis of numbers and rules: leave it as it is
+        if all(isinstance(v, str) for v in values):
+            continue  # labels already (or an axis of rules only): netCDF writes them
+        attrs = {**var.attrs, "values_json": json.dumps(values)}
         arr = np.array([str(v) for v in values], dtype=object)
-        ds = ds.assign_coords({name: xr.Variable(var.dims, arr, var.attrs)})
+        ds = ds.assign_coords({name: xr.Variable(var.dims, arr, attrs)})
     return ds
-
-
-def _same(x: Any, v: Any) -> bool:
-    return type(x) is type(v) and x == v
 
 
 def _check_room(spec: SweepSpec, cube: xr.Dataset, where: Path) -> None:
