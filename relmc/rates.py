@@ -387,7 +387,7 @@ def fit_shape(posterior: Any) -> ClusterShape | None:
     """Return the shape of the cluster a fit's data came from, as the fit recorded it, or None.
 
     Fits record their data's shape (:func:`relmc.load_counts` with ``n_gpus`` or ``shape``,
-    event logs, the bundled datasets); :func:`relmc.projection.default_scenario` gives its
+    event logs, the bundled datasets); ``relmc.projection.default_scenario`` gives its
     scenario this shape, and :func:`rate_draws` warns when a scenario's differs where the
     fitted categories' units are counted (:class:`~relmc.errors.ClusterShapeWarning`).
     """
