@@ -959,6 +959,26 @@ def test_fit_events_errors_name_the_window_options_only_when_about_the_window(tm
     assert not (tmp_path / "o").exists()
 
 
+def test_fit_events_passes_n_tune(tmp_path, capsys, monkeypatch):
+    """--n-tune reaches the event model (1,000, the API's, when not given)."""
+    import relmc.models
+
+    seen = []
+
+    def fake(events, **kwargs):  # stands in for the sampler: only its arguments matter here
+        seen.append(kwargs["n_tune"])
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(relmc.models, "fit_events", fake)
+    (tmp_path / "log.csv").write_text("time,category\n1.5,GPU\n7.25,Host\n")
+    argv = ["fit", "--events", str(tmp_path / "log.csv"), "--observed-gpus", "64"]
+    argv += ["--window-end", "100", "--out", str(tmp_path / "o")]
+    assert main([*argv, "--n-tune", "77"]) == 2
+    assert main(argv) == 2
+    assert seen == [77, 1000]
+    assert "stop here" in capsys.readouterr().err
+
+
 def test_fit_events_nodes_need_a_node_column(tmp_path, capsys):
     (tmp_path / "log.csv").write_text("time,category\n1.5,GPU\n7.25,Host\n")
     argv = ["fit", "--events", str(tmp_path / "log.csv"), "--observed-gpus", "64"]
