@@ -38,6 +38,7 @@ examples:
   relmc sweep run spec.toml --shard 3 --shards 8     # what Slurm array task 3 of 8 runs
   relmc sweep run spec.toml --dask tcp://host:8786   # on a Dask cluster
   relmc sweep run spec.toml --shard 3 --shards 8 --pack   # the shard that completes it packs
+  relmc sweep run spec.toml --cells 4-7,12 --shard 1 --shards 2   # entries 1, 3 of the list
   (kill it at any moment and run it again: only missing cells are computed)""",
     "submit": """examples:
   relmc sweep submit spec.toml --array 8 --dry-run   # print the sbatch script only
@@ -45,7 +46,8 @@ examples:
   relmc sweep submit spec.toml --sbatch=--mem=8G --wait   # then prints the store's status
 
 A store with every cell done submits nothing ("nothing to submit"); a partial one submits
-an array whose tasks compute only the missing cells.""",
+an array whose tasks share the cells missing (or damaged) at submission: the list is in the
+script (relmc sweep run --cells -), at most one task a cell.""",
     "status": """examples:
   relmc sweep status sweep.zarr
   relmc sweep status sweep.zarr --json
