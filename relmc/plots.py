@@ -266,9 +266,11 @@ def plot_rates(
     q = np.quantile(draws, _Q, axis=0)
     order = np.argsort(q[2])  # smallest at the bottom, largest on top
     y = np.arange(len(names))
-    groups = list(dict.fromkeys(group[i] for i in order[::-1]))
+    groups = list(dict.fromkeys(group[i] for i in order[::-1]))  # the legend: top to bottom
+    # colours by the data's order of groups, not the draws' (two fits of one data, or two
+    # seeds, colour a group alike even where close medians swap places)
     palette = _palette(len(groups))
-    colors = {g: palette[i] for i, g in enumerate(groups)}
+    colors = {g: palette[i] for i, g in enumerate(dict.fromkeys(group))}
     for g in groups:
         idx = [i for i in order if group[i] == g]
         pos = [int(np.flatnonzero(order == i)[0]) for i in idx]

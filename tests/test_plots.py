@@ -75,6 +75,31 @@ def test_plot_rates(posterior, tmp_path):
     assert np.any(np.isclose(medians, expected, rtol=1e-9))
 
 
+def test_plot_rates_colours_a_group_alike_whatever_the_draws():
+    """Colours follow the data's order of groups, not the medians' (which draws can swap)."""
+    from matplotlib.colors import to_hex
+
+    def rates(a, b):  # two categories, groups A and B, medians a and b per GPU-hour
+        values = np.array([[a, b]] * 3)[None]  # (chain, draw, category)
+        return xr.DataArray(
+            values, dims=("chain", "draw", "category"),
+            coords={"category": ["x", "y"], "unit": ("category", ["gpu", "gpu"]),
+                    "group": ("category", ["A", "B"])},
+        )  # fmt: skip
+
+    def colour_of(fig, label):
+        (ax,) = fig.axes
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == label]
+        return to_hex(line.get_color())
+
+    first, second = plots.plot_rates(rates(1e-6, 2e-6)), plots.plot_rates(rates(2e-6, 1e-6))
+    assert colour_of(first, "A") == colour_of(second, "A")
+    assert colour_of(first, "B") == colour_of(second, "B") != colour_of(first, "A")
+    # the legend still lists the groups top to bottom (the larger median first)
+    assert [t.get_text() for t in first.axes[0].get_legend().get_texts()] == ["B", "A"]
+    assert [t.get_text() for t in second.axes[0].get_legend().get_texts()] == ["A", "B"]
+
+
 def test_plot_rates_rejects_bad_input():
     with pytest.raises(ValueError, match="posterior"):
         plots.plot_rates(xr.Dataset())
