@@ -37,6 +37,7 @@ __all__ = [
     "UNITS",
     "ClusterShape",
     "SHAPE_FIELDS",
+    "check_shape",
     "shape_attrs",
     "recorded_shape",
     "unit_shape_fields",
@@ -116,6 +117,15 @@ _UNIT_FIELDS: dict[str, tuple[str, ...]] = {
 def unit_shape_fields(unit: str) -> tuple[str, ...]:
     """Return the :class:`ClusterShape` fields ``units(n, unit, shape)`` reads (gpu, job: none)."""
     return _UNIT_FIELDS.get(str(unit), ())
+
+
+def check_shape(shape: Any, field: str = "shape") -> ClusterShape:
+    """Return ``shape`` if it is a :class:`ClusterShape`, Llama 3's for None; else refuse it."""
+    if shape is None:
+        return ClusterShape()
+    if not isinstance(shape, ClusterShape):
+        raise FieldError(field, f"{field} must be a relmc.cluster.ClusterShape; got {shape!r}")
+    return shape
 
 
 def shape_attrs(shape: ClusterShape) -> dict[str, Any]:

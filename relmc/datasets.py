@@ -661,10 +661,8 @@ def load_counts(
         )
     header, rows, origin, default_name = _read_source(path_or_dataframe)
     n_gpus, duration_hours = _check_window(n_gpus, duration_hours)
-    if shape is not None and not isinstance(shape, cluster.ClusterShape):
-        raise FieldError("shape", f"shape must be a relmc.cluster.ClusterShape; got {shape!r}")
     record_shape = shape is not None or n_gpus is not None
-    shape = cluster.ClusterShape() if shape is None else shape
+    shape = cluster.check_shape(shape)
     compute_exposure = (
         "exposure" not in header and n_gpus is not None and duration_hours is not None
     )
@@ -689,7 +687,7 @@ def load_counts(
     columns = _parse_rows(rows, origin, exposure_of)
     if not compute_exposure and n_gpus is not None and duration_hours is not None:
         _warn_exposure_against_window(
-            columns, n_gpus, duration_hours, shape, origin, low=exposure_clock == "wall"
+            columns, n_gpus, duration_hours, shape, origin, check_low=exposure_clock == "wall"
         )
     given = [c for c in ("recovery", "detection_minutes") if c in header]
     recovery, detection = _recovery_columns(rows, columns[0], origin)
@@ -728,7 +726,7 @@ LOW_EXPOSURE_SHARE = 0.25
 
 
 def _warn_exposure_against_window(
-    columns, n_gpus: int, hours: float, shape, origin: str, low: bool = True
+    columns, n_gpus: int, hours: float, shape, origin: str, check_low: bool = True
 ) -> None:
     """Warn when a row's exposure disagrees with the observed size and window.
 
@@ -738,16 +736,16 @@ def _warn_exposure_against_window(
     divides by the size's exposed share while the rates come from the column). Below
     :data:`LOW_EXPOSURE_SHARE` of it says the same the other way, most often a column in
     other units (GPU-days, or node-hours on a per-GPU row), which would inflate the rate by
-    the factor: warned of too, each direction once; not with ``low`` False (the exposed
-    clock: the hours the job ran, a share of the window by design).
+    the factor: warned of too, each direction once; not with ``check_low`` False (the
+    exposed clock: the hours the job ran, a share of the window by design).
     """
     names, _counts, exposure, unit, _groups = columns
-    high, low = False, not low  # each: already warned of (or not to be)
+    warned_high = warned_low = False
     for name, e, u in zip(names, exposure, unit, strict=True):
         most = cluster.units(int(n_gpus), str(u), shape) * float(hours)
         window = f"{n_gpus:,} GPUs give in {hours:g} h ({most:.4g} {u}-hours, every unit in "
-        if e > 1.01 * most and not high:
-            high = True
+        if e > 1.01 * most and not warned_high:
+            warned_high = True
             warnings.warn(
                 f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is more than "
                 f"{window}service the whole window); check the exposure column against "
@@ -755,8 +753,8 @@ def _warn_exposure_against_window(
                 UserWarning,
                 stacklevel=3,
             )
-        elif e < LOW_EXPOSURE_SHARE * most and not low:
-            low = True
+        elif check_low and e < LOW_EXPOSURE_SHARE * most and not warned_low:
+            warned_low = True
             warnings.warn(
                 f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is {e / most:.3g} "
                 f"of what {window}service the whole window), so its rate is "

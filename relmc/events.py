@@ -756,9 +756,7 @@ def load_events(
     """
     header, rows, origin, default_name = _read_source(path_or_dataframe)
     n_gpus = _check_positive_int(n_gpus, "n_gpus")
-    shape = cluster.ClusterShape() if shape is None else shape
-    if not isinstance(shape, cluster.ClusterShape):
-        raise ValueError(f"shape must be a relmc.cluster.ClusterShape; got {type(shape).__name__}")
+    shape = cluster.check_shape(shape)
     fleet_age = (
         0.0
         if fleet_age_at_start_hours is None

@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from relmc.cluster import MAX_RATE as _MAX_RATE
-from relmc.cluster import UNITS, ClusterShape, units
+from relmc.cluster import MAX_RATE, UNITS, ClusterShape, units
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
 from relmc.errors import FieldError
 
@@ -60,10 +59,9 @@ Z95 = 1.6448536269514722
 
 #: Largest allowed spread or jitter factor (a 90% range of four orders of magnitude).
 MAX_SPREAD = 100.0
-#: the largest interruption rate of a job, per hour (one every 3.6 ns); the same bound as
-#: ``relmc.rates.MAX_CLUSTER_RATE`` on the failure categories' cluster-level rates (defined in
-#: :mod:`relmc.cluster`, below the data loaders, which bound a row's rate by it too)
-MAX_RATE = _MAX_RATE
+# MAX_RATE (imported): the largest interruption rate of a job, per hour (one every 3.6 ns);
+# the same bound as ``relmc.rates.MAX_CLUSTER_RATE`` on the categories' cluster-level rates,
+# defined in relmc.cluster, below the data loaders, which bound a row's rate by it too
 
 #: Policy fields of the per-draw overhead spreads, in the kernel's column order.
 SPREAD_FIELDS: tuple[str, ...] = (
@@ -1296,11 +1294,11 @@ def _check_table_names(tables: Any, mine: Mapping[str, Any]) -> None:
         isinstance(t, Mapping) and isinstance(t.get("name"), str) for t in tables
     ):
         return
+    lower = {k.lower(): k for k in mine}
     for t in tables:
         name = t["name"]
         if name in mine or t.get("kind", "failure") != "failure":
             continue
-        lower = {k.lower(): k for k in mine}
         close = lower.get(name.lower()) or next(
             iter(difflib.get_close_matches(name, sorted(mine), n=1, cutoff=0.6)), None
         )

@@ -93,7 +93,7 @@ import numpy as np
 import xarray as xr
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.cluster import ClusterShape, units
+from relmc.cluster import ClusterShape, check_shape, units
 from relmc.models._common import (
     SAMPLE_STATS_VALUES,
     Observations,
@@ -251,8 +251,7 @@ def fit_fleets(
         or fleet_sigma <= 0
     ):
         raise ValueError(f"fleet_sigma must be a finite number > 0, got {fleet_sigma!r}")
-    if shape is not None and not isinstance(shape, ClusterShape):
-        raise ValueError(f"shape must be a relmc.cluster.ClusterShape, got {shape!r}")
+    shape = check_shape(shape)
     per_unit = np.array(
         [
             _per_unit(f, f"datasets[{n!r}]", main.unit, shape)

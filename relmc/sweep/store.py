@@ -149,11 +149,14 @@ def _axis_coord(path: str, values: tuple[Any, ...]) -> tuple[np.ndarray, dict[st
         arr = np.array(values, dtype=np.int64)
     elif all(_is_number(v) for v in values):
         arr = np.array(values, dtype=np.float64)
-    else:
-        # mixed numbers and rules (e.g. 0.5 and "young"): string labels, the exact values in JSON
-        arr = np.array([str(v) for v in values], dtype=object)
-        attrs["values_json"] = json.dumps(list(values))
+    else:  # mixed numbers and rules (e.g. 0.5 and "young")
+        arr, attrs["values_json"] = _labels(values)
     return arr, attrs
+
+
+def _labels(values: Sequence[Any]) -> tuple[np.ndarray, str]:
+    """Return a mixed axis as a store holds it: string labels, and the exact values in JSON."""
+    return np.array([str(v) for v in values], dtype=object), json.dumps(list(values))
 
 
 def _coords(spec: SweepSpec) -> dict[str, Any]:
@@ -332,9 +335,10 @@ def axes_as_labels(ds: xr.Dataset) -> xr.Dataset:
             continue  # not an axis of numbers and rules: leave it as it is
         if all(isinstance(v, str) for v in values):
             continue  # labels already (or an axis of rules only): netCDF writes them
-        attrs = {**var.attrs, "values_json": json.dumps(values)}
-        arr = np.array([str(v) for v in values], dtype=object)
-        ds = ds.assign_coords({name: xr.Variable(var.dims, arr, attrs)})
+        arr, text = _labels(values)
+        ds = ds.assign_coords(
+            {name: xr.Variable(var.dims, arr, {**var.attrs, "values_json": text})}
+        )
     return ds
 
 
