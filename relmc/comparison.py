@@ -19,6 +19,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
+from relmc.projection import check_sizes
 from relmc.rates import fit_labels, rate_draws
 from relmc.scenario import Scenario, replace_path
 from relmc.sim.simulate import (
@@ -38,7 +39,7 @@ def compare(
     *,
     posterior: Any = None,
     baseline: str | None = None,
-    n_gpus: int | None = None,
+    n_gpus: int | Sequence[int] | None = None,
     n_trials: int = 2000,
     seed: Any = None,
     quantiles: Sequence[float] = QUANTILES,
@@ -56,8 +57,10 @@ def compare(
         scenario's own point rates.
     baseline : str, optional
         The scenario gains are measured against; default: the first.
-    n_gpus : int, optional
-        Set every scenario's ``cluster.n_gpus``.
+    n_gpus : int or sequence of int, optional
+        Set every scenario's ``cluster.n_gpus``. A sequence (each in [1, 1e8]) compares at
+        each size: the result gains an ``n_gpus`` dim (ascending, each once) and each size's
+        numbers are those of a comparison at that size alone (one root seed at every size).
     n_trials : int
         Trials per scenario, in [2, 1e8].
     seed : int, SeedSequence, Generator or None
@@ -75,8 +78,8 @@ def compare(
         the per-trial difference ETTR(scenario) - ETTR(baseline) summarised (0 for the
         baseline); ``finished_fraction``; ``checkpoint_interval_hours``, the interval each
         scenario ran with (a rule's resolved). ``draw`` (trial) is the posterior draw each
-        trial used. ``attrs``: ``baseline``, the scenarios (JSON), seed, ``pairing``,
-        ``dataset`` and ``model`` (the posterior's, or empty).
+        trial used. ``attrs``: ``baseline``, the scenarios (JSON; with several sizes, at the
+        first), seed, ``pairing``, ``dataset`` and ``model`` (the posterior's, or empty).
 
     Raises
     ------
@@ -100,15 +103,57 @@ def compare(
     if n_trials < 2:
         raise FieldError("n_trials", f"n_trials must be >= 2 to compare; got {n_trials}")
     q = check_quantiles(quantiles)
-    runs = dict(zip(names, scenarios.values(), strict=True))
-    if n_gpus is not None:
-        runs = {k: replace_path(sc, "cluster.n_gpus", n_gpus) for k, sc in runs.items()}
-    for sc in runs.values():  # every combination is checked before any simulation
-        kernel_inputs(sc, posterior, 1)
-    _check_rates_apply(runs, posterior)
+    given = dict(zip(names, scenarios.values(), strict=True))
+    sizes = None if n_gpus is None or np.ndim(n_gpus) == 0 else check_sizes(n_gpus)
+    if sizes is None:
+        runs_at = [given if n_gpus is None else _at_size(given, n_gpus)]
+    else:
+        runs_at = [_at_size(given, n) for n in sizes]
+    for runs in runs_at:
+        for sc in runs.values():  # every combination is checked before any simulation
+            kernel_inputs(sc, posterior, 1)
+    _check_rates_apply(runs_at[0], posterior)
     root = resolve_seed(seed)
     # fields unread in every scenario: once here (a kind changed by one policy reads them)
-    warn_unread(list(runs.values()))
+    warn_unread(list(runs_at[0].values()))
+    rows = [_compare_at(runs, posterior, base, n_trials, root, q, n_threads) for runs in runs_at]
+    if sizes is None:
+        ds = rows[0]
+    else:
+        ds = xr.concat(rows, dim="n_gpus", data_vars="all", coords="minimal", compat="override")
+        ds = ds.assign_coords(n_gpus=("n_gpus", np.array(sizes, dtype=np.int64)))
+        ds["n_gpus"].attrs = {"long_name": "GPUs in the job", "units": "1"}
+    runs = runs_at[0]
+    ds.attrs = {
+        "title": "relmc paired comparison",
+        **provenance(),
+        **fit_labels(posterior),
+        "baseline": base,
+        "pairing": "one root seed for every scenario: trial i uses posterior draw i mod n_draws "
+        "and block b the same child seed under every scenario; gains are per-trial differences",
+        "scenarios": json.dumps({k: sc.to_dict() for k, sc in runs.items()}),
+        **seed_attrs(root),
+        "n_trials": n_trials,
+    }
+    return ds
+
+
+def _at_size(scenarios: Mapping[str, Scenario], n_gpus: Any) -> dict[str, Scenario]:
+    """Every scenario with ``cluster.n_gpus`` set to ``n_gpus``."""
+    return {k: replace_path(sc, "cluster.n_gpus", n_gpus) for k, sc in scenarios.items()}
+
+
+def _compare_at(
+    runs: Mapping[str, Scenario],
+    posterior: Any,
+    base: str,
+    n_trials: int,
+    root: Any,
+    q: Sequence[float],
+    n_threads: int | None,
+) -> xr.Dataset:
+    """One size's comparison: the scenarios on paired trials, summarised (no ``attrs``)."""
+    names = list(runs)
     ettr, finished, interval, draw = [], [], [], None
     for sc in runs.values():
         with unread_warnings_from_callers():
@@ -183,17 +228,6 @@ def compare(
             "draw": ("trial", draw),
         },
     )
-    ds.attrs = {
-        "title": "relmc paired comparison",
-        **provenance(),
-        **fit_labels(posterior),
-        "baseline": base,
-        "pairing": "one root seed for every scenario: trial i uses posterior draw i mod n_draws "
-        "and block b the same child seed under every scenario; gains are per-trial differences",
-        "scenarios": json.dumps({k: sc.to_dict() for k, sc in runs.items()}),
-        **seed_attrs(root),
-        "n_trials": n_trials,
-    }
     return ds
 
 

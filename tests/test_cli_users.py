@@ -100,6 +100,27 @@ def test_compare_baseline_option(tmp_path, capsys):
         assert float(ds.gain_mean.sel(scenario="fast")) == 0.0
 
 
+def test_compare_at_several_sizes(tmp_path, capsys):
+    out = tmp_path / "c"
+    argv = ["compare", "--n-gpus", "16384,2048", "--compute-days", "5", "--seed", "1"]
+    argv += ["--n-trials", "100", "--out", str(out), "--csv", "s.csv"]
+    argv += ["--policy", "fast:restart_minutes=2", "--policy", "daly:checkpoint_interval=daly"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    with xr.open_dataset(out / "compare.nc", engine="h5netcdf") as ds:
+        assert ds["n_gpus"].values.tolist() == [2048, 16384]
+        assert ds["ettr"].dims == ("n_gpus", "scenario", "trial")
+        ci = 60 * ds["checkpoint_interval_hours"].sel(scenario="daly").values
+        for n in (2048, 16384):
+            r = ds.sel(n_gpus=n, scenario="fast")
+            gain = f"{float(r.gain_mean):+.4f} +- {float(r.gain_se):.4f}"
+            assert f"{n:,}  fast " in text and gain in text
+    assert "2,048, 16,384 GPUs; baseline policy" in text
+    assert f"rules chose (at 2,048 / 16,384 GPUs): daly {ci[0]:.3g} / {ci[1]:.3g} min" in text
+    header = (out / "s.csv").read_text().splitlines()[0]
+    assert header.startswith("scenario,") and "gain_mean[2048]" in header
+
+
 COMPARE_BAD = [
     ([], "--policy: give at least one policy"),
     (["--policy", "fast"], "--policy"),
@@ -115,6 +136,7 @@ COMPARE_BAD = [
     (["--policy", "a:failures.categories.Faulty GPU.rate=1e-3"], ".rate_multiplier"),
     (["--policy", "big:n_gpus=32768"], "every policy runs at --n-gpus"),
     (["--policy", "big:cluster.n_gpus=32768"], "every policy runs at --n-gpus"),
+    (["--policy", "a:restart_minutes=2", "--n-gpus", "2048,0"], "(option --n-gpus)"),
 ]
 
 

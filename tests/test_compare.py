@@ -48,6 +48,8 @@ def test_gains_are_paired_per_trial_and_match_separate_runs():
         ({"baseline": "zzz"}, "baseline must be one of"),
         ({"n_trials": 1}, "n_trials"),
         ({"quantiles": [0.9, 0.1]}, "quantiles"),
+        ({"n_gpus": [512, 0]}, "n_gpus"),
+        ({"n_gpus": []}, "n_gpus"),
     ],
 )
 def test_bad_input_is_named(kwargs, match):
@@ -67,3 +69,24 @@ def test_names_that_print_alike_are_refused():
         relmc.compare({1: base, "1": base}, n_trials=4, seed=1)
     ds = relmc.compare({1: base, "2": base}, n_trials=4, seed=1)
     assert ds["scenario"].values.tolist() == ["1", "2"]
+
+
+def test_several_sizes_are_each_the_comparison_at_that_size():
+    # one root seed at every size: each size's numbers are those of a comparison at that size
+    # alone, bit for bit; the sizes come out ascending, each once
+    base = _base()
+    fast = replace_path(base, "policy.restart_hours", 0.05)
+    scs = {"base": base, "fast": fast}
+    both = relmc.compare(scs, n_gpus=[4096, 256, 4096], n_trials=300, seed=3)
+    assert both["n_gpus"].values.tolist() == [256, 4096]
+    assert both["ettr"].dims == ("n_gpus", "scenario", "trial") and both["draw"].dims == ("trial",)
+    for n in (256, 4096):
+        one = relmc.compare(scs, n_gpus=n, n_trials=300, seed=3)
+        assert "n_gpus" not in one.dims
+        for name, v in one.data_vars.items():
+            np.testing.assert_array_equal(both[name].sel(n_gpus=n), v, err_msg=name)
+    # sixteen times the GPUs: more failures, so a larger gain from faster restarts (beyond 4 SE
+    # of the difference; the same trials' streams at both sizes, so not paired across sizes)
+    g = both.sel(scenario="fast")
+    diff = float(g.gain_mean.sel(n_gpus=4096) - g.gain_mean.sel(n_gpus=256))
+    assert diff > 4 * float(np.hypot(*g.gain_se.values))

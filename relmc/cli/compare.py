@@ -33,8 +33,10 @@ minutes or days instead (restart_minutes=2, compute_days=30). VALUE is a number,
 daly (checkpoint_interval), unlimited (n_spares), true or false, or the text a text field
 takes (failures.categories.NAME.kind=sdc, ...domain=rack, repair_distribution=fixed). The fit
 gives the categories' rates: change one with failures.categories.NAME.rate_multiplier=0.5
-(halves its events). Every policy runs at --n-gpus. The base scenario is always included, as
-"baseline"; --baseline NAME measures gains against another.
+(halves its events). Every policy runs at --n-gpus; with several sizes (--n-gpus 2048,16384)
+at each of them, one table row per size and policy, and compare.nc gains an n_gpus dim. The
+base scenario is always included, as "baseline"; --baseline NAME measures gains against
+another.
 
 examples:
   relmc compare --policy fast-restart:restart_minutes=2
@@ -42,6 +44,7 @@ examples:
       --policy ckpt-5min:checkpoint_interval_minutes=5 \\
       --policy both:restart_minutes=2,checkpoint_interval_minutes=5
   relmc compare --policy daly:checkpoint_interval=daly --snapshot-minutes 0.5 --seed 1
+  relmc compare --n-gpus 16384,131072 --policy fast-restart:restart_minutes=2
 
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
 them): what_if.py (restart and checkpoint policies at 100,000 GPUs), levers.py (lemon
@@ -74,11 +77,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--n-gpus",
-        type=options.int_at_least(1, hi=options.MAX_GPUS),
+        type=options.int_list,
         action=options.Field,
-        default=16384,
-        metavar="N",
-        help="cluster size in GPUs, in [1, 1e8] (default: 16384)",
+        default=[16384],
+        metavar="N,N,...",
+        help="cluster size(s) in GPUs, each in [1, 1e8]; several compare the policies at each "
+        "size, on the same trials at every size (default: 16384)",
     )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000, per="policy", min_trials=2)
@@ -149,8 +153,8 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
     path = f"{head}.{leaf}"
     if path == "cluster.n_gpus":
         raise argparse.ArgumentTypeError(
-            "n_gpus: every policy runs at --n-gpus; compare cluster sizes with "
-            "relmc project --n-gpus A,B,..."
+            "n_gpus: every policy runs at --n-gpus; give several sizes there "
+            "(--n-gpus A,B,...) to compare the policies at each"
         )
     if (parts := category_path(path)) is not None and parts[1] == "rate":
         cat = parts[0]
@@ -225,10 +229,11 @@ def check_policies(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc compare``."""
     from relmc.comparison import compare
-    from relmc.projection import default_scenario
+    from relmc.projection import check_sizes, default_scenario
     from relmc.scenario import FailureModel, Scenario
 
     ov = inputs.check_scenario_options(args)
+    sizes = check_sizes(args.n_gpus)
     check_policies(args)
     outputs = inputs.check_out(
         args.out, ["compare.nc", *output.summary_names(args, ["compare.nc"])]
@@ -246,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
         scenarios,
         posterior=posterior,
         baseline=args.baseline,
-        n_gpus=args.n_gpus,
+        n_gpus=sizes[0] if len(sizes) == 1 else sizes,
         n_trials=args.n_trials,
         seed=seed,
         n_threads=args.n_threads,
@@ -260,19 +265,20 @@ def run(args: argparse.Namespace) -> int:
     recovery = recovery_line(args, data, base)
     if recovery:
         say(recovery)
-    say(f"{args.n_gpus:,} GPUs; baseline policy: {policy_text(base)}")
+    say(f"{', '.join(f'{n:,}' for n in sizes)} GPUs; baseline policy: {policy_text(base)}")
     for name, fields in args.policy:
         changes = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items()
         )
         say(f"  {name}: {changes or 'no change'}")
     ruled = [
-        f"{name} {60 * float(ds['checkpoint_interval_hours'].sel(scenario=name)):.3g} min"
+        f"{name} {_minutes(ds['checkpoint_interval_hours'].sel(scenario=name))} min"
         for name, sc in scenarios.items()
         if isinstance(sc.policy.checkpoint_interval, str)
     ]
     if ruled:
-        say(f"checkpoint intervals the rules chose: {', '.join(ruled)}")
+        at = f" (at {' / '.join(f'{n:,}' for n in sizes)} GPUs)" if len(sizes) > 1 else ""
+        say(f"checkpoint intervals the rules chose{at}: {', '.join(ruled)}")
     say(f"{args.n_trials:,} paired trials per policy, seed {seed}")
     say()
     say(comparison_table(ds))
@@ -289,8 +295,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _minutes(hours) -> str:
+    """Format a checkpoint interval in minutes; at several sizes one per size, ``a / b``."""
+    return " / ".join(f"{60 * float(h):.3g}" for h in hours.values.ravel())
+
+
 def comparison_table(ds) -> str:
-    """Format a :func:`relmc.compare` result: ETTR and paired gain per scenario."""
+    """Format a :func:`relmc.compare` result: ETTR and paired gain per scenario (and size)."""
+    sized = "n_gpus" in ds.dims
+    rows = []
+    for n in ds["n_gpus"].values if sized else [None]:
+        for s in ds["scenario"].values:
+            if n is None:
+                rows.append(_row(ds.sel(scenario=s), s, ds.attrs["baseline"]))
+            else:
+                r = ds.sel(scenario=s, n_gpus=n)
+                rows.append([f"{int(n):,}", *_row(r, s, ds.attrs["baseline"])])
+    header = ["GPUs"] * sized + ["policy", "ETTR", "gain", "gain mean +- SE", "finished"]
+    return table(header, rows, [True] * sized + [False, True, True, True, True])
+
+
+def _row(r, s, baseline: str) -> list[str]:
+    """One scenario's cells at one size."""
 
     def band(da, sign: str = "") -> str:
         pairs = zip(da["quantile"].values, da.values, strict=True)
@@ -298,18 +324,11 @@ def comparison_table(ds) -> str:
         f = f"{{:{sign}.3f}}"
         return f"{f.format(q[0.5])} [{f.format(q[0.05])}, {f.format(q[0.95])}]"
 
-    rows = []
-    for s in ds["scenario"].values:
-        r = ds.sel(scenario=s)
-        base = s == ds.attrs["baseline"]
-        rows.append(
-            [
-                str(s),
-                band(r["ettr_quantile"]),
-                "-" if base else band(r["gain_quantile"], "+"),
-                "-" if base else f"{float(r['gain_mean']):+.4f} +- {float(r['gain_se']):.4f}",
-                f"{100 * float(r['finished_fraction']):.0f}%",
-            ]
-        )
-    header = ["policy", "ETTR", "gain", "gain mean +- SE", "finished"]
-    return table(header, rows, [False, True, True, True, True])
+    base = s == baseline
+    return [
+        str(s),
+        band(r["ettr_quantile"]),
+        "-" if base else band(r["gain_quantile"], "+"),
+        "-" if base else f"{float(r['gain_mean']):+.4f} +- {float(r['gain_se']):.4f}",
+        f"{100 * float(r['finished_fraction']):.0f}%",
+    ]
