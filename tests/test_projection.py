@@ -376,11 +376,12 @@ def test_credible_interval_of_a_job_of_few_events_follows_the_rate():
     # 1,000 rate draws (gamma, shape 2, mean 1e-3/h), a 200-hour job: 0.2 interruptions a job,
     # so the per-draw means of 4 trials are mostly 0 or one event's 24/wall. The truth: each
     # draw's mean over 200 trials (noise share 0.05 of the spread), the same draws. Over eight
-    # seeds the estimate's quantiles were within 0.052 of the truth's 5-95% width of it
-    # (0.007-0.052); 0.1 holds them. The regression on the draw's rate carries the shape;
-    # shrinking the per-draw means alone (the negative control, as before) put a step of the
-    # Poisson noise into the interval: its 5% and 25% quantiles are one value in every seed
-    # (5% at 0.010-0.013 against a truth of 0.0046), 0.12-0.22 of the width off
+    # seeds the estimate's quantiles were within 0.036-0.159 of the truth's 5-95% width of
+    # it (six within 0.06: the regression's slope, from ~800 events, and the residual's
+    # noisy share of the spread carry Monte Carlo error); 0.2 holds them. The regression on
+    # the draw's rate carries the shape; shrinking the per-draw means alone (the negative
+    # control, as before) put a step of the Poisson noise into the interval: its 5% and 25%
+    # quantiles are one value in every seed (5% at 0.010-0.013 against a truth of 0.0046)
     rates = np.random.default_rng(0).gamma(2.0, 0.0005, 1000)
     post, sc = _one_category(rates)
     n_draws, m, m_truth = 1000, 4, 200
@@ -397,7 +398,7 @@ def test_credible_interval_of_a_job_of_few_events_follows_the_rate():
                        trials_per_draw=m, seed=3)  # fmt: skip
     got = ds["interruptions_per_day_credible"].values[0]
     assert float(per_day(many).mean()) * 200 / 24 < 0.3  # a job of few events indeed
-    np.testing.assert_allclose(got, truth, atol=0.1 * width)
+    np.testing.assert_allclose(got, truth, atol=0.2 * width)
     # negative control: the per-draw means of 4 trials alone, shrunk by moment matching
     few = relmc.simulate(sc, rates=post.isel(draw=np.repeat(np.arange(n_draws), m)),
                          n_trials=n_draws * m, seed=3)  # fmt: skip
@@ -407,8 +408,56 @@ def test_credible_interval_of_a_job_of_few_events_follows_the_rate():
     shrink = np.sqrt(max(total - means.var(axis=1, ddof=1).mean() / m, 0.0) / total)
     old = np.quantile(mean.mean() + (mean - mean.mean()) * shrink, QUANTILES)
     assert old[1] - old[0] < 0.1 * (truth[1] - truth[0])  # a step: one value at 5% and 25%
-    assert np.abs(old - truth).max() > 0.1 * width
     assert got[1] - got[0] > 0.5 * (truth[1] - truth[0])
+
+
+def test_credible_interval_keeps_what_the_rate_does_not_explain():
+    # two categories whose total rate is nearly fixed (gamma, shape 400) but whose split is
+    # not (Beta(2, 2)); one costs a 4-hour detection, so E[ETTR] of a draw follows the split,
+    # not the total. 500 draws, a 30-hour job of ~0.6 events. The reference: the same draws
+    # with 40 trials each (noise share 0.33; its 5-95% width 0.045 against 0.047 from 20,000
+    # trials a draw). With 4 trials a draw (noise share 0.63-0.94) the interval spanned
+    # 0.54-1.57 of the reference's width over eight seeds: the residual is kept, shrunk, however
+    # noisy its estimate; 0.4 holds them. Negative control: the rate's regression alone spans
+    # 0.06-0.21 of it, what an estimate that dropped the residual (left out where it did not
+    # stand out of the noise: 2 SE) gave in about half the seeds
+    from relmc.projection import _rate_regression
+    from relmc.rates import job_rates, nested_draws, rate_draws
+
+    rng = np.random.default_rng(0)
+    total, split = rng.gamma(400.0, 0.02 / 400, 500), rng.beta(2, 2, 500)
+    rates = np.stack([total * (1 - split), total * split], -1)
+    coords = {"category": ["cheap", "costly"], "unit": ("category", ["job"] * 2)}
+    post = xr.DataArray(rates[None], dims=("chain", "draw", "category"), coords=coords)
+    sc = Scenario(
+        cluster=Cluster(n_gpus=8),
+        failures=FailureModel(
+            (
+                Category("cheap", rate=float(rates[:, 0].mean()), unit="job"),
+                Category("costly", rate=float(rates[:, 1].mean()), unit="job", detection_hours=4.0),
+            )
+        ),  # fmt: skip
+        job=Job(30.0),
+        policy=Policy(checkpoint_interval=0.5, snapshot_hours=0.01, restart_hours=0.05),
+    )
+    draws = rate_draws(sc, post)
+
+    def estimate(m, seed):
+        nested = nested_draws(draws, 500 * m, m)
+        res = relmc.simulate(sc, rates=nested, n_trials=500 * m, seed=seed)
+        rows = res["draw"].values
+        ettr, draw, rate = res["ettr"].values, nested.rows[rows], job_rates(sc, nested)[rows]
+        q, share = credible_quantiles(ettr, draw, QUANTILES, rate)
+        _, group, count = np.unique(draw, return_inverse=True, return_counts=True)
+        return q, share, _rate_regression(ettr, group, count, rate)[0]
+
+    ref, ref_share, _ = estimate(40, 99)
+    width = ref[-1] - ref[0]
+    assert ref_share < 0.5
+    got, share, fit = estimate(4, 3)
+    assert share > 0.5  # a job of few events: mostly noise
+    assert got[-1] - got[0] > 0.4 * width
+    assert np.ptp(np.quantile(fit, [0.05, 0.95])) < 0.3 * width
 
 
 def test_credible_interval_collapses_for_a_point_rate():
@@ -534,9 +583,8 @@ def test_assumed_values_follow_the_scenario():
 def test_credible_quantiles_by_hand():
     # three draws of two trials each: means 2, 6, 12 (centre 20/3), their variance 76/3; the
     # pooled within-draw variance 12/3 = 4, so the noise in a mean of two is 4 / 2 = 2, a
-    # share 2 / (76/3) = 6/76 of the spread; the between part (76/3 - 2 = 23.3) is beyond
-    # two standard errors of the variance's estimate (2 x 8.8), so the means shrink about the
-    # centre by sqrt(1 - 6/76)
+    # share 2 / (76/3) = 6/76 of the spread; the means shrink about the centre by
+    # sqrt(1 - 6/76)
     values = [1.0, 3.0, 5.0, 7.0, 10.0, 14.0]
     draw = [0, 0, 1, 1, 2, 2]
     q, share = credible_quantiles(values, draw, [0.0, 0.5, 1.0])
@@ -555,15 +603,15 @@ def test_credible_quantiles_by_hand():
 def test_credible_quantiles_regress_on_the_rate_by_hand():
     # four draws of rate 1..4, two trials each at rate -/+ 1: the per-draw means are the
     # rates, the within-draw variance 2, so the noise in a mean of two is 1, a share
-    # 1 / var(1..4) = 0.6 of the spread. Alone, the means' between-draw variance (2/3) is
-    # within two standard errors of 0 (their squared deviations 2.25, 0.25, 0.25, 2.25: sd
-    # 1.155 / sqrt(4)) and left out: a point at the centre. With the rate as covariate the line
-    # through the means is exact and the interval spans the rates
+    # 1 / var(1..4) = 0.6 of the spread. Alone, the means shrink about 2.5 by sqrt(0.4) (their
+    # between-draw variance 2/3 of 5/3); with the rate as covariate the line through the means
+    # is exact, nothing is left to shrink, and the interval spans the rates
     values = [0.0, 2.0, 1.0, 3.0, 2.0, 4.0, 3.0, 5.0]
     draw = [0, 0, 1, 1, 2, 2, 3, 3]
     rate = [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0]
     q, share = credible_quantiles(values, draw, [0.0, 1.0])
-    assert share == pytest.approx(0.6, rel=1e-12) and q.tolist() == [2.5, 2.5]
+    assert share == pytest.approx(0.6, rel=1e-12)
+    np.testing.assert_allclose(q, 2.5 + np.array([-1.5, 1.5]) * np.sqrt(0.4), rtol=1e-12)
     q, share = credible_quantiles(values, draw, [0.0, 0.5, 1.0], rate)
     assert share == pytest.approx(0.6, rel=1e-12)
     np.testing.assert_allclose(q, [1.0, 2.5, 4.0], atol=1e-12)

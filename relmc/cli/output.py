@@ -265,16 +265,17 @@ def projection_table(ds) -> str:
         lo, hi = f"{min(noisy):.2g}", f"{max(noisy):.2g}"
         text += (
             f"\n* not resolved: Monte Carlo noise is {lo if lo == hi else f'{lo}-{hi}'} of the "
-            "spread of the per-draw means (few events a job), so the interval follows the "
-            "draws' failure rates alone and may miss what else differs between draws "
-            "(overheads, the categories' mix); raise --trials-per-draw"
+            "spread of the per-draw means (few events a job): the interval is resolved only "
+            "as far as the draws' failure rates explain it, and what else differs between "
+            "draws (overheads, the categories' mix) is estimated from noise; raise "
+            "--trials-per-draw"
         )
     return text
 
 
 #: The share of Monte Carlo noise in the per-draw means above which ``projection_table``
-#: marks an E[...] interval as not resolved (``*_credible_noise``; near 1 the interval follows
-#: the draws' failure rates alone).
+#: marks an E[...] interval as not resolved (``*_credible_noise``; near 1 the interval is
+#: resolved only as far as the draws' failure rates explain it).
 NOISY_CREDIBLE = 0.5
 
 
