@@ -928,3 +928,60 @@ def test_optimize_csv_labels_its_search_curve_readably(tmp_path, capsys):
         assert len(set(curve)) == ds.sizes["interval"]
         got = [float(rows[0][k]) for k in curve]
         assert got == ds["ettr_mean"].values.tolist()
+
+
+# ------------------------------------------------------------------------------------- fleets
+
+FLEET_BAD = [
+    (["--fleet-sigma", "2"], "--fleet-sigma goes with --fleet"),
+    (["--fleet", "nope"], "'nope' is not a bundled dataset"),
+    (["--fleet", "t.csv"], "nor CSV:GPUS:HOURS"),
+    (["--fleet", "t.csv:8x:10"], "GPUS must be an integer"),
+    (["--fleet", "missing.csv:10:10"], "--fleet missing.csv:10:10: file not found"),
+    (["--fleet", "rsc-1", "--fleet", "rsc-1"], "the fleet 'rsc-1' is given twice"),
+    (["--fleet", "rsc-1", "--model", "hierarchical"], "--model: not with --fleet"),
+    (["--fleet", "rsc-1", "--events", "e.csv"], "--fleet: not with --events"),
+    (["--fleet", "two.csv:10:10"], "--fleet: "),  # a total-only fleet has one category
+]
+
+
+@pytest.mark.parametrize(("argv", "text"), FLEET_BAD, ids=[" ".join(a) for a, _ in FLEET_BAD])
+def test_fit_fleets_bad_input(argv, text, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("category,count,unit\nall,12,node\n")
+    (tmp_path / "two.csv").write_text("category,count,unit\na,12,node\nb,3,node\n")
+    if "--events" in argv:
+        argv = [*argv, "--observed-gpus", "16", "--window-end", "10"]
+    line = error_in_process(["fit", *argv, "--out", "never"], capsys)
+    assert text in line, line
+    assert not (tmp_path / "never").exists()
+
+
+def test_fit_several_fleets(tmp_path, capsys, monkeypatch):
+    # Llama 3's categories with total-only fleets: Meta RSC-2 and RSC-1 (bundled), and a
+    # counts CSV of one row with RSC-2's numbers (666 node failures in 6,830,175 node-hours,
+    # 8,000 GPUs, 8,035.5 hours), so it and RSC-2 should get one multiplier within the
+    # Monte Carlo error of the fit (the negative control: RSC-1's, whose failure rate per
+    # node-hour is 2.8x RSC-2's, lies outside RSC-2's interval)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r2.csv").write_text("category,count,exposure,unit\nall,666,6830175,node\n")
+    out = tmp_path / "o"
+    argv = ["fit", "--fleet", "rsc-2", "--fleet", "r2.csv:8000:8035.5", "--fleet", "rsc-1"]
+    argv += ["--seed", "1", "--n-draws", "300", "--n-tune", "300", "--n-chains", "2"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # r_hat of a short run
+        assert main([*argv, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "fleets model (PyMC; with rsc-2, r2.csv:8000:8035.5, rsc-1)" in text
+    with xr.open_datatree(out / "posterior.nc", engine="h5netcdf") as tree:
+        post = tree["posterior"].to_dataset()
+        assert post["fleet"].values.tolist() == ["llama3-405b", "rsc-2", "r2", "rsc-1"]
+        assert post.attrs["model"] == "fleets"
+        mult = post["fleet_multiplier"].quantile([0.05, 0.5, 0.95], dim=("chain", "draw"))
+    for name in ("rsc-2", "r2", "rsc-1"):
+        lo, med, hi = mult.sel(fleet=name).values
+        assert f"{name}  " in text and f"{med:.3g} [{lo:.3g}, {hi:.3g}]" in text
+    rsc2, r2, rsc1 = (mult.sel(fleet=n).values for n in ("rsc-2", "r2", "rsc-1"))
+    assert r2[0] < rsc2[1] < r2[2] and rsc2[0] < r2[1] < rsc2[2]
+    assert not rsc2[0] < rsc1[1] < rsc2[2]
+    assert "the rates above are a new fleet's" in text

@@ -32,6 +32,17 @@ carries the terms per draw, which 'relmc project|simulate --posterior' then simu
       --window-start 2024-03-01T00:00:00 --window-end 2024-04-30T00:00:00 \\
       --diurnal category --trend --fleet-age-hours 2000 --nodes mixture --seed 1
 
+Several fleets at once (relmc.fit_fleets, PyMC): the data above (--dataset or --counts) is the
+fleet with categories; each --fleet adds one that reports only its total, a bundled dataset
+(rsc-1, rsc-2) or a counts CSV of one row with its size and window (CSV:GPUS:HOURS). A
+log-normal multiplier per fleet scales the shared category rates; the table then gives a
+new fleet's rates (the fleets' spread included), which posterior.nc carries to 'relmc
+project', and the fleets' multipliers follow.
+
+  relmc fit --fleet rsc-1 --fleet rsc-2 --seed 1
+  relmc fit --counts racks.csv --observed-gpus 4096 --observed-hours 720 \
+      --fleet rsc-1 --fleet other.csv:8192:2000
+
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
 them): quickstart.py (the Llama 3 fit), own_cluster.py (a counts CSV: examples/my_cluster.csv
 shows the columns), event_log.py (fitting an event log: daily cycles, trend, lemon nodes)"""
@@ -82,6 +93,21 @@ def add_parser(sub) -> None:
         choices=("mixture", "frailty"),
         help="per-node heterogeneity (lemon nodes); needs a node column",
     )
+    g = p.add_argument_group("several fleets (relmc.fit_fleets)")
+    g.add_argument(
+        "--fleet",
+        action="append",
+        metavar="NAME|CSV:GPUS:HOURS",
+        help="a fleet that reports only its total (repeatable): a bundled dataset, or a counts "
+        "CSV of one row observed on GPUS GPUs for HOURS hours; fits the fleets model",
+    )
+    g.add_argument(
+        "--fleet-sigma",
+        type=options.positive_float,
+        metavar="X",
+        help="scale of the half-normal prior on the sd of log fleet multipliers (default: 1, "
+        "fleets that differ by a factor up to about e)",
+    )
     options.add_shape_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)
@@ -89,6 +115,98 @@ def add_parser(sub) -> None:
 
 _EVENT_OPTIONS = ("window_start", "window_end", "start_hour", "fleet_age_hours", "diurnal",
                   "nodes")  # fmt: skip
+
+
+def _check_fleets(args: argparse.Namespace) -> None:
+    """Refuse --fleet-sigma without --fleet, and what --fleet cannot take."""
+    if not args.fleet:
+        if args.fleet_sigma is not None:
+            raise ValueError("--fleet-sigma goes with --fleet (several fleets)")
+        return
+    if args.events is not None:
+        raise ValueError("--fleet: not with --events (an event log is fitted on its own)")
+    if options.given(args, "model"):
+        raise ValueError("--model: not with --fleet (several fleets are fitted by their own model)")
+
+
+def _load_fleet(text: str, shape):
+    """Load a total-only fleet of ``--fleet``: a bundled dataset, or ``CSV:GPUS:HOURS``."""
+    from relmc.datasets import list_datasets, load_counts, load_dataset
+
+    if text in list_datasets():
+        return load_dataset(text)
+    path, sep, rest = text.partition(":")
+    gpus, sep2, hours = rest.partition(":")
+    if not (sep and sep2):
+        raise ValueError(
+            f"--fleet: {text!r} is not a bundled dataset ({', '.join(list_datasets())}) nor "
+            "CSV:GPUS:HOURS (a counts file, the GPUs and hours it was observed on)"
+        )
+    try:
+        n_gpus, duration = int(gpus.replace("_", "")), float(hours)
+    except ValueError:
+        raise ValueError(
+            f"--fleet {text}: GPUS must be an integer and HOURS a number; got {gpus!r}, {hours!r}"
+        ) from None
+    try:
+        data = load_counts(path, n_gpus=n_gpus, duration_hours=duration, shape=shape)
+    except ValueError as e:
+        raise ValueError(f"--fleet {text}: {e}") from None
+    if not data.attrs.get("name"):
+        data.attrs["name"] = Path(path).stem
+    return data
+
+
+def _fit_fleets(args: argparse.Namespace, data, seed: int):
+    """Fit ``data`` (the categorised fleet) with every ``--fleet``: InferenceData."""
+    import sys
+
+    from relmc.cli.inputs import _n_tune, _quiet_pymc, cluster_shape
+    from relmc.models import fit_fleets
+
+    shape = cluster_shape(args)
+    fleets = [data, *(_load_fleet(f, shape) for f in args.fleet)]
+    names = [str(f.attrs.get("name", "")) or "user data" for f in fleets]
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"--fleet: the fleet {name!r} is given twice")
+        seen.add(name)
+    with _quiet_pymc(args):
+        try:
+            return fit_fleets(
+                dict(zip(names, fleets, strict=True)),
+                fleet_sigma=1.0 if args.fleet_sigma is None else args.fleet_sigma,
+                shape=shape,
+                n_draws=args.n_draws or 1000,
+                n_tune=_n_tune(args),
+                n_chains=args.n_chains or 4,
+                seed=seed,
+                progressbar=sys.stderr.isatty() and not getattr(args, "quiet", False),
+            )
+        except ValueError as e:
+            raise ValueError(f"--fleet: {e}") from None
+
+
+def fleets_text(post) -> str:
+    """Lines of a fleets fit: each fleet's multiplier, median [90%], and sigma."""
+
+    def band(da) -> str:
+        lo, med, hi = da.quantile([0.05, 0.5, 0.95], dim=("chain", "draw")).values
+        return f"{med:.3g} [{lo:.3g}, {hi:.3g}]"
+
+    names = [str(f) for f in post["fleet"].values]
+    rows = []
+    for k, name in enumerate(names):
+        mult = "1 (reference)" if k == 0 else band(post["fleet_multiplier"].sel(fleet=name))
+        rows.append([name, mult])
+    return (
+        f"fleets: multiplier on the shared category rates against {names[0]}, median [90%]; "
+        f"sd of log multipliers (sigma) {band(post['sigma'])}\n"
+        + table(["fleet", "multiplier"], rows, [False, True])
+        + "\nthe rates above are a new fleet's (the fleets' spread included): posterior.nc's "
+        "'rate', which relmc project uses; an observed fleet's are its 'fleet_rate'"
+    )
 
 
 def _check_events(args: argparse.Namespace) -> None:
@@ -206,11 +324,15 @@ def run(args: argparse.Namespace) -> int:
         args.out, ["posterior.nc", *output.summary_names(args, ["posterior.nc"])]
     )
     _check_events(args)
+    _check_fleets(args)
     seed = inputs.root_seed(args)
     data = inputs.load_data(args) if args.events is None else _load_events(args)
     n = args.n_gpus or int(data.attrs.get("n_gpus", 0)) or 16384
     inputs.check_fit_memory(args, data)
-    if args.events is None:
+    if args.fleet:
+        note(f"fitting the fleets model ({len(args.fleet) + 1} fleets) ...")
+        posterior = _fit_fleets(args, data, seed)
+    elif args.events is None:
         note(f"fitting {args.model} model ...")
         posterior = inputs.fit_posterior(args, data, seed)
     else:
@@ -220,7 +342,7 @@ def run(args: argparse.Namespace) -> int:
     summary["count"] = data["count"]
     summary.attrs = {
         "seed": seed,
-        "model": args.model if args.events is None else "events",
+        "model": "fleets" if args.fleet else args.model if args.events is None else "events",
         "dataset": str(data.attrs.get("name", "")),
         "n_gpus": n if scalable else 0,
     }
@@ -243,6 +365,9 @@ def run(args: argparse.Namespace) -> int:
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
         say(clock_note(posterior.posterior["rate"]))
+    if args.fleet:
+        say()
+        say(fleets_text(posterior.posterior))
     terms = terms_text(posterior.posterior)
     if terms:
         say()

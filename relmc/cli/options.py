@@ -103,7 +103,15 @@ def _positive_hours(s: str) -> float:
     return v
 
 
+def _positive(s: str) -> float:
+    v = float(s)
+    if not (0 < v < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0; got {s!r}")
+    return v
+
+
 number = _typed("number", _float)
+positive_float = _typed("number", _positive)
 positive_hours = _typed("number of hours", _positive_hours)
 minutes = _typed("number of minutes", lambda s: float(s) / 60.0)
 days = _typed("number of days", lambda s: float(s) * 24.0)

@@ -126,6 +126,8 @@ def model_text(args: argparse.Namespace, posterior, data) -> str:
         )
     name = data.attrs.get("name", "") or "user data"
     kind = "conjugate Gamma-Poisson" if args.model == "conjugate" else "hierarchical (PyMC)"
+    if getattr(args, "fleet", None):
+        kind = f"fleets model (PyMC; with {', '.join(args.fleet)})"
     if getattr(args, "events", None) is not None:
         terms = str(post.attrs.get("model_terms", "")) or "homogeneous"
         kind = f"event model (PyMC; {terms})"
