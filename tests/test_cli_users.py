@@ -3,6 +3,7 @@ adaptive precision flags, their own counts, and the help text."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -963,16 +964,19 @@ def test_fit_several_fleets(tmp_path, capsys, monkeypatch):
     # 8,000 GPUs, 8,035.5 hours), so it and RSC-2 should get one multiplier within the
     # Monte Carlo error of the fit (the negative control: RSC-1's, whose failure rate per
     # node-hour is 2.8x RSC-2's, lies outside RSC-2's interval)
+    # (its folder has a colon in its name: the size and window are read from the right)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "r2.csv").write_text("category,count,exposure,unit\nall,666,6830175,node\n")
+    (tmp_path / "d:x").mkdir()
+    (tmp_path / "d:x" / "r2.csv").write_text("category,count,exposure,unit\nall,666,6830175,node\n")
     out = tmp_path / "o"
-    argv = ["fit", "--fleet", "rsc-2", "--fleet", "r2.csv:8000:8035.5", "--fleet", "rsc-1"]
+    argv = ["fit", "--fleet", "rsc-2", "--fleet", "d:x/r2.csv:8000:8035.5", "--fleet", "rsc-1"]
+    argv += ["--json", "s.json"]
     argv += ["--seed", "1", "--n-draws", "300", "--n-tune", "300", "--n-chains", "2"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # r_hat of a short run
         assert main([*argv, "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "fleets model (PyMC; with rsc-2, r2.csv:8000:8035.5, rsc-1)" in text
+    assert "fleets model (PyMC; with rsc-2, d:x/r2.csv:8000:8035.5, rsc-1)" in text
     with xr.open_datatree(out / "posterior.nc", engine="h5netcdf") as tree:
         post = tree["posterior"].to_dataset()
         assert post["fleet"].values.tolist() == ["llama3-405b", "rsc-2", "r2", "rsc-1"]
@@ -985,3 +989,9 @@ def test_fit_several_fleets(tmp_path, capsys, monkeypatch):
     assert r2[0] < rsc2[1] < r2[2] and rsc2[0] < r2[1] < rsc2[2]
     assert not rsc2[0] < rsc1[1] < rsc2[2]
     assert "the rates above are a new fleet's" in text
+    # the summary holds the multipliers too
+    doc = json.loads((out / "s.json").read_text())
+    assert doc["coords"]["fleet"] == ["llama3-405b", "rsc-2", "r2", "rsc-1"]
+    got = doc["variables"]["fleet_multiplier_quantile"]
+    assert got["dims"] == ["fleet", "quantile"]
+    np.testing.assert_allclose(got["values"], mult.transpose("fleet", "quantile").values)

@@ -95,3 +95,25 @@ def test_target_accept_rises_only_where_a_fleet_is_pinned_near_zero(monkeypatch,
         with pytest.raises(_Stop):
             fit_fleets(data, seed=0, **kwargs)
     assert seen == [fleets_module.PINNED_TARGET_ACCEPT if pinned else 0.95, 0.9]
+
+
+def test_a_total_only_fleet_is_counted_with_its_own_recorded_shape():
+    # a fleet of 4,096 GPUs reporting node failures: with 8 GPUs a node (Llama 3's, the
+    # bundled fleets' record) a GPU category has 8 GPUs per node-unit; a fleet whose counts
+    # were loaded with 4 GPUs a node has 4, whatever shape the fit is given for fleets
+    # that record none (the negative control: the same fleet without its record takes it)
+    import relmc
+    from relmc.cluster import ClusterShape
+    from relmc.models._common import check_data
+    from relmc.models.fleets import _per_unit
+
+    row = {"category": ["all"], "count": [10], "unit": ["node"]}
+    four = ClusterShape(gpus_per_node=4)
+    own = relmc.load_counts(row, n_gpus=4096, duration_hours=100.0, shape=four)
+    default = relmc.load_counts(row, n_gpus=4096, duration_hours=100.0)
+    units = ["gpu", "node", "job"]
+    assert _per_unit(check_data(own), "f", units, None).tolist() == [4.0, 1.0, 1 / 1024]
+    assert _per_unit(check_data(default), "f", units, four).tolist() == [8.0, 1.0, 1 / 512]
+    bare = default.copy()
+    bare.attrs = {"n_gpus": 4096}
+    assert _per_unit(check_data(bare), "f", units, four).tolist() == [4.0, 1.0, 1 / 1024]

@@ -620,11 +620,76 @@ def test_credible_quantiles_regress_on_the_rate_by_hand():
     q, share = credible_quantiles(rate**2, rate.astype(int), [0.0, 0.5, 1.0], rate)
     assert share == 0.0
     np.testing.assert_allclose(q, [0.0, np.median(np.arange(10.0) ** 2), 81.0], atol=1e-9)
+    # the square term taken where it stands out (beyond 2 SE, clustered by draw) however small
+    # in the values' units: y = rate^2 / 1000 per draw, swamped within draws by -/+ 0.1 (a
+    # noise share of 1): the curve is exact (residuals 0, SE 0), so the interval is the
+    # curve's. A line would leave the curve's bend to residuals that are all noise: shrunk to
+    # nothing, a line from -0.012 to 0.069 (the negative control, by hand)
+    rate = np.repeat(np.arange(10.0), 2)
+    values = rate**2 / 1000 + np.tile([0.1, -0.1], 10)
+    q, share = credible_quantiles(values, rate.astype(int), [0.0, 1.0], rate)
+    assert share == 1.0
+    np.testing.assert_allclose(q, [0.0, 0.081], atol=1e-12)
+    line = np.polyval(np.polyfit(np.arange(10.0), np.arange(10.0) ** 2 / 1000, 1), [0, 9])
+    assert np.abs(line - [0.0, 0.081]).max() > 0.01
+    # ... and left out where it does not: means 10 rate + scatter, -/+ 5 within draws; the
+    # square's coefficient is 0.06 of its SE (by hand, clustered by draw), so the answer is
+    # the line's through the means plus their residuals shrunk by moment matching (a
+    # quadratic would put the ends at 10.083 and 79.933)
+    grid = np.arange(1.0, 9.0)
+    means = 10 * grid + np.array([0.3, -0.2, 0.1, -0.4, 0.2, 0.3, -0.1, -0.2])
+    values = np.repeat(means, 2) + np.tile([5.0, -5.0], 8)
+    z = (grid - grid.mean()) / grid.std()
+    basis = np.column_stack([np.ones(8), z, z * z])
+    gram = np.linalg.inv(2 * basis.T @ basis)
+    beta = gram @ (2 * basis.T @ means)
+    resid = 2 * (means - basis @ beta)  # each draw's residual sum over its two trials
+    se = np.sqrt((gram @ ((basis * resid[:, None] ** 2).T @ basis) @ gram)[2, 2])
+    assert abs(beta[2]) < 0.1 * se
+    fit = np.polyval(np.polyfit(grid, means, 1), grid)
+    res = means - fit
+    total = res.var(ddof=1)
+    expect = fit + res.mean() + (res - res.mean()) * np.sqrt(max(total - 50.0 / 2, 0.0) / total)
+    q, _ = credible_quantiles(
+        values, np.repeat(np.arange(8), 2), [0.0, 0.5, 1.0], np.repeat(grid, 2)
+    )
+    np.testing.assert_allclose(q, np.quantile(expect, [0.0, 0.5, 1.0]), rtol=1e-12)
+    assert abs(q[0] - 10.083) > 0.005
     # an expected value stays within the values: a line through few events does not go below 0
     rate = np.repeat([0.1, 0.2, 0.3, 5.0], 2)
     values = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0])
     q, _ = credible_quantiles(values, np.repeat(np.arange(4), 2), [0.0, 1.0], rate)
     assert q[0] >= 0.0 and q[1] <= 1.0
+
+
+def test_credible_quantiles_bad_input_and_any_scale():
+    draw = np.repeat(np.arange(4), 2)
+    values = np.arange(8.0)
+    rate = np.repeat([1.0, 2.0, 4.0, 3.0], 2)
+    for kwargs, field in (
+        ({"values": np.r_[values[:-1], np.nan]}, "values"),
+        ({"draw": draw[:-1]}, "draw"),
+        ({"covariate": rate[:-1]}, "covariate"),
+        ({"covariate": np.r_[rate[:-1], np.inf]}, "covariate"),
+        ({"covariate": np.r_[rate[:-1], 9.0]}, "the same for every trial of a draw"),
+    ):
+        args = {"values": values, "draw": draw, "covariate": rate, **kwargs}
+        with pytest.raises(ValueError, match=field):
+            credible_quantiles(args["values"], args["draw"], QUANTILES, args["covariate"])
+    # a rate in any unit gives the same interval (no overflow or underflow in its square)
+    q, _ = credible_quantiles(values, draw, QUANTILES, rate)
+    for scale in (1e-170, 1e155):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got, _ = credible_quantiles(values, draw, QUANTILES, rate * scale)
+        np.testing.assert_allclose(got, q, rtol=1e-12)
+    # one rate for every draw, draws of 1-7 trials: the mean alone, as without a covariate
+    # (a mean over each draw's trials of one value rounds to 3 values; the first is exact)
+    m = np.arange(1, 8)
+    draw = np.repeat(np.arange(7), m)
+    values = np.random.default_rng(1).standard_normal(draw.size)
+    q, _ = credible_quantiles(values, draw, QUANTILES, np.full(draw.size, 0.1))
+    np.testing.assert_allclose(q, credible_quantiles(values, draw, QUANTILES)[0], rtol=1e-12)
 
 
 def test_the_refinement_vertex_of_a_known_parabola():

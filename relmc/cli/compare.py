@@ -34,9 +34,9 @@ daly (checkpoint_interval), unlimited (n_spares), true or false, or the text a t
 takes (failures.categories.NAME.kind=sdc, ...domain=rack, repair_distribution=fixed). The fit
 gives the categories' rates: change one with failures.categories.NAME.rate_multiplier=0.5
 (halves its events). Every policy runs at --n-gpus; with several sizes (--n-gpus 2048,16384)
-at each of them, one table row per size and policy, and compare.nc gains an n_gpus dim. The
-base scenario is always included, as "baseline"; --baseline NAME measures gains against
-another.
+at each of them (ascending, each once), one table row per size and policy, and compare.nc
+gains an n_gpus dim (its scenarios attribute records them at the first size). The base
+scenario is always included, as "baseline"; --baseline NAME measures gains against another.
 
 examples:
   relmc compare --policy fast-restart:restart_minutes=2

@@ -99,7 +99,8 @@ def add_parser(sub) -> None:
         action="append",
         metavar="NAME|CSV:GPUS:HOURS",
         help="a fleet that reports only its total (repeatable): a bundled dataset, or a counts "
-        "CSV of one row observed on GPUS GPUs for HOURS hours; fits the fleets model",
+        "CSV of one row observed on GPUS GPUs for HOURS hours, packed as Llama 3 (8 GPUs a "
+        "node; the shape options describe --counts); fits the fleets model",
     )
     g.add_argument(
         "--fleet-sigma",
@@ -129,15 +130,15 @@ def _check_fleets(args: argparse.Namespace) -> None:
         raise ValueError("--model: not with --fleet (several fleets are fitted by their own model)")
 
 
-def _load_fleet(text: str, shape):
+def _load_fleet(text: str):
     """Load a total-only fleet of ``--fleet``: a bundled dataset, or ``CSV:GPUS:HOURS``."""
     from relmc.datasets import list_datasets, load_counts, load_dataset
 
     if text in list_datasets():
         return load_dataset(text)
-    path, sep, rest = text.partition(":")
-    gpus, sep2, hours = rest.partition(":")
-    if not (sep and sep2):
+    rest, sep, hours = text.rpartition(":")
+    path, sep2, gpus = rest.rpartition(":")
+    if not (sep and sep2 and path):
         raise ValueError(
             f"--fleet: {text!r} is not a bundled dataset ({', '.join(list_datasets())}) nor "
             "CSV:GPUS:HOURS (a counts file, the GPUs and hours it was observed on)"
@@ -148,8 +149,8 @@ def _load_fleet(text: str, shape):
         raise ValueError(
             f"--fleet {text}: GPUS must be an integer and HOURS a number; got {gpus!r}, {hours!r}"
         ) from None
-    try:
-        data = load_counts(path, n_gpus=n_gpus, duration_hours=duration, shape=shape)
+    try:  # counted as packed as Llama 3 (the shape options describe --counts)
+        data = load_counts(path, n_gpus=n_gpus, duration_hours=duration)
     except ValueError as e:
         raise ValueError(f"--fleet {text}: {e}") from None
     if not data.attrs.get("name"):
@@ -161,23 +162,24 @@ def _fit_fleets(args: argparse.Namespace, data, seed: int):
     """Fit ``data`` (the categorised fleet) with every ``--fleet``: InferenceData."""
     import sys
 
-    from relmc.cli.inputs import _n_tune, _quiet_pymc, cluster_shape
+    from relmc.cli.inputs import _n_tune, _quiet_pymc
     from relmc.models import fit_fleets
 
-    shape = cluster_shape(args)
-    fleets = [data, *(_load_fleet(f, shape) for f in args.fleet)]
+    fleets = [data, *(_load_fleet(f) for f in args.fleet)]
     names = [str(f.attrs.get("name", "")) or "user data" for f in fleets]
     seen = set()
     for name in names:
         if name in seen:
-            raise ValueError(f"--fleet: the fleet {name!r} is given twice")
+            raise ValueError(
+                f"--fleet: the fleet {name!r} is given twice (a dataset's name, or a CSV's "
+                "file name without .csv)"
+            )
         seen.add(name)
     with _quiet_pymc(args):
         try:
             return fit_fleets(
                 dict(zip(names, fleets, strict=True)),
                 fleet_sigma=1.0 if args.fleet_sigma is None else args.fleet_sigma,
-                shape=shape,
                 n_draws=args.n_draws or 1000,
                 n_tune=_n_tune(args),
                 n_chains=args.n_chains or 4,
@@ -186,6 +188,21 @@ def _fit_fleets(args: argparse.Namespace, data, seed: int):
             )
         except ValueError as e:
             raise ValueError(f"--fleet: {e}") from None
+
+
+def fleet_summary(post) -> dict[str, xr.DataArray]:
+    """Each fleet's multiplier and sigma, quantiles over draws (for --json/--csv)."""
+    levels = [0.05, 0.5, 0.95]
+    out = {}
+    for name, what in (
+        ("fleet_multiplier", "multiplier of each fleet's category rates against the first"),
+        ("sigma", "sd of log fleet multipliers"),
+    ):
+        da = post[name].quantile(levels, dim=("chain", "draw"))
+        out[f"{name}_quantile"] = da.transpose(..., "quantile").assign_attrs(
+            units="1", long_name=f"{what}: posterior quantiles"
+        )
+    return out
 
 
 def fleets_text(post) -> str:
@@ -340,6 +357,8 @@ def run(args: argparse.Namespace) -> int:
         posterior = inputs.fit_event_log(args, data, seed)
     header, rows, right, summary, scalable = _rate_rows(posterior, data, n)
     summary["count"] = data["count"]
+    if args.fleet:
+        summary.update(fleet_summary(posterior.posterior))
     summary.attrs = {
         "seed": seed,
         "model": "fleets" if args.fleet else args.model if args.events is None else "events",

@@ -223,8 +223,13 @@ def check_fit_memory(args: argparse.Namespace, data) -> None:
     from relmc.models._common import draw_values
     from relmc.models.hierarchical import DRAW_EXTRA_VALUES
 
-    extra = 0 if args.model == "conjugate" else DRAW_EXTRA_VALUES
-    n_values = draw_values(data.sizes["category"], extra)
+    if getattr(args, "fleet", None):  # relmc fit --fleet: every fleet's rates too
+        from relmc.models.fleets import fleet_draw_values
+
+        n_values = fleet_draw_values(data.sizes["category"], len(args.fleet) + 1)
+    else:
+        extra = 0 if args.model == "conjugate" else DRAW_EXTRA_VALUES
+        n_values = draw_values(data.sizes["category"], extra)
     copies = WRITTEN_FIT_COPIES.get(args.command, FIT_COPIES)  # compare, optimize: not written
     check_posterior_memory(args.n_draws or 1000, args.n_chains or 4, n_values, copies)
 

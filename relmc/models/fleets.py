@@ -93,7 +93,7 @@ import numpy as np
 import xarray as xr
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.cluster import ClusterShape, check_shape, units
+from relmc.cluster import ClusterShape, check_shape, recorded_shape, units
 from relmc.models._common import (
     SAMPLE_STATS_VALUES,
     Observations,
@@ -148,8 +148,29 @@ def _named(datasets: object) -> list[tuple[str, object]]:
     )
 
 
+def fleet_draw_values(n_categories: int, n_fleets: int) -> int:
+    """Return the float64 values a fleets fit keeps per draw, at least.
+
+    :func:`relmc.models._common.draw_values` of the categorised fleet, its sampler's statistics,
+    each fleet's category rates (``fleet_rate``), and per fleet its total, multiplier, offset,
+    predictive total and log-likelihood; ``sigma``, ``alpha``, ``beta``.
+    """
+    return (
+        draw_values(n_categories, SAMPLE_STATS_VALUES)
+        + int(n_fleets) * int(n_categories)
+        + 5 * int(n_fleets)
+        + 3
+    )
+
+
 def _per_unit(obs: Observations, field: str, categories_units, shape) -> np.ndarray:
-    """Units of each category per unit of the total-only fleet ``obs``."""
+    """Units of each category per unit of the total-only fleet ``obs``.
+
+    Counted with the fleet's own recorded shape (:func:`relmc.cluster.recorded_shape`: the
+    bundled fleets' 8 GPUs a node, a counts file's ``load_counts(..., shape=)``), else
+    ``shape``.
+    """
+    shape = recorded_shape(obs.attrs) or shape
     n_gpus = obs.attrs.get("n_gpus")
     if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
         raise ValueError(
@@ -197,7 +218,10 @@ def fit_fleets(
         Scale (> 0) of the half-normal prior on :math:`\sigma`, the sd of log fleet
         multipliers. The default 1 lets fleets differ by a typical factor up to about e.
     shape : relmc.cluster.ClusterShape, optional
-        GPU packing used to count each category's units in total-only fleets.
+        GPU packing used to count each category's units in total-only fleets that record
+        none; a fleet that records its shape (``attrs``, as ``load_counts`` with ``n_gpus``
+        and the bundled datasets do; :func:`relmc.cluster.recorded_shape`) is counted with
+        its own.
     n_draws, n_tune, n_chains, cores, target_accept, seed, progressbar
         As in :func:`relmc.fit_hierarchical`. ``target_accept`` defaults to 0.95, or to
         ``PINNED_TARGET_ACCEPT`` = 0.99 where a total-only fleet's log ratio is pinned near 0
@@ -266,7 +290,7 @@ def fit_fleets(
         target_accept = PINNED_TARGET_ACCEPT if pinned.any() else 0.95
     n_draws, n_tune, n_chains, target_accept = check_sampling(
         n_draws, n_tune, n_chains, target_accept, cores,
-        draw_values(main.n, SAMPLE_STATS_VALUES),
+        fleet_draw_values(main.n, len(fleets)),
     )  # fmt: skip
 
     root = resolve_seed(seed)
