@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 import xarray as xr
 
 from relmc._io import write_netcdf
@@ -13,7 +14,9 @@ from relmc.cli.output import fmt, model_text, note, recovery_text, say, table
 
 EPILOG = """\
 Prints, per category, the posterior mean rate with a 90% interval (per unit-hour and per
-unit-year) and its contribution to the job MTTF at --n-gpus; writes DIR/posterior.nc, which
+unit-year) and its contribution to the job MTTF at --n-gpus, then a posterior predictive check
+(relmc.models.predictive_check: the observed counts whose replicates rarely reach them, p <
+0.05; in --json/--csv as count_p); writes DIR/posterior.nc, which
 'relmc project|compare|optimize|simulate --posterior DIR/posterior.nc' use without refitting.
 
 examples:
@@ -190,6 +193,41 @@ def _fit_fleets(args: argparse.Namespace, data, seed: int):
             raise ValueError(f"--fleet: {e}") from None
 
 
+#: p-value below which ``check_text`` lists an observed count
+CHECK_P = 0.05
+
+
+def check_text(check: xr.Dataset) -> str:
+    """Lines of :func:`relmc.models.predictive_check`: the counts it finds far out."""
+    out = [
+        "posterior predictive check (two-sided p of each observed count against the fit's "
+        "replicates; in-sample, so a fitting model reads near 1):"
+    ]
+    for name, what in (("count", "category"), ("total_count", "fleet")):
+        if f"{name}_p" not in check:
+            continue
+        p = check[f"{name}_p"]
+        dim = p.dims[0]
+        low = [str(k) for k, v in zip(p[dim].values, p.values, strict=True) if v < CHECK_P]
+        label = "categories" if what == "category" else "fleet totals"
+        if not low:
+            at = int(np.argmin(p.values))
+            out.append(
+                f"  all {p.size} {label} at p >= {CHECK_P} (lowest {p.values[at]:.2g}, "
+                f"{p[dim].values[at]})"
+            )
+            continue
+        for k in low:
+            lo, _, hi = check[f"{name}_predictive_quantile"].sel({dim: k}).values
+            obs = int(check[f"{name}_observed"].sel({dim: k}))
+            out.append(
+                f"  {k}: observed {obs:,}, replicated 90% [{lo:,.0f}, {hi:,.0f}], "
+                f"p = {float(p.sel({dim: k})):.2g}"
+            )
+        out.append(f"  ({len(low)} of {p.size} {label} at p < {CHECK_P})")
+    return "\n".join(out)
+
+
 def fleet_summary(post) -> dict[str, xr.DataArray]:
     """Each fleet's multiplier and sigma, quantiles over draws (for --json/--csv)."""
     levels = [0.05, 0.5, 0.95]
@@ -337,6 +375,8 @@ def _rate_rows(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc fit``."""
+    from relmc.models import predictive_check
+
     outputs = inputs.check_out(
         args.out, ["posterior.nc", *output.summary_names(args, ["posterior.nc"])]
     )
@@ -359,6 +399,8 @@ def run(args: argparse.Namespace) -> int:
     summary["count"] = data["count"]
     if args.fleet:
         summary.update(fleet_summary(posterior.posterior))
+    check = predictive_check(posterior)
+    summary.update({k: v for k, v in check.data_vars.items() if not str(k).endswith("_observed")})
     summary.attrs = {
         "seed": seed,
         "model": "fleets" if args.fleet else args.model if args.events is None else "events",
@@ -384,6 +426,8 @@ def run(args: argparse.Namespace) -> int:
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
         say(clock_note(posterior.posterior["rate"]))
+    say()
+    say(check_text(check))
     if args.fleet:
         say()
         say(fleets_text(posterior.posterior))
