@@ -158,7 +158,32 @@ def test_examples_are_listed(script):
         "event_log.py",
         "make_event_log.py",
         "uncertain_overheads.py",
+        "fleets.py",
     }
+
+
+@pytest.mark.slow
+def test_fleets(tmp_path):
+    # one PyMC fit of three fleets (~40-100 s in quick mode) and two projections
+    out = _run([EXAMPLES / "fleets.py"], tmp_path, timeout=600)
+
+    def band(text):
+        med, lo, hi = (
+            float(x) for x in re.match(r"([\d.]+) \[([\d.]+), ([\d.]+)\]", text).groups()
+        )
+        return lo, med, hi
+
+    mult = dict(re.findall(r"^  (rsc-\d): (.+)$", out, re.M))
+    # per node-hour RSC-1 fails 2.8x as often as RSC-2, Llama 3 (per GPU) between them
+    assert band(mult["rsc-1"])[0] > 1 > band(mult["rsc-2"])[2]
+    assert "predictive check: 0 of 18 categories and 0 of 3 fleet totals at p < 0.05" in out
+    rows = re.findall(
+        r"^  (Llama 3 alone|a new fleet)\s+([\d,]+) GPUs: MTTF (.+?) h \[(.+?), (.+?)\]", out, re.M
+    )
+    width = {(who, n): float(hi) / float(lo) for who, n, _, lo, hi in rows}
+    assert len(width) == 4
+    for n in ("16,384", "100,000"):  # the fleets' spread dwarfs what Llama 3's counts leave
+        assert width[("a new fleet", n)] > 5 * width[("Llama 3 alone", n)]
 
 
 def test_event_log_csv_is_made_by_its_script(tmp_path):

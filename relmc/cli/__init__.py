@@ -45,7 +45,7 @@ example scripts, the same from Python (installed with relmc: 'relmc examples' li
 what_if.py (paired policy gains), own_cluster.py (your own counts CSV), event_log.py (an event
 log), levers.py (node and operator levers), time_varying.py (daily cycles, trends, power
 swings, stragglers, latent SDC), uncertain_overheads.py (restart and detection times known only
-as ranges)
+as ranges), fleets.py (Llama 3's causes with Meta RSC's totals: a new fleet's bands)
 """
 
 _SUBCOMMANDS = (project, fit, simulate, optimize, compare, datasets, sweep, examples)

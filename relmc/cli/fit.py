@@ -48,7 +48,8 @@ project', and the fleets' multipliers follow.
 
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies
 them): quickstart.py (the Llama 3 fit), own_cluster.py (a counts CSV: examples/my_cluster.csv
-shows the columns), event_log.py (fitting an event log: daily cycles, trend, lemon nodes)"""
+shows the columns), event_log.py (fitting an event log: daily cycles, trend, lemon nodes),
+fleets.py (several fleets: a new fleet's bands)"""
 
 
 def add_parser(sub) -> None:
