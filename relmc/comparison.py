@@ -19,7 +19,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
-from relmc.projection import check_sizes
+from relmc.projection import check_sizes, warn_not_finished
 from relmc.rates import fit_labels, rate_draws
 from relmc.scenario import Scenario, replace_path
 from relmc.sim.simulate import (
@@ -78,8 +78,10 @@ def compare(
         the per-trial difference ETTR(scenario) - ETTR(baseline) summarised (0 for the
         baseline); ``finished_fraction``; ``checkpoint_interval_hours``, the interval each
         scenario ran with (a rule's resolved). ``draw`` (trial) is the posterior draw each
-        trial used. ``attrs``: ``baseline``, the scenarios (JSON; with several sizes, at the
-        first), seed, ``pairing``, ``dataset`` and ``model`` (the posterior's, or empty).
+        trial used (a scenario whose trials hit the wall-clock cap or the event budget is
+        warned of, :class:`~relmc.errors.NotFinishedWarning`). ``attrs``: ``baseline``, the
+        scenarios (JSON; with several sizes, at the first), seed, ``pairing``, ``dataset`` and
+        ``model`` (the posterior's, or empty).
 
     Raises
     ------
@@ -155,7 +157,7 @@ def _compare_at(
     """One size's comparison: the scenarios on paired trials, summarised (no ``attrs``)."""
     names = list(runs)
     ettr, finished, interval, draw = [], [], [], None
-    for sc in runs.values():
+    for name, sc in runs.items():
         with unread_warnings_from_callers():
             res = simulate(
                 sc,
@@ -167,6 +169,7 @@ def _compare_at(
             )
         ettr.append(res["ettr"].values)
         finished.append(res["finished"].values.mean())
+        warn_not_finished(res, f"compare: {name!r} at n_gpus={sc.cluster.n_gpus:,}", stacklevel=4)
         interval.append(float(res.attrs["checkpoint_interval_hours"]))
         draw = res["draw"].values
     e = np.stack(ettr)  # (scenario, trial)

@@ -373,6 +373,13 @@ def project(
     # the source itself, not only its rates: an event fit's physics is drawn per trial
     draws = rate_draws(scenario, posterior)
     nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
+    if credible_trials and draws.n_draws > 1 and np.unique(nested.rows).size < 2:
+        raise FieldError(
+            "credible_trials",
+            f"credible_trials ({credible_trials}) / trials_per_draw ({trials_per_draw}) leaves "
+            "one posterior draw: a credible interval needs several; give credible_trials at "
+            f"least 2 x trials_per_draw ({2 * int(trials_per_draw)}), or 0 to skip it",
+        )
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:
@@ -414,7 +421,7 @@ def project(
         rows.append(_summarize_size(res, sc, draws, cred, nested))
         if per_trial is not None:
             per_trial[i, : res.sizes["trial"]] = res["ettr"].values
-        _warn_not_finished(res, f"at n_gpus={n:,}")
+        warn_not_finished(res, f"at n_gpus={n:,}")
         if bar is not None:
             bar.update()
     if bar is not None:
@@ -472,7 +479,7 @@ def project(
     return ds
 
 
-def _warn_not_finished(res: xr.Dataset, where: str) -> None:
+def warn_not_finished(res: xr.Dataset, where: str, stacklevel: int = 3) -> None:
     """Warn (:class:`~relmc.errors.NotFinishedWarning`) when trials hit the wall-clock cap."""
     finished = res["finished"].values
     if finished.all():
@@ -484,7 +491,7 @@ def _warn_not_finished(res: xr.Dataset, where: str) -> None:
         "(policy.max_events): their ETTR and lost time are measured where they stopped, so "
         "the results are bounds, not estimates",
         NotFinishedWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 

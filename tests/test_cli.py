@@ -813,6 +813,13 @@ def test_project_marks_credible_intervals_that_are_mostly_noise(tmp_path, capsys
     with xr.open_dataset(tmp_path / "a" / "projection.nc", engine="h5netcdf") as ds:
         assert float(ds["ettr_credible_noise"].max()) > 0.5
     assert " *" in text and "* not resolved: Monte Carlo noise is" in text
+    assert "raise --trials-per-draw and --credible-trials together" in text
+    # 200 credible trials of 4 a draw: 50 posterior draws, rough 5% and 95% quantiles, said
+    # so; 100 draws (the threshold) are not
+    assert "E[...] from 50 posterior draws only" in text
+    more = ["--credible-trials", "400", "--compute-hours", "6", "--out", str(tmp_path / "c")]
+    assert main([*argv, *more]) == 0
+    assert "posterior draws only" not in capsys.readouterr().out
     argv = ["project", "--n-gpus", "16384", "--n-trials", "300", "--seed", "4", "--no-plot"]
     assert main([*argv, "--out", str(tmp_path / "b")]) == 0
     text = capsys.readouterr().out

@@ -138,6 +138,7 @@ COMPARE_BAD = [
     (["--policy", "big:n_gpus=32768"], "every policy runs at --n-gpus"),
     (["--policy", "big:cluster.n_gpus=32768"], "every policy runs at --n-gpus"),
     (["--policy", "a:restart_minutes=2", "--n-gpus", "2048,0"], "(option --n-gpus)"),
+    (["--policy", "a:restart_minutes=2", "--n-gpus", "2048,,4096"], "comma-separated list"),
 ]
 
 

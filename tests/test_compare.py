@@ -90,3 +90,18 @@ def test_several_sizes_are_each_the_comparison_at_that_size():
     g = both.sel(scenario="fast")
     diff = float(g.gain_mean.sel(n_gpus=4096) - g.gain_mean.sel(n_gpus=256))
     assert diff > 4 * float(np.hypot(*g.gain_se.values))
+
+
+def test_trials_stopped_by_the_cap_are_warned_of():
+    # a cap of 1.05 x the compute hours at failures every ~2 h of a 100-h job: most trials
+    # stop at the cap, as relmc.project warns; a scenario that finishes is not named
+    from relmc.errors import NotFinishedWarning
+
+    base = replace_path(_base(), "policy.wall_cap_factor", 1.05)
+    calm = replace_path(replace_path(base, "failures.categories.a.rate_multiplier", 0.0),
+                        "failures.categories.b.rate_multiplier", 0.0)  # fmt: skip
+    with pytest.warns(NotFinishedWarning, match=r"compare: 'capped' at n_gpus=512") as got:
+        ds = relmc.compare({"capped": base, "calm": calm}, n_trials=50, seed=1)
+    assert not any("'calm'" in str(w.message) for w in got)
+    assert float(ds.finished_fraction.sel(scenario="capped")) < 1.0
+    assert float(ds.finished_fraction.sel(scenario="calm")) == 1.0

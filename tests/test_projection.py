@@ -494,6 +494,19 @@ def test_credible_with_one_draw_is_a_point_and_can_be_skipped(posterior):
     assert np.all(np.isfinite(none["ettr_quantile"].values))
 
 
+def test_a_credible_simulation_of_one_draw_is_refused(posterior):
+    # with many posterior draws, credible_trials / trials_per_draw must leave two or more:
+    # one draw's mean printed as an interval [x, x] is not one. Point rates (one draw) keep
+    # their point; credible_trials 0 skips the simulation
+    for kw in ({"credible_trials": 1}, {"credible_trials": 3, "trials_per_draw": 4},
+               {"credible_trials": 2000, "trials_per_draw": 4000}):  # fmt: skip
+        with pytest.raises(ValueError, match="leaves one posterior draw"):
+            relmc.project(posterior, n_gpus=1024, n_trials=8, seed=1, **kw)
+    ds = relmc.project(posterior, n_gpus=1024, n_trials=8, seed=1, credible_trials=8,
+                       trials_per_draw=4)  # fmt: skip
+    assert ds.attrs["n_draws_credible"] == 2
+
+
 def test_credible_run_leaves_the_predictive_trials_alone(posterior):
     kw = dict(n_gpus=[1024, 2048], n_trials=30, seed=3, keep_trials=True)
     a = relmc.project(posterior, **kw)

@@ -14,9 +14,9 @@ from relmc.cli.output import fmt, model_text, note, recovery_text, say, table
 
 EPILOG = """\
 Prints, per category, the posterior mean rate with a 90% interval (per unit-hour and per
-unit-year) and its contribution to the job MTTF at --n-gpus, then a posterior predictive check
-(relmc.models.predictive_check: the observed counts whose replicates rarely reach them, p <
-0.05; in --json/--csv as count_p); writes DIR/posterior.nc, which
+unit-year) and its contribution to the job MTTF at --n-gpus; a hierarchical fit adds a
+population check (relmc.models.population_check: the categories whose count the population of
+the others rarely gives, p < 0.05; in --json/--csv as count_p); writes DIR/posterior.nc, which
 'relmc project|compare|optimize|simulate --posterior DIR/posterior.nc' use without refitting.
 
 examples:
@@ -194,39 +194,36 @@ def _fit_fleets(args: argparse.Namespace, data, seed: int):
             raise ValueError(f"--fleet: {e}") from None
 
 
-#: p-value below which ``check_text`` lists an observed count
+#: p-value below which ``population_text`` lists a category
 CHECK_P = 0.05
 
 
-def check_text(check: xr.Dataset) -> str:
-    """Lines of :func:`relmc.models.predictive_check`: the counts it finds far out."""
-    out = [
-        "posterior predictive check (two-sided p of each observed count against the fit's "
-        "replicates; in-sample, so a fitting model reads near 1):"
-    ]
-    for name, what in (("count", "category"), ("total_count", "fleet")):
-        if f"{name}_p" not in check:
-            continue
-        p = check[f"{name}_p"]
-        dim = p.dims[0]
-        low = [str(k) for k, v in zip(p[dim].values, p.values, strict=True) if v < CHECK_P]
-        label = "categories" if what == "category" else "fleet totals"
-        if not low:
-            at = int(np.argmin(p.values))
-            out.append(
-                f"  all {p.size} {label} at p >= {CHECK_P} (lowest {p.values[at]:.2g}, "
-                f"{p[dim].values[at]})"
-            )
-            continue
-        for k in low:
-            lo, _, hi = check[f"{name}_predictive_quantile"].sel({dim: k}).values
-            obs = int(check[f"{name}_observed"].sel({dim: k}))
-            out.append(
-                f"  {k}: observed {obs:,}, replicated 90% [{lo:,.0f}, {hi:,.0f}], "
-                f"p = {float(p.sel({dim: k})):.2g}"
-            )
-        out.append(f"  ({len(low)} of {p.size} {label} at p < {CHECK_P})")
-    return "\n".join(out)
+def population_text(check: xr.Dataset) -> str:
+    """Lines of :func:`relmc.models.population_check`: the categories out of line."""
+    p = check["count_p"]
+    low = [str(k) for k, v in zip(p["category"].values, p.values, strict=True) if v < CHECK_P]
+    head = (
+        "population check (each category's count against the population of the others, "
+        "leave one out; two-sided p):"
+    )
+    if not low:
+        at = int(np.argmin(p.values))
+        return (
+            f"{head}\n  all {p.size} categories at p >= {CHECK_P} (lowest {p.values[at]:.2g}, "
+            f"{p['category'].values[at]})"
+        )
+    lines = [head]
+    for k in low:
+        row = check.sel(category=k)
+        side = "above" if float(row["count_p_upper"]) < float(row["count_p_lower"]) else "below"
+        lines.append(
+            f"  {k}: observed {int(row['count_observed']):,}, {side} what the others' "
+            f"population gives, p = {float(row['count_p']):.2g}"
+        )
+    lines.append(
+        f"  ({len(low)} of {p.size} at p < {CHECK_P}; about 1 in 20 would be by chance alone)"
+    )
+    return "\n".join(lines)
 
 
 def fleet_summary(post) -> dict[str, xr.DataArray]:
@@ -261,7 +258,9 @@ def fleets_text(post) -> str:
         f"sd of log multipliers (sigma) {band(post['sigma'])}\n"
         + table(["fleet", "multiplier"], rows, [False, True])
         + "\nthe rates above are a new fleet's (the fleets' spread included): posterior.nc's "
-        "'rate', which relmc project uses; an observed fleet's are its 'fleet_rate'"
+        "'rate', which relmc project uses; an observed fleet's are its 'fleet_rate'. A "
+        "log-normal multiplier makes them heavy-tailed: a mean (the table's rate and hours "
+        "between) can lie above its 90% interval, and the job MTTF line gives the median"
     )
 
 
@@ -376,7 +375,7 @@ def _rate_rows(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``relmc fit``."""
-    from relmc.models import predictive_check
+    from relmc.models import population_check
 
     outputs = inputs.check_out(
         args.out, ["posterior.nc", *output.summary_names(args, ["posterior.nc"])]
@@ -400,8 +399,10 @@ def run(args: argparse.Namespace) -> int:
     summary["count"] = data["count"]
     if args.fleet:
         summary.update(fleet_summary(posterior.posterior))
-    check = predictive_check(posterior)
-    summary.update({k: v for k, v in check.data_vars.items() if not str(k).endswith("_observed")})
+    check = None
+    if args.model == "hierarchical" and args.events is None and not args.fleet:
+        check = population_check(posterior)
+        summary["count_p"] = check["count_p"]
     summary.attrs = {
         "seed": seed,
         "model": "fleets" if args.fleet else args.model if args.events is None else "events",
@@ -427,8 +428,9 @@ def run(args: argparse.Namespace) -> int:
             f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
         )
         say(clock_note(posterior.posterior["rate"]))
-    say()
-    say(check_text(check))
+    if check is not None:
+        say()
+        say(population_text(check))
     if args.fleet:
         say()
         say(fleets_text(posterior.posterior))

@@ -152,9 +152,9 @@ def _spares(s: str) -> int | None:
 
 
 def int_list(s: str) -> list[int]:
-    """Convert ``2048,16384`` to ``[2048, 16384]``."""
+    """Convert ``2048,16384`` to ``[2048, 16384]`` (an empty item, ``2048,,4096``, refused)."""
     try:
-        return [int(x.strip().replace("_", "")) for x in s.split(",") if x.strip()]
+        return [int(x.strip().replace("_", "")) for x in s.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"must be a comma-separated list of integers, e.g. 2048,16384; got {s!r}"

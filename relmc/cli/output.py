@@ -270,9 +270,20 @@ def projection_table(ds) -> str:
             "spread of the per-draw means (few events a job): the interval is resolved only "
             "as far as the draws' failure rates explain it, and what else differs between "
             "draws (overheads, the categories' mix) is estimated from noise; raise "
-            "--trials-per-draw"
+            "--trials-per-draw and --credible-trials together (the draws are their ratio)"
+        )
+    n_cred = int(ds.attrs.get("n_draws_credible", 0))
+    if credible and 1 < n_cred < FEW_CREDIBLE_DRAWS and n_cred < int(ds.attrs.get("n_draws", 0)):
+        text += (
+            f"\nE[...] from {n_cred} posterior draws only: their 5% and 95% quantiles are rough; "
+            "raise --credible-trials (draws = credible trials / trials per draw)"
         )
     return text
+
+
+#: Posterior draws of the credible simulation below which ``projection_table`` says its
+#: E[...] quantiles are rough (the 5% quantile of 100 draws sits on about 5 of them).
+FEW_CREDIBLE_DRAWS = 100
 
 
 #: The share of Monte Carlo noise in the per-draw means above which ``projection_table``

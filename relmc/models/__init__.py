@@ -7,8 +7,9 @@
   observed at several sizes (exact grid draws of the exponent).
 - :func:`fit_events`: an event log, with diurnal, trend and per-node (lemon) terms (PyMC);
   :func:`compare_event_models` ranks such fits by PSIS-LOO.
-- :func:`predictive_check`: each observed count against the fit's posterior predictive
-  replicates (two-sided p-values).
+- :func:`population_check`: each category's count of a pooled fit against the population of
+  the others (leave one out); :func:`predictive_check`: each observed count against the
+  fit's own replicates (in sample).
 
 Every fit returns ``posterior["rate"]`` (chain, draw, category) in events per unit-hour of the
 data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCMC fits warn with
@@ -16,7 +17,7 @@ data's exposure, with ``unit`` and ``group`` coordinates along ``category``; MCM
 """
 
 from relmc.models._common import ConvergenceWarning, import_arviz, import_pymc
-from relmc.models.check import predictive_check
+from relmc.models.check import population_check, predictive_check
 from relmc.models.conjugate import JEFFREYS, fit_conjugate, total_jeffreys
 from relmc.models.events import compare_event_models, fit_events
 from relmc.models.fleets import fit_fleets
@@ -34,6 +35,7 @@ __all__ = [
     "fit_scaling",
     "import_arviz",
     "import_pymc",
+    "population_check",
     "predictive_check",
     "total_jeffreys",
 ]
