@@ -15,10 +15,10 @@ trial, and reports two kinds of interval, each labelled:
     they stay independent and their Monte Carlo standard errors exact), in two parts
     (:func:`credible_quantiles`):
 
-    1. *what the draw's failure rate explains*: the trials' values are regressed on a
-       line in the draw's job failure rate ``Lambda(N)``, or a quadratic where the square
-       term stands out of the noise (least squares over all trials; 2 standard errors,
-       clustered by draw), which is known exactly for every draw, so this part carries no per-draw
+    1. *what the draw's failure rate explains*: the trials' values are regressed on the
+       draw's job failure rate ``Lambda(N)``, known exactly for every draw (a line, or a
+       quadratic where the square stands out of the noise: beyond 2 standard errors,
+       clustered by draw; least squares over all trials), so this part carries no per-draw
        noise and its quantiles follow the rate's posterior, shape included;
     2. *what it leaves* (the categories' mix, a draw's overhead multipliers, curvature):
        each draw's mean residual still holds Monte Carlo noise of variance ``s_w^2 / m``
@@ -33,9 +33,8 @@ trial, and reports two kinds of interval, each labelled:
     Without the first part (the per-draw means alone shrunk, as before), a job of 0-1
     events put a step of the Poisson noise into the interval: its 5 % and 25 % quantiles one
     value, the 5 % at 0.010-0.013 against a truth of 0.0046 interruptions a day
-    (``tests/test_projection.py``). The values
-    stay in the range the trials took. With one posterior draw (point rates) the credible
-    interval is a point.
+    (``tests/test_projection.py``). The values stay in the range the trials took. With one
+    posterior draw (point rates) the credible interval is a point.
 """
 
 from __future__ import annotations

@@ -257,6 +257,63 @@ def _quiet_pymc(args: argparse.Namespace):
     return quiet()
 
 
+def load_fleet(text: str):
+    """Load a total-only fleet of ``--fleet``: a bundled dataset, or ``CSV:GPUS:HOURS``."""
+    from relmc.datasets import list_datasets, load_counts, load_dataset
+
+    if text in list_datasets():
+        return load_dataset(text)
+    rest, sep, hours = text.rpartition(":")
+    path, sep2, gpus = rest.rpartition(":")
+    if not (sep and sep2 and path):
+        raise ValueError(
+            f"--fleet: {text!r} is not a bundled dataset ({', '.join(list_datasets())}) nor "
+            "CSV:GPUS:HOURS (a counts file, the GPUs and hours it was observed on)"
+        )
+    try:
+        n_gpus, duration = int(gpus.replace("_", "")), float(hours)
+    except ValueError:
+        raise ValueError(
+            f"--fleet {text}: GPUS must be an integer and HOURS a number; got {gpus!r}, {hours!r}"
+        ) from None
+    try:  # counted as packed as Llama 3 (the shape options describe --counts)
+        data = load_counts(path, n_gpus=n_gpus, duration_hours=duration)
+    except ValueError as e:
+        raise ValueError(f"--fleet {text}: {e}") from None
+    if not data.attrs.get("name"):
+        data.attrs["name"] = Path(path).stem
+    return data
+
+
+def fit_fleet_posterior(args: argparse.Namespace, data, seed: int):
+    """Fit ``data`` (the categorised fleet) with every ``--fleet``: InferenceData."""
+    from relmc.models import fit_fleets
+
+    fleets = [data, *(load_fleet(f) for f in args.fleet)]
+    names = [str(f.attrs.get("name", "")) or "user data" for f in fleets]
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(
+                f"--fleet: the fleet {name!r} is given twice (a dataset's name, or a CSV's "
+                "file name without .csv)"
+            )
+        seen.add(name)
+    with _quiet_pymc(args):
+        try:
+            return fit_fleets(
+                dict(zip(names, fleets, strict=True)),
+                fleet_sigma=1.0 if args.fleet_sigma is None else args.fleet_sigma,
+                n_draws=args.n_draws or 1000,
+                n_tune=_n_tune(args),
+                n_chains=args.n_chains or 4,
+                seed=seed,
+                progressbar=sys.stderr.isatty() and not getattr(args, "quiet", False),
+            )
+        except ValueError as e:
+            raise ValueError(f"--fleet: {e}") from None
+
+
 def fit_event_log(args: argparse.Namespace, events, seed: int):
     """Fit :func:`relmc.fit_events` to a loaded log with the command's terms and draws."""
     from relmc.models import fit_events
