@@ -265,8 +265,9 @@ def project(
         Default ``False`` (the result is then unchanged).
     credible_trials : int, optional
         Jobs of the credible-interval simulation at each size, in [0, 1e8]; default
-        ``min(n_trials, CREDIBLE_TRIALS)`` (2,000). 0 skips it (the ``*_credible`` variables
-        are then NaN).
+        ``min(n_trials, CREDIBLE_TRIALS)`` (2,000), at least two draws' worth (``2 x
+        trials_per_draw``) with several posterior draws. 0 skips it (the ``*_credible``
+        variables are then NaN). Given, it must leave two posterior draws or more.
     trials_per_draw : int
         Jobs sharing each posterior draw in that simulation, in [2, 1e8] (default
         ``TRIALS_PER_DRAW``, 4): more trials per draw mean less noise in each draw's mean,
@@ -336,6 +337,7 @@ def project(
     n_trials = check_n_trials(n_trials)
     if not isinstance(keep_trials, bool | np.bool_):
         raise FieldError("keep_trials", f"keep_trials must be True or False; got {keep_trials!r}")
+    given_credible = credible_trials is not None
     if credible_trials is None:
         credible_trials = min(n_trials, CREDIBLE_TRIALS)
     elif not (
@@ -373,12 +375,17 @@ def project(
     draws = rate_draws(scenario, posterior)
     nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     if credible_trials and draws.n_draws > 1 and np.unique(nested.rows).size < 2:
-        raise FieldError(
-            "credible_trials",
-            f"credible_trials ({credible_trials}) / trials_per_draw ({trials_per_draw}) leaves "
-            "one posterior draw: a credible interval needs several; give credible_trials at "
-            f"least 2 x trials_per_draw ({2 * int(trials_per_draw)}), or 0 to skip it",
-        )
+        if not given_credible:  # the default from a small n_trials: one draw's at most two
+            credible_trials = 2 * int(trials_per_draw)
+            nested = nested_draws(draws, credible_trials, int(trials_per_draw))
+        else:
+            raise FieldError(
+                "credible_trials",
+                f"credible_trials ({credible_trials}) / trials_per_draw ({trials_per_draw}) "
+                "leaves one posterior draw: a credible interval needs several; give "
+                f"credible_trials above trials_per_draw ({int(trials_per_draw)}), or 0 to "
+                "skip it",
+            )
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:

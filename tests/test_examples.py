@@ -164,7 +164,8 @@ def test_examples_are_listed(script):
 
 @pytest.mark.slow
 def test_fleets(tmp_path):
-    # one PyMC fit of three fleets (~40-100 s in quick mode) and two projections
+    # one PyMC fit of three fleets (~40-100 s in quick mode) and two projections; sigma and
+    # the multipliers as the fit prints them
     out = _run([EXAMPLES / "fleets.py"], tmp_path, timeout=600)
 
     def band(text):
@@ -176,7 +177,6 @@ def test_fleets(tmp_path):
     mult = dict(re.findall(r"^  (rsc-\d): (.+)$", out, re.M))
     # per node-hour RSC-1 fails 2.8x as often as RSC-2, Llama 3 (per GPU) between them
     assert band(mult["rsc-1"])[0] > 1 > band(mult["rsc-2"])[2]
-    assert "predictive check: 0 of 18 categories and 0 of 3 fleet totals at p < 0.05" in out
     rows = re.findall(
         r"^  (Llama 3 alone|a new fleet)\s+([\d,]+) GPUs: MTTF (.+?) h \[(.+?), (.+?)\]", out, re.M
     )

@@ -78,7 +78,7 @@ def test_the_population_grid_is_the_published_pumps_posterior():
     # scale-free), give alpha 0.14
     def moments(t):
         (alpha, beta), log_prior, log_lik = population_grid(PUMPS_X, t)
-        log_w = log_prior + log_lik.sum(axis=1)
+        log_w = log_prior[0] + log_lik.sum(axis=1)
         w = np.exp(log_w - log_w.max())
         w /= w.sum()
         mean = float(w @ alpha)
@@ -89,18 +89,16 @@ def test_the_population_grid_is_the_published_pumps_posterior():
     assert abs(moments(PUMPS_T * 1000)[0] - 0.69) > 0.3
 
 
-def _pooled(count, exposure):
-    """A pooled fit's record, as fit_hierarchical writes it, without sampling (one unit)."""
+def _pooled(count, exposure, ref_units=None, prior="scaled"):
+    """A pooled fit's record, as fit_hierarchical writes it, without sampling."""
     cats = [f"c{k}" for k in range(len(count))]
+    ref = np.ones(len(count)) if ref_units is None else np.asarray(ref_units, float)
     post = xr.Dataset(
         {"alpha": (("chain", "draw"), [[1.0]]), "beta": (("chain", "draw"), [[1.0]])},
-        attrs={"rate_scale": float(np.sum(count) / np.sum(exposure))},
+        attrs={"prior": f"{prior}: ...", "rate_scale": 1.0},
     )
     const = xr.Dataset(
-        {
-            "exposure": ("category", np.asarray(exposure, float)),
-            "ref_units": ("category", np.ones(len(count))),
-        },
+        {"exposure": ("category", np.asarray(exposure, float)), "ref_units": ("category", ref)},
         coords={"category": cats},
     )
     obs = xr.Dataset({"count": ("category", np.asarray(count))}, coords={"category": cats})
@@ -109,9 +107,9 @@ def _pooled(count, exposure):
 
 def test_population_check_finds_the_category_out_of_line():
     # twelve categories of 8-13 events on equal exposures and one of 60: the others'
-    # population rarely gives 60, p = 0.006 (not smaller: the Exp(1) prior on the population's
-    # shape keeps a spread between categories open); every other count reads p > 0.6 (30
-    # reads 0.10, 25 0.18). Negative control: the thirteenth at 11 reads like the rest
+    # population rarely gives 60, p = 0.0035 (not smaller: the Exp(1) prior on the
+    # population's shape keeps a spread between categories open); every other count reads
+    # p > 0.6 (30 reads 0.09). Negative control: the thirteenth at 11 reads like the rest
     base = [10, 12, 9, 11, 8, 13, 10, 12, 9, 11, 10, 12]
     check = population_check(_pooled([*base, 60], np.full(13, 100.0)))
     p = check["count_p"].values
@@ -144,3 +142,61 @@ def test_relmc_fit_hierarchical_prints_the_population_check(tmp_path, capsys, mo
     col = header.split(",").index("count_p")
     p = [float(r.split(",")[col]) for r in lines]
     assert p[-1] < 0.05 and min(p[:-1]) > 0.05
+
+
+def _reference_p(count, t, beta_rate):
+    """Leave-one-out p-values on a brute-force grid: 1,500 points a side, log alpha in
+    [-20, 12] and the log mean over the counts' rates widened by e^60, the hyperpriors
+    written out from scipy (written apart from relmc.models.check's two-step grid)."""
+    from scipy import special, stats
+
+    x, t = np.asarray(count, float), np.asarray(t, float)
+    rates = (x + 0.5) / t
+    log_m = np.linspace(np.log(rates.min()) - 60, np.log(rates.max()) + 60, 1500)
+    la, lm = (g.ravel() for g in np.meshgrid(np.linspace(-20, 12, 1500), log_m, indexing="ij"))
+    a, b = np.exp(la)[:, None], np.exp(la - lm)[:, None]
+    lik = (special.gammaln(x + a) - special.gammaln(a) - special.gammaln(x + 1)
+           + a * np.log(b / (b + t)) + x * np.log(t / (b + t)))  # fmt: skip
+    p = []
+    for c in range(x.size):
+        prior_b = stats.gamma.logpdf(b[:, 0], 0.1, scale=1 / beta_rate[c])
+        prior = stats.expon.logpdf(a[:, 0]) + prior_b + la + (la - lm)
+        lw = prior + lik.sum(1) - lik[:, c]
+        w = np.exp(lw - lw.max())
+        w /= w.sum()
+        nb = stats.nbinom(a[:, 0], b[:, 0] / (b[:, 0] + t[c]))
+        p.append(min(1.0, 2 * min(w @ nb.sf(x[c] - 1), w @ nb.cdf(x[c]))))
+    return np.array(p)
+
+
+@pytest.mark.parametrize(
+    ("count", "t"),
+    [([0, 0, 0, 0, 0, 50], [1.0] * 6), ([0, 50], [1.0, 1.0]), ([3, 40, 7], [2.0, 5.0, 300.0])],
+)
+def test_population_check_matches_a_wide_brute_force_grid(count, t):
+    # zero counts give the "bugs" prior's long tail in the population's rate: a grid over
+    # the counts' rates widened by e^8 had left 2-8% of the posterior out (p 0.037 against
+    # 0.046 for the 50 among five zeros); the two-step grid agrees with a brute-force one
+    # over e^60 to 1e-3
+    got = population_check(_pooled(count, t, prior="bugs"))["count_p"].values
+    np.testing.assert_allclose(got, _reference_p(count, t, np.ones(len(count))), atol=1e-3)
+
+
+def test_population_check_is_the_same_in_any_unit_and_refits_the_scale():
+    # the same counts with exposures in other units (x 8, per 8 units) give the same p-values
+    base = np.array([10, 12, 9, 11, 8, 13, 10, 12, 9, 11, 10, 12, 60])
+    exposure = np.linspace(50.0, 400.0, 13)
+    count = np.round(base * exposure / 100).astype(int)
+    one = population_check(_pooled(count, exposure))["count_p"].values
+    eight = population_check(_pooled(count, 8 * exposure, np.full(13, 8.0)))["count_p"].values
+    np.testing.assert_allclose(one, eight, atol=1e-9)
+    assert one[-1] < 0.01 and one[:-1].min() > 0.1
+    # "scaled": the scale of a category's prior is the other counts' pooled rate, so the 50
+    # among five zeros does not set its own: p = 0.015, as the brute-force grid with those
+    # scales gives; with the scale of all counts (negative control) it read 0.099
+    count, t = [0, 0, 0, 0, 0, 50], np.full(6, 1e3)
+    got = population_check(_pooled(count, t))["count_p"].values
+    held_out = np.array([max(50 - c, 0.5) / 5e3 for c in count])
+    np.testing.assert_allclose(got, _reference_p(count, t, held_out), atol=1e-3)
+    assert got[-1] < 0.03
+    assert _reference_p(count, t, np.full(6, 50 / 6e3))[-1] > 0.05

@@ -502,9 +502,13 @@ def test_a_credible_simulation_of_one_draw_is_refused(posterior):
                {"credible_trials": 2000, "trials_per_draw": 4000}):  # fmt: skip
         with pytest.raises(ValueError, match="leaves one posterior draw"):
             relmc.project(posterior, n_gpus=1024, n_trials=8, seed=1, **kw)
-    ds = relmc.project(posterior, n_gpus=1024, n_trials=8, seed=1, credible_trials=8,
+    ds = relmc.project(posterior, n_gpus=1024, n_trials=8, seed=1, credible_trials=5,
                        trials_per_draw=4)  # fmt: skip
     assert ds.attrs["n_draws_credible"] == 2
+    # not given, the default (min(n_trials, 2000)) is raised to two draws' worth: a small
+    # n_trials still projects
+    ds = relmc.project(posterior, n_gpus=1024, n_trials=4, seed=1)
+    assert ds.attrs["credible_trials"] == 8 and ds.attrs["n_draws_credible"] == 2
 
 
 def test_credible_run_leaves_the_predictive_trials_alone(posterior):
