@@ -181,9 +181,11 @@ def population_grid(
     = rate_scale``). Several ``beta_rate`` give one prior row each. The grid is uniform in
     ``log alpha`` and ``log(alpha / b)`` (the population's mean) and placed in two steps: a
     coarse grid over ``log alpha`` in [-20, 20] and the mean over the counts' rates ``(x +
-    1/2) / t`` widened by e^60 each way finds where every posterior it will serve (each
-    ``beta_rate``, all counts, and all counts but one) is within e^-40 of its peak
-    (:data:`GRID_DEPTH`); the fine grid of ``points`` a side covers that box.
+    1/2) / t`` widened by e^60 each way finds where every posterior it will serve is within
+    e^-40 of its peak (:data:`GRID_DEPTH`); the fine grid of ``points`` a side covers that
+    box. The posteriors served: with one ``beta_rate``, all counts and all counts but one;
+    with one ``beta_rate`` per category (:func:`population_check`'s held-out scales),
+    category ``c``'s prior with all counts but ``c``.
 
     Returns
     -------
@@ -205,12 +207,13 @@ def population_grid(
     la, lm, _ = _grid(wide, 241)
     lik = marginal_logpmf(x, t, np.exp(la), np.exp(la - lm))
     total = lik.sum(axis=1)
-    posts = [prior + total for prior in _log_prior(la, lm, rate_rows)]
-    posts += [
-        prior + total - lik[:, c] for prior in _log_prior(la, lm, rate_rows) for c in range(x.size)
-    ]
     keep = np.zeros(la.size, dtype=bool)
-    for post in posts:
+    priors = _log_prior(la, lm, rate_rows)
+    if rate_rows.size == x.size > 1:  # a prior per category: each with all counts but its own
+        posts = (priors[c] + total - lik[:, c] for c in range(x.size))
+    else:
+        posts = (p + total - drop for p in priors for drop in (0.0, *lik.T))
+    for post in posts:  # one posterior at a time: memory of the order of the grid
         keep |= post > post.max() - GRID_DEPTH
     step_a, step_m = 40.0 / 240, (wide[1][1] - wide[1][0]) / 240
     box = (
@@ -296,9 +299,11 @@ def population_check(idata: Any) -> xr.Dataset:
     upper, lower = np.empty(n), np.empty(n)
     for c in range(n):
         log_w = log_prior[c] + total - log_lik[:, c]  # the posterior without category c
-        w = np.exp(log_w - log_w.max())
+        cells = log_w > log_w.max() - GRID_DEPTH  # the rest weighs under e^-40 each
+        w = np.exp(log_w[cells] - log_w.max())
         w /= w.sum()
-        dist = stats.nbinom(alpha, b / (b + t[c]))
+        a_c, b_c = alpha[cells], b[cells]
+        dist = stats.nbinom(a_c, b_c / (b_c + t[c]))
         upper[c] = float(np.sum(w * dist.sf(count[c] - 1)))
         lower[c] = float(np.sum(w * dist.cdf(count[c])))
     p = np.minimum(1.0, 2.0 * np.minimum(upper, lower))
