@@ -373,12 +373,8 @@ def project(
     root = resolve_seed(seed)
     # the source itself, not only its rates: an event fit's physics is drawn per trial
     draws = rate_draws(scenario, posterior)
-    nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
-    if credible_trials and draws.n_draws > 1 and np.unique(nested.rows).size < 2:
-        if not given_credible:  # the default from a small n_trials: one draw's at most two
-            credible_trials = 2 * int(trials_per_draw)
-            nested = nested_draws(draws, credible_trials, int(trials_per_draw))
-        else:
+    if 0 < credible_trials <= trials_per_draw and draws.n_draws > 1:  # one posterior draw
+        if given_credible:
             raise FieldError(
                 "credible_trials",
                 f"credible_trials ({credible_trials}) / trials_per_draw ({trials_per_draw}) "
@@ -386,6 +382,8 @@ def project(
                 f"credible_trials above trials_per_draw ({int(trials_per_draw)}), or 0 to "
                 "skip it",
             )
+        credible_trials = 2 * int(trials_per_draw)  # the default from a small n_trials
+    nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     for sc in scenarios:
@@ -599,14 +597,15 @@ def _rate_regression(
         return mean, mean[group]
     c_draw = c_draw / np.abs(c_draw).max()  # of order 1 before its square: any scale
     z = (c_draw - c_draw.mean()) / c_draw.std()
+    sums = np.bincount(group, weights=x)  # each draw's sum of values
     for degree in (2, 1) if np.unique(z).size > 2 else (1,):
         basis = np.column_stack([z**p for p in range(degree + 1)])
         weighted = basis * m[:, None]  # each draw's row once per trial of it
         gram_inv = np.linalg.pinv(basis.T @ weighted)
-        beta = gram_inv @ (basis.T @ np.bincount(group, weights=x))
+        beta = gram_inv @ (basis.T @ sums)
         if degree == 1:
             break
-        resid_sum = np.bincount(group, weights=x) - m * (basis @ beta)
+        resid_sum = sums - m * (basis @ beta)
         meat = (basis * resid_sum[:, None] ** 2).T @ basis
         se_square = math.sqrt(max((gram_inv @ meat @ gram_inv)[2, 2], 0.0))
         if abs(beta[2]) > 2.0 * se_square:

@@ -181,21 +181,20 @@ def fleet_summary(post) -> dict[str, xr.DataArray]:
     return out
 
 
-def fleets_text(post) -> str:
-    """Lines of a fleets fit: each fleet's multiplier, median [90%], and sigma."""
+def fleets_text(fleets: dict[str, xr.DataArray]) -> str:
+    """Lines of a fleets fit from :func:`fleet_summary`: each multiplier and sigma, median [90%]."""
 
     def band(da) -> str:
-        lo, med, hi = da.quantile([0.05, 0.5, 0.95], dim=("chain", "draw")).values
+        lo, med, hi = da.values
         return f"{med:.3g} [{lo:.3g}, {hi:.3g}]"
 
-    names = [str(f) for f in post["fleet"].values]
-    rows = []
-    for k, name in enumerate(names):
-        mult = "1 (reference)" if k == 0 else band(post["fleet_multiplier"].sel(fleet=name))
-        rows.append([name, mult])
+    mult = fleets["fleet_multiplier_quantile"]
+    names = [str(f) for f in mult["fleet"].values]
+    rows = [[names[0], "1 (reference)"]]
+    rows += [[name, band(mult.sel(fleet=name))] for name in names[1:]]
     return (
         f"fleets: multiplier on the shared category rates against {names[0]}, median [90%]; "
-        f"sd of log multipliers (sigma) {band(post['sigma'])}\n"
+        f"sd of log multipliers (sigma) {band(fleets['sigma_quantile'])}\n"
         + table(["fleet", "multiplier"], rows, [False, True])
         + "\nthe rates above are a new fleet's (the fleets' spread included): posterior.nc's "
         "'rate', which relmc project uses; an observed fleet's are its 'fleet_rate'. A "
@@ -337,8 +336,8 @@ def run(args: argparse.Namespace) -> int:
         posterior = inputs.fit_event_log(args, data, seed)
     header, rows, right, summary, scalable = _rate_rows(posterior, data, n)
     summary["count"] = data["count"]
-    if args.fleet:
-        summary.update(fleet_summary(posterior.posterior))
+    fleets = fleet_summary(posterior.posterior) if args.fleet else {}
+    summary.update(fleets)
     check = None
     if args.model == "hierarchical" and args.events is None and not args.fleet:
         check = population_check(posterior)
@@ -371,9 +370,9 @@ def run(args: argparse.Namespace) -> int:
     if check is not None:
         say()
         say(population_text(check))
-    if args.fleet:
+    if fleets:
         say()
-        say(fleets_text(posterior.posterior))
+        say(fleets_text(fleets))
     terms = terms_text(posterior.posterior)
     if terms:
         say()

@@ -96,23 +96,21 @@ def _float(s: str) -> float:
     return float(s)
 
 
-def _positive_hours(s: str) -> float:
-    v = float(s)
-    if not (0 < v < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number of hours > 0; got {s!r}")
-    return v
+def _positive(what: str) -> Callable[[str], float]:
+    """Return a converter to a finite number > 0, its error naming ``what``."""
 
+    def conv(s: str) -> float:
+        v = float(s)
+        if not (0 < v < float("inf")):
+            raise argparse.ArgumentTypeError(f"must be a finite {what} > 0; got {s!r}")
+        return v
 
-def _positive(s: str) -> float:
-    v = float(s)
-    if not (0 < v < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0; got {s!r}")
-    return v
+    return conv
 
 
 number = _typed("number", _float)
-positive_float = _typed("number", _positive)
-positive_hours = _typed("number of hours", _positive_hours)
+positive_float = _typed("number", _positive("number"))
+positive_hours = _typed("number of hours", _positive("number of hours"))
 minutes = _typed("number of minutes", lambda s: float(s) / 60.0)
 days = _typed("number of days", lambda s: float(s) * 24.0)
 per_day = _typed("number per day", lambda s: float(s) / 24.0)

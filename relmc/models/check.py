@@ -16,6 +16,7 @@ import numpy as np
 import xarray as xr
 
 from relmc.errors import FieldError
+from relmc.summary import check_quantiles
 
 __all__ = [
     "CHECK_QUANTILES",
@@ -54,7 +55,7 @@ def predictive_check(idata: Any, quantiles: Sequence[float] = CHECK_QUANTILES) -
         A fit from :mod:`relmc.models` (or any with matching ``observed_data`` and
         ``posterior_predictive`` variables, replicates over ``chain`` and ``draw``).
     quantiles : sequence of float
-        Levels of the replicated counts' quantiles, each in [0, 1].
+        Levels of the replicated counts' quantiles, strictly increasing in [0, 1].
 
     Returns
     -------
@@ -76,9 +77,7 @@ def predictive_check(idata: Any, quantiles: Sequence[float] = CHECK_QUANTILES) -
             "idata",
             "idata must hold posterior_predictive and observed_data groups (a relmc fit does)",
         )
-    q = np.asarray(quantiles, dtype=float)
-    if q.ndim != 1 or not np.all((q >= 0) & (q <= 1)):
-        raise FieldError("quantiles", f"quantiles must be levels in [0, 1]; got {quantiles!r}")
+    q = list(check_quantiles(quantiles))
     names = [v for v in post_pred.data_vars if v in observed.data_vars]
     if not names:
         raise FieldError(
