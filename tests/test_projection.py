@@ -492,6 +492,12 @@ def test_credible_with_one_draw_is_a_point_and_can_be_skipped(posterior):
     none = relmc.project(posterior, n_gpus=1024, n_trials=64, seed=1, credible_trials=0)
     assert np.all(np.isnan(none["ettr_credible"].values))
     assert np.all(np.isfinite(none["ettr_quantile"].values))
+    # the table leaves the skipped E[...] columns out rather than print "nan [nan, nan]"
+    from relmc.cli.output import projection_table
+
+    skipped, kept = projection_table(none), projection_table(ds)
+    assert "E[ETTR]" not in skipped and "nan" not in skipped and "ETTR (job)" in skipped
+    assert "E[ETTR]" in kept and "E[interruptions/day]" in kept
 
 
 def test_a_credible_simulation_of_one_draw_is_refused(posterior):

@@ -236,6 +236,8 @@ def projection_table(ds) -> str:
     """
     rows = []
     credible = "ettr_credible" in ds and "interruptions_per_day_credible" in ds
+    # credible_trials=0 skips the credible simulation: its variables are NaN, its columns left out
+    credible = credible and bool(np.isfinite(ds["ettr_credible"].values).any())
     noisy = []  # E[...] cells whose per-draw means are mostly Monte Carlo noise
     for n in ds["n_gpus"].values:
         row = ds.sel(n_gpus=n)
