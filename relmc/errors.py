@@ -45,6 +45,11 @@ class UnreadFieldWarning(UserWarning):
     silently simulates another model (:meth:`relmc.Category.unread_fields`). Sweeps and
     comparisons warn only of fields unread in every one of their scenarios, so a sweep axis
     over ``kind`` does not warn.
+
+    Also a scenario field that a posterior's per-draw diurnal, trend or lemon parameters
+    replace in a simulation with that posterior (``failures.trend_shape``, the fleet age at
+    which its rates hold, a category's ``diurnal_amplitude``, ...), set to a value other than
+    its default or the posterior's point value (:func:`relmc.rates.replaced_physics_notes`).
     """
 
 

@@ -56,6 +56,7 @@ without an observed size are used as they are.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import warnings
@@ -75,7 +76,7 @@ from relmc.cluster import (
     units,
 )
 from relmc.errors import ClusterShapeWarning, FieldError
-from relmc.scenario import MAX_RATE, OVERHEAD_DRAWS
+from relmc.scenario import MAX_RATE, OVERHEAD_DRAWS, Category
 
 if TYPE_CHECKING:
     from relmc.scenario import Scenario
@@ -102,6 +103,7 @@ __all__ = [
     "PHYSICS_VARIABLES",
     "PhysicsDraws",
     "physics_draws",
+    "replaced_physics_notes",
     "with_posterior_physics",
 ]
 
@@ -1031,8 +1033,6 @@ class PhysicsDraws:
 
     def take(self, idx: np.ndarray) -> PhysicsDraws:
         """Return the same parameters in rows ``idx`` (as :func:`nested_draws` takes rates)."""
-        import dataclasses
-
         return dataclasses.replace(
             self,
             **{v: getattr(self, v)[idx] for v in PHYSICS_VARIABLES if getattr(self, v) is not None},
@@ -1117,10 +1117,11 @@ def _read_physics(
         if var == "trend_shape":
             ok &= arr > 0
         if not ok.all():
+            found = float(arr[~ok].ravel()[0])  # a number, not NumPy's repr
             raise FieldError(
                 f"posterior[{var!r}]",
                 f"posterior[{var!r}] must be in [{lo:g}, {hi:g}{']' if hi_in else ')'}"
-                f"{' and > 0' if var == 'trend_shape' else ''}; found {arr[~ok].ravel()[0]!r}",
+                f"{' and > 0' if var == 'trend_shape' else ''}; found {found!r}",
             )
         if arr.shape[0] != n:
             raise FieldError(
@@ -1170,34 +1171,86 @@ def with_posterior_physics(scenario: Scenario, posterior: Any) -> Scenario:
     ValueError
         As :func:`physics_draws`.
     """
-    import dataclasses
-
     phys = physics_draws(scenario, posterior)
     fm = scenario.failures
-    cats = list(fm.categories)
-    if phys.diurnal_amplitude is not None:
-        amp = np.median(phys.diurnal_amplitude, axis=0)
-        cats = [
-            dataclasses.replace(c, diurnal_amplitude=float(a))
-            for c, a in zip(cats, amp, strict=True)
-        ]
-    if phys.diurnal_peak_hour is not None:
-        peak = mean_hour_of_day(phys.diurnal_peak_hour)
-        cats = [
-            dataclasses.replace(c, diurnal_peak_hour=float(p))
-            for c, p in zip(cats, peak, strict=True)
-        ]
-    changes: dict[str, Any] = {"categories": tuple(cats)}
-    if phys.trend_shape is not None:
-        changes["trend_shape"] = float(np.median(phys.trend_shape))
-        if phys.fleet_age_hours is not None:
-            changes["fleet_age_hours"] = phys.fleet_age_hours
-    if phys.bad_node_fraction is not None:
-        changes["bad_node_fraction"] = float(np.median(phys.bad_node_fraction))
-    if phys.bad_node_multiplier is not None:
-        mult = np.maximum(1.0, np.median(phys.bad_node_multiplier, axis=0))
-        changes["categories"] = tuple(
-            dataclasses.replace(c, bad_node_multiplier=float(m))
-            for c, m in zip(changes["categories"], mult, strict=True)
-        )
+    point = _physics_point(phys)
+    per_cat = {k: point.pop(k) for k in _PER_CATEGORY_POINT if k in point}
+    fields: list[dict[str, Any]] = [
+        {k: float(v[j]) for k, v in per_cat.items()} for j in range(len(fm.categories))
+    ]
+    cats = tuple(dataclasses.replace(c, **f) for c, f in zip(fm.categories, fields, strict=True))
+    changes: dict[str, Any] = {"categories": cats, **point}
     return dataclasses.replace(scenario, failures=dataclasses.replace(fm, **changes))
+
+
+#: The point values of :func:`_physics_point` that are per category (``Category`` fields).
+_PER_CATEGORY_POINT = ("diurnal_amplitude", "diurnal_peak_hour", "bad_node_multiplier")
+
+
+def _physics_point(phys: PhysicsDraws) -> dict[str, Any]:
+    """Return the scenario fields :func:`with_posterior_physics` sets from ``phys``, by name.
+
+    ``FailureModel`` fields as floats; those in :data:`_PER_CATEGORY_POINT` as arrays in the
+    scenario's category order. Only the variables the posterior has.
+    """
+    point: dict[str, Any] = {}
+    if phys.diurnal_amplitude is not None:
+        point["diurnal_amplitude"] = np.median(phys.diurnal_amplitude, axis=0)
+    if phys.diurnal_peak_hour is not None:
+        point["diurnal_peak_hour"] = mean_hour_of_day(phys.diurnal_peak_hour)
+    if phys.trend_shape is not None:
+        point["trend_shape"] = float(np.median(phys.trend_shape))
+        if phys.fleet_age_hours is not None:
+            point["fleet_age_hours"] = phys.fleet_age_hours
+    if phys.bad_node_fraction is not None:
+        point["bad_node_fraction"] = float(np.median(phys.bad_node_fraction))
+    if phys.bad_node_multiplier is not None:
+        point["bad_node_multiplier"] = np.maximum(1.0, np.median(phys.bad_node_multiplier, axis=0))
+    return point
+
+
+def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> list[str]:
+    """Return a note on each scenario field that a posterior's per-draw parameters replace.
+
+    A simulation with ``phys`` (the posterior's diurnal, trend or lemon parameters) uses them
+    draw by draw, and the fleet age at which its rates hold, whatever the scenario says. A
+    field left at its default, or at the posterior's own point value
+    (:func:`with_posterior_physics`), is taken as not set; any other value is one the user set
+    and the simulation does not read: one note each.
+    """
+    if phys is None:
+        return []
+    fm = scenario.failures
+    model_default = {f.name: f.default for f in dataclasses.fields(type(fm))}
+    cat_default = {f.name: f.default for f in dataclasses.fields(Category)}
+    notes = []
+    for name, value in _physics_point(phys).items():
+        if name in _PER_CATEGORY_POINT:
+            own = [
+                fm.bad_node_multiplier
+                if name == "bad_node_multiplier" and c.bad_node_multiplier is None
+                else getattr(c, name)
+                for c in fm.categories
+            ]
+            default = fm.bad_node_multiplier if name == "bad_node_multiplier" else cat_default[name]
+            odd = [
+                c.name
+                for c, x, v in zip(fm.categories, own, value, strict=True)
+                if x != default and x != float(v)
+            ]
+            if odd:
+                notes.append(
+                    f"{name} set on {', '.join(map(repr, odd))} is not used: the posterior's "
+                    f"per-draw {name} replaces it"
+                )
+        else:
+            x = getattr(fm, name)
+            if x != model_default[name] and x != value:
+                why = (
+                    f"the posterior's rates hold at fleet age {value:g} h "
+                    "(posterior.attrs['fleet_age_hours']), with its per-draw trend_shape"
+                    if name == "fleet_age_hours"
+                    else f"the posterior's per-draw {name} replaces it"
+                )
+                notes.append(f"failures.{name} = {x:g} is not used: {why}")
+    return notes

@@ -145,17 +145,19 @@ def _check_real(name: str, value: Any, *, lo: float = 0.0, lo_open: bool = False
     return v
 
 
-def _check_range(name: str, value: Any, lo: float, hi: float, *, hi_open: bool = False) -> float:
-    """Validate a real in ``[lo, hi]`` (``[lo, hi)`` when ``hi_open``) and return it as float.
+def _check_range(
+    name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
+    """Validate a real in ``[lo, hi]`` (an end excluded when ``lo_open`` / ``hi_open``).
 
-    A 0-d array of one real is taken as that number.
+    Returns it as float; a 0-d array of one real is taken as that number.
     """
-    allowed = f"a number in [{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    allowed = f"a number in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
     value = _scalar(value)
     if not _is_real(value):
         raise _fail(name, allowed, value)
     v = float(value)
-    if not (lo <= v <= hi) or (hi_open and v == hi):
+    if not (lo <= v <= hi) or (lo_open and v == lo) or (hi_open and v == hi):
         raise _fail(name, allowed, value)
     return v
 
@@ -430,9 +432,9 @@ class Category:
         """Validate the straggler and SDC fields."""
         if self.kind not in CATEGORY_KINDS:
             raise _fail(f"{where}.kind", f"one of {', '.join(CATEGORY_KINDS)}", self.kind)
-        speed = _check_range(f"{where}.straggler_speed", self.straggler_speed, 0.0, 1.0)
-        if speed in (0.0, 1.0):
-            raise _fail(f"{where}.straggler_speed", "a number in (0, 1)", self.straggler_speed)
+        speed = _check_range(
+            f"{where}.straggler_speed", self.straggler_speed, 0.0, 1.0, lo_open=True, hi_open=True
+        )
         _set(self, "straggler_speed", speed)
         lat = _check_real(f"{where}.sdc_latency_hours", self.sdc_latency_hours)
         _set(self, "sdc_latency_hours", lat)
@@ -807,7 +809,8 @@ def check_trend(shape: float, age: float, cap: float, where: str = "failures") -
     """
     if shape == 1.0 or not math.isfinite(cap):
         return
-    field = f"{where}.fleet_age_hours"
+    # the posterior's age ("rates"): the one at which its rates hold, an attribute of the fit
+    field = "posterior.attrs['fleet_age_hours']" if where == "rates" else f"{where}.fleet_age_hours"
     what = "failures.trend_shape" if where == "failures" else "the posterior's largest trend_shape"
     x = cap / age
     if not x <= 1e12:

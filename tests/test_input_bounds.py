@@ -169,9 +169,10 @@ def test_a_posterior_trend_is_checked_at_its_largest_shape():
     # 5e3 there, shape 3 by 7e14 (over the 1e12 allowed)
     kernel_inputs(DEFAULT, _trend_posterior([1.5, 1.5], 1e-3), 4)
     kernel_inputs(DEFAULT, _trend_posterior([1.5, 3.0], 8760.0), 4)
-    with pytest.raises(FieldError, match="rates.fleet_age_hours must be >=") as e:
+    with pytest.raises(FieldError, match=r"posterior.attrs\['fleet_age_hours'\] must be >=") as e:
         kernel_inputs(DEFAULT, _trend_posterior([1.5, 3.0], 1e-3), 4)
     assert "trend_shape = 3" in str(e.value)
+    assert e.value.field == "posterior.attrs['fleet_age_hours']"  # where the age is set
 
 
 # --------------------------------------------------------------------------------------------

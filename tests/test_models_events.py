@@ -535,6 +535,41 @@ def test_physics_out_of_range_is_refused_by_name():
     idata.posterior["bad_node_multiplier"] = idata.posterior["bad_node_multiplier"] * 0.5
     with pytest.raises(FieldError, match=r"posterior\['bad_node_multiplier'\] must be in \[1"):
         physics_draws(_scenario(), idata)
+    # the value found is printed as a number, not as NumPy's repr
+    idata = _physics_idata()
+    idata.posterior["trend_shape"] = idata.posterior["trend_shape"] * 0 - 1.5
+    with pytest.raises(FieldError, match=r"and > 0; found -1.5$"):
+        physics_draws(_scenario(), idata)
+
+
+def test_scenario_fields_the_posterior_replaces_are_warned_of():
+    # a simulation with the posterior's physics reads them per draw, and the fleet age at
+    # which its rates hold (1220 h), whatever the scenario sets: a value set otherwise is
+    # named, with the posterior's; defaults and the posterior's own point values are not
+    from relmc.errors import UnreadFieldWarning
+    from relmc.rates import replaced_physics_notes
+    from relmc.scenario import replace_path
+
+    idata, sc = _physics_idata(), _scenario()
+    phys = physics_draws(sc, idata)
+    assert replaced_physics_notes(sc, phys) == []
+    assert replaced_physics_notes(with_posterior_physics(sc, idata), phys) == []
+    set_ = replace_path(sc, "failures.fleet_age_hours", 1000.0)
+    set_ = replace_path(set_, "failures.trend_shape", 2.0)
+    set_ = replace_path(set_, "failures.categories.b.diurnal_amplitude", 0.7)
+    notes = replaced_physics_notes(set_, phys)
+    assert notes == [
+        "diurnal_amplitude set on 'b' is not used: the posterior's per-draw diurnal_amplitude "
+        "replaces it",
+        "failures.trend_shape = 2 is not used: the posterior's per-draw trend_shape replaces it",
+        "failures.fleet_age_hours = 1000 is not used: the posterior's rates hold at fleet age "
+        "1220 h (posterior.attrs['fleet_age_hours']), with its per-draw trend_shape",
+    ]
+    with pytest.warns(UnreadFieldWarning) as caught:
+        relmc.simulate(set_, rates=idata, n_trials=4, seed=1, progress=False)
+    assert [str(w.message) for w in caught] == notes
+    # negative control: the same scenario with point rates reads its own fields, no warning
+    relmc.simulate(set_, n_trials=4, seed=1, progress=False)
 
 
 # --------------------------------------------------------------------------------------------

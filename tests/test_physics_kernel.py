@@ -158,8 +158,8 @@ S = "failures.categories['s']."  # the field prefix of a category named "s"
         (lambda: Category("s", kind="slow"), S + "kind", "one of"),
         (lambda: Category("s", straggler_speed=0.0), S + "straggler_speed", "(0, 1)"),
         (lambda: Category("s", straggler_speed=1.0), S + "straggler_speed", "(0, 1)"),
-        (lambda: Category("s", straggler_speed=1.5), S + "straggler_speed", "[0, 1]"),
-        (lambda: Category("s", straggler_speed="x"), S + "straggler_speed", "[0, 1]"),  # type: ignore[arg-type]
+        (lambda: Category("s", straggler_speed=1.5), S + "straggler_speed", "(0, 1)"),
+        (lambda: Category("s", straggler_speed="x"), S + "straggler_speed", "(0, 1)"),  # type: ignore[arg-type]
         (lambda: Category("s", sdc_latency_hours=-1.0), S + "sdc_latency_hours", ">= 0"),
         (lambda: Category("s", sdc_latency_hours=math.inf), S + "sdc_latency_hours", ">= 0"),
         (

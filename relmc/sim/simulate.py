@@ -24,7 +24,13 @@ from relmc._cf import provenance
 from relmc._io import check_trial_memory
 from relmc._seed import child_seed, pcg64_states, resolve_seed, seed_attrs
 from relmc.errors import FieldError, UnreadFieldWarning
-from relmc.rates import cluster_rates, draw_of_trial, maintenance_rate, rate_draws
+from relmc.rates import (
+    cluster_rates,
+    draw_of_trial,
+    maintenance_rate,
+    rate_draws,
+    replaced_physics_notes,
+)
 from relmc.scenario import Job, Policy, Scenario, check_trend
 from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
@@ -232,6 +238,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         "mttf_hours": mttf,
         "n_draws": draws.n_draws,
         "draw_rows": draws.rows,
+        "physics_notes": replaced_physics_notes(scenario, draws.physics),
     }
     return inputs, labels
 
@@ -581,7 +588,9 @@ def simulate(
     relmc.errors.UnreadFieldWarning
         For each category that sets fields its kind does not read (e.g. a straggler speed
         on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`):
-        they change nothing.
+        they change nothing. And for each diurnal, trend or lemon field the scenario sets
+        (other than its default or the posterior's point value) that ``rates``' per-draw
+        parameters replace, the fleet age included (:func:`relmc.rates.replaced_physics_notes`).
     """
     scenario = Scenario.default() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
@@ -598,6 +607,8 @@ def simulate(
     if _WARN_UNREAD.get():  # a forgotten kind simulates another model
         for note in scenario.unread_notes():
             warnings.warn(note, UnreadFieldWarning, stacklevel=2)
+    for note in labels["physics_notes"]:  # set in the scenario, replaced by the posterior's
+        warnings.warn(note, UnreadFieldWarning, stacklevel=2)
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
     inputs = draw_overhead_factors(inputs, overhead_root, labels["draw_rows"])
     if progress is None:
