@@ -62,6 +62,11 @@ def test_bad_input_is_named():
         predictive_check(_idata(np.arange(10), [1]), quantiles=[0.5, 2.0])
     with pytest.raises(ValueError, match="population_check needs a pooled fit"):
         population_check(relmc.fit_conjugate(relmc.load_dataset("pumps"), seed=1))
+    # a pooled fit's record with its population's alpha missing from the posterior
+    pooled = _pooled([3, 4, 5], [1.0, 1.0, 1.0])
+    pooled.posterior = pooled.posterior.drop_vars("alpha")
+    with pytest.raises(ValueError, match="population_check needs a pooled fit"):
+        population_check(pooled)
 
 
 # The BUGS pumps (facts.md section 5): 10 pumps, failures x over t thousand hours, BUGS prior
@@ -191,6 +196,12 @@ def test_population_check_is_the_same_in_any_unit_and_refits_the_scale():
     eight = population_check(_pooled(count, 8 * exposure, np.full(13, 8.0)))["count_p"].values
     np.testing.assert_allclose(one, eight, atol=1e-9)
     assert one[-1] < 0.01 and one[:-1].min() > 0.1
+    # and the grid moves with the rates: exposures times 1e-3 and 1e-12 (rates ~100 and
+    # ~1e11 an exposure unit, the population's log mean positive) give the same p-values
+    # ("scaled" scales its prior with the rates, and the grid is laid around them)
+    for f in (1e-3, 1e-12):
+        scaled = population_check(_pooled(count, exposure * f))["count_p"].values
+        np.testing.assert_allclose(one, scaled, atol=1e-9)
     # "scaled": the scale of a category's prior is the other counts' pooled rate, so the 50
     # among five zeros does not set its own: p = 0.015, as the brute-force grid with those
     # scales gives; with the scale of all counts (negative control) it read 0.099
@@ -200,3 +211,19 @@ def test_population_check_is_the_same_in_any_unit_and_refits_the_scale():
     np.testing.assert_allclose(got, _reference_p(count, t, held_out), atol=1e-3)
     assert got[-1] < 0.03
     assert _reference_p(count, t, np.full(6, 50 / 6e3))[-1] > 0.05
+
+
+def test_population_check_of_many_categories_weighs_cells_from_the_peak():
+    # 40 categories of one rate, exposures 1 to 1e8 (counts Poisson): the log posterior peaks
+    # at about -392, so weights exp(log_w) without the peak subtracted would all underflow
+    # (and exp(log_w + peak) too); the 40th at three times the rate reads p = 0.0005, the others
+    # p > 0.1. Negative control: the 40th at its own rate reads like the rest
+    rng = np.random.default_rng(7)
+    t = np.logspace(0, 8, 40)
+    count = rng.poisson(t)
+    out = count.copy()
+    out[-1] = rng.poisson(3 * t[-1])
+    p = population_check(_pooled(out, t, prior="bugs"))["count_p"].values
+    assert np.isfinite(p).all() and p[-1] < 0.01 and p[:-1].min() > 0.1
+    calm = population_check(_pooled(count, t, prior="bugs"))["count_p"].values
+    assert calm.min() > 0.1
