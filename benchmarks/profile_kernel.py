@@ -39,9 +39,14 @@ HERE = Path(__file__).resolve().parent
 def configs() -> dict[str, object]:
     """The configurations by name (a Scenario each)."""
     sys.path.insert(0, str(HERE))
-    from bench_kernel import paths_configs_at, physics_configs, physics_configs_at_sizes
+    from bench_kernel import (
+        paths_configs,
+        paths_configs_at,
+        physics_configs,
+        physics_configs_at_sizes,
+    )
 
-    out: dict[str, object] = {}
+    out: dict[str, object] = dict(paths_configs())
     for n in (2048, 16_384, 100_000, 1_000_000):
         out[f"renewal@{n}"] = paths_configs_at(n, maint=False)
         out[f"default@{n}"] = paths_configs_at(n, maint=True)
