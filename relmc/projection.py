@@ -51,7 +51,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.cluster import shape_attrs
-from relmc.errors import FieldError, NotFinishedWarning
+from relmc.errors import FieldError, NotFinishedWarning, UnreadFieldWarning
 from relmc.rates import (
     RateDraws,
     check_draws,
@@ -413,15 +413,17 @@ def project(
         )
         cred = None
         if credible_trials:
-            cred = simulate(
-                sc,
-                rates=nested,
-                n_trials=credible_trials,
-                seed=child_seed(size_seed(root, n), _CREDIBLE_KEY),
-                n_threads=n_threads,
-                progress=False,
-                overhead_seed=root,
-            )
+            with warnings.catch_warnings():  # the same scenario's notes: warned just above
+                warnings.simplefilter("ignore", UnreadFieldWarning)
+                cred = simulate(
+                    sc,
+                    rates=nested,
+                    n_trials=credible_trials,
+                    seed=child_seed(size_seed(root, n), _CREDIBLE_KEY),
+                    n_threads=n_threads,
+                    progress=False,
+                    overhead_seed=root,
+                )
         rows.append(_summarize_size(res, sc, draws, cred, nested))
         if per_trial is not None:
             per_trial[i, : res.sizes["trial"]] = res["ettr"].values

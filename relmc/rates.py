@@ -1017,6 +1017,10 @@ class PhysicsDraws:
         Probability that a node is bad.
     bad_node_multiplier : ndarray, shape (n_draws, n_categories), or None
         How many times as often a bad node fails, >= 1.
+    point : dict or None
+        The point values :func:`with_posterior_physics` gives, by scenario field, over all the
+        posterior's draws (kept by :meth:`take`, so a subset of the rows still knows them); a
+        category the posterior lacks keeps the scenario's own value exactly.
     """
 
     diurnal_amplitude: np.ndarray | None
@@ -1025,6 +1029,7 @@ class PhysicsDraws:
     fleet_age_hours: float | None
     bad_node_fraction: np.ndarray | None
     bad_node_multiplier: np.ndarray | None
+    point: dict[str, Any] | None = None
 
     @property
     def present(self) -> tuple[str, ...]:
@@ -1136,10 +1141,20 @@ def _read_physics(
             arr = full
         values[var] = arr
     age = float(post.attrs.get("fleet_age_hours", 0.0) or 0.0)
-    return PhysicsDraws(
+    phys = PhysicsDraws(
         fleet_age_hours=age if values["trend_shape"] is not None and age > 0 else None,
         **values,
     )
+    point = _physics_point(phys)
+    for var in _PER_CATEGORY_POINT:  # a category the posterior lacks: its own value, exactly
+        if var in point and added:
+            point[var] = np.array(
+                [
+                    own[var](fm.category(name)) if name in added else v
+                    for name, v in zip(names, point[var], strict=True)
+                ]
+            )
+    return dataclasses.replace(phys, point=point)
 
 
 def mean_hour_of_day(hours: Any, axis: int = 0) -> np.ndarray:
@@ -1191,8 +1206,11 @@ def _physics_point(phys: PhysicsDraws) -> dict[str, Any]:
     """Return the scenario fields :func:`with_posterior_physics` sets from ``phys``, by name.
 
     ``FailureModel`` fields as floats; those in :data:`_PER_CATEGORY_POINT` as arrays in the
-    scenario's category order. Only the variables the posterior has.
+    scenario's category order. Only the variables the posterior has. ``phys.point`` when it
+    has one (the values over all the posterior's draws), else computed from its rows.
     """
+    if phys.point is not None:
+        return dict(phys.point)
     point: dict[str, Any] = {}
     if phys.diurnal_amplitude is not None:
         point["diurnal_amplitude"] = np.median(phys.diurnal_amplitude, axis=0)
@@ -1215,8 +1233,9 @@ def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> lis
     A simulation with ``phys`` (the posterior's diurnal, trend or lemon parameters) uses them
     draw by draw, and the fleet age at which its rates hold, whatever the scenario says. A
     field left at its default, or at the posterior's own point value
-    (:func:`with_posterior_physics`), is taken as not set; any other value is one the user set
-    and the simulation does not read: one note each.
+    (:func:`with_posterior_physics`, over all its draws), is taken as not set; so is a
+    category the posterior lacks (the simulation reads its own values). Any other value is
+    one the user set and the simulation does not read: one note per field.
     """
     if phys is None:
         return []
@@ -1225,25 +1244,7 @@ def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> lis
     cat_default = {f.name: f.default for f in dataclasses.fields(Category)}
     notes = []
     for name, value in _physics_point(phys).items():
-        if name in _PER_CATEGORY_POINT:
-            own = [
-                fm.bad_node_multiplier
-                if name == "bad_node_multiplier" and c.bad_node_multiplier is None
-                else getattr(c, name)
-                for c in fm.categories
-            ]
-            default = fm.bad_node_multiplier if name == "bad_node_multiplier" else cat_default[name]
-            odd = [
-                c.name
-                for c, x, v in zip(fm.categories, own, value, strict=True)
-                if x != default and x != float(v)
-            ]
-            if odd:
-                notes.append(
-                    f"{name} set on {', '.join(map(repr, odd))} is not used: the posterior's "
-                    f"per-draw {name} replaces it"
-                )
-        else:
+        if name not in _PER_CATEGORY_POINT:
             x = getattr(fm, name)
             if x != model_default[name] and x != value:
                 why = (
@@ -1253,4 +1254,23 @@ def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> lis
                     else f"the posterior's per-draw {name} replaces it"
                 )
                 notes.append(f"failures.{name} = {x:g} is not used: {why}")
+            continue
+        odd = [
+            f"failures.categories[{c.name!r}].{name} = {getattr(c, name):g}"
+            for c, v in zip(fm.categories, value, strict=True)
+            if getattr(c, name) not in (cat_default[name], float(v))
+        ]
+        if name == "bad_node_multiplier":  # the model's multiplier, for categories without one
+            inherit = [
+                c.name
+                for c, v in zip(fm.categories, value, strict=True)
+                if c.bad_node_multiplier is None and float(v) != fm.bad_node_multiplier
+            ]
+            if fm.bad_node_multiplier != model_default[name] and inherit:
+                odd.insert(0, f"failures.bad_node_multiplier = {fm.bad_node_multiplier:g}")
+        if odd:
+            verb, pron = ("is", "it") if len(odd) == 1 else ("are", "them")
+            notes.append(
+                f"{', '.join(odd)} {verb} not used: the posterior's per-draw {name} replaces {pron}"
+            )
     return notes

@@ -799,18 +799,26 @@ MAX_LEMON_FAILURES = 1000
 MAX_TREND_FACTOR = 1e12
 
 
-def check_trend(shape: float, age: float, cap: float, where: str = "failures") -> None:
+def check_trend(
+    shape: float, age: float, cap: float, where: str = "failures", age_field: str | None = None
+) -> None:
     """Refuse a power-law trend that overflows within a trial's wall cap ``cap``.
 
     Within the cap, the job may last at most ``1e12`` fleet ages (``cap / age``) and the trend
     ``(1 + t / age) ** (shape - 1)`` may multiply the rates by at most ``MAX_TREND_FACTOR``;
     past that the integrated intensity overflows and a simulation would stop failing. ``shape``
-    is the largest trend shape (of a posterior's draws, say); 1 is no trend.
+    is the largest trend shape (of a posterior's draws, say); 1 is no trend. ``where``
+    ``"rates"``: the shapes are a posterior's, and the age its
+    ``posterior.attrs['fleet_age_hours']`` unless ``age_field`` names where it came from.
     """
     if shape == 1.0 or not math.isfinite(cap):
         return
-    # the posterior's age ("rates"): the one at which its rates hold, an attribute of the fit
-    field = "posterior.attrs['fleet_age_hours']" if where == "rates" else f"{where}.fleet_age_hours"
+    if age_field is not None:
+        field = age_field
+    elif where == "rates":  # the age at which the posterior's rates hold, an attribute of the fit
+        field = "posterior.attrs['fleet_age_hours']"
+    else:
+        field = f"{where}.fleet_age_hours"
     what = "failures.trend_shape" if where == "failures" else "the posterior's largest trend_shape"
     x = cap / age
     if not x <= 1e12:

@@ -173,6 +173,11 @@ def test_a_posterior_trend_is_checked_at_its_largest_shape():
         kernel_inputs(DEFAULT, _trend_posterior([1.5, 3.0], 1e-3), 4)
     assert "trend_shape = 3" in str(e.value)
     assert e.value.field == "posterior.attrs['fleet_age_hours']"  # where the age is set
+    # a posterior without an age takes the scenario's, which the refusal then names
+    young = replace_path(DEFAULT, "failures.fleet_age_hours", 1e-3)
+    with pytest.raises(FieldError, match="failures.fleet_age_hours must be >=") as e:
+        kernel_inputs(young, _trend_posterior([1.5, 3.0], 0.0), 4)
+    assert e.value.field == "failures.fleet_age_hours"
 
 
 # --------------------------------------------------------------------------------------------

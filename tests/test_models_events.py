@@ -10,6 +10,7 @@ machine; the rest of the file takes about 10 s. The heavier coverage study (>= 5
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import warnings
@@ -547,29 +548,45 @@ def test_scenario_fields_the_posterior_replaces_are_warned_of():
     # which its rates hold (1220 h), whatever the scenario sets: a value set otherwise is
     # named, with the posterior's; defaults and the posterior's own point values are not
     from relmc.errors import UnreadFieldWarning
-    from relmc.rates import replaced_physics_notes
+    from relmc.rates import nested_draws, replaced_physics_notes
     from relmc.scenario import replace_path
 
     idata, sc = _physics_idata(), _scenario()
     phys = physics_draws(sc, idata)
     assert replaced_physics_notes(sc, phys) == []
-    assert replaced_physics_notes(with_posterior_physics(sc, idata), phys) == []
+    point = with_posterior_physics(sc, idata)
+    assert replaced_physics_notes(point, phys) == []
+    # a credible simulation's rows are a subset of the draws: the point values are still
+    # those over every draw (its own medians differ), so the same scenario is not named
+    nested = nested_draws(rate_draws(sc, idata), 8, 4)
+    assert replaced_physics_notes(point, nested.physics) == []
     set_ = replace_path(sc, "failures.fleet_age_hours", 1000.0)
     set_ = replace_path(set_, "failures.trend_shape", 2.0)
     set_ = replace_path(set_, "failures.categories.b.diurnal_amplitude", 0.7)
+    set_ = replace_path(set_, "failures.bad_node_multiplier", 5.0)  # categories inherit it
     notes = replaced_physics_notes(set_, phys)
     assert notes == [
-        "diurnal_amplitude set on 'b' is not used: the posterior's per-draw diurnal_amplitude "
-        "replaces it",
+        "failures.categories['b'].diurnal_amplitude = 0.7 is not used: the posterior's "
+        "per-draw diurnal_amplitude replaces it",
         "failures.trend_shape = 2 is not used: the posterior's per-draw trend_shape replaces it",
         "failures.fleet_age_hours = 1000 is not used: the posterior's rates hold at fleet age "
         "1220 h (posterior.attrs['fleet_age_hours']), with its per-draw trend_shape",
+        "failures.bad_node_multiplier = 5 is not used: the posterior's per-draw "
+        "bad_node_multiplier replaces it",
     ]
     with pytest.warns(UnreadFieldWarning) as caught:
         relmc.simulate(set_, rates=idata, n_trials=4, seed=1, progress=False)
     assert [str(w.message) for w in caught] == notes
     # negative control: the same scenario with point rates reads its own fields, no warning
     relmc.simulate(set_, n_trials=4, seed=1, progress=False)
+    # a category the posterior lacks keeps its own values, which the simulation reads: not
+    # named, its peak hour exactly as set (a circular mean of 13.7s reads 13.699999999999996)
+    extra = relmc.Category("s", rate=1e-5, unit="gpu", kind="straggler",
+                           diurnal_amplitude=0.3, diurnal_peak_hour=13.7)  # fmt: skip
+    fm = dataclasses.replace(sc.failures, categories=(*sc.failures.categories, extra))
+    more = dataclasses.replace(sc, failures=fm)
+    assert replaced_physics_notes(more, physics_draws(more, idata)) == []
+    assert with_posterior_physics(more, idata).failures.category("s").diurnal_peak_hour == 13.7
 
 
 # --------------------------------------------------------------------------------------------

@@ -215,8 +215,8 @@ def test_population_check_is_the_same_in_any_unit_and_refits_the_scale():
 
 def test_population_check_of_many_categories_weighs_cells_from_the_peak():
     # 40 categories of one rate, exposures 1 to 1e8 (counts Poisson): the log posterior peaks
-    # at about -392, so weights exp(log_w) without the peak subtracted would all underflow
-    # (and exp(log_w + peak) too); the 40th at three times the rate reads p = 0.0005, the others
+    # at about -392, so weights exp(log_w + peak) (~e^-784) underflow to 0 where those taken
+    # from the peak do not; the 40th at three times the rate reads p = 0.0005, the others
     # p > 0.1. Negative control: the 40th at its own rate reads like the rest
     rng = np.random.default_rng(7)
     t = np.logspace(0, 8, 40)

@@ -496,7 +496,7 @@ def test_credible_with_one_draw_is_a_point_and_can_be_skipped(posterior):
     from relmc.cli.output import projection_table
 
     skipped, kept = projection_table(none), projection_table(ds)
-    assert "E[ETTR]" not in skipped and "nan" not in skipped and "ETTR (job)" in skipped
+    assert "E[ETTR]" not in skipped and "nan [" not in skipped and "ETTR (job)" in skipped
     assert "E[ETTR]" in kept and "E[interruptions/day]" in kept
 
 

@@ -199,9 +199,11 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
     check_segments(pol, scenario.job, tau)
     check_trend(fm.trend_shape, fm.fleet_age_hours, cap)
     phys_kw = _draw_physics(draws)
-    if "draw_trend" in phys_kw:  # the posterior's trend shapes, at its fleet age
+    if "draw_trend" in phys_kw:  # the posterior's trend shapes, at its fleet age (or the
+        # scenario's, where the posterior records none: the field then named is the scenario's)
         age = phys_kw.get("fleet_age_hours", float(fm.fleet_age_hours))
-        check_trend(float(np.max(phys_kw["draw_trend"])), age, cap, "rates")
+        age_field = None if "fleet_age_hours" in phys_kw else "failures.fleet_age_hours"
+        check_trend(float(np.max(phys_kw["draw_trend"])), age, cap, "rates", age_field)
     inputs = KernelInputs(
         cat_rate=np.ascontiguousarray(cat_rate, dtype=np.float64),
         draw_of_trial=draw_of_trial(n_trials, draws.n_draws),
@@ -588,9 +590,10 @@ def simulate(
     relmc.errors.UnreadFieldWarning
         For each category that sets fields its kind does not read (e.g. a straggler speed
         on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`):
-        they change nothing. And for each diurnal, trend or lemon field the scenario sets
-        (other than its default or the posterior's point value) that ``rates``' per-draw
-        parameters replace, the fleet age included (:func:`relmc.rates.replaced_physics_notes`).
+        they change nothing. And, in every call, for each diurnal, trend or lemon field the
+        scenario sets (other than its default or the posterior's point value) that ``rates``'
+        per-draw parameters replace, the fleet age included
+        (:func:`relmc.rates.replaced_physics_notes`).
     """
     scenario = Scenario.default() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
