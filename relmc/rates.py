@@ -1255,19 +1255,19 @@ def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> lis
                 )
                 notes.append(f"failures.{name} = {x:g} is not used: {why}")
             continue
-        odd = [
+        odd = []
+        if name == "bad_node_multiplier":  # the model's multiplier, for categories without one
+            inherit = any(
+                c.bad_node_multiplier is None and float(v) != fm.bad_node_multiplier
+                for c, v in zip(fm.categories, value, strict=True)
+            )
+            if fm.bad_node_multiplier != model_default[name] and inherit:
+                odd.append(f"failures.bad_node_multiplier = {fm.bad_node_multiplier:g}")
+        odd += [
             f"failures.categories[{c.name!r}].{name} = {getattr(c, name):g}"
             for c, v in zip(fm.categories, value, strict=True)
             if getattr(c, name) not in (cat_default[name], float(v))
         ]
-        if name == "bad_node_multiplier":  # the model's multiplier, for categories without one
-            inherit = [
-                c.name
-                for c, v in zip(fm.categories, value, strict=True)
-                if c.bad_node_multiplier is None and float(v) != fm.bad_node_multiplier
-            ]
-            if fm.bad_node_multiplier != model_default[name] and inherit:
-                odd.insert(0, f"failures.bad_node_multiplier = {fm.bad_node_multiplier:g}")
         if odd:
             verb, pron = ("is", "it") if len(odd) == 1 else ("are", "them")
             notes.append(

@@ -574,6 +574,12 @@ def test_scenario_fields_the_posterior_replaces_are_warned_of():
         "failures.bad_node_multiplier = 5 is not used: the posterior's per-draw "
         "bad_node_multiplier replaces it",
     ]
+    # a category's own multiplier and the model's, which the other category inherits
+    both = replace_path(set_, "failures.categories.a.bad_node_multiplier", 3.0)
+    assert replaced_physics_notes(both, phys)[-1] == (
+        "failures.bad_node_multiplier = 5, failures.categories['a'].bad_node_multiplier = 3 "
+        "are not used: the posterior's per-draw bad_node_multiplier replaces them"
+    )
     with pytest.warns(UnreadFieldWarning) as caught:
         relmc.simulate(set_, rates=idata, n_trials=4, seed=1, progress=False)
     assert [str(w.message) for w in caught] == notes
