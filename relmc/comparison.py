@@ -116,8 +116,9 @@ def compare(
             kernel_inputs(sc, posterior, 1)
     _check_rates_apply(runs_at[0], posterior)
     root = resolve_seed(seed)
-    # fields unread in every scenario: once here (a kind changed by one policy reads them)
-    warn_unread(list(runs_at[0].values()))
+    # fields unread in every scenario: once here (a kind changed by one policy reads them);
+    # fields the posterior's physics replace, once each
+    warn_unread(list(runs_at[0].values()), rates=posterior)
     rows = [_compare_at(runs, posterior, base, n_trials, root, q, n_threads) for runs in runs_at]
     if sizes is None:
         ds = rows[0]

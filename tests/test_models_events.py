@@ -585,6 +585,12 @@ def test_scenario_fields_the_posterior_replaces_are_warned_of():
     assert [str(w.message) for w in caught] == notes
     # negative control: the same scenario with point rates reads its own fields, no warning
     relmc.simulate(set_, n_trials=4, seed=1, progress=False)
+    # a comparison (or a sweep) warns once of each, not once per simulation: two policies and
+    # two sizes, four simulations, the four notes once
+    other = replace_path(set_, "policy.restart_hours", 0.5)
+    with pytest.warns(UnreadFieldWarning) as caught:
+        relmc.compare({"x": set_, "y": other}, posterior=idata, n_gpus=[64, 128], n_trials=4)
+    assert [str(w.message) for w in caught] == notes
     # a category the posterior lacks keeps its own values, which the simulation reads: not
     # named, its peak hour exactly as set (a circular mean of 13.7s reads 13.699999999999996)
     extra = relmc.Category("s", rate=1e-5, unit="gpu", kind="straggler",
@@ -593,6 +599,26 @@ def test_scenario_fields_the_posterior_replaces_are_warned_of():
     more = dataclasses.replace(sc, failures=fm)
     assert replaced_physics_notes(more, physics_draws(more, idata)) == []
     assert with_posterior_physics(more, idata).failures.category("s").diurnal_peak_hour == 13.7
+
+
+def test_a_sweep_warns_once_of_each_replaced_value(tmp_path):
+    # an axis over a field the posterior replaces changes nothing: the run warns once per
+    # value set (not per cell), before any cell; the default (1.0) is not named
+    from relmc import sweep
+    from relmc.errors import UnreadFieldWarning
+
+    _physics_idata().to_netcdf(str(tmp_path / "post.nc"))
+    cats = [{"name": "a", "unit": "gpu"}, {"name": "b", "unit": "node"}]  # rates: the fit's
+    axes = {"cluster.n_gpus": [64, 128], "failures.trend_shape": [1.0, 2.0, 3.0]}
+    spec = {"seed": 1, "n_trials": 8, "posterior": str(tmp_path / "post.nc"),
+            "base": {"job": {"compute_hours": 20.0}, "failures": {"categories": cats}},
+            "axes": axes}  # fmt: skip
+    with pytest.warns(UnreadFieldWarning) as caught:
+        assert sweep.run_sweep(spec, tmp_path / "s.zarr", progress=False) == list(range(6))
+    assert [str(w.message) for w in caught] == [
+        f"failures.trend_shape = {v} is not used: the posterior's per-draw trend_shape replaces it"
+        for v in (2, 3)
+    ]
 
 
 # --------------------------------------------------------------------------------------------

@@ -590,9 +590,9 @@ def simulate(
     relmc.errors.UnreadFieldWarning
         For each category that sets fields its kind does not read (e.g. a straggler speed
         on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`):
-        they change nothing. And, in every call, for each diurnal, trend or lemon field the
-        scenario sets (other than its default or the posterior's point value) that ``rates``'
-        per-draw parameters replace, the fleet age included
+        they change nothing. And for each diurnal, trend or lemon field the scenario sets
+        (other than its default or the posterior's point value) that ``rates``' per-draw
+        parameters replace, the fleet age included
         (:func:`relmc.rates.replaced_physics_notes`).
     """
     scenario = Scenario.default() if scenario is None else scenario
@@ -610,8 +610,8 @@ def simulate(
     if _WARN_UNREAD.get():  # a forgotten kind simulates another model
         for note in scenario.unread_notes():
             warnings.warn(note, UnreadFieldWarning, stacklevel=2)
-    for note in labels["physics_notes"]:  # set in the scenario, replaced by the posterior's
-        warnings.warn(note, UnreadFieldWarning, stacklevel=2)
+        for note in labels["physics_notes"]:  # set in the scenario, replaced by the posterior's
+            warnings.warn(note, UnreadFieldWarning, stacklevel=2)
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
     inputs = draw_overhead_factors(inputs, overhead_root, labels["draw_rows"])
     if progress is None:
@@ -647,14 +647,27 @@ def unread_warnings_from_callers() -> Iterator[None]:
         _WARN_UNREAD.reset(token)
 
 
-def warn_unread(scenarios: Sequence[Scenario], stacklevel: int = 3) -> None:
-    """Warn once of each category field unread in every one of ``scenarios`` that has it."""
+def warn_unread(scenarios: Sequence[Scenario], stacklevel: int = 3, rates: Any = None) -> None:
+    """Warn once of each category field unread in every one of ``scenarios`` that has it.
+
+    With ``rates`` (a posterior with physics per draw), also once of each scenario field its
+    per-draw parameters replace (:func:`relmc.rates.replaced_physics_notes`), in any of the
+    scenarios: a sweep axis over such a field warns once per value, not once per cell.
+    """
     seen: set[str] = set()
-    for sc in scenarios:
-        for note in sc.unread_notes(among=scenarios):
-            if note not in seen:
-                seen.add(note)
-                warnings.warn(note, UnreadFieldWarning, stacklevel=stacklevel)
+    notes = [n for sc in scenarios for n in sc.unread_notes(among=scenarios)]
+    if rates is not None:
+        physics: dict[Any, Any] = {}  # one reading of the posterior per failure model
+        with warnings.catch_warnings():  # its own warnings: given where it was lowered
+            warnings.simplefilter("ignore")
+            for sc in scenarios:
+                if sc.failures not in physics:
+                    physics[sc.failures] = rate_draws(sc, rates).physics
+                notes += replaced_physics_notes(sc, physics[sc.failures])
+    for note in notes:
+        if note not in seen:
+            seen.add(note)
+            warnings.warn(note, UnreadFieldWarning, stacklevel=stacklevel)
 
 
 #: The node model's per-trial outputs and their long names (zero, or NaN, when it is off).

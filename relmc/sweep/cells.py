@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -202,14 +203,17 @@ def simulate_cell(
     return out
 
 
-def warn_unread_cells(spec: SweepSpec) -> None:
+def warn_unread_cells(spec: SweepSpec, rates: Any = None) -> None:
     """Warn (:class:`~relmc.errors.UnreadFieldWarning`) of category fields no cell reads.
 
     A field unread in some cells only (an axis over a category's ``kind``) is no mistake.
+    With ``rates`` (the resolved posterior), also of the fields its per-draw physics replace
+    in any cell, once each (an axis over one warns once per value).
     """
     from relmc.sim.simulate import warn_unread
 
-    warn_unread([spec.scenario(flat) for flat in range(spec.n_cells)], stacklevel=4)
+    cells = [spec.scenario(flat) for flat in range(spec.n_cells)]
+    warn_unread(cells, stacklevel=4, rates=rates)
 
 
 def cell_template(spec: SweepSpec, rates) -> xr.Dataset:

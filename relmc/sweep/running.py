@@ -411,7 +411,7 @@ def run_sweep(
     # one cell's variables (and every cell lowered: bad cells fail here); a store made by
     # another relmc version that lacks one is refused before any cell is computed
     template = cell_template(spec, rates)
-    warn_unread_cells(spec)
+    warn_unread_cells(spec, rates)
     if store.exists():
         check_variables(store, template)
     init_store(spec, store, rates=rates, template=template)
