@@ -111,14 +111,15 @@ def compare(
         runs_at = [given if n_gpus is None else _at_size(given, n_gpus)]
     else:
         runs_at = [_at_size(given, n) for n in sizes]
+    physics_notes = []
     for runs in runs_at:
         for sc in runs.values():  # every combination is checked before any simulation
-            kernel_inputs(sc, posterior, 1)
+            physics_notes += kernel_inputs(sc, posterior, 1)[1]["physics_notes"]
     _check_rates_apply(runs_at[0], posterior)
     root = resolve_seed(seed)
     # fields unread in every scenario: once here (a kind changed by one policy reads them);
     # fields the posterior's physics replace, once each
-    warn_unread(list(runs_at[0].values()), rates=posterior)
+    warn_unread(list(runs_at[0].values()), physics_notes=physics_notes)
     rows = [_compare_at(runs, posterior, base, n_trials, root, q, n_threads) for runs in runs_at]
     if sizes is None:
         ds = rows[0]

@@ -50,8 +50,9 @@ class UnreadFieldWarning(UserWarning):
     replace in a simulation with that posterior (``failures.trend_shape``, the fleet age at
     which its rates hold, a category's ``diurnal_amplitude``, ...), set to a value other than
     its default or the posterior's point value (:func:`relmc.rates.replaced_physics_notes`).
-    A simulation warns of these; a sweep or a comparison once for all its cells or scenarios,
-    so an axis over such a field (which then changes nothing) warns once per value.
+    A simulation warns of these; a projection, a sweep or a comparison once for all its
+    sizes, cells or scenarios, so an axis over such a field (which then changes nothing)
+    warns once per value.
     """
 
 

@@ -51,7 +51,7 @@ import xarray as xr
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.cluster import shape_attrs
-from relmc.errors import FieldError, NotFinishedWarning, UnreadFieldWarning
+from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import (
     RateDraws,
     check_draws,
@@ -73,6 +73,8 @@ from relmc.sim.simulate import (
     check_n_trials,
     kernel_inputs,
     simulate,
+    unread_warnings_from_callers,
+    warn_unread,
 )
 from relmc.summary import QUANTILES, summarize
 
@@ -386,8 +388,8 @@ def project(
     nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
-    for sc in scenarios:
-        kernel_inputs(sc, draws, 1)
+    physics_notes = [n for sc in scenarios for n in kernel_inputs(sc, draws, 1)[1]["physics_notes"]]
+    warn_unread(scenarios, physics_notes=physics_notes)  # once, not per size and simulation
     if progress is None:
         progress = sys.stderr.isatty()
 
@@ -401,20 +403,19 @@ def project(
     for i, (n, sc) in enumerate(zip(sizes, scenarios, strict=True)):
         if bar is not None:
             bar.set_postfix_str(f"{n:,} GPUs")
-        res = simulate(
-            sc,
-            rates=draws,
-            n_trials=n_trials,
-            seed=size_seed(root, n),
-            n_threads=n_threads,
-            progress=False,
-            precision=precision,
-            overhead_seed=root,  # one multiplier per posterior draw at every size
-        )
-        cred = None
-        if credible_trials:
-            with warnings.catch_warnings():  # the same scenario's notes: warned just above
-                warnings.simplefilter("ignore", UnreadFieldWarning)
+        with unread_warnings_from_callers():  # warned once above, for every size
+            res = simulate(
+                sc,
+                rates=draws,
+                n_trials=n_trials,
+                seed=size_seed(root, n),
+                n_threads=n_threads,
+                progress=False,
+                precision=precision,
+                overhead_seed=root,  # one multiplier per posterior draw at every size
+            )
+            cred = None
+            if credible_trials:
                 cred = simulate(
                     sc,
                     rates=nested,

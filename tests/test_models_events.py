@@ -591,6 +591,10 @@ def test_scenario_fields_the_posterior_replaces_are_warned_of():
     with pytest.warns(UnreadFieldWarning) as caught:
         relmc.compare({"x": set_, "y": other}, posterior=idata, n_gpus=[64, 128], n_trials=4)
     assert [str(w.message) for w in caught] == notes
+    # a projection too: two sizes, each with its credible simulation, the notes once
+    with pytest.warns(UnreadFieldWarning) as caught:
+        relmc.project(idata, n_gpus=[64, 128], scenario=set_, n_trials=16, progress=False)
+    assert [str(w.message) for w in caught] == notes
     # a category the posterior lacks keeps its own values, which the simulation reads: not
     # named, its peak hour exactly as set (a circular mean of 13.7s reads 13.699999999999996)
     extra = relmc.Category("s", rate=1e-5, unit="gpu", kind="straggler",

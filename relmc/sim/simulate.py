@@ -647,24 +647,18 @@ def unread_warnings_from_callers() -> Iterator[None]:
         _WARN_UNREAD.reset(token)
 
 
-def warn_unread(scenarios: Sequence[Scenario], stacklevel: int = 3, rates: Any = None) -> None:
+def warn_unread(
+    scenarios: Sequence[Scenario], stacklevel: int = 3, physics_notes: Sequence[str] = ()
+) -> None:
     """Warn once of each category field unread in every one of ``scenarios`` that has it.
 
-    With ``rates`` (a posterior with physics per draw), also once of each scenario field its
-    per-draw parameters replace (:func:`relmc.rates.replaced_physics_notes`), in any of the
-    scenarios: a sweep axis over such a field warns once per value, not once per cell.
+    And once of each of ``physics_notes``: the ``"physics_notes"`` of the scenarios'
+    :func:`kernel_inputs` labels (fields a posterior's per-draw parameters replace), so that
+    a sweep axis over such a field warns once per value, not once per cell.
     """
     seen: set[str] = set()
     notes = [n for sc in scenarios for n in sc.unread_notes(among=scenarios)]
-    if rates is not None:
-        physics: dict[Any, Any] = {}  # one reading of the posterior per failure model
-        with warnings.catch_warnings():  # its own warnings: given where it was lowered
-            warnings.simplefilter("ignore")
-            for sc in scenarios:
-                if sc.failures not in physics:
-                    physics[sc.failures] = rate_draws(sc, rates).physics
-                notes += replaced_physics_notes(sc, physics[sc.failures])
-    for note in notes:
+    for note in [*notes, *physics_notes]:
         if note not in seen:
             seen.add(note)
             warnings.warn(note, UnreadFieldWarning, stacklevel=stacklevel)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -203,30 +202,42 @@ def simulate_cell(
     return out
 
 
-def warn_unread_cells(spec: SweepSpec, rates: Any = None) -> None:
+def warn_unread_cells(spec: SweepSpec, physics_notes: Sequence[str] = ()) -> None:
     """Warn (:class:`~relmc.errors.UnreadFieldWarning`) of category fields no cell reads.
 
     A field unread in some cells only (an axis over a category's ``kind``) is no mistake.
-    With ``rates`` (the resolved posterior), also of the fields its per-draw physics replace
-    in any cell, once each (an axis over one warns once per value).
+    ``physics_notes`` (:func:`lower_cells`'): the fields a posterior's per-draw physics
+    replace in any cell, each warned once (an axis over one warns once per value).
     """
     from relmc.sim.simulate import warn_unread
 
     cells = [spec.scenario(flat) for flat in range(spec.n_cells)]
-    warn_unread(cells, stacklevel=4, rates=rates)
+    warn_unread(cells, stacklevel=4, physics_notes=physics_notes)
 
 
-def cell_template(spec: SweepSpec, rates) -> xr.Dataset:
-    """Return one cell's variables, from a 2-trial run of cell 0 (shapes and dtypes only).
+def lower_cells(spec: SweepSpec, rates) -> list[str]:
+    """Lower every cell, which runs simulate's own checks before anything is written.
 
-    Also lowers every cell, which runs simulate's own checks (rate categories vs scenario,
-    persist time vs the interval a rule picks), so they fail before anything is written.
+    (Rate categories vs scenario, persist time vs the interval a rule picks.) Returns the
+    cells' physics notes (:func:`relmc.rates.replaced_physics_notes`), in cell order.
     """
     from relmc.sim.simulate import kernel_inputs
 
+    notes = []
     for flat in range(spec.n_cells):
         try:
-            kernel_inputs(spec.scenario(flat), rates, 1)
+            notes += kernel_inputs(spec.scenario(flat), rates, 1)[1]["physics_notes"]
         except ValueError as e:
             raise ValueError(f"cell {spec.cell_values(flat)}: {e}") from e
+    return notes
+
+
+def cell_template(spec: SweepSpec, rates, lowered: bool = False) -> xr.Dataset:
+    """Return one cell's variables, from a 2-trial run of cell 0 (shapes and dtypes only).
+
+    Also lowers every cell first (:func:`lower_cells`) unless ``lowered`` says the caller
+    has, so bad cells fail before anything is written.
+    """
+    if not lowered:
+        lower_cells(spec, rates)
     return simulate_cell(spec, 0, rates, 1, n_trials=2)

@@ -24,6 +24,7 @@ from relmc.errors import FieldError
 from relmc.sweep.cells import (
     cell_template,
     check_cells,
+    lower_cells,
     resolve_rates,
     shard_cells,
     simulate_cell,
@@ -410,8 +411,9 @@ def run_sweep(
     rates = resolve_rates(spec)  # once per run; every task gets it explicitly
     # one cell's variables (and every cell lowered: bad cells fail here); a store made by
     # another relmc version that lacks one is refused before any cell is computed
-    template = cell_template(spec, rates)
-    warn_unread_cells(spec, rates)
+    physics_notes = lower_cells(spec, rates)
+    template = cell_template(spec, rates, lowered=True)
+    warn_unread_cells(spec, physics_notes)
     if store.exists():
         check_variables(store, template)
     init_store(spec, store, rates=rates, template=template)
