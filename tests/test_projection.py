@@ -493,11 +493,15 @@ def test_credible_with_one_draw_is_a_point_and_can_be_skipped(posterior):
     assert np.all(np.isnan(none["ettr_credible"].values))
     assert np.all(np.isfinite(none["ettr_quantile"].values))
     # the table leaves the skipped E[...] columns out rather than print "nan [nan, nan]"
-    from relmc.cli.output import projection_table
+    from relmc.cli.output import projection_note, projection_table
 
     skipped, kept = projection_table(none), projection_table(ds)
     assert "E[ETTR]" not in skipped and "nan [" not in skipped and "ETTR (job)" in skipped
     assert "E[ETTR]" in kept and "E[interruptions/day]" in kept
+    # and the note under the table explains only the columns it has
+    assert "E[...] and MTTF" in projection_note(ds)
+    note = projection_note(none)
+    assert "No E[...] columns" in note and "E[...] and" not in note
 
 
 def test_a_credible_simulation_of_one_draw_is_refused(posterior):

@@ -25,6 +25,8 @@ __all__ = [
     "model_text",
     "projection_table",
     "PROJECTION_NOTE",
+    "PROJECTION_NOTE_NO_CREDIBLE",
+    "projection_note",
     "assumed_text",
     "print_assumed",
     "recovery_text",
@@ -218,6 +220,32 @@ PROJECTION_NOTE = (
 )
 
 
+#: :data:`PROJECTION_NOTE` for a table without the E[...] columns (``credible_trials=0``).
+PROJECTION_NOTE_NO_CREDIBLE = (
+    "median [90% interval]. (job): posterior predictive for one job, over trials with one "
+    "posterior draw each (which rates are true and the job's own luck); MTTF: credible "
+    "interval over posterior draws (rates only). MTTF: mean running time to an unexpected "
+    "interruption, 1/Lambda(N) on the exposed clock. No E[...] columns: the credible "
+    "simulation was skipped (credible_trials=0)."
+)
+
+
+def _has_credible(ds) -> bool:
+    """Whether a projection ran its credible simulation (``credible_trials=0`` leaves NaN)."""
+    if "ettr_credible" not in ds or "interruptions_per_day_credible" not in ds:
+        return False
+    return bool(np.isfinite(ds["ettr_credible"].values).any())
+
+
+def projection_note(ds) -> str:
+    """Say what the columns of :func:`projection_table`'s table of ``ds`` are.
+
+    :data:`PROJECTION_NOTE`, or :data:`PROJECTION_NOTE_NO_CREDIBLE` where the table leaves
+    the E[...] columns out (a projection run with ``credible_trials=0``).
+    """
+    return PROJECTION_NOTE if _has_credible(ds) else PROJECTION_NOTE_NO_CREDIBLE
+
+
 def projection_table(ds) -> str:
     """Format a :func:`relmc.project` result as a table: medians with 90% intervals.
 
@@ -232,12 +260,11 @@ def projection_table(ds) -> str:
         One row per size: MTTF (h); unexpected interruptions per day and ETTR, each as one
         job's posterior-predictive band and as the credible band of the expected value (when
         the projection has ``*_credible``); the two largest causes of lost time (mean share
-        of wall-clock time). See :data:`PROJECTION_NOTE`.
+        of wall-clock time). See :func:`projection_note`.
     """
     rows = []
-    credible = "ettr_credible" in ds and "interruptions_per_day_credible" in ds
     # credible_trials=0 skips the credible simulation: its variables are NaN, its columns left out
-    credible = credible and bool(np.isfinite(ds["ettr_credible"].values).any())
+    credible = _has_credible(ds)
     noisy = []  # E[...] cells whose per-draw means are mostly Monte Carlo noise
     for n in ds["n_gpus"].values:
         row = ds.sel(n_gpus=n)
@@ -335,7 +362,8 @@ variable without a trial dim) into DIR/NAME, with the other files of the run (sa
 all or none); NAME is a file name inside --out. NAME '-' prints the summary on stdout instead,
 and the human-readable report then goes to stderr (--quiet drops it). CSV: one row per
 size (project), category (fit), rule (optimize) or policy (compare: the column scenario), or a
-single row (simulate); extra dims are flattened into columns NAME[VALUE,...].
+single row (simulate); extra dims are flattened into columns NAME[VALUE,...], and a variable
+without the row dim (optimize's search curve) repeats on every row.
 """
 
 

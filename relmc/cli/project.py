@@ -10,10 +10,10 @@ from relmc._extras import install_hint
 from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
 from relmc.cli.output import (
-    PROJECTION_NOTE,
     assumed_text,
     model_text,
     policy_text,
+    projection_note,
     projection_table,
     recovery_line,
     say,
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     say()
     say(projection_table(ds))
     say()
-    say(PROJECTION_NOTE)
+    say(projection_note(ds))
     say()
     for f in files:
         say(f"wrote {f}")

@@ -135,12 +135,16 @@ GRID_POINTS = 400
 GRID_DEPTH = 40.0
 
 
-def _grid(box, points: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """``log alpha`` and ``log mean`` of a ``points`` x ``points`` grid over ``box``; cell area."""
+def _grid(box, points: int) -> tuple[np.ndarray, np.ndarray]:
+    """``log alpha`` and ``log mean`` of a ``points`` x ``points`` grid over ``box``.
+
+    The grid is uniform in both logs, so its cells have one area: normalising over the cells
+    needs no area (the weights are relative).
+    """
     (a0, a1), (m0, m1) = box
     log_a, log_m = np.linspace(a0, a1, points), np.linspace(m0, m1, points)
     la, lm = (g.ravel() for g in np.meshgrid(log_a, log_m, indexing="ij"))
-    return la, lm, (log_a[1] - log_a[0]) * (log_m[1] - log_m[0])
+    return la, lm
 
 
 def _log_prior(la: np.ndarray, lm: np.ndarray, beta_rate: np.ndarray) -> np.ndarray:
@@ -203,7 +207,7 @@ def population_grid(
     rates = (x + 0.5) / t
     rate_rows = np.atleast_1d(np.asarray(beta_rate, dtype=float))
     wide = ((-20.0, 20.0), (np.log(rates.min()) - 60.0, np.log(rates.max()) + 60.0))
-    la, lm, _ = _grid(wide, 241)
+    la, lm = _grid(wide, 241)
     lik = marginal_logpmf(x, t, np.exp(la), np.exp(la - lm))
     total = lik.sum(axis=1)
     keep = np.zeros(la.size, dtype=bool)
@@ -219,7 +223,7 @@ def population_grid(
         (la[keep].min() - step_a, la[keep].max() + step_a),
         (lm[keep].min() - step_m, lm[keep].max() + step_m),
     )
-    la, lm, _ = _grid(box, points)
+    la, lm = _grid(box, points)
     alpha, b = np.exp(la), np.exp(la - lm)
     return np.stack([alpha, b]), _log_prior(la, lm, rate_rows), marginal_logpmf(x, t, alpha, b)
 
