@@ -223,10 +223,10 @@ PROJECTION_NOTE = (
 #: :data:`PROJECTION_NOTE` for a table without the E[...] columns (``credible_trials=0``).
 PROJECTION_NOTE_NO_CREDIBLE = (
     "median [90% interval]. (job): posterior predictive for one job, over trials with one "
-    "posterior draw each (which rates are true and the job's own luck); MTTF: credible "
-    "interval over posterior draws (rates only). MTTF: mean running time to an unexpected "
-    "interruption, 1/Lambda(N) on the exposed clock. No E[...] columns: the credible "
-    "simulation was skipped (credible_trials=0)."
+    "posterior draw each (which rates are true and the job's own luck). MTTF (mean running "
+    "time to an unexpected interruption, 1/Lambda(N) on the exposed clock): a credible "
+    "interval over posterior draws (rates only). No E[...] columns: the credible simulation "
+    "was skipped (credible_trials=0)."
 )
 
 
