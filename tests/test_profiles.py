@@ -302,6 +302,74 @@ def test_count_under_a_profile_and_a_trend(engine, beta):
         assert abs(_z(counts, control)) > Z_TOL, (counts.mean(), control)
 
 
+# ---- (c2) low hours: thinned against their own bound ---------------------------------------
+
+
+def _low_profile() -> np.ndarray:
+    """Hours 0-11 of every day at 0.01 of hours 12-23, normalised to mean 1.
+
+    The low hours' rate is 0.0198, the high ones' 1.98: the low hours are below
+    ``PROFILE_LOW`` (1/64) of the week's bound, so the kernel thins them against their own.
+    """
+    raw = np.array([0.01 if k % 24 < 12 else 1.0 for k in range(WEEK_HOURS)])
+    return raw / raw.mean()
+
+
+LOW_RATES = (150.0, 0.8)  # per hour: the profiled category, and one with a cosine
+LOW_AMP, LOW_PEAK, LOW_BETA, LOW_AGE = 1.0, 6.0, 2.0, 20.0
+LOW_W0, LOW_H, LOW_TRIALS = 1.1, 10.2, 800  # Monday 01:06 to 11:18: low hours only
+
+
+def test_low_hours_thinned_against_their_own_bound():
+    """A window in a profile's low hours, with a trend and a cosine on a second category.
+
+    Category 0 follows :func:`_low_profile` (``Lambda_0 = 150 /h``), category 1 a row of ones
+    with ``a_1 = 1`` peaking at 06:00 (``Lambda_1 = 0.8 /h``), both times the trend
+    ``(1 + t / 20)`` (``beta = 2``); the hour's own bound ``Lambda_0 q_low + Lambda_1 (1 +
+    a_1)`` = 4.57 is below 1/64 of the week's (4.67), so after the first rejection in the
+    window every proposal comes from the low-hour branch of ``_fail_gap_profile``.
+    ``E[N_0] = Lambda_0 sum_pieces q[k] int T`` = 38.0 and ``E[N_1] = Lambda_1 int_0^H T(t)
+    (1 + a_1 cos(w (w0 + t - 6))) dt`` = 17.6 (quadrature); tolerance 4 SE each, ``SE =
+    sqrt(mean / 800)``.
+
+    Negative controls: category 1 without its cosine (``Lambda_1 int T`` = 10.2, 50 SE off:
+    a low-hour bound that left out the amplitude would cut the cosine's excess) and
+    category 0 at the high hours' rate over the window (a low hour taken at the week's bound
+    and not thinned: 3802, 100 times as many), each must miss by more than 4.
+    """
+    from scipy import integrate
+
+    q = _low_profile()
+    inputs = _counting_inputs(
+        np.array([LOW_RATES]),
+        n_trials=LOW_TRIALS,
+        w0=LOW_W0,
+        cap=LOW_H,
+        profile=np.stack([q, np.ones(WEEK_HOURS)]),
+        cat_amp=np.array([0.0, LOW_AMP]),
+        cat_phase=np.array([0.0, LOW_PEAK]),
+        start_hour=LOW_W0 % 24.0,
+        trend_shape=LOW_BETA,
+        fleet_age_hours=LOW_AGE,
+    )
+    out = run("kernel", inputs, 500)
+    n0, n1 = out["interruptions"][:, 0], out["interruptions"][:, 1]
+    trend = _trend_piece(LOW_BETA, LOW_AGE)
+    m0 = LOW_RATES[0] * _pieces(q, LOW_W0, LOW_H, trend)
+    w = 2.0 * math.pi / 24.0
+
+    def intensity(t: float, amp: float) -> float:
+        return (1.0 + t / LOW_AGE) * (1.0 + amp * math.cos(w * (LOW_W0 + t - LOW_PEAK)))
+
+    m1 = LOW_RATES[1] * integrate.quad(intensity, 0.0, LOW_H, args=(LOW_AMP,))[0]
+    assert abs(_z(n0, m0)) < Z_TOL, (n0.mean(), m0)
+    assert abs(_z(n1, m1)) < Z_TOL, (n1.mean(), m1)
+    no_cosine = LOW_RATES[1] * integrate.quad(intensity, 0.0, LOW_H, args=(0.0,))[0]
+    assert abs(_z(n1, no_cosine)) > Z_TOL, (n1.mean(), no_cosine)
+    high = LOW_RATES[0] * q.max() * trend(0.0, LOW_H)
+    assert abs(_z(n0, high)) > Z_TOL, (n0.mean(), high)
+
+
 # ---- (d) a profile on one category, a diurnal cosine on another -----------------------------
 
 MIXED_RATES = (1.5, 2.0)

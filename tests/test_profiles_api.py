@@ -104,3 +104,39 @@ def test_posterior_amplitude_on_a_profiled_category_is_refused():
 
     x, _ = kernel_inputs(sc, rate_array(az.InferenceData(posterior=post)), 4)
     assert x.cat_profile.shape == (2, 168)
+
+
+def test_zero_and_near_zero_hours_cost_no_proposals_at_the_weeks_rate():
+    """A weekly profile of zeros (or 1e-9) but its last hour, at a high rate, ends at once.
+
+    Rate 100 per GPU-hour on 1,024 GPUs: the week's bound is 100 x 1,024 x 168 = 1.7e7 per
+    hour, so thinning against it alone spent ~1.7e9 rejected proposals on a 100-hour job that
+    never reaches hour 167 (70 s a trial, and the event budget counts no proposal). Zero
+    hours are skipped and low ones thinned against their own bound (``_fail_gap_profile``).
+    Known answers: with zeros, no failure can happen, every job finishes in its wall time
+    (100 h of compute, 200 snapshots of one minute, ``103.33`` h); with 1e-9 the low hours'
+    rate is 1024 x 100 x 1.7e-7 = 0.017 per hour, a failure in a job's first 103 h with
+    probability 1 - exp(-1.78) = 0.83: at least 0.6 of 64 trials (4.9 SE below).
+    A test that did not skip would not end; none measures time.
+    """
+    import warnings
+
+    from relmc.errors import NotFinishedWarning
+
+    def job(profile):
+        cat = relmc.Category(name="x", rate=100.0, rate_profile=profile)
+        return relmc.Scenario(
+            cluster=relmc.Cluster(n_gpus=1024),
+            failures=relmc.FailureModel(categories=(cat,)),
+            job=relmc.Job(compute_hours=100.0),
+            policy=relmc.Policy(max_events=1),
+        )
+
+    zero = relmc.simulate(job([0.0] * 167 + [1.0]), n_trials=64, seed=1)
+    assert zero["finished"].all() and int(zero["interruptions"].sum()) == 0
+    assert np.allclose(zero["wall_hours"], 100.0 + 200 / 60.0, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotFinishedWarning)  # the budget of one event
+        tiny = relmc.simulate(job([1e-9] * 167 + [1.0]), n_trials=64, seed=1)
+    hit = float((tiny["interruptions"].sum("category") > 0).mean())
+    assert 0.6 < hit <= 1.0, hit

@@ -80,7 +80,13 @@ Periodic rate profiles
     Implementations may sample by thinning (a bound ``Lambda_c max_k q_c[k]`` per category
     over an interval) or by inverting the piecewise-constant integral; cost stays
     O(events): no loop over the hours of the job (a loop over one week's 168 hours per
-    trial, or per event, is the most either may spend). The profile applies on every path
+    trial, or per event, is the most either may spend), with one exception: thinning
+    against the week's bound spends that bound's rate times the hours on rejected
+    proposals, unbounded where a profile's hours are zero or nearly so and its peak rate
+    high, so after a rejection in an hour whose own bound is under ``PROFILE_LOW`` (1/64)
+    of the week's the kernel skips a run of zero hours at once, or thins the rest of that
+    hour against its own bound: at most one restart per such hour the job runs through.
+    The profile applies on every path
     (general, node model, stragglers and SDC) and with per-draw physics: a draw's amplitude
     row applies to the categories without a profile (resolution: a per-draw amplitude
     ``> 0`` on a category with a profile is refused by :func:`relmc.simulate`).

@@ -599,6 +599,34 @@ def _profile_max(cat_profile, qmax):
     return same
 
 
+#: An hour whose bound (its profiled rate plus the cosine's amplitude) is below this share of
+#: the week's bound is thinned against its own bound (:func:`_fail_gap_profile`)
+PROFILE_LOW = 1.0 / 64.0
+
+
+@jit
+def _hour_end(week_hour0, s):
+    """Wall time at which the hour of the week holding wall time ``s`` ends (``> s``)."""
+    pos = (week_hour0 + s) % float(WEEK_HOURS)
+    return s + (math.floor(pos) + 1.0 - pos)
+
+
+@jit
+def _zero_run_end(w, prof, week_hour0, s, amp):
+    """End of the run of hours with intensity 0 that holds ``s`` (inf: every hour is 0).
+
+    The hour of ``s`` has ``sum_c w_c q_c[k] + amp == 0``; the following hours of the week
+    are scanned (at most 167) for the first with a positive rate.
+    """
+    e = _hour_end(week_hour0, s)
+    k = _week_hour(week_hour0, s)
+    for j in range(1, WEEK_HOURS):
+        if _profile_rate(w, prof, (k + j) % WEEK_HOURS) + amp > 0.0:
+            return e
+        e += 1.0
+    return math.inf
+
+
 @jit(forceinline=True)
 def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon):
     """:func:`_fail_gap` under periodic profiles (``prof`` rows, ``qmax`` their maxima).
@@ -608,11 +636,24 @@ def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age
     proposal costs one pass over the categories (the rate in its hour). With every profile
     ones it computes what :func:`_fail_gap` does with ``base = sum(w)``, bit for bit (the
     same bound, draws and comparisons).
+
+    Low hours: a rejected proposal is a stopping time after which the failures are a fresh
+    process, so any exact method may go on from it. Where it lies in an hour whose own bound
+    ``b = sum_c w_c q_c[k] + amp`` is below :data:`PROFILE_LOW` of the week's (a zero hour,
+    a near-empty night), the proposals at the week's rate would come all through the hour
+    and be rejected (a profile of zeros but one hour, at a high rate: ~1e9 proposals in a
+    100-hour job). Instead: ``b = 0``, the run of zero hours is skipped (no failure can fall
+    there); else the rest of the hour is thinned against ``b`` itself (exact: ``b T(t)``
+    dominates the intensity in that hour), and the week's bound resumes at the hour's end.
+    Cost: at most one such restart per low hour the job runs through, where the week's bound
+    would spend its rate times the hours. Profiles without such hours draw as before, bit for
+    bit (the test is made after a rejection only).
     """
     bound = 0.0
     for c in range(prof.shape[0]):
         bound += w[c] * qmax[c]
     bound += amp
+    low = bound * PROFILE_LOW
     y = _trend_cum(t0, shape, age)
     while True:
         y += _gap(rng) / bound
@@ -625,6 +666,26 @@ def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age
         v = rng.random() * bound
         if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
             return s - t0
+        b = base + amp
+        if b >= low:
+            continue
+        if b <= 0.0:  # a run of zero hours: skipped
+            e = _zero_run_end(w, prof, week_hour0, s, amp)
+            if e > horizon:
+                return e - t0
+        else:  # the rest of a low hour, against its own bound
+            e = _hour_end(week_hour0, s)
+            while True:
+                y += _gap(rng) / b
+                s = _trend_inv(y, shape, age)
+                if s >= e:
+                    break
+                if s > horizon:
+                    return s - t0
+                v = rng.random() * b
+                if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
+                    return s - t0
+        y = _trend_cum(e, shape, age)
 
 
 @jit(forceinline=True)
