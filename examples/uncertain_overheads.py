@@ -10,8 +10,9 @@ predictive interval of one job (that plus the job's own luck):
 * ``restart 5-20 min``: Meta's RSC clusters report restart overheads of 5-20 minutes; read
   as the 90% range of an unknown but fixed restart time (median 10 min, range factor 2),
   one value per posterior draw (``Policy.restart_spread``);
-* ``+ per-event jitter``: on top, every restart, detection and swap varies from one event to
-  the next (range factors 1.5, 2 and 2: ASSUMED values to show the lever's size);
+* ``+ per-event jitter``: on top, every restart and detection varies from one event to the
+  next (range factors 1.5 and 2: ASSUMED values to show the lever's size; the node swap is
+  0 here, as in the reference policy, so a jitter on it would multiply 0);
 * ``restart grows with N``: the restart's median grows as ``(N / 4096) ** 0.2`` from 10
   minutes at 4,096 GPUs (``relmc.overheads.restart_hours``; the exponent is an ASSUMPTION,
   no published number gives it), still with the 5-20 minute spread.
@@ -42,7 +43,7 @@ base = relmc.Scenario(failures=relmc.FailureModel.from_posterior(posterior))
 median, k = relmc.spread_of_range(5 / 60, 20 / 60)  # RSC: 5-20 minutes
 rsc = replace_path(replace_path(base, "policy.restart_hours", median), "policy.restart_spread", k)
 jitter = rsc
-for path, value in (("restart_jitter", 1.5), ("detection_jitter", 2.0), ("swap_jitter", 2.0)):
+for path, value in (("restart_jitter", 1.5), ("detection_jitter", 2.0)):
     jitter = replace_path(jitter, f"policy.{path}", value)
 scenarios = {
     "known": base,

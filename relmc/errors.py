@@ -53,6 +53,11 @@ class UnreadFieldWarning(UserWarning):
     A simulation warns of these; a projection, a sweep or a comparison once for all its
     sizes, cells or scenarios, so an axis over such a field (which then changes nothing)
     warns once per value.
+
+    Also a spread or jitter (``policy.swap_spread``, ...) set on an overhead that is 0 or
+    whose event never occurs (:meth:`relmc.Scenario.inert_overheads`; the default swap time
+    is 0): it multiplies 0. Sweeps and comparisons warn only where the overhead is 0 in
+    every one of their scenarios.
     """
 
 

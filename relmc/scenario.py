@@ -84,6 +84,15 @@ JITTER_FIELDS: tuple[str, ...] = (
     "maintenance_jitter",
 )
 
+#: Largest power of one GPU, W (a bound on input errors: 1e8 GPUs at it step by 1e8 MW)
+MAX_GPU_WATTS = 1e6
+
+#: Largest drawn overhead, in hours, that a stated value with a spread or jitter may reach at
+#: ``OVERHEAD_Z_MAX`` standard normals (:class:`Scenario` refuses a larger stated value)
+OVERHEAD_HOURS_MAX = 1e300
+#: Standard normals beyond any NumPy draw (its ziggurat's tail stays under ~10)
+OVERHEAD_Z_MAX = 40.0
+
 #: Draws over which point rates are repeated when an overhead has a spread (each draw its
 #: own overhead multipliers; trials cycle over them).
 OVERHEAD_DRAWS = 4096
@@ -197,8 +206,8 @@ class Cluster:
     links_per_gpu : float
         Network links per GPU, in (0, 1000] (Llama 3: 1).
     gpu_busy_watts : float
-        Power of one GPU while the job computes, > 0 W. Default: 700 W, the H100 SXM TDP of
-        Llama 3's cluster.
+        Power of one GPU while the job computes, in (0, 1e6] W. Default: 700 W, the H100 SXM
+        TDP of Llama 3's cluster.
     gpu_idle_watts : float
         Power of one GPU while the job does not compute (snapshots, restarts, recovery), in
         [0, gpu_busy_watts] W. The default of 100 W is an assumption (an H100 idles near
@@ -228,7 +237,9 @@ class Cluster:
             raise FieldError(f"cluster.{e.field}", f"cluster.{e}") from None
         for f in dataclasses.fields(shape):
             _set(self, f.name, getattr(shape, f.name))
-        busy = _check_real("cluster.gpu_busy_watts", self.gpu_busy_watts, lo_open=True)
+        busy = _check_range(
+            "cluster.gpu_busy_watts", self.gpu_busy_watts, 0.0, MAX_GPU_WATTS, lo_open=True
+        )
         _set(self, "gpu_busy_watts", busy)
         _set(
             self,
@@ -495,7 +506,10 @@ class FailureModel:
             isinstance(c, Category | Mapping) for c in given
         ):
             raise _fail("failures.categories", allowed, given)
-        cats = tuple(c if isinstance(c, Category) else Category(**dict(c)) for c in given)
+        cats = tuple(
+            c if isinstance(c, Category) else _from_mapping(Category, c, _category_where(c, i))
+            for i, c in enumerate(given)
+        )
         if not cats:
             raise _fail("failures.categories", "a non-empty list of categories", self.categories)
         names = [c.name for c in cats]
@@ -1125,6 +1139,61 @@ class Scenario:
         if not isinstance(f, FailureModel):
             raise _fail("failures", "a FailureModel", f)
         _set(self, "failures", f)
+        self._check_overhead_scale()
+
+    def _check_overhead_scale(self) -> None:
+        """Refuse a stated overhead that a drawn multiplier could carry past the floats.
+
+        An overhead with a spread or jitter is its value times ``exp(sigma Z)`` (and
+        ``exp(j Z)`` per event); a value times ``exp(OVERHEAD_Z_MAX (sigma + j))`` must stay
+        below ``OVERHEAD_HOURS_MAX`` (1e300 h), whatever the seed: an infinite snapshot made
+        the segment infinite and its lost hours NaN.
+        """
+        pol, fm = self.policy, self.failures
+        cats = fm.categories
+        values: dict[str, list[tuple[str, float]]] = {
+            "snapshot": [("policy.snapshot_hours", pol.snapshot_hours)],
+            "persist": [("policy.persist_hours", pol.persist_hours)],
+            "restart": [
+                ("policy.restart_hours", pol.restart_hours),
+                ("policy.memory_restart_hours", pol.memory_restart_hours or 0.0),
+            ],
+            "swap": [("policy.swap_hours", pol.swap_hours)],
+            "detection": [
+                (f"failures.categories[{c.name!r}].detection_hours", c.detection_hours)
+                for c in cats
+            ],
+            "maintenance": [("failures.maintenance_hours", fm.maintenance_hours)],
+            "diagnosis": [
+                (f"failures.categories[{c.name!r}].diagnosis_hours", c.diagnosis_hours)
+                for c in cats
+            ],
+            "preemption": [("policy.preemption_hours", pol.preemption_hours)],
+            "sdc_latency": [
+                (f"failures.categories[{c.name!r}].sdc_latency_hours", c.sdc_latency_hours)
+                for c in cats
+                if c.kind == "sdc"
+            ],
+        }
+        jitter = dict(zip(JITTER_FIELDS, pol.overhead_jitter, strict=True))
+        for name, sigma in zip(SPREAD_FIELDS, pol.overhead_sigma, strict=True):
+            overhead = name[: -len("_spread")]
+            j = jitter.get(f"{overhead}_jitter", 0.0)
+            if sigma + j == 0.0:
+                continue
+            limit = OVERHEAD_HOURS_MAX / math.exp(OVERHEAD_Z_MAX * (sigma + j))
+            for path, value in values[overhead]:
+                if value > limit:
+                    by = f"policy.{name} = {getattr(pol, name):g}" + (
+                        f" and policy.{overhead}_jitter = {getattr(pol, f'{overhead}_jitter'):g}"
+                        if j > 0
+                        else ""
+                    )
+                    raise FieldError(
+                        path,
+                        f"{path} must be <= {limit:.3g} h with {by} (a drawn multiple of it "
+                        f"must stay a finite number of hours); got {value!r}",
+                    )
 
     @classmethod
     def default(cls, **kwargs) -> Scenario:
@@ -1195,14 +1264,52 @@ class Scenario:
             out.append(f"{k} checkpoint{'' if k == 1 else 's'} kept")
         return out
 
+    def inert_overheads(self) -> dict[str, str]:
+        """Overheads whose stated value is 0 (or whose event never occurs), with the reason.
+
+        Keys are overhead names (``SPREAD_FIELDS`` less ``_spread``); a spread or jitter on
+        one of them multiplies 0 (:mod:`relmc.sim`, "Uncertain overheads": an overhead of 0
+        stays 0), so it has no effect on the process.
+        """
+        pol, fm = self.policy, self.failures
+        cats = fm.categories
+        out = {}
+        if pol.snapshot_hours == 0:
+            out["snapshot"] = "policy.snapshot_hours is 0"
+        if pol.persist_hours == 0:
+            out["persist"] = "policy.persist_hours is 0"
+        if pol.restart_hours == 0 and not pol.memory_restart_hours:
+            out["restart"] = "policy.restart_hours is 0"
+        if pol.swap_hours == 0:
+            out["swap"] = "policy.swap_hours is 0"
+        if all(c.detection_hours == 0 for c in cats):
+            out["detection"] = "every category's detection_hours is 0"
+        if fm.maintenance_rate == 0:
+            out["maintenance"] = "there is no planned maintenance (failures.maintenance_rate is 0)"
+        elif fm.maintenance_hours == 0:
+            out["maintenance"] = "failures.maintenance_hours is 0"
+        if all(c.diagnosis_hours == 0 for c in cats):
+            out["diagnosis"] = "every category's diagnosis_hours is 0"
+        if pol.preemption_hours == 0:
+            out["preemption"] = "policy.preemption_hours is 0"
+        sdc = [c for c in cats if c.kind == "sdc"]
+        if not sdc:
+            out["sdc_latency"] = 'no category has kind = "sdc"'
+        elif all(c.sdc_latency_hours == 0 for c in sdc):
+            out["sdc_latency"] = "every SDC category's sdc_latency_hours is 0"
+        return out
+
     def unread_notes(self, among: Sequence[Scenario] = ()) -> list[str]:
-        """One sentence per category that sets fields its kind does not read.
+        """One sentence per category that sets fields its kind does not read, and per inert spread.
 
         E.g. ``failures.categories['slow'] sets straggler_speed, which its kind ('failure')
         does not read (meant kind = "straggler"?)``; see :meth:`Category.unread_fields`.
-        With ``among`` (e.g. a sweep's cells, a comparison's scenarios): only the fields
-        unread in each of them that has the category, so that varying ``kind`` across them
-        is not taken for a forgotten one.
+        And a spread or jitter (``policy.*_spread``, ``policy.*_jitter``) set on an overhead
+        that is 0 (:meth:`inert_overheads`), e.g. ``policy.swap_spread = 3 has no effect:
+        policy.swap_hours is 0`` (the default swap time is 0). With ``among`` (e.g. a
+        sweep's cells, a comparison's scenarios): only the fields unread in each of them that
+        has the category, so that varying ``kind`` across them is not taken for a forgotten
+        one, and only the spreads inert in all of them (an axis over an overhead through 0).
         """
         read_somewhere = {  # fields a category's kind reads in one of them
             (c.name, f)
@@ -1221,6 +1328,14 @@ class Scenario:
                     f"failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
                     f"kind ({c.kind!r}) does not read (meant {meant}?)"
                 )
+        inert = self.inert_overheads()
+        for sc in among:
+            inert = {k: why for k, why in inert.items() if k in sc.inert_overheads()}
+        pol = self.policy
+        for name in (*SPREAD_FIELDS, *JITTER_FIELDS):
+            overhead, value = name.rsplit("_", 1)[0], getattr(pol, name)
+            if value != 1.0 and overhead in inert:
+                out.append(f"policy.{name} = {value:g} has no effect: {inert[overhead]}")
         return out
 
     def to_dict(self) -> dict[str, Any]:

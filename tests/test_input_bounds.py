@@ -407,3 +407,29 @@ def test_segment_errors_state_each_field_s_bound():
     assert "policy.wall_cap_factor <= 5," in str(e.value) or "policy.wall_cap_factor <= 5 " in str(
         e.value
     )
+
+
+def test_an_overhead_a_drawn_multiple_could_overflow_is_refused():
+    # a snapshot of 1.7e308 h with a spread of 100: some draws' multiple was inf, the segment
+    # infinite and the checkpoint's lost hours NaN. A stated value times e^(40 (sigma + j))
+    # must stay below 1e300 h, whatever the seed
+    spread = replace_path(DEFAULT, "policy.snapshot_spread", 100.0)
+    with pytest.raises(FieldError, match=r"policy.snapshot_hours must be <= 2.31e\+251 h with "):
+        replace_path(spread, "policy.snapshot_hours", 1.7e308)
+    with pytest.raises(FieldError) as e:  # spread and jitter add; a category's field named
+        sc = replace_path(DEFAULT, "policy.detection_spread", 100.0)
+        sc = replace_path(sc, "policy.detection_jitter", 100.0)
+        replace_path(sc, "failures.categories.CPU.detection_hours", 1e250)
+    assert e.value.field == "failures.categories['CPU'].detection_hours"
+    assert "and policy.detection_jitter = 100" in str(e.value)
+    # negative controls: the same value without a spread, and a large one within the bound
+    assert replace_path(DEFAULT, "policy.snapshot_hours", 1.7e308).policy.snapshot_hours > 1e308
+    assert replace_path(spread, "policy.snapshot_hours", 2e251).policy.snapshot_spread == 100.0
+
+
+def test_gpu_power_is_bounded():
+    # 1e308 W a GPU made the job's power step and every swing count inf; one megawatt a GPU
+    # is the most a cluster takes (1e8 GPUs step by at most 1e8 MW)
+    with pytest.raises(FieldError, match=r"cluster.gpu_busy_watts must be a number in \(0, 1e"):
+        replace_path(DEFAULT, "cluster.gpu_busy_watts", 1e308)
+    assert replace_path(DEFAULT, "cluster.gpu_busy_watts", 1e6).cluster.power_step_mw > 0

@@ -240,6 +240,61 @@ def test_simulate_warns_of_fields_a_kind_does_not_read():
     assert runs[0]["wall_hours"].values.tobytes() == runs[1]["wall_hours"].values.tobytes()
 
 
+def test_a_spread_on_an_overhead_of_zero_is_warned_of(tmp_path):
+    import relmc
+    from relmc import sweep
+    from relmc.scenario import JITTER_FIELDS, SPREAD_FIELDS
+
+    cat = Category("a", rate=1e-6, unit="gpu")
+    zero = Scenario(
+        failures=FailureModel(categories=(cat,)),
+        job=Job(compute_hours=10.0),
+        policy=Policy(snapshot_hours=0.0, restart_hours=0.0),
+    )
+    # every overhead 0 (swap, persist, detection, diagnosis, preemption at their defaults; no
+    # maintenance, no SDC category): each spread and jitter multiplies 0
+    assert sorted(zero.inert_overheads()) == sorted(f[: -len("_spread")] for f in SPREAD_FIELDS)
+    pol = {f: 2.0 for f in (*SPREAD_FIELDS, *JITTER_FIELDS)}
+    notes = dataclasses.replace(zero, policy=dataclasses.replace(zero.policy, **pol)).unread_notes()
+    assert len(notes) == len(pol)
+    assert notes[0] == "policy.snapshot_spread = 2 has no effect: policy.snapshot_hours is 0"
+    assert (
+        "policy.maintenance_jitter = 2 has no effect: there is no planned maintenance"
+        in (notes[-1])
+    )
+    assert 'policy.sdc_latency_spread = 2 has no effect: no category has kind = "sdc"' in notes
+    # negative control: each overhead nonzero, no note
+    busy = Category("b", rate=1e-6, unit="gpu", detection_hours=0.1, diagnosis_hours=0.1)
+    sdc = Category("s", rate=1e-6, unit="gpu", kind="sdc", sdc_latency_hours=1.0)
+    live = Scenario(
+        failures=FailureModel(categories=(busy, sdc), maintenance_rate=0.01, maintenance_hours=1.0),
+        job=Job(compute_hours=10.0),
+        policy=Policy(persist_hours=0.1, swap_hours=0.2, preemption_hours=0.1, **pol),
+    )
+    assert live.inert_overheads() == {} and live.unread_notes() == []
+    # a restart from memory is a restart the spread scales; maintenance without downtime
+    mem = replace_path(replace_path(zero, "policy.restart_hours", 0.0),
+                       "policy.memory_restart_hours", 0.1)  # fmt: skip
+    assert "restart" not in mem.inert_overheads()
+    down0 = replace_path(zero, "failures.maintenance_rate", 0.01)
+    assert down0.inert_overheads()["maintenance"] == "failures.maintenance_hours is 0"
+    # simulate warns; a comparison or a sweep through 0 and another value does not (the
+    # spread acts in one of them), one that stays at 0 warns once
+    one = Scenario(failures=FailureModel(categories=(cat,)), job=Job(compute_hours=10.0))
+    swap = replace_path(one, "policy.swap_spread", 3.0)
+    with pytest.warns(UnreadFieldWarning, match=r"swap_spread = 3 has no effect: policy.swap_h"):
+        relmc.simulate(swap, n_trials=4, seed=1)
+    relmc.compare({"0": swap, "1": replace_path(swap, "policy.swap_hours", 0.5)},
+                  n_trials=4, seed=1)  # fmt: skip
+    spec = {"seed": 1, "n_trials": 4, "posterior": "point", "base": swap.to_dict(),
+            "axes": {"policy.swap_hours": [0.0, 0.5]}}  # fmt: skip
+    sweep.run_sweep(spec, tmp_path / "a.zarr", progress=False)
+    other = {**spec, "axes": {"cluster.n_gpus": [2048, 4096]}}
+    with pytest.warns(UnreadFieldWarning, match="swap_spread = 3 has no effect") as caught:
+        sweep.run_sweep(other, tmp_path / "b.zarr", progress=False)
+    assert sum(issubclass(w.category, UnreadFieldWarning) for w in caught) == 1
+
+
 def test_sweeps_and_comparisons_warn_only_of_fields_no_scenario_reads(tmp_path):
     import relmc
     from relmc import sweep
@@ -271,3 +326,16 @@ def test_unread_fields_are_those_a_kind_ignores():
     assert Category("a", kind="sdc", straggler_speed=0.3).unread_fields() == ["straggler_speed"]
     both = Category("a", kind="straggler", sdc_latency_distribution="exponential")
     assert both.unread_fields() == ["sdc_latency_distribution"]
+
+
+def test_failure_model_refuses_bad_category_tables_naming_the_field():
+    # FailureModel takes categories as relmc.Category or tables of their fields; a table
+    # with an unknown or a missing field is a FieldError naming it, as through Scenario or
+    # TOML (it was a TypeError from Category's constructor)
+    with pytest.raises(FieldError, match=r"failures.categories\['x'\]: unknown fields \['bog"):
+        FailureModel(categories=[{"name": "x", "bogus": 1}])
+    with pytest.raises(FieldError, match=r"failures.categories\[0\]: the field 'name' is req"):
+        FailureModel(categories=[{"rate": 1.0}])
+    # negative control: a good table is a Category
+    (cat,) = FailureModel(categories=[{"name": "x", "rate": 1e-6}]).categories
+    assert cat == Category("x", rate=1e-6)
