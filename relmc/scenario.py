@@ -1149,32 +1149,8 @@ class Scenario:
         below ``OVERHEAD_HOURS_MAX`` (1e300 h), whatever the seed: an infinite snapshot made
         the segment infinite and its lost hours NaN.
         """
-        pol, fm = self.policy, self.failures
-        cats = fm.categories
-        values: dict[str, list[tuple[str, float]]] = {
-            "snapshot": [("policy.snapshot_hours", pol.snapshot_hours)],
-            "persist": [("policy.persist_hours", pol.persist_hours)],
-            "restart": [
-                ("policy.restart_hours", pol.restart_hours),
-                ("policy.memory_restart_hours", pol.memory_restart_hours or 0.0),
-            ],
-            "swap": [("policy.swap_hours", pol.swap_hours)],
-            "detection": [
-                (f"failures.categories[{c.name!r}].detection_hours", c.detection_hours)
-                for c in cats
-            ],
-            "maintenance": [("failures.maintenance_hours", fm.maintenance_hours)],
-            "diagnosis": [
-                (f"failures.categories[{c.name!r}].diagnosis_hours", c.diagnosis_hours)
-                for c in cats
-            ],
-            "preemption": [("policy.preemption_hours", pol.preemption_hours)],
-            "sdc_latency": [
-                (f"failures.categories[{c.name!r}].sdc_latency_hours", c.sdc_latency_hours)
-                for c in cats
-                if c.kind == "sdc"
-            ],
-        }
+        pol = self.policy
+        values = self.overhead_values()
         jitter = dict(zip(JITTER_FIELDS, pol.overhead_jitter, strict=True))
         for name, sigma in zip(SPREAD_FIELDS, pol.overhead_sigma, strict=True):
             overhead = name[: -len("_spread")]
@@ -1264,39 +1240,59 @@ class Scenario:
             out.append(f"{k} checkpoint{'' if k == 1 else 's'} kept")
         return out
 
-    def inert_overheads(self) -> dict[str, str]:
-        """Overheads whose stated value is 0 (or whose event never occurs), with the reason.
+    def overhead_values(self) -> dict[str, list[tuple[str, float]]]:
+        """Return the stated values that each overhead's spread and jitter multiply, by path.
 
-        Keys are overhead names (``SPREAD_FIELDS`` less ``_spread``); a spread or jitter on
-        one of them multiplies 0 (:mod:`relmc.sim`, "Uncertain overheads": an overhead of 0
-        stays 0), so it has no effect on the process.
+        Keys are the overheads of ``SPREAD_FIELDS`` (``snapshot`` .. ``sdc_latency``); each
+        holds ``(path, hours)`` of the fields it scales: a category's per category (SDC
+        latencies of the ``"sdc"`` categories only), the restart also the restart from
+        memory (0 when off).
         """
         pol, fm = self.policy, self.failures
         cats = fm.categories
+
+        def per_category(field: str, kinds=CATEGORY_KINDS) -> list[tuple[str, float]]:
+            return [
+                (f"failures.categories[{c.name!r}].{field}", getattr(c, field))
+                for c in cats
+                if c.kind in kinds
+            ]
+
+        return {
+            "snapshot": [("policy.snapshot_hours", pol.snapshot_hours)],
+            "persist": [("policy.persist_hours", pol.persist_hours)],
+            "restart": [
+                ("policy.restart_hours", pol.restart_hours),
+                ("policy.memory_restart_hours", pol.memory_restart_hours or 0.0),
+            ],
+            "swap": [("policy.swap_hours", pol.swap_hours)],
+            "detection": per_category("detection_hours"),
+            "maintenance": [("failures.maintenance_hours", fm.maintenance_hours)],
+            "diagnosis": per_category("diagnosis_hours"),
+            "preemption": [("policy.preemption_hours", pol.preemption_hours)],
+            "sdc_latency": per_category("sdc_latency_hours", ("sdc",)),
+        }
+
+    def inert_overheads(self) -> dict[str, str]:
+        """Overheads whose stated values are all 0 (or whose event never occurs), with why.
+
+        Keys are overhead names (``SPREAD_FIELDS`` less ``_spread``); a spread or jitter on
+        one of them multiplies 0 (:mod:`relmc.sim`, "Uncertain overheads": an overhead of 0
+        stays 0), so it has no effect on the process (its draws are still made).
+        """
         out = {}
-        if pol.snapshot_hours == 0:
-            out["snapshot"] = "policy.snapshot_hours is 0"
-        if pol.persist_hours == 0:
-            out["persist"] = "policy.persist_hours is 0"
-        if pol.restart_hours == 0 and not pol.memory_restart_hours:
-            out["restart"] = "policy.restart_hours is 0"
-        if pol.swap_hours == 0:
-            out["swap"] = "policy.swap_hours is 0"
-        if all(c.detection_hours == 0 for c in cats):
-            out["detection"] = "every category's detection_hours is 0"
-        if fm.maintenance_rate == 0:
-            out["maintenance"] = "there is no planned maintenance (failures.maintenance_rate is 0)"
-        elif fm.maintenance_hours == 0:
-            out["maintenance"] = "failures.maintenance_hours is 0"
-        if all(c.diagnosis_hours == 0 for c in cats):
-            out["diagnosis"] = "every category's diagnosis_hours is 0"
-        if pol.preemption_hours == 0:
-            out["preemption"] = "policy.preemption_hours is 0"
-        sdc = [c for c in cats if c.kind == "sdc"]
-        if not sdc:
-            out["sdc_latency"] = 'no category has kind = "sdc"'
-        elif all(c.sdc_latency_hours == 0 for c in sdc):
-            out["sdc_latency"] = "every SDC category's sdc_latency_hours is 0"
+        for overhead, values in self.overhead_values().items():
+            if overhead == "maintenance" and self.failures.maintenance_rate == 0:
+                out[overhead] = "there is no planned maintenance (failures.maintenance_rate is 0)"
+            elif not values:
+                out[overhead] = 'no category has kind = "sdc"'
+            elif all(v == 0 for _, v in values):
+                path = values[0][0]
+                field = path.rsplit(".", 1)[1]
+                out[overhead] = (
+                    f"every category's {field} is 0" if path.startswith("failures.categories")
+                    else f"{path} is 0"
+                )  # fmt: skip
         return out
 
     def unread_notes(self, among: Sequence[Scenario] = ()) -> list[str]:
