@@ -90,7 +90,7 @@ MAX_GPU_WATTS = 1e6
 #: Largest drawn overhead, in hours, that a stated value with a spread or jitter may reach at
 #: ``OVERHEAD_Z_MAX`` standard normals (:class:`Scenario` refuses a larger stated value)
 OVERHEAD_HOURS_MAX = 1e300
-#: Standard normals beyond any NumPy draw (its ziggurat's tail stays under ~10)
+#: Standard normals beyond any NumPy draw (its ziggurat's tail stays under ~12.2)
 OVERHEAD_Z_MAX = 40.0
 
 #: Draws over which point rates are repeated when an overhead has a spread (each draw its
@@ -1288,11 +1288,12 @@ class Scenario:
                 out[overhead] = 'no category has kind = "sdc"'
             elif all(v == 0 for _, v in values):
                 path = values[0][0]
-                field = path.rsplit(".", 1)[1]
+                which = "SDC category's" if overhead == "sdc_latency" else "category's"
                 out[overhead] = (
-                    f"every category's {field} is 0" if path.startswith("failures.categories")
+                    f"every {which} {path.rsplit('.', 1)[1]} is 0"
+                    if path.startswith("failures.categories")
                     else f"{path} is 0"
-                )  # fmt: skip
+                )
         return out
 
     def unread_notes(self, among: Sequence[Scenario] = ()) -> list[str]:

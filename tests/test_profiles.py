@@ -317,25 +317,27 @@ def _low_profile() -> np.ndarray:
 
 LOW_RATES = (150.0, 0.8)  # per hour: the profiled category, and one with a cosine
 LOW_AMP, LOW_PEAK, LOW_BETA, LOW_AGE = 1.0, 6.0, 2.0, 20.0
-LOW_W0, LOW_H, LOW_TRIALS = 1.1, 10.2, 800  # Monday 01:06 to 11:18: low hours only
+LOW_W0, LOW_H, LOW_TRIALS = 1.1, 10.95, 800  # Monday 01:06 to 12:03: low hours, 3 min high
 
 
 def test_low_hours_thinned_against_their_own_bound():
-    """A window in a profile's low hours, with a trend and a cosine on a second category.
+    """A window of a profile's low hours and 3 minutes of a high one, a trend and a cosine.
 
     Category 0 follows :func:`_low_profile` (``Lambda_0 = 150 /h``), category 1 a row of ones
     with ``a_1 = 1`` peaking at 06:00 (``Lambda_1 = 0.8 /h``), both times the trend
-    ``(1 + t / 20)`` (``beta = 2``); the hour's own bound ``Lambda_0 q_low + Lambda_1 (1 +
-    a_1)`` = 4.57 is below 1/64 of the week's (4.67), so after the first rejection in the
-    window every proposal comes from the low-hour branch of ``_fail_gap_profile``.
-    ``E[N_0] = Lambda_0 sum_pieces q[k] int T`` = 38.0 and ``E[N_1] = Lambda_1 int_0^H T(t)
-    (1 + a_1 cos(w (w0 + t - 6))) dt`` = 17.6 (quadrature); tolerance 4 SE each, ``SE =
-    sqrt(mean / 800)``.
+    ``(1 + t / 20)`` (``beta = 2``); a low hour's own bound ``Lambda_0 q_low + Lambda_1 (1 +
+    a_1)`` = 4.57 is below 1/64 of the week's (4.67), so after a rejection in one of them
+    ``_fail_gap_profile`` thins the rest of that hour against it, and the week's bound
+    resumes at the hour's end. Monday 01:06 to 12:03: ``E[N_0] = Lambda_0 sum_pieces q[k]
+    int T`` = 64.2 (41.2 in the low hours, 23.0 in hour 12's first 3 minutes) and ``E[N_1] =
+    Lambda_1 int_0^H T(t) (1 + a_1 cos(w (w0 + t - 6))) dt`` = 18.6 (quadrature); tolerance
+    4 SE each, ``SE = sqrt(mean / 800)``.
 
-    Negative controls: category 1 without its cosine (``Lambda_1 int T`` = 10.2, 50 SE off:
-    a low-hour bound that left out the amplitude would cut the cosine's excess) and
-    category 0 at the high hours' rate over the window (a low hour taken at the week's bound
-    and not thinned: 3802, 100 times as many), each must miss by more than 4.
+    Negative controls, each must miss by more than 4 SE: category 1 without its cosine
+    (``Lambda_1 int T`` = 11.2, 49 SE off: a low-hour bound that left out the amplitude
+    would cut the cosine's excess); category 0's low hours alone (41.2, 81 SE: a low
+    hour's bound carried past its end, into hour 12); category 0 at the high hours' rate
+    over the window (a low hour taken at the week's bound and not thinned: 4143).
     """
     from scipy import integrate
 
@@ -366,8 +368,10 @@ def test_low_hours_thinned_against_their_own_bound():
     assert abs(_z(n1, m1)) < Z_TOL, (n1.mean(), m1)
     no_cosine = LOW_RATES[1] * integrate.quad(intensity, 0.0, LOW_H, args=(0.0,))[0]
     assert abs(_z(n1, no_cosine)) > Z_TOL, (n1.mean(), no_cosine)
+    low_only = LOW_RATES[0] * _pieces(q, LOW_W0, 12.0 - LOW_W0, trend)
     high = LOW_RATES[0] * q.max() * trend(0.0, LOW_H)
-    assert abs(_z(n0, high)) > Z_TOL, (n0.mean(), high)
+    for control in (low_only, high):
+        assert abs(_z(n0, control)) > Z_TOL, (n0.mean(), control)
 
 
 # ---- (d) a profile on one category, a diurnal cosine on another -----------------------------

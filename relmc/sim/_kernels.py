@@ -33,7 +33,11 @@ Periodic rate profiles (``cat_profile`` with rows) are time-varying rates too: c
 rate is times ``q_c[k(t)]`` in hour ``k(t)`` of the week. :func:`_fail_gap_profile` thins by
 the bound ``sum_c Lambda_c max_k q_c[k] + A`` (each row's maximum taken once per block), and
 a proposal's acceptance and a failure's category (:func:`_pick_profile`) cost one pass over
-the categories each: O(n_categories) per proposal, nothing per hour of the job. Categories
+the categories each: O(n_categories) per proposal, nothing per hour of the job but where the
+profile's own bound in an hour is under ``PROFILE_LOW`` of the week's (a run of zero hours
+skipped at once, a low hour thinned against its own bound: at most one restart per such
+hour the job runs through, where the week's bound alone spent its rate times those hours on
+rejected proposals). Categories
 share one shape only if every row is equal (and the cosines). Without rows every path calls
 what it called before (:func:`_next_failure`, :func:`_pick_time`), bit for bit.
 
