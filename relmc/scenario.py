@@ -1296,7 +1296,9 @@ class Scenario:
                 )
         return out
 
-    def unread_notes(self, among: Sequence[Scenario] = ()) -> list[str]:
+    def unread_notes(
+        self, among: Sequence[Scenario] = (), *, context: UnreadContext | None = None
+    ) -> list[str]:
         """One sentence per category that sets fields its kind does not read, and per inert spread.
 
         E.g. ``failures.categories['slow'] sets straggler_speed, which its kind ('failure')
@@ -1307,14 +1309,10 @@ class Scenario:
         sweep's cells, a comparison's scenarios): only the fields unread in each of them that
         has the category, so that varying ``kind`` across them is not taken for a forgotten
         one, and only the spreads inert in all of them (an axis over an overhead through 0).
+        ``context`` is :func:`unread_context` of ``among``, computed once by a caller that
+        asks every one of many scenarios (``among`` is then not read).
         """
-        read_somewhere = {  # fields a category's kind reads in one of them
-            (c.name, f)
-            for sc in among
-            for c in sc.failures.categories
-            for f, kind in KIND_FIELDS.items()
-            if c.kind == kind
-        }
+        read_somewhere, inert_among = unread_context(among) if context is None else context
         out = []
         for c in self.failures.categories:
             unread = [f for f in c.unread_fields() if (c.name, f) not in read_somewhere]
@@ -1325,13 +1323,14 @@ class Scenario:
                     f"failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
                     f"kind ({c.kind!r}) does not read (meant {meant}?)"
                 )
-        inert = self.inert_overheads()
-        for sc in among:
-            inert = {k: why for k, why in inert.items() if k in sc.inert_overheads()}
         pol = self.policy
-        for name in (*SPREAD_FIELDS, *JITTER_FIELDS):
+        spreads = [n for n in (*SPREAD_FIELDS, *JITTER_FIELDS) if getattr(pol, n) != 1.0]
+        if not spreads:
+            return out
+        inert = self.inert_overheads()
+        for name in spreads:
             overhead, value = name.rsplit("_", 1)[0], getattr(pol, name)
-            if value != 1.0 and overhead in inert:
+            if overhead in inert and (inert_among is None or overhead in inert_among):
                 out.append(f"policy.{name} = {value:g} has no effect: {inert[overhead]}")
         return out
 
@@ -1362,6 +1361,27 @@ class Scenario:
             base = default_failures()
             d["failures"] = base if fm is None else {**dataclasses.asdict(base), **fm}
         return cls(**d)
+
+
+#: :func:`unread_context`'s result: the ``(category name, field)`` pairs some scenario's
+#: kinds read, and the overheads inert in every scenario (None: no scenarios given)
+UnreadContext = tuple[set[tuple[str, str]], set[str] | None]
+
+
+def unread_context(among: Sequence[Scenario]) -> UnreadContext:
+    """Return what :meth:`Scenario.unread_notes` reads of ``among``, once for all of them."""
+    read_somewhere = {  # fields a category's kind reads in one of them
+        (c.name, f)
+        for sc in among
+        for c in sc.failures.categories
+        for f, kind in KIND_FIELDS.items()
+        if c.kind == kind
+    }
+    inert = None
+    for sc in among:
+        own = set(sc.inert_overheads())
+        inert = own if inert is None else inert & own
+    return read_somewhere, inert
 
 
 def _drop_none(obj: Any) -> Any:

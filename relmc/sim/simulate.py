@@ -31,7 +31,7 @@ from relmc.rates import (
     rate_draws,
     replaced_physics_notes,
 )
-from relmc.scenario import Job, Policy, Scenario, check_trend
+from relmc.scenario import Job, Policy, Scenario, check_trend, unread_context
 from relmc.sim import CAUSES
 from relmc.sim._kernels import simulate_block
 from relmc.sim.inputs import (
@@ -657,7 +657,8 @@ def warn_unread(
     a sweep axis over such a field warns once per value, not once per cell.
     """
     seen: set[str] = set()
-    notes = [n for sc in scenarios for n in sc.unread_notes(among=scenarios)]
+    context = unread_context(scenarios)  # once: a sweep may have thousands of cells
+    notes = [n for sc in scenarios for n in sc.unread_notes(context=context)]
     for note in [*notes, *physics_notes]:
         if note not in seen:
             seen.add(note)
