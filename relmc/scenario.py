@@ -1309,7 +1309,7 @@ class Scenario:
         sweep's cells, a comparison's scenarios): only the fields unread in each of them that
         has the category, so that varying ``kind`` across them is not taken for a forgotten
         one, and only the spreads inert in all of them (an axis over an overhead through 0).
-        ``context`` is :func:`unread_context` of ``among``, computed once by a caller that
+        ``context`` is ``relmc.scenario.unread_context(among)``, computed once by a caller that
         asks every one of many scenarios (``among`` is then not read).
         """
         read_somewhere, inert_among = unread_context(among) if context is None else context
