@@ -122,7 +122,8 @@ def main(argv: list[str]) -> int:
     else:
         module = args.module
         config = cosmic_ray_toml(module, args.tests, args.timeout)
-    if args.shared_cache and "jit" in Path(module).read_text():
+    # a jitted function (``@jit``, numba): not "jitter", which names overhead fields
+    if args.shared_cache and re.search(r"\bjit\b|numba", Path(module).read_text()):
         ap.error(f"--shared-cache: {module} mentions jit; its mutants need a cache each")
     done = set()
     if args.out.exists():

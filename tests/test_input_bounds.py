@@ -422,6 +422,12 @@ def test_an_overhead_a_drawn_multiple_could_overflow_is_refused():
         replace_path(sc, "failures.categories.CPU.detection_hours", 1e250)
     assert e.value.field == "failures.categories['CPU'].detection_hours"
     assert "and policy.detection_jitter = 100" in str(e.value)
+    with pytest.raises(
+        FieldError, match=r"detection_spread = 100 and policy.detection_jitter = 2 "
+    ):
+        sc = replace_path(DEFAULT, "policy.detection_spread", 100.0)
+        sc = replace_path(sc, "policy.detection_jitter", 2.0)  # log-sd 0.42: named too
+        replace_path(sc, "failures.categories.CPU.detection_hours", 1e250)
     # negative controls: the same value without a spread, and a large one within the bound
     assert replace_path(DEFAULT, "policy.snapshot_hours", 1.7e308).policy.snapshot_hours > 1e308
     assert replace_path(spread, "policy.snapshot_hours", 2e251).policy.snapshot_spread == 100.0

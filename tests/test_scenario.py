@@ -263,6 +263,9 @@ def test_a_spread_on_an_overhead_of_zero_is_warned_of(tmp_path):
         in (notes[-1])
     )
     assert 'policy.sdc_latency_spread = 2 has no effect: no category has kind = "sdc"' in notes
+    assert "policy.detection_spread = 2 has no effect: every category's detection_hours is 0" in (
+        notes
+    )
     sdc0 = Category("s", rate=1e-6, unit="gpu", kind="sdc")  # its latency 0
     with_sdc = replace_path(zero, "policy.sdc_latency_spread", 2.0)
     with_sdc = dataclasses.replace(with_sdc, failures=FailureModel(categories=(cat, sdc0)))
