@@ -1150,6 +1150,8 @@ class Scenario:
         the segment infinite and its lost hours NaN.
         """
         pol = self.policy
+        if all(getattr(pol, f) == 1.0 for f in (*SPREAD_FIELDS, *JITTER_FIELDS)):
+            return  # every overhead known exactly: nothing is drawn (most scenarios)
         values = self.overhead_values()
         jitter = dict(zip(JITTER_FIELDS, pol.overhead_jitter, strict=True))
         for name, sigma in zip(SPREAD_FIELDS, pol.overhead_sigma, strict=True):

@@ -232,12 +232,10 @@ def lower_cells(spec: SweepSpec, rates) -> list[str]:
     return notes
 
 
-def cell_template(spec: SweepSpec, rates, lowered: bool = False) -> xr.Dataset:
+def cell_template(spec: SweepSpec, rates) -> xr.Dataset:
     """Return one cell's variables, from a 2-trial run of cell 0 (shapes and dtypes only).
 
-    Also lowers every cell first (:func:`lower_cells`) unless ``lowered`` says the caller
-    has, so bad cells fail before anything is written.
+    Callers that write a store lower every cell first (:func:`lower_cells`), so bad cells
+    fail before anything is written.
     """
-    if not lowered:
-        lower_cells(spec, rates)
     return simulate_cell(spec, 0, rates, 1, n_trials=2)

@@ -412,7 +412,7 @@ def run_sweep(
     # one cell's variables (and every cell lowered: bad cells fail here); a store made by
     # another relmc version that lacks one is refused before any cell is computed
     physics_notes = lower_cells(spec, rates)
-    template = cell_template(spec, rates, lowered=True)
+    template = cell_template(spec, rates)
     warn_unread_cells(spec, physics_notes)
     if store.exists():
         check_variables(store, template)

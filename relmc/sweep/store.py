@@ -54,7 +54,7 @@ from relmc import __version__
 from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError
-from relmc.sweep.cells import STOPPED_BY, cell_template, resolve_rates
+from relmc.sweep.cells import STOPPED_BY, cell_template, lower_cells, resolve_rates
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
 __all__ = [
@@ -255,7 +255,9 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
         return store
     require("zarr")
     if template is None:
-        template = cell_template(spec, resolve_rates(spec) if rates is None else rates)
+        rates = resolve_rates(spec) if rates is None else rates
+        lower_cells(spec, rates)  # bad cells fail before anything is written
+        template = cell_template(spec, rates)
     cube, encoding = _empty_cube(spec, template)
     store.parent.mkdir(parents=True, exist_ok=True)
     _check_room(spec, cube, store.parent)
