@@ -320,7 +320,8 @@ LOW_AMP, LOW_PEAK, LOW_BETA, LOW_AGE = 1.0, 6.0, 2.0, 20.0
 LOW_W0, LOW_H, LOW_TRIALS = 1.1, 10.95, 800  # Monday 01:06 to 12:03: low hours, 3 min high
 
 
-def test_low_hours_thinned_against_their_own_bound():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_low_hours_thinned_against_their_own_bound(engine):
     """A window of a profile's low hours and 3 minutes of a high one, a trend and a cosine.
 
     Category 0 follows :func:`_low_profile` (``Lambda_0 = 150 /h``), category 1 a row of ones
@@ -328,7 +329,8 @@ def test_low_hours_thinned_against_their_own_bound():
     ``(1 + t / 20)`` (``beta = 2``); a low hour's own bound ``Lambda_0 q_low + Lambda_1 (1 +
     a_1)`` = 4.57 is below 1/64 of the week's (4.67), so after a rejection in one of them
     ``_fail_gap_profile`` thins the rest of that hour against it, and the week's bound
-    resumes at the hour's end. Monday 01:06 to 12:03: ``E[N_0] = Lambda_0 sum_pieces q[k]
+    resumes at the hour's end (the oracle thins each run of equal hours against its own
+    multiplier, ``ReferenceSim.pieces``). Monday 01:06 to 12:03: ``E[N_0] = Lambda_0 sum_pieces q[k]
     int T`` = 64.2 (41.2 in the low hours, 23.0 in hour 12's first 3 minutes) and ``E[N_1] =
     Lambda_1 int_0^H T(t) (1 + a_1 cos(w (w0 + t - 6))) dt`` = 18.6 (quadrature); tolerance
     4 SE each, ``SE = sqrt(mean / 800)``.
@@ -354,7 +356,7 @@ def test_low_hours_thinned_against_their_own_bound():
         trend_shape=LOW_BETA,
         fleet_age_hours=LOW_AGE,
     )
-    out = run("kernel", inputs, 500)
+    out = run(engine, inputs, 500)
     n0, n1 = out["interruptions"][:, 0], out["interruptions"][:, 1]
     trend = _trend_piece(LOW_BETA, LOW_AGE)
     m0 = LOW_RATES[0] * _pieces(q, LOW_W0, LOW_H, trend)
@@ -372,6 +374,33 @@ def test_low_hours_thinned_against_their_own_bound():
     high = LOW_RATES[0] * q.max() * trend(0.0, LOW_H)
     for control in (low_only, high):
         assert abs(_z(n0, control)) > Z_TOL, (n0.mean(), control)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_profile_of_zeros_but_one_hour_at_a_high_rate_ends_at_once(engine):
+    """Zero (or 1e-9) hours but the week's last, ``Lambda = 1e5 /h``: both engines end at once.
+
+    Normalised to mean 1, the last hour's multiplier is ~168: a bound over the whole week,
+    1.7e7 per hour, would propose ~1.7e9 candidates in 100 h (the kernel's near-hang before it
+    thinned low hours against their own bound; the oracle's too before it split an interval
+    at the hours where the multiplier changes). Known answers over ``[0, 100 h]`` from Monday
+    00:00 (hours 0-99, all low): zeros, no failure; 1e-9, ``E[N] = Lambda q_low 100`` = 1.68
+    (``q_low = 1e-9 / mean``), 4 SE at 400 trials. Negative control: that mean is more than 4
+    SE from 0 and from the rate at the week's mean (``Lambda 100``). A test that did not skip
+    would not end; none measures time.
+    """
+    rate, h, n = 1e5, 100.0, 400
+    counts = {}
+    for low in (0.0, 1e-9):
+        raw = np.array([low] * (WEEK_HOURS - 1) + [1.0])
+        inputs = _counting_inputs([rate], n_trials=n, w0=0.0, cap=h, profile=raw / raw.mean())
+        counts[low] = run(engine, inputs, 8)["interruptions"][:, 0]
+    assert counts[0.0].sum() == 0
+    q_low = 1e-9 / ((WEEK_HOURS - 1) * 1e-9 + 1.0) * WEEK_HOURS
+    mean = rate * q_low * h
+    assert abs(_z(counts[1e-9], mean)) < Z_TOL, (counts[1e-9].mean(), mean)
+    for control in (1e-3, rate * h):  # (a Poisson SE needs a positive mean: 0 as 1e-3)
+        assert abs(_z(counts[1e-9], control)) > Z_TOL, (counts[1e-9].mean(), control)
 
 
 # ---- (d) a profile on one category, a diurnal cosine on another -----------------------------

@@ -19,8 +19,8 @@ superposed-rate kernel:
 * time-varying failure rates (diurnal cycles, power-law trend) are sampled per category by
   thinning, afresh at every exposed interval (a Poisson process has independent increments):
   candidates of a homogeneous process whose rate bounds the category's intensity over the
-  whole interval, ``Lambda_c (1 + a_c) max_k q_c[k] max(T(start), T(end))`` (``T`` is
-  monotone; ``max_k q_c[k]`` is 1 without profiles), each accepted with probability
+  whole interval, ``Lambda_c (1 + a_c) max(T(start), T(end))`` (``T`` is monotone; with
+  profiles, per run of hours of equal multiplier, below), each accepted with probability
   ``lambda_c(t) / bound``; the earliest accepted candidate of any category fires. The
   constant-rate clocks above are then unused for categories;
 * a diurnal throughput cycle: each activity of a run (a segment's compute, its snapshot,
@@ -166,10 +166,13 @@ Periodic rate profiles (``cat_profile``, ``week_hour0``; off when the table has 
 then nothing changes, nothing extra is drawn). With rows, rates vary in time (thinning, as
 above, for the whole simulation) and every category's intensity, cosine and trend included,
 is multiplied by ``q_c[k(t)]``, ``k(t) = floor((week_hour0 + t) mod 168)``, looked up at each
-candidate's wall time; the thinning bound of category ``c`` is multiplied by
-``max_k q_c[k]`` (the whole week, whatever the interval). A row of ones leaves a category as
-it was; the node model's per-node sources, stragglers and SDC read the same factor (they are
-thinned by the same code).
+candidate's wall time. Each exposed interval is split where ``q_c`` changes (adjacent hours
+with equal multipliers form one piece) and each piece is thinned against its own bound,
+``Lambda_c (1 + a_c) q * max(T(a), T(b))`` for the piece ``[a, b)`` of multiplier ``q``; a
+piece of multiplier 0 draws nothing (a Poisson process has independent increments, so the
+pieces are independent). A row of ones is one piece and leaves a category as it was, bit
+for bit; the node model's per-node sources, stragglers and SDC read the same factor (they
+are thinned by the same code).
 """
 
 from __future__ import annotations
@@ -364,11 +367,28 @@ class _Trial:
             return 1.0
         return self.profile[c][self.week_hour(t)]
 
-    def weekly_max(self, c: int) -> float:
-        """``max_k q_c[k]``: the largest profile multiplier of category ``c`` (1 when off)."""
+    def pieces(self, c: int, t0: float, t1: float) -> list[tuple[float, float, float]]:
+        """Split ``[t0, t1)`` where category ``c``'s profile multiplier changes.
+
+        Returns ``(a, b, q)`` triples: consecutive wall intervals over which ``q_c[k(t)] = q``
+        (adjacent hours with equal multipliers form one piece). One piece ``(t0, t1, 1)``
+        when profiles are off. Hour ends are stepped from the first one by whole hours.
+        """
         if self.profile is None:
-            return 1.0
-        return max(self.profile[c])
+            return [(t0, t1, 1.0)]
+        out = []
+        a, q = t0, self.weekly(c, t0)
+        pos = (self.week0 + t0) % WEEK_HOURS
+        end = t0 + (math.floor(pos) + 1.0 - pos)  # the end of t0's hour of the week
+        while True:
+            while end < t1 and self.weekly(c, end) == q:
+                end += 1.0
+            if end >= t1:
+                out.append((a, t1, q))
+                return out
+            out.append((a, end, q))
+            a, q = end, self.weekly(c, end)
+            end += 1.0
 
     def modulation(self, c: int, t: float) -> float:
         """Diurnal, weekly-profile and trend factor of category ``c`` at wall time ``t``.
@@ -396,18 +416,25 @@ class _Trial:
         The node that failed (None for a cluster-level source) is left in ``self.struck``.
         """
         first, who, struck = math.inf, None, None
-        top = max(self.trend(t0), self.trend(t1))
         for c, node, rate in self.sources():
-            bound = rate * (1.0 + self.amp[c]) * self.weekly_max(c) * top
-            if bound <= 0.0 or self.blocked(c):
+            if self.blocked(c):
                 continue
-            s = t0
-            while True:
-                s += self.rng.exponential(1.0 / bound)
-                if s >= min(t1, first):
+            for a, b, q in self.pieces(c, t0, t1):
+                if a >= first:
                     break
-                if self.rng.random() * bound < rate * self.modulation(c, s):
-                    first, who, struck = s, c, node
+                top = max(self.trend(a), self.trend(b))
+                bound = rate * (1.0 + self.amp[c]) * q * top
+                if bound <= 0.0:
+                    continue
+                s, hit = a, False
+                while True:
+                    s += self.rng.exponential(1.0 / bound)
+                    if s >= min(b, first):
+                        break
+                    if self.rng.random() * bound < rate * self.modulation(c, s):
+                        first, who, struck, hit = s, c, node, True
+                        break
+                if hit:
                     break
         self.struck = struck
         return first, who
