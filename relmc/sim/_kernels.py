@@ -206,13 +206,19 @@ the ring in a loop around its event loop, never within it (an array variable reb
 loop takes and drops a reference at every pass: 1.03-1.05x). A function that only indexes
 arrays may be compiled without reference counting (``_nrt=False``: the trial loops
 :func:`_general_trials`, :func:`_diurnal_trials`; :func:`_settle_categories`,
-:func:`_alias_counts`, :func:`_alias_codes`). numba compiles a plain callee that such a
-function is the first to call without reference counting too (its ``nrt`` flag is
-inherited), and that version then serves every caller of the same signature: so no
-function called, directly or not, from one of them may return an array (a function numba
-inlines, ``inline="always"``, as :func:`_table_for`, is not a call and may), and
-tests/test_generator_address.py checks that the inputs' reference counts are unchanged
-after those paths. Where the calls are is found by breaking on ``NRT_incref``/
+:func:`_alias_counts`, :func:`_alias_codes`). numba compiles a plain callee with the
+``nrt`` flag of the caller that first needs it (the flag is inherited), and that version
+then serves every caller of the same signature. A callee reached both from one of these and
+from a function with reference counting (the renewal block, an entry called from Python)
+was therefore compiled one way or the other by the order in which a process first ran the
+paths: :func:`_trial_general`, compiled after the renewal path, kept reference counts on
+the arrays its event loop indexes and ran a profiled job 1.16x slower, with the same
+outputs. Every such callee declares ``_nrt=False`` itself, and tests/test_kernel_flags.py
+reads the call graph off this source and fails on any function that could be compiled
+either way. So no function called, directly or not, from one of them may return an array
+(a function numba inlines, ``inline="always"``, as :func:`_table_for`, is not a call and
+may), and tests/test_generator_address.py checks that the inputs' reference counts are
+unchanged after those paths. Where the calls are is found by breaking on ``NRT_incref``/
 ``NRT_decref`` in a debugger attached to a running kernel and reading the return addresses
 (benchmarks/README.md).
 """
@@ -276,7 +282,7 @@ _SETTLE_MIN = 64  # near the cap, the renewal path settles categories early in p
 _PREFIX_MIN = 16  # the renewal path reduces a prefix of a buffer at once if it holds this many
 
 
-@jit
+@jit(_nrt=False)
 def _segments(remaining, tau):
     """Return (n_seg, r): segments left and the compute length of the last one."""
     n_seg = math.ceil(remaining / tau * (1.0 - _SEG_RTOL))
@@ -286,7 +292,7 @@ def _segments(remaining, tau):
     return n_seg, r
 
 
-@jit
+@jit(_nrt=False)
 def _run_position(e, tau, delta, persist, n_seg, r):
     """State of a run ``e`` hours after it started (the rare paths: cap, maintenance).
 
@@ -320,7 +326,7 @@ def _run_position(e, tau, delta, persist, n_seg, r):
     return computed, d * tau, ckpt, in_final_wait
 
 
-@jit
+@jit(_nrt=False)
 def _durable_after(e, extra, tau, delta, persist, n_seg):
     """Durable compute of a run stopped at ``e`` once ``extra`` more hours have passed.
 
@@ -340,7 +346,7 @@ def _durable_after(e, extra, tau, delta, persist, n_seg):
     return (k - 1) * tau
 
 
-@jit
+@jit(_nrt=False)
 def _locate(e, n_seg, last_start, r, tau, seg, inv_seg):
     """Segment ``k`` holding run position ``e``, offset ``x`` in it and its compute length.
 
@@ -386,7 +392,7 @@ def _cap_cut(pos, n_seg, last_start, r, tau, seg, inv_seg, delta, persist, snap_
     return snap_steps * k + (1 if x >= s_k else 0), computed - durable, ckpt, durable
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _spend(lost, i, cause, t, dt, cap_hours):
     """Advance the clock ``dt`` hours charged to ``cause``, stopping at the cap.
 
@@ -496,7 +502,7 @@ def _trial_table(cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, 
     return fail_rate, fail_rate + maint_rate, n_slots
 
 
-@jit
+@jit(_nrt=False)
 def _gap(rng):
     """One standard exponential: exposed time to the next event, in units of the mean gap.
 
@@ -506,7 +512,7 @@ def _gap(rng):
     return rng.standard_exponential()
 
 
-@jit
+@jit(_nrt=False)
 def _trend_cum(t, shape, age):
     """``K(t)``: the integral of the trend ``T(u) = (1 + u / age) ** (shape - 1)`` over [0, t]."""
     if shape == 1.0:
@@ -514,7 +520,7 @@ def _trend_cum(t, shape, age):
     return age / shape * math.expm1(shape * math.log1p(t / age))
 
 
-@jit
+@jit(_nrt=False)
 def _trend_inv(y, shape, age):
     """Invert :func:`_trend_cum`: the ``t`` with ``K(t) = y``."""
     if shape == 1.0:
@@ -522,7 +528,18 @@ def _trend_inv(y, shape, age):
     return age * math.expm1(math.log1p(shape * y / age) / shape)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
+def _accepted(v, base, amp, s, theta):
+    """Thinning's acceptance test for a proposal at wall time ``s``.
+
+    ``v`` is uniform on ``[0, bound)``; the proposal is a failure where
+    ``v < base + amp cos(OMEGA s + theta)``. Below the intensity's minimum ``base - amp`` it
+    is accepted without the cosine (the same answer, as ``amp >= 0``).
+    """
+    return v < base - amp or v < base + amp * math.cos(OMEGA * s + theta)
+
+
+@jit(_nrt=False, forceinline=True)
 def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon):
     """Wall hours from ``t0`` to the next failure, the exposure unbroken from ``t0`` on.
 
@@ -538,12 +555,11 @@ def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon):
         s = _trend_inv(y, shape, age)
         if (amp == 0.0 and bound == base) or s > horizon:
             return s - t0
-        v = rng.random() * bound
-        if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
-            return s - t0  # (below the intensity's minimum: accepted without the cosine)
+        if _accepted(rng.random() * bound, base, amp, s, theta):
+            return s - t0
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _pick_at(rng, s, w, pc, ps, base, zr, zi):
     """Category of a failure at wall time ``s``: ``c`` with probability ``lambda_c(s) / sum``.
 
@@ -566,14 +582,14 @@ def _pick_at(rng, s, w, pc, ps, base, zr, zi):
     return last  # u rounded onto the total
 
 
-@jit
+@jit(_nrt=False)
 def _week_hour(week_hour0, s):
     """``k(s) = floor((week_hour0 + s) mod 168)``: the hour of the week at wall time ``s >= 0``."""
     k = int((week_hour0 + s) % float(WEEK_HOURS))  # (exact: the remainder of floats)
     return k if k < WEEK_HOURS else WEEK_HOURS - 1  # (rounding onto 168)
 
 
-@jit
+@jit(_nrt=False)
 def _profile_rate(w, prof, k):
     """``sum_c w_c q_c[k]``: the categories' profiled rates in hour ``k`` of the week.
 
@@ -608,14 +624,14 @@ def _profile_max(cat_profile, qmax):
 PROFILE_LOW = 1.0 / 64.0
 
 
-@jit
+@jit(_nrt=False)
 def _hour_end(week_hour0, s):
     """Wall time at which the hour of the week holding wall time ``s`` ends (``> s``)."""
     pos = (week_hour0 + s) % float(WEEK_HOURS)
     return s + (math.floor(pos) + 1.0 - pos)
 
 
-@jit
+@jit(_nrt=False)
 def _zero_run_end(w, prof, week_hour0, s, amp):
     """End of the run of hours with intensity 0 that holds ``s`` (inf: every hour is 0).
 
@@ -631,7 +647,7 @@ def _zero_run_end(w, prof, week_hour0, s, amp):
     return math.inf
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon):
     """:func:`_fail_gap` under periodic profiles (``prof`` rows, ``qmax`` their maxima).
 
@@ -667,8 +683,7 @@ def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age
         base = _profile_rate(w, prof, _week_hour(week_hour0, s))
         if amp == 0.0 and bound == base:
             return s - t0
-        v = rng.random() * bound
-        if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
+        if _accepted(rng.random() * bound, base, amp, s, theta):
             return s - t0
         b = base + amp
         if b >= low:
@@ -686,13 +701,12 @@ def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age
                     break
                 if s > horizon:
                     return s - t0
-                v = rng.random() * b
-                if v < base - amp or v < base + amp * math.cos(OMEGA * s + theta):
+                if _accepted(rng.random() * b, base, amp, s, theta):
                     return s - t0
         y = _trend_cum(e, shape, age)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _next_failure(rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon):
     """Wall hours to the next failure of time-varying rates, the exposure unbroken.
 
@@ -704,7 +718,7 @@ def _next_failure(rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, a
     return _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0):
     """:func:`_pick_at` under periodic profiles: the category of a failure at ``s``.
 
@@ -728,7 +742,7 @@ def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0):
     return last  # u rounded onto the total
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _pick_time(rng, s, w, pc, ps, base, zr, zi, prof, week_hour0):
     """Category of a failure at wall time ``s``: :func:`_pick_at` or :func:`_pick_profile`.
 
@@ -751,7 +765,7 @@ def _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps):
     return _diurnal_terms_at(w, cat_amp, pc, ps, pc, ps)
 
 
-@jit
+@jit(_nrt=False)
 def _diurnal_angles(cat_phase, start_hour, cos_a, sin_a):
     """Store each category's cos and sin of ``OMEGA (h0 - phi_c)`` in ``cos_a``, ``sin_a``."""
     for c in range(cat_phase.shape[0]):
@@ -760,7 +774,7 @@ def _diurnal_angles(cat_phase, start_hour, cos_a, sin_a):
         sin_a[c] = math.sin(ang)
 
 
-@jit
+@jit(_nrt=False)
 def _diurnal_terms_at(w, cat_amp, cos_a, sin_a, pc, ps):
     """:func:`_diurnal_terms` from the angles' cosines and sines (:func:`_diurnal_angles`).
 
@@ -779,7 +793,7 @@ def _diurnal_terms_at(w, cat_amp, cos_a, sin_a, pc, ps):
     return zr, zi
 
 
-@jit
+@jit(_nrt=False)
 def _same_shape(cat_amp, cat_phase):
     """Whether every category has the same diurnal amplitude and peak hour."""
     for c in range(1, cat_amp.shape[0]):
@@ -813,7 +827,7 @@ def _draws_bad(draw_bad_fraction):
     return False
 
 
-@jit
+@jit(_nrt=False)
 def _trial_shape(draw_amp, draw_phase, draw_trend, d, cat_amp, cat_phase, trend_shape, amp, phase):
     """Fill ``amp``, ``phase`` with draw ``d``'s diurnal amplitudes and peaks; return its trend.
 
@@ -837,7 +851,7 @@ def _trial_bad(draw_bad_fraction, draw_bad_multiplier, d, bad_fraction, bad_mult
     return draw_bad_fraction[d] if draw_bad_fraction.shape[0] > 0 else bad_fraction
 
 
-@jit
+@jit(_nrt=False)
 def _nominal(t1, t2, b, phase0):
     """Nominal hours a run advances from wall ``t1`` to ``t2``: ``S(t2) - S(t1)``.
 
@@ -849,7 +863,7 @@ def _nominal(t1, t2, b, phase0):
     return (t2 - t1) + (b / OMEGA) * 2.0 * math.cos(0.5 * (a1 + a2)) * math.sin(0.5 * (a2 - a1))
 
 
-@jit
+@jit(_nrt=False)
 def _wall_for(t1, d, b, phase0):
     """Wall hours from ``t1`` in which a run advances ``d`` nominal hours.
 
@@ -879,7 +893,7 @@ def _wall_for(t1, d, b, phase0):
     return w
 
 
-@jit
+@jit(_nrt=False)
 def _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large):
     """Walker/Vose alias table over the outcomes of positive weight; returns their number.
 
@@ -937,7 +951,7 @@ def _slot(u, n, prob):
     return j, (x - j) < prob[j]
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _pick(rng, prob, slot_code, alias_code, n):
     """Code of one outcome drawn from an alias table of ``n >= 1`` slots (one uniform).
 
@@ -950,7 +964,7 @@ def _pick(rng, prob, slot_code, alias_code, n):
     return alias_code[j] + keep * (slot_code[j] - alias_code[j])
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _pick_failure(rng, prob, slot_code, alias_code, n):
     """Draw a category with probability proportional to its rate (maintenance rejected)."""
     while True:
@@ -1006,7 +1020,7 @@ def _settle_scratch(n_cat):
     return np.empty(CBUF), np.empty(CBUF, dtype=np.int64), np.zeros(2 * n_cat + 2, np.int64)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _jitter(rng, j):
     """Per-event multiplier of an overhead: ``exp(j Z)``, ``Z`` standard normal.
 
@@ -1035,7 +1049,7 @@ def overheads_on(overhead_factor, overhead_jitter):
     return False
 
 
-@jit
+@jit(_nrt=False)
 def _trial_scaled(overhead_factor, d, col, values, out):
     """Fill ``out`` with ``values`` times the factor ``F[d, col]`` of a trial of rate draw ``d``.
 
@@ -1051,7 +1065,7 @@ def _trial_scaled(overhead_factor, d, col, values, out):
         out[c] = values[c] * f
 
 
-@jit
+@jit(_nrt=False)
 def _trial_overheads(
     overhead_factor, d, detect_hours, det, tau, delta, persist, restart_hours,
     mem_restart_hours, swap_hours, maint_hours,
@@ -1093,7 +1107,7 @@ def _trial_node_overheads(overhead_factor, d, diag_hours, diag, preempt_hours):
     return preempt_hours * overhead_factor[d, F_PREEMPTION]
 
 
-@jit
+@jit(_nrt=False)
 def _reset_trial(i, n_cat, interruptions, maint_events, lost, swings):
     for j in range(N_CAUSES):
         lost[i, j] = 0.0
@@ -1103,7 +1117,7 @@ def _reset_trial(i, n_cat, interruptions, maint_events, lost, swings):
     swings[i] = 0
 
 
-@jit
+@jit(_nrt=False)
 def _trial_general(
     rng,
     i,
@@ -2114,7 +2128,7 @@ def _fill_from(rng, buf, j0):
         buf[q] = _gap(rng)
 
 
-@jit
+@jit(_nrt=False)
 def _gap_bound(buf, j0, stop, mean_gap):
     """Return an upper bound on the sum of the gaps ``buf[j0:stop] * mean_gap``.
 
@@ -2252,7 +2266,7 @@ def _acc_total(acc, row):
     return _acc_pairwise(acc, row, BUF)
 
 
-@jit
+@jit(_nrt=False)
 def _maint_countdown(rng, lam_geo):
     """Events up to and including the next planned one: ``Geometric(p)`` on 1, 2, ...
 
@@ -2962,7 +2976,7 @@ TWO_PI = 2.0 * math.pi
 INV_OMEGA = 1.0 / OMEGA
 
 
-@jit
+@jit(_nrt=False)
 def _kepler_table(e, tab):
     """Fill ``tab`` (``_KEP_N + 1`` rows of ``_KEP_COLS``) with the inverse of ``u + e sin u``.
 
@@ -3086,7 +3100,7 @@ def _summed_amplitude(cat_rate, cat_amp, cat_phase, start_hour):
     return big_a / fail_rate if fail_rate > 0.0 else 0.0
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _draw_intensity(cat_rate, d, w, suffix, amp, cos_a, sin_a, pc, ps):
     """Draw ``d``'s summed diurnal intensity ``L + A cos``: ``(L, zr, zi, A)``.
 
@@ -5074,7 +5088,7 @@ def _grow_cols(a, need):
 # compile").
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _stage_next(s, qt, meta, fs, fixed):
     """Wall time of the next completion of repair stage ``s`` (inf: none in it)."""
     if meta[M_CNT0 + s] == 0:
@@ -5084,13 +5098,13 @@ def _stage_next(s, qt, meta, fs, fixed):
     return fs[F_NEXT0 + s]
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _repair_first(qt, meta, fs, fixed):
     """Wall time of the next repair completion of either stage (inf: none)."""
     return min(_stage_next(0, qt, meta, fs, fixed), _stage_next(1, qt, meta, fs, fixed))
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _repair_add(rng, s, rid, t, mean, fixed, qt, qr, meta, fs):
     """Start record ``rid``'s repair stage ``s`` at ``t`` (mean duration ``mean``).
 
@@ -5115,7 +5129,7 @@ def _repair_add(rng, s, rid, t, mean, fixed, qt, qr, meta, fs):
     meta[M_REPAIR] += 1
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _repair_pop(rng, s, mean, fixed, qt, qr, meta, fs):
     """Remove the node whose repair stage ``s`` completes next: ``(time, record)``."""
     k = meta[M_CNT0 + s]
@@ -5175,7 +5189,7 @@ def _rec_new(rec, free, meta, typ):
     return rid
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _rec_free(free, meta, rid):
     """Release a record (its node left the fleet, or its history no longer matters)."""
     free[meta[M_NFREE]] = rid
@@ -5190,7 +5204,7 @@ def _list_remove(lst, ll, which, pos):
     ll[which] = n
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _put(loc, rid, typ, nc, lst, ll):
     """Place a node of type ``typ`` (record ``rid``, of that type, or ``FRESH``) at ``loc``.
 
@@ -5232,7 +5246,7 @@ def _take(rng, loc, nc, lst, ll):
     return FRESH, typ, j
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _occupancy(fs, nc, t):
     """Add the pool's size since its last change to the integral; call before each change."""
     fs[F_OCC] += (nc[2 * L_POOL] + nc[2 * L_POOL + 1]) * (t - fs[F_TLAST])
@@ -5260,7 +5274,7 @@ def _send_to_repair(rng, rid, t, rec, free, meta, qt, qr, fs, retire_after, repa
     _repair_add(rng, 0, rid, t, repair_hours, fixed, qt, qr, meta, fs)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual_hours, fixed,
                  auto_miss, manual_miss, i, repairs_manual):  # fmt: skip
     """Complete the earliest repair stage: ``(time, record, whether the node leaves repair)``.
@@ -5284,7 +5298,7 @@ def _repair_next(rng, rec, qt, qr, meta, fs, repair_hours, escalate_prob, manual
     return tc, rid, True
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _release(rid, free, meta, keep):
     """Return the record a repaired node keeps: its own if its history matters, else none."""
     if keep:
@@ -5293,7 +5307,7 @@ def _release(rid, free, meta, keep):
     return FRESH
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _settle(rng, until, nc, lst, ll, rec, free, meta, qt, qr, fs, unlimited, keep,
             n_standbys, repair_hours, escalate_prob, manual_hours, fixed, auto_miss,
             manual_miss, i, repairs_manual):  # fmt: skip
@@ -6274,7 +6288,7 @@ def physics_on(cat_kind):
     return False
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca, psa, modulated):
     """Rates of the categories whose clocks run now, in ``wa``: ``(sum, zr, zi, amp, theta)``.
 
@@ -6300,7 +6314,7 @@ def _active_rates(w, cat_kind, cat_amp, cos_a, sin_a, strag_on, sdc_on, wa, pca,
     return tot, zr, zi, math.hypot(zr, zi), math.atan2(zi, zr)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _pick_scan(u, wa):
     """Category of a constant-rate failure: ``u`` uniform on ``[0, sum(wa))``, one scan."""
     acc = 0.0
@@ -6330,7 +6344,7 @@ def _pool_wait(rng, t, n_repair, next_done, n_spares, repair_hours, lost, i, cap
     return t, capped, n_repair, next_done
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _ring_put(rf, rn, nr, first, n, tau, retention, tol):
     """Add ``n`` durable checkpoints at progress ``first + j tau`` (``j < n``) to the ring.
 
@@ -6371,7 +6385,7 @@ def _ring_put(rf, rn, nr, first, n, tau, retention, tol):
     return nr
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _ring_rollback(rf, rn, nr, p_c, tau, tol):
     """Newest retained checkpoint at progress ``<= p_c``; drops the newer ones.
 
