@@ -92,7 +92,7 @@ def optimize_checkpoint(
         log-spaced points from a quarter to four times Daly's interval; this default grid
         (not a given one) is extended while its best point is at an edge.
     n_trials : int
-        Trials per evaluated interval.
+        Trials per evaluated interval, in [2, 1e8] (the standard errors need two).
     seed : int, SeedSequence, Generator or None
         Root seed. The search uses child ``spawn_key + (0,)`` for every interval; the final
         comparison of optimum, Young and Daly uses child ``spawn_key + (1,)``.
@@ -129,6 +129,11 @@ def optimize_checkpoint(
         is 0), before anything is simulated.
     """
     n_trials = check_n_trials(n_trials)
+    if n_trials < 2:  # as relmc.compare and sweeps: a gain without a standard error is no gain
+        raise FieldError(
+            "n_trials",
+            f"n_trials must be >= 2 (the ETTRs and gains need a standard error); got {n_trials}",
+        )
     if posterior is not None:
         # a bad source, or a bad draw, is named as the posterior's here: not as the rate of
         # the scenario built from its means below
@@ -391,7 +396,8 @@ def _result(
 
 
 def _se(x: np.ndarray) -> float:
-    return float(np.std(x, ddof=1) / math.sqrt(x.size)) if x.size > 1 else 0.0
+    # not known from one trial: NaN, never a false 0 (optimize_checkpoint asks for two)
+    return float(np.std(x, ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
 
 
 def _parabola_vertex(ts: np.ndarray, i: int, cache: dict[float, np.ndarray]) -> float | None:

@@ -1405,3 +1405,240 @@ def test_a_posterior_files_physics_reach_the_cells(tmp_path):
         spec.scenario(0), rates=idata.posterior["rate"], n_trials=64, seed=sweep.cell_seed(4, 0)
     )
     assert alone.ettr.mean().item() != cube.ettr_mean.item()
+
+
+# ------------------------------------------------------------------------- audit fixes
+
+# two cells of 8 trials of a 50-hour job: cheap once the kernel is compiled
+TINY = {
+    "seed": 7,
+    "n_trials": 8,
+    "base": {"job": {"compute_hours": 50}},
+    "axes": {"policy.restart_hours": [0.1, 0.4]},
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory) -> Path:
+    store = tmp_path_factory.mktemp("tiny") / "tiny.zarr"
+    assert sweep.run_sweep(TINY, store, progress=False) == [0, 1]
+    return store
+
+
+def _scenario_leaves() -> set[str]:
+    import dataclasses
+
+    from relmc.scenario import Category, FailureModel, Scenario
+
+    s = Scenario.default()
+    kinds = [type(getattr(s, sec)) for sec in ("cluster", "job", "policy")]
+    return {f.name for k in (*kinds, FailureModel, Category) for f in dataclasses.fields(k)}
+
+
+def test_an_axis_whose_leaf_is_a_cube_name_keeps_its_full_path(tmp_path):
+    """An axis over a category's ``unit`` does not become the cube's ``unit`` coord.
+
+    The cube has a ``unit`` coord (one per category); an axis named ``unit`` clashed with it and
+    ``sweep open --csv`` failed. Checks the dim is the full path, the CSV has a row per cell
+    and ``unit`` is still the per-category coord; and, for every scenario field whose name the
+    cube uses (kept trials too), that the name is reserved. Negative control: an axis whose
+    leaf is no cube name keeps its short name.
+    """
+    from relmc.cli.sweep import cube_csv
+    from relmc.sweep.spec import _RESERVED_DIMS
+
+    path = "failures.categories.Faulty GPU.unit"
+    d = {**TINY, "keep_trials": True, "axes": {path: ["gpu", "node"]}}
+    spec = SweepSpec.from_dict(d)
+    assert spec.dims == (path,)
+    sweep.run_sweep(spec, tmp_path / "u.zarr", progress=False)
+    cube = sweep.open_sweep(tmp_path / "u.zarr", load=True)
+    assert cube["unit"].dims == ("category",)
+    assert list(cube[path].values) == ["gpu", "node"]
+    rows = cube_csv(cube).splitlines()
+    assert len(rows) == 3 and rows[1].startswith("gpu,True") and rows[2].startswith("node,True")
+    # every name the cube uses that a scenario field also has is reserved (or is the axis)
+    names = {str(n) for n in (*cube.variables, *cube.dims)} - {path}
+    assert names & _scenario_leaves() <= _RESERVED_DIMS
+    # negative control
+    assert SweepSpec.from_dict(TINY).dims == ("restart_hours",)
+
+
+def test_kept_trials_keep_every_variables_attrs(tiny_store, tmp_path):
+    """``keep_trials`` keeps the attrs (units, long_name, flag_meanings) of every variable.
+
+    They were dropped by the merge of the trials into the cell, so ``sweep open --csv`` left
+    ``stopped_by`` empty. Checks every variable of the cube without kept trials (the negative
+    control, whose attrs were always there) has the same attrs with them, the per-trial
+    variables have units, and the CSV's ``stopped_by`` column reads ``n_trials``.
+    """
+    from relmc.cli.sweep import cube_csv
+
+    kept_store = tmp_path / "k.zarr"
+    sweep.run_sweep({**TINY, "keep_trials": True}, kept_store, progress=False)
+    kept = sweep.open_sweep(kept_store, load=True)
+    plain = sweep.open_sweep(tiny_store, load=True)
+    assert plain["stopped_code"].attrs["flag_meanings"] == "n_trials target hopeless"
+    for name in plain.variables:
+        assert kept[name].attrs == plain[name].attrs, name
+    assert kept["ettr"].attrs["units"] == "1" and "trial" in kept["ettr"].dims
+    for text in (cube_csv(kept), cube_csv(plain)):
+        head, *rows = [r.split(",") for r in text.splitlines()]
+        col = head.index("stopped_by")
+        assert [r[col] for r in rows] == ["n_trials", "n_trials"]
+
+
+def test_integer_and_float_axis_values_are_one_spec(monkeypatch):
+    """``1`` and ``1.0`` on a float field are one spec (one identity, one store).
+
+    Checks the identity and the axes (held as the scenario holds them: floats), that an int
+    field keeps ints (negative control, with a really different value that changes the
+    identity), and that a store refusal never says "differs in []": a store whose recorded
+    spec has the old ``1`` is refused naming ``axes``, and one whose recorded spec matches
+    but its hash not says so.
+    """
+    from relmc.sweep import store as store_mod
+
+    ints = SweepSpec.from_dict({**TINY, "axes": {"policy.restart_hours": [1, 2]}})
+    floats = SweepSpec.from_dict({**TINY, "axes": {"policy.restart_hours": [1.0, 2.0]}})
+    assert ints.sha256() == floats.sha256()
+    assert ints.axes == floats.axes == (("policy.restart_hours", (1.0, 2.0)),)
+    assert all(type(v) is float for v in ints.axes[0][1])
+    gpus = SweepSpec.from_dict({**TINY, "axes": {"cluster.n_gpus": [2048, 4096]}})
+    assert all(type(v) is int for v in gpus.axes[0][1])
+    other = SweepSpec.from_dict({**TINY, "axes": {"policy.restart_hours": [1.0, 3.0]}})
+    assert other.sha256() != floats.sha256()
+
+    old = floats.canonical_json().replace(
+        '"policy.restart_hours",[1.0,2.0]', '"policy.restart_hours",[1,2]'
+    )
+    assert old != floats.canonical_json()
+    for recorded, want in (
+        (old, r"differs in \['axes'\]"),
+        (floats.canonical_json(), "does not match its recorded hash"),
+        (None, "records only the spec's hash"),
+    ):
+        attrs = {store_mod.ATTR_HASH: "0" * 64}
+        if recorded is not None:
+            attrs[store_mod.ATTR_SPEC] = recorded
+        monkeypatch.setattr(store_mod, "_read_attrs", lambda _store, a=attrs: a)
+        with pytest.raises(ValueError, match=want) as e:
+            store_mod.check_same_spec(floats, Path("s.zarr"))
+        assert "[]" not in str(e.value)
+
+
+def test_overlapping_axes_are_refused(tmp_path):
+    """Two axes that set one field are refused, naming both, before any store is written.
+
+    A ``*`` category path covers each category's own path: the later axis overrode the other,
+    whose labels then changed nothing. Negative controls: a ``*`` axis and a category's
+    other field, and two categories' own paths of one field, are accepted.
+    """
+    one = "failures.categories.Faulty GPU.detection_hours"
+    every = "failures.categories.*.detection_hours"
+    for axes in ({one: [0.1, 0.2], every: [0.0, 0.5]}, {every: [0.0, 0.5], one: [0.1, 0.2]}):
+        with pytest.raises(
+            ValueError, match="both set detection_hours of category 'Faulty GPU'"
+        ) as e:
+            sweep.run_sweep({**TINY, "axes": axes}, tmp_path / "o.zarr", progress=False)
+        assert e.value.field == "axes"
+        assert repr(one) in str(e.value) and repr(every) in str(e.value)
+    assert not (tmp_path / "o.zarr").exists()
+    SweepSpec.from_dict(
+        {
+            **TINY,
+            "axes": {
+                every: [0.0, 0.5],
+                "failures.categories.Faulty GPU.diagnosis_hours": [1.0, 2.0],
+            },
+        }
+    )
+    SweepSpec.from_dict(
+        {
+            **TINY,
+            "axes": {
+                one: [0.1, 0.2],
+                "failures.categories.GPU HBM3 Memory.detection_hours": [0.1, 0.2],
+            },
+        }
+    )
+
+
+def test_numpy_integers_bad_store_and_client_are_checked_first(tmp_path):
+    """NumPy ints for seed, n_trials, n_draws become ints; store and client are checked first.
+
+    ``np.int64`` passed the check but stayed in the spec, and its JSON failed later. Checks
+    the spec's identity equals the plain-int one (negative control), ``store=5`` is a
+    ``ValueError`` naming ``store``, and a client without ``submit``/``scatter`` a
+    ``ValueError`` naming ``client`` before the store is made.
+    """
+    d = {**TINY, "posterior": "conjugate:llama3-405b"}
+    spec = SweepSpec.from_dict(
+        {**d, "seed": np.int64(7), "n_trials": np.int32(8), "n_draws": np.int64(50)}
+    )
+    assert [type(v) for v in (spec.seed, spec.n_trials, spec.n_draws)] == [int, int, int]
+    assert spec.sha256() == SweepSpec.from_dict({**d, "n_draws": 50}).sha256()
+    with pytest.raises(ValueError, match="store must be a path") as e:
+        sweep.run_sweep(TINY, 5, progress=False)
+    assert e.value.field == "store"
+    with pytest.raises(ValueError, match="client must be a distributed.Client") as e:
+        sweep.run_sweep(TINY, tmp_path / "c.zarr", client=object(), progress=False)
+    assert e.value.field == "client"
+    assert not (tmp_path / "c.zarr").exists()
+
+
+def test_a_store_given_as_dot_from_inside_it(tiny_store, monkeypatch, capsys):
+    """``relmc sweep status .`` and ``open . --csv`` work from inside a store.
+
+    ``Path('.')`` has no name, so the pack's sibling paths could not be named. Checks status,
+    open and the CLI on ``.`` and on a path through ``..``, against the store's own path
+    (negative control).
+    """
+    want = sweep.status(tiny_store)
+    monkeypatch.chdir(tiny_store)
+    assert str(sweep.status(".")) == str(want)
+    assert sweep.open_sweep(".", load=True).identical(sweep.open_sweep(tiny_store, load=True))
+    assert str(sweep.status(f"../{tiny_store.name}")) == str(want)
+    assert cli_main(["sweep", "status", "."]) == 0
+    assert "2/2 cells done" in capsys.readouterr().out
+    assert cli_main(["sweep", "open", ".", "--csv"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 3
+
+
+def test_pack_out_inside_the_store_is_refused(tiny_store, tmp_path, capsys):
+    """``pack --out`` inside the store is refused (an in-place pack later deleted the copy).
+
+    Checks the API and the CLI refuse it naming ``out``, and write nothing; negative control:
+    a copy beside the store is packed.
+    """
+    from relmc.sweep.store import is_packed
+
+    inside = tiny_store / "copy.zarr"
+    with pytest.raises(ValueError, match="out: .* is inside the store"):
+        sweep.pack(tiny_store, out=inside)
+    assert cli_main(["sweep", "pack", str(tiny_store), "--out", str(inside)]) == 2
+    assert "inside the store" in capsys.readouterr().err
+    assert not inside.exists()
+    assert not is_packed(tiny_store)
+    res = sweep.pack(tiny_store, out=tmp_path / "copy.zarr")
+    assert is_packed(tmp_path / "copy.zarr") and res.packed_now
+
+
+def test_open_output_errors_name_the_option_and_refuse_directories(
+    tiny_store, tmp_path, monkeypatch, capsys
+):
+    """``open --netcdf .`` names ``--netcdf`` (open has no ``--out``); ``--csv sub/`` is refused.
+
+    Checks each directory-like path (``.``, ``sub/``, an existing folder) is refused naming
+    the option and writes nothing; negative control: a file path is written.
+    """
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    for flag in ("--netcdf", "--csv"):
+        for given in (".", "sub/", "folder"):
+            assert cli_main(["sweep", "open", str(tiny_store), flag, given]) == 2
+            err = capsys.readouterr().err
+            assert f"{flag}: {given!r} names a directory" in err and "--out" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
+    assert cli_main(["sweep", "open", str(tiny_store), "--csv", "sub/cube.csv"]) == 0
+    assert len((tmp_path / "sub" / "cube.csv").read_text().splitlines()) == 3

@@ -51,7 +51,8 @@ def add_parser(sub) -> None:
         "with a warning when that is at an edge)",
     )
     options.add_data_options(p)
-    options.add_run_options(p, n_trials=1000, per="checkpoint interval")
+    # two at least, as relmc compare: the gains need a standard error
+    options.add_run_options(p, n_trials=1000, per="checkpoint interval", min_trials=2)
     options.add_scenario_options(p)
     output.add_summary_options(p)
     p.set_defaults(func=run)

@@ -228,7 +228,9 @@ def add_parser(sub) -> None:
     pk = add("pack", "pack a complete store into few files (read-only afterwards)")
     pk.add_argument("store")
     pk.add_argument(
-        "--out", metavar="PATH", help="write the packed store here (a new path); keep STORE"
+        "--out",
+        metavar="PATH",
+        help="write the packed store here (a new path, outside STORE); keep STORE",
     )
     pk.set_defaults(func=_pack)
 
@@ -358,20 +360,15 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from relmc import sweep
     from relmc._io import write_bytes
-    from relmc.cli.inputs import check_out
 
     if args.netcdf == "-":
         raise ValueError("--netcdf: needs a file path (netCDF is binary: not for stdout)")
     outputs = None
     for flag, given in (("--csv", args.csv), ("--netcdf", args.netcdf)):
         if given not in (None, "-"):
-            path = Path(given)
-            outputs = check_out(path.parent, [path.name])
-            outputs.what = flag
+            outputs = _file_out(flag, given)
     if args.netcdf is not None:
         assert outputs is not None
         from relmc._io import netcdf_bytes
@@ -395,6 +392,30 @@ def _open(args: argparse.Namespace) -> int:
         write_bytes(st.path(outputs.names[0]), text.encode())
     say(f"wrote {st.written[0]} ({text.count(chr(10)) - 1} cells)")
     return 0
+
+
+def _file_out(flag: str, given: str):
+    """Check, before any work, that option ``flag`` can write the file ``given``.
+
+    Returns its :class:`relmc._io.OutputSet` (errors name ``flag``, not ``--out``). A path
+    that names a directory (``.``, ``sub/``, an existing folder) is refused: the option
+    takes a file path.
+    """
+    import os
+    from pathlib import Path
+
+    from relmc._io import OutputSet
+
+    path = Path(given)
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    if given.endswith(seps) or path.name in ("", ".", "..") or path.is_dir():
+        raise ValueError(
+            f"{flag}: {given!r} names a directory; give a file path (e.g. {flag} "
+            f"{'cube.nc' if flag == '--netcdf' else 'cube.csv'})"
+        )
+    outputs = OutputSet(path.parent, [path.name], what=flag)
+    outputs.check()
+    return outputs
 
 
 #: Per-cell variables the CSV leads with, after the axes and ``done``: how each cell ran.

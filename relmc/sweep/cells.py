@@ -198,7 +198,10 @@ def simulate_cell(
         per_trial = [name for name, da in res.data_vars.items() if "trial" in da.dims]
         trials = res[per_trial].reset_coords([c for c in ("draw",) if c in res.coords])
         trials = trials.drop_vars([c for c in trials.coords if trials[c].ndim == 0])
-        out = out.merge(trials, combine_attrs="drop")
+        # "override": every variable keeps its own attrs (units, flag_meanings); the cube's
+        # own attrs are set by the store, so the cell's dataset attrs stay empty
+        out = out.merge(trials, combine_attrs="override")
+        out.attrs = {}
     return out
 
 

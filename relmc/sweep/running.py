@@ -252,6 +252,13 @@ class DaskCluster:
                 raise FieldError(
                     "client", f"client: {self.client!r} is not a Dask scheduler address ({e})"
                 ) from None
+        elif not all(callable(getattr(self.client, m, None)) for m in ("submit", "scatter")):
+            # what run() calls: refused here, before the store is written
+            raise FieldError(
+                "client",
+                "client must be a distributed.Client (with submit and scatter) or a Dask "
+                f"scheduler address such as 'tcp://host:8786'; got {self.client!r}",
+            )
 
     def check(self) -> None:
         """Connect to a scheduler given by its address once, before the store is written.
@@ -332,7 +339,8 @@ def run_sweep(
         ``cells``, the entries ``shard, shard + shards, ...`` of that list.
     client : distributed.Client or str, optional
         Run the cells as Dask tasks on this client (or scheduler address); workers must see
-        the store's path. Works with dask-jobqueue's ``SLURMCluster``.
+        the store's path. Works with dask-jobqueue's ``SLURMCluster``. Anything else (no
+        ``submit`` and ``scatter``) is a ``ValueError`` on ``client`` before the store is made.
     workers : int
         Local worker processes across cells (1: in this process). Ignored with ``client``.
     n_threads : int, optional

@@ -157,7 +157,10 @@ class SweepSpec:
     axes : sequence of (str, sequence)
         ``(dotted scenario field, values)`` pairs, in dim order; e.g.
         ``[("cluster.n_gpus", [16384, 131072]), ("policy.restart_hours", [0.1, 0.5])]``.
-        Values are numbers, strings or booleans; none empty, no duplicates.
+        Values are numbers, strings or booleans; none empty, no duplicates. No two axes may set
+        one field (a ``*`` category path and a category's own path of that field, say). A
+        number is held as the field holds it (``1`` on a float field is ``1.0``), so ``[1, 2]``
+        and ``[1.0, 2.0]`` are one spec.
     seed : int
         Root seed, >= 0.
     n_trials : int
@@ -210,9 +213,10 @@ class SweepSpec:
     precision: Any = None
 
     def __post_init__(self) -> None:
-        _check_int("seed", self.seed, 0, None)
-        _check_int("n_trials", self.n_trials, 2, 100_000_000)
-        _check_int("n_draws", self.n_draws, 1, 10_000_000)
+        # stored back as plain ints: NumPy integers pass the check but are no JSON numbers
+        object.__setattr__(self, "seed", _check_int("seed", self.seed, 0, None))
+        object.__setattr__(self, "n_trials", _check_int("n_trials", self.n_trials, 2, 100_000_000))
+        object.__setattr__(self, "n_draws", _check_int("n_draws", self.n_draws, 1, 10_000_000))
         if not isinstance(self.keep_trials, bool):
             raise FieldError(
                 "keep_trials", f"keep_trials must be true or false; got {self.keep_trials!r}"
@@ -266,6 +270,10 @@ class SweepSpec:
         if fitted is not None:
             _check_rate_axes(self.axes, fitted.names)
         object.__setattr__(self, "_base_scenario", base)
+        _check_overlapping_axes(base, self.axes)
+        # each number as the scenario holds it (1 -> 1.0 for a float field): equal scenarios,
+        # equal spec identity and cube labels
+        object.__setattr__(self, "axes", _typed_axes(base, self.axes))
         object.__setattr__(self, "_scenarios", _cell_scenarios(base, self.axes))
         # a cell's trials must fit in memory: refused now, before any store or file is written
         check_cell_memory(self)
@@ -346,7 +354,11 @@ class SweepSpec:
 
     @property
     def dims(self) -> tuple[str, ...]:
-        """Dim name of each axis: the field's last component if unique, else the full path."""
+        """Dim name of each axis: the field's last component, else the full path.
+
+        The full path where two axes share a last component or it is a name the cube uses
+        itself (``unit``, ``category``, ``trial`` ...; ``_RESERVED_DIMS``).
+        """
         leaves = [p.rsplit(".", 1)[-1] for p in self.paths]
         return tuple(
             leaf if leaves.count(leaf) == 1 and leaf not in _RESERVED_DIMS else path
@@ -443,8 +455,24 @@ class SweepSpec:
         return p
 
 
-# dims that the cube uses itself; an axis leaf with one of these names keeps its full path
-_RESERVED_DIMS = frozenset({"trial", "category", "cause", "quantile", DONE})
+# names that the cube uses itself (dims, coords, per-cell and per-trial variables that are
+# not summaries); an axis leaf with one of these names keeps its full path (which has a dot,
+# so it never clashes). "unit" is the category coord's unit; "draw" a kept trial's draw.
+_RESERVED_DIMS = frozenset(
+    {
+        "trial",
+        "category",
+        "cause",
+        "quantile",
+        "unit",
+        "draw",
+        "n_trials",
+        "stopped_code",
+        "checkpoint_interval_hours",
+        DONE,
+        CHECKSUM,
+    }
+)
 
 
 def _check_precision(value: Any):
@@ -665,6 +693,83 @@ def _base_scenario(base: Mapping[str, Any], fitted=None, shape=None):
         raise FieldError(field, f"base: {e}") from e
 
 
+def _axis_fields(base, path: str) -> set[tuple[str, ...]]:
+    """Return the scenario fields an axis sets: ``(section, field)``, ``(category, NAME, field)``.
+
+    ``*`` stands for every category of ``base``; an unknown category is left to
+    :func:`relmc.scenario.replace_path` to refuse.
+    """
+    from relmc.scenario import category_path
+
+    parts = category_path(path)
+    if parts is None:
+        return {tuple(path.split(".", 1))}
+    name, fld = parts
+    names = base.failures.names if name == "*" else (name,)
+    return {("category", str(n), fld) for n in names}
+
+
+def _check_overlapping_axes(base, axes) -> None:
+    """Refuse two axes that set one field (a ``*`` path and a category's own, say).
+
+    Both would be applied to each cell and the later one would win, so the earlier axis's
+    labels would change nothing.
+    """
+    seen: dict[tuple[str, ...], str] = {}
+    for path, _ in axes:
+        for key in sorted(_axis_fields(base, path)):
+            other = seen.get(key)
+            if other is not None and other != path:
+                what = f"{key[2]} of category {key[1]!r}" if key[0] == "category" else ".".join(key)
+                raise FieldError(
+                    "axes",
+                    f"axes: {other!r} and {path!r} both set {what}; one axis would override "
+                    "the other and its values would change nothing: keep one of them (or "
+                    "name each category's own field instead of '*')",
+                )
+            seen[key] = path
+
+
+def _field_value(scenario, path: str) -> Any:
+    """Return the value of the field at dotted ``path`` in ``scenario`` (``*``: first category)."""
+    from relmc.scenario import category_path
+
+    parts = category_path(path)
+    if parts is None:
+        section, rest = path.split(".", 1)
+        return getattr(getattr(scenario, section), rest)
+    name, fld = parts
+    cats = scenario.failures.categories
+    if name != "*":
+        cats = [c for c in cats if c.name == name]
+    return getattr(cats[0], fld) if cats else None
+
+
+def _typed_axes(base, axes) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """Each axis number as the scenario stores it: ``1`` becomes ``1.0`` on a float field.
+
+    The spec's identity and the cube's labels then follow the scenarios, so ``[1, 2]`` and
+    ``[1.0, 2.0]`` are one spec. A value the scenario refuses is left as given (refused with
+    its reason by :func:`_cell_scenarios`).
+    """
+    from relmc.scenario import replace_path
+
+    out = []
+    for path, values in axes:
+        typed = []
+        for v in values:
+            if _is_number(v):
+                try:
+                    held = _field_value(replace_path(base, path, v), path)
+                except (TypeError, ValueError, AttributeError):
+                    held = None
+                if _is_number(held) and type(held) in (int, float) and held == v:
+                    v = held
+            typed.append(v)
+        out.append((path, tuple(typed)))
+    return tuple(out)
+
+
 def _cell_scenarios(base, axes) -> list:
     from relmc.scenario import replace_path
 
@@ -724,13 +829,15 @@ def _sha256_file(path: Path) -> str:
 
 def resolve_store(spec: SweepSpec, store: str | os.PathLike | None) -> Path:
     """Absolute store path: ``store``, else the spec's ``store``; ``ValueError`` if neither."""
+    from relmc.sweep.store import store_path
+
     if store is None:
         store = spec.default_store()
         if store is None:
             raise ValueError(
                 "no store given: pass store=... (CLI --store) or set 'store' in the spec"
             )
-    return Path(store).absolute()
+    return store_path(store)
 
 
 def spec_template(path: str | os.PathLike = "sweep.toml") -> str:

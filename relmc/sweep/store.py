@@ -248,7 +248,7 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
     ValueError
         If ``store`` exists and was made by a different spec, or is not a sweep store.
     """
-    store = Path(store)
+    store = store_path(store)
     recover_pack(store)  # a pack killed between its renames: the store comes back first
     if store.exists():
         check_same_spec(spec, store)
@@ -497,6 +497,20 @@ class _CellChunk:
         _put_chunk(path, bytes(self.compress(data)))
 
 
+def store_path(store: Any, field: str = "store") -> Path:
+    """Return ``store`` as an absolute path with ``.`` and ``..`` resolved (not symlinks).
+
+    Sibling paths (``.<store>.claims``, a pack's ``.<store>.packed-new``) are named after
+    the store's last part, which ``"."`` (a store opened from inside it) does not have.
+    Anything but a path is a ``FieldError`` on ``field``.
+    """
+    if isinstance(store, str | os.PathLike):
+        text = os.fspath(store)
+        if isinstance(text, str) and text:
+            return Path(os.path.abspath(text))
+    raise FieldError(field, f"{field} must be a path to a sweep store (a string); got {store!r}")
+
+
 def _claims_dir(store: Path) -> Path:
     # beside the store, not in it: zarr warns about foreign folders inside a hierarchy
     return store.with_name(f".{store.name}.claims")
@@ -532,11 +546,28 @@ def check_same_spec(spec: SweepSpec, store: Path) -> None:
     """Refuse (``ValueError``) a store that a different spec created, naming what differs."""
     attrs = _read_attrs(store)
     if attrs[ATTR_HASH] != spec.sha256():
-        theirs = json.loads(attrs.get(ATTR_SPEC, "{}"))
+        try:
+            theirs = json.loads(attrs.get(ATTR_SPEC, "{}"))
+        except ValueError:
+            theirs = {}
+        if not isinstance(theirs, dict):
+            theirs = {}
         ours = spec.canonical()
-        diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+
+        def text(value: Any) -> str:  # as hashed: 1 and 1.0 differ here, as in the hash
+            return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+        diff = sorted(
+            k for k in set(theirs) | set(ours) if text(theirs.get(k)) != text(ours.get(k))
+        )
+        if not theirs:
+            where = "the store records only the spec's hash, not the spec"
+        elif diff:
+            where = f"differs in {diff}"
+        else:  # never an empty list of differences
+            where = "the store's recorded spec does not match its recorded hash (edited attrs?)"
         raise ValueError(
-            f"store {str(store)!r} was created by a different sweep spec (differs in {diff}; "
+            f"store {str(store)!r} was created by a different sweep spec ({where}; "
             f"sha256 {attrs[ATTR_HASH][:12]} vs {spec.sha256()[:12]}: the spec, or the "
             "defaults of the relmc version that resolves it, changed); use a new store path, "
             "or delete the old store to start over"
@@ -1026,7 +1057,7 @@ def open_sweep(store: str | os.PathLike, *, load: bool = False, labels: bool = F
     garbled by a machine crash) raises a ``ValueError`` naming the cells that fail
     verification.
     """
-    store = Path(store)
+    store = store_path(store)
     recover_pack(store)
     attrs = _read_attrs(store)
     ds = xr.open_zarr(str(store), consolidated=_is_consolidated(store), zarr_format=3)
@@ -1230,7 +1261,7 @@ def status(
     the done cells' ``finished_fraction`` and ``stopped_code`` are read too (two small
     values a cell): ``unfinished`` and ``hopeless`` list the cells whose numbers are bounds.
     """
-    store = Path(store)
+    store = store_path(store)
     recover_pack(store)
     attrs = _read_attrs(store)
     packed = ATTR_PACKED in attrs
@@ -1337,7 +1368,7 @@ class PackResult:
 
 def is_packed(store: str | os.PathLike) -> bool:
     """Whether ``store`` is a packed sweep store (read-only; see :func:`pack`)."""
-    return ATTR_PACKED in _read_attrs(Path(store))
+    return ATTR_PACKED in _read_attrs(store_path(store))
 
 
 def _pack_paths(store: Path) -> tuple[Path, Path, Path]:
@@ -1380,7 +1411,7 @@ def recover_pack(store: str | os.PathLike) -> None:
     :func:`init_store` and :func:`pack` call it first, so a killed pack never leaves the store
     missing for them.
     """
-    store = Path(store)
+    store = store_path(store)
     old = _pack_paths(store)[1]
     if store.exists() or not old.exists():
         return
@@ -1719,8 +1750,8 @@ def pack(
     Raises
     ------
     ValueError
-        The store is incomplete or damaged (how many cells, which), ``out`` exists, or a run
-        holds a cell's claim; before anything is written.
+        The store is incomplete or damaged (how many cells, which), ``out`` exists or is
+        inside the store, or a run holds a cell's claim; before anything is written.
 
     Notes
     -----
@@ -1745,13 +1776,13 @@ def pack(
     the second. It holds nothing; delete it whenever no pack of the store is running.
     """
     t0 = time.perf_counter()
-    store = Path(store)
+    store = store_path(store)
     if not _is_number(chunk_bytes) or isinstance(chunk_bytes, float) or chunk_bytes < 1:
         raise FieldError(
             "chunk_bytes", f"chunk_bytes must be a positive integer; got {chunk_bytes!r}"
         )
     if out is not None:
-        return _pack_to(store, Path(out), int(chunk_bytes), t0)
+        return _pack_to(store, store_path(out, "out"), int(chunk_bytes), t0)
     recover_pack(store)
     if not is_packed(store):
         _check_packable(store)  # refused before anything is written (not even the lock file)
@@ -1786,6 +1817,16 @@ def _pack_to(store: Path, out: Path, chunk_bytes: int, t0: float) -> PackResult:
     """:func:`pack` with ``out``: a packed copy at a new path; ``store`` is left as it is."""
     if out.exists() or out.is_symlink():
         raise ValueError(f"out: {str(out)!r} exists; relmc sweep pack never replaces a path")
+    # symlinks resolved: a copy inside the store would be deleted by a later in-place pack
+    # (which replaces the store's folder), and a store inside the copy would be copied into
+    # itself
+    real_out, real_store = Path(os.path.realpath(out)), Path(os.path.realpath(store))
+    if real_out.is_relative_to(real_store) or real_store.is_relative_to(real_out):
+        where = "inside the store" if real_out.is_relative_to(real_store) else "above the store"
+        raise ValueError(
+            f"out: {str(out)!r} is {where} {str(store)!r}; write the packed copy to a path "
+            "outside the store (e.g. beside it)"
+        )
     recover_pack(store)
     st = _check_packable(store)
     out.parent.mkdir(parents=True, exist_ok=True)
