@@ -58,6 +58,24 @@ MAX_RATE = 1e12
 #: far beyond any fabric (Llama 3: 1); keeps link counts, and rates per link, finite
 MAX_LINKS_PER_GPU = 1000.0
 
+#: the largest cluster relmc takes, GPUs: a scenario's ``cluster.n_gpus``, ``relmc fit
+#: --n-gpus``, and the cluster a fit's data were observed on (``load_counts``' and
+#: ``load_events``' ``n_gpus``, a total-only fleet's ``attrs["n_gpus"]``). 500 times the
+#: largest published training cluster; ``relmc.projection.MAX_GPUS`` holds the same value
+MAX_GPUS = 100_000_000
+
+#: the longest observation window relmc takes, hours (about 114 years; ``load_counts``'
+#: ``duration_hours``, ``load_events``' window): with :data:`MAX_GPUS` and
+#: :data:`MAX_LINKS_PER_GPU` an exposure stays below 1e17 unit-hours, and (count + 1) / that
+#: above any float's least normal value, so every rate and its logarithm are finite
+MAX_WINDOW_HOURS = 1_000_000.0
+
+#: the oldest fleet relmc takes, hours (about 1,140 years; ``load_events``'
+#: ``fleet_age_at_start_hours``): ten times :data:`MAX_WINDOW_HOURS`, older than any hardware,
+#: and small enough that the power-law trend's (age + t) / (age + window) stays well resolved
+#: in float64 for windows down to a second
+MAX_FLEET_AGE_HOURS = 10_000_000.0
+
 
 @dataclass(frozen=True)
 class ClusterShape:

@@ -558,7 +558,8 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
     Raises
     ------
     ValueError
-        If ``name`` is unknown, or ``units`` names an unknown category or unit.
+        If ``name`` is not one of the bundled names (a str), ``units`` is not a mapping, or it
+        names an unknown category or unit.
 
     Notes
     -----
@@ -579,8 +580,13 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
     - NVIDIA 6K-GPU run, BLOOM, Acme, Philly: counts not retrieved. NCSA Delta: ratios only.
       Gemini, DGX Cloud: goodput/downtime claims, no counts. Databricks: an assumed AFR, not data.
     """
-    if name not in _BUILDERS:
-        raise ValueError(f"name must be one of {', '.join(_BUILDERS)}; got {name!r}")
+    if not isinstance(name, str) or name not in _BUILDERS:
+        raise ValueError(f"name must be one of {', '.join(_BUILDERS)} (a str); got {name!r}")
+    if units is not None and not isinstance(units, Mapping):
+        raise ValueError(
+            "units must be a mapping of category -> unit (one of "
+            f"{', '.join(cluster.UNITS)}), e.g. {{'all': 'node'}}; got {units!r}"
+        )
     return _BUILDERS[name](name, _metadata()[name], units)
 
 
@@ -616,11 +622,15 @@ def load_counts(
         ``attrs["recovery_columns"]`` lists which of the two columns were given. In a CSV,
         blank lines and lines starting with ``#`` are ignored.
     n_gpus : int, optional
-        Cluster size the counts were observed on (GPUs), recorded in ``attrs``. With
+        Cluster size the counts were observed on (GPUs), an integer in [1, 1e8]
+        (``relmc.cluster.MAX_GPUS``, the largest cluster a scenario takes), recorded in
+        ``attrs``. With
         ``duration_hours``, it lets the ``exposure`` column be omitted: exposure is then
         ``relmc.cluster.units(n_gpus, unit, shape) * duration_hours``.
     duration_hours : float, optional
-        Observation window (hours), recorded in ``attrs``; see ``n_gpus``.
+        Observation window (hours), in (0, 1e6] (``relmc.cluster.MAX_WINDOW_HOURS``,
+        about 114 years, which keeps every exposure finite), recorded in ``attrs``; see
+        ``n_gpus``.
     shape : relmc.cluster.ClusterShape, optional
         The observed cluster's packing of GPUs into nodes, racks and pods: it gives exposure
         from ``n_gpus``, and it is recorded in ``attrs`` (:func:`relmc.cluster.shape_attrs`),
@@ -730,40 +740,69 @@ def _warn_exposure_against_window(
 ) -> None:
     """Warn when a row's exposure disagrees with the observed size and window.
 
-    With an exposure column and the observed size and window both given, a row's exposure
-    can be at most ``units(n_gpus, unit) * duration_hours`` (every unit in service all the
-    window); more than 1% above that says the column and the size disagree (the fit then
-    divides by the size's exposed share while the rates come from the column). Below
-    :data:`LOW_EXPOSURE_SHARE` of it says the same the other way, most often a column in
-    other units (GPU-days, or node-hours on a per-GPU row), which would inflate the rate by
-    the factor: warned of too, each direction once; not with ``check_low`` False (the
-    exposed clock: the hours the job ran, a share of the window by design).
+    :func:`warn_exposure_against_window` for :func:`load_counts`' rows.
     """
     names, _counts, exposure, unit, _groups = columns
+    warn_exposure_against_window(
+        names, exposure, unit, n_gpus, hours, shape, origin, check_low=check_low, stacklevel=4
+    )
+
+
+def warn_exposure_against_window(
+    names,
+    exposure,
+    unit,
+    n_gpus: int,
+    hours: float,
+    shape,
+    origin: str,
+    *,
+    check_low: bool = True,
+    fix: str = (
+        "the exposure column must be {u}-hours (not days, nor another unit's hours), and "
+        "n_gpus and duration_hours the cluster and window the counts come from (or leave the "
+        "column out to compute it)"
+    ),
+    high_fix: str = (
+        "check the exposure column against n_gpus and duration_hours (or leave the column "
+        "out to compute it)"
+    ),
+    stacklevel: int = 3,
+) -> None:
+    """Warn (``UserWarning``) when a row's exposure disagrees with the observed size and window.
+
+    With the observed size ``n_gpus`` and window ``hours`` both known, a row's exposure can be
+    at most ``units(n_gpus, unit) * hours`` (every unit in service all the window); more than
+    1% above that says the exposure and the size disagree (a fit then divides by the size's
+    exposed share, or maps the rows' units with the size, while the rates come from the
+    exposure). Below :data:`LOW_EXPOSURE_SHARE` of it says the same the other way, most often
+    an exposure in other units (GPU-days, or node-hours on a per-GPU row), which would
+    inflate the rate by the factor: warned of too, each direction once; not with
+    ``check_low`` False (the exposed clock: the hours the job ran, a share of the window by
+    design). ``fix`` and ``high_fix``: the advice of the low and high warnings (``{u}``: the
+    row's unit), naming the inputs as the caller's user gave them.
+    """
     warned_high = warned_low = False
     for name, e, u in zip(names, exposure, unit, strict=True):
+        name, e = str(name), float(e)
         most = cluster.units(int(n_gpus), str(u), shape) * float(hours)
         window = f"{n_gpus:,} GPUs give in {hours:g} h ({most:.4g} {u}-hours, every unit in "
         if e > 1.01 * most and not warned_high:
             warned_high = True
             warnings.warn(
                 f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is more than "
-                f"{window}service the whole window); check the exposure column against "
-                "n_gpus and duration_hours (or leave the column out to compute it)",
+                f"{window}service the whole window); {high_fix.format(u=u)}",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         elif check_low and e < LOW_EXPOSURE_SHARE * most and not warned_low:
             warned_low = True
             warnings.warn(
                 f"{origin}: category {name!r}: exposure {e:.4g} {u}-hours is {e / most:.3g} "
                 f"of what {window}service the whole window), so its rate is "
-                f"{most / e:.3g}x the rate those units would have; the exposure column must be "
-                f"{u}-hours (not days, nor another unit's hours), and n_gpus and "
-                "duration_hours the cluster and window the counts come from (or leave the "
-                "column out to compute it)",
+                f"{most / e:.3g}x the rate those units would have; {fix.format(u=u)}",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
 
 
@@ -822,17 +861,37 @@ def _read_source(src: Any) -> tuple[list[str], list[_Row], str, str]:
 
 
 def _check_window(n_gpus: Any, duration_hours: Any) -> tuple[int | None, float | None]:
-    """Validate the optional cluster size and observation window."""
+    """Validate the optional cluster size and observation window.
+
+    ``n_gpus`` an integer in [1, ``relmc.cluster.MAX_GPUS``] (1e8, the largest cluster a
+    scenario takes), ``duration_hours`` a number in (0, ``relmc.cluster.MAX_WINDOW_HOURS``]
+    (1e6 h, about 114 years): every exposure they give stays finite and far from overflow.
+    """
     if n_gpus is not None:
-        if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
-            raise ValueError(f"n_gpus must be an integer >= 1; got {n_gpus!r}")
+        if (
+            isinstance(n_gpus, bool)
+            or not isinstance(n_gpus, numbers.Integral)
+            or not 1 <= int(n_gpus) <= cluster.MAX_GPUS
+        ):
+            raise FieldError("n_gpus", f"n_gpus must be an integer in [1, 1e8]; got {n_gpus!r}")
         n_gpus = int(n_gpus)
     if duration_hours is not None:
+        allowed = "in (0, 1e6] hours"
         if isinstance(duration_hours, bool) or not isinstance(duration_hours, numbers.Real):
-            raise ValueError(f"duration_hours must be a number > 0; got {duration_hours!r}")
-        duration_hours = float(duration_hours)
-        if not (0 < duration_hours < math.inf):
-            raise ValueError(f"duration_hours must be finite and > 0; got {duration_hours!r}")
+            raise FieldError(
+                "duration_hours",
+                f"duration_hours must be a number {allowed}; got {duration_hours!r}",
+            )
+        try:
+            value = float(duration_hours)
+        except OverflowError:  # an int beyond any float
+            value = math.inf
+        if not (0 < value <= cluster.MAX_WINDOW_HOURS):
+            raise FieldError(
+                "duration_hours",
+                f"duration_hours must be a finite number {allowed}; got {duration_hours!r}",
+            )
+        duration_hours = value
     return n_gpus, duration_hours
 
 

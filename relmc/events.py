@@ -436,22 +436,53 @@ def _hour_of_day(t: dt.datetime) -> float:
     return t.hour + t.minute / 60.0 + (t.second + t.microsecond / 1e6) / 3600.0
 
 
-def _check_positive_int(value: Any, field: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise FieldError(field, f"{field} must be an integer >= {minimum}; got {value!r}")
+def _check_gpus(value: Any, field: str = "n_gpus") -> int:
+    """Return an observed fleet's GPUs, an integer in [1, ``relmc.cluster.MAX_GPUS``]."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not 1 <= int(value) <= cluster.MAX_GPUS
+    ):
+        raise FieldError(field, f"{field} must be an integer in [1, 1e8]; got {value!r}")
     return int(value)
 
 
-def _check_real(value: Any, field: str, lo: float, hi: float = math.inf, *, lo_open=True) -> float:
+def _check_age(value: Any, field: str = "fleet_age_at_start_hours") -> float:
+    """Return a fleet's age, hours in (0, ``relmc.cluster.MAX_FLEET_AGE_HOURS``]."""
+    return _check_real(value, field, 0.0, cluster.MAX_FLEET_AGE_HOURS, hi_open=False)
+
+
+def _check_real(
+    value: Any,
+    field: str,
+    lo: float,
+    hi: float = math.inf,
+    *,
+    lo_open: bool = True,
+    hi_open: bool = True,
+) -> float:
+    """Return ``value`` as a float if it is a finite number in the interval, else raise.
+
+    The message names ``field`` and the interval; with no bounds, only "a finite number".
+    """
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    v = float(value) if ok else math.nan
-    inside = (v > lo if lo_open else v >= lo) and v < hi and math.isfinite(v)
-    if not inside:
-        bracket = "(" if lo_open else "["
-        hi_text = "inf" if math.isinf(hi) else f"{hi:g}"
+    try:
+        v = float(value) if ok else math.nan
+    except OverflowError:  # an int beyond any float
+        v = math.inf
+    above = v > lo if lo_open else v >= lo
+    below = v < hi if hi_open else v <= hi
+    if not (above and below and math.isfinite(v)):
+        if math.isinf(lo) and math.isinf(hi):
+            allowed = ""
+        else:
+            left = "(" if lo_open or math.isinf(lo) else "["
+            right = ")" if hi_open or math.isinf(hi) else "]"
+            hi_text = "inf" if math.isinf(hi) else f"{hi:g}".replace("e+0", "e").replace("e+", "e")
+            allowed = f" in {left}{lo:g}, {hi_text}{right}"
         raise FieldError(
             field.split(" ")[0],
-            f"{field} must be a finite number in {bracket}{lo:g}, {hi_text}); got {value!r}",
+            f"{field} must be a finite number{allowed}; got {value!r}",
         )
     return v
 
@@ -521,6 +552,12 @@ class _Window:
             self.start_text = s.isoformat()
         if not self.end > self.start:
             raise FieldError("end", f"end must be after start; got start={start!r}, end={end!r}")
+        if not self.end - self.start <= cluster.MAX_WINDOW_HOURS:
+            raise FieldError(
+                "end",
+                "the window (end - start) must be at most 1e6 hours (about 114 years); got "
+                f"start={start!r}, end={end!r}",
+            )
 
     @property
     def duration(self) -> float:
@@ -703,12 +740,15 @@ def load_events(
         mapping of column name -> values, with the columns of the module docstring:
         ``time`` and ``category``, optionally ``node``, ``gpus``, ``unit``, ``group``.
     n_gpus : int
-        GPUs of the fleet observed, >= 1, all in service for the whole window (the exposure
+        GPUs of the fleet observed, in [1, 1e8] (``relmc.cluster.MAX_GPUS``, the largest
+        cluster a scenario takes), all in service for the whole window (the exposure
         convention of the module docstring). The fleet has ``ceil(n_gpus / gpus_per_node)``
         nodes; a log naming more distinct nodes is refused.
     end : float, str or datetime
         The window's end: hours on the log's time axis when ``time`` is numeric, else an ISO
-        8601 timestamp (or datetime). Every event must lie in ``[start, end]``.
+        8601 timestamp (or datetime). Every event must lie in ``[start, end]``, and the
+        window ``end - start`` is at most 1e6 hours (``relmc.cluster.MAX_WINDOW_HOURS``,
+        about 114 years, which keeps every exposure finite).
     start : float, str or datetime, optional
         The window's start, of the same kind as ``end``: default 0 h for numeric times;
         required for ISO 8601 times. Event times are stored as hours since it.
@@ -718,7 +758,9 @@ def load_events(
         ``start``'s clock time as written.
     fleet_age_at_start_hours : float, optional
         The fleet's age at the window's start (hours since the power-law trend's process
-        began, e.g. since the fleet entered service), > 0; needed only by fits with a trend.
+        began, e.g. since the fleet entered service), in (0, 1e7] hours
+        (``relmc.cluster.MAX_FLEET_AGE_HOURS``, over a thousand years, beyond which the
+        trend's ratio of ages is no longer resolved); needed only by fits with a trend.
         Stored as ``attrs["fleet_age_at_start_hours"]`` (0: unknown).
     units : mapping, optional
         Category -> exposure unit (one of :data:`relmc.cluster.UNITS`), for logs without a
@@ -755,13 +797,9 @@ def load_events(
         ``fleet_age_at_start_hours`` or ``units``.
     """
     header, rows, origin, default_name = _read_source(path_or_dataframe)
-    n_gpus = _check_positive_int(n_gpus, "n_gpus")
+    n_gpus = _check_gpus(n_gpus)
     shape = cluster.check_shape(shape)
-    fleet_age = (
-        0.0
-        if fleet_age_at_start_hours is None
-        else _check_real(fleet_age_at_start_hours, "fleet_age_at_start_hours", 0.0)
-    )
+    fleet_age = 0.0 if fleet_age_at_start_hours is None else _check_age(fleet_age_at_start_hours)
     declared = _check_units(units)
     if len(set(header)) != len(header):
         dups = sorted({h for h in header if header.count(h) > 1})
@@ -1011,9 +1049,9 @@ def synthetic_events(
         Category -> daily-mean rate per unit-hour *at the window's end* (>= 0), the quantity
         the fits of :mod:`relmc.models.events` call ``rate``.
     n_gpus : int
-        GPUs of the fleet, >= 1 (``ceil(n_gpus / gpus_per_node)`` nodes).
+        GPUs of the fleet, in [1, 1e8] (``ceil(n_gpus / gpus_per_node)`` nodes).
     duration_hours : float
-        The window's length, > 0 hours.
+        The window's length, in (0, 1e6] hours (``relmc.cluster.MAX_WINDOW_HOURS``).
     units : mapping, optional
         Category -> exposure unit of its rate (default ``DEFAULT_UNIT``, ``node``).
     start_hour : float
@@ -1024,7 +1062,7 @@ def synthetic_events(
     trend_shape : float
         Crow-AMSAA shape :math:`\beta`, in (0, 100] (1: no trend).
     fleet_age_at_start_hours : float
-        The fleet's age at the window's start, > 0 hours.
+        The fleet's age at the window's start, in (0, 1e7] hours.
     bad_node_fraction : float
         Probability that a node is bad, in [0, 1].
     bad_node_multiplier : float or mapping
@@ -1052,8 +1090,10 @@ def synthetic_events(
         raise ValueError(f"rate must be a non-empty mapping category -> rate; got {rate!r}")
     names = [str(c) for c in rate]
     rates = _per_category(dict(rate), names, "rate", 0.0, math.inf, hi_open=True)
-    n_gpus = _check_positive_int(n_gpus, "n_gpus")
-    duration = _check_real(duration_hours, "duration_hours", 0.0)
+    n_gpus = _check_gpus(n_gpus)
+    duration = _check_real(
+        duration_hours, "duration_hours", 0.0, cluster.MAX_WINDOW_HOURS, hi_open=False
+    )
     declared = _check_units(units)
     unknown = sorted(set(declared) - set(names))
     if unknown:
@@ -1062,9 +1102,9 @@ def synthetic_events(
     h0 = _check_real(start_hour, "start_hour", 0.0, 24.0, lo_open=False)
     amp = _per_category(diurnal_amplitude, names, "diurnal_amplitude", 0.0, 1.0, hi_open=False)
     peak = _per_category(diurnal_peak_hour, names, "diurnal_peak_hour", 0.0, 24.0, hi_open=True)
-    beta = _check_real(trend_shape, "trend_shape", 0.0, 100.0 + 1e-12)
-    age = _check_real(fleet_age_at_start_hours, "fleet_age_at_start_hours", 0.0)
-    f = _check_real(bad_node_fraction, "bad_node_fraction", 0.0, 1.0 + 1e-12, lo_open=False)
+    beta = _check_real(trend_shape, "trend_shape", 0.0, 100.0, hi_open=False)
+    age = _check_age(fleet_age_at_start_hours)
+    f = _check_real(bad_node_fraction, "bad_node_fraction", 0.0, 1.0, lo_open=False, hi_open=False)
     mult = _per_category(
         bad_node_multiplier, names, "bad_node_multiplier", 1.0, math.inf, hi_open=True
     )

@@ -88,6 +88,9 @@ def test_fit(tmp_path, capsys):
     # the MTTF line's interruptions per day are 24 h over its median MTTF (both printed to
     # about 3 significant figures: within 1 %)
     mttf = next(s for s in lines if s.startswith("job MTTF at 16,384 GPUs"))
+    # both are medians, and say so (the table's hours between are means)
+    assert "posterior median: " in mttf and mttf.endswith("interruptions per day (median)")
+    assert "mean per unit-year" in text and "h between (1/mean)" in text
     med = float(mttf.split(": ")[1].split(" h ")[0])
     per_day = float(mttf.split("]; ")[1].split()[0])
     assert per_day == pytest.approx(24.0 / med, rel=0.01), mttf
@@ -1010,3 +1013,135 @@ def test_posterior_runs_say_what_recovery_each_category_got(tmp_path, capsys, ll
     assert "node swap for Faulty GPU, GPU HBM3 Memory" in line
     assert "restart only for Software Bug" in line
     assert "NCCL Watchdog Timeouts (10.0 min)" in line and "Network Switch/Cable (10.0 min)" in line
+
+
+def _fit_inputs(tmp_path):
+    """A valid two-row counts CSV, a one-row fleet CSV and a two-event log, in ``tmp_path``."""
+    ok = tmp_path / "ok.csv"
+    ok.write_text("category,count,unit\nGPU,3,gpu\nNIC,2,node\n")
+    fleet = tmp_path / "fleet1.csv"
+    fleet.write_text("category,count,unit\nall,5,node\n")
+    events = tmp_path / "evn.csv"
+    events.write_text("time,category\n1,GPU\n5,NIC\n")
+    return ok, fleet, events
+
+
+COUNTS = ["--counts", "ok.csv", "--observed-gpus", "4096", "--observed-hours", "720"]
+HUGE = "999999999999999999999"
+#: relmc fit inputs beyond the arithmetic (audit item 1, 4, 9), and the flag each error names
+FIT_BAD = [
+    (["--counts", "ok.csv", "--observed-gpus", HUGE, "--observed-hours", "720"],
+     "--observed-gpus"),
+    (["--counts", "ok.csv", "--observed-gpus", "4096", "--observed-hours", "1e300"],
+     "--observed-hours"),
+    (["--events", "evn.csv", "--observed-gpus", HUGE, "--window-end", "10"], "--observed-gpus"),
+    (["--events", "evn.csv", "--observed-gpus", "4096", "--window-end", "1e300"],
+     "--window-end"),
+    (["--events", "evn.csv", "--observed-gpus", "4096", "--window-end", "10", "--trend",
+      "--fleet-age-hours", "1e300"], "--fleet-age-hours"),
+    ([*COUNTS, "--fleet", f"fleet1.csv:{HUGE}:100"], "GPUS must be an integer in [1, 1e8]"),
+    ([*COUNTS, "--fleet", "fleet1.csv:4096:1e300"], "HOURS must be a finite number in (0, 1e6]"),
+    (["--counts", "ok.csv", "--observed-gpus", "4096", "--observed-hours", "1000001"],
+     "--observed-hours: must be a finite number of hours in (0, 1e6]"),
+    (["--events", "evn.csv", "--observed-gpus", "4096", "--window-end", "10", "--trend",
+      "--fleet-age-hours", "10000001"], "in (0, 1e7]"),
+    (["--fleet", "rsc-1", "--fleet-sigma", "1e300"], "--fleet-sigma"),
+    (["--dataset", ""], "--dataset"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "needle"), FIT_BAD, ids=[" ".join(a) for a, _ in FIT_BAD])
+def test_fit_refuses_inputs_beyond_the_arithmetic_before_any_work(
+    argv, needle, tmp_path, capsys, monkeypatch
+):
+    """relmc fit refuses sizes, windows, ages and priors too large for the arithmetic.
+
+    Each used to fit (or sample) and then fail with a traceback, an empty --out or a nonsense
+    fit; now exit 2 with one line naming the option and the allowed range, before any fit
+    (PyMC blocked: importing it would fail) and with no --out folder.
+    """
+    _fit_inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "pymc", None)  # a fit would fail on importing it
+    out = tmp_path / "never"
+    assert main(["fit", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("relmc: error: "), err
+    assert needle in err[0], err[0]
+    assert not out.exists()
+
+
+def test_fit_accepts_the_largest_observed_size_and_window(tmp_path, capsys, monkeypatch):
+    """Negative control of the refusals above: 1e8 GPUs over 1e6 hours still fits (conjugate).
+
+    The fit is exact and fast; its printed numbers are finite.
+    """
+    _fit_inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    argv = ["--counts", "ok.csv", "--observed-gpus", "100000000", "--observed-hours", "1e6"]
+    assert main(["fit", *argv, "--n-draws", "50", "--seed", "1", "--out", "f"]) == 0
+    text = capsys.readouterr().out
+    assert "job MTTF at 100,000,000 GPUs" in text and "nan" not in text and "inf" not in text
+
+
+def test_fit_parsers_limits_are_the_apis():
+    """The parser's copies of the fit limits equal the library's (one GPU limit in all)."""
+    from relmc import cluster
+    from relmc.cli import fit, options
+    from relmc.models import fleets
+
+    assert options.MAX_GPUS is cluster.MAX_GPUS
+    assert fit.MAX_FLEET_SIGMA == fleets.MAX_FLEET_SIGMA
+
+
+def test_fmt_switches_to_scientific_only_for_extreme_magnitudes():
+    """fmt prints 1e308 in a few characters; ordinary values exactly as before.
+
+    An exposure of 1e308 printed a 300-digit MTTF; the plain forms below are unchanged.
+    """
+    assert fmt(1e308) == "1e+308" and fmt(-2.5e15) == "-2.5e+15"
+    assert fmt(1.234e-5) == "1.23e-05"
+    # negative control: ordinary values, the largest plain one included
+    assert fmt(3.0937) == "3.09" and fmt(12.34) == "12.3" and fmt(123.4) == "123"
+    assert fmt(1296.0) == "1,296" and fmt(0.5) == "0.5" and fmt(0.0) == "0"
+    assert fmt(999_999_999_999.0) == "999,999,999,999"
+
+
+def test_fit_help_names_means_and_medians(capsys):
+    """relmc fit --help says which printed numbers are means and which medians.
+
+    It called the hours-between column (1 / mean rate) a "contribution to the job MTTF" (a
+    median of 1/Lambda), and gave a 90% interval per unit-year that the table does not print.
+    """
+    assert main(["fit", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "contribution to the job MTTF" not in text
+    assert "per unit-hour and per unit-year" not in text
+    assert "1 / (the posterior mean of its rate on the cluster), from means" in text
+    assert "the posterior median of 1/Lambda" in text
+
+
+def test_optimize_needs_two_trials_as_compare_does(tmp_path, capsys):
+    """``relmc optimize --n-trials 1`` is refused: one trial has no standard error.
+
+    It printed ``rule_ettr_se`` and ``gain_se`` of 0.0 (false precision). Checks the option,
+    :func:`relmc.optimize.optimize_checkpoint` (a ``FieldError`` on ``n_trials``, before any
+    simulation) and that a standard error of one trial is NaN, never 0. Negative controls:
+    two trials parse, and two values have a finite standard error.
+    """
+    import math
+
+    from relmc.cli import build_parser
+    from relmc.errors import FieldError
+    from relmc.optimize import _se, optimize_checkpoint
+
+    out = tmp_path / "o"
+    assert main(["optimize", "--n-trials", "1", "--out", str(out)]) == 2
+    assert "--n-trials" in capsys.readouterr().err
+    assert not out.exists()
+    with pytest.raises(FieldError, match=r"n_trials must be >= 2") as e:
+        optimize_checkpoint(None, n_trials=1)
+    assert e.value.field == "n_trials"
+    assert math.isnan(_se(np.array([0.9])))
+    assert build_parser().parse_args(["optimize", "--n-trials", "2"]).n_trials == 2
+    assert _se(np.array([0.9, 0.8])) == pytest.approx(0.05)

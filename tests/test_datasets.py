@@ -519,3 +519,59 @@ def test_an_exposure_far_below_the_window_warns(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_counts(csv, n_gpus=2048, duration_hours=1440, exposure_clock="exposed")
+
+
+# --------------------------------------------------------------------------------------------
+# audit of the fitting inputs: sizes, windows and names checked before any work
+
+_TWO_ROWS = {"category": ["GPU", "NIC"], "count": [3, 2], "unit": ["gpu", "node"]}
+
+
+@pytest.mark.parametrize(
+    "kwargs,field,match",
+    [
+        ({"n_gpus": 999999999999999999999}, "n_gpus", r"n_gpus must be an integer in \[1, 1e8\]"),
+        ({"n_gpus": 10**8 + 1}, "n_gpus", r"\[1, 1e8\]"),
+        ({"duration_hours": 1e300}, "duration_hours", r"in \(0, 1e6\] hours; got 1e\+300"),
+        ({"duration_hours": 1e6 * (1 + 1e-12)}, "duration_hours", r"in \(0, 1e6\] hours"),
+        ({"duration_hours": 10**400}, "duration_hours", r"in \(0, 1e6\] hours"),
+        ({"duration_hours": math.inf}, "duration_hours", r"in \(0, 1e6\] hours"),
+    ],
+)
+def test_load_counts_refuses_sizes_and_windows_beyond_the_arithmetic(kwargs, field, match):
+    """load_counts refuses a cluster over 1e8 GPUs (a scenario's limit) or a window over 1e6 h.
+
+    ``relmc fit --counts ... --observed-gpus 999999999999999999999`` failed writing netCDF
+    (an int beyond int64) after the fit; now a FieldError naming the argument and its range.
+    """
+    args = {"n_gpus": 4096, "duration_hours": 720.0, **kwargs}
+    with pytest.raises(relmc.errors.FieldError, match=match) as e:
+        load_counts(_TWO_ROWS, **args)
+    assert e.value.field == field
+
+
+def test_load_counts_takes_the_largest_size_and_window():
+    """Negative control: 1e8 GPUs over 1e6 h load with finite exposures (1e14 GPU-hours)."""
+    d = load_counts(_TWO_ROWS, n_gpus=10**8, duration_hours=1e6)
+    assert d["exposure"].values.tolist() == [1e14, 1.25e13]
+    assert d.attrs["n_gpus"] == 10**8 and d.attrs["duration_hours"] == 1e6
+
+
+@pytest.mark.parametrize(
+    "name,kwargs,match",
+    [
+        (["rsc-1"], {}, r"name must be one of llama3-405b, pumps, rsc-1, rsc-2 .*got \['rsc-1'\]"),
+        ("", {}, r"name must be one of .*got ''"),
+        ("rsc-1", {"units": "node"}, r"units must be a mapping of category -> unit .*got 'node'"),
+        ("rsc-1", {"units": [("all", "node")]}, r"units must be a mapping"),
+    ],
+)
+def test_load_dataset_bad_argument_types_are_clear_value_errors(name, kwargs, match):
+    """A list for the name, or a str for units, is a ValueError naming the argument.
+
+    They raised ``TypeError: unhashable type`` and "dictionary update sequence element #0
+    has length 1". Negative control below: the same with valid types loads.
+    """
+    with pytest.raises(ValueError, match=match):
+        load_dataset(name, **kwargs)
+    assert load_dataset("rsc-1", units={"all": "node"}).sizes["category"] == 1

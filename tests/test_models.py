@@ -610,8 +610,8 @@ def test_bad_data_rejected(llama, make, match):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"prior": (0.0, 1.0)}, r"prior.*shape > 0"),
-        ({"prior": (1.0, -1.0)}, r"prior.*rate >= 0"),
+        ({"prior": (0.0, 1.0)}, r"prior.*shape in \(0, 2\*\*53\]"),
+        ({"prior": (1.0, -1.0)}, r"prior.*rate in \[0, 1e20\]"),
         ({"prior": (1.0,)}, "prior"),
         ({"prior": "bugs"}, "prior"),
         ({"prior": (np.inf, 1.0)}, "prior"),
@@ -847,3 +847,113 @@ def test_conjugate_default_prior_centres_job_mttf_on_observed(llama):
     old = fit_conjugate(llama, prior=(0.5, 0.0), seed=31)
     assert abs(_job_mttf_median(old) - observed) > tol
     assert _job_mttf_median(old) == pytest.approx(1296 / stats.gamma.ppf(0.5, 428.0), abs=tol)
+
+
+# --------------------------------------------------------------------------------------------
+# audit of the fitting inputs: limits checked before any drawing or sampling
+
+
+@pytest.mark.parametrize(
+    "prior", [(1e308, 0.0), (2.0**53 * 2, 0.0), (1.0, 1e300), (10**400, 0), (math.nan, 0.0)]
+)
+def test_conjugate_prior_beyond_the_arithmetic_is_refused(llama, prior):
+    """fit_conjugate refuses a prior shape over 2**53 or a prior rate over 1e20 up front.
+
+    prior=(1e308, 0) drew rates of 1e300 and failed in NumPy's Poisson draw ("lam value too
+    large") after drawing; the message now names the prior and both ranges.
+    """
+    with pytest.raises(ValueError, match=r"shape in \(0, 2\*\*53\].*rate in \[0, 1e20\]"):
+        fit_conjugate(llama, prior=prior, n_draws=10)
+
+
+def test_conjugate_prior_at_its_limits_stays_finite(llama):
+    """Negative control: the largest accepted prior shape and rate give finite draws."""
+    for prior in ((2.0**53, 0.0), (0.5, 1e20), (2.0**53, 1e20)):
+        post = fit_conjugate(llama, prior=prior, n_draws=20, seed=1)
+        for group in (post.posterior["rate"], post.log_likelihood["count"]):
+            assert np.all(np.isfinite(group.values)), prior
+
+
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        ({"n_gpus": -5}, r"data\.attrs\['n_gpus'\] must be a whole number in \[0, 1e8\]"),
+        ({"n_gpus": 10**21}, r"attrs\['n_gpus'\]"),
+        ({"exposure_clock": "bogus"}, r"attrs\['exposure_clock'\] must be one of wall, exposed"),
+        ({"gpus_per_node": 0}, r"attrs\['gpus_per_node'\] must be a whole number >= 1"),
+        ({"gpus_per_node": -8}, r"attrs\['gpus_per_node'\]"),
+        ({"nodes_per_rack": 0}, r"attrs\['nodes_per_rack'\]"),
+        ({"duration_hours": math.nan}, r"attrs\['duration_hours'\] must be a finite number"),
+        ({"duration_hours": 1e300}, r"attrs\['duration_hours'\].*\[0, 1e6\]"),
+    ],
+)
+def test_hand_built_attrs_are_validated(llama, change, match):
+    """check_data refuses attributes a fit would record (or compute with) that make no sense.
+
+    fit_conjugate recorded n_gpus=-5, exposure_clock="bogus" and gpus_per_node=0 in its
+    posterior; each is now a ValueError naming attrs['...'] and the allowed values.
+    """
+    bad = llama.copy()
+    bad.attrs = {**llama.attrs, **change}
+    with pytest.raises(ValueError, match=match):
+        fit_conjugate(bad, n_draws=10)
+
+
+@pytest.mark.parametrize("value", [-1, math.nan, 2.5, np.array([1, 2])])
+def test_bad_maintenance_count_is_refused(llama, value):
+    """A negative, NaN, fractional or non-scalar maintenance_count is refused by name."""
+    bad = llama.copy()
+    bad["maintenance_count"] = value if np.ndim(value) == 0 else ("x", value)
+    with pytest.raises(ValueError, match=r"data\['maintenance_count'\] must be one whole number"):
+        fit_conjugate(bad, n_draws=10)
+
+
+def test_valid_attrs_still_fit(llama, pumps):
+    """Negative control: the bundled datasets, and the edge values allowed, still fit."""
+    ok = llama.copy()
+    ok.attrs = {**llama.attrs, "n_gpus": 10**8, "duration_hours": 1e6, "exposure_clock": "exposed"}
+    ok["maintenance_count"] = 0
+    post = fit_conjugate(ok, n_draws=10)
+    assert post.posterior.attrs["n_gpus"] == 10**8
+    assert post.posterior.attrs["exposure_clock"] == "exposed"
+    fit_conjugate(pumps, n_draws=10)  # n_gpus 0 and gpus_per_node 0: no cluster
+
+
+@pytest.mark.parametrize("sigma", [1e300, 10.000001, 10**400, math.inf, math.nan])
+def test_fleet_sigma_beyond_the_arithmetic_is_refused(llama, sigma):
+    """fit_fleets refuses fleet_sigma over 10 before compiling (it failed in PyMC's init).
+
+    Negative control: the largest accepted value, 10, passes the check (the fit then stops
+    at the invalid n_draws, before any compile).
+    """
+    rsc = load("rsc-1")
+    with pytest.raises(ValueError, match=r"fleet_sigma must be a finite number in \(0, 10\]"):
+        fit_fleets([llama, rsc], fleet_sigma=sigma)
+    with pytest.raises(ValueError, match=r"n_draws"):
+        fit_fleets([llama, rsc], fleet_sigma=10.0, n_draws=0)
+
+
+def test_fleets_warn_of_a_total_fleet_size_that_its_exposure_contradicts(llama):
+    """A total-only fleet whose n_gpus disagrees with its exposure is warned of, as in load_counts.
+
+    rsc-1 with n_gpus 8 moved its multiplier from 1.71 to 0.22 with no word (n_gpus maps its
+    total onto the categories' units). The warning is load_counts' (UserWarning, exposure
+    more than the size gives over the window), naming the fleet and its attrs, raised
+    before sampling and attributed to the caller. Negative control: the bundled rsc-1 (83%
+    utilisation) is not warned of.
+    """
+    rsc = load("rsc-1")
+    small = rsc.assign_attrs(n_gpus=8)
+    with pytest.warns(UserWarning, match=r"datasets\['rsc-1'\]: category 'all': exposure .* "
+                      r"is more than 8 GPUs give in 8035.5 h.*attrs\['n_gpus'\]") as w:  # fmt: skip
+        with pytest.raises(ValueError, match="n_draws"):
+            fit_fleets([llama, small], n_draws=0)
+    assert w[0].filename == __file__
+    big = rsc.assign_attrs(n_gpus=16000 * 8)  # eight times the size: the low side
+    with pytest.warns(UserWarning, match=r"is 0.104 of what 128,000 GPUs give"):
+        with pytest.raises(ValueError, match="n_draws"):
+            fit_fleets([llama, big], n_draws=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="n_draws"):
+            fit_fleets([llama, rsc], n_draws=0)

@@ -233,7 +233,7 @@ BAD = [
      r"the times are hours .*so start must be hours .*got start='2024-05-01T00:00:00'"),
     ("time,category\n1,GPU\n", {"end": "2024-05-02T00:00:00"}, r"so end must be hours"),
     ("time,category\n1,GPU\n", {"start_hour": 24.0}, r"start_hour must be"),
-    ("time,category\n1,GPU\n", {"n_gpus": 0}, r"n_gpus must be an integer >= 1"),
+    ("time,category\n1,GPU\n", {"n_gpus": 0}, r"n_gpus must be an integer in \[1, 1e8\]"),
     ("time,category\n1,GPU\n", {"units": {"GPU": "fridge"}}, r"units\['GPU'\] must be one of"),
     ("time,category\n1,GPU\n", {"fleet_age_at_start_hours": -1.0}, r"fleet_age_at_start_hours"),
     ("time,category\n2024-05-01T01:00:00,GPU\n", {"end": 10.0}, r"start and end must be ISO"),
@@ -816,12 +816,15 @@ def test_simulate_and_project_accept_the_fit(full):
     [
         ("start_hour", float("nan"), r"start_hour'\] must be a finite number in \[0, 24\)"),
         ("start_hour", 24.0, r"start_hour'\] must be a finite number in \[0, 24\)"),
-        ("duration_hours", "abc", r"duration_hours'\] must be a finite number in \(0, inf\)"),
-        ("duration_hours", 0.0, r"duration_hours'\] must be a finite number in \(0, inf\)"),
+        ("duration_hours", "abc", r"duration_hours'\] must be a finite number in \[0, 1e6\]"),
+        ("duration_hours", 0.0, r"duration_hours'\] must be a finite number in \(0, 1e6\]"),
+        ("duration_hours", 1e300, r"duration_hours'\] must be a finite number in \[0, 1e6\]"),
+        ("fleet_age_at_start_hours", 1e300, r"fleet_age_at_start_hours'\] \(0: unknown\) .*1e7"),
         ("fleet_age_at_start_hours", float("inf"), r"fleet_age_at_start_hours'\] \(0: unknown\)"),
-        ("n_gpus", 2.5, r"n_gpus'\] must be a whole number >= 1; got 2.5"),
-        ("n_gpus", True, r"n_gpus'\] must be a whole number >= 1; got True"),
-        ("gpus_per_node", 0, r"gpus_per_node'\] must be a whole number >= 1; got 0"),
+        ("n_gpus", 2.5, r"n_gpus'\] must be a whole number in \[0, 1e8\].*; got 2.5"),
+        ("n_gpus", True, r"n_gpus'\] must be a whole number in \[0, 1e8\].*; got True"),
+        ("n_gpus", 10**8 + 8, r"n_gpus'\] must be a whole number in \[0, 1e8\]"),
+        ("gpus_per_node", 0, r"gpus_per_node'\] must be a whole number >= 1.*; got 0"),
     ],
 )
 def test_event_log_attributes_checked_by_name(key, value, match):
@@ -943,3 +946,87 @@ def test_pytensor_loglik_equals_the_numpy_pointwise_sum(log, nodes):
                 lambda z, y=y: z**y * math.exp(-z * total_mu) * stats.gamma(1 / v, scale=v).pdf(z),
                 0, np.inf, epsabs=0, epsrel=1e-12)[0]) + total_mu  # fmt: skip
             assert diff[k] == pytest.approx(want, rel=1e-8, abs=1e-10), y
+
+
+#: load_events inputs beyond the arithmetic (audit item 1): each loaded and then failed in the
+#: fit ("Python int too large to convert to C long", "lam value too large" after sampling,
+#: PyMC's init failure)
+TOO_LARGE = [
+    ({"n_gpus": 999999999999999999999}, "n_gpus", r"n_gpus must be an integer in \[1, 1e8\]"),
+    ({"n_gpus": 10**8 + 1}, "n_gpus", r"n_gpus must be an integer in \[1, 1e8\]"),
+    ({"end": 1e300}, "end", r"window \(end - start\) must be at most 1e6 hours"),
+    ({"start": -1e308, "end": 1e308}, "end", r"at most 1e6 hours"),
+    ({"end": 1e6 + 1.0}, "end", r"at most 1e6 hours"),
+    ({"fleet_age_at_start_hours": 1e300}, "fleet_age_at_start_hours", r"in \(0, 1e7\]"),
+    ({"fleet_age_at_start_hours": 10**400}, "fleet_age_at_start_hours", r"in \(0, 1e7\]"),
+    ({"end": math.nan}, "end", r"^end must be a finite number; got nan$"),
+]
+
+
+@pytest.mark.parametrize("kwargs,field,match", TOO_LARGE)
+def test_load_events_refuses_sizes_windows_and_ages_beyond_the_arithmetic(
+    tmp_path, kwargs, field, match
+):
+    """load_events refuses a fleet over 1e8 GPUs, a window over 1e6 h and an age over 1e7 h.
+
+    Each is a FieldError naming the argument and its range, raised before any row is read
+    into a dataset (and so before any fit); a NaN end reads "a finite number", not
+    "a finite number in (-inf, inf)".
+    """
+    p = _csv(tmp_path, "time,category\n1,GPU\n")
+    with pytest.raises(FieldError, match=match) as e:
+        load_events(p, **{"n_gpus": 16, "end": 48.0, **kwargs})
+    assert e.value.field == field
+
+
+def test_load_events_takes_the_largest_size_window_and_age(tmp_path):
+    """Negative control of the refusals above: 1e8 GPUs, a 1e6 h window, a 1e7 h old fleet.
+
+    They load with finite exposures, and the model's trend integral at that age stays finite
+    and positive for the shortest and the longest windows.
+    """
+    from relmc.models.events import _shape_integral_pt
+
+    p = _csv(tmp_path, "time,category\n1,GPU\n")
+    ev = load_events(p, n_gpus=10**8, start=-5e5, end=5e5, fleet_age_at_start_hours=1e7)
+    assert ev.attrs["duration_hours"] == 1e6 and ev.attrs["fleet_age_at_start_hours"] == 1e7
+    assert np.all(np.isfinite(ev["exposure"].values)) and np.all(ev["exposure"].values > 0)
+    beta = pt.dscalar("beta")
+    for d in (1.0 / 3600.0, 1e6):
+        integral = _shape_integral_pt(0.0, d, 0.0, 0.5, 1.0, 0.0, beta, 1e7, d)
+        for b in (0.05, 1.0, 20.0):
+            v = float(integral.eval({beta: b}))
+            assert math.isfinite(v) and v > 0, (d, b, v)
+
+
+def test_fit_events_memory_check_counts_the_pointwise_log_likelihood(monkeypatch):
+    """fit_events' memory check, before any sampling, counts the (chain, draw, node) array.
+
+    The audit's reproducer: 125,000 nodes x 4,000 draws of pointwise log-likelihood (3.7 GiB)
+    passed a check that counted only the per-category values, and ran out of memory after
+    sampling. With 3.5 GB available it is now refused (a FieldError on n_draws, before PyMC
+    is imported); negative control: with 8 GB it passes the check (PyMC blocked, so the fit
+    stops at its import, after the check).
+    """
+    import sys
+    from pathlib import Path
+
+    import relmc._io as io_mod
+    from relmc.models.events import event_draw_values
+
+    events = load_events(
+        Path(__file__).resolve().parents[1] / "examples" / "event_log.csv",
+        n_gpus=1_000_000,
+        start="2024-03-01T00:00:00",
+        end="2024-04-30T00:00:00",
+    )
+    assert event_draw_values(event_data(events)) >= 125_000  # the pointwise per node
+    monkeypatch.setitem(sys.modules, "pymc", None)
+    kwargs = {"n_draws": 1000, "n_tune": 200, "n_chains": 4, "seed": 1}
+    monkeypatch.setattr(io_mod, "available_memory", lambda: 3_500_000_000)
+    with pytest.raises(FieldError, match=r"n_draws x n_chains = 1,000 x 4 .* GiB") as e:
+        fit_events(events, **kwargs)
+    assert e.value.field == "n_draws"
+    monkeypatch.setattr(io_mod, "available_memory", lambda: 80 * 2**30)
+    with pytest.raises(ImportError):
+        fit_events(events, **kwargs)

@@ -11,10 +11,19 @@ import xarray as xr
 from relmc._io import write_netcdf
 from relmc.cli import inputs, options, output
 from relmc.cli.output import fmt, model_text, note, recovery_text, say, table
+from relmc.cluster import MAX_FLEET_AGE_HOURS
+
+#: relmc.models.fleets.MAX_FLEET_SIGMA (not imported: the parser loads no PyMC nor ArviZ;
+#: tests/test_cli.py holds the two equal)
+MAX_FLEET_SIGMA = 10.0
 
 EPILOG = """\
-Prints, per category, the posterior mean rate with a 90% interval (per unit-hour and per
-unit-year) and its contribution to the job MTTF at --n-gpus; a hierarchical fit adds a
+Prints, per category: its count; its rate per unit-hour, the posterior mean with a 90%
+credible interval; the mean rate per unit-year (a mean only); and at --n-gpus the hours between
+its interruptions, 1 / (the posterior mean of its rate on the cluster), from means.
+Then the job MTTF at --n-gpus over all categories: the posterior median of 1/Lambda (Lambda the
+cluster's total rate) with its 90% interval, and the median unexpected interruptions per day,
+24 / that median (the sum of the categories' means is not the median); a hierarchical fit adds a
 population check (relmc.models.population_check: the categories whose count the population of
 the others rarely gives, p < 0.05; in --json/--csv as count_p); writes DIR/posterior.nc, which
 'relmc project|compare|optimize|simulate --posterior DIR/posterior.nc' use without refitting.
@@ -82,9 +91,9 @@ def add_parser(sub) -> None:
     )
     g.add_argument(
         "--fleet-age-hours",
-        type=options.positive_hours,
+        type=options.positive_at_most(MAX_FLEET_AGE_HOURS, "number of hours"),
         metavar="H",
-        help="the fleet's age at the window's start, hours (needed with --trend)",
+        help="the fleet's age at the window's start, hours in (0, 1e7] (needed with --trend)",
     )
     g.add_argument(
         "--diurnal",
@@ -108,10 +117,10 @@ def add_parser(sub) -> None:
     )
     g.add_argument(
         "--fleet-sigma",
-        type=options.positive_float,
+        type=options.positive_at_most(MAX_FLEET_SIGMA),
         metavar="X",
-        help="scale of the half-normal prior on the sd of log fleet multipliers (default: 1, "
-        "fleets that differ by a factor up to about e)",
+        help="scale of the half-normal prior on the sd of log fleet multipliers, in (0, 10] "
+        "(default: 1, fleets that differ by a factor up to about e)",
     )
     options.add_shape_options(p)
     output.add_summary_options(p)
@@ -307,7 +316,7 @@ def _rate_rows(
     header = ["category", "unit", "count", "rate: mean [90%]"]
     right = [False, False, True, True]
     if scalable:
-        header += ["per unit-year", f"h between, at {n:,} GPUs"]
+        header += ["mean per unit-year", f"h between (1/mean), at {n:,} GPUs"]
         right += [True, True]
     return header, rows, right, s, scalable
 
@@ -363,8 +372,8 @@ def run(args: argparse.Namespace) -> int:
         lo, med, hi = summary["mttf_hours_quantile"].values
         say()
         say(
-            f"job MTTF at {n:,} GPUs (all categories): {fmt(med)} h [90%: {fmt(lo)}, "
-            f"{fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day"
+            f"job MTTF at {n:,} GPUs (all categories), posterior median: {fmt(med)} h [90%: "
+            f"{fmt(lo)}, {fmt(hi)}]; {24 / med:.3g} unexpected interruptions per day (median)"
         )
         say(clock_note(posterior.posterior["rate"]))
     if check is not None:

@@ -80,7 +80,8 @@ def load_data(args: argparse.Namespace):
         if args.observed_gpus is not None or args.observed_hours is not None:
             raise ValueError("--observed-gpus and --observed-hours go with --counts")
         try:
-            return load_dataset(args.dataset or "llama3-405b")
+            # "" is a name given (and refused), not the default
+            return load_dataset("llama3-405b" if args.dataset is None else args.dataset)
         except ValueError as e:
             raise ValueError(f"--dataset: {e}") from None
     shape = cluster_shape(args)
@@ -227,6 +228,10 @@ def check_fit_memory(args: argparse.Namespace, data) -> None:
         from relmc.models.fleets import fleet_draw_values
 
         n_values = fleet_draw_values(data.sizes["category"], len(args.fleet) + 1)
+    elif getattr(args, "events", None) is not None:  # relmc fit --events: the pointwise too
+        from relmc.models.events import event_data, event_draw_values
+
+        n_values = event_draw_values(event_data(data))
     else:
         extra = 0 if args.model == "conjugate" else DRAW_EXTRA_VALUES
         n_values = draw_values(data.sizes["category"], extra)
@@ -279,7 +284,14 @@ def load_fleet(text: str):
     try:  # counted as packed as Llama 3 (the shape options describe --counts)
         data = load_counts(path, n_gpus=n_gpus, duration_hours=duration)
     except ValueError as e:
-        raise ValueError(f"--fleet {text}: {e}") from None
+        # the loader names its arguments; here they are the parts GPUS and HOURS
+        message = str(e)
+        field = getattr(e, "field", None)
+        if field == "n_gpus" and message.startswith("n_gpus "):
+            message = "GPUS " + message[len("n_gpus ") :]
+        elif field == "duration_hours" and message.startswith("duration_hours "):
+            message = "HOURS " + message[len("duration_hours ") :]
+        raise ValueError(f"--fleet {text}: {message}") from None
     if not data.attrs.get("name"):
         data.attrs["name"] = Path(path).stem
     return data

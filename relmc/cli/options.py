@@ -19,6 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+#: The largest cluster relmc takes (``relmc.Cluster``'s ``n_gpus`` check, and the observed
+#: cluster of ``--observed-gpus`` and ``--fleet CSV:GPUS:HOURS``); relmc.cluster loads only NumPy
+from relmc.cluster import MAX_GPUS, MAX_WINDOW_HOURS
+
 PROG = "relmc"
 MAX_CHAINS = 1000  # relmc.models._common's bounds (not imported: the parser stays light)
 MAX_POSTERIOR_DRAWS = 10**7
@@ -96,16 +100,23 @@ def _float(s: str) -> float:
     return float(s)
 
 
-def _positive(what: str) -> Callable[[str], float]:
-    """Return a converter to a finite number > 0, its error naming ``what``."""
+def _positive(what: str, hi: float | None = None) -> Callable[[str], float]:
+    """Return a converter to a finite number > 0 (and <= ``hi``), its error naming ``what``."""
 
     def conv(s: str) -> float:
         v = float(s)
-        if not (0 < v < float("inf")):
-            raise argparse.ArgumentTypeError(f"must be a finite {what} > 0; got {s!r}")
+        if not (0 < v < float("inf")) or (hi is not None and v > hi):
+            top = f"{hi:g}".replace("e+0", "e").replace("e+", "e")  # 1e6, as the docs write it
+            allowed = "> 0" if hi is None else f"in (0, {top}]"
+            raise argparse.ArgumentTypeError(f"must be a finite {what} {allowed}; got {s!r}")
         return v
 
     return conv
+
+
+def positive_at_most(hi: float, what: str = "number") -> Callable[[str], float]:
+    """Return a converter to a finite number in (0, ``hi``]."""
+    return _typed(what, _positive(what, hi))
 
 
 number = _typed("number", _float)
@@ -359,17 +370,17 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
     )
     g.add_argument(
         "--observed-gpus",
-        type=int_at_least(1),
+        type=int_at_least(1, hi=MAX_GPUS),
         metavar="N",
-        help="with --counts: GPUs the counts were observed on (exposure may then be "
+        help="with --counts: GPUs the counts were observed on, in [1, 1e8] (exposure may then be "
         "omitted: it is computed with --gpus-per-node and --nodes-per-rack, default 8 and 2); "
         "with relmc fit --events: the fleet's GPUs",
     )
     g.add_argument(
         "--observed-hours",
-        type=positive_hours,
+        type=positive_at_most(MAX_WINDOW_HOURS, "number of hours"),
         metavar="HOURS",
-        help="with --counts: length of the observation window",
+        help="with --counts: length of the observation window, in (0, 1e6] hours",
     )
     g.add_argument(
         "--model",
@@ -438,8 +449,6 @@ def add_out_option(p: argparse.ArgumentParser | Any, help: str | None = None) ->
 #: :mod:`relmc.sim.simulate`, not imported here: the parser loads no numerics;
 #: tests/test_cli.py holds the two equal).
 MAX_TRIALS = 100_000_000
-#: The largest cluster a scenario takes (``relmc.Cluster``'s ``n_gpus`` check).
-MAX_GPUS = 100_000_000
 
 
 def add_run_options(

@@ -58,11 +58,23 @@ def note(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
 
+#: from this magnitude up, :func:`fmt` writes scientific notation (1e12 h is 100 million
+#: years: no ordinary MTTF, count or duration reaches it)
+FMT_SCIENTIFIC = 1e12
+
+
 def fmt(x: float) -> str:
-    """Format a number with about three significant figures, without scientific notation."""
+    """Format a number with about three significant figures.
+
+    Ordinary magnitudes in plain digits (``3.09``, ``1,296``); from :data:`FMT_SCIENTIFIC`
+    up, and below 1e-4 (``.3g``'s own switch), compact scientific notation (``1.23e+15``),
+    so that an extreme value (an exposure of 1e308) prints in a few characters, not hundreds.
+    """
     if not math.isfinite(x):
         return str(x)
     a = abs(x)
+    if a >= FMT_SCIENTIFIC:
+        return f"{x:.3g}"
     if a >= 1000:
         return f"{x:,.0f}"
     if a >= 100:

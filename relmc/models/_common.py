@@ -14,7 +14,7 @@ import xarray as xr
 
 from relmc._cf import provenance
 from relmc._cf import rate_units as cf_rate_units
-from relmc.cluster import UNITS
+from relmc.cluster import MAX_RATE, UNITS
 from relmc.datasets import MAX_COUNT
 
 # arviz 0.23 announces its 1.0 refactor with a FutureWarning on import. It says nothing about our
@@ -165,10 +165,16 @@ def check_data(data: Any, field: str = "data") -> Observations:
         group = np.asarray(data["group"].values).astype(str)
     else:
         group = np.full(cats.size, "", dtype=str)
+    least = (count + 1) / MAX_RATE
+    if np.any(exposure < least):
+        raise ValueError(
+            f"{field}['exposure'] must be at least (count + 1) / {MAX_RATE:g} unit-hours (a rate "
+            f"above {MAX_RATE:g} per unit-hour is no failure process), got {exposure.tolist()}"
+        )
     attrs = dict(data.attrs)
-    duration = attrs.get("duration_hours", 0)
-    if "maintenance_count" in data.variables and isinstance(duration, int | float) and duration > 0:
-        attrs["_maintenance_rate"] = float(data["maintenance_count"]) / float(duration)
+    duration = _check_attrs(data, attrs, field)
+    if "maintenance_count" in data.variables and duration > 0:
+        attrs["_maintenance_rate"] = float(data["maintenance_count"]) / duration
     return Observations(
         name=str(attrs.get("name", "")),
         categories=cats,
@@ -178,6 +184,93 @@ def check_data(data: Any, field: str = "data") -> Observations:
         group=group,
         attrs=attrs,
     )
+
+
+def _whole(value: Any) -> float | None:
+    """``value`` as a float if it is a finite whole number (a NumPy one too), else None."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        v = float(value)
+    except OverflowError:
+        return None
+    return v if np.isfinite(v) and v == round(v) else None
+
+
+def _check_attrs(data: xr.Dataset, attrs: Mapping[str, Any], field: str) -> float:
+    """Validate the attributes a fit reads and records; return ``duration_hours`` (0: none).
+
+    ``n_gpus`` a whole number in [0, 1e8] (0: unknown); ``duration_hours`` a finite number in
+    [0, 1e6] (0: unknown); ``exposure_clock`` one of ``wall``, ``exposed``; ``gpus_per_node``
+    a whole number >= 0 (0: no shape recorded, only without ``n_gpus``), and with it the
+    shape's other fields as :class:`relmc.cluster.ClusterShape` takes them; the variable
+    ``maintenance_count`` a finite whole number >= 0.
+    """
+    from relmc.cluster import MAX_GPUS, MAX_WINDOW_HOURS, SHAPE_FIELDS, ClusterShape
+    from relmc.datasets import EXPOSURE_CLOCKS
+
+    n_gpus = attrs.get("n_gpus", 0)
+    n = _whole(n_gpus)
+    if n is None or not 0 <= n <= MAX_GPUS:
+        raise ValueError(
+            f"{field}.attrs['n_gpus'] must be a whole number in [0, 1e8] (the GPUs the data were "
+            f"observed on, 0: unknown); got {n_gpus!r}"
+        )
+    duration = attrs.get("duration_hours", 0)
+    if isinstance(duration, np.ndarray) and duration.ndim == 0:
+        duration = duration.item()
+    ok = not isinstance(duration, bool | np.bool_) and isinstance(duration, numbers.Real)
+    try:
+        d = float(duration) if ok else np.nan
+    except OverflowError:  # an int beyond any float
+        d = np.inf
+    if not 0 <= d <= MAX_WINDOW_HOURS:  # NaN fails
+        raise ValueError(
+            f"{field}.attrs['duration_hours'] must be a finite number in [0, 1e6] hours (the "
+            f"observation window, 0: unknown); got {duration!r}"
+        )
+    clock = attrs.get("exposure_clock", "wall")
+    if not isinstance(clock, str) or clock not in EXPOSURE_CLOCKS:
+        raise ValueError(
+            f"{field}.attrs['exposure_clock'] must be one of {', '.join(EXPOSURE_CLOCKS)}; "
+            f"got {clock!r}"
+        )
+    if "gpus_per_node" in attrs:
+        gpn = attrs["gpus_per_node"]
+        g = _whole(gpn)
+        if g is None or g < 0:
+            raise ValueError(
+                f"{field}.attrs['gpus_per_node'] must be a whole number >= 1 (0: no cluster "
+                f"shape recorded); got {gpn!r}"
+            )
+        if g == 0 and n > 0:
+            raise ValueError(
+                f"{field}.attrs['gpus_per_node'] must be a whole number >= 1 with "
+                f"attrs['n_gpus'] = {int(n)} (the observed cluster's shape; 0 only without a "
+                f"cluster, n_gpus 0); got {gpn!r}"
+            )
+        if g > 0:
+            given = {
+                k: attrs[k].item() if isinstance(attrs[k], np.generic) else attrs[k]
+                for k in SHAPE_FIELDS
+                if k in attrs
+            }
+            try:
+                ClusterShape(**given)
+            except (ValueError, TypeError) as e:
+                name = getattr(e, "field", "gpus_per_node")
+                raise ValueError(f"{field}.attrs[{name!r}]: {e}") from None
+    if "maintenance_count" in data.variables:
+        raw = np.asarray(data["maintenance_count"].values)
+        m = _whole(raw) if raw.ndim == 0 and raw.dtype.kind in "iuf" else None
+        if m is None or not 0 <= m <= MAX_COUNT:
+            raise ValueError(
+                f"{field}['maintenance_count'] must be one whole number in [0, 2**53] (planned "
+                f"interruptions over the window); got {raw.tolist()!r}"
+            )
+    return float(d)
 
 
 def check_int(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:

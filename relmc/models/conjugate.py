@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -10,6 +9,7 @@ import xarray as xr
 from scipy import special
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc.datasets import MAX_COUNT
 from relmc.models._common import (
     az,
     check_data,
@@ -38,18 +38,29 @@ def total_jeffreys(n_categories: int) -> tuple[float, float]:
     return (0.5 / n_categories, 0.0)
 
 
+#: the largest prior shape: a prior worth at most 2**53 events, the largest count a dataset
+#: holds (``relmc.datasets.MAX_COUNT``), so ``shape + count`` and each draw's expected count
+#: (at most twice that) stay exact-ish floats that NumPy's Poisson draws take
+MAX_PRIOR_SHAPE = float(MAX_COUNT)
+#: the largest prior rate (pseudo-exposure, unit-hours): a thousand times the most any data
+#: reach (1e8 GPUs x 1,000 links per GPU x a 1e6 h window = 1e17 link-hours)
+MAX_PRIOR_RATE = 1e20
+
+
 def _check_prior(prior: object) -> tuple[float, float]:
     msg = (
-        "prior must be a (shape, rate) pair of finite numbers with shape > 0 and rate >= 0 "
-        f"(rate in exposure units); got {prior!r}"
+        "prior must be a (shape, rate) pair of finite numbers with shape in (0, 2**53] (a "
+        "prior worth at most that many events) and rate in [0, 1e20] (exposure units, "
+        f"unit-hours); got {prior!r}"
     )
     if not isinstance(prior, tuple | list) or len(prior) != 2:
         raise ValueError(msg)
     shape, rate = prior
     for v in (shape, rate):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise ValueError(msg)
-    if shape <= 0 or rate < 0:
+    # comparisons, not float(): an int beyond any float fails them without an OverflowError
+    if not (0 < shape <= MAX_PRIOR_SHAPE and 0 <= rate <= MAX_PRIOR_RATE):  # NaN fails
         raise ValueError(msg)
     return float(shape), float(rate)
 
@@ -76,17 +87,21 @@ def fit_conjugate(
         ``unit`` and optionally ``group`` (see :func:`relmc.load_dataset`).
     prior : (float, float) or None, optional
         Gamma prior ``(shape, rate)`` on every category's rate; rate in exposure units
-        (unit-hours). The default ``None`` is ``total_jeffreys()``: Gamma(1/(2K), 0) for K
-        categories, so that the *total* rate, the quantity a job's MTTF depends on, has
-        Jeffreys' prior Gamma(1/2, 0) and its posterior adds half an event, not K/2, to the
-        observed total: for Llama 3 (K = 18, 419 events in 1,296 h) the job MTTF's posterior
-        median is 3.09 h, the observed 1,296 / 419 = 3.093 h, where Jeffreys' prior per
-        category (``JEFFREYS``, Gamma(1/2, 0), the default before) gives 3.03 h (nine
-        extra events, +2.1%). The price: a category with zero events gets the posterior mean
-        ``1 / (2K E)`` instead of ``1 / (2E)``, i.e. its own rate is shrunk toward 0; when such
-        categories matter, pass ``prior=JEFFREYS`` or use :func:`relmc.fit_hierarchical`.
-        Both are improper but give a proper posterior (``exposure > 0``) and are invariant to
-        the time unit. A proper prior (``rate > 0``) is needed for simulation-based calibration.
+        (unit-hours). ``shape`` in (0, 2**53] (``MAX_PRIOR_SHAPE``: a prior worth at most as
+        many events as the largest count a dataset holds) and ``rate`` in [0, 1e20]
+        (``MAX_PRIOR_RATE``: a thousand times the largest exposure the data can reach), so that
+        every draw, its expected count and its log-likelihood stay finite. The default ``None``
+        is ``total_jeffreys()``: Gamma(1/(2K), 0) for K categories, so that the *total* rate,
+        the quantity a job's MTTF depends on, has Jeffreys' prior Gamma(1/2, 0) and its
+        posterior adds half an event, not K/2, to the observed total: for Llama 3 (K = 18, 419
+        events in 1,296 h) the job MTTF's posterior median is 3.09 h, the observed 1,296 / 419 =
+        3.093 h, where Jeffreys' prior per category (``JEFFREYS``, Gamma(1/2, 0), the default
+        before) gives 3.03 h (nine extra events, +2.1%). The price: a category with zero events
+        gets the posterior mean ``1 / (2K E)`` instead of ``1 / (2E)``, i.e. its own rate is
+        shrunk toward 0; when such categories matter, pass ``prior=JEFFREYS`` or use
+        :func:`relmc.fit_hierarchical`. Both are improper but give a proper posterior
+        (``exposure > 0``) and are invariant to the time unit. A proper prior (``rate > 0``) is
+        needed for simulation-based calibration.
     n_draws : int, optional
         Posterior draws per chain, >= 1 (default 1000; 4 x 1000 = 4000 draws in all).
     n_chains : int, optional

@@ -249,17 +249,32 @@ def event_data(events: xr.Dataset, fleet_age_at_start_hours: float | None = None
     for key in ("n_gpus", "gpus_per_node", "duration_hours", "start_hour"):
         if key not in attrs:
             raise ValueError(f"events.attrs is missing {key!r}: not an event log from load_events")
-    duration = _check_real(attrs["duration_hours"], "events.attrs['duration_hours']", 0.0)
+    duration = _check_real(
+        attrs["duration_hours"],
+        "events.attrs['duration_hours']",
+        0.0,
+        cluster.MAX_WINDOW_HOURS,
+        hi_open=False,
+    )
     start_hour = _check_real(
         attrs["start_hour"], "events.attrs['start_hour']", 0.0, 24.0, lo_open=False
     )
     n_gpus = _check_whole(attrs["n_gpus"], "events.attrs['n_gpus']")
+    if n_gpus > cluster.MAX_GPUS:
+        raise ValueError(f"events.attrs['n_gpus'] must be a whole number in [1, 1e8]; got {n_gpus}")
     gpus_per_node = _check_whole(attrs["gpus_per_node"], "events.attrs['gpus_per_node']")
     age = attrs.get("fleet_age_at_start_hours", 0.0)
     field = "events.attrs['fleet_age_at_start_hours']"
     if fleet_age_at_start_hours is not None:
         age, field = fleet_age_at_start_hours, "fleet_age_at_start_hours"
-    age = _check_real(age, f"{field} (0: unknown)", 0.0, lo_open=False)
+    age = _check_real(
+        age,
+        f"{field} (0: unknown)",
+        0.0,
+        cluster.MAX_FLEET_AGE_HOURS,
+        lo_open=False,
+        hi_open=False,
+    )
     names = np.asarray(events["category"].values).astype(str)
     units = np.asarray(events["unit"].values).astype(str)
     # the log's own shape (racks of its nodes, links of its GPUs), as load_events counted its
@@ -571,17 +586,31 @@ def _node_part(d: _Draws, total: np.ndarray, nodes: str | None, sl=slice(None)) 
     )
 
 
+def pointwise_units(data: EventData) -> int:
+    """Units of the pointwise log-likelihood: the fleet's nodes, else the window's days."""
+    return data.n_nodes if data.has_nodes else max(1, math.ceil(data.duration / 24.0))
+
+
+def event_draw_values(data: EventData) -> int:
+    """Return the float64 values an event fit keeps per draw, at least.
+
+    :func:`relmc.models._common.draw_values` of its categories, the sampler's statistics, and
+    the pointwise log-likelihood, one value per node of the fleet (a log with a node column)
+    or per day of the window (:func:`pointwise_units`): for a large fleet far the largest part.
+    """
+    return draw_values(data.n_categories, SAMPLE_STATS_VALUES + pointwise_units(data))
+
+
 def _pointwise(d: _Draws, data: EventData, nodes: str | None, big_h: np.ndarray) -> tuple:
     """Pointwise log-likelihood (chain, draw, unit), the unit's name and its coordinates."""
     n_chains = d.mu.shape[0]
     c = data.category
+    n_units = pointwise_units(data)
     if data.has_nodes:
-        n_units = data.n_nodes
         assign = data.node
         coords = {"node": np.arange(n_units), "node_id": ("node", data.node_ids)}
         unit = "node"
     else:
-        n_units = max(1, math.ceil(data.duration / 24.0))
         assign = np.minimum((data.time // 24.0).astype(np.int64), n_units - 1)
         coords = {
             "day": np.arange(n_units),
@@ -729,7 +758,7 @@ def fit_events(
         Per-node heterogeneity: none, a two-point mixture (lemon fraction and multiplier), or
         a gamma frailty; needs a log with a ``node`` column.
     fleet_age_at_start_hours : float, optional
-        The fleet's age at the window's start, hours > 0; default
+        The fleet's age at the window's start, hours in (0, 1e7]; default
         ``events.attrs["fleet_age_at_start_hours"]``.
     n_draws, n_tune : int
         Posterior draws (>= 1) and tuning steps (>= 0) per chain.
@@ -772,8 +801,7 @@ def fit_events(
     data = event_data(events, fleet_age_at_start_hours)
     _check_terms(diurnal, trend, nodes, data)
     n_draws, n_tune, n_chains, target_accept = check_sampling(
-        n_draws, n_tune, n_chains, target_accept, cores,
-        draw_values(data.n_categories, SAMPLE_STATS_VALUES),
+        n_draws, n_tune, n_chains, target_accept, cores, event_draw_values(data),
     )  # fmt: skip
     pm = import_pymc()
     root = resolve_seed(seed)

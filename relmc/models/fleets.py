@@ -93,7 +93,15 @@ import numpy as np
 import xarray as xr
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.cluster import ClusterShape, check_shape, recorded_shape, units
+from relmc.cluster import (
+    MAX_GPUS,
+    MAX_WINDOW_HOURS,
+    ClusterShape,
+    check_shape,
+    recorded_shape,
+    units,
+)
+from relmc.datasets import warn_exposure_against_window
 from relmc.models._common import (
     SAMPLE_STATS_VALUES,
     Observations,
@@ -148,6 +156,12 @@ def _named(datasets: object) -> list[tuple[str, object]]:
     )
 
 
+#: the largest ``fleet_sigma``: a half-normal scale of 10 already lets fleets differ by a
+#: typical factor e^10 (about 22,000); its draws of sigma (< 50 in any run) times the
+#: normal deviates keep every multiplier e^(sigma z) far below float64's overflow at e^709
+MAX_FLEET_SIGMA = 10.0
+
+
 def fleet_draw_values(n_categories: int, n_fleets: int) -> int:
     """Return the float64 values a fleets fit keeps per draw, at least.
 
@@ -172,9 +186,13 @@ def _per_unit(obs: Observations, field: str, categories_units, shape) -> np.ndar
     """
     shape = recorded_shape(obs.attrs) or shape
     n_gpus = obs.attrs.get("n_gpus")
-    if isinstance(n_gpus, bool) or not isinstance(n_gpus, numbers.Integral) or n_gpus < 1:
+    if (
+        isinstance(n_gpus, bool)
+        or not isinstance(n_gpus, numbers.Integral)
+        or not 1 <= int(n_gpus) <= MAX_GPUS
+    ):
         raise ValueError(
-            f"{field}.attrs['n_gpus'] must be an integer >= 1 for a total-only fleet "
+            f"{field}.attrs['n_gpus'] must be an integer in [1, 1e8] for a total-only fleet "
             f"(it maps the total onto the categories' units); got {n_gpus!r}"
         )
     v = str(obs.unit[0])
@@ -182,6 +200,44 @@ def _per_unit(obs: Observations, field: str, categories_units, shape) -> np.ndar
         raise ValueError(f"{field}['unit'] must be a cluster unit for a fleet, got 'pump'")
     per = units(int(n_gpus), v, shape)
     return np.array([units(int(n_gpus), str(u), shape) / per for u in categories_units])
+
+
+def _check_fleet_exposure(obs: Observations, field: str, n_gpus: int, shape: ClusterShape) -> None:
+    """Warn when a total-only fleet's exposure disagrees with its ``n_gpus`` and window.
+
+    The same check as :func:`relmc.load_counts` makes of a counts file against its
+    ``n_gpus`` and ``duration_hours`` (:func:`relmc.datasets.warn_exposure_against_window`),
+    here against the fleet's ``attrs``: ``n_gpus`` maps the fleet's total onto the
+    categories' units, so one that does not match its exposure (an edited attribute, a
+    fleet of another size) moves the fleet's multiplier by the factor, silently. Skipped
+    when the fleet records no window (``attrs["duration_hours"]`` 0 or absent); the low side
+    only on the wall clock (``attrs["exposure_clock"]``), as there.
+    """
+    hours = obs.attrs.get("duration_hours", 0)
+    if (
+        isinstance(hours, bool)
+        or not isinstance(hours, numbers.Real)
+        or not 0 < float(hours) <= MAX_WINDOW_HOURS
+    ):
+        return
+    shape = recorded_shape(obs.attrs) or shape  # as _per_unit counts the fleet's units
+    where = f"{field}.attrs['n_gpus'] and .attrs['duration_hours']"
+    warn_exposure_against_window(
+        obs.categories,
+        obs.exposure,
+        obs.unit,
+        n_gpus,
+        float(hours),
+        shape,
+        field,
+        check_low=str(obs.attrs.get("exposure_clock", "wall")) == "wall",
+        fix=f"the fleet's exposure must be {{u}}-hours, and {where} the cluster and window "
+        "its total comes from (fit_fleets maps the total onto the categories' units with "
+        "n_gpus)",
+        high_fix=f"check {where} against the fleet's exposure (fit_fleets maps the total "
+        "onto the categories' units with n_gpus)",
+        stacklevel=4,  # fit_fleets' caller
+    )
 
 
 def fit_fleets(
@@ -215,8 +271,9 @@ def fit_fleets(
     pool : {"auto", "fleet", "unit"}, optional
         Pooling scale of the categorised fleet, as in :func:`relmc.fit_hierarchical`.
     fleet_sigma : float, optional
-        Scale (> 0) of the half-normal prior on :math:`\sigma`, the sd of log fleet
-        multipliers. The default 1 lets fleets differ by a typical factor up to about e.
+        Scale, in (0, 10] (``MAX_FLEET_SIGMA``), of the half-normal prior on :math:`\sigma`,
+        the sd of log fleet multipliers. The default 1 lets fleets differ by a typical factor
+        up to about e; 10 by e^10 (larger scales overflow the multipliers).
     shape : relmc.cluster.ClusterShape, optional
         GPU packing used to count each category's units in total-only fleets that record
         none; a fleet that records its shape (``attrs``, as ``load_counts`` with ``n_gpus``
@@ -271,10 +328,11 @@ def fit_fleets(
     if (
         isinstance(fleet_sigma, bool)
         or not isinstance(fleet_sigma, numbers.Real)
-        or not np.isfinite(fleet_sigma)
-        or fleet_sigma <= 0
+        or not 0 < fleet_sigma <= MAX_FLEET_SIGMA  # NaN fails too
     ):
-        raise ValueError(f"fleet_sigma must be a finite number > 0, got {fleet_sigma!r}")
+        raise ValueError(
+            f"fleet_sigma must be a finite number in (0, {MAX_FLEET_SIGMA:g}], got {fleet_sigma!r}"
+        )
     shape = check_shape(shape)
     per_unit = np.array(
         [
@@ -282,6 +340,8 @@ def fit_fleets(
             for n, f in zip(names[1:], totals, strict=True)
         ]
     )  # (total fleet, category)
+    for n, f in zip(names[1:], totals, strict=True):  # n_gpus checked by _per_unit
+        _check_fleet_exposure(f, f"datasets[{n!r}]", int(f.attrs["n_gpus"]), shape)
     tot_count = np.array([f.count[0] for f in totals])
     tot_exposure = np.array([f.exposure[0] for f in totals])
     expected = _expected_totals(main, per_unit, tot_exposure)
