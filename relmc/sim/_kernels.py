@@ -213,14 +213,18 @@ from a function with reference counting (the renewal block, an entry called from
 was therefore compiled one way or the other by the order in which a process first ran the
 paths: :func:`_trial_general`, compiled after the renewal path, kept reference counts on
 the arrays its event loop indexes and ran a profiled job 1.16x slower, with the same
-outputs. Every such callee declares ``_nrt=False`` itself, and tests/test_kernel_flags.py
-reads the call graph off this source and fails on any function that could be compiled
-either way. So no function called, directly or not, from one of them may return an array
-(a function numba inlines, ``inline="always"``, as :func:`_table_for`, is not a call and
-may), and tests/test_generator_address.py checks that the inputs' reference counts are
-unchanged after those paths. Where the calls are is found by breaking on ``NRT_incref``/
-``NRT_decref`` in a debugger attached to a running kernel and reading the return addresses
-(benchmarks/README.md).
+outputs. Every such callee declares ``_nrt=False`` itself. ``forceinline`` is inherited the
+same way (a plain callee first compiled for a ``forceinline`` caller is inlined everywhere):
+the ten small helpers reached from both kinds of caller declare it, seven ``True`` and three
+``False`` (:func:`_alias_fill`, :func:`_alias_codes`, :func:`_gap_bound`: inlined, they made
+the pool path's block 1.13x slower).
+tests/test_kernel_flags.py reads the call graph off this source and fails on any function
+that could be compiled either way, for either flag. So no function called, directly or
+not, from one of them may return an array (a function numba inlines, ``inline="always"``,
+as :func:`_table_for`, is not a call and may), and tests/test_generator_address.py checks
+that the inputs' reference counts are unchanged after those paths. Where the calls are is
+found by breaking on ``NRT_incref``/``NRT_decref`` in a debugger attached to a running
+kernel and reading the return addresses (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -346,7 +350,7 @@ def _durable_after(e, extra, tau, delta, persist, n_seg):
     return (k - 1) * tau
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _locate(e, n_seg, last_start, r, tau, seg, inv_seg):
     """Segment ``k`` holding run position ``e``, offset ``x`` in it and its compute length.
 
@@ -502,7 +506,7 @@ def _trial_table(cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, 
     return fail_rate, fail_rate + maint_rate, n_slots
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _gap(rng):
     """One standard exponential: exposed time to the next event, in units of the mean gap.
 
@@ -774,7 +778,7 @@ def _diurnal_angles(cat_phase, start_hour, cos_a, sin_a):
         sin_a[c] = math.sin(ang)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _diurnal_terms_at(w, cat_amp, cos_a, sin_a, pc, ps):
     """:func:`_diurnal_terms` from the angles' cosines and sines (:func:`_diurnal_angles`).
 
@@ -973,7 +977,7 @@ def _pick_failure(rng, prob, slot_code, alias_code, n):
             return c
 
 
-@jit(_nrt=False)  # indexes arrays only: no reference counting
+@jit(_nrt=False, forceinline=False)  # indexes arrays only: no reference counting
 def _alias_codes(rng, prob, slot_code, alias_code, n, m, ubuf, cbuf):
     """Draw ``m`` outcomes of an ``n``-slot alias table into ``cbuf[:m]`` (``ubuf``: scratch).
 
@@ -2128,7 +2132,7 @@ def _fill_from(rng, buf, j0):
         buf[q] = _gap(rng)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=False)
 def _gap_bound(buf, j0, stop, mean_gap):
     """Return an upper bound on the sum of the gaps ``buf[j0:stop] * mean_gap``.
 
@@ -2266,7 +2270,7 @@ def _acc_total(acc, row):
     return _acc_pairwise(acc, row, BUF)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _maint_countdown(rng, lam_geo):
     """Events up to and including the next planned one: ``Geometric(p)`` on 1, 2, ...
 
@@ -2721,7 +2725,7 @@ _PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: a
 _NORM_SLACK = 1e-12  # how far a carried phase's (sin, cos) may stray from norm 1 (_sums_rise)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=False)
 def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
     """Fill ``cbuf`` with alias draws of an ``n``-slot table, ``ubuf`` with uniforms if ``with_u``.
 
@@ -2772,7 +2776,7 @@ def _next_costly(rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbu
     return cbuf[jk], kbuf[jk], jk + 1
 
 
-@jit
+@jit(forceinline=True)
 def _sincos_small(u):
     """``(sin u, cos u - 1)`` for ``|u| <= _POLY_U`` by their Taylor polynomials.
 
@@ -2790,7 +2794,7 @@ def _sincos_small(u):
     return u * sp, z * cp
 
 
-@jit
+@jit(forceinline=True)
 def _sincos_step(u):
     """``(sin u, cos u - 1)``: :func:`_sincos_small` when ``|u| <= _POLY_U``, else libm."""
     if abs(u) <= _POLY_U:
@@ -2804,7 +2808,7 @@ def _cum_turned(x, sn, cm, s0, c0, big_l, k):
     return big_l * x + k * (s0 * cm + c0 * sn)
 
 
-@jit
+@jit(forceinline=True)
 def _cum_diurnal(x, s0, c0, big_l, k):
     """``F(x) = L x + k (sin(phi0 + OMEGA x) - sin phi0)`` with ``k = A / OMEGA``.
 
