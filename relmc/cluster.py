@@ -61,7 +61,7 @@ MAX_LINKS_PER_GPU = 1000.0
 #: the largest cluster relmc takes, GPUs: a scenario's ``cluster.n_gpus``, ``relmc fit
 #: --n-gpus``, and the cluster a fit's data were observed on (``load_counts``' and
 #: ``load_events``' ``n_gpus``, a total-only fleet's ``attrs["n_gpus"]``). 500 times the
-#: largest published training cluster; ``relmc.projection.MAX_GPUS`` holds the same value
+#: largest published training cluster; the projection's sizes are held to it too
 MAX_GPUS = 100_000_000
 
 #: the longest observation window relmc takes, hours (about 114 years; ``load_counts``'

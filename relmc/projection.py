@@ -50,7 +50,7 @@ import xarray as xr
 
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.cluster import shape_attrs
+from relmc.cluster import MAX_GPUS, shape_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import (
     RateDraws,
@@ -116,8 +116,6 @@ CREDIBLE_TRIALS = 2000
 #: Spawn-key entry of the credible simulation's seed below each size's seed; the predictive
 #: blocks use keys 0 .. n_blocks - 1 (< 2**19 for 1e8 trials), so the streams never meet.
 _CREDIBLE_KEY = 2**32 - 1
-
-MAX_GPUS = 10**8
 
 
 def check_sizes(n_gpus) -> list[int]:

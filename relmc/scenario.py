@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from relmc.cluster import MAX_RATE, UNITS, ClusterShape, units
+from relmc.cluster import MAX_GPUS, MAX_RATE, UNITS, ClusterShape, units
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
 from relmc.errors import FieldError
 
@@ -227,7 +227,7 @@ class Cluster:
     power_swing_threshold_mw: float = 0.0
 
     def __post_init__(self) -> None:
-        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1, hi=10**8, hi_text="1e8")
+        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1, hi=MAX_GPUS, hi_text="1e8")
         _set(self, "n_gpus", n)
         try:  # the shape's own checks, named as cluster fields
             shape = ClusterShape(
