@@ -1145,3 +1145,24 @@ def test_optimize_needs_two_trials_as_compare_does(tmp_path, capsys):
     assert math.isnan(_se(np.array([0.9])))
     assert build_parser().parse_args(["optimize", "--n-trials", "2"]).n_trials == 2
     assert _se(np.array([0.9, 0.8])) == pytest.approx(0.05)
+
+
+def test_positive_converters_without_an_upper_limit_name_their_range():
+    """``positive_float``/``positive_hours`` (no upper limit) say "> 0"; with one, the range.
+
+    The upper limit's text was formatted even without one (a TypeError that argparse
+    reduced to "invalid number value").
+    """
+    import argparse
+
+    from relmc.cli import options
+
+    for conv, bad, want in (
+        (options.positive_float, "-1", "must be a finite number > 0; got '-1'"),
+        (options.positive_hours, "0", "must be a finite number of hours > 0; got '0'"),
+        (options.positive_at_most(10.0), "11", r"must be a finite number in (0, 10]; got '11'"),
+    ):
+        with pytest.raises(argparse.ArgumentTypeError) as e:
+            conv(bad)
+        assert want in str(e.value), str(e.value)
+    assert options.positive_float("2.5") == 2.5

@@ -79,10 +79,20 @@ def flag_contexts(source: str, flag: str, default: bool, from_python: set[str]) 
 
 
 def _called_from_python(names) -> set[str]:
-    """Kernel functions other modules of the package name (and may call from Python)."""
-    text = "\n".join(
-        p.read_text() for p in PACKAGE.rglob("*.py") if p.resolve() != KERNELS.resolve()
-    )
+    """Kernel functions named outside the kernel (and so perhaps called from Python).
+
+    The package's other modules, and the checkout's tests and benchmarks: numba's disk
+    cache keys a version by its signature, not its flags, so a helper a test compiles from
+    Python (numba's defaults) would serve the kernel in later processes of the checkout.
+    A name in a comment counts too (the check errs towards declaring).
+    """
+    here = Path(__file__).resolve()
+    files = [*PACKAGE.rglob("*.py")]
+    for extra in ("tests", "benchmarks"):
+        folder = PACKAGE.parent / extra
+        if folder.is_dir():
+            files += folder.rglob("*.py")
+    text = "\n".join(p.read_text() for p in files if p.resolve() not in (KERNELS.resolve(), here))
     return {n for n in names if re.search(rf"\b{re.escape(n)}\b", text)}
 
 

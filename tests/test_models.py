@@ -917,6 +917,12 @@ def test_valid_attrs_still_fit(llama, pumps):
     assert post.posterior.attrs["n_gpus"] == 10**8
     assert post.posterior.attrs["exposure_clock"] == "exposed"
     fit_conjugate(pumps, n_draws=10)  # n_gpus 0 and gpus_per_node 0: no cluster
+    # a shape written as whole floats (8.0, as a file written elsewhere may hold it) is the
+    # shape: it was refused with "must be an integer >= 1; got 8.0"
+    floats = llama.assign_attrs(gpus_per_node=8.0, nodes_per_rack=2.0)
+    assert np.isfinite(fit_conjugate(floats, n_draws=10).posterior["rate"].values).all()
+    with pytest.raises(ValueError, match=r"attrs\['gpus_per_node'\]"):  # negative control
+        fit_conjugate(llama.assign_attrs(gpus_per_node=8.5), n_draws=10)
 
 
 @pytest.mark.parametrize("sigma", [1e300, 10.000001, 10**400, math.inf, math.nan])

@@ -376,6 +376,40 @@ def test_low_hours_thinned_against_their_own_bound(engine):
         assert abs(_z(n0, control)) > Z_TOL, (n0.mean(), control)
 
 
+def test_the_oracles_pieces_hold_each_hours_multiplier_past_a_rounded_hour_end():
+    """The oracle's pieces carry the multiplier of the hour they cover, whatever the rounding.
+
+    Hour ends are stepped by whole hours from the first; at a fractional ``week_hour0`` an
+    end past 1024 h rounds just below the hour's true end. Looked up there, the multiplier
+    was the previous hour's for every piece after it: with ``week_hour0 = 96.3`` and hour
+    113 of the week at 50 (zeros elsewhere), the interval [997.43, 1040) h had its high
+    piece an hour late, [1025.7, 1026.7), while hour 113 is [1024.7, 1025.7). Known answer:
+    that piece; and over 20,000 random intervals (offsets, rows of 0/1/2, up to 3,000 h)
+    every piece's multiplier is the row's at the piece's midpoint (0.6% of pieces were not).
+    """
+    import random
+
+    from relmc.sim.reference import _Trial
+
+    t = object.__new__(_Trial)  # (pieces reads only the profile, its constancy and week0)
+    row = [0.0] * WEEK_HOURS
+    row[113] = 50.0
+    t.profile, t.constant, t.week0 = [row], [False], 96.3
+    pieces = t.pieces(0, 997.428354754894, 1040.0)
+    high = [(a, b) for a, b, q in pieces if q == 50.0]
+    assert high == [pytest.approx((1024.7, 1025.7), abs=1e-9)], pieces
+    rng = random.Random(1)
+    bad = 0
+    for _ in range(20_000):
+        t.week0 = rng.uniform(0.0, WEEK_HOURS)
+        t.profile = [[rng.choice((0.0, 1.0, 2.0)) for _ in range(WEEK_HOURS)]]
+        a = rng.uniform(0.0, 3000.0)
+        for x, y, q in t.pieces(0, a, a + rng.uniform(0.0, 60.0)):
+            mid = math.floor((t.week0 + 0.5 * (x + y)) % WEEK_HOURS)
+            bad += y - x > 1e-6 and t.profile[0][mid] != q
+    assert bad == 0
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_profile_of_zeros_but_one_hour_at_a_high_rate_ends_at_once(engine):
     """Zero (or 1e-9) hours but the week's last, ``Lambda = 1e5 /h``: both engines end at once.

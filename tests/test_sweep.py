@@ -1508,6 +1508,18 @@ def test_integer_and_float_axis_values_are_one_spec(monkeypatch):
     assert all(type(v) is int for v in gpus.axes[0][1])
     other = SweepSpec.from_dict({**TINY, "axes": {"policy.restart_hours": [1.0, 3.0]}})
     assert other.sha256() != floats.sha256()
+    # a value valid only beside another axis's (a persist time within a longer interval;
+    # the base scenario alone refuses persist 1 h beside its 30-min interval) is typed too
+    paired = [
+        SweepSpec.from_dict({**TINY, "axes": {"policy.checkpoint_interval": [3, 4],
+                                              "policy.persist_hours": p}})
+        for p in ([1, 2], [1.0, 2.0])
+    ]  # fmt: skip
+    assert paired[0].sha256() == paired[1].sha256()
+    assert paired[0].axes == (
+        ("policy.checkpoint_interval", (3.0, 4.0)),
+        ("policy.persist_hours", (1.0, 2.0)),
+    )
 
     old = floats.canonical_json().replace(
         '"policy.restart_hours",[1.0,2.0]', '"policy.restart_hours",[1,2]'

@@ -106,8 +106,10 @@ def _positive(what: str, hi: float | None = None) -> Callable[[str], float]:
     def conv(s: str) -> float:
         v = float(s)
         if not (0 < v < float("inf")) or (hi is not None and v > hi):
-            top = f"{hi:g}".replace("e+0", "e").replace("e+", "e")  # 1e6, as the docs write it
-            allowed = "> 0" if hi is None else f"in (0, {top}]"
+            allowed = "> 0"
+            if hi is not None:
+                top = f"{hi:g}".replace("e+0", "e").replace("e+", "e")  # 1e6, as docs write it
+                allowed = f"in (0, {top}]"
             raise argparse.ArgumentTypeError(f"must be a finite {what} {allowed}; got {s!r}")
         return v
 

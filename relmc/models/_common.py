@@ -252,11 +252,14 @@ def _check_attrs(data: xr.Dataset, attrs: Mapping[str, Any], field: str) -> floa
                 f"cluster, n_gpus 0); got {gpn!r}"
             )
         if g > 0:
-            given = {
-                k: attrs[k].item() if isinstance(attrs[k], np.generic) else attrs[k]
-                for k in SHAPE_FIELDS
-                if k in attrs
-            }
+            given = {}
+            for k in SHAPE_FIELDS:
+                if k in attrs:
+                    v = attrs[k].item() if isinstance(attrs[k], np.generic) else attrs[k]
+                    # a whole float (8.0, as a file written elsewhere may hold it) is the int
+                    whole = _whole(v) if k != "links_per_gpu" else None
+                    given[k] = int(whole) if whole is not None else v
+
             try:
                 ClusterShape(**given)
             except (ValueError, TypeError) as e:

@@ -218,7 +218,11 @@ same way (a plain callee first compiled for a ``forceinline`` caller is inlined 
 the ten small helpers reached from both kinds of caller declare it, seven ``True`` and three
 ``False`` (:func:`_alias_fill`, :func:`_alias_codes`, :func:`_gap_bound`: inlined, they made
 the pool path's block 1.13x slower).
-tests/test_kernel_flags.py reads the call graph off this source and fails on any function
+A helper a test or a benchmark calls from Python is compiled with numba's defaults there,
+and numba's disk cache keys a version by its signature, not its flags, so that version
+serves later processes of the checkout: those helpers declare both flags too.
+tests/test_kernel_flags.py reads the call graph off this source (a name used in the
+package, its tests or benchmarks counting as a call from Python) and fails on any function
 that could be compiled either way, for either flag. So no function called, directly or
 not, from one of them may return an array (a function numba inlines, ``inline="always"``,
 as :func:`_table_for`, is not a call and may), and tests/test_generator_address.py checks
@@ -757,7 +761,7 @@ def _pick_time(rng, s, w, pc, ps, base, zr, zi, prof, week_hour0):
     return _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0)
 
 
-@jit
+@jit(_nrt=False)
 def _diurnal_terms(w, cat_amp, cat_phase, start_hour, pc, ps):
     """Fill ``pc``, ``ps`` and return their sums ``(zr, zi)``.
 
@@ -2125,7 +2129,7 @@ def _fill(rng, buf):
         buf[q] = _gap(rng)
 
 
-@jit
+@jit(_nrt=False)
 def _fill_from(rng, buf, j0):
     """Refill ``buf[j0:]`` with standard exponentials (:func:`_fill` from position ``j0``)."""
     for q in range(j0, buf.shape[0]):
@@ -2742,7 +2746,7 @@ def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
         ubuf[q] = rng.random()
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, ubuf):
     """Draw ``CBUF`` costly failures of a diurnal block ahead (:func:`_diurnal_block`).
 
@@ -2776,7 +2780,7 @@ def _next_costly(rng, jk, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbu
     return cbuf[jk], kbuf[jk], jk + 1
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _sincos_small(u):
     """``(sin u, cos u - 1)`` for ``|u| <= _POLY_U`` by their Taylor polynomials.
 
@@ -2794,7 +2798,7 @@ def _sincos_small(u):
     return u * sp, z * cp
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _sincos_step(u):
     """``(sin u, cos u - 1)``: :func:`_sincos_small` when ``|u| <= _POLY_U``, else libm."""
     if abs(u) <= _POLY_U:
@@ -2808,7 +2812,7 @@ def _cum_turned(x, sn, cm, s0, c0, big_l, k):
     return big_l * x + k * (s0 * cm + c0 * sn)
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _cum_diurnal(x, s0, c0, big_l, k):
     """``F(x) = L x + k (sin(phi0 + OMEGA x) - sin phi0)`` with ``k = A / OMEGA``.
 
@@ -3264,7 +3268,7 @@ def _kepler_rows(tab, j0, stop, wk, ji):
             wk[np.uint64(2) + k, q] = tab[jj, k]
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     """:func:`_kepler_step`'s ``X``, ``ok`` for ``gf[j0:stop]`` into ``xa``, ``okf`` (1: trusted).
 
@@ -3284,7 +3288,7 @@ def _kepler_pass(gf, xa, okf, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     )  # fmt: skip
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _kepler_pass_sc(gf, xa, okf, sa, ca, j0, stop, m0, phi0, e, w_l, tol0, tab, wk, ji):
     """:func:`_kepler_pass`, and the sine and cosine of each point's phase (``sa``, ``ca``).
 
@@ -3310,7 +3314,7 @@ def _solve_from(g, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, t):
     return x
 
 
-@jit(forceinline=True)
+@jit(_nrt=False, forceinline=True)
 def _solve_one(g, t, theta, s0, c0, tab_on, e, w_l, tab, big_l, big_a, inv_l, inv_hi, inv_lo, hi):
     """:func:`_invert_diurnal` for the loop one by one: from the table when it has one.
 
@@ -4135,7 +4139,7 @@ def _sums_rise(pw, prc, prs, n_cat):
     return True
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _pick_last(pw, prc, prs, s1, c1, n_cat):
     """Return the last category whose running sum rises at the phase (else 0)."""
     c = n_cat - 1

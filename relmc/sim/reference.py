@@ -166,8 +166,9 @@ Periodic rate profiles (``cat_profile``, ``week_hour0``; off when the table has 
 then nothing changes, nothing extra is drawn). With rows, rates vary in time (thinning, as
 above, for the whole simulation) and every category's intensity, cosine and trend included,
 is multiplied by ``q_c[k(t)]``, ``k(t) = floor((week_hour0 + t) mod 168)``, looked up at each
-candidate's wall time. Each exposed interval is split where ``q_c`` changes (adjacent hours
-with equal multipliers form one piece) and each piece is thinned against its own bound,
+candidate's wall time (in ``first_failure``, the hour of the candidate's piece). Each
+exposed interval is split where ``q_c`` changes (adjacent hours with equal multipliers form
+one piece) and each piece is thinned against its own bound,
 ``Lambda_c (1 + a_c) q * max(T(a), T(b))`` for the piece ``[a, b)`` of multiplier ``q``; a
 piece of multiplier 0 draws nothing (a Poisson process has independent increments, so the
 pieces are independent). A row of ones is one piece and leaves a category as it was, bit
@@ -267,10 +268,12 @@ class _Trial:
         # periodic rate profiles: each category's 168 hourly multipliers (None: off)
         table = np.asarray(getattr(inputs, "cat_profile", np.ones((0, WEEK_HOURS))))
         self.profile = None
+        self.constant: list[bool] = []  # per category: a row of one value
         if table.shape[0] > 0:
             assert table.shape == (len(rates), WEEK_HOURS)
             self.profile = [[float(v) for v in row] for row in table]
             assert all(v >= 0.0 for row in self.profile for v in row)
+            self.constant = [all(v == row[0] for v in row) for row in self.profile]
         self.week0 = float(getattr(inputs, "week_hour0", 0.0))
         # thinning or constant-rate clocks: decided for the whole simulation (any draw)
         self.varying = _modulated(inputs)
@@ -372,34 +375,45 @@ class _Trial:
 
         Returns ``(a, b, q)`` triples: consecutive wall intervals over which ``q_c[k(t)] = q``
         (adjacent hours with equal multipliers form one piece). One piece ``(t0, t1, 1)``
-        when profiles are off. Hour ends are stepped from the first one by whole hours.
+        when profiles are off, one for a constant row. Hour ends are stepped from the first
+        one by whole hours and each piece's hour is counted in integers from ``t0``'s, not
+        looked up at the rounded hour end: at a fractional ``week_hour0`` an end past a power
+        of two (1024 h) can round just below the hour's true end, and a look-up there read
+        the previous hour's multiplier for every piece after it.
         """
         if self.profile is None:
             return [(t0, t1, 1.0)]
+        row = self.profile[c]
+        if self.constant[c]:  # (a row of ones: one piece, as without profiles)
+            return [(t0, t1, row[0])]
         out = []
-        a, q = t0, self.weekly(c, t0)
+        k = self.week_hour(t0)  # an integer count of hours from here on: no float drift
         pos = (self.week0 + t0) % WEEK_HOURS
         end = t0 + (math.floor(pos) + 1.0 - pos)  # the end of t0's hour of the week
+        a, q = t0, row[k]
         while True:
-            while end < t1 and self.weekly(c, end) == q:
+            while end < t1 and row[(k + 1) % WEEK_HOURS] == q:
+                k += 1
                 end += 1.0
             if end >= t1:
                 out.append((a, t1, q))
                 return out
             out.append((a, end, q))
-            a, q = end, self.weekly(c, end)
+            k += 1
+            a, q = end, row[k % WEEK_HOURS]
             end += 1.0
 
-    def modulation(self, c: int, t: float) -> float:
+    def modulation(self, c: int, t: float, q: float | None = None) -> float:
         """Diurnal, weekly-profile and trend factor of category ``c`` at wall time ``t``.
 
         1 when the rates are constant. The profile multiplies the cosine (a category with a
-        profile has ``a_c = 0``; one without has a row of ones).
+        profile has ``a_c = 0``; one without has a row of ones); ``q``: its multiplier at
+        ``t`` when the caller knows it (the piece of :meth:`pieces` holding ``t``).
         """
         hour = float(self.x.start_hour) + t
         day = 1.0 + self.amp[c] * math.cos(2.0 * math.pi * (hour - self.peak[c]) / 24.0)
         if self.profile is not None:
-            day *= self.weekly(c, t)
+            day *= self.weekly(c, t) if q is None else q
         return day * self.trend(t)
 
     def intensity(self, c: int, t: float) -> float:
@@ -431,7 +445,7 @@ class _Trial:
                     s += self.rng.exponential(1.0 / bound)
                     if s >= min(b, first):
                         break
-                    if self.rng.random() * bound < rate * self.modulation(c, s):
+                    if self.rng.random() * bound < rate * self.modulation(c, s, q):
                         first, who, struck, hit = s, c, node, True
                         break
                 if hit:

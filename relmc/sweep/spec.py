@@ -271,10 +271,11 @@ class SweepSpec:
             _check_rate_axes(self.axes, fitted.names)
         object.__setattr__(self, "_base_scenario", base)
         _check_overlapping_axes(base, self.axes)
+        scenarios = _cell_scenarios(base, self.axes)
         # each number as the scenario holds it (1 -> 1.0 for a float field): equal scenarios,
         # equal spec identity and cube labels
-        object.__setattr__(self, "axes", _typed_axes(base, self.axes))
-        object.__setattr__(self, "_scenarios", _cell_scenarios(base, self.axes))
+        object.__setattr__(self, "axes", _typed_axes(self.axes, scenarios))
+        object.__setattr__(self, "_scenarios", scenarios)
         # a cell's trials must fit in memory: refused now, before any store or file is written
         check_cell_memory(self)
 
@@ -745,24 +746,23 @@ def _field_value(scenario, path: str) -> Any:
     return getattr(cats[0], fld) if cats else None
 
 
-def _typed_axes(base, axes) -> tuple[tuple[str, tuple[Any, ...]], ...]:
-    """Each axis number as the scenario stores it: ``1`` becomes ``1.0`` on a float field.
+def _typed_axes(axes, cells: list) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """Each axis number as the cells' scenarios hold it: ``1`` becomes ``1.0`` on a float field.
 
     The spec's identity and the cube's labels then follow the scenarios, so ``[1, 2]`` and
-    ``[1.0, 2.0]`` are one spec. A value the scenario refuses is left as given (refused with
-    its reason by :func:`_cell_scenarios`).
+    ``[1.0, 2.0]`` are one spec. A value is read from a cell that holds it (``cells`` in C
+    order, the last axis fastest; its other axes at their first values), so a value valid
+    only beside another axis's (a persist time within a longer checkpoint interval) is typed
+    too. A value the field does not hold as an equal number (a rule name) stays as given.
     """
-    from relmc.scenario import replace_path
-
     out = []
+    stride = len(cells)
     for path, values in axes:
+        stride //= len(values)
         typed = []
-        for v in values:
+        for j, v in enumerate(values):
             if _is_number(v):
-                try:
-                    held = _field_value(replace_path(base, path, v), path)
-                except (TypeError, ValueError, AttributeError):
-                    held = None
+                held = _field_value(cells[j * stride], path)
                 if _is_number(held) and type(held) in (int, float) and held == v:
                     v = held
             typed.append(v)
