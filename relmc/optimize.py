@@ -233,10 +233,12 @@ def _check_finished(finished: dict[float, float], tau_opt: float, scenario: Scen
     """Refuse an optimum when no trial finished; warn when some at the optimum did not."""
     if max(finished.values()) == 0.0:
         raise ValueError(
-            f"no trial finished before the wall-clock cap at any of the {len(finished)} "
-            f"intervals searched (n_gpus={scenario.cluster.n_gpus:,}): every interval's ETTR "
-            "is measured at the cap, so there is no optimum to report; shorten the restart "
-            "or the job, or raise policy.wall_cap_factor"
+            f"no trial finished before the wall-clock cap (policy.wall_cap_factor = "
+            f"{scenario.policy.wall_cap_factor:g}) or the event budget (policy.max_events = "
+            f"{scenario.policy.max_events:,}) at any of the {len(finished)} intervals searched "
+            f"(n_gpus={scenario.cluster.n_gpus:,}): every interval's ETTR is measured where a "
+            "trial stopped, so there is no optimum to report; shorten the restart or the job, "
+            "or raise policy.wall_cap_factor or policy.max_events"
         )
     if finished[tau_opt] < 1.0:
         warnings.warn(

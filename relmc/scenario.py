@@ -1519,9 +1519,10 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
     section, rest = path.split(".", 1)
     if section in ("cluster", "job", "policy"):
         obj = getattr(scenario, section)
-        if rest not in {f.name for f in dataclasses.fields(obj)}:
+        known = {f.name for f in dataclasses.fields(obj)}
+        if rest not in known:
             raise ValueError(
-                f"unknown field {path!r}; known: "
+                f"unknown field {path!r}{_path_hint(section, rest, known)}; known: "
                 f"{[f'{section}.{f.name}' for f in dataclasses.fields(obj)]}"
             )
         return dataclasses.replace(scenario, **{section: dataclasses.replace(obj, **{rest: value})})
@@ -1529,9 +1530,11 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
         fm = scenario.failures
         if (parts := category_path(path)) is not None:
             name, fld = parts
-            if fld not in {f.name for f in dataclasses.fields(Category)} or fld == "name":
+            known = {f.name for f in dataclasses.fields(Category)} - {"name"}
+            if fld not in known:
                 raise ValueError(
-                    f"unknown field {path!r}: category fields are "
+                    f"unknown field {path!r}{_path_hint(path[: -len(fld) - 1], fld, known)}: "
+                    "category fields are "
                     + ", ".join(f.name for f in dataclasses.fields(Category) if f.name != "name")
                 )
             if name != "*":
@@ -1541,6 +1544,19 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
                 for c in fm.categories
             )
             return dataclasses.replace(scenario, failures=dataclasses.replace(fm, categories=cats))
-        if rest in {f.name for f in dataclasses.fields(FailureModel)} - {"categories"}:
+        known = {f.name for f in dataclasses.fields(FailureModel)} - {"categories"}
+        if rest in known:
             return dataclasses.replace(scenario, failures=dataclasses.replace(fm, **{rest: value}))
+        hint = _path_hint(section, rest, known)
+        if hint:
+            raise ValueError(f"unknown field {path!r}{hint}; known: {sorted(known)}")
     raise ValueError(f"unknown field {path!r}; sections are cluster, failures, job, policy")
+
+
+def _path_hint(head: str, name: str, known: set[str]) -> str:
+    """`` (did you mean 'HEAD.FIELD'?)`` for a misspelt or mis-united field, else ``""``."""
+    match = _closest(name, known)
+    if match is None:
+        return ""
+    units = " (its value in hours)" if _in_other_units(name) and match.endswith("_hours") else ""
+    return f" (did you mean {f'{head}.{match}'!r}{units}?)"

@@ -255,6 +255,29 @@ def test_optimize_bad_inputs():
         relmc.optimize_checkpoint(None, slow, intervals=[0.2], n_trials=10)
 
 
+def test_optimize_with_no_trial_finished_names_the_cap_and_the_event_budget():
+    """An optimum is refused when no trial finished, naming both things that stop a trial.
+
+    With ``policy.max_events = 1`` every trial of the Daly job (~6,300 events) stops at its
+    first event, long before the wall cap: the message named only the cap and advised
+    raising ``wall_cap_factor``, which would change nothing here. Negative control: the same
+    job with the default budget finishes and has an optimum.
+    """
+    import warnings
+
+    from relmc.errors import NotFinishedWarning
+
+    sc = daly_scenario()
+    budget = replace_path(sc, "policy.max_events", 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotFinishedWarning)
+        with pytest.raises(ValueError, match=r"policy\.max_events = 1\).*raise policy\.wall_cap"
+                           r"_factor or policy\.max_events"):  # fmt: skip
+            relmc.optimize_checkpoint(None, budget, intervals=[0.1, 0.2], n_trials=4, seed=1)
+    ds = relmc.optimize_checkpoint(None, sc, intervals=[0.1, 0.2], n_trials=4, seed=1)
+    assert 0.0 < float(ds["optimal_interval_hours"]) < np.inf
+
+
 def test_optimize_warns_when_the_best_given_interval_is_at_an_edge():
     # Daly's setting, MTTF 2 h, snapshot 0.5 h: expected ETTR 0.4060 at Daly's 1.10 h (the
     # exact optimum, 1.099 h) and 0.3988 at Young's 1.41 h (Daly's formula), ~7 paired SE

@@ -1654,3 +1654,25 @@ def test_open_output_errors_name_the_option_and_refuse_directories(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
     assert cli_main(["sweep", "open", str(tiny_store), "--csv", "sub/cube.csv"]) == 0
     assert len((tmp_path / "sub" / "cube.csv").read_text().splitlines()) == 3
+
+
+def test_a_field_in_other_units_or_misspelt_is_hinted_in_base_and_axes(tmp_path):
+    """``restart_minutes`` in ``[base]`` or ``[axes]`` names ``restart_hours``, as TOML does.
+
+    ``relmc simulate``'s TOML gave the hint; a sweep spec said only "unknown field" and listed
+    every field. Negative control: a name close to none gets no hint. No store is written.
+    """
+    store = tmp_path / "s.zarr"
+    base = {**TINY, "store": str(store)}
+    with pytest.raises(ValueError, match=r"did you mean base\.policy\.restart_hours \(its value "
+                       r"in hours\)\?"):  # fmt: skip
+        SweepSpec.from_dict({**base, "base": {"policy": {"restart_minutes": 2}}})
+    with pytest.raises(ValueError, match=r"did you mean 'policy\.restart_hours' \(its value in "
+                       r"hours\)\?"):  # fmt: skip
+        SweepSpec.from_dict({**base, "axes": {"policy.restart_minutes": [0.1]}})
+    with pytest.raises(ValueError, match=r"did you mean 'failures\.trend_shape'\?"):
+        SweepSpec.from_dict({**base, "axes": {"failures.trend_shap": [2.0]}})
+    with pytest.raises(ValueError) as e:
+        SweepSpec.from_dict({**base, "axes": {"policy.zzz": [1.0]}})
+    assert "did you mean" not in str(e.value)
+    assert not store.exists()
