@@ -1401,12 +1401,10 @@ def _from_mapping(cls, d: Any, where: str):
     known = {f.name for f in fields}
     unknown = sorted(set(d) - known)
     if unknown:
-        hints = [
-            f"{m!r} for {u!r}"
-            + (" (its value in hours)" if _in_other_units(u) and m.endswith("_hours") else "")
-            for u in unknown
-            if (m := _closest(u, known))
-        ]
+        hints = []
+        for u in unknown:
+            if (found := field_suggestion(u, known)) is not None:
+                hints.append(f"{found[0]!r} for {u!r}{found[1]}")
         hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
         raise FieldError(
             f"{where}.{unknown[0]}",
@@ -1555,8 +1553,22 @@ def replace_path(scenario: Scenario, path: str, value: Any) -> Scenario:
 
 def _path_hint(head: str, name: str, known: set[str]) -> str:
     """`` (did you mean 'HEAD.FIELD'?)`` for a misspelt or mis-united field, else ``""``."""
+    found = field_suggestion(name, known)
+    if found is None:
+        return ""
+    return f" (did you mean {f'{head}.{found[0]}'!r}{found[1]}?)"
+
+
+def field_suggestion(name: Any, known: set[str]) -> tuple[str, str] | None:
+    """Return ``(field, note)`` for a misspelt or mis-united ``name``, or None.
+
+    ``field`` is the known field it most likely means (:func:`_closest`); ``note`` is
+    ``" (its value in hours)"`` where ``name`` is a time in other units and ``field`` one in
+    hours (``restart_minutes``: ``restart_hours``), else ``""``. The one source of the
+    "did you mean" hints of scenario tables, dotted paths and sweep specs.
+    """
     match = _closest(name, known)
     if match is None:
-        return ""
-    units = " (its value in hours)" if _in_other_units(name) and match.endswith("_hours") else ""
-    return f" (did you mean {f'{head}.{match}'!r}{units}?)"
+        return None
+    note = " (its value in hours)" if _in_other_units(name) and match.endswith("_hours") else ""
+    return match, note

@@ -95,7 +95,6 @@ import xarray as xr
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.cluster import (
     MAX_GPUS,
-    MAX_WINDOW_HOURS,
     ClusterShape,
     check_shape,
     recorded_shape,
@@ -213,12 +212,8 @@ def _check_fleet_exposure(obs: Observations, field: str, n_gpus: int, shape: Clu
     when the fleet records no window (``attrs["duration_hours"]`` 0 or absent); the low side
     only on the wall clock (``attrs["exposure_clock"]``), as there.
     """
-    hours = obs.attrs.get("duration_hours", 0)
-    if (
-        isinstance(hours, bool)
-        or not isinstance(hours, numbers.Real)
-        or not 0 < float(hours) <= MAX_WINDOW_HOURS
-    ):
+    hours = float(obs.attrs.get("duration_hours", 0))  # a number in [0, 1e6]: check_data
+    if hours <= 0.0:
         return
     shape = recorded_shape(obs.attrs) or shape  # as _per_unit counts the fleet's units
     where = f"{field}.attrs['n_gpus'] and .attrs['duration_hours']"
@@ -227,7 +222,7 @@ def _check_fleet_exposure(obs: Observations, field: str, n_gpus: int, shape: Clu
         obs.exposure,
         obs.unit,
         n_gpus,
-        float(hours),
+        hours,
         shape,
         field,
         check_low=str(obs.attrs.get("exposure_clock", "wall")) == "wall",

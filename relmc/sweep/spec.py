@@ -568,13 +568,10 @@ def _merge(default: Mapping[str, Any], over: Mapping[str, Any], where: str) -> d
     out = dict(default)
     for k, v in over.items():
         if k not in default:
-            from relmc.scenario import _closest, _in_other_units
+            from relmc.scenario import field_suggestion
 
-            match = _closest(k, set(default))
-            hint = ""
-            if match is not None:
-                units = " (its value in hours)" if _in_other_units(k) else ""
-                hint = f" (did you mean {where}{match}{units}?)"
+            found = field_suggestion(k, set(default))
+            hint = f" (did you mean {where}{found[0]}{found[1]}?)" if found else ""
             raise ValueError(f"{where}{k}: unknown field{hint}; known: {sorted(default)}")
         if isinstance(default[k], Mapping) and isinstance(v, Mapping):
             out[k] = _merge(default[k], v, f"{where}{k}.")
