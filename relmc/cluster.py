@@ -37,6 +37,7 @@ __all__ = [
     "UNITS",
     "ClusterShape",
     "SHAPE_FIELDS",
+    "check_gpus",
     "check_shape",
     "shape_attrs",
     "recorded_shape",
@@ -171,6 +172,46 @@ def recorded_shape(attrs: Mapping) -> ClusterShape | None:
         return ClusterShape(**given)
     except (ValueError, TypeError, AttributeError):
         return None
+
+
+def check_gpus(value: Any, field: str, *, lo: int = 1, whole: bool = False, why: str = "") -> int:
+    """Return ``value`` as a count of GPUs, an int in [``lo``, :data:`MAX_GPUS`] (1e8).
+
+    The one check of a cluster's size given as data: an observed cluster's ``n_gpus``
+    (``load_counts``, ``load_events``, a fleet's or a fit's attributes) and the sizes a
+    projection runs at.
+
+    Parameters
+    ----------
+    value : Any
+        An integer (Python's or NumPy's, not a bool); with ``whole`` also a whole float such
+        as an attribute read back from netCDF holds (``64.0``).
+    field : str
+        The name the error gives the value (``"n_gpus"``, ``"events.attrs['n_gpus']"``).
+    lo : int
+        The least count allowed (0 where 0 records an unknown size).
+    whole : bool
+        Accept whole floats and 0-d arrays too.
+    why : str
+        Words the error adds after the range (what the count is for).
+
+    Raises
+    ------
+    relmc.errors.FieldError
+        ``"<field> must be an integer in [<lo>, 1e8]<why>; got <value>"`` ("a whole number"
+        with ``whole``).
+    """
+    v = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    n = None
+    if not isinstance(v, bool | np.bool_):
+        if isinstance(v, int | np.integer):
+            n = int(v)
+        elif whole and isinstance(v, float | np.floating) and math.isfinite(v) and v == int(v):
+            n = int(v)
+    if n is None or not lo <= n <= MAX_GPUS:
+        kind = "a whole number" if whole else "an integer"
+        raise FieldError(field, f"{field} must be {kind} in [{lo}, 1e8]{why}; got {value!r}")
+    return n
 
 
 def _check_n_gpus(n_gpus: int) -> int:

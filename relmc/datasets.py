@@ -868,13 +868,7 @@ def _check_window(n_gpus: Any, duration_hours: Any) -> tuple[int | None, float |
     (1e6 h, about 114 years): every exposure they give stays finite and far from overflow.
     """
     if n_gpus is not None:
-        if (
-            isinstance(n_gpus, bool)
-            or not isinstance(n_gpus, numbers.Integral)
-            or not 1 <= int(n_gpus) <= cluster.MAX_GPUS
-        ):
-            raise FieldError("n_gpus", f"n_gpus must be an integer in [1, 1e8]; got {n_gpus!r}")
-        n_gpus = int(n_gpus)
+        n_gpus = cluster.check_gpus(n_gpus, "n_gpus")
     if duration_hours is not None:
         allowed = "in (0, 1e6] hours"
         if isinstance(duration_hours, bool) or not isinstance(duration_hours, numbers.Real):

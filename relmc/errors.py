@@ -8,7 +8,26 @@ which of its own options set the field without reading the message text.
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["ClusterShapeWarning", "FieldError", "NotFinishedWarning", "UnreadFieldWarning"]
+
+
+def bound_text(x: float) -> str:
+    """Write a range's bound as the docs do.
+
+    ``1e8`` for a power of ten from a million up, other whole numbers below 2**53 in digits
+    (``2147483647``), else ``%g`` without the exponent's padding (``0.5``, ``1.5e20``), and
+    ``inf`` for infinity.
+    """
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if float(x).is_integer() and abs(x) < 2**53:
+        text = str(int(x))
+        if int(x) >= 10**6 and text.strip("0") == "1":
+            return f"1e{len(text) - 1}"
+        return text
+    return f"{x:g}".replace("e+0", "e").replace("e+", "e")
 
 
 class FieldError(ValueError):

@@ -75,7 +75,7 @@ from relmc._cf import provenance
 from relmc._io import atomic_path, read_text
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
 from relmc.datasets import _read_csv_text, _Row, delimiter_hint
-from relmc.errors import FieldError
+from relmc.errors import FieldError, bound_text
 
 __all__ = [
     "load_events",
@@ -438,13 +438,7 @@ def _hour_of_day(t: dt.datetime) -> float:
 
 def _check_gpus(value: Any, field: str = "n_gpus") -> int:
     """Return an observed fleet's GPUs, an integer in [1, ``relmc.cluster.MAX_GPUS``]."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or not 1 <= int(value) <= cluster.MAX_GPUS
-    ):
-        raise FieldError(field, f"{field} must be an integer in [1, 1e8]; got {value!r}")
-    return int(value)
+    return cluster.check_gpus(value, field)
 
 
 def _check_age(value: Any, field: str = "fleet_age_at_start_hours") -> float:
@@ -478,8 +472,7 @@ def _check_real(
         else:
             left = "(" if lo_open or math.isinf(lo) else "["
             right = ")" if hi_open or math.isinf(hi) else "]"
-            hi_text = "inf" if math.isinf(hi) else f"{hi:g}".replace("e+0", "e").replace("e+", "e")
-            allowed = f" in {left}{lo:g}, {hi_text}{right}"
+            allowed = f" in {left}{lo:g}, {bound_text(hi)}{right}"
         raise FieldError(
             field.split(" ")[0],
             f"{field} must be a finite number{allowed}; got {value!r}",
@@ -490,7 +483,10 @@ def _check_real(
 def _check_whole(value: Any, field: str, lo: int = 1) -> int:
     """Return ``value`` as an int if it is a whole number >= ``lo`` (``64.0`` too), else raise."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    v = float(value) if ok else math.nan
+    try:
+        v = float(value) if ok else math.nan
+    except OverflowError:  # an int beyond any float
+        v = math.inf
     if not (math.isfinite(v) and v.is_integer() and v >= lo):
         raise ValueError(f"{field} must be a whole number >= {lo}; got {value!r}")
     return int(v)

@@ -50,7 +50,7 @@ import xarray as xr
 
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
-from relmc.cluster import MAX_GPUS, shape_attrs
+from relmc.cluster import check_gpus, shape_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import (
     RateDraws,
@@ -149,10 +149,7 @@ def check_sizes(n_gpus) -> list[int]:
         )
     out = []
     for v in values:
-        ok = isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
-        if not ok or not (1 <= v <= MAX_GPUS):
-            raise FieldError("n_gpus", f"n_gpus must be integers in [1, 1e8]; got {v!r}")
-        out.append(int(v))
+        out.append(check_gpus(v, "n_gpus"))
     return sorted(set(out))
 
 

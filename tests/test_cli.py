@@ -410,7 +410,7 @@ def test_bad_input_subprocess_has_no_traceback(tmp_path):
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         # the flag is found from the FieldError's field, as for every other option
-        "relmc: error: n_gpus must be integers in [1, 1e8]; got 1000000000 (option --n-gpus)"
+        "relmc: error: n_gpus must be an integer in [1, 1e8]; got 1000000000 (option --n-gpus)"
     ]
     assert not (tmp_path / "x").exists()
 

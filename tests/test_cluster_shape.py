@@ -187,3 +187,45 @@ def test_an_event_log_fit_counts_racks_with_the_log_s_shape(tmp_path):
     # known answer: the observed 40 events in 720 h (Poisson: 16 % relative SD, so within a
     # factor 1.7 is over 3 SD); the default racks' count would give 1/8 of it
     assert 40 / HOURS / 1.7 < got < 1.7 * 40 / HOURS, got
+
+
+@pytest.mark.parametrize(
+    "value, kw, expected",
+    [
+        (1, {}, 1),
+        (np.int64(100_000_000), {}, 100_000_000),
+        (0, {"lo": 0}, 0),
+        (64.0, {"whole": True}, 64),
+        (np.float32(8.0), {"whole": True}, 8),
+        (np.array(16_384), {}, 16_384),
+        (np.array(2048.0), {"whole": True}, 2048),
+    ],
+)
+def test_check_gpus_takes_counts_in_range(value, kw, expected):
+    n = cluster.check_gpus(value, "n_gpus", **kw)
+    assert n == expected and type(n) is int
+
+
+@pytest.mark.parametrize(
+    "value, kw, text",
+    [
+        (0, {}, "an integer in [1, 1e8]"),
+        (100_000_001, {}, "an integer in [1, 1e8]"),
+        (-1, {"lo": 0}, "an integer in [0, 1e8]"),
+        (True, {}, "an integer"),
+        (np.True_, {"whole": True}, "a whole number"),
+        (64.0, {}, "an integer"),  # a float only where asked for
+        (64.5, {"whole": True}, "a whole number"),
+        (float("nan"), {"whole": True}, "a whole number"),
+        (float("inf"), {"whole": True}, "a whole number"),
+        (1e300, {"whole": True}, "a whole number"),
+        (10**400, {}, "an integer"),
+        ("64", {}, "an integer"),
+        (None, {}, "an integer"),
+    ],
+)
+def test_check_gpus_names_the_field_and_the_range(value, kw, text):
+    with pytest.raises(relmc.errors.FieldError, match=r"fleet\.attrs\['n_gpus'\] must be") as e:
+        cluster.check_gpus(value, "fleet.attrs['n_gpus']", why=" (the GPUs)", **kw)
+    assert e.value.field == "fleet.attrs['n_gpus']"
+    assert text in str(e.value) and "(the GPUs); got" in str(e.value)

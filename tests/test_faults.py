@@ -447,7 +447,10 @@ HOSTILE = [
         ["project", "--max-events", "-1000"],
         "policy.max_events must be an integer in [1, 2147483647]; got -1000 (option --max",
     ),
-    (["compare", "--n-gpus", "0"], "n_gpus must be integers in [1, 1e8]; got 0 (option --n-gpus)"),
+    (
+        ["compare", "--n-gpus", "0"],
+        "n_gpus must be an integer in [1, 1e8]; got 0 (option --n-gpus)",
+    ),
 ]
 
 

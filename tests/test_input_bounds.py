@@ -439,3 +439,22 @@ def test_gpu_power_is_bounded():
     with pytest.raises(FieldError, match=r"cluster.gpu_busy_watts must be a number in \(0, 1e"):
         replace_path(DEFAULT, "cluster.gpu_busy_watts", 1e308)
     assert replace_path(DEFAULT, "cluster.gpu_busy_watts", 1e6).cluster.power_step_mw > 0
+
+
+@pytest.mark.parametrize(
+    "x, text",
+    [
+        (1e6, "1e6"),
+        (10**8, "1e8"),
+        (1e300, "1e300"),
+        (2147483647, "2147483647"),
+        (24.0, "24"),
+        (0.5, "0.5"),
+        (1.5e20, "1.5e20"),
+        (float("inf"), "inf"),
+    ],
+)
+def test_a_bound_is_written_as_the_docs_write_it(x, text):
+    from relmc.errors import bound_text
+
+    assert bound_text(x) == text

@@ -779,12 +779,12 @@ def test_optimize_default_grid_is_the_documented_one():
 
 
 def test_sizes_are_bounded_at_1e8():
+    from relmc.cluster import MAX_GPUS
     from relmc.errors import FieldError
-    from relmc.projection import MAX_GPUS
 
     assert check_sizes([1, MAX_GPUS]) == [1, MAX_GPUS]
     for bad in (0, MAX_GPUS + 1, 10**30):
-        with pytest.raises(FieldError, match=r"n_gpus must be integers in \[1, 1e8\]"):
+        with pytest.raises(FieldError, match=r"n_gpus must be an integer in \[1, 1e8\]"):
             check_sizes([2048, bad])
 
 

@@ -22,6 +22,7 @@ from typing import Any
 #: The largest cluster relmc takes (``relmc.Cluster``'s ``n_gpus`` check, and the observed
 #: cluster of ``--observed-gpus`` and ``--fleet CSV:GPUS:HOURS``); relmc.cluster loads only NumPy
 from relmc.cluster import MAX_GPUS, MAX_WINDOW_HOURS
+from relmc.errors import bound_text
 
 PROG = "relmc"
 MAX_CHAINS = 1000  # relmc.models._common's bounds (not imported: the parser stays light)
@@ -108,8 +109,7 @@ def _positive(what: str, hi: float | None = None) -> Callable[[str], float]:
         if not (0 < v < float("inf")) or (hi is not None and v > hi):
             allowed = "> 0"
             if hi is not None:
-                top = f"{hi:g}".replace("e+0", "e").replace("e+", "e")  # 1e6, as docs write it
-                allowed = f"in (0, {top}]"
+                allowed = f"in (0, {bound_text(hi)}]"
             raise argparse.ArgumentTypeError(f"must be a finite {what} {allowed}; got {s!r}")
         return v
 
@@ -129,21 +129,13 @@ days = _typed("number of days", lambda s: float(s) * 24.0)
 per_day = _typed("number per day", lambda s: float(s) / 24.0)
 
 
-def _number(n: int) -> str:
-    """Write ``n`` as the docs do: ``1e8`` for a power of ten from a million up, else digits."""
-    text = str(n)
-    if n >= 10**6 and text.strip("0") == "1":
-        return f"1e{len(text) - 1}"
-    return text
-
-
 def int_at_least(lo: int, what: str = "integer", hi: int | None = None) -> Callable[[str], int]:
     """Return a converter to an ``int >= lo`` (and ``<= hi``; underscores allowed: ``16_384``)."""
 
     def conv(s: str) -> int:
         v = int(s.replace("_", ""))
         if v < lo or (hi is not None and v > hi):
-            allowed = f">= {lo}" if hi is None else f"in [{lo}, {_number(hi)}]"
+            allowed = f">= {lo}" if hi is None else f"in [{lo}, {bound_text(hi)}]"
             raise argparse.ArgumentTypeError(f"must be an integer {allowed}; got {s!r}")
         return v
 

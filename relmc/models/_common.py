@@ -208,16 +208,16 @@ def _check_attrs(data: xr.Dataset, attrs: Mapping[str, Any], field: str) -> floa
     shape's other fields as :class:`relmc.cluster.ClusterShape` takes them; the variable
     ``maintenance_count`` a finite whole number >= 0.
     """
-    from relmc.cluster import MAX_GPUS, MAX_WINDOW_HOURS, SHAPE_FIELDS, ClusterShape
+    from relmc.cluster import MAX_WINDOW_HOURS, SHAPE_FIELDS, ClusterShape, check_gpus
     from relmc.datasets import EXPOSURE_CLOCKS
 
-    n_gpus = attrs.get("n_gpus", 0)
-    n = _whole(n_gpus)
-    if n is None or not 0 <= n <= MAX_GPUS:
-        raise ValueError(
-            f"{field}.attrs['n_gpus'] must be a whole number in [0, 1e8] (the GPUs the data were "
-            f"observed on, 0: unknown); got {n_gpus!r}"
-        )
+    n = check_gpus(
+        attrs.get("n_gpus", 0),
+        f"{field}.attrs['n_gpus']",
+        lo=0,
+        whole=True,
+        why=" (the GPUs the data were observed on, 0: unknown)",
+    )
     duration = attrs.get("duration_hours", 0)
     if isinstance(duration, np.ndarray) and duration.ndim == 0:
         duration = duration.item()

@@ -259,9 +259,7 @@ def event_data(events: xr.Dataset, fleet_age_at_start_hours: float | None = None
     start_hour = _check_real(
         attrs["start_hour"], "events.attrs['start_hour']", 0.0, 24.0, lo_open=False
     )
-    n_gpus = _check_whole(attrs["n_gpus"], "events.attrs['n_gpus']")
-    if n_gpus > cluster.MAX_GPUS:
-        raise ValueError(f"events.attrs['n_gpus'] must be a whole number in [1, 1e8]; got {n_gpus}")
+    n_gpus = cluster.check_gpus(attrs["n_gpus"], "events.attrs['n_gpus']", whole=True)
     gpus_per_node = _check_whole(attrs["gpus_per_node"], "events.attrs['gpus_per_node']")
     age = attrs.get("fleet_age_at_start_hours", 0.0)
     field = "events.attrs['fleet_age_at_start_hours']"

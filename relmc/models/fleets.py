@@ -94,8 +94,8 @@ import xarray as xr
 
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.cluster import (
-    MAX_GPUS,
     ClusterShape,
+    check_gpus,
     check_shape,
     recorded_shape,
     units,
@@ -184,21 +184,16 @@ def _per_unit(obs: Observations, field: str, categories_units, shape) -> np.ndar
     ``shape``.
     """
     shape = recorded_shape(obs.attrs) or shape
-    n_gpus = obs.attrs.get("n_gpus")
-    if (
-        isinstance(n_gpus, bool)
-        or not isinstance(n_gpus, numbers.Integral)
-        or not 1 <= int(n_gpus) <= MAX_GPUS
-    ):
-        raise ValueError(
-            f"{field}.attrs['n_gpus'] must be an integer in [1, 1e8] for a total-only fleet "
-            f"(it maps the total onto the categories' units); got {n_gpus!r}"
-        )
+    n_gpus = check_gpus(
+        obs.attrs.get("n_gpus"),
+        f"{field}.attrs['n_gpus']",
+        why=" for a total-only fleet (it maps the total onto the categories' units)",
+    )
     v = str(obs.unit[0])
     if v == "pump":
         raise ValueError(f"{field}['unit'] must be a cluster unit for a fleet, got 'pump'")
-    per = units(int(n_gpus), v, shape)
-    return np.array([units(int(n_gpus), str(u), shape) / per for u in categories_units])
+    per = units(n_gpus, v, shape)
+    return np.array([units(n_gpus, str(u), shape) / per for u in categories_units])
 
 
 def _check_fleet_exposure(obs: Observations, field: str, n_gpus: int, shape: ClusterShape) -> None:
