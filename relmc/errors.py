@@ -23,10 +23,10 @@ def bound_text(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     if float(x).is_integer() and abs(x) < 2**53:
-        text = str(int(x))
-        if int(x) >= 10**6 and text.strip("0") == "1":
-            return f"1e{len(text) - 1}"
-        return text
+        sign, text = ("-" if x < 0 else ""), str(abs(int(x)))
+        if len(text) > 6 and text.strip("0") == "1":
+            return f"{sign}1e{len(text) - 1}"
+        return sign + text
     return f"{x:g}".replace("e+0", "e").replace("e+", "e")
 
 

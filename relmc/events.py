@@ -998,7 +998,8 @@ def _per_category(value: Any, names: list[str], field: str, lo: float, hi: float
         ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
         if not ok or not (lo <= float(v) <= hi) or (hi_open and float(v) == hi):
             raise ValueError(
-                f"{label} must be a number in [{lo:g}, {hi:g}{')' if hi_open else ']'}; got {v!r}"
+                f"{label} must be a number in [{bound_text(lo)}, {bound_text(hi)}"
+                f"{')' if hi_open else ']'}; got {v!r}"
             )
         out.append(float(v))
     return np.array(out)

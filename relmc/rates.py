@@ -75,7 +75,7 @@ from relmc.cluster import (
     unit_shape_fields,
     units,
 )
-from relmc.errors import ClusterShapeWarning, FieldError
+from relmc.errors import ClusterShapeWarning, FieldError, bound_text
 from relmc.scenario import MAX_RATE, OVERHEAD_DRAWS, Category
 
 if TYPE_CHECKING:
@@ -1125,7 +1125,8 @@ def _read_physics(
             found = float(arr[~ok].ravel()[0])  # a number, not NumPy's repr
             raise FieldError(
                 f"posterior[{var!r}]",
-                f"posterior[{var!r}] must be in [{lo:g}, {hi:g}{']' if hi_in else ')'}"
+                f"posterior[{var!r}] must be in [{bound_text(lo)}, {bound_text(hi)}"
+                f"{']' if hi_in else ')'}"
                 f"{' and > 0' if var == 'trend_shape' else ''}; found {found!r}",
             )
         if arr.shape[0] != n:

@@ -25,7 +25,7 @@ import numpy as np
 
 from relmc.cluster import MAX_GPUS, MAX_RATE, UNITS, ClusterShape, units
 from relmc.defaults import DEFAULT_RULES, RecoveryRules
-from relmc.errors import FieldError
+from relmc.errors import FieldError, bound_text
 
 __all__ = [
     "Category",
@@ -161,7 +161,8 @@ def _check_range(
 
     Returns it as float; a 0-d array of one real is taken as that number.
     """
-    allowed = f"a number in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    left, right = "(" if lo_open else "[", ")" if hi_open else "]"
+    allowed = f"a number in {left}{bound_text(lo)}, {bound_text(hi)}{right}"
     value = _scalar(value)
     if not _is_real(value):
         raise _fail(name, allowed, value)
@@ -171,15 +172,13 @@ def _check_range(
     return v
 
 
-def _check_int(
-    name: str, value: Any, *, lo: int, hi: int | None = None, hi_text: str | None = None
-) -> int:
+def _check_int(name: str, value: Any, *, lo: int, hi: int | None = None) -> int:
     """Validate an integer ``>= lo`` (and ``<= hi`` when given) and return it as int.
 
-    ``hi_text``: how the message writes ``hi`` (``"1e8"``); the same message for a wrong
-    type and for either bound.
+    The message writes ``hi`` as the docs do (:func:`relmc.errors.bound_text`: ``1e8``); the
+    same message for a wrong type and for either bound.
     """
-    top = hi_text or str(hi)
+    top = bound_text(hi) if hi is not None else ""
     allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {top}]"
     value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
@@ -227,7 +226,7 @@ class Cluster:
     power_swing_threshold_mw: float = 0.0
 
     def __post_init__(self) -> None:
-        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1, hi=MAX_GPUS, hi_text="1e8")
+        n = _check_int("cluster.n_gpus", self.n_gpus, lo=1, hi=MAX_GPUS)
         _set(self, "n_gpus", n)
         try:  # the shape's own checks, named as cluster fields
             shape = ClusterShape(

@@ -562,10 +562,23 @@ def test_closed_pipe_is_quiet(tmp_path):
 def test_field_error_names_the_flag_that_set_it(tmp_path):
     r = run("project", "--restart-minutes", "-1", "--out", "o", cwd=tmp_path)
     line = one_error_line(r)
-    assert "policy.restart_hours" in line and line.endswith("(option --restart-minutes)")
+    # a value given in minutes is named as given beside the hours it became
+    assert "policy.restart_hours" in line and "got -0.01666" in line
+    assert line.endswith("(option --restart-minutes -1)")
     r = run("optimize", "--restart-hours", "-1", "--out", "o", cwd=tmp_path)
     assert one_error_line(r).endswith("(option --restart-hours)")
+    line = one_error_line(run("project", "--compute-days", "-1.5", "--out", "o", cwd=tmp_path))
+    assert "got -36.0" in line and line.endswith("(option --compute-days -1.5)")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_policy_field_given_in_minutes_is_named_as_given(tmp_path):
+    r = run("compare", "--policy", "a:restart_minutes=-2", "--n-trials", "2", cwd=tmp_path)
+    line = one_error_line(r)
+    assert "policy.restart_hours" in line and line.endswith("(given as restart_minutes=-2)")
+    r = run("compare", "--policy", "a:restart_hours=-2", "--n-trials", "2", cwd=tmp_path)
+    assert "given as" not in one_error_line(r)  # negative control: given in the field's unit
+    assert not (tmp_path / "relmc-output").exists()
 
 
 def test_field_error_from_a_file_names_no_flag(tmp_path):

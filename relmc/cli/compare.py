@@ -140,7 +140,7 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
     if scale != 1.0:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise argparse.ArgumentTypeError(f"{key} must be a number; got {text!r}")
-        value = float(value) * scale
+        value = options.Given.of(float(value) * scale, f"{key}={text.strip()}")
     if not head:
         sections = _field_names().get(leaf, [])
         if len(sections) != 1:
@@ -202,10 +202,12 @@ def _scenarios(base, policies: list[tuple[str, dict[str, Any]]]) -> dict[str, An
             raise ValueError(f"--policy: the name {name!r} is used twice (or is {BASELINE!r})")
         sc = base
         for path, value in fields.items():
+            converted = isinstance(value, options.Given)  # from minutes or days: say so
             try:
-                sc = replace_path(sc, path, value)
+                sc = replace_path(sc, path, float(value) if converted else value)
             except ValueError as e:
-                raise ValueError(f"--policy {name}: {e}") from None
+                given = f" (given as {value.text})" if converted else ""
+                raise ValueError(f"--policy {name}: {e}{given}") from None
         out[name] = sc
     return out
 

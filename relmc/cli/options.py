@@ -71,6 +71,9 @@ class Field(argparse.Action):
         self.field = field or self.dest
 
     def __call__(self, parser, namespace, values, option_string=None):  # noqa: D102
+        if isinstance(values, Given):  # a value given in another unit: name it as given
+            option_string = f"{option_string} {values.text}"
+            values = float(values)
         setattr(namespace, self.dest, values)
         self._record(namespace, option_string)
 
@@ -124,9 +127,30 @@ def positive_at_most(hi: float, what: str = "number") -> Callable[[str], float]:
 number = _typed("number", _float)
 positive_float = _typed("number", _positive("number"))
 positive_hours = _typed("number of hours", _positive("number of hours"))
-minutes = _typed("number of minutes", lambda s: float(s) / 60.0)
-days = _typed("number of days", lambda s: float(s) * 24.0)
-per_day = _typed("number per day", lambda s: float(s) / 24.0)
+
+
+class Given(float):
+    """A number converted from the unit it was given in, with that text (``"-2 min"``).
+
+    Only between a converter and the code that reads it: :class:`Field` stores a plain float
+    and names the given text beside the flag in errors, ``relmc compare --policy`` likewise,
+    so a refused ``--restart-minutes -2`` reads "got -0.0333... (option --restart-minutes -2)"
+    rather than only the hours it became.
+    """
+
+    text: str
+
+    @staticmethod
+    def of(value: float, text: str) -> Given:
+        """Return ``value`` carrying ``text``."""
+        given = Given(value)
+        given.text = text
+        return given
+
+
+minutes = _typed("number of minutes", lambda s: Given.of(float(s) / 60.0, s.strip()))
+days = _typed("number of days", lambda s: Given.of(float(s) * 24.0, s.strip()))
+per_day = _typed("number per day", lambda s: Given.of(float(s) / 24.0, s.strip()))
 
 
 def int_at_least(lo: int, what: str = "integer", hi: int | None = None) -> Callable[[str], int]:

@@ -53,7 +53,7 @@ import xarray as xr
 from relmc import __version__
 from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
-from relmc.errors import FieldError
+from relmc.errors import FieldError, bound_text
 from relmc.sweep.cells import STOPPED_BY, cell_template, lower_cells, resolve_rates
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
@@ -123,7 +123,9 @@ def check_lease_seconds(value: Any, field: str = "claim_lease_seconds") -> float
     ok = _is_number(value) and math.isfinite(value)
     if not ok or not lo <= value <= hi:
         raise FieldError(
-            field, f"{field} must be a number of seconds in [{lo:g}, {hi:g}]; got {value!r}"
+            field,
+            f"{field} must be a number of seconds in [{bound_text(lo)}, {bound_text(hi)}]; "
+            f"got {value!r}",
         )
     return float(value)
 
