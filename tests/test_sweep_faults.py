@@ -924,3 +924,21 @@ def test_warnings_of_worker_processes_reach_the_parent(recwarn):
     with pytest.warns(StaleClaimWarning, match="cell 1 is claimed") as rec:
         running._rewarn(caught)
     assert len(rec) == 3
+
+
+def test_a_store_that_cannot_be_created_is_named(spec_file, tmp_path, made, capsys):
+    """A store (or a packed copy) under a file: one line naming the store, its errno kept."""
+    (tmp_path / "afile").write_text("")
+    store = tmp_path / "afile" / "x.zarr"
+    with pytest.raises(OSError, match=r"sweep store .*x\.zarr': cannot create it \(File exists"):
+        sweep.init_store(made.spec, store)
+    assert main(["sweep", "run", str(spec_file), "--store", str(store), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("relmc: error: [Errno 17] sweep store "), err
+    assert f"(File exists: {str(tmp_path / 'afile')!r})" in err[0]
+    out = tmp_path / "afile" / "p.zarr"
+    with pytest.raises(OSError, match=r"packed copy .*p\.zarr': cannot create it") as e:
+        sweep.pack(made.whole, out=out)
+    assert e.value.errno == errno.EEXIST
+    # negative control: a store whose folder can be made is made
+    assert sweep.init_store(made.spec, tmp_path / "new" / "x.zarr").exists()

@@ -261,14 +261,25 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
         lower_cells(spec, rates)  # bad cells fail before anything is written
         template = cell_template(spec, rates)
     cube, encoding = _empty_cube(spec, template)
-    store.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file on the way, no permission: name the store, not only a path
+        raise _store_error(store, e) from None
     _check_room(spec, cube, store.parent)
     tmp = store.with_name(f".{store.name}.{uuid.uuid4().hex}.tmp")
     try:
-        cube.to_zarr(
-            str(tmp), mode="w-", compute=False, consolidated=False, zarr_format=3, encoding=encoding
-        )
-        _consolidate(tmp)  # before the rename: no reader ever sees the store without it
+        try:
+            cube.to_zarr(
+                str(tmp),
+                mode="w-",
+                compute=False,
+                consolidated=False,
+                zarr_format=3,
+                encoding=encoding,
+            )
+            _consolidate(tmp)  # before the rename: no reader ever sees the store without it
+        except OSError as e:
+            raise _store_error(store, e) from None
         try:
             os.rename(tmp, store)  # atomic; fails if another task created the store first
         except OSError:
@@ -279,6 +290,12 @@ def init_store(spec: SweepSpec, store: str | os.PathLike, *, rates=None, templat
             shutil.rmtree(tmp, ignore_errors=True)
     check_same_spec(spec, store)
     return store
+
+
+def _store_error(store: Path, e: OSError, what: str = "sweep store") -> OSError:
+    """``e`` (its errno kept) as a failure to create ``what``, naming its path."""
+    where = f": {str(e.filename)!r}" if e.filename else ""
+    return OSError(e.errno, f"{what} {str(store)!r}: cannot create it ({e.strerror}{where})")
 
 
 def _consolidate(store: Path) -> None:
@@ -1831,7 +1848,10 @@ def _pack_to(store: Path, out: Path, chunk_bytes: int, t0: float) -> PackResult:
         )
     recover_pack(store)
     st = _check_packable(store)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _store_error(out, e, "packed copy") from None
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
     n0, size0 = _count_files(store)
     try:
