@@ -570,6 +570,14 @@ def test_sweep_array_larger_than_the_grid_is_refused(tmp_path, capsys):
     spec.write_text(SPEC + "[slurm]\narray = 9\n")  # the same from the spec: no flag named
     line = error_in_process(["sweep", "submit", str(spec), "--dry-run"], capsys)
     assert "slurm.array" in line and "(option" not in line
+    # the API refuses it too (it made the script before)
+    from relmc.errors import FieldError
+    from relmc.sweep import SlurmOptions, submit
+
+    spec.write_text(SPEC)
+    with pytest.raises(FieldError, match=r"slurm\.array must be at most the number of cells"):
+        submit(spec, options=SlurmOptions(array=5), dry_run=True)
+    assert "--array=0-3" in submit(spec, options=SlurmOptions(array=4), dry_run=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
 
 

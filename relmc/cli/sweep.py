@@ -283,15 +283,7 @@ def _submit(args: argparse.Namespace) -> int:
     over = {k: getattr(args, k) for k in _SLURM_FIELDS if getattr(args, k) is not None}
     if args.sbatch:
         over["extra"] = (*spec.slurm.extra, *args.sbatch)
-    opts = dataclasses.replace(spec.slurm, **over)
-    if opts.array > spec.n_cells:
-        from relmc.errors import FieldError
-
-        raise FieldError(
-            "slurm.array",
-            f"slurm.array must be at most the number of cells ({spec.n_cells}); got "
-            f"{opts.array} (tasks beyond that would have nothing to do)",
-        )
+    opts = dataclasses.replace(spec.slurm, **over)  # submit() checks array <= cells
 
     def announce(job: str) -> None:  # as soon as Slurm accepts it, also before a --wait
         say(f"submitted job {job}" + (" (waiting for its tasks)" if args.wait else ""))

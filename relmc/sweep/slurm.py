@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from relmc._io import atomic_path
+from relmc.errors import FieldError
 from relmc.sweep.cells import check_cells, format_cells
 from relmc.sweep.spec import SlurmOptions, SweepSpec, resolve_store
 from relmc.sweep.store import check_same_spec, init_store, status
@@ -147,8 +148,10 @@ def submit(
     Raises
     ------
     ValueError
-        When ``sbatch --test-only`` refuses the job (an unknown partition or option, more
-        than a node has), before the store or the script is written.
+        When the options' ``array`` exceeds the grid's cells (a
+        :class:`~relmc.errors.FieldError` naming ``slurm.array``), or ``sbatch --test-only``
+        refuses the job (an unknown partition or option, more than a node has); either
+        before the store or the script is written.
 
     Returns
     -------
@@ -162,6 +165,12 @@ def submit(
     opts = spec.slurm if options is None else options
     if not isinstance(opts, SlurmOptions):
         raise ValueError(f"options must be SlurmOptions; got {opts!r}")
+    if opts.array > spec.n_cells:
+        raise FieldError(
+            "slurm.array",
+            f"slurm.array must be at most the number of cells ({spec.n_cells}); got "
+            f"{opts.array} (tasks beyond that would have nothing to do)",
+        )
     store = resolve_store(spec, store)
     cells = None
     if store.exists():
