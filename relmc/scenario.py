@@ -275,7 +275,8 @@ class Category:
     Parameters
     ----------
     name : str
-        Category name, e.g. ``"GPU HBM3 Memory"``.
+        Category name, e.g. ``"GPU HBM3 Memory"``; not ``"*"``, which names every category
+        in a path (``failures.categories.*.detection_hours``).
     rate : float
         Events per unit-hour (>= 0). Replaced by posterior draws when ``simulate`` gets them.
     unit : str
@@ -351,8 +352,9 @@ class Category:
     rate_multiplier: float = 1.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise _fail("category.name", "a non-empty string", self.name)
+        if not isinstance(self.name, str) or not self.name.strip() or self.name == "*":
+            # '*' names every category in a path (failures.categories.*.field)
+            raise _fail("category.name", "a non-empty string other than '*'", self.name)
         where = f"failures.categories[{self.name!r}]"
         _set(self, "rate", _check_real(f"{where}.rate", self.rate))
         _set(self, "rate_multiplier", _check_real(f"{where}.rate_multiplier", self.rate_multiplier))

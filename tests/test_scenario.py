@@ -38,6 +38,7 @@ def small_failures():
         (lambda: Category("x", recovery="reboot"), "recovery"),
         (lambda: Category("x", detection_hours=-0.1), "detection_hours"),
         (lambda: Category(""), "category.name"),
+        (lambda: Category("*"), r"other than '\*'"),  # names every category in a path
         (lambda: FailureModel(()), "failures.categories"),
         (lambda: FailureModel((Category("a"), Category("a"))), "unique names"),
         (lambda: FailureModel((Category("a"),), maintenance_rate=-1), "failures.maintenance_rate"),
