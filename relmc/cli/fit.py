@@ -52,7 +52,7 @@ new fleet's rates (the fleets' spread included), which posterior.nc carries to '
 project', and the fleets' multipliers follow.
 
   relmc fit --fleet rsc-1 --fleet rsc-2 --seed 1
-  relmc fit --counts racks.csv --observed-gpus 4096 --observed-hours 720 \
+  relmc fit --counts racks.csv --observed-gpus 4096 --observed-hours 720 \\
       --fleet rsc-1 --fleet other.csv:8192:2000
 
 example scripts, the same from Python (installed with relmc; 'relmc examples --copy DIR' copies

@@ -18,7 +18,8 @@ from relmc.cli.output import (
 EPILOG = """\
 Searches the checkpoint interval that maximises expected ETTR (one posterior draw per trial,
 common random numbers across intervals), then compares it with Young's and Daly's intervals
-on fresh trials; writes DIR/optimize.nc.
+and the scenario's own (--checkpoint-interval, default 30 min: the 'scenario' row, with its
+gain) on fresh trials; writes DIR/optimize.nc.
 
 examples:
   relmc optimize

@@ -14,8 +14,8 @@ from relmc.defaults import assumed_values
 
 EPILOG = """\
 Simulates the scenario's job (one posterior draw per trial with --posterior), prints the
-means and 90% intervals of one job's ETTR, wall time and interruptions and the mean lost time
-by cause, and writes
+mean and median [90% interval] of one job's ETTR, the median [90% interval] of its wall time
+and interruptions per day and the mean lost time by cause, and writes
   DIR/simulation.nc   relmc.simulate() result, one row per trial (xarray.open_dataset)
 and, with --json/--csv NAME, the summary (relmc.summarize) as DIR/NAME.
 
