@@ -23,7 +23,9 @@ Diurnal throughput
     ``persist``, ``W``) are nominal: a run that starts at wall ``t1`` has reached nominal
     position ``S(t2) - S(t1)`` at wall ``t2``, ``S(t) = t + (b / w) sin(w (h0 + t - phi_s))``,
     ``w = 2 pi / 24``, and the segment layout is the one above in nominal hours. A persist in
-    flight advances at ``s(t)`` too, also during a maintenance checkpoint. Restarts,
+    flight advances at ``s(t)`` too while the job runs; a maintenance (or straggler)
+    checkpoint waits for those in flight, which are durable at its end whatever the speed
+    (resolution 7 of the stragglers' section). Restarts,
     detection, swaps, spare waits, maintenance downtime and the maintenance checkpoint take
     their stated wall hours. (Scaling the snapshots and persists with the compute keeps the
     layout arithmetic, so events are still placed in O(1); with ``b`` of 1-2 % and
@@ -137,7 +139,8 @@ Straggler (kind 1, speed ``straggler_speed[c]`` in (0, 1))
     ``interruptions[c]`` when it arrives.
 SDC (kind 2, latency ``sdc_latency[c]``, fixed or exponential with that mean per
 ``sdc_latency_exp``)
-    Corruption arrives at the category's rate while the job computes (exposed, as failures;
+    Corruption arrives at the category's rate while the job is exposed, as failures are
+    (computing, snapshots, the final persist wait, restarts: resolution 2 below;
     its clock is paused while a corruption is latent, so at most one is) and is silent: the
     job runs on. It is detected ``L`` wall hours later (``L`` drawn at the arrival), at once
     if the job is then exposed, else when the exposure resumes. At detection the job stops
@@ -157,8 +160,8 @@ Outputs
     counts the checkpoints skipped over by rollbacks (beyond the newest durable one),
     ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial;
     ``sdc_rework`` (hours) is the part of ``rework`` charged at detections: at each, the
-    progress reached (durable, plus the run's compute when the job was computing) less the
-    rollback point. The rest of ``rework`` is that of failures, the cap and the budget.
+    progress reached (durable, plus the run's compute when detected during a run: computing,
+    a snapshot or the final persist wait) less the rollback point. The rest of ``rework`` is that of failures, the cap and the budget.
 Resolutions of points left open above (kernel and oracle alike; issue 11)
     1. Clocks: while a straggler is active the clocks of *every* straggler category are
        paused, while a corruption is latent those of *every* SDC category (so at most one
