@@ -26,7 +26,9 @@ peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs),
 times a lognormal of sd 0.2) taken by the trials in turn; any diurnal one with ``_shapes``
 appended: shapes per draw, 8 draws (each category's amplitude times a lognormal of sd 0.2,
 at most 1, its peak hour moved by a normal of sd 1 h: as a posterior of
-``fit_events(diurnal="category")`` gives), point rates. Bad arguments (sizes
+``fit_events(diurnal="category")`` gives), point rates; any with ``_trend`` appended (last,
+e.g. ``diurnal_trend``, ``diurnal_nodes_trend``): a wear-out trend of shape 1.5 on a fleet
+2,000 h old, as ``bench_kernel.py``'s section [6]. Bad arguments (sizes
 below 1, a revision that is not a commit, a function that is not a kernel path) end with a
 usage error before anything runs.
 
@@ -60,7 +62,7 @@ import bench_nodes  # noqa: E402
 import bench_physics  # noqa: E402
 import bench_procs  # noqa: E402
 
-from relmc.scenario import Category, Job  # noqa: E402
+from relmc.scenario import Category, Job, replace_path  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
 from relmc.sim.simulate import kernel_inputs  # noqa: E402
 
@@ -175,10 +177,16 @@ def one(args) -> float:
     from relmc.sim import _kernels as new
 
     base, sha = base_module(args.rev)
-    per_draw = args.scenario.endswith("_draws")
-    per_shape = args.scenario.endswith("_shapes")
-    name = args.scenario.removesuffix("_draws").removesuffix("_shapes")
-    inputs = kernel_inputs(scenario(name, args.n_gpus, args.days), None, args.n_trials)[0]
+    trend = args.scenario.endswith("_trend")
+    name = args.scenario.removesuffix("_trend")
+    per_draw = name.endswith("_draws")
+    per_shape = name.endswith("_shapes")
+    name = name.removesuffix("_draws").removesuffix("_shapes")
+    sc = scenario(name, args.n_gpus, args.days)
+    if trend:  # bench_kernel.py's section [6]: wear-out, shape 1.5, a fleet 2,000 h old
+        sc = replace_path(sc, "failures.trend_shape", 1.5)
+        sc = replace_path(sc, "failures.fleet_age_hours", 2000.0)
+    inputs = kernel_inputs(sc, None, args.n_trials)[0]
     n = args.n_trials
     if per_draw:  # 8 draws of the rates (each category's times a lognormal, sd 0.2), in turn
         inputs = bk.rate_draws(inputs)
@@ -222,7 +230,8 @@ def main(argv=None) -> int:
     ap.add_argument("rev", help="the git revision to compare against (e.g. HEAD~1, main)")
     ap.add_argument("func", help="the kernel function, e.g. _block_diurnal, simulate_block")
     shapes = [f"{s}_shapes" for s in SCENARIOS if s.startswith("diurnal")]
-    ap.add_argument("scenario", choices=[*SCENARIOS, *(f"{s}_draws" for s in SCENARIOS), *shapes])
+    names = [*SCENARIOS, *(f"{s}_draws" for s in SCENARIOS), *shapes]
+    ap.add_argument("scenario", choices=[*names, *(f"{s}_trend" for s in names)])
     ap.add_argument("n_gpus", type=int)
     ap.add_argument("days", type=float, help="the job's length in days")
     ap.add_argument("--n-trials", type=int, default=1024)

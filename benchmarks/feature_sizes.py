@@ -8,7 +8,7 @@ each at 2k / 16k / 100k / 1M. Llama 3 point rates (18 categories, no planned mai
 
 * ``off``: no time variation (the renewal path);
 * ``trend 1.5`` / ``trend 0.5``: a power-law trend (wear-out / burn-in) of a fleet 2,000 h
-  old (the general path: one inversion of the trend's cumulative per failure);
+  old (the general path: thinned in windows of the trend, ``_fail_gap``);
 * ``throughput b=0.01``: a diurnal throughput cycle of 1 % (the general path);
 * ``profile 24h``: every category on one 24-hour rate profile (a cosine of amplitude 0.5
   sampled hourly; the general path, thinned by the profile's maximum).

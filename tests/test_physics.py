@@ -99,6 +99,14 @@ WINDOWS = {
     "wear_out": (40.0, [0.2, 0.1], [0.0, 0.0], [0.0, 0.0], 0.0, 3.0, 20.0),
     "both": (36.0, [0.3, 0.2], [1.0, 0.3], [14.0, 2.0], 20.0, 1.7, 30.0),
     "both_burn_in": (20.0, [1.0], [0.6], [5.0], 3.0, 0.7, 2.0),
+    # the trend's windows (the kernel thins in windows over which T changes by TREND_RHO):
+    # ~350 windows a trial of a steep wear-out on a fleet 3 min old, ~90 of a steep burn-in
+    # on one 36 s old, one window for a trend that barely moves, shapes a hair from 1
+    "steep_wear_out": (10.0, [1e-9], [0.5], [4.0], 2.0, 5.0, 0.05),
+    "steep_burn_in": (24.0, [10.0], [0.0], [0.0], 0.0, 0.3, 0.01),
+    "old_fleet": (30.0, [0.5], [1.0], [17.3], 5.0, 2.5, 1e5),
+    "near_one_above": (12.0, [1.0], [0.2], [0.0], 0.0, 1.0001, 0.5),
+    "near_one_below": (12.0, [1.0], [0.0], [0.0], 0.0, 0.9999, 0.5),
 }
 N_WINDOW = 6000
 
@@ -123,6 +131,17 @@ def test_oracle_failure_count_is_the_integrated_intensity(name):
     assert np.all(np.abs(z) < Z_MAX), z
 
 
+def test_negative_control_a_steeper_or_flatter_trend_is_seen():
+    # the steep windows' counts against the integral of a trend of shape 4.9 or 5.1 (not 5)
+    window, rates, amp, peak, h0, shape, age = WINDOWS["steep_wear_out"]
+    x = _window_inputs(N_WINDOW, window, rates, amp, peak, h0, shape, age)
+    out, _ = run_kernel(x, resolve_seed(11))
+    for wrong in (4.9, 5.1):
+        y = dataclasses.replace(x, trend_shape=wrong)
+        z = _z(out["interruptions"], _expected_counts(y, 0.0, window))
+        assert np.all(np.abs(z) > Z_MAX), (wrong, z)
+
+
 def test_negative_control_a_six_hour_phase_error_is_seen():
     # the same counts against the integral of a rate whose peak is 6 h late must fail
     window, rates, amp, peak, h0, shape, age = WINDOWS["diurnal_short"]
@@ -137,10 +156,13 @@ def _count_by_gaps(bound_scale, n, window, base, amp, theta, shape, age, seed):
     counts = np.zeros((n, 1))
     for i in range(n):
         t = 0.0
+        wb, wlo, whi = -1.0, 0.0, 0.0  # the trend's window, none yet
         while True:
-            t += _kernels._fail_gap(
-                rng, t, base, amp, theta, (base + amp) * bound_scale, shape, age, np.inf
-            )
+            g, wb, wlo, whi = _kernels._fail_gap(
+                rng, t, base, amp, theta, (base + amp) * bound_scale, shape, age, np.inf, wb, wlo,
+                whi,
+            )  # fmt: skip
+            t += g
             if t >= window:
                 break
             counts[i, 0] += 1

@@ -520,22 +520,6 @@ def _gap(rng):
     return rng.standard_exponential()
 
 
-@jit(_nrt=False)
-def _trend_cum(t, shape, age):
-    """``K(t)``: the integral of the trend ``T(u) = (1 + u / age) ** (shape - 1)`` over [0, t]."""
-    if shape == 1.0:
-        return t
-    return age / shape * math.expm1(shape * math.log1p(t / age))
-
-
-@jit(_nrt=False)
-def _trend_inv(y, shape, age):
-    """Invert :func:`_trend_cum`: the ``t`` with ``K(t) = y``."""
-    if shape == 1.0:
-        return y
-    return age * math.expm1(math.log1p(shape * y / age) / shape)
-
-
 @jit(_nrt=False, forceinline=True)
 def _accepted(v, base, amp, s, theta):
     """Thinning's acceptance test for a proposal at wall time ``s``.
@@ -547,24 +531,103 @@ def _accepted(v, base, amp, s, theta):
     return v < base - amp or v < base + amp * math.cos(OMEGA * s + theta)
 
 
+#: A trend window's width in the trend: over a window the trend factor ``T`` changes by at most
+#: this ratio, so thinning against ``T``'s largest value there (:func:`_fail_gap`) proposes at
+#: most this many times the failures it would at ``T``'s smallest
+TREND_RHO = 1.0625
+_LOG_TREND_RHO = math.log(TREND_RHO)
+#: Slack on a window's bounds of ``T`` for the rounding of its end and of ``T`` itself
+_TREND_PAD = 1.0 + 2.0**-40
+
+
+@jit(_nrt=False)
+def _trend_at(t, shape, age):
+    """Return the trend factor ``T(t) = (1 + t / age) ** (shape - 1)``."""
+    return math.exp((shape - 1.0) * math.log1p(t / age))
+
+
+@jit(_nrt=False)
+def _trend_window(a, shape, age):
+    """Return ``(b, t_lo, t_hi)``: a window ``[a, b)`` of the trend and bounds of ``T`` on it.
+
+    ``(age + b) / (age + a) = TREND_RHO ** (1 / |shape - 1|)``, so ``T`` is monotone on the
+    window and its ends differ by the factor ``TREND_RHO`` exactly; ``t_lo <= T <= t_hi``
+    there (padded by ``_TREND_PAD`` for rounding). Not for ``shape == 1``.
+    """
+    ta = _trend_at(a, shape, age)
+    b = a + (age + a) * math.expm1(_LOG_TREND_RHO / abs(shape - 1.0))
+    if shape > 1.0:
+        return b, ta / _TREND_PAD, ta * TREND_RHO * _TREND_PAD
+    return b, ta / (TREND_RHO * _TREND_PAD), ta * _TREND_PAD
+
+
 @jit(_nrt=False, forceinline=True)
-def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon):
+def _trend_accepted(v, base, amp, s, theta, t_lo, t_hi, shape, age):
+    """Thinning's acceptance test under a trend: ``v < T(s) (base + amp cos(OMEGA s + theta))``.
+
+    ``v`` is uniform on ``[0, bound t_hi)`` with ``bound >= base + amp`` and ``t_lo <= T(s) <=
+    t_hi`` (the window's bounds, :func:`_trend_window`). Decided by the bounds where they
+    suffice (a squeeze): below ``t_lo (base - amp)`` without the cosine, below ``t_lo f`` or
+    at or above ``t_hi f`` with it, and only in between (a share of about ``1 - 1 /
+    TREND_RHO`` of the proposals) by ``T(s)`` itself. The same answer as the exact test.
+    """
+    if v < t_lo * (base - amp):
+        return True
+    f = base + amp * math.cos(OMEGA * s + theta) if amp > 0.0 else base
+    if v < t_lo * f:
+        return True
+    if v >= t_hi * f:
+        return False
+    return v < _trend_at(s, shape, age) * f
+
+
+@jit(_nrt=False, forceinline=True)
+def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon, wb, wlo, whi):
     """Wall hours from ``t0`` to the next failure, the exposure unbroken from ``t0`` on.
 
-    The failure intensity is ``T(t) (base + amp cos(OMEGA t + theta))``. Proposals come from
-    the process of intensity ``bound T(t)`` (exactly, by inverting its cumulative) and are
-    accepted with probability ``(base + amp cos(OMEGA t + theta)) / bound``; exact when
-    ``bound >= base + amp``. A proposal past ``horizon`` (the wall cap) is returned at once:
-    the true failure is no earlier, and any time past the cap has the same effect.
+    Returns ``(gap, wb, wlo, whi)``: the gap and the trend window in use (below).
+
+    The failure intensity is ``T(t) (base + amp cos(OMEGA t + theta))``, drawn by thinning;
+    exact when ``bound >= base + amp``. A proposal past ``horizon`` (the wall cap) is
+    returned at once: the true failure is no earlier, and any time past the cap has the same
+    effect.
+
+    Without a trend (``shape == 1``) proposals come at rate ``bound`` and are accepted with
+    probability ``(base + amp cos) / bound`` (:func:`_accepted`; none drawn when ``amp == 0``
+    and ``bound == base``). With a trend they come in windows ``[a, wb)`` over which ``T``
+    stays within ``[wlo, whi]`` (:func:`_trend_window`; ``whi / wlo`` about ``TREND_RHO``): at
+    the constant rate ``bound whi`` in the window, each accepted with probability ``T(s)
+    (base + amp cos) / (bound whi)`` (:func:`_trend_accepted`, mostly without ``T(s)``); a
+    proposal past ``wb`` is dropped and the proposals start afresh from ``wb`` with the next
+    window (a Poisson process's increments are independent). The window is the caller's
+    state, kept from call to call in a trial (``wb = -1`` at its start): the times only move
+    on, so a window that holds ``t0`` still bounds ``T`` from there, and a trend's
+    transcendental functions are spent once a window, not once a proposal (inverting the
+    trend's integral took four a failure).
     """
-    y = _trend_cum(t0, shape, age)
+    if shape == 1.0:
+        s = t0
+        while True:
+            s += _gap(rng) / bound
+            if (amp == 0.0 and bound == base) or s > horizon:
+                return s - t0, wb, wlo, whi
+            if _accepted(rng.random() * bound, base, amp, s, theta):
+                return s - t0, wb, wlo, whi
+    s = t0
     while True:
-        y += _gap(rng) / bound
-        s = _trend_inv(y, shape, age)
-        if (amp == 0.0 and bound == base) or s > horizon:
-            return s - t0
-        if _accepted(rng.random() * bound, base, amp, s, theta):
-            return s - t0
+        if not s < wb:
+            wb, wlo, whi = _trend_window(s, shape, age)
+        sn = s + _gap(rng) / (bound * whi)
+        if sn >= wb:  # past the window: nothing before its end, the next window from there
+            if wb > horizon:
+                return sn - t0, wb, wlo, whi
+            s = wb
+            continue
+        s = sn
+        if s > horizon:
+            return s - t0, wb, wlo, whi
+        if _trend_accepted(rng.random() * bound * whi, base, amp, s, theta, wlo, whi, shape, age):
+            return s - t0, wb, wlo, whi
 
 
 @jit(_nrt=False, forceinline=True)
@@ -656,14 +719,16 @@ def _zero_run_end(w, prof, week_hour0, s, amp):
 
 
 @jit(_nrt=False, forceinline=True)
-def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon):
+def _fail_gap_profile(
+    rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wb, wlo, whi
+):
     """:func:`_fail_gap` under periodic profiles (``prof`` rows, ``qmax`` their maxima).
 
     The intensity is ``T(t) (sum_c w_c q_c[k(t)] + amp cos(OMEGA t + theta))``; the bound
     ``sum_c w_c max_k q_c[k] + amp`` dominates it in every hour, so thinning is exact. A
     proposal costs one pass over the categories (the rate in its hour). With every profile
     ones it computes what :func:`_fail_gap` does with ``base = sum(w)``, bit for bit (the
-    same bound, draws and comparisons).
+    same bound, draws, trend windows and comparisons).
 
     Low hours: a rejected proposal is a stopping time after which the failures are a fresh
     process, so any exact method may go on from it. Where it lies in an hour whose own bound
@@ -675,55 +740,93 @@ def _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age
     dominates the intensity in that hour), and the week's bound resumes at the hour's end.
     Cost: at most one such restart per low hour the job runs through, where the week's bound
     would spend its rate times the hours. Profiles without such hours draw as before, bit for
-    bit (the test is made after a rejection only).
+    bit (the test is made after a rejection only). A trend's windows run through both bounds.
     """
     bound = 0.0
     for c in range(prof.shape[0]):
         bound += w[c] * qmax[c]
     bound += amp
     low = bound * PROFILE_LOW
-    y = _trend_cum(t0, shape, age)
+    trend = shape != 1.0
+    y = t0  # without a trend the wall clock itself (the trend's integral, 1 : 1)
+    s = t0
     while True:
-        y += _gap(rng) / bound
-        s = _trend_inv(y, shape, age)
+        if trend:
+            if not s < wb:
+                wb, wlo, whi = _trend_window(s, shape, age)
+            sn = s + _gap(rng) / (bound * whi)
+            if sn >= wb:  # past the window: the next one from its end
+                if wb > horizon:
+                    return sn - t0, wb, wlo, whi
+                s = wb
+                continue
+            s = sn
+        else:
+            y += _gap(rng) / bound
+            s = y
         if s > horizon:
-            return s - t0
+            return s - t0, wb, wlo, whi
         base = _profile_rate(w, prof, _week_hour(week_hour0, s))
-        if amp == 0.0 and bound == base:
-            return s - t0
-        if _accepted(rng.random() * bound, base, amp, s, theta):
-            return s - t0
+        if trend:
+            v = rng.random() * bound * whi
+            if _trend_accepted(v, base, amp, s, theta, wlo, whi, shape, age):
+                return s - t0, wb, wlo, whi
+        else:
+            if amp == 0.0 and bound == base:
+                return s - t0, wb, wlo, whi
+            if _accepted(rng.random() * bound, base, amp, s, theta):
+                return s - t0, wb, wlo, whi
         b = base + amp
         if b >= low:
             continue
         if b <= 0.0:  # a run of zero hours: skipped
             e = _zero_run_end(w, prof, week_hour0, s, amp)
             if e > horizon:
-                return e - t0
+                return e - t0, wb, wlo, whi
         else:  # the rest of a low hour, against its own bound
             e = _hour_end(week_hour0, s)
             while True:
-                y += _gap(rng) / b
-                s = _trend_inv(y, shape, age)
+                if trend:
+                    sn = s + _gap(rng) / (b * whi)
+                    if sn >= wb and wb < e:  # the window ends first: the next from its end
+                        if wb > horizon:
+                            return sn - t0, wb, wlo, whi
+                        s = wb
+                        wb, wlo, whi = _trend_window(s, shape, age)
+                        continue
+                    s = sn
+                else:
+                    y += _gap(rng) / b
+                    s = y
                 if s >= e:
                     break
                 if s > horizon:
-                    return s - t0
-                if _accepted(rng.random() * b, base, amp, s, theta):
-                    return s - t0
-        y = _trend_cum(e, shape, age)
+                    return s - t0, wb, wlo, whi
+                if trend:
+                    v = rng.random() * b * whi
+                    if _trend_accepted(v, base, amp, s, theta, wlo, whi, shape, age):
+                        return s - t0, wb, wlo, whi
+                elif _accepted(rng.random() * b, base, amp, s, theta):
+                    return s - t0, wb, wlo, whi
+        y = e
+        s = e
 
 
 @jit(_nrt=False, forceinline=True)
-def _next_failure(rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon):
+def _next_failure(
+    rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon, wb, wlo, whi
+):
     """Wall hours to the next failure of time-varying rates, the exposure unbroken.
 
     :func:`_fail_gap` when ``prof`` has no rows (as without profiles, bit for bit), else
-    :func:`_fail_gap_profile`.
+    :func:`_fail_gap_profile`. Returns ``(gap, wb, wlo, whi)``: the trend window to pass to
+    the trial's next call (``wb = -1`` at a trial's start, see :func:`_fail_gap`).
     """
     if prof.shape[0] == 0:
-        return _fail_gap(rng, t0, base, amp, theta, base + amp, shape, age, horizon)
-    return _fail_gap_profile(rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon)
+        return _fail_gap(rng, t0, base, amp, theta, base + amp, shape, age, horizon, wb, wlo, whi)
+    return _fail_gap_profile(
+        rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wb, wlo, whi
+    )
 
 
 @jit(_nrt=False, forceinline=True)
@@ -1217,6 +1320,9 @@ def _trial_general(
     theta = math.atan2(zi, zr)
     g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
     g_maint = np.inf
+    tw_b = -1.0  # the trend's window (:func:`_fail_gap`): none yet
+    tw_lo = 0.0
+    tw_hi = 0.0
     if carry_m >= 0.0:
         # both carried (modulated, the diurnal path near the cap): the planned event first
         g_fail = carry
@@ -1235,9 +1341,9 @@ def _trial_general(
         elif modulated:
             g_fail = np.inf
             if fail_rate > 0.0:
-                g_fail = _next_failure(
+                g_fail, tw_b, tw_lo, tw_hi = _next_failure(
                     rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
-                    fleet_age_hours, cap_hours,
+                    fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
             g = min(g_fail, g_maint)
@@ -5652,8 +5758,9 @@ def _trial_nodes(
 ):  # fmt: skip
     """Simulate trial ``i`` of the node path from the state in ``st_f``, ``st_i``.
 
-    State: ``st_f = [t, p, r, r_eff]`` (wall clock, durable progress, compute of the last
-    segment, the restart ahead) and ``st_i = [n_seg, events, left, short, n_bad]`` (segments
+    State: ``st_f = [t, p, r, r_eff, tw_b, tw_lo, tw_hi]`` (wall clock, durable progress,
+    compute of the last segment, the restart ahead, the trend's window of
+    :func:`_fail_gap`) and ``st_i = [n_seg, events, left, short, n_bad]`` (segments
     left, events so far, nodes that left since the last durable checkpoint, nodes still owed
     at the cap, bad nodes in the job). Arrays are never reallocated here (so this compiles
     without reference counting, which would otherwise cost more than the event itself): when
@@ -5708,6 +5815,9 @@ def _trial_nodes(
     short = 0  # nodes the job still waits for when the cap ends the trial
     g_fail = np.inf
     g_maint = np.inf
+    tw_b = st_f[4]  # the trend's window (:func:`_fail_gap`), kept across a grow
+    tw_lo = st_f[5]
+    tw_hi = st_f[6]
     done = False
     grow = False
     while True:
@@ -5717,9 +5827,9 @@ def _trial_nodes(
         if modulated:
             g_fail = np.inf
             if fail_rate > 0.0:
-                g_fail = _next_failure(
+                g_fail, tw_b, tw_lo, tw_hi = _next_failure(
                     rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
-                    fleet_age_hours, cap_hours,
+                    fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
             g = min(g_fail, g_maint)
@@ -5922,6 +6032,9 @@ def _trial_nodes(
     st_f[1] = p
     st_f[2] = r
     st_f[3] = r_eff
+    st_f[4] = tw_b
+    st_f[5] = tw_lo
+    st_f[6] = tw_hi
     st_i[0] = n_seg
     st_i[1] = events
     st_i[2] = left
@@ -6186,7 +6299,7 @@ def _block_nodes(
     pd = np.empty(n_cat)
     sd = np.empty(n_cat, dtype=np.int64)
     ad = np.empty(n_cat, dtype=np.int64)
-    st_f = np.zeros(4)  # a trial's resumable state (see _trial_nodes)
+    st_f = np.zeros(7)  # a trial's resumable state (see _trial_nodes)
     st_i = np.zeros(5, dtype=np.int64)
     n_slots = np.zeros(3, dtype=np.int64)
     small = np.empty(n_cat, dtype=np.int64)
@@ -6241,6 +6354,9 @@ def _block_nodes(
         st_f[1] = 0.0
         st_f[2] = r0
         st_f[3] = 0.0
+        st_f[4] = -1.0  # no trend window yet
+        st_f[5] = 0.0
+        st_f[6] = 0.0
         st_i[0] = n_seg0
         st_i[1] = 0
         st_i[2] = 0
@@ -6554,6 +6670,9 @@ def _block_physics(
         d_run = last_start + r + delta + persist
         events = 0
         done = False
+        tw_b = -1.0  # the trend's window (:func:`_fail_gap`): none yet this trial
+        tw_lo = 0.0
+        tw_hi = 0.0
         nr = 0  # runs in the ring of retained checkpoints
         n_repair = 0
         next_done = NO_REPAIR
@@ -6598,9 +6717,9 @@ def _block_physics(
                     g_maint = np.inf
                     if modulated:
                         if fail_rate > 0.0:
-                            g_fail = _next_failure(
+                            g_fail, tw_b, tw_lo, tw_hi = _next_failure(
                                 rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                                trend_i, fleet_age_hours, cap_hours,
+                                trend_i, fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
                             )  # fmt: skip
                         if maint_rate > 0.0:
                             g_maint = _gap(rng) / maint_rate
@@ -6884,10 +7003,10 @@ def _job_rates(w, wg, wb, wd, n, n_bad):
 
 # the combined path's resumable state (see _trial_physics_nodes): floats, then integers
 (PN_T, PN_P, PN_R, PN_TREND, PN_TA, PN_EA, PN_SHANDLE, PN_SIG, PN_SARRIVAL, PN_CDETECT,
- PN_CPROG, PN_TARR, PN_GFAIL, PN_GMAINT) = range(14)  # fmt: skip
+ PN_CPROG, PN_TARR, PN_GFAIL, PN_GMAINT, PN_TWB, PN_TWLO, PN_TWHI) = range(17)  # fmt: skip
 (PN_NSEG, PN_EVENTS, PN_DONE, PN_NR, PN_LEFT, PN_SHORT, PN_NBAD, PN_SON, PN_SCAT, PN_SBT,
  PN_CON, PN_CCAT, PN_XRID, PN_XPOS, PN_INRESTART, PN_KEPT) = range(16)  # fmt: skip
-_PN_F = 14
+_PN_F = 17
 _PN_I = 16
 
 
@@ -6942,6 +7061,9 @@ def _trial_physics_nodes(
     t_arr = sf[PN_TARR]  # the next arrival (kept from a restart: PN_KEPT)
     g_fail = sf[PN_GFAIL]
     g_maint = sf[PN_GMAINT]
+    tw_b = sf[PN_TWB]  # the trend's window (:func:`_fail_gap`)
+    tw_lo = sf[PN_TWLO]
+    tw_hi = sf[PN_TWHI]
     kept = si[PN_KEPT] != 0
     n_seg = si[PN_NSEG]
     events = si[PN_EVENTS]
@@ -6981,9 +7103,9 @@ def _trial_physics_nodes(
             g_maint = np.inf
             if modulated:
                 if fail_rate > 0.0:
-                    g_fail = _next_failure(
+                    g_fail, tw_b, tw_lo, tw_hi = _next_failure(
                         rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                        trend_i, fleet_age_hours, cap_hours,
+                        trend_i, fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
                     )  # fmt: skip
                 if maint_rate > 0.0:
                     g_maint = _gap(rng) / maint_rate
@@ -7312,6 +7434,9 @@ def _trial_physics_nodes(
     sf[PN_TARR] = t_arr
     sf[PN_GFAIL] = g_fail
     sf[PN_GMAINT] = g_maint
+    sf[PN_TWB] = tw_b
+    sf[PN_TWLO] = tw_lo
+    sf[PN_TWHI] = tw_hi
     si[PN_KEPT] = 1 if kept else 0
     si[PN_NSEG] = n_seg
     si[PN_EVENTS] = events
@@ -7533,6 +7658,7 @@ def _block_physics_nodes(
         sf[PN_SHANDLE] = np.inf
         sf[PN_SIG] = 1.0
         sf[PN_CDETECT] = np.inf
+        sf[PN_TWB] = -1.0  # no trend window yet
         si[PN_NSEG] = n_seg0
         si[PN_NBAD] = n_bad
         si[PN_XRID] = NO_RECORD
