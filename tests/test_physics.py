@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from physicsinputs import with_sdc_fields
 from scipy import integrate, optimize
 from test_kernel_vs_reference import N_TRIALS, SCENARIOS, _disagreements, _run_both, _scenario
 
@@ -131,6 +132,38 @@ def test_oracle_failure_count_is_the_integrated_intensity(name):
     assert np.all(np.abs(z) < Z_MAX), z
 
 
+@pytest.mark.parametrize("path", ["general", "physics"])
+def test_a_trend_after_dropped_draws_is_the_integrated_intensity(path):
+    # planned events of no cost at 3/h: each drops the failure drawn past it and draws again
+    # from its own time, earlier than the trend windows that draw reached; the exposure is
+    # unbroken, so the count is still the integral (a window reused there, its bounds not
+    # the trend's at the earlier time, over-counted: 22.3 against 21.0). The physics path: a
+    # straggler category of rate 0 (the same draws of failures, its own trial loop)
+    window, rate, shape, age = 6.0, 0.5, 2.0, 0.5
+    x = _window_inputs(N_WINDOW, window, [rate], [0.0], [0.0], 0.0, shape, age)
+    x = dataclasses.replace(x, maint_rate=3.0)
+    if path == "physics":
+        x = with_sdc_fields(
+            dataclasses.replace(
+                x,
+                cat_rate=np.array([[rate, 0.0]]),
+                detect_hours=np.zeros(2),
+                swap=np.zeros(2, dtype=bool),
+                cat_amp=np.zeros(2),
+                cat_phase=np.zeros(2),
+            ),
+            cat_kind=[0, 1],
+            straggler_speed=[1.0, 0.5],
+            sdc_latency=[0.0, 0.0],
+            sdc_latency_exp=[False, False],
+        )
+    out, _ = run_kernel(x, resolve_seed(13))
+    assert np.all(out["wall_hours"] == window) and out["maintenance_events"].mean() > 15
+    counts = out["interruptions"][:, :1]
+    z = _z(counts, _expected_counts(x, 0.0, window)[:1])
+    assert np.all(np.abs(z) < Z_MAX), z
+
+
 def test_negative_control_a_steeper_or_flatter_trend_is_seen():
     # the steep windows' counts against the integral of a trend of shape 4.9 or 5.1 (not 5)
     window, rates, amp, peak, h0, shape, age = WINDOWS["steep_wear_out"]
@@ -156,11 +189,11 @@ def _count_by_gaps(bound_scale, n, window, base, amp, theta, shape, age, seed):
     counts = np.zeros((n, 1))
     for i in range(n):
         t = 0.0
-        wb, wlo, whi = -1.0, 0.0, 0.0  # the trend's window, none yet
+        wa, wb, wlo, whi = 0.0, -1.0, 0.0, 0.0  # the trend's window, none yet
         while True:
-            g, wb, wlo, whi = _kernels._fail_gap(
-                rng, t, base, amp, theta, (base + amp) * bound_scale, shape, age, np.inf, wb, wlo,
-                whi,
+            g, wa, wb, wlo, whi = _kernels._fail_gap(
+                rng, t, base, amp, theta, (base + amp) * bound_scale, shape, age, np.inf, wa, wb,
+                wlo, whi,
             )  # fmt: skip
             t += g
             if t >= window:

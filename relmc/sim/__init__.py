@@ -161,7 +161,8 @@ Outputs
     ``sdc_from_scratch`` the rollbacks to progress 0, ``sdc_undetected`` per trial;
     ``sdc_rework`` (hours) is the part of ``rework`` charged at detections: at each, the
     progress reached (durable, plus the run's compute when detected during a run: computing,
-    a snapshot or the final persist wait) less the rollback point. The rest of ``rework`` is that of failures, the cap and the budget.
+    a snapshot or the final persist wait) less the rollback point. The rest of ``rework`` is
+    that of failures, the cap and the budget.
 Resolutions of points left open above (kernel and oracle alike; issue 11)
     1. Clocks: while a straggler is active the clocks of *every* straggler category are
        paused, while a corruption is latent those of *every* SDC category (so at most one

@@ -582,10 +582,10 @@ def _trend_accepted(v, base, amp, s, theta, t_lo, t_hi, shape, age):
 
 
 @jit(_nrt=False, forceinline=True)
-def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon, wb, wlo, whi):
+def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon, wa, wb, wlo, whi):
     """Wall hours from ``t0`` to the next failure, the exposure unbroken from ``t0`` on.
 
-    Returns ``(gap, wb, wlo, whi)``: the gap and the trend window in use (below).
+    Returns ``(gap, wa, wb, wlo, whi)``: the gap and the trend window in use (below).
 
     The failure intensity is ``T(t) (base + amp cos(OMEGA t + theta))``, drawn by thinning;
     exact when ``bound >= base + amp``. A proposal past ``horizon`` (the wall cap) is
@@ -594,40 +594,42 @@ def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon, wb, wlo, wh
 
     Without a trend (``shape == 1``) proposals come at rate ``bound`` and are accepted with
     probability ``(base + amp cos) / bound`` (:func:`_accepted`; none drawn when ``amp == 0``
-    and ``bound == base``). With a trend they come in windows ``[a, wb)`` over which ``T``
+    and ``bound == base``). With a trend they come in windows ``[wa, wb)`` over which ``T``
     stays within ``[wlo, whi]`` (:func:`_trend_window`; ``whi / wlo`` about ``TREND_RHO``): at
     the constant rate ``bound whi`` in the window, each accepted with probability ``T(s)
     (base + amp cos) / (bound whi)`` (:func:`_trend_accepted`, mostly without ``T(s)``); a
     proposal past ``wb`` is dropped and the proposals start afresh from ``wb`` with the next
     window (a Poisson process's increments are independent). The window is the caller's
-    state, kept from call to call in a trial (``wb = -1`` at its start): the times only move
-    on, so a window that holds ``t0`` still bounds ``T`` from there, and a trend's
-    transcendental functions are spent once a window, not once a proposal (inverting the
-    trend's integral took four a failure).
+    state, kept from call to call in a trial (``wa = 0``, ``wb = -1``: none, at its start), so
+    a trend's transcendental functions are spent once a window, not once a proposal
+    (inverting the trend's integral took four a failure). It serves a call only if it holds
+    ``t0``: a caller may drop a drawn failure (a planned event or a straggler's handling came
+    first) and draw again from an earlier time than the window the dropped draw reached.
     """
     if shape == 1.0:
         s = t0
         while True:
             s += _gap(rng) / bound
             if (amp == 0.0 and bound == base) or s > horizon:
-                return s - t0, wb, wlo, whi
+                return s - t0, wa, wb, wlo, whi
             if _accepted(rng.random() * bound, base, amp, s, theta):
-                return s - t0, wb, wlo, whi
+                return s - t0, wa, wb, wlo, whi
     s = t0
     while True:
-        if not s < wb:
+        if not wa <= s < wb:  # (a window made past t0 by a dropped draw: not t0's)
+            wa = s
             wb, wlo, whi = _trend_window(s, shape, age)
         sn = s + _gap(rng) / (bound * whi)
         if sn >= wb:  # past the window: nothing before its end, the next window from there
             if wb > horizon:
-                return sn - t0, wb, wlo, whi
+                return sn - t0, wa, wb, wlo, whi
             s = wb
             continue
         s = sn
         if s > horizon:
-            return s - t0, wb, wlo, whi
+            return s - t0, wa, wb, wlo, whi
         if _trend_accepted(rng.random() * bound * whi, base, amp, s, theta, wlo, whi, shape, age):
-            return s - t0, wb, wlo, whi
+            return s - t0, wa, wb, wlo, whi
 
 
 @jit(_nrt=False, forceinline=True)
@@ -720,7 +722,7 @@ def _zero_run_end(w, prof, week_hour0, s, amp):
 
 @jit(_nrt=False, forceinline=True)
 def _fail_gap_profile(
-    rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wb, wlo, whi
+    rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo, whi
 ):
     """:func:`_fail_gap` under periodic profiles (``prof`` rows, ``qmax`` their maxima).
 
@@ -752,12 +754,13 @@ def _fail_gap_profile(
     s = t0
     while True:
         if trend:
-            if not s < wb:
+            if not wa <= s < wb:  # (a window made past t0 by a dropped draw: not t0's)
+                wa = s
                 wb, wlo, whi = _trend_window(s, shape, age)
             sn = s + _gap(rng) / (bound * whi)
             if sn >= wb:  # past the window: the next one from its end
                 if wb > horizon:
-                    return sn - t0, wb, wlo, whi
+                    return sn - t0, wa, wb, wlo, whi
                 s = wb
                 continue
             s = sn
@@ -765,24 +768,24 @@ def _fail_gap_profile(
             y += _gap(rng) / bound
             s = y
         if s > horizon:
-            return s - t0, wb, wlo, whi
+            return s - t0, wa, wb, wlo, whi
         base = _profile_rate(w, prof, _week_hour(week_hour0, s))
         if trend:
             v = rng.random() * bound * whi
             if _trend_accepted(v, base, amp, s, theta, wlo, whi, shape, age):
-                return s - t0, wb, wlo, whi
+                return s - t0, wa, wb, wlo, whi
         else:
             if amp == 0.0 and bound == base:
-                return s - t0, wb, wlo, whi
+                return s - t0, wa, wb, wlo, whi
             if _accepted(rng.random() * bound, base, amp, s, theta):
-                return s - t0, wb, wlo, whi
+                return s - t0, wa, wb, wlo, whi
         b = base + amp
         if b >= low:
             continue
         if b <= 0.0:  # a run of zero hours: skipped
             e = _zero_run_end(w, prof, week_hour0, s, amp)
             if e > horizon:
-                return e - t0, wb, wlo, whi
+                return e - t0, wa, wb, wlo, whi
         else:  # the rest of a low hour, against its own bound
             e = _hour_end(week_hour0, s)
             while True:
@@ -790,8 +793,9 @@ def _fail_gap_profile(
                     sn = s + _gap(rng) / (b * whi)
                     if sn >= wb and wb < e:  # the window ends first: the next from its end
                         if wb > horizon:
-                            return sn - t0, wb, wlo, whi
+                            return sn - t0, wa, wb, wlo, whi
                         s = wb
+                        wa = s
                         wb, wlo, whi = _trend_window(s, shape, age)
                         continue
                     s = sn
@@ -801,31 +805,34 @@ def _fail_gap_profile(
                 if s >= e:
                     break
                 if s > horizon:
-                    return s - t0, wb, wlo, whi
+                    return s - t0, wa, wb, wlo, whi
                 if trend:
                     v = rng.random() * b * whi
                     if _trend_accepted(v, base, amp, s, theta, wlo, whi, shape, age):
-                        return s - t0, wb, wlo, whi
+                        return s - t0, wa, wb, wlo, whi
                 elif _accepted(rng.random() * b, base, amp, s, theta):
-                    return s - t0, wb, wlo, whi
+                    return s - t0, wa, wb, wlo, whi
         y = e
         s = e
 
 
 @jit(_nrt=False, forceinline=True)
 def _next_failure(
-    rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon, wb, wlo, whi
+    rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon, wa, wb, wlo, whi
 ):
     """Wall hours to the next failure of time-varying rates, the exposure unbroken.
 
     :func:`_fail_gap` when ``prof`` has no rows (as without profiles, bit for bit), else
-    :func:`_fail_gap_profile`. Returns ``(gap, wb, wlo, whi)``: the trend window to pass to
-    the trial's next call (``wb = -1`` at a trial's start, see :func:`_fail_gap`).
+    :func:`_fail_gap_profile`. Returns ``(gap, wa, wb, wlo, whi)``: the trend window to pass
+    to the trial's next call (``wa = 0``, ``wb = -1`` at a trial's start, see
+    :func:`_fail_gap`).
     """
     if prof.shape[0] == 0:
-        return _fail_gap(rng, t0, base, amp, theta, base + amp, shape, age, horizon, wb, wlo, whi)
+        return _fail_gap(
+            rng, t0, base, amp, theta, base + amp, shape, age, horizon, wa, wb, wlo, whi
+        )
     return _fail_gap_profile(
-        rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wb, wlo, whi
+        rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo, whi
     )
 
 
@@ -1320,7 +1327,8 @@ def _trial_general(
     theta = math.atan2(zi, zr)
     g_fail = np.inf  # modulated: gaps to the next failure and the next planned event
     g_maint = np.inf
-    tw_b = -1.0  # the trend's window (:func:`_fail_gap`): none yet
+    tw_a = 0.0  # the trend's window [tw_a, tw_b) (:func:`_fail_gap`): none yet
+    tw_b = -1.0
     tw_lo = 0.0
     tw_hi = 0.0
     if carry_m >= 0.0:
@@ -1341,9 +1349,9 @@ def _trial_general(
         elif modulated:
             g_fail = np.inf
             if fail_rate > 0.0:
-                g_fail, tw_b, tw_lo, tw_hi = _next_failure(
+                g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
                     rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
-                    fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
+                    fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
             g = min(g_fail, g_maint)
@@ -5758,7 +5766,7 @@ def _trial_nodes(
 ):  # fmt: skip
     """Simulate trial ``i`` of the node path from the state in ``st_f``, ``st_i``.
 
-    State: ``st_f = [t, p, r, r_eff, tw_b, tw_lo, tw_hi]`` (wall clock, durable progress,
+    State: ``st_f = [t, p, r, r_eff, tw_a, tw_b, tw_lo, tw_hi]`` (wall clock, durable progress,
     compute of the last segment, the restart ahead, the trend's window of
     :func:`_fail_gap`) and ``st_i = [n_seg, events, left, short, n_bad]`` (segments
     left, events so far, nodes that left since the last durable checkpoint, nodes still owed
@@ -5815,9 +5823,10 @@ def _trial_nodes(
     short = 0  # nodes the job still waits for when the cap ends the trial
     g_fail = np.inf
     g_maint = np.inf
-    tw_b = st_f[4]  # the trend's window (:func:`_fail_gap`), kept across a grow
-    tw_lo = st_f[5]
-    tw_hi = st_f[6]
+    tw_a = st_f[4]  # the trend's window (:func:`_fail_gap`), kept across a grow
+    tw_b = st_f[5]
+    tw_lo = st_f[6]
+    tw_hi = st_f[7]
     done = False
     grow = False
     while True:
@@ -5827,9 +5836,9 @@ def _trial_nodes(
         if modulated:
             g_fail = np.inf
             if fail_rate > 0.0:
-                g_fail, tw_b, tw_lo, tw_hi = _next_failure(
+                g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
                     rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
-                    fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
+                    fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
             g = min(g_fail, g_maint)
@@ -6032,9 +6041,10 @@ def _trial_nodes(
     st_f[1] = p
     st_f[2] = r
     st_f[3] = r_eff
-    st_f[4] = tw_b
-    st_f[5] = tw_lo
-    st_f[6] = tw_hi
+    st_f[4] = tw_a
+    st_f[5] = tw_b
+    st_f[6] = tw_lo
+    st_f[7] = tw_hi
     st_i[0] = n_seg
     st_i[1] = events
     st_i[2] = left
@@ -6299,7 +6309,7 @@ def _block_nodes(
     pd = np.empty(n_cat)
     sd = np.empty(n_cat, dtype=np.int64)
     ad = np.empty(n_cat, dtype=np.int64)
-    st_f = np.zeros(7)  # a trial's resumable state (see _trial_nodes)
+    st_f = np.zeros(8)  # a trial's resumable state (see _trial_nodes)
     st_i = np.zeros(5, dtype=np.int64)
     n_slots = np.zeros(3, dtype=np.int64)
     small = np.empty(n_cat, dtype=np.int64)
@@ -6354,9 +6364,10 @@ def _block_nodes(
         st_f[1] = 0.0
         st_f[2] = r0
         st_f[3] = 0.0
-        st_f[4] = -1.0  # no trend window yet
-        st_f[5] = 0.0
+        st_f[4] = 0.0  # no trend window yet
+        st_f[5] = -1.0
         st_f[6] = 0.0
+        st_f[7] = 0.0
         st_i[0] = n_seg0
         st_i[1] = 0
         st_i[2] = 0
@@ -6670,7 +6681,8 @@ def _block_physics(
         d_run = last_start + r + delta + persist
         events = 0
         done = False
-        tw_b = -1.0  # the trend's window (:func:`_fail_gap`): none yet this trial
+        tw_a = 0.0  # the trend's window [tw_a, tw_b) (:func:`_fail_gap`): none yet this trial
+        tw_b = -1.0
         tw_lo = 0.0
         tw_hi = 0.0
         nr = 0  # runs in the ring of retained checkpoints
@@ -6717,9 +6729,9 @@ def _block_physics(
                     g_maint = np.inf
                     if modulated:
                         if fail_rate > 0.0:
-                            g_fail, tw_b, tw_lo, tw_hi = _next_failure(
+                            g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
                                 rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                                trend_i, fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
+                                trend_i, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
                             )  # fmt: skip
                         if maint_rate > 0.0:
                             g_maint = _gap(rng) / maint_rate
@@ -7003,10 +7015,10 @@ def _job_rates(w, wg, wb, wd, n, n_bad):
 
 # the combined path's resumable state (see _trial_physics_nodes): floats, then integers
 (PN_T, PN_P, PN_R, PN_TREND, PN_TA, PN_EA, PN_SHANDLE, PN_SIG, PN_SARRIVAL, PN_CDETECT,
- PN_CPROG, PN_TARR, PN_GFAIL, PN_GMAINT, PN_TWB, PN_TWLO, PN_TWHI) = range(17)  # fmt: skip
+ PN_CPROG, PN_TARR, PN_GFAIL, PN_GMAINT, PN_TWA, PN_TWB, PN_TWLO, PN_TWHI) = range(18)  # fmt: skip
 (PN_NSEG, PN_EVENTS, PN_DONE, PN_NR, PN_LEFT, PN_SHORT, PN_NBAD, PN_SON, PN_SCAT, PN_SBT,
  PN_CON, PN_CCAT, PN_XRID, PN_XPOS, PN_INRESTART, PN_KEPT) = range(16)  # fmt: skip
-_PN_F = 17
+_PN_F = 18
 _PN_I = 16
 
 
@@ -7061,7 +7073,8 @@ def _trial_physics_nodes(
     t_arr = sf[PN_TARR]  # the next arrival (kept from a restart: PN_KEPT)
     g_fail = sf[PN_GFAIL]
     g_maint = sf[PN_GMAINT]
-    tw_b = sf[PN_TWB]  # the trend's window (:func:`_fail_gap`)
+    tw_a = sf[PN_TWA]  # the trend's window (:func:`_fail_gap`)
+    tw_b = sf[PN_TWB]
     tw_lo = sf[PN_TWLO]
     tw_hi = sf[PN_TWHI]
     kept = si[PN_KEPT] != 0
@@ -7103,9 +7116,9 @@ def _trial_physics_nodes(
             g_maint = np.inf
             if modulated:
                 if fail_rate > 0.0:
-                    g_fail, tw_b, tw_lo, tw_hi = _next_failure(
+                    g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
                         rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                        trend_i, fleet_age_hours, cap_hours, tw_b, tw_lo, tw_hi,
+                        trend_i, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
                     )  # fmt: skip
                 if maint_rate > 0.0:
                     g_maint = _gap(rng) / maint_rate
@@ -7434,6 +7447,7 @@ def _trial_physics_nodes(
     sf[PN_TARR] = t_arr
     sf[PN_GFAIL] = g_fail
     sf[PN_GMAINT] = g_maint
+    sf[PN_TWA] = tw_a
     sf[PN_TWB] = tw_b
     sf[PN_TWLO] = tw_lo
     sf[PN_TWHI] = tw_hi
