@@ -552,7 +552,10 @@ def _trend_window(a, shape, age):
 
     ``(age + b) / (age + a) = TREND_RHO ** (1 / |shape - 1|)``, so ``T`` is monotone on the
     window and its ends differ by the factor ``TREND_RHO`` exactly; ``t_lo <= T <= t_hi``
-    there (padded by ``_TREND_PAD`` for rounding). Not for ``shape == 1``.
+    there (padded by ``_TREND_PAD`` for rounding). Not for ``shape == 1``. A trial running to
+    wall time ``t`` passes through about ``|shape - 1| ln(1 + t / age) / ln(TREND_RHO)``
+    windows (plus one a draw that starts outside the kept one): 4 for a wear-out of 1.5
+    on a fleet 2,000 h old over 1,300 wall hours, 350 for shape 5 on one 3 min old over 10 h.
     """
     ta = _trend_at(a, shape, age)
     b = a + (age + a) * math.expm1(_LOG_TREND_RHO / abs(shape - 1.0))
