@@ -479,7 +479,7 @@ def test_hostile_input_is_one_line_before_any_work(argv, text, tmp_path, capsys,
 
 def test_compute_hours_is_blamed_with_its_flag(tmp_path, capsys):
     assert main(["project", "--compute-days", "1e12", "--out", str(tmp_path / "o")]) == 2
-    assert capsys.readouterr().err.strip().endswith("(option --compute-days)")
+    assert capsys.readouterr().err.strip().endswith("(option --compute-days 1e12)")
 
 
 def test_memory_needs_are_checked_up_front(monkeypatch, tmp_path, capsys):
