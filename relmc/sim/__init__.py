@@ -25,7 +25,8 @@ Diurnal throughput
     ``w = 2 pi / 24``, and the segment layout is the one above in nominal hours. A persist in
     flight advances at ``s(t)`` too while the job runs; a maintenance (or straggler)
     checkpoint waits for those in flight, which are durable at its end whatever the speed
-    (resolution 7 of the stragglers' section). Restarts,
+    (resolution 7 of the stragglers' section; a checkpoint the wall cap cuts: "Wall cap and
+    outputs"). Restarts,
     detection, swaps, spare waits, maintenance downtime and the maintenance checkpoint take
     their stated wall hours. (Scaling the snapshots and persists with the compute keeps the
     layout arithmetic, so events are still placed in O(1); with ``b`` of 1-2 % and
@@ -418,11 +419,14 @@ Resolutions
 Wall cap and outputs
 --------------------
 A trial whose wall clock would pass ``cap_hours`` stops exactly at the cap with
-``finished = False``; compute since the last durable checkpoint then counts as rework (a
-persist already under way when a maintenance checkpoint began still completes during it). A
-trial also stops unfinished at the moment of its ``max_events``-th event (failures and
-planned events; the event is counted, no recovery follows), so no scenario loops for long
-however high its event rate. Per
+``finished = False``; compute since the last durable checkpoint then counts as rework. A
+persist already under way when a maintenance (or straggler) checkpoint began goes on during
+it at the run's speed ``s(t)``: if the cap cuts the checkpoint, that persist is durable only
+if it ended before the cap (uncut, every persist in flight is durable at the checkpoint's
+end). A trial also stops unfinished at the moment of its ``max_events``-th event (failures
+and planned events; the event is counted, no recovery follows: a planned event takes no
+checkpoint then, so the compute since the last durable checkpoint is rework), so no scenario
+loops for long however high its event rate. Per
 trial the outputs are ``wall_hours``, ``finished``, ``progress_hours`` (durable compute at the
 end, ``W`` when finished), ``interruptions[c]``, ``maintenance_events`` and ``lost_hours`` by
 cause, in the order of :data:`CAUSES`. Run time lost to ``rework`` and ``checkpoint`` is
@@ -446,9 +450,11 @@ Power swings
     the final persist wait or the job's end, whichever comes first). A failure during a
     snapshot, a persist wait or a restart changes nothing (the job is already idle). Every
     stop and start counts, even when the recovery and the restart last 0 h. The wall cap
-    is no step. Counted arithmetically per event: ``2 k`` steps for the ``k`` snapshots a run
-    completed before its event (``delta > 0``). Without failures a job of ``n`` segments has
-    ``2 n`` swings, two per snapshot.
+    is no step; the ``max_events``-th event is the step of its kind (a failure, a planned
+    event or a straggler's arrival while computing: down), so a trial stopped by the event
+    budget ends, like a finished one, with an even count. Counted arithmetically per event:
+    ``2 k`` steps for the ``k`` snapshots a run completed before its event (``delta > 0``).
+    Without failures a job of ``n`` segments has ``2 n`` swings, two per snapshot.
 
 Cost is O(number of events) per trial: between two events whole segments are advanced
 arithmetically, never one by one, and nothing depends on the number of GPUs.
