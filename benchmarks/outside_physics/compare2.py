@@ -64,11 +64,21 @@ def invariants(r, spec, who):
     return bad
 
 
-def compare(name, spec, n_relmc=4000, n_mine=1500, seed=1, seed_mine=None, quiet=False):
-    """Run `spec` through relmc and indep.py; print and return the comparison."""
+def compare(
+    name, spec, n_relmc=4000, n_mine=1500, seed=1, seed_mine=None, quiet=False, sim=indep,
+    run=None,
+):  # fmt: skip
+    """Run `spec` through relmc and indep.py; print and return the comparison.
+
+    ``sim`` is the simulator's module (its ``build_relmc`` and ``relmc_table``; ``indep2``, or
+    ``indep_nodes`` for ``compare_nodes.compare``) and ``run`` its runner (default
+    ``sim.run_indep``). An output that is NaN on both sides (pool occupancy with an unlimited
+    pool) is left out.
+    """
     import relmc
 
-    sc = indep.build_relmc(spec)
+    run = sim.run_indep if run is None else run
+    sc = sim.build_relmc(spec)
     t0 = time.time()
     if spec.get("spreads"):
         # per-draw overhead factors cycle over 4096 draws: independent runs of <= 4096 trials
@@ -77,18 +87,20 @@ def compare(name, spec, n_relmc=4000, n_mine=1500, seed=1, seed_mine=None, quiet
         while left > 0:
             m = min(4096, left)
             ds = relmc.simulate(sc, n_trials=m, seed=seed * 1000 + j, n_threads=1)
-            parts.append(indep.relmc_table(ds, spec))
+            parts.append(sim.relmc_table(ds, spec))
             left -= m
             j += 1
         a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     else:
         ds = relmc.simulate(sc, n_trials=n_relmc, seed=seed, n_threads=1)
-        a = indep.relmc_table(ds, spec)
+        a = sim.relmc_table(ds, spec)
     t1 = time.time()
-    b = indep.run_indep(spec, n_mine, seed if seed_mine is None else seed_mine)
+    b = run(spec, n_mine, seed if seed_mine is None else seed_mine)
     t2 = time.time()
     rows = []
     for k in a:
+        if np.isnan(a[k]).all() and np.isnan(b[k]).all():
+            continue
         ma, mb = a[k].mean(), b[k].mean()
         sa, sb = a[k].std(ddof=1) / np.sqrt(len(a[k])), b[k].std(ddof=1) / np.sqrt(len(b[k]))
         se = np.hypot(sa, sb)

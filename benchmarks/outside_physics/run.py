@@ -30,25 +30,29 @@ from compare import compare  # noqa: E402
 from outlog import log_to  # noqa: E402
 
 
-def main(argv=None):
-    """Parse the arguments, compare the scenarios and write the pickle."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None, *, compare_fn=compare, default_module="scenarios", tag="run", doc=None):
+    """Parse the arguments, compare the scenarios and write the pickle.
+
+    ``run2.py`` and ``run_nodes.py`` call it with their comparer (``compare2.compare``,
+    ``compare_nodes.compare``), default scenario module, file-name tag and docstring.
+    """
+    ap = argparse.ArgumentParser(description=(doc or __doc__).split("\n")[0])
     ap.add_argument("names", nargs="?", default="all", help="comma-separated names or 'all'")
     ap.add_argument("n_relmc", nargs="?", type=int, default=4000, help="relmc trials")
-    ap.add_argument("n_indep", nargs="?", type=int, default=1000, help="indep.py trials")
+    ap.add_argument("n_indep", nargs="?", type=int, default=1000, help="independent trials")
     ap.add_argument("seed", nargs="?", type=int, default=1, help="seed")
-    ap.add_argument("module", nargs="?", default="scenarios", help="scenarios or scenarios2")
+    ap.add_argument("module", nargs="?", default=default_module, help="scenario module")
     ap.add_argument("--out", type=Path, default=HERE / "results", help="result folder")
     args = ap.parse_args(argv)
     scen = importlib.import_module(args.module).SCEN
     names = args.names.split(",") if args.names != "all" else list(scen)
     stem = f"{args.seed}_{'_'.join(n[:6] for n in names)[:60]}"
-    log_to(args.out, f"log_run_{stem}.txt")
+    log_to(args.out, f"log_{tag}_{stem}.txt")
     res = {}
     for nme in names:
-        r = compare(nme, scen[nme], args.n_relmc, args.n_indep, seed=args.seed)
-        res[nme] = dict(rows=r["rows"], ks=r["ks"], bad=r["bad"])
-    path = args.out / f"res_{stem}.pkl"
+        r = compare_fn(nme, scen[nme], args.n_relmc, args.n_indep, seed=args.seed)
+        res[nme] = {k: r[k] for k in ("rows", "ks", "ksp", "bad") if k in r}
+    path = args.out / (f"res_{stem}.pkl" if tag == "run" else f"res_{tag}_{stem}.pkl")
     with open(path, "wb") as f:
         pickle.dump(res, f)
     print("wrote", path)
