@@ -26,9 +26,13 @@ peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs),
 times a lognormal of sd 0.2) taken by the trials in turn; any diurnal one with ``_shapes``
 appended: shapes per draw, 8 draws (each category's amplitude times a lognormal of sd 0.2,
 at most 1, its peak hour moved by a normal of sd 1 h: as a posterior of
-``fit_events(diurnal="category")`` gives), point rates; any with ``_trend`` appended (last,
-e.g. ``diurnal_trend``, ``diurnal_nodes_trend``): a wear-out trend of shape 1.5 on a fleet
-2,000 h old, as ``bench_kernel.py``'s section [6]. Bad arguments (sizes
+``fit_events(diurnal="category")`` gives), point rates; any with ``_trend`` appended (e.g.
+``diurnal_trend``, ``diurnal_nodes_trend``): a wear-out trend of shape 1.5 on a fleet
+2,000 h old, as ``bench_kernel.py``'s section [6]; any of those with ``_profile`` appended
+(last, e.g. ``llama3_profile``, ``diurnal_trend_profile``): every category on
+``feature_sizes.py``'s 24-hour rate profile, or with ``_profiles``: category ``j``'s profile
+``j`` hours later (the categories' shares change by the hour); with a diurnal cosine, the
+odd categories take the profile instead and the even ones keep the cosine. Bad arguments (sizes
 below 1, a revision that is not a commit, a function that is not a kernel path) end with a
 usage error before anything runs.
 
@@ -125,6 +129,11 @@ def scenario(name: str, n_gpus: int, days: float):
     return dataclasses.replace(s, job=Job(days * 24.0))
 
 
+def _shifted(j: int) -> tuple[float, ...]:
+    """``feature_sizes.PROFILE`` (a cosine of amplitude 0.5 sampled hourly) ``j`` hours on."""
+    return tuple(1.0 + 0.5 * math.cos(2.0 * math.pi * (h - 14 - j) / 24.0) for h in range(24))
+
+
 def base_module(rev: str):
     """The revision's kernel module, written to a cache folder of its own and imported."""
     sha = subprocess.run(
@@ -177,8 +186,12 @@ def one(args) -> float:
     from relmc.sim import _kernels as new
 
     base, sha = base_module(args.rev)
-    trend = args.scenario.endswith("_trend")
-    name = args.scenario.removesuffix("_trend")
+    name = args.scenario
+    profiles = name.endswith(("_profile", "_profiles"))
+    shifted = name.endswith("_profiles")
+    name = name.removesuffix("_profiles").removesuffix("_profile")
+    trend = name.endswith("_trend")
+    name = name.removesuffix("_trend")
     per_draw = name.endswith("_draws")
     per_shape = name.endswith("_shapes")
     name = name.removesuffix("_draws").removesuffix("_shapes")
@@ -186,6 +199,18 @@ def one(args) -> float:
     if trend:  # bench_kernel.py's section [6]: wear-out, shape 1.5, a fleet 2,000 h old
         sc = replace_path(sc, "failures.trend_shape", 1.5)
         sc = replace_path(sc, "failures.fleet_age_hours", 2000.0)
+    if profiles:  # feature_sizes.py's 24-hour rate profile; shifted by j hours for category j
+        fm = sc.failures
+        cosine = any(c.diurnal_amplitude > 0.0 for c in fm.categories)
+        cats = tuple(
+            dataclasses.replace(
+                c, rate_profile=_shifted(j if shifted else 0), diurnal_amplitude=0.0
+            )
+            if j % 2 == 1 or not cosine  # (with a cosine, the other categories keep it)
+            else c
+            for j, c in enumerate(fm.categories)
+        )
+        sc = dataclasses.replace(sc, failures=dataclasses.replace(fm, categories=cats))
     inputs = kernel_inputs(sc, None, args.n_trials)[0]
     n = args.n_trials
     if per_draw:  # 8 draws of the rates (each category's times a lognormal, sd 0.2), in turn
@@ -231,7 +256,9 @@ def main(argv=None) -> int:
     ap.add_argument("func", help="the kernel function, e.g. _block_diurnal, simulate_block")
     shapes = [f"{s}_shapes" for s in SCENARIOS if s.startswith("diurnal")]
     names = [*SCENARIOS, *(f"{s}_draws" for s in SCENARIOS), *shapes]
-    ap.add_argument("scenario", choices=[*names, *(f"{s}_trend" for s in names)])
+    names = [*names, *(f"{s}_trend" for s in names)]
+    names = [*names, *(f"{s}_profile" for s in names), *(f"{s}_profiles" for s in names)]
+    ap.add_argument("scenario", choices=names)
     ap.add_argument("n_gpus", type=int)
     ap.add_argument("days", type=float, help="the job's length in days")
     ap.add_argument("--n-trials", type=int, default=1024)

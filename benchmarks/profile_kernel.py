@@ -16,7 +16,8 @@ numba or LLVM inlined counts in its caller), NumPy's PCG64 calls and libm's as t
 Configurations: ``renewal@N`` (Llama 3 rates and categories, no maintenance, N GPUs),
 ``default@N`` (with Llama 3's planned maintenance), and every row of ``bench_kernel.py``'s
 section [6] (``physics_configs``, at 100k GPUs), or with ``@N`` one of its rows at N GPUs
-(``physics_configs_at_sizes``). Needs ``perf`` (Debian: ``linux-perf``) and permission to
+(``physics_configs_at_sizes``); ``feature_sizes.py``'s rows at its sizes (``trend
+1.5@100000``, ``profile 24h@2048``, ...). Needs ``perf`` (Debian: ``linux-perf``) and permission to
 attach to a process (``kernel.perf_event_paranoid`` <= 1, or root). Nothing is asserted.
 """
 
@@ -53,6 +54,12 @@ def configs() -> dict[str, object]:
     out.update(physics_configs())
     for (name, n), sc in physics_configs_at_sizes().items():
         out[f"{name}@{n}"] = sc
+    from feature_sizes import SIZES, features
+
+    for n in SIZES:  # feature_sizes.py's rows: "trend 1.5@100000", "profile 24h@2048", ...
+        for name, sc in features(n).items():
+            if name != "off":
+                out[f"{name}@{n}"] = sc
     return out
 
 

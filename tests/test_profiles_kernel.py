@@ -329,3 +329,60 @@ def test_renewal_path_not_taken():
     assert not np.array_equal(off["wall_hours"], on["wall_hours"])
     renewal = _run_path(_kernels._block_renewal, x, 4, True, np.zeros(2, dtype=np.int64))
     _same(off, renewal)  # (the control: renewal without)
+
+
+def test_week_position_is_the_remainder_bit_for_bit():
+    # _week_pos replaces `%` (a call of fmod) on the hot path: the same float for every s >= 0,
+    # where a rounded quotient x / 168 would first go wrong (just below and above the
+    # multiples of 168, up to ~1e12 hours) and at random
+    rng = np.random.default_rng(0)
+    m = 168.0 * np.concatenate([np.arange(0, 400), rng.integers(1, 6e9, 400)]).astype(float)
+    near = [m, np.nextafter(m, np.inf), np.nextafter(m, 0.0)]
+    s = np.concatenate([*near, rng.uniform(0, 2000, 4000), rng.uniform(0, 1e12, 1000)])
+    s = s[s >= 0.0]
+    for h0 in (0.0, 0.5, 101.25, np.nextafter(168.0, 0.0)):
+        got = np.array([_kernels._week_pos(h0, float(v)) for v in s])
+        want = np.array([(h0 + float(v)) % 168.0 for v in s])
+        assert np.array_equal(got, want), s[got != want][:5]
+        hours = np.array([_kernels._week_hour(h0, float(v)) for v in s])
+        assert np.array_equal(hours, want.astype(int))
+
+
+def _gaps(rng, tab, w, prof, qmax, h0, amp, theta, shape, age, n):
+    """``n`` gaps of _fail_gap_profile in a row (the trend window carried), their ends."""
+    out = np.empty((n, 5))
+    t, wa, wb, wlo, whi = 0.0, 0.0, -1.0, 0.0, 0.0
+    for j in range(n):
+        g, wa, wb, wlo, whi = _kernels._fail_gap_profile(
+            rng, t, w, prof, qmax, tab, h0, amp, theta, shape, age, np.inf, wa, wb, wlo, whi
+        )
+        t += g
+        out[j] = (t, wa, wb, wlo, whi)
+    return out
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_hourly_table_draws_what_the_sums_draw(case):
+    # the general path looks the hourly rates up in a table filled once a draw
+    # (_profile_table); the node and physics paths sum them per proposal (NO_TABLE). The same
+    # generator state must give the same gaps, bit for bit: random profiles with zero and
+    # near-zero hours (the low-hours branches), a cosine, a trend
+    rng = np.random.default_rng(case)
+    n_cat = 4
+    prof = _random_profile(rng, n_cat, [c for c in range(n_cat) if rng.random() < 0.7] or [1])
+    prof[0, rng.random(WEEK_HOURS) < 0.3] = 1e-6 * (case % 2)
+    w = rng.uniform(0.001, 0.2, n_cat)
+    qmax = np.ones(n_cat)
+    _kernels._profile_max(prof, qmax)
+    tab = np.empty(WEEK_HOURS + 1)
+    _kernels._profile_table(w, prof, qmax, tab)
+    amp = [0.0, 0.05][case % 2]
+    shape = [1.0, 1.0, 0.6, 1.7, 1.0, 2.5][case]
+    args = (w, prof, qmax, float(rng.uniform(0, WEEK_HOURS)), amp, 0.4, shape, 30.0, 400)
+    a = _gaps(np.random.default_rng(case + 10), tab, *args)
+    b = _gaps(np.random.default_rng(case + 10), _kernels.NO_TABLE, *args)
+    assert np.array_equal(a, b)
+    # control: a table one ulp off in the bound draws other gaps
+    tab[WEEK_HOURS] = np.nextafter(tab[WEEK_HOURS], np.inf)
+    c = _gaps(np.random.default_rng(case + 10), tab, *args)
+    assert not np.array_equal(a[:, 0], c[:, 0])

@@ -31,9 +31,13 @@ categories; the alias table when all categories share one diurnal shape).
 
 Periodic rate profiles (``cat_profile`` with rows) are time-varying rates too: category ``c``'s
 rate is times ``q_c[k(t)]`` in hour ``k(t)`` of the week. :func:`_fail_gap_profile` thins by
-the bound ``sum_c Lambda_c max_k q_c[k] + A`` (each row's maximum taken once per block), and
-a proposal's acceptance and a failure's category (:func:`_pick_profile`) cost one pass over
-the categories each: O(n_categories) per proposal, nothing per hour of the job but where the
+the bound ``sum_c Lambda_c max_k q_c[k] + A`` (each row's maximum taken once per block). A
+proposal's acceptance looks its hour's rate up in a table of the week's hourly rates filled
+once a draw (:func:`_profile_table`) on the general path, whose rates stay the draw's all
+through a trial, and sums it over the categories on the node and physics paths, whose
+rates change with the nodes' and the clocks' states (the same floats either way); a
+failure's category (:func:`_pick_profile`) costs a pass over the categories. Nothing per
+hour of the job but where the
 profile's own bound in an hour is under ``PROFILE_LOW`` of the week's (a run of zero hours
 skipped at once, a low hour thinned against its own bound: at most one restart per such
 hour the job runs through, where the week's bound alone spent its rate times those hours on
@@ -526,9 +530,10 @@ def _accepted(v, base, amp, s, theta):
 
     ``v`` is uniform on ``[0, bound)``; the proposal is a failure where
     ``v < base + amp cos(OMEGA s + theta)``. Below the intensity's minimum ``base - amp`` it
-    is accepted without the cosine (the same answer, as ``amp >= 0``).
+    is accepted without the cosine (the same answer, as ``amp >= 0``), and without a cosine
+    (``amp == 0``, a rate profile alone) it is rejected there (``base - 0 == base + 0 cos``).
     """
-    return v < base - amp or v < base + amp * math.cos(OMEGA * s + theta)
+    return v < base - amp or (amp > 0.0 and v < base + amp * math.cos(OMEGA * s + theta))
 
 
 #: A trend window's width in the trend: over a window the trend factor ``T`` changes by at most
@@ -658,10 +663,26 @@ def _pick_at(rng, s, w, pc, ps, base, zr, zi):
     return last  # u rounded onto the total
 
 
+@jit(_nrt=False, forceinline=True)
+def _week_pos(week_hour0, s):
+    """``(week_hour0 + s) mod 168``: the floats of ``%`` for ``s >= 0``, at a tenth of the cost.
+
+    ``%`` calls the C library's ``fmod`` (~21 ns; this 1.6 ns, in a loop of 10 million).
+    With ``x = week_hour0 + s`` and ``q = floor(x / 168)``, ``x - 168 q`` is exact (a multiple
+    of ``x``'s unit in the last place, no larger than ``x``), so it is the remainder when
+    ``q`` is the true quotient's floor. It is: a quotient at or above an integer ``n`` (below
+    2**53) cannot round below it, and one below ``n`` cannot round up to it, since the float
+    next below ``168 n`` lies at least ``128 ulp(n)`` under it, past the rounding's reach of
+    ``84 ulp(n)`` (``168 = 8 x 21``, ``21 >= 16``).
+    """
+    x = week_hour0 + s
+    return x - float(WEEK_HOURS) * math.floor(x / float(WEEK_HOURS))
+
+
 @jit(_nrt=False)
 def _week_hour(week_hour0, s):
     """``k(s) = floor((week_hour0 + s) mod 168)``: the hour of the week at wall time ``s >= 0``."""
-    k = int((week_hour0 + s) % float(WEEK_HOURS))  # (exact: the remainder of floats)
+    k = int(_week_pos(week_hour0, s))
     return k if k < WEEK_HOURS else WEEK_HOURS - 1  # (rounding onto 168)
 
 
@@ -698,12 +719,32 @@ def _profile_max(cat_profile, qmax):
 #: An hour whose bound (its profiled rate plus the cosine's amplitude) is below this share of
 #: the week's bound is thinned against its own bound (:func:`_fail_gap_profile`)
 PROFILE_LOW = 1.0 / 64.0
+#: No table of hourly rates (:func:`_profile_table`): a path whose rates change within a
+#: trial (the node model's, the physics') sums the categories' profiled rates per proposal
+NO_TABLE = np.empty(0)
+
+
+@jit(_nrt=False)
+def _profile_table(w, prof, qmax, tab):
+    """Fill ``tab`` (``WEEK_HOURS + 1`` floats) with the hourly rates and their bound.
+
+    ``tab[k] = sum_c w_c q_c[k]`` (:func:`_profile_rate`, the same floats) and
+    ``tab[WEEK_HOURS] = sum_c w_c max_k q_c[k]``, summed in the categories' order as
+    :func:`_fail_gap_profile` sums them, so a look-up there draws what the sums draw, bit
+    for bit. ``WEEK_HOURS`` passes over the categories, once a draw.
+    """
+    for k in range(WEEK_HOURS):
+        tab[k] = _profile_rate(w, prof, k)
+    bound = 0.0
+    for c in range(prof.shape[0]):
+        bound += w[c] * qmax[c]
+    tab[WEEK_HOURS] = bound
 
 
 @jit(_nrt=False)
 def _hour_end(week_hour0, s):
     """Wall time at which the hour of the week holding wall time ``s`` ends (``> s``)."""
-    pos = (week_hour0 + s) % float(WEEK_HOURS)
+    pos = _week_pos(week_hour0, s)
     return s + (math.floor(pos) + 1.0 - pos)
 
 
@@ -725,15 +766,17 @@ def _zero_run_end(w, prof, week_hour0, s, amp):
 
 @jit(_nrt=False, forceinline=True)
 def _fail_gap_profile(
-    rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo, whi
+    rng, t0, w, prof, qmax, tab, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo, whi
 ):
     """:func:`_fail_gap` under periodic profiles (``prof`` rows, ``qmax`` their maxima).
 
     The intensity is ``T(t) (sum_c w_c q_c[k(t)] + amp cos(OMEGA t + theta))``; the bound
     ``sum_c w_c max_k q_c[k] + amp`` dominates it in every hour, so thinning is exact. A
-    proposal costs one pass over the categories (the rate in its hour). With every profile
-    ones it computes what :func:`_fail_gap` does with ``base = sum(w)``, bit for bit (the
-    same bound, draws, trend windows and comparisons).
+    proposal costs a look-up in ``tab`` where the caller holds the hourly rates there
+    (:func:`_profile_table`; the general path, whose rates are the draw's all through a
+    trial), else one pass over the categories (the rate in its hour): the same floats. With
+    every profile ones it computes what :func:`_fail_gap` does with ``base = sum(w)``, bit for
+    bit (the same bound, draws, trend windows and comparisons).
 
     Low hours: a rejected proposal is a stopping time after which the failures are a fresh
     process, so any exact method may go on from it. Where it lies in an hour whose own bound
@@ -747,9 +790,13 @@ def _fail_gap_profile(
     would spend its rate times the hours. Profiles without such hours draw as before, bit for
     bit (the test is made after a rejection only). A trend's windows run through both bounds.
     """
-    bound = 0.0
-    for c in range(prof.shape[0]):
-        bound += w[c] * qmax[c]
+    tabled = tab.shape[0] > 0
+    if tabled:
+        bound = tab[WEEK_HOURS]
+    else:
+        bound = 0.0
+        for c in range(prof.shape[0]):
+            bound += w[c] * qmax[c]
     bound += amp
     low = bound * PROFILE_LOW
     trend = shape != 1.0
@@ -772,7 +819,8 @@ def _fail_gap_profile(
             s = y
         if s > horizon:
             return s - t0, wa, wb, wlo, whi
-        base = _profile_rate(w, prof, _week_hour(week_hour0, s))
+        k = _week_hour(week_hour0, s)
+        base = tab[k] if tabled else _profile_rate(w, prof, k)
         if trend:
             v = rng.random() * bound * whi
             if _trend_accepted(v, base, amp, s, theta, wlo, whi, shape, age):
@@ -821,8 +869,9 @@ def _fail_gap_profile(
 
 @jit(_nrt=False, forceinline=True)
 def _next_failure(
-    rng, t0, base, amp, theta, w, prof, qmax, week_hour0, shape, age, horizon, wa, wb, wlo, whi
-):
+    rng, t0, base, amp, theta, w, prof, qmax, tab, week_hour0, shape, age, horizon, wa, wb, wlo,
+    whi,
+):  # fmt: skip
     """Wall hours to the next failure of time-varying rates, the exposure unbroken.
 
     :func:`_fail_gap` when ``prof`` has no rows (as without profiles, bit for bit), else
@@ -835,12 +884,13 @@ def _next_failure(
             rng, t0, base, amp, theta, base + amp, shape, age, horizon, wa, wb, wlo, whi
         )
     return _fail_gap_profile(
-        rng, t0, w, prof, qmax, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo, whi
-    )
+        rng, t0, w, prof, qmax, tab, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo,
+        whi,
+    )  # fmt: skip
 
 
 @jit(_nrt=False, forceinline=True)
-def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0):
+def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, tab, week_hour0):
     """:func:`_pick_at` under periodic profiles: the category of a failure at ``s``.
 
     ``lambda_c(s)`` is proportional to ``w_c q_c[k(s)] + pc_c cos(OMEGA s) - ps_c sin(OMEGA
@@ -850,7 +900,8 @@ def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0):
     k = _week_hour(week_hour0, s)
     cs = math.cos(OMEGA * s)
     sn = math.sin(OMEGA * s)
-    u = rng.random() * (_profile_rate(w, prof, k) + zr * cs - zi * sn)
+    rate_k = tab[k] if tab.shape[0] > 0 else _profile_rate(w, prof, k)
+    u = rng.random() * (rate_k + zr * cs - zi * sn)
     acc = 0.0
     last = 0
     for c in range(prof.shape[0]):
@@ -864,14 +915,14 @@ def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0):
 
 
 @jit(_nrt=False, forceinline=True)
-def _pick_time(rng, s, w, pc, ps, base, zr, zi, prof, week_hour0):
+def _pick_time(rng, s, w, pc, ps, base, zr, zi, prof, tab, week_hour0):
     """Category of a failure at wall time ``s``: :func:`_pick_at` or :func:`_pick_profile`.
 
     The latter when ``prof`` has rows; without, as without profiles, bit for bit.
     """
     if prof.shape[0] == 0:
         return _pick_at(rng, s, w, pc, ps, base, zr, zi)
-    return _pick_profile(rng, s, w, pc, ps, zr, zi, prof, week_hour0)
+    return _pick_profile(rng, s, w, pc, ps, zr, zi, prof, tab, week_hour0)
 
 
 @jit(_nrt=False)
@@ -1290,6 +1341,7 @@ def _trial_general(
     jm,
     prof,
     qmax,
+    tab,
     week_hour0,
 ):
     """Simulate trial ``i`` from a given state to its end: the general path.
@@ -1310,7 +1362,8 @@ def _trial_general(
     ``d_w`` their wall hours. The overheads are the trial's (per-draw factors applied by the
     caller); ``jr``, ``js``, ``jd``, ``jm`` are the per-event log-sds of the restart, swap,
     detection and maintenance (:func:`_jitter`; 0: off, no draw). ``prof`` (rows: periodic
-    rate profiles, ``qmax`` their maxima, ``week_hour0`` the hour of the week at 0) times
+    rate profiles, ``qmax`` their maxima, ``tab`` the draw's hourly rates (:func:`_profile_table`;
+    no entries: summed per proposal), ``week_hour0`` the hour of the week at 0) times
     the categories' rates by their hourly multipliers (:func:`_next_failure`,
     :func:`_pick_time`); no rows: the draws and arithmetic of the process without them.
     Power swings are added to ``swings[i]``: one at each start of compute, ``2 k`` for the
@@ -1353,8 +1406,8 @@ def _trial_general(
             g_fail = np.inf
             if fail_rate > 0.0:
                 g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
-                    rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
-                    fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
+                    rng, t, fail_rate, amp, theta, w, prof, qmax, tab, week_hour0,
+                    trend_shape, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
             g = min(g_fail, g_maint)
@@ -1379,7 +1432,7 @@ def _trial_general(
             elif shared:
                 c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
             else:
-                c = _pick_time(rng, t, w, pc, ps, fail_rate, zr, zi, prof, week_hour0)
+                c = _pick_time(rng, t, w, pc, ps, fail_rate, zr, zi, prof, tab, week_hour0)
             if c == EV_MAINT:
                 maint_events[i] += 1
             else:
@@ -1420,7 +1473,9 @@ def _trial_general(
                 elif shared:
                     c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
                 else:
-                    c = _pick_time(rng, t + e_w, w, pc, ps, fail_rate, zr, zi, prof, week_hour0)
+                    c = _pick_time(
+                        rng, t + e_w, w, pc, ps, fail_rate, zr, zi, prof, tab, week_hour0
+                    )
                 if c == EV_MAINT and e >= last_start + r:
                     # planned event after the last compute: deferred past the end. From here
                     # on only failures are active, so (memoryless) the next event comes at the
@@ -1439,8 +1494,9 @@ def _trial_general(
                     if e < d_run:
                         if modulated and not shared:
                             c = _pick_time(
-                                rng, t + e_w, w, pc, ps, fail_rate, zr, zi, prof, week_hour0
-                            )
+                                rng, t + e_w, w, pc, ps, fail_rate, zr, zi, prof, tab,
+                                week_hour0,
+                            )  # fmt: skip
                         else:
                             c = _pick_failure(rng, prob, slot_code, alias_code, n_slots)
             if c == EV_NONE and speedy:
@@ -1600,6 +1656,8 @@ def _block_general(
     modulated = modulated or cat_profile.shape[0] > 0
     qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
     same_profile = _profile_max(cat_profile, qmax)  # (no rows: True)
+    # the draw's hourly rates and their bound (:func:`_profile_table`), with profiles
+    tab = np.empty(WEEK_HOURS + 1 if cat_profile.shape[0] > 0 else 0)
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0  # shapes per draw
     amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
     phase_i = np.empty(n_cat)
@@ -1618,8 +1676,8 @@ def _block_general(
         speed_phase, overhead_factor, draw_amp, draw_phase, draw_trend, cat_profile,
         week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
         swings, weights, prob, slot_code, alias_code, small, large, n_seg0, r0, modulated,
-        qmax, same_profile, per_shape, amp_i, phase_i, trend_i, shared, pc, ps, det, jr, js,
-        jd, jm,
+        qmax, tab, same_profile, per_shape, amp_i, phase_i, trend_i, shared, pc, ps, det, jr,
+        js, jd, jm,
     )  # fmt: skip
 
 
@@ -1631,8 +1689,8 @@ def _general_trials(
     speed_phase, overhead_factor, draw_amp, draw_phase, draw_trend, cat_profile,
     week_hour0, wall, finished, progress, interruptions, maint_events, n_events, lost,
     swings, weights, prob, slot_code, alias_code, small, large, n_seg0, r0, modulated,
-    qmax, same_profile, per_shape, amp_i, phase_i, trend_i, shared, pc, ps, det, jr, js,
-    jd, jm,
+    qmax, tab, same_profile, per_shape, amp_i, phase_i, trend_i, shared, pc, ps, det, jr,
+    js, jd, jm,
 ):  # fmt: skip
     """Run the trial loop of :func:`_block_general`, given its work arrays.
 
@@ -1643,6 +1701,7 @@ def _general_trials(
     n_trials = draw_of_trial.shape[0]
     n_cat = cat_rate.shape[1]
     d_prev = -1  # the draw whose table and diurnal terms are held (kept while it stays)
+    d_tab = -1  # the draw whose hourly rates ``tab`` holds
     fail_rate = rate = 0.0
     n_slots = 0
     for i in range(n_trials):
@@ -1667,6 +1726,9 @@ def _general_trials(
             )
             if modulated:
                 _diurnal_terms(weights, amp_i, phase_i, start_hour, pc, ps)
+            if tab.shape[0] > 0 and d != d_tab:  # (the rates are the draw's, not the shape's)
+                d_tab = d
+                _profile_table(weights, cat_profile, qmax, tab)
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
@@ -1675,7 +1737,7 @@ def _general_trials(
             0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, NO_GAP, interruptions, maint_events, lost,
             swings, modulated, weights, pc, ps, start_hour, trend_i,
             fleet_age_hours, maint_rate, speed_amp, speed_phase, shared, jr, js, jd, jm,
-            cat_profile, qmax, week_hour0,
+            cat_profile, qmax, tab, week_hour0,
         )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -2544,7 +2606,7 @@ def _block_renewal(
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, NO_GAP, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, maint_rate, 0.0, 0.0, False, 0.0, 0.0,
-                0.0, 0.0, no_profile, no_max, 0.0,
+                0.0, 0.0, no_profile, no_max, no_max, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -2794,7 +2856,7 @@ def _block_renewal(
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 t, p, n_seg, r, n_fail, r_eff, g, NO_GAP, interruptions, maint_events, lost,
                 swings, False, w, w, w, 0.0, 1.0, 1.0, maint_rate, 0.0, 0.0, False, 0.0, 0.0,
-                0.0, 0.0, no_profile, no_max, 0.0,
+                0.0, 0.0, no_profile, no_max, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -4540,7 +4602,7 @@ def _diurnal_trials(
                 swap_hours, n_spares, repair_hours, cap_hours, max_events,
                 0.0, 0.0, n_seg0, r0, 0, 0.0, NO_GAP, NO_GAP, interruptions, maint_events, lost,
                 swings, m_on, w, pc, ps, start_hour, 1.0, 1.0, maint_rate, 0.0, 0.0, False,
-                0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
+                0.0, 0.0, 0.0, 0.0, no_profile, no_max, no_max, 0.0,
             )  # fmt: skip
             wall[i] = t
             finished[i] = done
@@ -4893,7 +4955,7 @@ def _diurnal_trials(
                 t, p, n_seg, r, events, r_eff, carry, carry_m, interruptions, maint_events,
                 lost, swings, True, w, pc, ps, start_hour, 1.0, fleet_age_hours, maint_rate,
                 0.0, 0.0,
-                shared, 0.0, 0.0, 0.0, 0.0, no_profile, no_max, 0.0,
+                shared, 0.0, 0.0, 0.0, 0.0, no_profile, no_max, no_max, 0.0,
             )  # fmt: skip
         wall[i] = t
         finished[i] = done
@@ -5553,7 +5615,7 @@ def _node_event(rng, mode, s, w_good, w_bad, w_dom, w_maint, pg, sg, ag, pb, sb,
     type come out jointly as the contract states, in O(1).
     """
     if mode == 2:
-        c = _pick_time(rng, s, w, pc, ps, fail_rate, zr, zi, prof, week_hour0)
+        c = _pick_time(rng, s, w, pc, ps, fail_rate, zr, zi, prof, NO_TABLE, week_hour0)
         if is_dom[c] or n_bad == 0:
             return c, GOOD
         bad_part = wb[c] * (n_bad / float(n_nodes))
@@ -5840,8 +5902,8 @@ def _trial_nodes(
             g_fail = np.inf
             if fail_rate > 0.0:
                 g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
-                    rng, t, fail_rate, amp, theta, w, prof, qmax, week_hour0, trend_shape,
-                    fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
+                    rng, t, fail_rate, amp, theta, w, prof, qmax, NO_TABLE, week_hour0,
+                    trend_shape, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
                 )  # fmt: skip
             g_maint = _gap(rng) / maint_rate if maint_rate > 0.0 else np.inf
             g = min(g_fail, g_maint)
@@ -6733,8 +6795,9 @@ def _block_physics(
                     if modulated:
                         if fail_rate > 0.0:
                             g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
-                                rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                                trend_i, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
+                                rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, NO_TABLE,
+                                week_hour0, trend_i, fleet_age_hours, cap_hours, tw_a, tw_b,
+                                tw_lo, tw_hi,
                             )  # fmt: skip
                         if maint_rate > 0.0:
                             g_maint = _gap(rng) / maint_rate
@@ -6833,8 +6896,9 @@ def _block_physics(
                             maint_stop = True
                         else:
                             c = _pick_time(
-                                rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, week_hour0
-                            )
+                                rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, NO_TABLE,
+                                week_hour0,
+                            )  # fmt: skip
                     else:
                         u = rng.random() * (fail_rate + maint_rate)
                         if u >= fail_rate:
@@ -7120,8 +7184,9 @@ def _trial_physics_nodes(
             if modulated:
                 if fail_rate > 0.0:
                     g_fail, tw_a, tw_b, tw_lo, tw_hi = _next_failure(
-                        rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, week_hour0,
-                        trend_i, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo, tw_hi,
+                        rng, t, fail_rate, amp, theta, wa, cat_profile, qmax, NO_TABLE,
+                        week_hour0, trend_i, fleet_age_hours, cap_hours, tw_a, tw_b, tw_lo,
+                        tw_hi,
                     )  # fmt: skip
                 if maint_rate > 0.0:
                     g_maint = _gap(rng) / maint_rate
@@ -7227,7 +7292,10 @@ def _trial_physics_nodes(
                 if g_maint < g_fail:
                     maint_stop = True
                 else:
-                    c = _pick_time(rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, week_hour0)
+                    c = _pick_time(
+                        rng, t, wa, pca, psa, fail_rate, zr, zi, cat_profile, NO_TABLE,
+                        week_hour0,
+                    )  # fmt: skip
             else:
                 u = rng.random() * (fail_rate + maint_rate)
                 if u >= fail_rate:
