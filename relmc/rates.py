@@ -1075,12 +1075,17 @@ def physics_draws(scenario: Scenario, posterior: Any) -> PhysicsDraws:
     ValueError
         Naming the variable, for values outside its range (amplitude in [0, 1], peak hour in
         [0, 24), trend shape in (0, 100], fraction in [0, 1], multiplier >= 1), a draw count
-        that differs from the rates', or categories that do not match the scenario's.
+        that differs from the rates', categories that do not match the scenario's, or a
+        ``category`` dim on a fleet variable (``trend_shape``, ``bad_node_fraction``).
 
     Notes
     -----
     :func:`relmc.simulate` (and everything built on it) uses them per draw whenever the rates
     are such a posterior; to simulate its rates without them, pass ``rate_array(posterior)``.
+    A per-category variable (``diurnal_amplitude``, ``diurnal_peak_hour``,
+    ``bad_node_multiplier``) without a ``category`` dim is one value a draw for every
+    category the posterior fits; a category the posterior lacks takes the scenario's own
+    value (for ``bad_node_multiplier``, the category's or else the model's).
     """
     if getattr(posterior, "posterior", None) is None:
         raise FieldError("posterior", "posterior must be an InferenceData (e.g. from fit_events)")
@@ -1116,6 +1121,12 @@ def _read_physics(
             continue
         da = post[var]
         per_cat = "category" in da.dims
+        if per_cat and var not in _PER_CATEGORY_POINT:
+            raise FieldError(
+                f"posterior[{var!r}]",
+                f"posterior[{var!r}] is one value per draw for the whole fleet; found a "
+                f"'category' dim (dims {tuple(da.dims)})",
+            )
         arr = _ordered(da, fitted) if per_cat else _flat_draws(da)
         arr = np.asarray(arr, dtype=float)
         ok = np.isfinite(arr) & (arr >= lo) & ((arr <= hi) if hi_in else (arr < hi))
@@ -1134,6 +1145,9 @@ def _read_physics(
                 f"posterior[{var!r}]",
                 f"posterior[{var!r}] has {arr.shape[0]} draws but the rates have {n}",
             )
+        if not per_cat and var in _PER_CATEGORY_POINT:  # one value a draw for every category
+            arr = np.repeat(arr[:, None], len(fitted), axis=1)
+            per_cat = True
         if per_cat and added:
             full = np.empty((n, len(names)))
             is_added = np.array([name in added for name in names])
@@ -1258,12 +1272,28 @@ def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> lis
             continue
         odd = []
         if name == "bad_node_multiplier":  # the model's multiplier, for categories without one
-            inherit = any(
-                c.bad_node_multiplier is None and float(v) != fm.bad_node_multiplier
+            # the categories without one the posterior replaces it for, and those (it lacks)
+            # that read it
+            inherit = [
+                c
                 for c, v in zip(fm.categories, value, strict=True)
-            )
+                if c.bad_node_multiplier is None and float(v) != fm.bad_node_multiplier
+            ]
+            read = [
+                c.name
+                for c, v in zip(fm.categories, value, strict=True)
+                if c.bad_node_multiplier is None and float(v) == fm.bad_node_multiplier
+            ]
             if fm.bad_node_multiplier != model_default[name] and inherit:
-                odd.append(f"failures.bad_node_multiplier = {fm.bad_node_multiplier:g}")
+                if read:
+                    notes.append(
+                        f"failures.bad_node_multiplier = {fm.bad_node_multiplier:g} applies only "
+                        f"to {', '.join(repr(n) for n in read)}, which the posterior lacks: its "
+                        f"per-draw bad_node_multiplier replaces it for "
+                        f"{', '.join(repr(c.name) for c in inherit)}"
+                    )
+                else:
+                    odd.append(f"failures.bad_node_multiplier = {fm.bad_node_multiplier:g}")
         odd += [
             f"failures.categories[{c.name!r}].{name} = {getattr(c, name):g}"
             for c, v in zip(fm.categories, value, strict=True)

@@ -605,6 +605,57 @@ def test_scenario_fields_the_posterior_replaces_are_warned_of():
     assert with_posterior_physics(more, idata).failures.category("s").diurnal_peak_hour == 13.7
 
 
+def test_a_per_category_variable_without_its_dim_holds_for_every_category():
+    # a fit with one lemon multiplier (or diurnal shape) for all categories: its draws apply
+    # to each category the posterior fits, and the kernel reads them so; a category it lacks
+    # keeps its own (here the model's) value. A fleet variable with a category dim is refused
+    from relmc.errors import UnreadFieldWarning
+    from relmc.rates import replaced_physics_notes
+    from relmc.scenario import replace_path
+    from relmc.sim.simulate import kernel_inputs
+
+    full = _physics_idata()
+    idata = full.copy()
+    post = idata.posterior
+    one = post["bad_node_multiplier"].isel(category=0, drop=True)
+    idata.posterior = post.drop_vars(["bad_node_multiplier", "diurnal_amplitude"]).assign(
+        bad_node_multiplier=one, diurnal_amplitude=post["diurnal_amplitude"].isel(category=1)
+    )
+    extra = relmc.Category("s", rate=1e-5, unit="gpu", kind="sdc", sdc_latency_hours=1.0)
+    sc = replace_path(_scenario(), "failures.bad_node_multiplier", 5.0)
+    sc = dataclasses.replace(
+        sc, failures=dataclasses.replace(sc.failures, categories=(*sc.failures.categories, extra))
+    )
+    phys = physics_draws(sc, idata)
+    flat = physics_draws(_scenario(), full).bad_node_multiplier[:, 0]
+    np.testing.assert_array_equal(phys.bad_node_multiplier[:, 0], flat)
+    np.testing.assert_array_equal(phys.bad_node_multiplier[:, 1], flat)
+    np.testing.assert_array_equal(phys.bad_node_multiplier[:, 2], 5.0)  # the model's, for s
+    np.testing.assert_array_equal(phys.diurnal_amplitude[:, :2], 0.2)
+    x, _ = kernel_inputs(sc, idata, 5)
+    np.testing.assert_array_equal(x.draw_bad_multiplier, phys.bad_node_multiplier)
+    # the model's multiplier, which s reads, is named as applying to s alone (not "not used")
+    note = (
+        "failures.bad_node_multiplier = 5 applies only to 's', which the posterior lacks: its "
+        "per-draw bad_node_multiplier replaces it for 'a', 'b'"
+    )
+    assert replaced_physics_notes(sc, phys) == [note]
+    with pytest.warns(UnreadFieldWarning) as caught:
+        out = relmc.simulate(sc, rates=idata, n_trials=8, seed=1, progress=False)
+    assert [str(w.message) for w in caught] == [note] and out.sizes["trial"] == 8
+    # control: without the category the posterior lacks, no category reads it
+    two = replace_path(_scenario(), "failures.bad_node_multiplier", 5.0)
+    assert replaced_physics_notes(two, physics_draws(two, idata)) == [
+        "failures.bad_node_multiplier = 5 is not used: the posterior's per-draw "
+        "bad_node_multiplier replaces it"
+    ]
+    bad = full.copy()
+    shape = bad.posterior["trend_shape"]
+    bad.posterior["trend_shape"] = shape.expand_dims(category=["a", "b"], axis=-1)
+    with pytest.raises(FieldError, match=r"posterior\['trend_shape'\] is one value per draw"):
+        physics_draws(_scenario(), bad)
+
+
 def test_a_sweep_warns_once_of_each_replaced_value(tmp_path):
     # an axis over a field the posterior replaces changes nothing: the run warns once per
     # value set (not per cell), before any cell; the default (1.0) is not named
