@@ -133,8 +133,10 @@ Straggler (kind 1, speed ``straggler_speed[c]`` in (0, 1))
     ``swap[c]``; its ``detect_hours`` were the slow phase itself), then a restart. A
     failure, a planned event or another stop before that handles the straggler with it:
     the slow node is removed during that recovery at no extra cost, and the slow phase ends
-    at the stop. If the detection time falls during a restart, the straggler is handled at
-    the end of the restart (the restart is not slowed; nothing is computed during it). The
+    at the stop (with the node model no node leaves for it and none is recorded:
+    resolutions 6 and 10). If the detection time falls during a restart, the straggler is
+    handled at the end of the restart (the restart is not slowed; nothing is computed
+    during it). The
     extra wall hours of a slow phase (wall hours minus the nominal hours the run would have
     taken at its unslowed speed) are lost to ``straggler``; a straggler counts in
     ``interruptions[c]`` when it arrives.
@@ -208,18 +210,26 @@ Resolutions of points left open above (kernel and oracle alike; issue 11)
        which none qualified, also when progress was 0 already.
     9. A detection due while the job is not exposed (recovery, maintenance, a maintenance or
        straggler checkpoint) happens when the next restart begins, before any of it is
-       spent; a detection due at the same moment as a restart's end comes first.
+       spent; a detection due at the same moment as a restart's end comes first. With the
+       node model that restart has begun: it counts (memory or storage by the rule of the
+       recovery before it, node resolution 8), and the SDC's recovery ends in a restart of
+       its own.
     10. Node model: straggler and SDC categories are node-domain whatever ``cat_domain``
         says (one clock per node, ``bad_multiplier`` applies), never wrongly blamed (their
         ``diag_wrong`` is not read; their ``diag_hours`` is spent). A straggler's node is
-        the one it struck, recorded for lemon detection at its arrival; an SDC's node is the
+        the one it struck; one handled on its own records a failure on it for lemon
+        detection, at its arrival's wall time (one handled with another stop, resolution 6,
+        records nothing: its node is not singled out); an SDC's node is the
         one the corruption struck, recorded at the detection's wall time (the failure
         becomes known then; at the corruption's time, failures recorded on the node during
         the latency would come before it, out of time order). Either may be excluded as a
         lemon. An SDC whose node left the job before detection blames no node, also if
         that node is back in the job by then (repaired and returned). The
         restart after a straggler's handling or an SDC reads storage; a straggler's or a
-        maintenance checkpoint resets the count of nodes left, an SDC's rollback does not.
+        maintenance checkpoint resets the count of nodes left; an SDC's detection resets
+        nothing, neither by its rollback nor by the checkpoints of the run it ends (which
+        may postdate the corruption; the restart reads storage anyway), so the count runs
+        on to the next checkpoint made durable after the detection.
 
 Nodes: lemons, blast radius, diagnosis, repair pipeline, standbys, memory restore
 ---------------------------------------------------------------------------------
