@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import zlib
 from typing import Any
 
 import numpy as np
 import pytest
 from kernelcheck import TIMELINE
+from scipy import stats
 from threecats import run_path
 
 from relmc.sim import CAUSES, _kernels
@@ -374,7 +376,7 @@ def test_hourly_table_draws_what_the_sums_draw(case):
     w = rng.uniform(0.001, 0.2, n_cat)
     qmax = np.ones(n_cat)
     _kernels._profile_max(prof, qmax)
-    tab = np.empty(WEEK_HOURS + 1)
+    tab = np.empty(_kernels.TABLE_SIZE)
     _kernels._profile_table(w, prof, qmax, tab)
     amp = [0.0, 0.05][case % 2]
     shape = [1.0, 1.0, 0.6, 1.7, 1.0, 2.5][case]
@@ -386,3 +388,111 @@ def test_hourly_table_draws_what_the_sums_draw(case):
     tab[WEEK_HOURS] = np.nextafter(tab[WEEK_HOURS], np.inf)
     c = _gaps(np.random.default_rng(case + 10), tab, *args)
     assert not np.array_equal(a[:, 0], c[:, 0])
+
+
+def _integral(tab, y0, y1):
+    """``int_{y0}^{y1} tab[floor(y mod 168)] dy`` (hours of the week, exact per hour piece)."""
+    rates = np.asarray(tab[:WEEK_HOURS], dtype=float)
+    cum = np.concatenate([[0.0], np.cumsum(rates)])
+
+    def c(y):
+        n, pos = np.divmod(y, float(WEEK_HOURS))
+        k = np.minimum(pos.astype(int), WEEK_HOURS - 1)
+        return n * cum[-1] + cum[k] + rates[k] * (pos - k)
+
+    return c(y1) - c(y0)
+
+
+INVERT = {
+    # hourly rates, and the control's wrong reading of them: frequent failures (within the
+    # hour), a night of zeros, a week of zeros but one hour (each read an hour late); gaps
+    # of months (whole weeks skipped), read at a rate 10 % high (a gap spans many weeks,
+    # so an hour's shift is lost in it)
+    "frequent": (lambda q: 3.0 * q, lambda r: np.roll(r, 1)),
+    "nights_zero": (
+        lambda q: 0.2 * np.where(np.arange(WEEK_HOURS) % 24 < 8, 0.0, q),
+        lambda r: np.roll(r, 1),
+    ),
+    "one_hour": (
+        lambda q: np.where(np.arange(WEEK_HOURS) == 97, 0.5, 0.0),
+        lambda r: np.roll(r, 1),
+    ),
+    "months": (lambda q: 2e-4 * q, lambda r: 1.1 * r),
+}
+
+
+def _invert_table(rates) -> np.ndarray:
+    """The table :func:`_kernels._profile_table` fills, from the hourly rates themselves."""
+    rates = np.asarray(rates, dtype=float)
+    inv = np.full(WEEK_HOURS, np.inf)
+    np.divide(1.0, rates, out=inv, where=rates > 0.0)
+    varies = float(np.any(rates != rates[0]))
+    tab = np.concatenate([rates, [rates.max(), rates.sum(), varies], inv])
+    assert tab.shape == (_kernels.TABLE_SIZE,) and tab[_kernels.T_INV] == inv[0]
+    return tab
+
+
+def _inverted_gaps(tab, h0, t0, carry):
+    """A gap from each start in ``t0``; with ``carry`` the hour kept from call to call."""
+    gen = np.random.default_rng(5)
+    gaps = np.empty(len(t0))
+    ha, hb, hk = 0.0, -1.0, 0.0
+    for j, t in enumerate(t0):
+        g, a, b, k = _kernels._invert_profile(gen, float(t), tab, h0, np.inf, ha, hb, hk)
+        if carry:
+            ha, hb, hk = a, b, k
+        gaps[j] = g
+    return gaps
+
+
+@pytest.mark.parametrize("carry", [False, True])
+@pytest.mark.parametrize("name", list(INVERT))
+def test_inverted_profile_gaps_have_the_exact_law(name, carry):
+    # _invert_profile (a profile alone on the general path): the integral of the intensity
+    # over a gap is a standard exponential, so 1 - exp(-integral) is uniform (KS, p >= 1e-4
+    # over 20,000 gaps). Starts spread over three weeks at random, or (carry) each draw
+    # starting where the last failure fell plus a pause (none a third of the time; back by
+    # up to 2 h a tenth: a drawn failure dropped) with the hour kept from call to call.
+    # Control: the same gaps read against the wrong rates (INVERT) must fail (p < 1e-8)
+    rates, misread = INVERT[name]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    q = rng.gamma(2.0, size=WEEK_HOURS)
+    tab = _invert_table(rates(q / q.mean()))
+    h0 = 13.37
+    n = 20_000
+    if carry:
+        gen = np.random.default_rng(5)  # (the draws _inverted_gaps makes, to chain the starts)
+        t0 = np.empty(n)
+        t, ha, hb, hk = 0.0, 0.0, -1.0, 0.0
+        pause = rng.exponential(0.3, n) * (rng.random(n) > 1 / 3)
+        back = rng.random(n) < 0.1
+        for j in range(n):
+            t0[j] = t
+            g, ha, hb, hk = _kernels._invert_profile(gen, t, tab, h0, np.inf, ha, hb, hk)
+            t = max(t + g - 2.0 * rng.random(), 0.0) if back[j] else t + g + pause[j]
+    else:
+        t0 = rng.uniform(0.0, 3 * WEEK_HOURS, n)
+    gaps = _inverted_gaps(tab, h0, t0, carry)
+    assert np.all(gaps >= 0.0) and np.all(np.isfinite(gaps))
+    u = -np.expm1(-_integral(tab, h0 + t0, h0 + t0 + gaps))
+    assert stats.kstest(u, "uniform").pvalue >= 1e-4
+    wrong = misread(tab[:WEEK_HOURS])
+    u_wrong = -np.expm1(-_integral(wrong, h0 + t0, h0 + t0 + gaps))
+    assert stats.kstest(u_wrong, "uniform").pvalue < 1e-8
+    # a failure never falls in an hour of zero rate
+    k = np.floor(np.fmod(h0 + t0 + gaps, WEEK_HOURS)).astype(int)
+    assert np.all(tab[k] > 0.0)
+
+
+def test_inverted_profile_ends_at_the_cap_and_without_rates():
+    # past the horizon it returns a time past it (the failure is no earlier); a week of
+    # zeros has no failure and draws nothing
+    rates = np.zeros(WEEK_HOURS)
+    rates[50] = 1e-9
+    gen = np.random.default_rng(1)
+    g = _kernels._invert_profile(gen, 0.0, _invert_table(rates), 60.0, 30.0, 0.0, -1.0, 0.0)[0]
+    assert g > 30.0
+    state = gen.bit_generator.state
+    zero = _invert_table(np.zeros(WEEK_HOURS))
+    assert _kernels._invert_profile(gen, 5.0, zero, 0.0, np.inf, 0.0, -1.0, 0.0)[0] == math.inf
+    assert gen.bit_generator.state == state

@@ -89,7 +89,9 @@ Periodic rate profiles
     high, so after a rejection in an hour whose own bound is under ``PROFILE_LOW`` (1/64)
     of the week's the kernel skips a run of zero hours at once, or thins the rest of that
     hour against its own bound: at most one restart per such hour the job runs through.
-    The profile applies on every path
+    The kernel inverts where profiles are the only modulation (no cosine on any category,
+    no trend) on the general path, one exponential a failure walked through the hours it
+    spans (whole weeks at once), and thins everywhere else. The profile applies on every path
     (general, node model, stragglers and SDC) and with per-draw physics: a draw's amplitude
     row applies to the categories without a profile (resolution: a per-draw amplitude
     ``> 0`` on a category with a profile is refused by :func:`relmc.simulate`).

@@ -722,23 +722,96 @@ PROFILE_LOW = 1.0 / 64.0
 #: No table of hourly rates (:func:`_profile_table`): a path whose rates change within a
 #: trial (the node model's, the physics') sums the categories' profiled rates per proposal
 NO_TABLE = np.empty(0)
+#: A table of hourly rates (:func:`_profile_table`): the 168 rates, then at these indices their
+#: bound, their sum over the week, whether they vary by the hour (1.0) or not (0.0), and from
+#: ``T_INV`` on their inverses; ``TABLE_SIZE`` entries in all
+T_BOUND = WEEK_HOURS
+T_WEEK = WEEK_HOURS + 1
+T_VARIES = WEEK_HOURS + 2
+T_INV = WEEK_HOURS + 3
+TABLE_SIZE = T_INV + WEEK_HOURS
 
 
 @jit(_nrt=False)
 def _profile_table(w, prof, qmax, tab):
-    """Fill ``tab`` (``WEEK_HOURS + 1`` floats) with the hourly rates and their bound.
+    """Fill ``tab`` (``TABLE_SIZE`` floats) with the draw's hourly rates and what follows.
 
     ``tab[k] = sum_c w_c q_c[k]`` (:func:`_profile_rate`, the same floats) and
-    ``tab[WEEK_HOURS] = sum_c w_c max_k q_c[k]``, summed in the categories' order as
+    ``tab[T_BOUND] = sum_c w_c max_k q_c[k]``, summed in the categories' order as
     :func:`_fail_gap_profile` sums them, so a look-up there draws what the sums draw, bit
-    for bit. ``WEEK_HOURS`` passes over the categories, once a draw.
+    for bit; ``tab[T_WEEK] = sum_k tab[k]``, the week's integral of the intensity;
+    ``tab[T_VARIES]`` 1.0 where some hour's rate differs from another's, else 0.0 (profiles
+    of ones: :func:`_next_failure` then thins, one exponential a failure as without them);
+    ``tab[T_INV + k] = 1 / tab[k]`` (:func:`_invert_profile`). ``WEEK_HOURS`` passes over
+    the categories, once a draw.
     """
+    week = 0.0
+    varies = 0.0
     for k in range(WEEK_HOURS):
         tab[k] = _profile_rate(w, prof, k)
+        week += tab[k]
+        tab[T_INV + k] = 1.0 / tab[k] if tab[k] > 0.0 else math.inf
+        if tab[k] != tab[0]:
+            varies = 1.0
     bound = 0.0
     for c in range(prof.shape[0]):
         bound += w[c] * qmax[c]
-    tab[WEEK_HOURS] = bound
+    tab[T_BOUND] = bound
+    tab[T_WEEK] = week
+    tab[T_VARIES] = varies
+
+
+@jit(_nrt=False, forceinline=True)
+def _invert_profile(rng, t0, tab, week_hour0, horizon, ha, hb, hk):
+    """Wall hours from ``t0`` to the next failure of a profile alone, by an exact time change.
+
+    Returns ``(gap, ha, hb, hk)``: the gap and the hour of the week ``[ha, hb)`` (index
+    ``hk``, a float) that holds the failure, kept by the caller from call to call in a trial
+    (``ha = 0``, ``hb = -1``: none) so that a draw starting in it spends no division on the
+    week's position (:func:`_week_pos` once an hour left, not once a failure).
+
+    The intensity is ``tab[k(t)]`` (no cosine, no trend: constant on each hour of the week,
+    :func:`_profile_table`), so its integral from ``t0`` is piecewise linear, and the next
+    failure is where it reaches one standard exponential ``g``: ``g`` is spent hour by hour
+    (the rest of ``t0``'s hour, then whole hours; whole weeks at once, ``tab[T_WEEK]``
+    each, where ``g`` holds one) and the failure falls ``g / tab[k]`` into the hour
+    where it runs out (times the table's ``1 / tab[k]``). One draw a failure, no rejection;
+    the cost is the hours the gap spans (past whole weeks), O(1) a failure where failures
+    are more frequent than hourly. Zero hours are passed over (nothing of ``g`` is spent
+    there); a week of zeros has no failure (``inf``, no draw). Past ``horizon`` (the wall
+    cap) it returns at once: the failure is no earlier. Hours run from the first hour's end,
+    ``t0 + (k + 1 - pos)``, in steps of 1: the boundaries may differ from the wall clock's
+    hours of the week by the rounding of that sum (~1e-13 h). The same process as
+    :func:`_fail_gap_profile` thins, in law; other draws.
+    """
+    week = tab[T_WEEK]
+    if not week > 0.0:
+        return math.inf, ha, hb, hk
+    g = _gap(rng)
+    if ha <= t0 < hb:
+        k = int(hk)
+    else:
+        x = _week_pos(week_hour0, t0)
+        k = int(x)
+        if k >= WEEK_HOURS:  # (rounding onto 168)
+            k = WEEK_HOURS - 1
+        hb = t0 + ((k + 1.0) - x)
+    start = t0
+    while True:
+        m = tab[k] * (hb - start)
+        if g < m:  # (so tab[k] > 0)
+            return (start + g * tab[T_INV + k]) - t0, hb - 1.0, hb, float(k)
+        if hb > horizon:
+            return hb - t0, hb - 1.0, hb, float(k)
+        g -= m
+        start = hb
+        hb += 1.0
+        k = k + 1 if k < WEEK_HOURS - 1 else 0
+        if g >= week:  # whole weeks from an hour's start, each of integral `week`
+            n = math.floor(g / week)
+            g = max(g - n * week, 0.0)
+            start += n * WEEK_HOURS
+            hb += n * WEEK_HOURS
 
 
 @jit(_nrt=False)
@@ -792,7 +865,7 @@ def _fail_gap_profile(
     """
     tabled = tab.shape[0] > 0
     if tabled:
-        bound = tab[WEEK_HOURS]
+        bound = tab[T_BOUND]
     else:
         bound = 0.0
         for c in range(prof.shape[0]):
@@ -874,15 +947,22 @@ def _next_failure(
 ):  # fmt: skip
     """Wall hours to the next failure of time-varying rates, the exposure unbroken.
 
-    :func:`_fail_gap` when ``prof`` has no rows (as without profiles, bit for bit), else
-    :func:`_fail_gap_profile`. Returns ``(gap, wa, wb, wlo, whi)``: the trend window to pass
-    to the trial's next call (``wa = 0``, ``wb = -1`` at a trial's start, see
-    :func:`_fail_gap`).
+    :func:`_fail_gap` when ``prof`` has no rows (as without profiles, bit for bit); a profile
+    alone (no cosine, no trend) whose rates vary by the hour, with the draw's table of
+    hourly rates (``tab``: the general path's), by :func:`_invert_profile`; else
+    :func:`_fail_gap_profile` (profiles of ones: what :func:`_fail_gap` draws). Returns
+    ``(gap, wa, wb, wlo, whi)``: the trend window to pass to the trial's next call (``wa =
+    0``, ``wb = -1`` at a trial's start, see :func:`_fail_gap`), or for a profile alone the
+    hour of the week that held the failure (``[wa, wb)``, its index in ``wlo``).
     """
     if prof.shape[0] == 0:
         return _fail_gap(
             rng, t0, base, amp, theta, base + amp, shape, age, horizon, wa, wb, wlo, whi
         )
+    if amp == 0.0 and shape == 1.0 and tab.shape[0] > 0 and tab[T_VARIES] > 0.0:
+        # a profile alone: a time change
+        g, wa, wb, wlo = _invert_profile(rng, t0, tab, week_hour0, horizon, wa, wb, wlo)
+        return g, wa, wb, wlo, whi
     return _fail_gap_profile(
         rng, t0, w, prof, qmax, tab, week_hour0, amp, theta, shape, age, horizon, wa, wb, wlo,
         whi,
@@ -1657,7 +1737,7 @@ def _block_general(
     qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
     same_profile = _profile_max(cat_profile, qmax)  # (no rows: True)
     # the draw's hourly rates and their bound (:func:`_profile_table`), with profiles
-    tab = np.empty(WEEK_HOURS + 1 if cat_profile.shape[0] > 0 else 0)
+    tab = np.empty(TABLE_SIZE if cat_profile.shape[0] > 0 else 0)
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0  # shapes per draw
     amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
     phase_i = np.empty(n_cat)
