@@ -590,6 +590,22 @@ def _trend_accepted(v, base, amp, s, theta, t_lo, t_hi, shape, age):
 
 
 @jit(_nrt=False, forceinline=True)
+def _trend_propose(rng, s, rate, shape, age, wa, wb, wlo, whi):
+    """Return the next proposal after ``s`` under a trend: ``(sn, wa, wb, wlo, whi)``.
+
+    Proposals come at ``rate`` times the top ``whi`` of the trend window ``[wa, wb)`` that
+    holds ``s``: the kept one if it does, else one made from ``s`` (:func:`_trend_window`;
+    a window made past ``s`` by a dropped draw is not ``s``'s). The caller drops a proposal
+    at or past ``wb`` and proposes again from ``wb`` (a Poisson process's increments are
+    independent), which makes the next window.
+    """
+    if not wa <= s < wb:
+        wa = s
+        wb, wlo, whi = _trend_window(s, shape, age)
+    return s + _gap(rng) / (rate * whi), wa, wb, wlo, whi
+
+
+@jit(_nrt=False, forceinline=True)
 def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon, wa, wb, wlo, whi):
     """Wall hours from ``t0`` to the next failure, the exposure unbroken from ``t0`` on.
 
@@ -624,10 +640,7 @@ def _fail_gap(rng, t0, base, amp, theta, bound, shape, age, horizon, wa, wb, wlo
                 return s - t0, wa, wb, wlo, whi
     s = t0
     while True:
-        if not wa <= s < wb:  # (a window made past t0 by a dropped draw: not t0's)
-            wa = s
-            wb, wlo, whi = _trend_window(s, shape, age)
-        sn = s + _gap(rng) / (bound * whi)
+        sn, wa, wb, wlo, whi = _trend_propose(rng, s, bound, shape, age, wa, wb, wlo, whi)
         if sn >= wb:  # past the window: nothing before its end, the next window from there
             if wb > horizon:
                 return sn - t0, wa, wb, wlo, whi
@@ -877,10 +890,7 @@ def _fail_gap_profile(
     s = t0
     while True:
         if trend:
-            if not wa <= s < wb:  # (a window made past t0 by a dropped draw: not t0's)
-                wa = s
-                wb, wlo, whi = _trend_window(s, shape, age)
-            sn = s + _gap(rng) / (bound * whi)
+            sn, wa, wb, wlo, whi = _trend_propose(rng, s, bound, shape, age, wa, wb, wlo, whi)
             if sn >= wb:  # past the window: the next one from its end
                 if wb > horizon:
                     return sn - t0, wa, wb, wlo, whi
@@ -914,13 +924,11 @@ def _fail_gap_profile(
             e = _hour_end(week_hour0, s)
             while True:
                 if trend:
-                    sn = s + _gap(rng) / (b * whi)
+                    sn, wa, wb, wlo, whi = _trend_propose(rng, s, b, shape, age, wa, wb, wlo, whi)
                     if sn >= wb and wb < e:  # the window ends first: the next from its end
                         if wb > horizon:
                             return sn - t0, wa, wb, wlo, whi
                         s = wb
-                        wa = s
-                        wb, wlo, whi = _trend_window(s, shape, age)
                         continue
                     s = sn
                 else:
