@@ -692,14 +692,14 @@ def _week_pos(week_hour0, s):
     return x - float(WEEK_HOURS) * math.floor(x / float(WEEK_HOURS))
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _week_hour(week_hour0, s):
     """``k(s) = floor((week_hour0 + s) mod 168)``: the hour of the week at wall time ``s >= 0``."""
     k = int(_week_pos(week_hour0, s))
     return k if k < WEEK_HOURS else WEEK_HOURS - 1  # (rounding onto 168)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=True)
 def _profile_rate(w, prof, k):
     """``sum_c w_c q_c[k]``: the categories' profiled rates in hour ``k`` of the week.
 
