@@ -376,7 +376,7 @@ def test_hourly_table_draws_what_the_sums_draw(case):
     w = rng.uniform(0.001, 0.2, n_cat)
     qmax = np.ones(n_cat)
     _kernels._profile_max(prof, qmax)
-    tab = np.empty(_kernels.TABLE_SIZE)
+    tab = np.empty(_kernels.table_size(n_cat))
     _kernels._profile_table(w, prof, qmax, tab)
     amp = [0.0, 0.05][case % 2]
     shape = [1.0, 1.0, 0.6, 1.7, 1.0, 2.5][case]
@@ -422,13 +422,13 @@ INVERT = {
 
 
 def _invert_table(rates) -> np.ndarray:
-    """The table :func:`_kernels._profile_table` fills, from the hourly rates themselves."""
+    """The head of the table :func:`_kernels._profile_table` fills (what _invert_profile reads)."""
     rates = np.asarray(rates, dtype=float)
     inv = np.full(WEEK_HOURS, np.inf)
     np.divide(1.0, rates, out=inv, where=rates > 0.0)
     varies = float(np.any(rates != rates[0]))
-    tab = np.concatenate([rates, [rates.max(), rates.sum(), varies], inv])
-    assert tab.shape == (_kernels.TABLE_SIZE,) and tab[_kernels.T_INV] == inv[0]
+    tab = np.concatenate([rates, [rates.max(), rates.sum(), varies, 0.0], inv])
+    assert tab.shape == (_kernels.TABLE_HEAD,) and tab[_kernels.T_INV] == inv[0]
     return tab
 
 
@@ -496,3 +496,44 @@ def test_inverted_profile_ends_at_the_cap_and_without_rates():
     zero = _invert_table(np.zeros(WEEK_HOURS))
     assert _kernels._invert_profile(gen, 5.0, zero, 0.0, np.inf, 0.0, -1.0, 0.0)[0] == math.inf
     assert gen.bit_generator.state == state
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_pick_by_the_tables_running_sums_is_the_pick_by_the_passes(case):
+    # without a cosine on any category the general path picks a failure's category by a scan
+    # of the hour's running sums in its table; the node and physics paths (NO_TABLE) by two
+    # passes over the categories. The same generator state must pick the same categories, bit
+    # for bit: random profiles with zero hours and categories of zero rate in some hours
+    rng = np.random.default_rng(case + 40)
+    n_cat = [2, 5, 18][case]
+    prof = _random_profile(rng, n_cat, [c for c in range(n_cat) if rng.random() < 0.7] or [0])
+    w = rng.uniform(0.001, 0.2, n_cat)
+    qmax = np.ones(n_cat)
+    _kernels._profile_max(prof, qmax)
+    tab = np.empty(_kernels.table_size(n_cat))
+    _kernels._profile_table(w, prof, qmax, tab)
+    tab[_kernels.T_COSINE] = 0.0
+    zero = np.zeros(n_cat)
+    h0 = float(rng.uniform(0, WEEK_HOURS))
+    times = rng.uniform(0.0, 2 * WEEK_HOURS, 3000)
+    times = times[[tab[_kernels._week_hour(h0, float(s))] > 0.0 for s in times]]
+
+    def picks(table):
+        gen = np.random.default_rng(case)
+        return np.array(
+            [
+                _kernels._pick_profile(gen, float(s), w, zero, zero, 0.0, 0.0, prof, table, h0)
+                for s in times
+            ]
+        )
+
+    by_table = picks(tab)
+    assert np.array_equal(by_table, picks(_kernels.NO_TABLE))
+    assert len(np.unique(by_table)) > 1
+    # control: running sums of category 0 at 1.5 times its rate (the totals kept) give
+    # other categories
+    wrong = np.empty_like(tab)
+    _kernels._profile_table(w * np.where(np.arange(n_cat) == 0, 1.5, 1.0), prof, qmax, wrong)
+    wrong[:WEEK_HOURS] = tab[:WEEK_HOURS]
+    wrong[_kernels.T_COSINE] = 0.0
+    assert not np.array_equal(by_table, picks(wrong))

@@ -736,18 +736,28 @@ PROFILE_LOW = 1.0 / 64.0
 #: trial (the node model's, the physics') sums the categories' profiled rates per proposal
 NO_TABLE = np.empty(0)
 #: A table of hourly rates (:func:`_profile_table`): the 168 rates, then at these indices their
-#: bound, their sum over the week, whether they vary by the hour (1.0) or not (0.0), and from
-#: ``T_INV`` on their inverses; ``TABLE_SIZE`` entries in all
+#: bound, their sum over the week, whether they vary by the hour (1.0) or not (0.0), whether
+#: a category has a diurnal cosine (1.0, set by the caller) or none does (0.0), from ``T_INV``
+#: on their inverses (``TABLE_HEAD`` entries up to here), then from ``T_INV + WEEK_HOURS``
+#: each hour's cumulative rates by category and each hour's last category of positive rate
+#: (:func:`table_size` entries in all)
 T_BOUND = WEEK_HOURS
 T_WEEK = WEEK_HOURS + 1
 T_VARIES = WEEK_HOURS + 2
-T_INV = WEEK_HOURS + 3
-TABLE_SIZE = T_INV + WEEK_HOURS
+T_COSINE = WEEK_HOURS + 3
+T_INV = WEEK_HOURS + 4
+TABLE_HEAD = T_INV + WEEK_HOURS
+
+
+@jit
+def table_size(n_cat):
+    """Entries of a table of hourly rates for ``n_cat`` categories (:func:`_profile_table`)."""
+    return TABLE_HEAD + WEEK_HOURS * (n_cat + 1)
 
 
 @jit(_nrt=False)
 def _profile_table(w, prof, qmax, tab):
-    """Fill ``tab`` (``TABLE_SIZE`` floats) with the draw's hourly rates and what follows.
+    """Fill ``tab`` (:func:`table_size` floats) with the draw's hourly rates and what follows.
 
     ``tab[k] = sum_c w_c q_c[k]`` (:func:`_profile_rate`, the same floats) and
     ``tab[T_BOUND] = sum_c w_c max_k q_c[k]``, summed in the categories' order as
@@ -755,9 +765,15 @@ def _profile_table(w, prof, qmax, tab):
     for bit; ``tab[T_WEEK] = sum_k tab[k]``, the week's integral of the intensity;
     ``tab[T_VARIES]`` 1.0 where some hour's rate differs from another's, else 0.0 (profiles
     of ones: :func:`_next_failure` then thins, one exponential a failure as without them);
-    ``tab[T_INV + k] = 1 / tab[k]`` (:func:`_invert_profile`). ``WEEK_HOURS`` passes over
-    the categories, once a draw.
+    ``tab[T_INV + k] = 1 / tab[k]`` (:func:`_invert_profile`). From ``TABLE_HEAD`` on, hour
+    ``k``'s running sums ``sum_{j <= c, x_j > 0} x_j`` of ``x_j = w_j q_j[k]`` over the
+    categories ``c`` (row ``k`` of ``n_cat``), the sums :func:`_pick_profile` adds without a
+    cosine, and then each hour's last category with ``x_c > 0`` (as a float).
+    ``tab[T_COSINE]`` is the caller's to set. ``WEEK_HOURS`` passes over the categories,
+    once a draw.
     """
+    n_cat = prof.shape[0]
+    last_at = TABLE_HEAD + WEEK_HOURS * n_cat
     week = 0.0
     varies = 0.0
     for k in range(WEEK_HOURS):
@@ -766,12 +782,31 @@ def _profile_table(w, prof, qmax, tab):
         tab[T_INV + k] = 1.0 / tab[k] if tab[k] > 0.0 else math.inf
         if tab[k] != tab[0]:
             varies = 1.0
+        acc = 0.0
+        last = 0
+        row = TABLE_HEAD + k * n_cat
+        for c in range(n_cat):
+            x = w[c] * prof[c, k]
+            if x > 0.0:
+                acc += x
+                last = c
+            tab[row + c] = acc
+        tab[last_at + k] = last
     bound = 0.0
-    for c in range(prof.shape[0]):
+    for c in range(n_cat):
         bound += w[c] * qmax[c]
     tab[T_BOUND] = bound
     tab[T_WEEK] = week
     tab[T_VARIES] = varies
+
+
+@jit(_nrt=False)
+def _any_cosine(pc, ps):
+    """Whether any category's diurnal terms (:func:`_diurnal_terms`) are nonzero."""
+    for c in range(pc.shape[0]):
+        if pc[c] != 0.0 or ps[c] != 0.0:
+            return True
+    return False
 
 
 @jit(_nrt=False, forceinline=True)
@@ -984,8 +1019,21 @@ def _pick_profile(rng, s, w, pc, ps, zr, zi, prof, tab, week_hour0):
     ``lambda_c(s)`` is proportional to ``w_c q_c[k(s)] + pc_c cos(OMEGA s) - ps_c sin(OMEGA
     s)`` (``pc_c = ps_c = 0`` where a category has a profile). Two passes over the
     categories; with every profile ones the same uniform and sums as :func:`_pick_at`.
+    Where no category has a cosine (``pc = ps = 0``) and the caller holds the draw's table,
+    one uniform and a scan of the hour's running sums there, which are the sums the passes
+    add (``x + 0 cos - 0 sin`` is ``x``): the same category, bit for bit, without a cosine,
+    a sine or a product.
     """
     k = _week_hour(week_hour0, s)
+    if tab.shape[0] > 0 and tab[T_COSINE] == 0.0:
+        # no cosine: the hour's running sums of the table (the same floats as below)
+        n_cat = prof.shape[0]
+        u = rng.random() * tab[k]
+        row = TABLE_HEAD + k * n_cat
+        for c in range(n_cat):
+            if u < tab[row + c]:
+                return c
+        return int(tab[TABLE_HEAD + WEEK_HOURS * n_cat + k])  # u rounded onto the total
     cs = math.cos(OMEGA * s)
     sn = math.sin(OMEGA * s)
     rate_k = tab[k] if tab.shape[0] > 0 else _profile_rate(w, prof, k)
@@ -1745,7 +1793,7 @@ def _block_general(
     qmax = np.ones(cat_profile.shape[0])  # each profile's maximum
     same_profile = _profile_max(cat_profile, qmax)  # (no rows: True)
     # the draw's hourly rates and their bound (:func:`_profile_table`), with profiles
-    tab = np.empty(TABLE_SIZE if cat_profile.shape[0] > 0 else 0)
+    tab = np.empty(table_size(n_cat) if cat_profile.shape[0] > 0 else 0)
     per_shape = draw_amp.shape[0] > 0 or draw_phase.shape[0] > 0  # shapes per draw
     amp_i = np.empty(n_cat)  # the trial's diurnal amplitudes and peaks
     phase_i = np.empty(n_cat)
@@ -1817,6 +1865,8 @@ def _general_trials(
             if tab.shape[0] > 0 and d != d_tab:  # (the rates are the draw's, not the shape's)
                 d_tab = d
                 _profile_table(weights, cat_profile, qmax, tab)
+            if tab.shape[0] > 0:  # (the shapes may be the trial's)
+                tab[T_COSINE] = 1.0 if _any_cosine(pc, ps) else 0.0
         _reset_trial(i, n_cat, interruptions, maint_events, lost, swings)
         t, p, done, events = _trial_general(
             rng, i, prob, slot_code, alias_code, n_slots, fail_rate, rate,
