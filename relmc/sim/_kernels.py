@@ -36,7 +36,11 @@ proposal's acceptance looks its hour's rate up in a table of the week's hourly r
 once a draw (:func:`_profile_table`) on the general path, whose rates stay the draw's all
 through a trial, and sums it over the categories on the node and physics paths, whose
 rates change with the nodes' and the clocks' states (the same floats either way); a
-failure's category (:func:`_pick_profile`) costs a pass over the categories. Nothing per
+failure's category (:func:`_pick_profile`) costs a pass over the categories, or on the
+general path without a cosine a scan of the hour's running sums held in the same table.
+Profiles alone (no cosine, no trend) are not thinned on the general path: one exponential a
+failure is walked through their piecewise-constant integral (:func:`_invert_profile`, an
+exact time change; the hours the gap spans, whole weeks at once). Nothing per
 hour of the job but where the
 profile's own bound in an hour is under ``PROFILE_LOW`` of the week's (a run of zero hours
 skipped at once, a low hour thinned against its own bound: at most one restart per such
