@@ -699,8 +699,7 @@ def _week_pos(week_hour0, s):
 @jit(_nrt=False, forceinline=True)
 def _week_hour(week_hour0, s):
     """``k(s) = floor((week_hour0 + s) mod 168)``: the hour of the week at wall time ``s >= 0``."""
-    k = int(_week_pos(week_hour0, s))
-    return k if k < WEEK_HOURS else WEEK_HOURS - 1  # (rounding onto 168)
+    return int(_week_pos(week_hour0, s))  # (below 168: the remainder is exact)
 
 
 @jit(_nrt=False, forceinline=True)
@@ -731,6 +730,15 @@ def _profile_max(cat_profile, qmax):
                 same = False
         qmax[c] = m
     return same
+
+
+@jit(_nrt=False, forceinline=True)
+def _profile_bound(w, qmax):
+    """``sum_c w_c max_k q_c[k]``: a bound of the profiled rates over the week (``qmax``)."""
+    bound = 0.0
+    for c in range(qmax.shape[0]):
+        bound += w[c] * qmax[c]
+    return bound
 
 
 #: An hour whose bound (its profiled rate plus the cosine's amplitude) is below this share of
@@ -781,12 +789,7 @@ def _profile_table(w, prof, qmax, tab):
     week = 0.0
     varies = 0.0
     for k in range(WEEK_HOURS):
-        tab[k] = _profile_rate(w, prof, k)
-        week += tab[k]
-        tab[T_INV + k] = 1.0 / tab[k] if tab[k] > 0.0 else math.inf
-        if tab[k] != tab[0]:
-            varies = 1.0
-        acc = 0.0
+        acc = 0.0  # the hour's rate: _profile_rate's sum (its terms of 0 add nothing)
         last = 0
         row = TABLE_HEAD + k * n_cat
         for c in range(n_cat):
@@ -796,10 +799,12 @@ def _profile_table(w, prof, qmax, tab):
                 last = c
             tab[row + c] = acc
         tab[last_at + k] = last
-    bound = 0.0
-    for c in range(n_cat):
-        bound += w[c] * qmax[c]
-    tab[T_BOUND] = bound
+        tab[k] = acc
+        week += acc
+        tab[T_INV + k] = 1.0 / acc if acc > 0.0 else math.inf
+        if acc != tab[0]:
+            varies = 1.0
+    tab[T_BOUND] = _profile_bound(w, qmax)
     tab[T_WEEK] = week
     tab[T_VARIES] = varies
 
@@ -845,8 +850,6 @@ def _invert_profile(rng, t0, tab, week_hour0, horizon, ha, hb, hk):
     else:
         x = _week_pos(week_hour0, t0)
         k = int(x)
-        if k >= WEEK_HOURS:  # (rounding onto 168)
-            k = WEEK_HOURS - 1
         hb = t0 + ((k + 1.0) - x)
     start = t0
     while True:
@@ -916,13 +919,7 @@ def _fail_gap_profile(
     bit (the test is made after a rejection only). A trend's windows run through both bounds.
     """
     tabled = tab.shape[0] > 0
-    if tabled:
-        bound = tab[T_BOUND]
-    else:
-        bound = 0.0
-        for c in range(prof.shape[0]):
-            bound += w[c] * qmax[c]
-    bound += amp
+    bound = (tab[T_BOUND] if tabled else _profile_bound(w, qmax)) + amp
     low = bound * PROFILE_LOW
     trend = shape != 1.0
     y = t0  # without a trend the wall clock itself (the trend's integral, 1 : 1)
