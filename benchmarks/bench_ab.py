@@ -65,6 +65,7 @@ import bench_kernel as bk  # noqa: E402
 import bench_nodes  # noqa: E402
 import bench_physics  # noqa: E402
 import bench_procs  # noqa: E402
+from feature_sizes import PROFILE  # noqa: E402
 
 from relmc.scenario import Category, Job, replace_path  # noqa: E402
 from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args  # noqa: E402
@@ -131,7 +132,7 @@ def scenario(name: str, n_gpus: int, days: float):
 
 def _shifted(j: int) -> tuple[float, ...]:
     """``feature_sizes.PROFILE`` (a cosine of amplitude 0.5 sampled hourly) ``j`` hours on."""
-    return tuple(1.0 + 0.5 * math.cos(2.0 * math.pi * (h - 14 - j) / 24.0) for h in range(24))
+    return tuple(PROFILE[(h - j) % 24] for h in range(24))
 
 
 def base_module(rev: str):
