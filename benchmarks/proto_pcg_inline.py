@@ -2,7 +2,10 @@
 
     python benchmarks/proto_pcg_inline.py      # ~1 min (compiles included)
 
-Not used by relmc. Every draw relmc's kernels make goes through numba's generator, which calls
+The step, its load and store and the ziggurat on it are now relmc's own
+(``relmc.sim._kernels._pcg_step``, ``_pcg_exponential``; the buffer fills use them, see
+benchmarks/README.md, "PCG64 stepped inline"); this script times them on a generator numba
+unboxes, against numba's calls. Every draw of numba's generator calls
 NumPy's ``pcg64_next64`` (or ``pcg64_double``) through a function pointer: the 128-bit state
 is loaded from memory, stepped and stored on every call. This measures what keeping the state
 in registers over a loop would buy. The step is written in LLVM IR (a 128-bit multiply-add,
@@ -22,17 +25,19 @@ import time
 
 import numba
 import numpy as np
-from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
-from numba.np.random._constants import fe_double, ke_double, we_double, ziggurat_exp_r
 
-_BIT_GENERATOR = types.NumPyRandomBitGeneratorType("bit_generator")
-_MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG's default 128-bit multiplier
-_I64 = ir.IntType(64)
-_I128 = ir.IntType(128)
-_TO_DOUBLE = 1.0 / 9007199254740992.0  # 2^-53, as NumPy's next_double
+from relmc.sim._kernels import (
+    _BIT_GENERATOR,
+    _I64,
+    _TO_DOUBLE,
+    _pcg_exponential,
+    _pcg_load,
+    _pcg_step,
+    _pcg_store,
+)
 
 
 @intrinsic
@@ -47,78 +52,13 @@ def pcg_address(typingctx, rng):
     return types.uintp(rng), codegen
 
 
-@intrinsic
-def pcg_load(typingctx, addr):
-    """The state's and increment's low and high words."""
-
-    def codegen(context, builder, sig, args):
-        p = builder.inttoptr(args[0], _I64.as_pointer())
-        words = [builder.load(builder.gep(p, [ir.Constant(ir.IntType(32), k)])) for k in range(4)]
-        return context.make_tuple(builder, sig.return_type, words)
-
-    return types.UniTuple(types.uint64, 4)(addr), codegen
-
-
-@intrinsic
-def pcg_store(typingctx, addr, lo, hi):
-    """Store the state's words back."""
-
-    def codegen(context, builder, sig, args):
-        p = builder.inttoptr(args[0], _I64.as_pointer())
-        builder.store(args[1], builder.gep(p, [ir.Constant(ir.IntType(32), 0)]))
-        builder.store(args[2], builder.gep(p, [ir.Constant(ir.IntType(32), 1)]))
-        return context.get_dummy_value()
-
-    return types.none(addr, lo, hi), codegen
-
-
-@intrinsic
-def pcg_step(typingctx, lo, hi, ilo, ihi):
-    """One step: the new state's words and the 64-bit output (XSL-RR)."""
-
-    def codegen(context, builder, sig, args):
-        def wide(low, high):
-            high = builder.shl(builder.zext(high, _I128), ir.Constant(_I128, 64))
-            return builder.or_(high, builder.zext(low, _I128))
-
-        s = builder.add(builder.mul(wide(*args[:2]), ir.Constant(_I128, _MULT)), wide(*args[2:]))
-        nlo = builder.trunc(s, _I64)
-        nhi = builder.trunc(builder.lshr(s, ir.Constant(_I128, 64)), _I64)
-        x = builder.xor(nhi, nlo)
-        fty = ir.FunctionType(_I64, [_I64, _I64, _I64])
-        rotr = cgutils.get_or_insert_function(builder.module, fty, "llvm.fshr.i64")
-        out = builder.call(rotr, [x, x, builder.lshr(nhi, ir.Constant(_I64, 58))])
-        return context.make_tuple(builder, sig.return_type, [nlo, nhi, out])
-
-    return types.UniTuple(types.uint64, 3)(lo, hi, ilo, ihi), codegen
-
-
-@numba.njit(inline="always")
-def _exp_from(lo, hi, ilo, ihi):
-    """Numba's ziggurat standard exponential on the inlined steps: (lo, hi, draw)."""
-    while True:
-        lo, hi, ri = pcg_step(lo, hi, ilo, ihi)
-        ri >>= np.uint64(3)
-        idx = ri & np.uint64(0xFF)
-        ri >>= np.uint64(8)
-        x = np.int64(ri) * we_double[idx]  # ri < 2^53: the signed conversion is exact
-        if ri < ke_double[idx]:
-            return lo, hi, x
-        lo, hi, u = pcg_step(lo, hi, ilo, ihi)
-        d = np.int64(u >> np.uint64(11)) * _TO_DOUBLE
-        if idx == 0:
-            return lo, hi, ziggurat_exp_r - np.log1p(-d)
-        if (fe_double[idx - 1] - fe_double[idx]) * d + fe_double[idx] < np.exp(-x):
-            return lo, hi, x
-
-
 @numba.njit
 def fill_inline(rng, buf):
     a = pcg_address(rng)
-    lo, hi, ilo, ihi = pcg_load(a)
+    lo, hi, ilo, ihi = _pcg_load(a)
     for q in range(buf.shape[0]):
-        lo, hi, buf[q] = _exp_from(lo, hi, ilo, ihi)
-    pcg_store(a, lo, hi)
+        lo, hi, buf[q] = _pcg_exponential(lo, hi, ilo, ihi)
+    _pcg_store(a, lo, hi)
 
 
 @numba.njit
@@ -130,11 +70,11 @@ def fill_numba(rng, buf):
 @numba.njit
 def uniforms_inline(rng, buf):
     a = pcg_address(rng)
-    lo, hi, ilo, ihi = pcg_load(a)
+    lo, hi, ilo, ihi = _pcg_load(a)
     for q in range(buf.shape[0]):
-        lo, hi, u = pcg_step(lo, hi, ilo, ihi)
+        lo, hi, u = _pcg_step(lo, hi, ilo, ihi)
         buf[q] = np.int64(u >> np.uint64(11)) * _TO_DOUBLE
-    pcg_store(a, lo, hi)
+    _pcg_store(a, lo, hi)
 
 
 @numba.njit
@@ -146,9 +86,9 @@ def uniforms_numba(rng, buf):
 @numba.njit
 def one_inline(rng):
     a = pcg_address(rng)
-    lo, hi, ilo, ihi = pcg_load(a)
-    lo, hi, x = _exp_from(lo, hi, ilo, ihi)
-    pcg_store(a, lo, hi)
+    lo, hi, ilo, ihi = _pcg_load(a)
+    lo, hi, x = _pcg_exponential(lo, hi, ilo, ihi)
+    _pcg_store(a, lo, hi)
     return x
 
 

@@ -249,8 +249,13 @@ from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+from numba.np.random._constants import fe_double as _ZIG_FE  # numba's ziggurat tables
+from numba.np.random._constants import ke_double as _ZIG_KE
+from numba.np.random._constants import we_double as _ZIG_WE
+from numba.np.random._constants import ziggurat_exp_r as _ZIG_R
 
 from relmc._jit import jit
+from relmc._seed import _PCG_MULT  # PCG64's 128-bit multiplier (NumPy's)
 from relmc.sim import CAUSES
 from relmc.sim.inputs import OVERHEADS, WEEK_HOURS
 
@@ -516,6 +521,115 @@ def _trial_table(cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, 
     weights[n_cat] = maint_rate
     n_slots = _build_alias(weights, n_cat, prob, slot_code, alias_code, small, large)
     return fail_rate, fail_rate + maint_rate, n_slots
+
+
+# ---------------------------------------------------------------------------------------------
+# PCG64's step inlined into the buffer fills. numba's generator calls NumPy's ``pcg64_next64``
+# through a function pointer for every draw: the 128-bit state is loaded, stepped and stored
+# each call. The fills of the draw buffer (:func:`_fill`, :func:`_fill_from`) instead load the
+# state once, step it in registers (the same 128-bit multiply-add and XSL-RR output), repeat
+# numba's ziggurat exponential on the outputs and store the state back: the same draws, and
+# the generator left where NumPy's calls leave it. The state's address reaches the kernel in
+# the generator's ``state_address`` field, which numba's draws do not read (they pass
+# ``state``): :func:`_generator_at` puts the address of PCG64's ``{state, inc}`` words there
+# when :func:`_bitgen_address` marked the generator as NumPy's ``PCG64`` with the word layout
+# :func:`_pcg_layout_ok` found in memory; otherwise (another bit generator, another layout,
+# or a generator numba unboxed itself, whose ``state_address`` equals ``state``) the fills
+# call numba's generator as before. Either way the same numbers (tests/test_pcg_inline.py).
+_I64 = ir.IntType(64)
+_I128 = ir.IntType(128)
+_TO_DOUBLE = 1.0 / 9007199254740992.0  # 2^-53, as NumPy's next_double
+_PCG_FLAG = 1  # the low bit of a bitgen_t address (8-byte aligned): PCG64, layout checked
+_BIT_GENERATOR = types.NumPyRandomBitGeneratorType("bit_generator")
+
+
+@intrinsic
+def _pcg_address(typingctx, rng):
+    """Return the address of ``rng``'s PCG64 ``{state, inc}`` words, or 0 (draw by its calls).
+
+    Non-zero only for a generator built by :func:`_generator_at` from a marked address.
+    """
+    if not isinstance(rng, types.NumPyRandomGeneratorType):
+        return None
+
+    def codegen(context, builder, sig, args):
+        gen = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+        bg = cgutils.create_struct_proxy(_BIT_GENERATOR)(context, builder, value=gen.bit_generator)
+        differs = builder.icmp_unsigned("!=", bg.state_address, bg.state)
+        return builder.select(differs, bg.state_address, ir.Constant(bg.state.type, 0))
+
+    return types.uintp(rng), codegen
+
+
+@intrinsic
+def _pcg_load(typingctx, addr):
+    """PCG64's state and increment at ``addr``: their low and high 64-bit words."""
+
+    def codegen(context, builder, sig, args):
+        p = builder.inttoptr(args[0], _I64.as_pointer())
+        words = [builder.load(builder.gep(p, [ir.Constant(ir.IntType(32), k)])) for k in range(4)]
+        return context.make_tuple(builder, sig.return_type, words)
+
+    return types.UniTuple(types.uint64, 4)(addr), codegen
+
+
+@intrinsic
+def _pcg_store(typingctx, addr, lo, hi):
+    """Store PCG64's state words ``lo``, ``hi`` at ``addr`` (the increment is unchanged)."""
+
+    def codegen(context, builder, sig, args):
+        p = builder.inttoptr(args[0], _I64.as_pointer())
+        builder.store(args[1], builder.gep(p, [ir.Constant(ir.IntType(32), 0)]))
+        builder.store(args[2], builder.gep(p, [ir.Constant(ir.IntType(32), 1)]))
+        return context.get_dummy_value()
+
+    return types.none(addr, lo, hi), codegen
+
+
+@intrinsic
+def _pcg_step(typingctx, lo, hi, ilo, ihi):
+    """One PCG64 step: the new state's words and the 64-bit output (XSL-RR), as NumPy's."""
+
+    def codegen(context, builder, sig, args):
+        def wide(low, high):
+            high = builder.shl(builder.zext(high, _I128), ir.Constant(_I128, 64))
+            return builder.or_(high, builder.zext(low, _I128))
+
+        s = builder.add(
+            builder.mul(wide(*args[:2]), ir.Constant(_I128, _PCG_MULT)), wide(*args[2:])
+        )
+        nlo = builder.trunc(s, _I64)
+        nhi = builder.trunc(builder.lshr(s, ir.Constant(_I128, 64)), _I64)
+        x = builder.xor(nhi, nlo)
+        fty = ir.FunctionType(_I64, [_I64, _I64, _I64])
+        rotr = cgutils.get_or_insert_function(builder.module, fty, "llvm.fshr.i64")
+        out = builder.call(rotr, [x, x, builder.lshr(nhi, ir.Constant(_I64, 58))])
+        return context.make_tuple(builder, sig.return_type, [nlo, nhi, out])
+
+    return types.UniTuple(types.uint64, 3)(lo, hi, ilo, ihi), codegen
+
+
+@jit(inline="always")
+def _pcg_exponential(lo, hi, ilo, ihi):
+    """Numba's ziggurat standard exponential on inlined PCG64 steps: ``(lo, hi, draw)``.
+
+    numba's ``random_standard_exponential`` line for line: ``next_uint64`` is a step, and
+    ``next_double`` a step's top 53 bits times 2^-53 (NumPy's PCG64).
+    """
+    while True:
+        lo, hi, ri = _pcg_step(lo, hi, ilo, ihi)
+        ri >>= np.uint64(3)
+        idx = ri & np.uint64(0xFF)
+        ri >>= np.uint64(8)
+        x = np.int64(ri) * _ZIG_WE[idx]  # ri < 2^53: the signed conversion is exact
+        if ri < _ZIG_KE[idx]:
+            return lo, hi, x
+        lo, hi, u = _pcg_step(lo, hi, ilo, ihi)
+        d = np.int64(u >> np.uint64(11)) * _TO_DOUBLE
+        if idx == 0:
+            return lo, hi, _ZIG_R - np.log1p(-d)
+        if (_ZIG_FE[idx - 1] - _ZIG_FE[idx]) * d + _ZIG_FE[idx] < np.exp(-x):
+            return lo, hi, x
 
 
 @jit(_nrt=False, forceinline=True)
@@ -2441,15 +2555,22 @@ def _fill(rng, buf):
     """Refill the draw buffer with standard exponentials.
 
     Stored only: a float kept across the draw's call would be spilled to memory and lengthen
-    every draw (a summed draw measures ~20 % slower than a stored one).
+    every draw (a summed draw measures ~20 % slower than a stored one). PCG64's step inlined
+    where :func:`_pcg_address` gives its words (the same draws; see there).
     """
-    for q in range(BUF):
-        buf[q] = _gap(rng)
+    _fill_from(rng, buf, 0)
 
 
 @jit(_nrt=False)
 def _fill_from(rng, buf, j0):
     """Refill ``buf[j0:]`` with standard exponentials (:func:`_fill` from position ``j0``)."""
+    a = _pcg_address(rng)
+    if a != 0:
+        lo, hi, ilo, ihi = _pcg_load(a)
+        for q in range(j0, buf.shape[0]):
+            lo, hi, buf[q] = _pcg_exponential(lo, hi, ilo, ihi)
+        _pcg_store(a, lo, hi)
+        return
     for q in range(j0, buf.shape[0]):
         buf[q] = _gap(rng)
 
@@ -8077,7 +8198,6 @@ def _clear_outputs(
 # (:func:`_bitgen_address`), to a wrapper per path that builds numba's generator from it
 # (:func:`_generator_at`) and calls the path: the same generator, the same draws.
 _GENERATOR = types.NumPyRandomGeneratorType("NumPyRandomGeneratorType")
-_BIT_GENERATOR = types.NumPyRandomBitGeneratorType("bit_generator")
 # a foreign function of its own (not ctypes.pythonapi's, whose argtypes are shared)
 _capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
     ("PyCapsule_GetPointer", ctypes.pythonapi)
@@ -8088,9 +8208,41 @@ def _bitgen_address(rng):
     """Return the address of ``rng``'s ``bitgen_t`` (NumPy's C interface to its bit generator).
 
     The struct lives as long as the generator: the caller holds ``rng`` through the call
-    that reads it.
+    that reads it. Its low bit (``_PCG_FLAG``; the struct is 8-byte aligned) is set where
+    the bit generator is NumPy's ``PCG64`` and its state's words lie as :func:`_pcg_layout_ok`
+    found them: :func:`_generator_at` then lets the fills step it inline.
     """
-    return _capsule_pointer(rng.bit_generator.capsule, b"BitGenerator")
+    addr = _capsule_pointer(rng.bit_generator.capsule, b"BitGenerator")
+    if addr % 8 != 0:
+        raise RuntimeError(f"bitgen_t at {addr:#x} is not 8-byte aligned")
+    if type(rng.bit_generator) is np.random.PCG64 and _pcg_layout_ok():
+        return addr | _PCG_FLAG
+    return addr
+
+
+_PCG_LAYOUT: list[bool] = []  # _pcg_layout_ok's answer, once found
+
+
+def _pcg_layout_ok() -> bool:
+    """Whether NumPy's ``PCG64`` keeps its state as the inlined step reads it (found once).
+
+    NumPy's ``pcg64_state`` begins with a pointer to ``{state, inc}``, two 128-bit integers;
+    where the C compiler has a native 128-bit integer (GCC, Clang) each is two little-endian
+    64-bit words, low first, which :func:`_pcg_load` reads. Checked on a generator whose
+    state is known from Python: its words in memory must be the state's and the increment's.
+    Elsewhere (e.g. a build whose 128-bit type is a struct ``{high, low}``) the fills call
+    NumPy's functions as numba's generator does.
+    """
+    if not _PCG_LAYOUT:
+        bg = np.random.PCG64(20261206)
+        bg.advance(12345)
+        st = bg.state["state"]
+        mask = (1 << 64) - 1
+        want = [st["state"] & mask, st["state"] >> 64, st["inc"] & mask, st["inc"] >> 64]
+        words_at = ctypes.c_void_p.from_address(bg.ctypes.state_address).value
+        got = list((ctypes.c_uint64 * 4).from_address(words_at)) if words_at else []
+        _PCG_LAYOUT.append(got == want)
+    return _PCG_LAYOUT[0]
 
 
 @intrinsic
@@ -8100,14 +8252,18 @@ def _generator_at(typingctx, addr):
     The fields numba's unboxing of a ``numpy.random.Generator`` fills, read from the struct
     it reads them from through ctypes (``state``, ``next_uint64``, ``next_uint32``,
     ``next_double``, in NumPy's ``bitgen_t`` order), so the draws are the same; no parent
-    object and no meminfo (numba's reference operations on a null meminfo do nothing).
+    object and no meminfo (numba's reference operations on a null meminfo do nothing). An
+    address marked by ``_PCG_FLAG`` (the flag cleared before use) also puts the address of
+    PCG64's ``{state, inc}`` words in ``state_address``, which numba's draws do not read, for
+    :func:`_pcg_address`; unmarked, ``state_address`` is ``state``, as numba's unboxing sets it.
     """
     if not isinstance(addr, types.Integer):
         return None
 
     def codegen(context, builder, signature, args):
-        address = context.cast(builder, args[0], addr, types.uintp)
+        marked = context.cast(builder, args[0], addr, types.uintp)
         word = context.get_value_type(types.uintp)
+        address = builder.and_(marked, ir.Constant(word, ~7 & (2**64 - 1)))
         base = builder.inttoptr(address, word.as_pointer())
 
         def field(k):
@@ -8116,7 +8272,12 @@ def _generator_at(typingctx, addr):
         bit_gen = cgutils.create_struct_proxy(_BIT_GENERATOR)(context, builder)
         state = field(0)
         bit_gen.parent = cgutils.get_null_value(bit_gen.parent.type)
-        bit_gen.state_address = state
+        # marked: PCG64's {state, inc} words, the first field of its pcg64_state (a state
+        # struct holds at least a word, so the load is valid for any bit generator)
+        words = builder.load(builder.inttoptr(state, word.as_pointer()))
+        flag = builder.icmp_unsigned("!=", builder.and_(marked, ir.Constant(word, _PCG_FLAG)),
+                                     ir.Constant(word, 0))  # fmt: skip
+        bit_gen.state_address = builder.select(flag, words, state)
         bit_gen.state = state
         bit_gen.fnptr_next_uint64 = field(1)
         bit_gen.fnptr_next_uint32 = field(2)

@@ -1,0 +1,146 @@
+"""The buffer fills step NumPy's PCG64 inline: the same draws, the generator left the same.
+
+``simulate_block`` marks the address of a ``PCG64`` generator's ``bitgen_t``
+(``_bitgen_address``) where the state's words lie as ``_pcg_layout_ok`` found them; the
+fills (``_fill``, ``_fill_from``) then load PCG64's state once, step it in registers and
+repeat numba's ziggurat on it (``_pcg_exponential``), and store it back. Checked here: two
+million draws equal NumPy's ``standard_exponential`` (the ziggurat's wedge and tail taken
+hundreds of times), from every buffer position, and the generator's state after equals
+NumPy's; another bit generator (PCG64DXSM, Philox, SFC64) is not marked and draws its own
+numbers through numba's calls; a generator numba unboxes itself is not inlined. Negative
+controls: the words read in the other order draw other numbers; another generator's words
+are not the state's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from relmc.scenario import Scenario
+from relmc.sim import _kernels
+from relmc.sim.inputs import KERNEL_PARAMETERS, allocate_outputs, kernel_args
+from relmc.sim.simulate import kernel_inputs
+
+BUF = _kernels.BUF
+
+
+@numba.njit
+def _fills_at(addr, out):
+    """Fill ``out`` (a multiple of BUF) buffer by buffer through the generator at ``addr``."""
+    rng = _kernels._generator_at(addr)
+    buf = np.empty(BUF)
+    for k in range(out.shape[0] // BUF):
+        _kernels._fill(rng, buf)
+        out[k * BUF : (k + 1) * BUF] = buf
+    return _kernels._pcg_address(rng)
+
+
+@numba.njit
+def _fill_from_at(addr, buf, j0):
+    _kernels._fill_from(_kernels._generator_at(addr), buf, j0)
+
+
+@numba.njit
+def _unboxed_address(rng):
+    return _kernels._pcg_address(rng)
+
+
+@numba.njit
+def _swapped_fill(addr, out):
+    """Negative control: the state's words read high first (the layout not checked)."""
+    a = _kernels._pcg_address(_kernels._generator_at(addr))
+    lo, hi, ilo, ihi = _kernels._pcg_load(a)
+    for q in range(out.shape[0]):
+        hi, lo, out[q] = _kernels._pcg_exponential(hi, lo, ihi, ilo)
+
+
+def test_the_layout_is_the_one_the_step_reads_on_this_platform():
+    # GCC and Clang builds (Linux, macOS) hold 128-bit integers natively, low word first
+    if sys.platform.startswith("linux") or sys.platform == "darwin":
+        assert _kernels._pcg_layout_ok()
+    bg = np.random.PCG64(7)
+    words_at = ctypes.c_void_p.from_address(bg.ctypes.state_address).value
+    words = list((ctypes.c_uint64 * 4).from_address(words_at))
+    st = bg.state["state"]
+    mask = (1 << 64) - 1
+    assert words == [st["state"] & mask, st["state"] >> 64, st["inc"] & mask, st["inc"] >> 64]
+    # negative control: another generator's state is not in these words
+    other = np.random.PCG64(8).state["state"]
+    assert words[:2] != [other["state"] & mask, other["state"] >> 64]
+
+
+@pytest.mark.skipif(not _kernels._pcg_layout_ok(), reason="PCG64's words lie otherwise here")
+@pytest.mark.parametrize("seed", [0, 1, 2026])
+def test_inlined_fills_draw_numpys_exponentials_and_leave_its_state(seed):
+    rng_a = np.random.default_rng(seed)
+    rng_b = np.random.default_rng(seed)
+    addr = _kernels._bitgen_address(rng_a)
+    assert addr & _kernels._PCG_FLAG
+    n = 2_000_000 // BUF * BUF
+    got = np.empty(n)
+    assert _fills_at(addr, got) != 0  # the inlined step ran
+    want = rng_b.standard_exponential(n)
+    assert np.array_equal(got, want)
+    # the ziggurat's tail (the only source of draws past its last layer) and its wedge
+    # (draws of a second step: the states would part otherwise) were taken
+    assert (got >= _kernels._ZIG_R).sum() > 100
+    assert rng_a.bit_generator.state == rng_b.bit_generator.state
+    # a fill from a position: the rest of the buffer, the rest kept
+    buf = np.full(BUF, -1.0)
+    _fill_from_at(_kernels._bitgen_address(rng_a), buf, 37)
+    assert np.array_equal(buf[:37], np.full(37, -1.0))
+    assert np.array_equal(buf[37:], rng_b.standard_exponential(BUF - 37))
+    # NumPy goes on from where the fills left the generator
+    assert rng_a.random() == rng_b.random()
+    # negative control: the words read in the other order draw other numbers
+    rng_c = np.random.default_rng(seed)
+    swapped = np.empty(BUF)
+    _swapped_fill(_kernels._bitgen_address(rng_c), swapped)
+    assert not np.array_equal(swapped, np.random.default_rng(seed).standard_exponential(BUF))
+
+
+@pytest.mark.parametrize("bit_generator", ["PCG64DXSM", "Philox", "SFC64"])
+def test_other_bit_generators_are_not_marked_and_draw_their_own_numbers(bit_generator):
+    def make():
+        return np.random.Generator(getattr(np.random, bit_generator)(5))
+
+    rng_a, rng_b = make(), make()
+    addr = _kernels._bitgen_address(rng_a)
+    assert not addr & _kernels._PCG_FLAG
+    got = np.empty(8 * BUF)
+    assert _fills_at(addr, got) == 0  # numba's calls
+    assert np.array_equal(got, rng_b.standard_exponential(8 * BUF))
+    assert np.array_equal(rng_a.random(16), rng_b.random(16))  # left in the same state
+
+
+def test_a_generator_numba_unboxes_is_not_inlined():
+    assert _unboxed_address(np.random.default_rng(3)) == 0
+
+
+@pytest.mark.parametrize("bit_generator", ["PCG64", "PCG64DXSM"])
+def test_simulate_block_gives_the_outputs_of_numbas_own_draws(bit_generator):
+    """The renewal path through ``simulate_block`` (inlined for PCG64) equals the path called
+    with the generator itself (numba's calls): every output, and the generator's state after.
+    """
+    x, _ = kernel_inputs(Scenario.default(), None, 60)
+    n = x.n_trials
+    out_a = allocate_outputs(n, x.n_categories)
+    out_b = allocate_outputs(n, x.n_categories)
+    rng_a, rng_b = (np.random.Generator(getattr(np.random, bit_generator)(9)) for _ in range(2))
+    args_a = kernel_args(x, out_a, slice(0, n))
+    _kernels.simulate_block(rng_a, *args_a)
+    named = dict(zip(KERNEL_PARAMETERS[1:], kernel_args(x, out_b, slice(0, n)), strict=True))
+    code = _kernels._block_renewal.py_func.__code__
+    extra = {"use_blocks": True, "stats": np.zeros(3, dtype=np.int64)}
+    params = code.co_varnames[1 : code.co_argcount]
+    _kernels._block_renewal(rng_b, *(named[p] if p in named else extra[p] for p in params))
+    named_a = dict(zip(KERNEL_PARAMETERS[1:], args_a, strict=True))
+    assert extra["stats"][0] > 0  # failures taken by the block reduction (the buffer's draws)
+    for key in ("wall", "finished", "progress", "interruptions", "n_events", "lost", "swings"):
+        assert np.array_equal(named_a[key], named[key]), key
+    assert rng_a.bit_generator.state == rng_b.bit_generator.state
