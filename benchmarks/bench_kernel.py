@@ -151,11 +151,11 @@ def kepler_blocks(rng, n, big_l, e, tab, gf, xa, okf, wk, ji):
 
 
 @numba.njit(nogil=True)
-def category_draws(rng, n, prob, slot_code, alias_code, n_slots, cbuf, ubuf, with_u):
+def category_draws(rng, n, prob, slot_code, alias_code, n_slots, cbuf, ubuf):
     """``n`` categories drawn ahead as the diurnal path does (``_alias_fill``)."""
     s = 0
     for _ in range(n // cbuf.shape[0]):
-        _kernels._alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf, with_u)
+        _kernels._alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf)
         s += cbuf[0]
     return s
 
@@ -331,7 +331,7 @@ def physics_paths(quick: bool, row) -> None:
     )  # fmt: skip
     kepler_blocks(np.random.default_rng(0), 256, *kep_args)
     solve_chain(np.random.default_rng(0), 10, big_l, big_a, pause)
-    category_draws(np.random.default_rng(0), 64, *cat_args, False)
+    category_draws(np.random.default_rng(0), 64, *cat_args)
     exp_draws(np.random.default_rng(0), 10, 1.0)
     n_draw = 5_000_000 if quick else 20_000_000
     n_part = 1_000_000 if quick else 4_000_000
@@ -344,7 +344,7 @@ def physics_paths(quick: bool, row) -> None:
             best[name, fn] = min(best.get((name, fn), math.inf), dt / ev * 1e9)
         _, dt = timed(solve_chain, np.random.default_rng(SEED), n_part, big_l, big_a, pause)
         best["solve"] = min(best.get("solve", math.inf), dt / n_part * 1e9)
-        _, dt = timed(category_draws, np.random.default_rng(SEED), n_part, *cat_args, False)
+        _, dt = timed(category_draws, np.random.default_rng(SEED), n_part, *cat_args)
         best["category"] = min(best.get("category", math.inf), dt / n_part * 1e9)
         _, dt = timed(kepler_blocks, np.random.default_rng(SEED), n_part, *kep_args)
         best["table"] = min(best.get("table", math.inf), dt / n_part * 1e9)

@@ -3,13 +3,14 @@
 ``simulate_block`` marks the address of a ``PCG64`` generator's ``bitgen_t``
 (``_bitgen_address``) where the state's words lie as ``_pcg_layout_ok`` found them; the
 fills (``_fill``, ``_fill_from``) then load PCG64's state once, step it in registers and
-repeat numba's ziggurat on it (``_pcg_exponential``), and store it back. Checked here: two
-million draws equal NumPy's ``standard_exponential`` (the ziggurat's wedge and tail taken
-hundreds of times), from every buffer position, and the generator's state after equals
-NumPy's; another bit generator (PCG64DXSM, Philox, SFC64) is not marked and draws its own
-numbers through numba's calls; a generator numba unboxes itself is not inlined. Negative
-controls: the words read in the other order draw other numbers; another generator's words
-are not the state's.
+repeat numba's ziggurat on it (``_pcg_exponential``), and store it back; the uniforms the
+alias draws and the diurnal path's picks take are filled so too (``_uniforms``). Checked
+here: two million draws equal NumPy's ``standard_exponential`` (the ziggurat's wedge and
+tail taken hundreds of times), from every buffer position, and the generator's state after
+equals NumPy's; uniforms equal ``random``'s; another bit generator (PCG64DXSM, Philox,
+SFC64) is not marked and draws its own numbers through numba's calls; a generator numba
+unboxes itself is not inlined. Negative controls: the words read in the other order draw
+other numbers; another generator's words are not the state's.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ def _fills_at(addr, out):
 @numba.njit
 def _fill_from_at(addr, buf, j0):
     _kernels._fill_from(_kernels._generator_at(addr), buf, j0)
+
+
+@numba.njit
+def _uniforms_at(addr, ubuf, m):
+    rng = _kernels._generator_at(addr)
+    _kernels._uniforms(rng, ubuf, m)
+    return _kernels._pcg_address(rng)
 
 
 @numba.njit
@@ -104,6 +112,22 @@ def test_inlined_fills_draw_numpys_exponentials_and_leave_its_state(seed):
     assert not np.array_equal(swapped, np.random.default_rng(seed).standard_exponential(BUF))
 
 
+@pytest.mark.skipif(not _kernels._pcg_layout_ok(), reason="PCG64's words lie otherwise here")
+def test_inlined_uniforms_are_numpys_and_leave_its_state():
+    rng_a = np.random.default_rng(4)
+    rng_b = np.random.default_rng(4)
+    for m in (1, 57, 32, 100_000):
+        ubuf = np.full(m + 3, -1.0)
+        assert _uniforms_at(_kernels._bitgen_address(rng_a), ubuf, m) != 0
+        assert np.array_equal(ubuf[:m], rng_b.random(m))
+        assert np.array_equal(ubuf[m:], np.full(3, -1.0))  # only the first m written
+        assert rng_a.bit_generator.state == rng_b.bit_generator.state
+    # negative control: an unmarked address of another seed's generator, other numbers
+    other = np.empty(57)
+    assert _uniforms_at(_kernels._bitgen_address(np.random.default_rng(5)) & ~7, other, 57) == 0
+    assert not np.array_equal(other, np.random.default_rng(4).random(57))
+
+
 @pytest.mark.parametrize("bit_generator", ["PCG64DXSM", "Philox", "SFC64"])
 def test_other_bit_generators_are_not_marked_and_draw_their_own_numbers(bit_generator):
     def make():
@@ -115,6 +139,9 @@ def test_other_bit_generators_are_not_marked_and_draw_their_own_numbers(bit_gene
     got = np.empty(8 * BUF)
     assert _fills_at(addr, got) == 0  # numba's calls
     assert np.array_equal(got, rng_b.standard_exponential(8 * BUF))
+    ubuf = np.empty(57)
+    assert _uniforms_at(_kernels._bitgen_address(rng_a), ubuf, 57) == 0
+    assert np.array_equal(ubuf, rng_b.random(57))
     assert np.array_equal(rng_a.random(16), rng_b.random(16))  # left in the same state
 
 

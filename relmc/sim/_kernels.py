@@ -1405,8 +1405,7 @@ def _alias_codes(rng, prob, slot_code, alias_code, n, m, ubuf, cbuf):
     kept across the draw's call is spilled to memory and put on the draw's chain (measured:
     5.8 against 10.4 ns a pick, 57 picks from the 18 Llama 3 categories).
     """
-    for q in range(m):
-        ubuf[q] = rng.random()
+    _uniforms(rng, ubuf, m)
     for q in range(m):
         j, keep = _slot(ubuf[q], n, prob)
         cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
@@ -1425,8 +1424,7 @@ def _alias_counts(rng, prob, slot_code, alias_code, n, m, ubuf, hist, i, counts)
     chunk = ubuf.shape[0]
     for q0 in range(0, m, chunk):
         mm = min(chunk, m - q0)
-        for q in range(mm):
-            ubuf[q] = rng.random()
+        _uniforms(rng, ubuf, mm)
         for q in range(mm):
             j, keep = _slot(ubuf[q], n, prob)
             hist[2 * j + keep] += 1
@@ -2422,7 +2420,7 @@ def _block_pool_reduced(
                 t += g
                 n_fail += 1
                 if jc == CBUF:
-                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf, False)
+                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf)
                     jc = 0
                 c = cbuf[jc]
                 jc += 1
@@ -2573,6 +2571,25 @@ def _fill_from(rng, buf, j0):
         return
     for q in range(j0, buf.shape[0]):
         buf[q] = _gap(rng)
+
+
+@jit(_nrt=False, forceinline=True)
+def _uniforms(rng, ubuf, m):
+    """Fill ``ubuf[:m]`` with ``rng.random()``'s uniforms on [0, 1).
+
+    PCG64 stepped inline where :func:`_pcg_address` gives its words: NumPy's ``next_double``,
+    a step's top 53 bits times 2^-53.
+    """
+    a = _pcg_address(rng)
+    if a != 0:
+        lo, hi, ilo, ihi = _pcg_load(a)
+        for q in range(m):
+            lo, hi, u = _pcg_step(lo, hi, ilo, ihi)
+            ubuf[q] = np.int64(u >> np.uint64(11)) * _TO_DOUBLE
+        _pcg_store(a, lo, hi)
+        return
+    for q in range(m):
+        ubuf[q] = rng.random()
 
 
 @jit(_nrt=False, forceinline=False)
@@ -3169,20 +3186,14 @@ _NORM_SLACK = 1e-12  # how far a carried phase's (sin, cos) may stray from norm 
 
 
 @jit(_nrt=False, forceinline=False)
-def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf, with_u):
-    """Fill ``cbuf`` with alias draws of an ``n``-slot table, ``ubuf`` with uniforms if ``with_u``.
+def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf):
+    """Fill ``cbuf`` with ``CBUF`` alias draws of an ``n``-slot table (``ubuf``: scratch).
 
-    Branch-free select between a slot's code and its alias: drawn ahead, out of the way of
-    the failure-to-failure chain (a mispredicted branch there discards the work ahead).
-    Without ``with_u``, ``ubuf`` (``CBUF`` long) is scratch for :func:`_alias_codes`.
+    Branch-free select between a slot's code and its alias (:func:`_alias_codes`): drawn
+    ahead, out of the way of the failure-to-failure chain (a mispredicted branch there
+    discards the work ahead).
     """
-    if not with_u:
-        _alias_codes(rng, prob, slot_code, alias_code, n, CBUF, ubuf, cbuf)
-        return
-    for q in range(CBUF):
-        j, keep = _slot(rng.random(), n, prob)
-        cbuf[q] = alias_code[j] + keep * (slot_code[j] - alias_code[j])
-        ubuf[q] = rng.random()
+    _alias_codes(rng, prob, slot_code, alias_code, n, CBUF, ubuf, cbuf)
 
 
 @jit(_nrt=False, forceinline=True)
@@ -3200,7 +3211,7 @@ def _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, u
         for q in range(CBUF):
             cbuf[q] = slot_c[0]
     else:
-        _alias_fill(rng, prob_c, slot_c, alias_c, n_slots_c, cbuf, ubuf, False)
+        _alias_fill(rng, prob_c, slot_c, alias_c, n_slots_c, cbuf, ubuf)
     for q in range(CBUF):
         kbuf[q] = _maint_countdown(rng, lam_geo)
 
@@ -4595,8 +4606,7 @@ def _pick_last(pw, prc, prs, s1, c1, n_cat):
 @jit(_nrt=False)
 def _uniform_fill(rng, ubuf):
     """Fill ``ubuf[:CBUF]`` with uniforms on [0, 1) (:func:`_pick_at_phase`'s refill)."""
-    for q in range(CBUF):
-        ubuf[q] = rng.random()
+    _uniforms(rng, ubuf, CBUF)
 
 
 @jit(inline="always")
@@ -5149,7 +5159,7 @@ def _diurnal_trials(
                 c = c_first
             elif shared:
                 if jc == CBUF:
-                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, uscr, False)
+                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, uscr)
                     jc = 0
                 c = cbuf[jc]
                 jc += 1
