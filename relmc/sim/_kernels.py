@@ -8238,21 +8238,51 @@ def _pcg_layout_ok() -> bool:
 
     NumPy's ``pcg64_state`` begins with a pointer to ``{state, inc}``, two 128-bit integers;
     where the C compiler has a native 128-bit integer (GCC, Clang) each is two little-endian
-    64-bit words, low first, which :func:`_pcg_load` reads. Checked on a generator whose
-    state is known from Python: its words in memory must be the state's and the increment's.
-    Elsewhere (e.g. a build whose 128-bit type is a struct ``{high, low}``) the fills call
-    NumPy's functions as numba's generator does.
+    64-bit words, low first on a little-endian machine, which :func:`_pcg_load` reads.
+    Checked on a generator whose state is known from Python: its words in memory (read only
+    inside its own object, :func:`_pcg_words`) must be the state's and the increment's, and
+    the step's arithmetic must give NumPy's next output (:func:`_pcg_steps_as_numpy`).
+    Elsewhere (e.g. a build whose 128-bit type is a struct ``{high, low}``, a big-endian
+    machine) the fills call NumPy's functions as numba's generator does.
     """
     if not _PCG_LAYOUT:
         bg = np.random.PCG64(20261206)
         bg.advance(12345)
-        st = bg.state["state"]
-        mask = (1 << 64) - 1
-        want = [st["state"] & mask, st["state"] >> 64, st["inc"] & mask, st["inc"] >> 64]
-        words_at = ctypes.c_void_p.from_address(bg.ctypes.state_address).value
-        got = list((ctypes.c_uint64 * 4).from_address(words_at)) if words_at else []
-        _PCG_LAYOUT.append(got == want)
+        _PCG_LAYOUT.append(_pcg_words(bg) == _pcg_expected(bg) and _pcg_steps_as_numpy(bg))
     return _PCG_LAYOUT[0]
+
+
+def _pcg_expected(bg) -> list[int]:
+    """``bg``'s state and increment as four 64-bit words, low first, from its Python state."""
+    st = bg.state["state"]
+    mask = (1 << 64) - 1
+    return [st["state"] & mask, st["state"] >> 64, st["inc"] & mask, st["inc"] >> 64]
+
+
+def _pcg_words(bg) -> list[int] | None:
+    """Return the four 64-bit words where :func:`_pcg_load` would read ``bg``'s state, or None.
+
+    ``pcg64_state``'s first field points to them; None where that pointer does not lie in
+    ``bg``'s own object (where NumPy keeps them), so no address outside it is read.
+    """
+    words_at = ctypes.c_void_p.from_address(bg.ctypes.state_address).value
+    if not words_at or not id(bg) <= words_at <= id(bg) + bg.__sizeof__() - 32:
+        return None
+    return list((ctypes.c_uint64 * 4).from_address(words_at))
+
+
+def _pcg_steps_as_numpy(bg) -> bool:
+    """Return whether :func:`_pcg_step`'s arithmetic gives NumPy's next raw output.
+
+    The multiply-add and XSL-RR done here in Python on ``bg``'s state (``bg`` stepped once).
+    """
+    lo, hi, ilo, ihi = _pcg_expected(bg)
+    mask = (1 << 64) - 1
+    s = (((hi << 64) | lo) * _PCG_MULT + ((ihi << 64) | ilo)) & ((1 << 128) - 1)
+    x = ((s >> 64) ^ s) & mask
+    r = s >> 122
+    out = ((x >> r) | (x << (64 - r))) & mask
+    return int(bg.random_raw()) == out
 
 
 @intrinsic
@@ -8273,7 +8303,7 @@ def _generator_at(typingctx, addr):
     def codegen(context, builder, signature, args):
         marked = context.cast(builder, args[0], addr, types.uintp)
         word = context.get_value_type(types.uintp)
-        address = builder.and_(marked, ir.Constant(word, ~7 & (2**64 - 1)))
+        address = builder.and_(marked, ir.Constant(word, ~_PCG_FLAG & (2**64 - 1)))
         base = builder.inttoptr(address, word.as_pointer())
 
         def field(k):
@@ -8282,11 +8312,13 @@ def _generator_at(typingctx, addr):
         bit_gen = cgutils.create_struct_proxy(_BIT_GENERATOR)(context, builder)
         state = field(0)
         bit_gen.parent = cgutils.get_null_value(bit_gen.parent.type)
-        # marked: PCG64's {state, inc} words, the first field of its pcg64_state (a state
-        # struct holds at least a word, so the load is valid for any bit generator)
-        words = builder.load(builder.inttoptr(state, word.as_pointer()))
+        # marked: PCG64's {state, inc} words, the first field of its pcg64_state; unmarked,
+        # the load reads the bitgen_t's own first word instead (NumPy's C API allows a null
+        # state), so it is in bounds either way, and its value is not used
         flag = builder.icmp_unsigned("!=", builder.and_(marked, ir.Constant(word, _PCG_FLAG)),
                                      ir.Constant(word, 0))  # fmt: skip
+        at = builder.select(flag, state, address)
+        words = builder.load(builder.inttoptr(at, word.as_pointer()))
         bit_gen.state_address = builder.select(flag, words, state)
         bit_gen.state = state
         bit_gen.fnptr_next_uint64 = field(1)
@@ -8556,12 +8588,14 @@ def simulate_block(
 ):
     """Simulate ``len(draw_of_trial)`` trials; fill the output arrays (see relmc.sim).
 
-    The path is chosen here from the inputs (see the module docstring); all paths implement
-    the one contract. With the node model off the node inputs are not read and the node
-    outputs are zero (``pool_occupancy`` NaN). With every category a failure category the
-    straggler and SDC inputs are not read and their outputs are zero; otherwise the physics
-    path runs (:func:`_block_physics`), or with the node model on the combined path
-    (:func:`_block_physics_nodes`).
+    ``rng`` is advanced as NumPy's own draws would advance it, and is used by one call at a
+    time: as with NumPy's generators, two threads must not draw from one generator at once
+    (``run_kernel`` gives each block its own). The path is chosen here from the inputs
+    (see the module docstring); all paths implement the one contract. With the node model
+    off the node inputs are not read and the node outputs are zero (``pool_occupancy``
+    NaN). With every category a failure category the straggler and SDC inputs are not read
+    and their outputs are zero; otherwise the physics path runs (:func:`_block_physics`), or
+    with the node model on the combined path (:func:`_block_physics_nodes`).
     Diurnal failure rates alone on the renewal configuration run the diurnal path
     (:func:`diurnal_applies`); with every amplitude 0 the renewal path runs as before, bit for
     bit. Uncertain overheads (``overhead_factor`` with rows, or an ``overhead_jitter`` > 0; see
