@@ -12,7 +12,8 @@ the job, with a restart of length 0) to the next event is one fresh exponential 
 the event, or finished the job if ``e`` reaches the run's length. The position of ``e`` among
 the checkpoint segments (``s = tau + delta`` long) is found arithmetically, so one event costs
 one draw and one pass, whatever the number of segments or GPUs. Every standard exponential
-is drawn in one place (``_gap``).
+is drawn in one place (``_gap``), or, in the draw buffer's fills, by the same ziggurat on
+NumPy's PCG64 stepped inline (``_pcg_exponential``: the same numbers).
 
 Time-varying rates (diurnal modulation, power-law trend; see :mod:`relmc.sim`) break
 memorylessness in exposed time. Diurnal rates alone on the renewal configuration take the
@@ -526,10 +527,11 @@ def _trial_table(cat_rate, d, maint_rate, weights, prob, slot_code, alias_code, 
 # ---------------------------------------------------------------------------------------------
 # PCG64's step inlined into the buffer fills. numba's generator calls NumPy's ``pcg64_next64``
 # through a function pointer for every draw: the 128-bit state is loaded, stepped and stored
-# each call. The fills of the draw buffer (:func:`_fill`, :func:`_fill_from`) instead load the
-# state once, step it in registers (the same 128-bit multiply-add and XSL-RR output), repeat
-# numba's ziggurat exponential on the outputs and store the state back: the same draws, and
-# the generator left where NumPy's calls leave it. The state's address reaches the kernel in
+# each call. The fills of the draw buffer (:func:`_fill`, :func:`_fill_from`) and of the
+# uniforms (:func:`_uniforms`) instead load the state once, step it in registers (the same
+# 128-bit multiply-add and XSL-RR output), repeat numba's ziggurat exponential on the outputs
+# (the uniforms: NumPy's next_double) and store the state back: the same draws, and the
+# generator left where NumPy's calls leave it. The state's address reaches the kernel in
 # the generator's ``state_address`` field, which numba's draws do not read (they pass
 # ``state``): :func:`_generator_at` puts the address of PCG64's ``{state, inc}`` words there
 # when :func:`_bitgen_address` marked the generator as NumPy's ``PCG64`` with the word layout
@@ -8237,8 +8239,8 @@ def _pcg_layout_ok() -> bool:
     """Whether NumPy's ``PCG64`` keeps its state as the inlined step reads it (found once).
 
     NumPy's ``pcg64_state`` begins with a pointer to ``{state, inc}``, two 128-bit integers;
-    where the C compiler has a native 128-bit integer (GCC, Clang) each is two little-endian
-    64-bit words, low first on a little-endian machine, which :func:`_pcg_load` reads.
+    where the C compiler has a native 128-bit integer (GCC, Clang) each is two 64-bit words,
+    low first on a little-endian machine, which is how :func:`_pcg_load` reads them.
     Checked on a generator whose state is known from Python: its words in memory (read only
     inside its own object, :func:`_pcg_words`) must be the state's and the increment's, and
     the step's arithmetic must give NumPy's next output (:func:`_pcg_steps_as_numpy`).
