@@ -152,10 +152,10 @@ def kepler_blocks(rng, n, big_l, e, tab, gf, xa, okf, wk, ji):
 
 @numba.njit(nogil=True)
 def category_draws(rng, n, prob, slot_code, alias_code, n_slots, cbuf, ubuf):
-    """``n`` categories drawn ahead as the diurnal path does (``_alias_fill``)."""
+    """``n`` categories drawn ahead as the diurnal path does (``_alias_codes``, ``CBUF`` a fill)."""
     s = 0
     for _ in range(n // cbuf.shape[0]):
-        _kernels._alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf)
+        _kernels._alias_codes(rng, prob, slot_code, alias_code, n_slots, _kernels.CBUF, ubuf, cbuf)
         s += cbuf[0]
     return s
 

@@ -224,9 +224,9 @@ paths: :func:`_trial_general`, compiled after the renewal path, kept reference c
 the arrays its event loop indexes and ran a profiled job 1.16x slower, with the same
 outputs. Every such callee declares ``_nrt=False`` itself. ``forceinline`` is inherited the
 same way (a plain callee first compiled for a ``forceinline`` caller is inlined everywhere):
-the ten small helpers reached from both kinds of caller declare it, seven ``True`` and three
-``False`` (:func:`_alias_fill`, :func:`_alias_codes`, :func:`_gap_bound`: inlined, they made
-the pool path's block 1.13x slower).
+the small helpers reached from both kinds of caller declare it, most ``True``, and
+:func:`_alias_codes` and :func:`_gap_bound` ``False`` (inlined, they and a wrapper of the
+first, since removed, made the pool path's block 1.13x slower).
 A helper a test or a benchmark calls from Python is compiled with numba's defaults there,
 and numba's disk cache keys a version by its signature, not its flags, so that version
 serves later processes of the checkout: those helpers declare both flags too.
@@ -256,7 +256,7 @@ from numba.np.random._constants import we_double as _ZIG_WE
 from numba.np.random._constants import ziggurat_exp_r as _ZIG_R
 
 from relmc._jit import jit
-from relmc._seed import _PCG_MULT  # PCG64's 128-bit multiplier (NumPy's)
+from relmc._seed import _M128, _PCG_MULT  # PCG64's 128-bit multiplier (NumPy's)
 from relmc.sim import CAUSES
 from relmc.sim.inputs import OVERHEADS, WEEK_HOURS
 
@@ -2351,7 +2351,7 @@ def _block_pool_reduced(
     j = BUF  # next unread entry of buf
     acc = np.zeros((N_ACC, BUF))
     cbuf = np.empty(CBUF, dtype=np.int64)  # the trial's categories, drawn ahead
-    ubuf = np.empty(CBUF)  # scratch of _alias_fill
+    ubuf = np.empty(CBUF)  # scratch of _alias_codes
     pbuf = np.empty(BUF)  # the pool's exponentials, drawn ahead
     jp = BUF
     seg = tau + delta
@@ -2422,7 +2422,7 @@ def _block_pool_reduced(
                 t += g
                 n_fail += 1
                 if jc == CBUF:
-                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, ubuf)
+                    _alias_codes(rng, prob, slot_code, alias_code, n_slots, CBUF, ubuf, cbuf)
                     jc = 0
                 c = cbuf[jc]
                 jc += 1
@@ -3187,17 +3187,6 @@ _PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: a
 _NORM_SLACK = 1e-12  # how far a carried phase's (sin, cos) may stray from norm 1 (_sums_rise)
 
 
-@jit(_nrt=False, forceinline=False)
-def _alias_fill(rng, prob, slot_code, alias_code, n, cbuf, ubuf):
-    """Fill ``cbuf`` with ``CBUF`` alias draws of an ``n``-slot table (``ubuf``: scratch).
-
-    Branch-free select between a slot's code and its alias (:func:`_alias_codes`): drawn
-    ahead, out of the way of the failure-to-failure chain (a mispredicted branch there
-    discards the work ahead).
-    """
-    _alias_codes(rng, prob, slot_code, alias_code, n, CBUF, ubuf, cbuf)
-
-
 @jit(_nrt=False, forceinline=True)
 def _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, ubuf):
     """Draw ``CBUF`` costly failures of a diurnal block ahead (:func:`_diurnal_block`).
@@ -3213,7 +3202,7 @@ def _costly_fill(rng, lam_geo, prob_c, slot_c, alias_c, n_slots_c, kbuf, cbuf, u
         for q in range(CBUF):
             cbuf[q] = slot_c[0]
     else:
-        _alias_fill(rng, prob_c, slot_c, alias_c, n_slots_c, cbuf, ubuf)
+        _alias_codes(rng, prob_c, slot_c, alias_c, n_slots_c, CBUF, ubuf, cbuf)
     for q in range(CBUF):
         kbuf[q] = _maint_countdown(rng, lam_geo)
 
@@ -5161,7 +5150,7 @@ def _diurnal_trials(
                 c = c_first
             elif shared:
                 if jc == CBUF:
-                    _alias_fill(rng, prob, slot_code, alias_code, n_slots, cbuf, uscr)
+                    _alias_codes(rng, prob, slot_code, alias_code, n_slots, CBUF, uscr, cbuf)
                     jc = 0
                 c = cbuf[jc]
                 jc += 1
@@ -5428,7 +5417,7 @@ def _block_diurnal(
     phase_i = np.empty(n_cat)
     cbuf = np.empty(CBUF, dtype=np.int64)  # categories drawn ahead (one shape), at jc
     ubuf = np.empty(CBUF)  # with shapes that differ, the picks' uniforms drawn ahead, at jc
-    uscr = np.empty(CBUF)  # scratch of _alias_fill (never ubuf: that may hold carried draws)
+    uscr = np.empty(CBUF)  # scratch of _alias_codes (never ubuf: that may hold carried draws)
     kbuf_c = np.empty(CBUF, dtype=np.int64)  # a block's costly failures drawn ahead: countdowns,
     cbuf_c = np.empty(CBUF, dtype=np.int64)  # categories, scratch (_costly_fill)
     ubuf_c = np.empty(CBUF)
@@ -8280,7 +8269,7 @@ def _pcg_steps_as_numpy(bg) -> bool:
     """
     lo, hi, ilo, ihi = _pcg_expected(bg)
     mask = (1 << 64) - 1
-    s = (((hi << 64) | lo) * _PCG_MULT + ((ihi << 64) | ilo)) & ((1 << 128) - 1)
+    s = (((hi << 64) | lo) * _PCG_MULT + ((ihi << 64) | ilo)) & _M128
     x = ((s >> 64) ^ s) & mask
     r = s >> 122
     out = ((x >> r) | (x << (64 - r))) & mask
