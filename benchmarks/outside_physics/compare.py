@@ -26,7 +26,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import indep  # noqa: E402
-from outlog import DEFAULT_OUT, log_to  # noqa: E402
+from outlog import DEFAULT_OUT, log_to, print_rows  # noqa: E402
 
 warnings.simplefilter("ignore")
 
@@ -85,16 +85,7 @@ def compare(name, spec, n_relmc=4000, n_mine=1500, seed=1, seed_mine=None, quiet
             f"== {name}  relmc n={n_relmc} ({t1 - t0:.1f}s)  indep n={n_mine} ({t2 - t1:.1f}s)"
             f"  KS(wall) p={ks.pvalue:.3g}"
         )
-        for k, ma, sa, mb, sb, z in rows:
-            if ma == 0 and mb == 0:
-                continue
-            flag = "  <<<" if abs(z) > 4 else ""
-            print(
-                f"  {k:22s} relmc {ma:10.5g} ±{sa:8.2g}   indep {mb:10.5g} ±{sb:8.2g}   "
-                f"z={z:6.2f}{flag}"
-            )
-        for m in bad:
-            print("  INVARIANT:", m)
+        print_rows(rows, bad)
     return dict(name=name, rows=rows, ks=ks.pvalue, bad=bad, a=a, b=b, ds=ds)
 
 

@@ -48,3 +48,21 @@ def log_to(out, name):
 
     atexit.register(_close)
     return path
+
+
+def print_rows(rows, bad):
+    """Print a comparison's rows, then its broken invariants ``bad``.
+
+    A row is ``(output, mean, se, mean, se, z)`` of relmc and the independent code; outputs
+    zero in both are left out, and ``<<<`` marks |z| past 4.
+    """
+    for k, ma, sa, mb, sb, z in rows:
+        if ma == 0 and mb == 0:
+            continue
+        flag = "  <<<" if abs(z) > 4 else ""
+        print(
+            f"  {k:22s} relmc {ma:10.5g} ±{sa:8.2g}   indep {mb:10.5g} ±{sb:8.2g}   "
+            f"z={z:6.2f}{flag}"
+        )
+    for m in bad:
+        print("  INVARIANT:", m)

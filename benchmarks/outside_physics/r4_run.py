@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compare2  # noqa: E402
 import r4_indep  # noqa: E402
 import r4_scen  # noqa: E402
-from outlog import DEFAULT_OUT, log_to  # noqa: E402
+from outlog import DEFAULT_OUT, log_to, print_rows  # noqa: E402
 
 warnings.simplefilter("ignore")
 
@@ -149,16 +149,7 @@ def compare_tables(name, a, b, spec, quiet=False):
             f"  KS(progress) p={ksp:.3g}  swings: KS p={ksw:.3g} chi2 p={chi:.3g} "
             f"({nbins} bins)  max_events stops {int(sa_stop.sum())}/{int(sb_stop.sum())}"
         )
-        for k, ma, sa, mb, sb, z in rows:
-            if ma == 0 and mb == 0:
-                continue
-            flag = "  <<<" if abs(z) > 4 else ""
-            print(
-                f"  {k:22s} relmc {ma:10.5g} ±{sa:8.2g}   indep {mb:10.5g} ±{sb:8.2g}   "
-                f"z={z:6.2f}{flag}"
-            )
-        for m in bad:
-            print("  INVARIANT:", m)
+        print_rows(rows, bad)
         print(
             f"SUMMARY {name}: max|z| {zmax:.2f} ({kmax})  KS wall {ks:.3g} progress {ksp:.3g}"
             f"  swings KS {ksw:.3g} chi2 {chi:.3g}  invariants broken {len(bad)}"
