@@ -17,7 +17,9 @@ compile or cache load), and the two alternate which goes first. Scenarios (Llama
 categories, the benchmarks' policy): ``llama3`` (no planned maintenance), ``llama3_maint``,
 ``diurnal`` (every category a = 0.5, peak at 14:00), ``diurnal_maint``, ``diurnal_a1`` and
 ``diurnal_a1_maint`` (a = 1), ``diurnal18`` and ``diurnal18_maint`` (a = 0.5, category ``j``
-peaking at hour ``j mod 24``: 18 shapes), ``pool`` (96 spares, 72-h repairs),
+peaking at hour ``j mod 24``: 18 shapes; ``diurnal18_rev``, the same listed rarest first, so the
+two commonest come past the sixteenth: a pick at a phase counts all 24 sums at once there),
+``pool`` (96 spares, 72-h repairs),
 ``diurnal_straggler`` (``diurnal`` with a straggler category: the physics path),
 ``diurnal_nodes`` (``diurnal`` with bench_nodes.py's node features: the node path) and
 ``diurnal_straggler_nodes`` (both: the combined path), ``physics`` (bench_physics.py's
@@ -80,6 +82,7 @@ SCENARIOS = (
     "diurnal_a1_maint",
     "diurnal18",
     "diurnal18_maint",
+    "diurnal18_rev",
     "pool",
     "diurnal_straggler",
     "diurnal_nodes",
@@ -126,6 +129,8 @@ def scenario(name: str, n_gpus: int, days: float):
                 dataclasses.replace(c, diurnal_peak_hour=float(j % 24))
                 for j, c in enumerate(fm.categories)
             )
+            if name.endswith("_rev"):
+                cats = cats[::-1]
             s = dataclasses.replace(s, failures=dataclasses.replace(fm, categories=cats))
     return dataclasses.replace(s, job=Job(days * 24.0))
 

@@ -1304,7 +1304,7 @@ def _random_marked_block(rng, draws, w, amps, peaks, cost, jc, ubuf, tab=None, r
         math.cos(phi0), big_l,
         big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 17,
         _costs(cost), 0, counts, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, seg, 1.0 / seg, acc, jc,
-        ubuf, ph, _kernels._sums_rise(*ph, n_cat), *NO_PLANNED,
+        ubuf, ph, _kernels._pick_mode(*ph, n_cat), *NO_PLANNED,
     )  # fmt: skip
     return out, j, cnt, buf, t0, phi0, big_l, big_a, counts, xa, wk, ji
 
@@ -1546,7 +1546,7 @@ def test_marked_block_through_planned_events_matches_the_pass_in_order(p_max):
             draws, 0, j, cnt, _table(big_a / big_l), t0, math.sin(phi0), math.cos(phi0), big_l,
             big_a, 1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 17,
             _costs(cost), 0, counts, pts, wk, ji, PL_RESTART, PL_TAU, PL_DELTA, PL_PERSIST, seg,
-            1.0 / seg, acc, jc, ubuf, ph, _kernels._sums_rise(*ph, n_cat),
+            1.0 / seg, acc, jc, ubuf, ph, _kernels._pick_mode(*ph, n_cat),
             *_planned_args(m_left, p_max),
         )  # fmt: skip
         jc = out[10]
@@ -1679,7 +1679,7 @@ def _marked_blocks(n_blocks: int, seed: int):
             draws, 0, 0, n, tab, t0, math.sin(phase), math.cos(phase), big_l, big_a,
             1.0 / big_l, 1.0 / (big_l + big_a), 1.0 / low if low > 0.0 else np.inf, 1,
             _costs(zero), 0, block, pts, wk, ji, 0.1, 0.5, 1 / 60, 0.1, 0.5 + 1 / 60,
-            1.0 / (0.5 + 1 / 60), acc, jc, ubuf, sums, _kernels._sums_rise(*sums, n_cat),
+            1.0 / (0.5 + 1 / 60), acc, jc, ubuf, sums, _kernels._pick_mode(*sums, n_cat),
             *NO_PLANNED,
         )  # fmt: skip
         assert out[2] == 0 and out[7] == n and out[8] == 0.0  # all failures, counted here
@@ -1726,19 +1726,22 @@ def test_blocks_draw_each_category_at_its_points_phase():
     assert shifted > 10.0 and flat > 10.0, (shifted, flat)
 
 
+PICK_MODES = [_kernels._PICK_SCAN, _kernels._PICK_COUNT, _kernels._PICK_HEAD]
+
+
 @numba.njit
-def _picks(rng, n, pw, prc, prs, s1, c1, ubuf, n_cat, by_count):
+def _picks(rng, n, pw, prc, prs, s1, c1, ubuf, n_cat, pick_mode):
     """``n`` categories drawn by ``_pick_at_phase`` at one phase, counted."""
     out = np.zeros(n_cat, np.int64)
     jc = ubuf.size
     for _ in range(n):
-        c, jc = _kernels._pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count)
+        c, jc = _kernels._pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode)
         out[c] += 1
     return out
 
 
-@pytest.mark.parametrize("by_count", [False, True])
-def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(by_count):
+@pytest.mark.parametrize("pick_mode", PICK_MODES)
+def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(pick_mode):
     """``_pick_at_phase`` (inversion over the categories' running sums) against the model.
 
     At six phases ``u`` (0.3 to 5.5 rad, and ``pi``, where the first category's intensity
@@ -1748,9 +1751,9 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(by_coun
     within 5 SD of its mean; the category of intensity 0 at ``pi`` is not drawn there.
     Negative controls (each > 10 SD): the same counts against the shares 1 rad off, against
     the shares with the sine term's sign flipped (``cos(u - ang_c)``: the frame turned the
-    wrong way), and against the rates alone. By the scan and by the count: the kernel counts
-    these sums (``_sums_rise`` holds: the category whose intensity touches 0 is the first,
-    with no sum before it to fall below).
+    wrong way), and against the rates alone. By the scan, the count and the head first: the
+    kernel counts these sums (``_sums_rise`` holds: the category whose intensity touches 0 is
+    the first, with no sum before it to fall below).
     """
     pw, prc, prs = _pick_tables()
     assert _kernels._sums_rise(pw, prc, prs, PICK_W.size)
@@ -1766,7 +1769,7 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(by_coun
     for k, u in enumerate([0.3, 1.4, math.pi, 3.9, 4.6, 5.5]):
         counts = _picks(
             np.random.default_rng(40 + k), n, pw, prc, prs, math.sin(u), math.cos(u), ubuf,
-            PICK_W.size, by_count,
+            PICK_W.size, pick_mode,
         )  # fmt: skip
         assert counts.sum() == n
         p = shares(u)
@@ -1785,8 +1788,8 @@ def test_pick_at_phase_draws_each_category_by_its_share_of_the_intensity(by_coun
     assert ((controls - dof) / sd > 10.0).all(), controls
 
 
-@pytest.mark.parametrize("by_count", [False, True])
-def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise(by_count):
+@pytest.mark.parametrize("pick_mode", PICK_MODES)
+def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise(pick_mode):
     """A uniform just below 1: the pick is the last category whose running sum rises, never a
     category of rate 0 after it; a total of 0 at the phase (rounding's case) falls back to
     ``_pick_last`` and still returns a category.
@@ -1795,34 +1798,34 @@ def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise(by
     - 2^-53`` is category 2; at ``u = 0`` category 1 (``>=`` for ``>`` would take category 0).
     Sums whose total is 0 at the phase (the intensity touching 0 everywhere at once): no sum
     exceeds ``u`` times it, and ``_pick_last`` gives the last category whose sum rises (here
-    none: category 0; with sums ``[1, 2, 3]``, 2). By the scan and by the count (the tables
-    laid out as ``_phase_sums`` lays them).
+    none: category 0; with sums ``[1, 2, 3]``, 2). By the scan, the count and the head first
+    (the tables laid out as ``_phase_sums`` lays them).
     """
     pw, prc, prs = _kernels._phase_sums(4)
     pw[:4] = [0.0, 1.0, 2.0, 2.0]
     for u, want in ((np.nextafter(1.0, 0.0), 2), (0.0, 1)):
         ubuf = np.full(_kernels.CBUF, u)
         rng = np.random.default_rng(0)
-        c, jc = _kernels._pick_at_phase(rng, 0, ubuf, pw, prc, prs, 0.0, 1.0, 4, by_count)
+        c, jc = _kernels._pick_at_phase(rng, 0, ubuf, pw, prc, prs, 0.0, 1.0, 4, pick_mode)
         assert (c, jc) == (want, 1)
     flat = _kernels._phase_sums(2)
     flat[0][:2], flat[1][:2] = [0.5, 1.0], [-0.5, -1.0]
     top = np.full(_kernels.CBUF, 0.5)
     rng = np.random.default_rng(0)
-    assert _kernels._pick_at_phase(rng, 0, top, *flat, 0.0, 1.0, 2, by_count) == (0, 1)
+    assert _kernels._pick_at_phase(rng, 0, top, *flat, 0.0, 1.0, 2, pick_mode) == (0, 1)
     assert _kernels._pick_last(*flat, 0.0, 1.0, 2) == 0
     assert _kernels._pick_last(np.array([1.0, 2.0, 3.0]), *(np.zeros(3),) * 2, 0.0, 1.0, 3) == 2
 
 
 @numba.njit
 def _picks_both(rng, pw, prc, prs, n_cat, us, ss, cs, ubuf):
-    """The categories ``_pick_at_phase`` draws by the scan (row 0) and by the count (row 1)
-    for uniforms ``us`` at phases of sines ``ss``, cosines ``cs``."""
-    out = np.empty((2, us.size), np.int64)
+    """The categories ``_pick_at_phase`` draws by the scan (row 0), by the count (row 1) and by
+    the head first (row 2) for uniforms ``us`` at phases of sines ``ss``, cosines ``cs``."""
+    out = np.empty((3, us.size), np.int64)
     for q in range(us.size):
         ubuf[0] = us[q]
-        for m in range(2):
-            c, _ = _kernels._pick_at_phase(rng, 0, ubuf, pw, prc, prs, ss[q], cs[q], n_cat, m == 1)
+        for m in range(3):  # _PICK_SCAN, _PICK_COUNT, _PICK_HEAD
+            c, _ = _kernels._pick_at_phase(rng, 0, ubuf, pw, prc, prs, ss[q], cs[q], n_cat, m)
             out[m, q] = c
     return out
 
@@ -1836,13 +1839,18 @@ def _random_sums(r, n_cat, a_max, n_zero=0):
 
 
 def test_pick_by_count_is_the_scans_pick_where_the_sums_rise():
-    """Where ``_sums_rise`` holds, the count's category is the scan's, pick for pick.
+    """Where ``_sums_rise`` holds, the count's category and the head first's are the scan's,
+    pick for pick.
 
     The sums of the paths' benchmark (Llama 3's 18 categories at 100k GPUs, amplitude 0.5,
     peak hours 0-17, turned into their sum's frame as ``_block_diurnal`` turns them) and 40
     random ones (1 to 24 categories, some of rate 0, amplitudes up to 0.98); at each, 20,000
     random phases and uniforms, and uniforms of 0 and ``1 - 2^-53``: no pick differs. The
-    rows of scans and counts are not all one category (the draws spread: checked).
+    rows of scans and counts are not all one category (the draws spread: checked). The head
+    first is checked on every table, whatever ``_pick_mode`` would choose for it: the picks
+    past the head (the tail counted after the branch) are many among the random tables of
+    more than ``_PICK_HEAD_W`` categories (checked), so a tail left uncounted, or counted
+    where the head is not full, would differ from the scan.
     """
     w = default_failures().cluster_rates(Cluster(n_gpus=100_000))
     ang = OMEGA * (5.0 - np.arange(w.size) % 24)
@@ -1856,6 +1864,7 @@ def test_pick_by_count_is_the_scans_pick_where_the_sums_rise():
         sizes.append(n_cat)
     ubuf = np.empty(_kernels.CBUF)
     n = 20_000
+    past_head = 0
     for k, ((pw, prc, prs), n_cat) in enumerate(zip(tables, sizes, strict=True)):
         assert _kernels._sums_rise(pw, prc, prs, n_cat), n_cat
         u = r.random(n)
@@ -1863,9 +1872,12 @@ def test_pick_by_count_is_the_scans_pick_where_the_sums_rise():
         ph = r.uniform(0.0, 2 * math.pi, n)
         picks = _picks_both(r, pw, prc, prs, n_cat, u, np.sin(ph), np.cos(ph), ubuf)
         assert np.array_equal(picks[0], picks[1]), n_cat
+        assert np.array_equal(picks[0], picks[2]), n_cat
+        past_head += int(np.sum(picks[0] >= _kernels._PICK_HEAD_W))
         assert picks.max() < n_cat
         if k == 0:
             assert np.unique(picks[0]).size == n_cat  # Llama 3's 18, all drawn
+    assert past_head > 10_000, past_head
 
 
 @intrinsic
@@ -2096,7 +2108,50 @@ def test_sums_rise_is_false_where_a_sum_can_fall():
     picks = _picks_both(
         r, pw, prc, prs, 4, np.array([2.5 / 4.0]), np.zeros(1), np.ones(1), np.empty(4)
     )
-    assert picks[:, 0].tolist() == [1, 2]
+    assert picks[:, 0].tolist() == [1, 2, 2]  # scan, count, head first
+
+
+def test_pick_mode_counts_the_head_first_only_where_the_categories_past_it_are_rare():
+    """``_pick_mode``: the head first where the categories past ``_PICK_HEAD_W`` hold at most
+    ``_PICK_TAIL_SHARE`` of the mean intensity, else all at once; the scan where the sums may
+    fall.
+
+    Llama 3's 18 categories at 100k GPUs (the paths' benchmark, amplitude 0.5, peak hours
+    0-17; the last two hold 1 % of the rate): the head first. The same listed rarest first
+    (the commonest two past the sixteenth): all at once (the head first would take its branch
+    at random there: ``diurnal18_rev`` in benchmarks/bench_ab.py). Any 16 categories or fewer:
+    the head first (the tail holds only ``P = inf``). A tail of exactly the share, and 1e-9 of a
+    category's rate above it: head, count. Amplitude 1 (``_sums_rise`` false): the scan. The rates
+    scaled by 1e-3 and 1e3 choose the same: a comparison of the tail's rate alone with the
+    share instead of its share would pick the head first for the reversed order at 1e-3.
+    """
+    w = default_failures().cluster_rates(Cluster(n_gpus=100_000))
+    ang = OMEGA * (5.0 - np.arange(w.size) % 24)
+
+    def mode(w, a=0.5, ang=ang):
+        return _kernels._pick_mode(*_pick_tables(w, np.full(w.size, a), ang), w.size)
+
+    rev = w[::-1].copy()
+    for scale in (1e-3, 1.0, 1e3):  # a share: whatever the rates' scale
+        assert mode(w * scale) == _kernels._PICK_HEAD
+        assert mode(rev * scale) == _kernels._PICK_COUNT
+    # the control: the reversed tail's rate alone, at the smallest scale, is below the share
+    assert rev[_kernels._PICK_HEAD_W :].sum() * 1e-3 < _kernels._PICK_TAIL_SHARE
+    r = np.random.default_rng(9)
+    for n_cat in (1, 2, 8, 15, _kernels._PICK_HEAD_W):
+        ww = r.lognormal(0.0, 1.5, n_cat)
+        assert mode(ww, ang=r.uniform(0.0, 2 * math.pi, n_cat)) == _kernels._PICK_HEAD, n_cat
+    # 16 categories of rate 15/16 and a tail of two of 1/2: a share of 1/16, exactly
+    assert _kernels._PICK_TAIL_SHARE == 1.0 / 16.0
+    at = np.r_[np.full(16, 15.0 / 16.0), 0.5, 0.5]
+    zero = np.zeros(at.size)
+    pw, prc, prs = _pick_tables(at, zero, zero)
+    assert pw[17] - pw[15] == _kernels._PICK_TAIL_SHARE * pw[17]  # exact in floats
+    assert _kernels._pick_mode(pw, prc, prs, at.size) == _kernels._PICK_HEAD
+    above = at.copy()
+    above[17] += 1e-9
+    assert _kernels._pick_mode(*_pick_tables(above, zero, zero), at.size) == _kernels._PICK_COUNT
+    assert mode(w, a=1.0) == _kernels._PICK_SCAN
 
 
 # ---------------------------------------------------------------- the loop one by one, unmoved

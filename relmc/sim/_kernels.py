@@ -3184,6 +3184,15 @@ _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any ev
 _COUNT_CHUNK = 16  # gaps summed at once by _block_count's search
 _PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: at most these;
 # a multiple of the eight lanes of _count_at_most)
+# how _pick_at_phase finds a category (_pick_mode): by a scan of the running sums; by a count of
+# all _PICK_W sums at or below the target; by a count of the first _PICK_HEAD_W, and of the rest
+# only where all of those are (categories past the first _PICK_HEAD_W holding at most
+# _PICK_TAIL_SHARE of the mean intensity)
+_PICK_SCAN = 0
+_PICK_COUNT = 1
+_PICK_HEAD = 2
+_PICK_HEAD_W = 16
+_PICK_TAIL_SHARE = 1.0 / 16.0
 _NORM_SLACK = 1e-12  # how far a carried phase's (sin, cos) may stray from norm 1 (_sums_rise)
 
 
@@ -3939,7 +3948,7 @@ def _diurnal_block_body(
     pw,
     prc,
     prs,
-    by_count,
+    pick_mode,
     planned,
     m_left,
     inv_maint,
@@ -4093,12 +4102,21 @@ def _diurnal_block_body(
         # free now): a loop without a branch that depends on a pick; a point within a
         # recovery is not a failure and its category goes unused
         n_cat = interruptions.shape[1]
-        if by_count:  # (two loops: the choice made once, not at each pick)
+        if pick_mode == _PICK_HEAD:  # (a loop a mode: the choice made once, not at each pick)
             for q in range(np.uint64(j), np.uint64(stop)):
-                ji[q], jc = _pick_at_phase(rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, True)
+                ji[q], jc = _pick_at_phase(
+                    rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, _PICK_HEAD
+                )
+        elif pick_mode == _PICK_COUNT:
+            for q in range(np.uint64(j), np.uint64(stop)):
+                ji[q], jc = _pick_at_phase(
+                    rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, _PICK_COUNT
+                )
         else:
             for q in range(np.uint64(j), np.uint64(stop)):
-                ji[q], jc = _pick_at_phase(rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, False)
+                ji[q], jc = _pick_at_phase(
+                    rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, _PICK_SCAN
+                )
     if planned:
         # in order, with the planned events: where the exposed hours from the last event's
         # end to a point pass those left to the next planned event (``m_left``), that event
@@ -4379,7 +4397,7 @@ def _diurnal_block_marked(
     jc,
     ubuf,
     ph,
-    by_count,
+    pick_mode,
     planned,
     m_left,
     inv_maint,
@@ -4413,20 +4431,20 @@ def _diurnal_block_marked(
             rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, 0.0,
             k_left, cost, rot_c, rot_s, ubuf, ji, ji, 0, ji, ji, ubuf, jk, interruptions, gf, xa,
             okf, wk, ji, restart_hours, tau, delta, persist, seg, inv_seg, acc, True, sa, ca, jc,
-            ubuf, pw, prc, prs, by_count, True, m_left,
+            ubuf, pw, prc, prs, pick_mode, True, m_left,
             inv_maint, maint_hours, m_stop, snap_steps, p_max,
         )  # fmt: skip
     return _diurnal_block_body(
         rng, i, buf, j, cnt, tab, t, s0, c0, big_l, big_a, inv_l, inv_hi, inv_lo, 0.0, k_left,
         cost, rot_c, rot_s, ubuf, ji, ji, 0, ji, ji, ubuf, jk, interruptions, gf, xa, okf, wk,
         ji, restart_hours, tau, delta, persist, seg, inv_seg, acc, True, sa, ca, jc, ubuf, pw,
-        prc, prs, by_count, False, m_left, inv_maint,
+        prc, prs, pick_mode, False, m_left, inv_maint,
         maint_hours, m_stop, snap_steps, p_max,
     )  # fmt: skip
 
 
 @jit(_nrt=False, forceinline=True)
-def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
+def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode):
     """Draw a failure's category at a phase of sine ``s1``, cosine ``c1``: ``(c, jc)``.
 
     Inversion over the categories' intensities at the phase, one uniform a pick (exact up
@@ -4443,14 +4461,22 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
     a block, :func:`_diurnal_block_body`) with the Generator, so compiled without reference
     counting (with it, ~50 ns more a pick on this host) and inlined by LLVM.
 
-    With ``by_count`` (:func:`_sums_rise` holds for the sums: every ``P_c``, as computed, is
-    at least ``P_(c-1)`` at every phase), the first ``c`` with ``P_c > u P_last`` is the
-    number of ``c`` with ``P_c <= u P_last``: all ``_PICK_W`` of them are compared without a
-    branch, eight at a time (:func:`_count_at_most`; the tables hold ``_PICK_W`` entries,
-    ``P = inf`` past the ``n_cat`` categories), the same category as the scan's. The scan's
-    exit is a branch no predictor learns (the category is random): timed alone, ~21 ns a
-    scan of Llama 3's 18 categories against ~5 ns a count; the diurnal path with 18 peak
-    hours at 100k GPUs 1.15x as fast (bench_ab, three processes).
+    ``pick_mode`` (:func:`_pick_mode`; ``_PICK_SCAN`` the scan above): where
+    :func:`_sums_rise` holds for the sums (every ``P_c``, as computed, is at least
+    ``P_(c-1)`` at every phase), the first ``c`` with ``P_c > u P_last`` is the number of
+    ``c`` with ``P_c <= u P_last``, compared without a branch, eight at a time
+    (:func:`_count_sums`; the tables hold ``_PICK_W`` entries, ``P = inf`` past the ``n_cat``
+    categories), the same category as the scan's. The scan's exit is a branch no predictor
+    learns (the category is random): timed alone, ~21 ns a scan of Llama 3's 18 categories
+    against ~5 ns a count; the diurnal path with 18 peak hours at 100k GPUs 1.15x as fast
+    (bench_ab, three processes). ``_PICK_COUNT`` compares all ``_PICK_W``; ``_PICK_HEAD``
+    the first ``_PICK_HEAD_W``, and the rest only where all of those are at most the target
+    (the sums at or below it are a prefix, so otherwise none of the rest is): Llama 3's last
+    two categories hold 1 % of the intensity, so the branch is rarely taken, and the diurnal
+    path with 18 peak hours at 100k GPUs ran 1.044x as fast (bench_ab, the median of three
+    processes: 1.021, 1.060, 1.044; outputs equal). With the same categories listed rarest
+    first (``diurnal18_rev``: the commonest two past the sixteenth) the head first measured
+    0.652x, so :func:`_pick_mode` counts all at once there.
     """
     if jc == CBUF:
         _uniform_fill(rng, ubuf)
@@ -4458,8 +4484,10 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
     last = n_cat - 1
     target = ubuf[jc] * (pw[last] + prc[last] * c1 - prs[last] * s1)
     jc += 1
-    if by_count:
-        k = _count_at_most(pw, prc, prs, s1, c1, target)
+    if pick_mode != _PICK_SCAN:
+        k = _count_head(pw, prc, prs, s1, c1, target)
+        if pick_mode != _PICK_HEAD or k == _PICK_HEAD_W:
+            k += _count_tail(pw, prc, prs, s1, c1, target)
         if k <= last:
             return k, jc
     else:
@@ -4469,65 +4497,80 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count):
     return _pick_last(pw, prc, prs, s1, c1, n_cat), jc
 
 
-@intrinsic
-def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
-    """How many of :func:`_pick_at_phase`'s first ``_PICK_W`` sums are at most ``target``.
+def _count_sums(first, n_chunks):
+    """Return an intrinsic counting the sums of chunks ``first .. first + n_chunks - 1``.
 
-    ``P_c = pw_c + prc_c c1 - prs_c s1``, eight at a time in vector registers, with the float
-    operations of the scalar ``pw[c] + prc[c] * c1 - prs[c] * s1 <= target`` (a product, a
-    sum and a difference, each rounded; no fused multiply-add), so the same count. Written in
-    LLVM's vector form: numba's pipeline unrolls a loop of a constant count one sum at a time
-    before its vectoriser sees it (~18 ns a count of 24 compiled so, ~5 ns vectorised). The
-    comparisons' bits are gathered into one ``_PICK_W``-bit integer and counted at once
-    (``ctpop``: AVX-512's mask registers and ``popcnt`` where the host has them; AVX2 hosts
-    split each eight-wide operation in two) instead of summed lane by lane: with the marks
-    drawn in a loop of their own, the diurnal path with 18 peak hours at 100k GPUs 1.07x as
-    fast as with four lanes summed (bench_ab, three processes: 1.069, 1.078, 1.054; outputs
-    equal, the two measured together). The arrays hold ``_PICK_W`` entries at least
-    (:func:`_phase_sums`).
+    Eight sums a chunk. ``_count_at_most`` all ``_PICK_W``; ``_count_head`` the first
+    ``_PICK_HEAD_W``, ``_count_tail`` the rest (:func:`_pick_at_phase`).
     """
-    f8 = types.float64
-    if not all(
-        isinstance(a, types.Array) and a.dtype == f8 and a.ndim == 1 and a.layout == "C"
-        for a in (pw, prc, prs)
-    ):
-        return None
-    lanes = 8
-    assert _PICK_W % lanes == 0  # every sum in a chunk
-    vec = ir.VectorType(ir.DoubleType(), lanes)
 
-    def codegen(context, builder, signature, args):
-        data = [
-            context.make_array(signature.args[k])(context, builder, args[k]).data for k in range(3)
-        ]
+    @intrinsic
+    def _count_at_most(typingctx, pw, prc, prs, s1, c1, target):
+        """How many of :func:`_pick_at_phase`'s sums in the chunks are at most ``target``.
 
-        def splat(x):
-            v = ir.Constant(vec, ir.Undefined)
-            for lane in range(lanes):
-                v = builder.insert_element(v, x, ir.Constant(ir.IntType(32), lane))
-            return v
+        ``P_c = pw_c + prc_c c1 - prs_c s1``, eight at a time in vector registers, with the float
+        operations of the scalar ``pw[c] + prc[c] * c1 - prs[c] * s1 <= target`` (a product, a
+        sum and a difference, each rounded; no fused multiply-add), so the same count. Written in
+        LLVM's vector form: numba's pipeline unrolls a loop of a constant count one sum at a time
+        before its vectoriser sees it (~18 ns a count of 24 compiled so, ~5 ns vectorised). The
+        comparisons' bits are gathered into one ``_PICK_W``-bit integer and counted at once
+        (``ctpop``: AVX-512's mask registers and ``popcnt`` where the host has them; AVX2 hosts
+        split each eight-wide operation in two) instead of summed lane by lane: with the marks
+        drawn in a loop of their own, the diurnal path with 18 peak hours at 100k GPUs 1.07x as
+        fast as with four lanes summed (bench_ab, three processes: 1.069, 1.078, 1.054; outputs
+        equal, the two measured together). The arrays hold ``_PICK_W`` entries at least
+        (:func:`_phase_sums`).
+        """
+        f8 = types.float64
+        if not all(
+            isinstance(a, types.Array) and a.dtype == f8 and a.ndim == 1 and a.layout == "C"
+            for a in (pw, prc, prs)
+        ):
+            return None
+        lanes = 8
+        assert _PICK_W % lanes == 0  # every sum in a chunk
+        vec = ir.VectorType(ir.DoubleType(), lanes)
 
-        sv, cv, tv = (
-            splat(context.cast(builder, args[k], signature.args[k], f8)) for k in (3, 4, 5)
-        )
-        bits = ir.IntType(_PICK_W)
-        mask = ir.Constant(bits, 0)
-        for chunk in range(_PICK_W // lanes):
-            at = ir.Constant(ir.IntType(64), chunk * lanes)
+        def codegen(context, builder, signature, args):
+            data = [
+                context.make_array(signature.args[k])(context, builder, args[k]).data
+                for k in range(3)
+            ]
 
-            def load(ptr, at=at):
-                return builder.load(
-                    builder.bitcast(builder.gep(ptr, [at]), vec.as_pointer()), align=8
-                )
+            def splat(x):
+                v = ir.Constant(vec, ir.Undefined)
+                for lane in range(lanes):
+                    v = builder.insert_element(v, x, ir.Constant(ir.IntType(32), lane))
+                return v
 
-            w, rc, rs = (load(ptr) for ptr in data)
-            v = builder.fsub(builder.fadd(w, builder.fmul(rc, cv)), builder.fmul(rs, sv))
-            m = builder.bitcast(builder.fcmp_ordered("<=", v, tv), ir.IntType(lanes))
-            m = builder.shl(builder.zext(m, bits), ir.Constant(bits, chunk * lanes))
-            mask = builder.or_(mask, m)
-        return builder.zext(builder.ctpop(mask), ir.IntType(64))
+            sv, cv, tv = (
+                splat(context.cast(builder, args[k], signature.args[k], f8)) for k in (3, 4, 5)
+            )
+            bits = ir.IntType(_PICK_W)
+            mask = ir.Constant(bits, 0)
+            for chunk in range(first, first + n_chunks):
+                at = ir.Constant(ir.IntType(64), chunk * lanes)
 
-    return types.int64(pw, prc, prs, s1, c1, target), codegen
+                def load(ptr, at=at):
+                    return builder.load(
+                        builder.bitcast(builder.gep(ptr, [at]), vec.as_pointer()), align=8
+                    )
+
+                w, rc, rs = (load(ptr) for ptr in data)
+                v = builder.fsub(builder.fadd(w, builder.fmul(rc, cv)), builder.fmul(rs, sv))
+                m = builder.bitcast(builder.fcmp_ordered("<=", v, tv), ir.IntType(lanes))
+                m = builder.shl(builder.zext(m, bits), ir.Constant(bits, (chunk - first) * lanes))
+                mask = builder.or_(mask, m)
+            return builder.zext(builder.ctpop(mask), ir.IntType(64))
+
+        return types.int64(pw, prc, prs, s1, c1, target), codegen
+
+    return _count_at_most
+
+
+_count_at_most = _count_sums(0, _PICK_W // 8)
+_count_head = _count_sums(0, _PICK_HEAD_W // 8)
+_count_tail = _count_sums(_PICK_HEAD_W // 8, (_PICK_W - _PICK_HEAD_W) // 8)
 
 
 @jit
@@ -4578,6 +4621,27 @@ def _sums_rise(pw, prc, prs, n_cat):
         if not dw - math.hypot(dc, ds) * (1.0 + _NORM_SLACK) > margin:
             return False
     return True
+
+
+@jit(_nrt=False)
+def _pick_mode(pw, prc, prs, n_cat):
+    """How :func:`_pick_at_phase` finds a category from these sums: ``_PICK_HEAD`` .. ``_SCAN``.
+
+    A scan where :func:`_sums_rise` does not hold; else a count, of the first
+    ``_PICK_HEAD_W`` sums first where the categories after them hold at most
+    ``_PICK_TAIL_SHARE`` of the mean intensity (``pw``; the cosine terms average to 0 over a
+    day), so that the rest is counted only where all of those are at most the target, a branch
+    rarely taken; else of all ``_PICK_W`` at once (with most of the intensity past the first
+    ``_PICK_HEAD_W``, the branch would be taken at random). Every mode gives the same category.
+    """
+    if not _sums_rise(pw, prc, prs, n_cat):
+        return _PICK_SCAN
+    if n_cat <= _PICK_HEAD_W:
+        return _PICK_HEAD
+    total = pw[n_cat - 1]
+    if total - pw[_PICK_HEAD_W - 1] <= _PICK_TAIL_SHARE * total:
+        return _PICK_HEAD
+    return _PICK_COUNT
 
 
 @jit(_nrt=False, forceinline=True)
@@ -4740,7 +4804,7 @@ def _diurnal_trials(
     big_a_d = 0.0
     theta = 0.0
     shared = False
-    by_count = False  # the picks at a phase by a count (_pick_at_phase)
+    pick_mode = _PICK_SCAN  # how a pick at a phase finds its category (_pick_mode)
     n_slots = 0
     settle = False
     c_first = -1
@@ -4796,7 +4860,7 @@ def _diurnal_trials(
                     pw[c] = sum_w
                     prc[c] = sum_c
                     prs[c] = sum_s
-                by_count = _sums_rise(pw, prc, prs, n_cat)
+                pick_mode = _pick_mode(pw, prc, prs, n_cat)
             # the block of failures applies with planned events off or not over four times as
             # frequent as failures (below), and recoveries of cost 0 (a settled category's) or
             # mostly 0 (the points within costlier ones are thinned out)
@@ -5004,7 +5068,7 @@ def _diurnal_trials(
                         ) = _diurnal_block_marked(
                             rng, i, j, cnt, tab, t, s0, c0, fail_rate, big_a, inv_l, inv_hi,
                             inv_lo, k_left, crs, jk, interruptions, pts, wk, ji, restart_hours,
-                            tau, delta, persist, seg, inv_seg, acc, jc, ubuf, ph, by_count, m_on,
+                            tau, delta, persist, seg, inv_seg, acc, jc, ubuf, ph, pick_mode, m_on,
                             m_left, inv_maint, maint_hours, m_stop, snap_steps, p_max,
                         )  # fmt: skip
                     n_zero += nz
@@ -5155,7 +5219,7 @@ def _diurnal_trials(
                 c = cbuf[jc]
                 jc += 1
             else:
-                c, jc = _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, by_count)
+                c, jc = _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode)
             if not settle:
                 interruptions[i, c] += 1
             if fast and cost[c] > 0.0:
