@@ -2253,32 +2253,61 @@ def test_fill_from_draws_what_the_loops_refills_drew():
     assert not np.array_equal(two, one)
 
 
-@pytest.mark.parametrize("width", [_kernels.BUF, _kernels._DIURNAL_BUF])
-def test_acc_pairwise_sums_every_position_in_a_fixed_pairwise_order(width):
-    """``_acc_pairwise`` over rows of ``BUF`` and of ``_DIURNAL_BUF``: every position, then zeroed.
-
-    Against a pairwise sum written here (halves added position by position, as the kernel
-    does): equal bit for bit, and within 1e-13 of ``math.fsum``; ``_acc_total`` (rows of
-    ``BUF``) is the same sum. Negative control: the sum of the first 128 positions alone (a
-    row of 256 summed as if it were 128 wide) differs.
-    """
-    rng = np.random.default_rng(width)
-    acc = np.zeros((_kernels.N_ACC, width))
-    acc[2] = rng.exponential(1.0, width) * rng.choice([1e-3, 1.0, 1e3], width)
-    row = acc[2].copy()
+def _pairwise_ref(row):
+    """A pairwise sum written here: halves added position by position, as the kernel does."""
     ref = row.copy()
-    half = width // 2
+    half = row.size // 2
     while half >= 1:
         ref[:half] += ref[half : 2 * half]
         half //= 2
-    total = _kernels._acc_pairwise(acc, 2, width)
-    assert total == ref[0]
-    assert abs(total - math.fsum(row)) <= 1e-13 * math.fsum(row)
-    assert not acc.any()
-    if width == _kernels.BUF:
-        acc[2] = row
-        assert _kernels._acc_total(acc, 2) == total and not acc.any()
-    else:
+    return ref[0]
+
+
+@pytest.mark.parametrize("width", [_kernels.BUF, _kernels._DIURNAL_BUF, 64])
+def test_acc_pairwise_sums_every_position_in_a_fixed_pairwise_order(width):
+    """``_acc_pairwise`` over rows of ``BUF``, ``_DIURNAL_BUF`` (in registers, ``_row_sums``)
+    and 64 (the loop over memory): every position, then zeroed, the other rows untouched.
+
+    Against a pairwise sum written here (:func:`_pairwise_ref`): equal bit for bit on 400
+    rows (each of the four rows in turn: full rows over 16 decades, a trial's stretch of
+    positions, wrapping round, and lone positions), and within 1e-13 of ``math.fsum``;
+    ``_acc_pairwise_loop`` is the same sum, and ``_acc_total`` (rows of ``BUF``). Negative
+    controls: a sum in order differs on over 80 of the 134 full rows (the rows tell the
+    orders apart), and the sum of the first 128 positions alone (a row of 256 summed as if
+    it were 128 wide) differs.
+    """
+    rng = np.random.default_rng(width)
+    n_diff = 0
+    for k in range(400):
+        acc = rng.uniform(1.0, 2.0, (_kernels.N_ACC, width))
+        r = k % _kernels.N_ACC
+        row = np.zeros(width)
+        if k % 3 == 0:
+            row[:] = rng.exponential(1.0, width) * 10.0 ** rng.uniform(-8, 8, width)
+        elif k % 3 == 1:
+            idx = (int(rng.integers(0, width)) + np.arange(int(rng.integers(1, width)))) % width
+            row[idx] = rng.exponential(1.0, idx.size) * rng.choice([1e-3, 1.0, 1e3], idx.size)
+        else:
+            row[rng.integers(0, width, 3)] = rng.exponential(1.0, 3)
+        acc[r] = row
+        others = np.delete(acc, r, axis=0).copy()
+        total = _kernels._acc_pairwise(acc, r, width)
+        assert total == _pairwise_ref(row), k
+        assert abs(total - math.fsum(row)) <= 1e-13 * math.fsum(row)
+        assert not acc[r].any()
+        np.testing.assert_array_equal(np.delete(acc, r, axis=0), others)
+        acc[r] = row
+        assert _kernels._acc_pairwise_loop(acc, r, width) == total and not acc[r].any()
+        if width == _kernels.BUF:
+            acc[r] = row
+            assert _kernels._acc_total(acc, r) == total and not acc[r].any()
+        if k % 3 == 0:
+            in_order = 0.0
+            for x in row:
+                in_order += x
+            n_diff += in_order != total
+    assert n_diff > 80, n_diff  # of 134 full rows
+    if width == _kernels._DIURNAL_BUF:
         assert abs(math.fsum(row[:128]) - total) > 1e-6 * total
 
 
