@@ -2121,7 +2121,8 @@ def test_pick_mode_counts_the_head_first_only_where_the_categories_past_it_are_r
     (the commonest two past the sixteenth): all at once (the head first would take its branch
     at random there: ``diurnal18_rev`` in benchmarks/bench_ab.py). Any 16 categories or fewer:
     the head first (the tail holds only ``P = inf``). A tail of exactly the share, and 1e-9 of a
-    category's rate above it: head, count. Amplitude 1 (``_sums_rise`` false): the scan. The rates
+    category's rate above it: head, count. Amplitude 1 (``_sums_rise`` false), among 18
+    categories or 8, and sums that fall among 4: the scan. The rates
     scaled by 1e-3 and 1e3 choose the same: a comparison of the tail's rate alone with the
     share instead of its share would pick the head first for the reversed order at 1e-3.
     """
@@ -2152,6 +2153,12 @@ def test_pick_mode_counts_the_head_first_only_where_the_categories_past_it_are_r
     above[17] += 1e-9
     assert _kernels._pick_mode(*_pick_tables(above, zero, zero), at.size) == _kernels._PICK_COUNT
     assert mode(w, a=1.0) == _kernels._PICK_SCAN
+    # the scan wherever the sums may fall, however few the categories: amplitude 1 among 8,
+    # and sums that fall (P = 1, 3, 2, 4), where a count would pick another category
+    assert mode(w[:8], a=1.0, ang=ang[:8]) == _kernels._PICK_SCAN
+    pw, prc, prs = _kernels._phase_sums(4)
+    pw[:4] = [1.0, 3.0, 2.0, 4.0]
+    assert _kernels._pick_mode(pw, prc, prs, 4) == _kernels._PICK_SCAN
 
 
 # ---------------------------------------------------------------- the loop one by one, unmoved
@@ -2274,7 +2281,8 @@ def test_acc_pairwise_sums_every_position_in_a_fixed_pairwise_order(width):
     ``_acc_pairwise_loop`` is the same sum, and ``_acc_total`` (rows of ``BUF``). Negative
     controls: a sum in order differs on over 80 of the 134 full rows (the rows tell the
     orders apart), and the sum of the first 128 positions alone (a row of 256 summed as if
-    it were 128 wide) differs.
+    it were 128 wide) differs. A row twice ``width`` wide: the loop's sum of its first
+    ``width``, and the whole row zeroed.
     """
     rng = np.random.default_rng(width)
     n_diff = 0
@@ -2307,6 +2315,13 @@ def test_acc_pairwise_sums_every_position_in_a_fixed_pairwise_order(width):
                 in_order += x
             n_diff += in_order != total
     assert n_diff > 80, n_diff  # of 134 full rows
+    # a row wider than ``width``: the loop's sum of its first ``width`` positions, and the
+    # whole row zeroed (as the loop does), not only its first ``width``
+    wide = np.zeros((_kernels.N_ACC, 2 * width))
+    wide[1] = rng.exponential(1.0, 2 * width)
+    row = wide[1].copy()
+    assert _kernels._acc_pairwise(wide, 1, width) == _pairwise_ref(row[:width])
+    assert not wide.any()
     if width == _kernels._DIURNAL_BUF:
         assert abs(math.fsum(row[:128]) - total) > 1e-6 * total
 

@@ -2715,10 +2715,10 @@ def _row_sums(width):
     added in the loop's pairs (position ``q`` with ``q + h``, ``h`` halving from ``width /
     2``): vector ``k`` with vector ``k + n / 2`` while there are ``n > 1`` vectors, then
     within the last one by halves (shuffles). Every pair is the loop's, so the same sum,
-    bit for bit (tests/test_fast_paths.py). The loop's levels each stored their sums and
+    bit for bit (tests/test_diurnal_block.py). The loop's levels each stored their sums and
     the next loaded them, a chain of store, load and add per level: 137 against 42 ns for
-    the four rows of a trial (a harness). ``acc`` C-contiguous with ``width`` columns at least
-    (:func:`_acc_pairwise` checks).
+    the four rows of a trial (a harness). ``acc`` C-contiguous with exactly ``width``
+    columns (:func:`_acc_pairwise` checks: with more, the loop zeroes the whole row).
     """
     lanes = 8
     n_vec = width // lanes
@@ -3256,7 +3256,7 @@ _PTS_PAD = 8  # floats after each row of a block's point arrays (_point_arrays)
 _NEVER = 4_000_000_000_000_000_000  # a countdown that never ends (beyond any event budget)
 _COUNT_CHUNK = 16  # gaps summed at once by _block_count's search
 _PICK_W = 24  # categories a pick at a phase compares at once (_pick_at_phase: at most these;
-# a multiple of the eight lanes of _count_at_most)
+# a multiple of the eight lanes of _count_sums' intrinsics)
 # how _pick_at_phase finds a category (_pick_mode): by a scan of the running sums; by a count of
 # all _PICK_W sums at or below the target; by a count of the first _PICK_HEAD_W, and of the rest
 # only where all of those are (categories past the first _PICK_HEAD_W holding at most
@@ -4677,7 +4677,7 @@ def _sums_rise(pw, prc, prs, n_cat):
     sums at or below a target are still a prefix. False otherwise (amplitudes of 1, or
     within ~1e-12 of it, where a category's intensity reaches 0): :func:`_pick_at_phase`
     then scans. Also false for more than ``_PICK_W`` categories, and for tables of fewer
-    than ``_PICK_W`` entries (:func:`_count_at_most` reads that many: :func:`_phase_sums`).
+    than ``_PICK_W`` entries (the counts read that many, :func:`_count_sums`: :func:`_phase_sums`).
     """
     if n_cat > _PICK_W or min(pw.shape[0], prc.shape[0], prs.shape[0]) < _PICK_W:
         return False
@@ -4698,7 +4698,7 @@ def _sums_rise(pw, prc, prs, n_cat):
 
 @jit(_nrt=False)
 def _pick_mode(pw, prc, prs, n_cat):
-    """How :func:`_pick_at_phase` finds a category from these sums: ``_PICK_HEAD`` .. ``_SCAN``.
+    """How :func:`_pick_at_phase` finds a category from these sums: a ``_PICK_*`` mode.
 
     A scan where :func:`_sums_rise` does not hold; else a count, of the first
     ``_PICK_HEAD_W`` sums first where the categories after them hold at most
