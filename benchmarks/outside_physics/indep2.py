@@ -329,17 +329,22 @@ class Trial:
                 "preemption",
             )
         }
+        self.set_factors(F)
+        jt = s["jitters"] or {}
+        self.jsig = {
+            k: math.log(jt.get(k, 1.0)) / Z95
+            for k in ("restart", "swap", "detection", "maintenance")
+        }
+
+    def set_factors(self, F):
+        """Take the overhead factors ``F`` (a dict by overhead) and the overheads they scale."""
+        s = self.s
         self.F = F
         self.delta = s["delta"] * F["snapshot"]
         self.persist = min(s["persist"] * F["persist"], s["tau"])
         self.R = s["R"] * F["restart"]
         self.swap_h = s["swap_h"] * F["swap"]
         self.maint_h = s["maint_h"] * F["maintenance"]
-        jt = s["jitters"] or {}
-        self.jsig = {
-            k: math.log(jt.get(k, 1.0)) / Z95
-            for k in ("restart", "swap", "detection", "maintenance")
-        }
 
     def rate_of(self, i):
         """Cluster rate of category i now (the node model overrides it)."""

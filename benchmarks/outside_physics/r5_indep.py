@@ -74,13 +74,7 @@ def set_factors(tr, F):
     F = dict(F)
     if "X4" in R5MUT:
         F["restart"], F["detection"] = F["detection"], F["restart"]
-    s = tr.s
-    tr.F = F
-    tr.delta = s["delta"] * F["snapshot"]
-    tr.persist = min(s["persist"] * F["persist"], s["tau"])
-    tr.R = s["R"] * F["restart"]
-    tr.swap_h = s["swap_h"] * F["swap"]
-    tr.maint_h = s["maint_h"] * F["maintenance"]
+    tr.set_factors(F)  # indep2.Trial's own, as its constructor applies the factors it draws
 
 
 class _SameGauss:
