@@ -58,10 +58,12 @@ TESTS = {
 LAST = {64, 66, 68, 70}  # annotation-only mutants of scenario.py: run after the rest
 
 
-def sample(work: str) -> None:
-    """Write ``work/sample.json``: the seeded sample of every target."""
+def sample(work: str, targets: dict | None = None, k: dict | None = None) -> None:
+    """Write ``work/sample.json``: the seeded sample of every target (default: this report's)."""
+    targets = RANGES if targets is None else targets
+    k = K if k is None else k
     out = []
-    for name, (path, ranges) in RANGES.items():
+    for name, (path, ranges) in targets.items():
         c = sqlite3.connect(f"{work}/{name}.sqlite")
         cond = "(" + " or ".join(f"start_pos_row between {a} and {b}" for a, b in ranges) + ")"
         rows = c.execute(
@@ -69,7 +71,7 @@ def sample(work: str) -> None:
             " end_pos_col, definition_name from mutation_specs where " + cond
             + " order by start_pos_row, start_pos_col, operator_name, occurrence"
         ).fetchall()  # fmt: skip
-        picked = random.Random(2026).sample(rows, min(K[name], len(rows)))
+        picked = random.Random(2026).sample(rows, min(k[name], len(rows)))
         print(name, path, "in range", len(rows))
         for r in picked:
             out.append(
@@ -81,20 +83,34 @@ def sample(work: str) -> None:
     print(len(out))
 
 
-def run(work: str, wt: str) -> None:
-    """Run the sample's mutants in the worktree ``wt``; append to ``work/results.jsonl``."""
+def run(
+    work: str,
+    wt: str,
+    targets: dict | None = None,
+    k: dict | None = None,
+    tests: dict | None = None,
+    last: set | None = None,
+) -> None:
+    """Run the sample's mutants in the worktree ``wt``; append to ``work/results.jsonl``.
+
+    ``targets``, ``k``, ``tests``, ``last``: another report's (default: this one's).
+    """
+    targets = RANGES if targets is None else targets
+    k = K if k is None else k
+    tests = TESTS if tests is None else tests
+    last = LAST if last is None else last
     env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=wt, NUMBA_CACHE_DIR=f"{work}/numba")
     with open(f"{work}/sample.json") as f:
         mutants = json.load(f)
     for t, m in enumerate(mutants, 1):
         m["i"] = t
     order = []
-    for rnd in range(max(K.values())):
-        for tgt in RANGES:
+    for rnd in range(max(k.values())):
+        for tgt in targets:
             ms = [m for m in mutants if m["target"] == tgt]
             if rnd < len(ms):
                 order.append(ms[rnd])
-    order = [m for m in order if m["i"] not in LAST] + [m for m in order if m["i"] in LAST]
+    order = [m for m in order if m["i"] not in last] + [m for m in order if m["i"] in last]
     results = f"{work}/results.jsonl"
     done = set()
     if os.path.exists(results):
@@ -119,7 +135,7 @@ def run(work: str, wt: str) -> None:
             rec = dict(**m, diff=lines, apply_rc=r.returncode)
             t0 = time.time()
             rc, failed = 0, ""
-            for argv in TESTS[m["target"]]:
+            for argv in tests[m["target"]]:
                 p = subprocess.run(
                     ["timeout", "600", sys.executable, "-m", "pytest", "-x", "-q", "-n0",
                      "-p", "no:cacheprovider", *argv],

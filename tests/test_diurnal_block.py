@@ -2326,6 +2326,18 @@ def test_acc_pairwise_sums_every_position_in_a_fixed_pairwise_order(width):
         assert abs(math.fsum(row[:128]) - total) > 1e-6 * total
 
 
+@pytest.mark.parametrize("width", [0, 4, 12, 24, 48, 130])
+def test_row_sums_refuses_a_width_it_would_not_sum_whole(width):
+    """``_row_sums`` builds its sum of eight-wide vectors halved in pairs only for widths of 8
+    times a power of two: any other (a remainder past the last vector, or an odd count of
+    vectors left over at a halving) would leave positions out of the sum. Refused when built.
+    The widths it serves (8 to 256) build."""
+    with pytest.raises(ValueError, match="width must be 8 times a power of two"):
+        _kernels._row_sums(width)
+    for ok in (8, 16, 64, _kernels.BUF, _kernels._DIURNAL_BUF):
+        _kernels._row_sums(ok)
+
+
 def test_blocks_take_up_to_256_gaps():
     """Llama 3's rates at 100k GPUs, one diurnal shape, 54 days: blocks of more than ``BUF`` gaps.
 

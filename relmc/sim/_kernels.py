@@ -2722,7 +2722,8 @@ def _row_sums(width):
     """
     lanes = 8
     n_vec = width // lanes
-    assert n_vec * lanes == width and n_vec & (n_vec - 1) == 0  # a power of two, >= 8
+    if not (n_vec >= 1 and n_vec * lanes == width and n_vec & (n_vec - 1) == 0):
+        raise ValueError(f"width must be 8 times a power of two; got {width}")
 
     @intrinsic
     def _acc_row(typingctx, acc, row):
