@@ -138,6 +138,12 @@ class RateDraws:
     draw_index : ndarray of int64, shape (n_draws,), or None
         The source's row (draw-major) that each row repeats (:func:`nested_draws`); ``None``:
         row ``k`` is the source's row ``k``.
+    source_draws : int or None
+        How many rows the source has (:func:`nested_draws`: all the posterior's draws, of
+        which ``draw_index`` may use the first few); ``None``: ``n_draws``. A draw's
+        overhead multipliers are drawn per source row, for all of them
+        (``relmc.sim.simulate.draw_overhead_factors``), so that a subset's rows get the
+        multipliers the whole posterior gives them.
     fixed : ndarray of bool, shape (n_categories,), or None
         Columns that are not the source's but a straggler or SDC category's scenario rate,
         the same in every draw and already per exposed hour (see :func:`rate_draws`);
@@ -156,6 +162,7 @@ class RateDraws:
     draw_index: np.ndarray | None = None
     fixed: np.ndarray | None = None
     physics: PhysicsDraws | None = None
+    source_draws: int | None = None
 
     @property
     def fitted(self) -> np.ndarray:
@@ -174,6 +181,14 @@ class RateDraws:
         if self.draw_index is None:
             return np.arange(self.n_draws, dtype=np.int64)
         return self.draw_index
+
+    @property
+    def n_source(self) -> int:
+        """Rows of the source: :attr:`source_draws`, else one past the largest of :attr:`rows`."""
+        if self.source_draws is not None:
+            return int(self.source_draws)
+        rows = self.rows
+        return int(rows.max()) + 1 if rows.size else 0
 
 
 _POINT_SOURCE = "scenario point rates"
@@ -495,7 +510,9 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
     -------
     RateDraws
         ``K m`` rows (``n_trials`` when one group holds them all);
-        :attr:`RateDraws.draw_index` gives each row's row in ``draws``.
+        :attr:`RateDraws.draw_index` gives each row's row in ``draws``, and
+        ``RateDraws.source_draws`` how many rows ``draws`` has (its source's), so each
+        group gets the overhead multipliers its draw has in a simulation of all of ``draws``.
     """
     m = int(trials_per_draw)
     k = min(-(-int(n_trials) // m), draws.n_draws)
@@ -511,6 +528,7 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
         draw_index=rows,
         fixed=draws.fixed,
         physics=None if draws.physics is None else draws.physics.take(idx),
+        source_draws=draws.n_source,
     )
 
 

@@ -153,6 +153,40 @@ def test_overhead_factors_depend_only_on_the_seed_and_the_draws(base):
     assert draw_overhead_factors(off, np.random.SeedSequence(9)) is off
 
 
+def test_a_subset_of_the_draws_gets_the_multipliers_all_of_them_give_it(base):
+    # the credible simulation's nested draws: the first K of n source draws, m trials each;
+    # their factor rows are the full posterior's rows, in every column (the later three are
+    # drawn after the first six of every source row, so they depend on how many rows are
+    # drawn: n_source, not K)
+    from relmc.rates import nested_draws
+
+    sc = _policy(base, restart_spread=2.0, sdc_latency_spread=3.0)
+    root = np.random.SeedSequence(11)
+    draws = rate_draws(sc, None)
+    n = draws.n_draws
+    full_x, full_lab = kernel_inputs(sc, draws, 10)
+    full = draw_overhead_factors(full_x, root, full_lab["draw_rows"], full_lab["source_draws"])
+    nested = nested_draws(draws, 40, 4)  # the first 10 draws, 4 trials each
+    assert nested.source_draws == n and nested.n_source == n and nested.n_draws == 40
+    x, lab = kernel_inputs(sc, nested, 10)
+    assert lab["source_draws"] == n
+    got = draw_overhead_factors(x, root, lab["draw_rows"], lab["source_draws"])
+    np.testing.assert_array_equal(got.overhead_factor, full.overhead_factor[nested.rows])
+    # nested again: still the source's rows and count
+    again = nested_draws(nested, 8, 2)
+    assert again.n_source == n
+    np.testing.assert_array_equal(again.rows, nested.rows[np.repeat(np.arange(4), 2)])
+    # negative control: drawn for the 10 rows used alone, the first six columns agree and the
+    # SDC latency's column does not
+    short = draw_overhead_factors(x, root, lab["draw_rows"]).overhead_factor
+    np.testing.assert_array_equal(short[:, :6], got.overhead_factor[:, :6])
+    assert not np.any(short[:, 8] == got.overhead_factor[:, 8])
+    with pytest.raises(ValueError, match="n_source must be at least 10"):
+        draw_overhead_factors(x, root, lab["draw_rows"], 9)
+    with pytest.raises(ValueError, match="n_source must be an integer"):
+        draw_overhead_factors(x, root, lab["draw_rows"], 10.0)
+
+
 def test_scenario_round_trip_and_sweep_path(base):
     sc = _policy(base, restart_spread=2.5, swap_jitter=1.5)
     again = relmc.Scenario.from_dict(sc.to_dict())
@@ -322,8 +356,8 @@ def drawn(monkeypatch):
     calls = []
     real = simmod.draw_overhead_factors
 
-    def spy(inputs, root, rows=None):
-        out = real(inputs, root, rows)
+    def spy(inputs, root, rows=None, n_source=None):
+        out = real(inputs, root, rows, n_source)
         if out is not inputs:
             rows = np.arange(out.overhead_factor.shape[0]) if rows is None else np.asarray(rows)
             calls.append((root.entropy, root.spawn_key, rows, out.overhead_factor))
@@ -333,10 +367,16 @@ def drawn(monkeypatch):
     return calls
 
 
+# the SDC latency's spread is drawn (its column of multipliers) though no category has kind
+# "sdc" to use it: the test reads the multipliers, not their effect
+@pytest.mark.filterwarnings("ignore::relmc.errors.UnreadFieldWarning")
 def test_project_shares_each_draws_multipliers_across_sizes(base, drawn):
     # an uncertain restart time is a property of the software, not of the cluster size: every
-    # size (and the credible simulation) uses the same multiplier for posterior draw d
-    sc = _policy(base, restart_spread=3.0)
+    # size (and the credible simulation) uses the same multiplier for posterior draw d; also
+    # an SDC latency's, a column drawn after the first six of every row (the credible
+    # simulation runs the first 32 / 4 = 8 of the 4,096 draws: drawn for those 8 rows alone,
+    # its later columns would differ from the predictive simulation's)
+    sc = _policy(base, restart_spread=3.0, sdc_latency_spread=2.0)
     ds = relmc.project(
         scenario=sc, n_gpus=[2048, 8192], n_trials=64, credible_trials=32, seed=5, n_threads=1
     )

@@ -404,7 +404,10 @@ Per draw (epistemic: the true value is unknown but the same all through a job)
     checkpoint and the straggler's checkpoint take the trial's ``delta`` and ``persist``.
     Trials that share a rate draw share its factors (also rows that repeat one posterior
     draw, as a credible simulation's groups do), so a credible interval over draws includes
-    the overheads' uncertainty and a predictive one both kinds.
+    the overheads' uncertainty and a predictive one both kinds. ``Z`` has a row for every
+    draw of the source posterior (``relmc.rates.RateDraws.n_source``), whichever of
+    them a simulation runs, so a simulation of some of its draws (a credible simulation
+    runs its first few) gives each draw the factors a simulation of all of them gives it.
 Per event (aleatoric: each occurrence differs)
     With ``j_x = overhead_jitter[x] > 0`` (columns restart, swap, detection, maintenance),
     each occurrence of that overhead lasts its (per-draw) value times a fresh

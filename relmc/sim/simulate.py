@@ -73,17 +73,24 @@ _FIRST_OVERHEADS = 6
 
 
 def draw_overhead_factors(
-    inputs: KernelInputs, root: np.random.SeedSequence, rows: np.ndarray | None = None
+    inputs: KernelInputs,
+    root: np.random.SeedSequence,
+    rows: np.ndarray | None = None,
+    n_source: int | None = None,
 ) -> KernelInputs:
     """Return ``inputs`` with ``overhead_factor`` drawn: one row per rate draw.
 
-    Row ``d`` is ``exp(overhead_sigma * Z[rows[d]])``, ``Z`` standard normal rows drawn in
-    order from the stream ``child_seed(root, OVERHEAD_KEY)`` (the first six columns for every
-    row, then the rest); ``rows`` (default
+    Row ``d`` is ``exp(overhead_sigma * Z[rows[d]])``, ``Z`` the ``n_source`` standard normal
+    rows of the source drawn in order from the stream ``child_seed(root, OVERHEAD_KEY)`` (the
+    first six columns for every row, then the rest); ``rows`` (default
     ``0 .. n_draws - 1``) is the source draw of each row (:attr:`relmc.rates.RateDraws.rows`),
     so rows that repeat one posterior draw (a credible simulation's groups) share its
-    multipliers. The inputs are returned unchanged when every ``overhead_sigma`` is 0 or the
-    factors are already there (see "Uncertain overheads" in :mod:`relmc.sim`).
+    multipliers; ``n_source`` (``relmc.rates.RateDraws.n_source``; default one past the
+    largest of ``rows``) the source's rows, all drawn, so a simulation of some of a
+    posterior's draws gives each the multipliers a simulation of all of them gives it (the
+    later columns of a row come after the first six of every row: drawn for fewer rows,
+    they would move). The inputs are returned unchanged when every ``overhead_sigma`` is 0
+    or the factors are already there (see "Uncertain overheads" in :mod:`relmc.sim`).
     """
     sigma = inputs.overhead_sigma
     if not np.any(sigma > 0.0) or inputs.overhead_factor.shape[0] > 0:
@@ -92,8 +99,16 @@ def draw_overhead_factors(
     rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     if rows.shape != (n,) or (n and rows.min() < 0):
         raise ValueError(f"rows must be {n} source-draw indices >= 0; got shape {rows.shape}")
-    rng = np.random.Generator(np.random.PCG64(child_seed(root, OVERHEAD_KEY)))
     m = int(rows.max()) + 1 if n else 0
+    if n_source is not None:
+        if isinstance(n_source, bool) or not isinstance(n_source, numbers.Integral):
+            raise ValueError(f"n_source must be an integer; got {n_source!r}")
+        if n_source < m:
+            raise ValueError(
+                f"n_source must be at least {m} (one past the largest of rows); got {n_source}"
+            )
+        m = int(n_source)
+    rng = np.random.Generator(np.random.PCG64(child_seed(root, OVERHEAD_KEY)))
     # the first six columns as they were drawn before the later ones existed, then the rest,
     # so a seed's multipliers for snapshot .. maintenance do not move
     first = rng.standard_normal((m, _FIRST_OVERHEADS))
@@ -240,6 +255,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         "mttf_hours": mttf,
         "n_draws": draws.n_draws,
         "draw_rows": draws.rows,
+        "source_draws": draws.n_source,
         "physics_notes": replaced_physics_notes(scenario, draws.physics),
     }
     return inputs, labels
@@ -556,7 +572,8 @@ def simulate(
     overhead_seed : int, SeedSequence or None
         Root of the per-draw overhead multipliers (the policy's ``*_spread`` fields; see
         "Uncertain overheads" in :mod:`relmc.sim`); default: ``seed``. Simulations given the
-        same value share each posterior draw's multipliers (common random numbers):
+        same value share each posterior draw's multipliers (common random numbers), also
+        when one simulates a subset of the draws (``relmc.rates.RateDraws.n_source``):
         :func:`relmc.project` gives its own seed to every size and to the credible simulation,
         so an uncertain restart time is the same at every cluster size. Recorded in ``attrs``
         (``overhead_seed_entropy``, ``overhead_seed_spawn_key``) when given.
@@ -580,7 +597,9 @@ def simulate(
         ``nodes_excluded_good``, ``repairs_auto``, ``repairs_manual``, ``nodes_retired``,
         ``wrong_blames``, ``standby_swaps``, ``restarts_memory``, ``restarts_storage`` (zero
         when it is off) and ``pool_occupancy`` (NaN unless it is on with a finite pool; see
-        :mod:`relmc.sim`). Coordinates ``draw`` (rate draw per trial), ``unit``
+        :mod:`relmc.sim`). Coordinates ``draw`` (rate draw per trial: the row of
+        ``rates``; for draws from :func:`relmc.rates.nested_draws`, the row of that set,
+        whose posterior draw is its ``rows[draw]``), ``unit``
         (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``, with
         ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``, ``"target"`` or
         ``"hopeless"``).
@@ -613,7 +632,9 @@ def simulate(
         for note in labels["physics_notes"]:  # set in the scenario, replaced by the posterior's
             warnings.warn(note, UnreadFieldWarning, stacklevel=2)
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
-    inputs = draw_overhead_factors(inputs, overhead_root, labels["draw_rows"])
+    inputs = draw_overhead_factors(
+        inputs, overhead_root, labels["draw_rows"], labels["source_draws"]
+    )
     if progress is None:
         progress = sys.stderr.isatty() and n_trials >= 100 * BLOCK_SIZE
     out, stopped = run_kernel(
