@@ -390,6 +390,70 @@ def test_project_shares_each_draws_multipliers_across_sizes(base, drawn):
     assert "overhead multipliers" in ds.attrs["seed_rule"]
 
 
+def test_sweep_cells_share_each_draws_multipliers(tmp_path, drawn):
+    # a draw's unknown restart time is the same unknown in every cell of a sweep, as its rates
+    # are: every cell's factor rows come from the spec's root seed, not the cell's own
+    from relmc import sweep
+    from relmc.sweep.spec import SweepSpec
+
+    axes = {"cluster.n_gpus": [2048, 8192], "policy.checkpoint_interval": [0.5, 1.0]}
+    base = {"job": {"compute_hours": 20.0}, "policy": {"restart_spread": 3.0}}
+    spec = {"seed": 4, "n_trials": 16, "posterior": "point", "axes": axes, "base": base}
+    store = tmp_path / "cube.zarr"
+    assert sweep.run_sweep(spec, store, progress=False) == [0, 1, 2, 3]
+    assert len(drawn) == 5  # the store's template (a cell's shapes), then the four cells
+    assert {(e, k) for e, k, _, _ in drawn} == {(4, ())}  # the spec's root, not (4, (cell,))
+    for _, _, _, f in drawn[1:]:
+        np.testing.assert_array_equal(f, drawn[0][3])
+    assert np.unique(drawn[0][3][:, 2]).size == drawn[0][3].shape[0]  # a row per draw
+    # a cell is simulate with the cell's seed and the root as overhead_seed, bit for bit;
+    # the control: with the cell's seed for both, its restart losses differ
+    sp = SweepSpec.from_dict(spec)
+    cube = sweep.open_sweep(store, load=True)
+    assert "overhead multipliers" in cube.attrs["overhead_seed"]
+    flat = 3
+    cell = cube.isel(dict(zip(sp.dims, sp.cell_index(flat), strict=True)))
+
+    def run(**kw):
+        return relmc.simulate(
+            sp.scenario(flat), n_trials=16, seed=sweep.cell_seed(4, flat), n_threads=1, **kw
+        )
+
+    got = run(overhead_seed=4)
+    assert cell.ettr_mean.item() == got.ettr.mean().item()
+    np.testing.assert_array_equal(cell.lost_hours_mean, got.lost_hours.mean("trial"))
+    assert cell.ettr_mean.item() != run().ettr.mean().item()
+
+
+def test_a_store_made_before_cells_shared_multipliers_is_refused_with_spreads(tmp_path):
+    # a store whose cells each drew their own multipliers (no "overhead_seed" attr) must not
+    # be resumed by cells that share them, where a spread is set; without one it resumes
+    zarr = pytest.importorskip("zarr")
+    from relmc import sweep
+    from relmc.sweep import store as store_mod
+
+    def old_store(policy, axes):
+        spec = {"seed": 4, "n_trials": 8, "posterior": "point", "axes": axes,
+                "base": {"job": {"compute_hours": 20.0}, "policy": policy}}  # fmt: skip
+        path = tmp_path / f"s{len(list(tmp_path.iterdir()))}.zarr"
+        assert sweep.run_sweep(spec, path, progress=False, cells=[0]) == [0]
+        group = zarr.open_group(str(path), mode="r+")
+        del group.attrs["overhead_seed"]
+        store_mod._consolidate(path)
+        return spec, path
+
+    sizes = {"cluster.n_gpus": [2048, 4096]}
+    for policy, axes in (
+        ({"restart_spread": 3.0}, sizes),
+        ({}, {"policy.restart_spread": [1.0, 2.0]}),
+    ):
+        spec, path = old_store(policy, axes)
+        with pytest.raises(ValueError, match="shared each posterior draw's overhead multipliers"):
+            sweep.run_sweep(spec, path, progress=False)
+    spec, path = old_store({}, sizes)  # no spread: nothing to mix
+    assert sweep.run_sweep(spec, path, progress=False) == [1]
+
+
 def test_simulate_overhead_seed_is_separate_from_the_trials_seed(base, drawn):
     sc = _policy(base, restart_spread=3.0)
 

@@ -1,7 +1,9 @@
 """Cells of a sweep: posterior source, seeds, shards, and simulating and summarising one cell.
 
 Cell ``i`` (flat C-order index over the axes) is :func:`relmc.simulate` of the cell's scenario
-with seed :func:`cell_seed` ``(spec.seed, i)``, summarised by :func:`summarize_cell`. Nothing
+with seed :func:`cell_seed` ``(spec.seed, i)`` and ``overhead_seed`` the spec's root seed (so
+each posterior draw's overhead multipliers, like its rates, are the same in every cell),
+summarised by :func:`summarize_cell`. Nothing
 here keeps state between calls: the resolved posterior is an argument of every function that
 needs it.
 """
@@ -179,7 +181,11 @@ def simulate_cell(
     """Simulate cell ``flat`` with its own seed and return its summary (and trials if kept).
 
     ``rates`` is the resolved posterior (:func:`resolve_rates`); ``n_trials`` overrides the
-    spec's (only for :func:`cell_template`).
+    spec's (only for :func:`cell_template`). The trials follow :func:`cell_seed`; the
+    overhead multipliers of the policy's ``*_spread`` fields follow the spec's root seed
+    (``overhead_seed``), one row per posterior draw shared by every cell: an unknown
+    restart time is the same unknown in every cell, as a draw's rates are (common random
+    numbers across the axes, as :func:`relmc.project` shares them across sizes).
     """
     from relmc.sim.simulate import simulate, unread_warnings_from_callers
 
@@ -192,6 +198,7 @@ def simulate_cell(
             n_threads=n_threads,
             progress=False,
             precision=spec.precision,
+            overhead_seed=resolve_seed(spec.seed),
         )
     out = summarize_cell(res, spec.quantiles)
     if spec.keep_trials:

@@ -54,6 +54,7 @@ from relmc import __version__
 from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError, bound_text
+from relmc.scenario import SPREAD_FIELDS
 from relmc.sweep.cells import STOPPED_BY, cell_template, lower_cells, resolve_rates
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
@@ -216,6 +217,8 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
             ATTR_HASH: spec.sha256(),
             **seed_attrs(resolve_seed(spec.seed)),
             "cell_seed": "child_seed(root seed, flat C-order cell index)",
+            "overhead_seed": "the root seed, in every cell: each posterior draw's overhead "
+            "multipliers (the policy's *_spread) the same in every cell",
             "sharding": "shard s of k owns flat cells s, s+k, s+2k, ...",
             "posterior": spec.posterior,
             "n_trials": spec.n_trials,
@@ -591,6 +594,20 @@ def check_same_spec(spec: SweepSpec, store: Path) -> None:
             "defaults of the relmc version that resolves it, changed); use a new store path, "
             "or delete the old store to start over"
         )
+    if "overhead_seed" not in attrs and _spreads_set(spec):
+        raise ValueError(
+            f"store {str(store)!r} was made before every cell of a sweep shared each posterior "
+            "draw's overhead multipliers (each cell drew its own), and this spec sets an "
+            "overhead spread (policy.*_spread): cells run now would follow the new rule beside "
+            "cells of the old one; use a new store path, or delete the old store to start over"
+        )
+
+
+def _spreads_set(spec: SweepSpec) -> bool:
+    """Whether some cell of ``spec`` may draw overhead multipliers (a ``policy.*_spread``)."""
+    if np.any(spec.base_scenario.policy.overhead_sigma > 0.0):
+        return True
+    return any(p.rsplit(".", 1)[-1] in SPREAD_FIELDS for p in spec.paths)
 
 
 class CellWriter:
