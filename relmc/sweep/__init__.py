@@ -30,7 +30,9 @@ Determinism
     Cell ``i`` (flat C-order index over the axes) is simulated with seed
     ``child_seed(resolve_seed(seed), i)`` (:mod:`relmc._seed`; for an integer seed that is
     ``SeedSequence(seed, spawn_key=(i,))``); the conjugate posterior is drawn from the root
-    ``resolve_seed(seed)`` itself. The store records the root in its attrs
+    ``resolve_seed(seed)`` itself, and so are the overhead multipliers of the policy's
+    ``*_spread`` fields (``overhead_seed`` of :func:`relmc.simulate`): each posterior draw has
+    one set, the same in every cell, as its rates are. The store records the root in its attrs
     (``seed_entropy``, ``seed_spawn_key``). Results depend only on (spec, cell), never on how
     cells are spread over threads, processes, shards, Dask workers or Slurm array tasks, so the
     cube is bit-identical however it was run.
