@@ -255,6 +255,8 @@ def project(
         Adaptive precision per size: ``n_trials`` becomes a budget, and each size stops once
         its ETTR standard error meets the target or it is hopeless (see
         :class:`relmc.Precision`); ``n_trials`` and ``stopped_by`` (n_gpus) record what ran.
+        It applies to the predictive simulation only: the credible simulation always runs its
+        ``credible_trials``.
     keep_trials : bool
         Also keep each trial's ETTR, ``ettr`` (n_gpus, trial), with coordinate ``draw``
         (trial): the posterior draw trial ``i`` used, the same at every size, so results can

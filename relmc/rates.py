@@ -493,8 +493,9 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
 
     The first ``K = min(ceil(n_trials / m), n_draws)`` rows (draw-major, so spread over every
     chain) each repeated ``m = trials_per_draw`` times in a row: with :func:`draw_of_trial`,
-    trials ``k m .. k m + m - 1`` use draw ``k``, and a prefix of the trials (adaptive
-    precision) holds whole groups. With more trials than ``K m`` the groups cycle. With
+    trials ``k m .. k m + m - 1`` use draw ``k``: the groups are contiguous, so a prefix of
+    the trials (as adaptive precision runs, whole blocks of 256) holds whole groups but for
+    its last, which may be cut short. With more trials than ``K m`` the groups cycle. With
     ``m = 1`` the trials use exactly the rows they use without nesting.
 
     Parameters
