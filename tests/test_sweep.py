@@ -978,8 +978,13 @@ def test_posterior_sources_agree(tmp_path):
     conj = SweepSpec.from_toml(
         write_spec(tmp_path, small.replace('"point"', '"conjugate:llama3-405b"'), "c.toml")
     )
+    from relmc._seed import child_seed
+    from relmc.sweep.cells import POSTERIOR_KEY
+
+    # a sweep fits its conjugate posterior from its root's child POSTERIOR_KEY
+    fit_seed = child_seed(np.random.SeedSequence(conj.seed), POSTERIOR_KEY)
     idata = relmc.fit_conjugate(
-        relmc.load_dataset("llama3-405b"), n_draws=32, n_chains=1, seed=conj.seed
+        relmc.load_dataset("llama3-405b"), n_draws=32, n_chains=1, seed=fit_seed
     )
     idata.to_netcdf(str(tmp_path / "post.nc"))
     small = small.replace("n_draws = 32\n", "")  # a file's draws are all used; point has none
@@ -1676,3 +1681,55 @@ def test_a_field_in_other_units_or_misspelt_is_hinted_in_base_and_axes(tmp_path)
         SweepSpec.from_dict({**base, "axes": {"policy.zzz": [1.0]}})
     assert "did you mean" not in str(e.value)
     assert not store.exists()
+
+
+def test_a_conjugate_posterior_is_fitted_from_a_seed_no_cell_shares(tmp_path):
+    """A sweep's conjugate fit draws chain ``k`` from its seed's child ``(0, k)``; fitted from
+    the root itself, chain 0 took cell 0's block 0's stream (``cell_seed(root, 0)``'s child
+    0: the same spawn key). It is fitted from ``child_seed(root, POSTERIOR_KEY)``: the
+    documented rule, bit for bit; the control, the root's own fit, gives other draws. A store
+    made before the key (no ``posterior_seed`` attr) is refused for a conjugate spec, and a
+    point-rate one resumes."""
+    import zarr
+
+    from relmc._seed import child_seed
+    from relmc.datasets import load_dataset
+    from relmc.models import fit_conjugate
+    from relmc.rates import rate_array
+    from relmc.sweep import store as store_mod
+    from relmc.sweep.cells import POSTERIOR_KEY
+
+    axes = {"cluster.n_gpus": [2048, 4096]}
+    d = {"seed": 5, "n_trials": 8, "posterior": "conjugate:llama3-405b", "n_draws": 40,
+         "base": {"job": {"compute_hours": 20.0}}, "axes": axes}  # fmt: skip
+    spec = SweepSpec.from_dict(d)
+    root = np.random.SeedSequence(5)
+
+    def fit(seed):
+        idata = fit_conjugate(load_dataset("llama3-405b"), n_draws=40, n_chains=1, seed=seed)
+        return rate_array(idata).values
+
+    got = sweep.resolve_rates(spec).values
+    np.testing.assert_array_equal(got, fit(child_seed(root, POSTERIOR_KEY)))
+    assert not np.any(got == fit(5))
+    # the collision the key avoids: the root's chain 0 stream is cell 0's block 0 stream
+    block0 = np.random.default_rng(child_seed(sweep.cell_seed(5, 0), 0)).random(3)
+    np.testing.assert_array_equal(np.random.default_rng(child_seed(root, 0, 0)).random(3), block0)
+    mine = np.random.default_rng(child_seed(child_seed(root, POSTERIOR_KEY), 0, 0)).random(3)
+    assert not np.any(mine == block0)
+    # an old store of a conjugate spec: refused; of point rates: resumed
+    for post, refused in (("conjugate:llama3-405b", True), ("point", False)):
+        spec_d = {**d, "posterior": post}
+        if post == "point":
+            del spec_d["n_draws"]  # a point posterior has no draws to set
+        path = tmp_path / f"{post.split(':')[0]}.zarr"
+        assert sweep.run_sweep(spec_d, path, progress=False, cells=[0]) == [0]
+        group = zarr.open_group(str(path), mode="r+")
+        assert "posterior_seed" in group.attrs
+        del group.attrs["posterior_seed"]
+        store_mod._consolidate(path)
+        if refused:
+            with pytest.raises(ValueError, match="fitted from its own seed"):
+                sweep.run_sweep(spec_d, path, progress=False)
+        else:
+            assert sweep.run_sweep(spec_d, path, progress=False) == [1]

@@ -29,10 +29,13 @@ that is created up front with all coordinates. A TOML spec looks like::
 Determinism
     Cell ``i`` (flat C-order index over the axes) is simulated with seed
     ``child_seed(resolve_seed(seed), i)`` (:mod:`relmc._seed`; for an integer seed that is
-    ``SeedSequence(seed, spawn_key=(i,))``); the conjugate posterior is drawn from the root
-    ``resolve_seed(seed)`` itself, and so are the overhead multipliers of the policy's
-    ``*_spread`` fields (``overhead_seed`` of :func:`relmc.simulate`): each posterior draw has
-    one set, the same in every cell, as its rates are. The store records the root in its attrs
+    ``SeedSequence(seed, spawn_key=(i,))``), its blocks of 256 trials with ``(i, b)``; the
+    conjugate posterior is fitted with seed ``child_seed(root, 2**32 - 3)``
+    (:data:`relmc.sweep.cells.POSTERIOR_KEY`), and the overhead multipliers of the policy's
+    ``*_spread`` fields come from ``overhead_seed`` = the root, whose stream is its child
+    ``2**32 - 2`` (:data:`relmc.sim.simulate.OVERHEAD_KEY`): each posterior draw has one set,
+    the same in every cell, as its rates are. No two of these streams meet. The store records
+    the root in its attrs
     (``seed_entropy``, ``seed_spawn_key``). Results depend only on (spec, cell), never on how
     cells are spread over threads, processes, shards, Dask workers or Slurm array tasks, so the
     cube is bit-identical however it was run.

@@ -23,6 +23,7 @@ from relmc.summary import summary_variables
 from relmc.sweep.spec import SweepSpec, _check_int
 
 __all__ = [
+    "POSTERIOR_KEY",
     "resolve_rates",
     "cell_seed",
     "shard_cells",
@@ -34,6 +35,12 @@ __all__ = [
     "STOPPED_BY",
 ]
 
+#: Spawn-key entry of a conjugate posterior's seed below the sweep's root. A fit draws its
+#: chains from its seed's children ``(0, k)``, which are cell 0's blocks' keys below the root
+#: itself; cells use ``0 .. n_cells - 1`` (< 100,000) and the overhead multipliers
+#: ``OVERHEAD_KEY`` (2**32 - 2), so the streams never meet.
+POSTERIOR_KEY = 2**32 - 3
+
 #: Values of a cell's ``stopped_code``, in order (see :class:`relmc.Precision`).
 STOPPED_BY: tuple[str, ...] = ("n_trials", "target", "hopeless")
 
@@ -41,11 +48,12 @@ STOPPED_BY: tuple[str, ...] = ("n_trials", "target", "hopeless")
 def resolve_rates(spec: SweepSpec):
     """Turn the spec's posterior source into the ``rates`` argument of :func:`relmc.simulate`.
 
-    :func:`relmc.rates.posterior_from_source` with the spec's source, ``n_draws`` and root
-    ``seed`` (a conjugate fit is drawn from ``fit_conjugate(seed=spec.seed)``; cell seeds are
-    the root's children ``child_seed(root, i)``, so the streams never overlap), relative paths
-    resolved against the spec's folder. Not cached: :func:`relmc.sweep.run_sweep` resolves it
-    once per run and hands it to every cell explicitly.
+    :func:`relmc.rates.posterior_from_source` with the spec's source and ``n_draws``, a
+    conjugate fit drawn from ``fit_conjugate(seed=child_seed(root, POSTERIOR_KEY))`` (its
+    chains use its seed's children ``(0, k)``: drawn from the root itself, as before this
+    key, chain ``k`` took cell 0's block ``k``'s stream), relative paths resolved against the
+    spec's folder. Not cached: :func:`relmc.sweep.run_sweep` resolves it once per run and
+    hands it to every cell explicitly.
 
     Returns
     -------
@@ -53,7 +61,10 @@ def resolve_rates(spec: SweepSpec):
         Rate draws per unit-hour with a ``category`` dim.
     """
     return posterior_from_source(
-        spec.posterior, seed=spec.seed, n_draws=spec.n_draws, path_root=spec.root
+        spec.posterior,
+        seed=child_seed(resolve_seed(spec.seed), POSTERIOR_KEY),
+        n_draws=spec.n_draws,
+        path_root=spec.root,
     )
 
 

@@ -55,7 +55,13 @@ from relmc._extras import require
 from relmc._seed import resolve_seed, seed_attrs
 from relmc.errors import FieldError, bound_text
 from relmc.scenario import SPREAD_FIELDS
-from relmc.sweep.cells import STOPPED_BY, cell_template, lower_cells, resolve_rates
+from relmc.sweep.cells import (
+    POSTERIOR_KEY,
+    STOPPED_BY,
+    cell_template,
+    lower_cells,
+    resolve_rates,
+)
 from relmc.sweep.spec import CHECKSUM, DONE, SweepSpec, _is_number
 
 __all__ = [
@@ -211,14 +217,18 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
     for c in coords:
         encoding[str(c)] = {"chunk_key_encoding": CHUNK_KEY_ENCODING}
     cube = xr.Dataset(data_vars, coords=coords)
+    from relmc.sim.simulate import OVERHEAD_KEY  # here: a store's readers need no kernel
+
     cube.attrs.update(
         {
             ATTR_SPEC: spec.canonical_json(),
             ATTR_HASH: spec.sha256(),
             **seed_attrs(resolve_seed(spec.seed)),
             "cell_seed": "child_seed(root seed, flat C-order cell index)",
-            "overhead_seed": "the root seed, in every cell: each posterior draw's overhead "
-            "multipliers (the policy's *_spread) the same in every cell",
+            "overhead_seed": "the root seed, in every cell (its stream: spawn key + "
+            f"[{OVERHEAD_KEY}]): each posterior draw's overhead multipliers (the policy's "
+            "*_spread) the same in every cell",
+            "posterior_seed": f"a conjugate posterior is fitted with spawn key + [{POSTERIOR_KEY}]",
             "sharding": "shard s of k owns flat cells s, s+k, s+2k, ...",
             "posterior": spec.posterior,
             "n_trials": spec.n_trials,
@@ -601,13 +611,29 @@ def check_same_spec(spec: SweepSpec, store: Path) -> None:
             "overhead spread (policy.*_spread): cells run now would follow the new rule beside "
             "cells of the old one; use a new store path, or delete the old store to start over"
         )
+    if "posterior_seed" not in attrs and spec.posterior.startswith("conjugate:"):
+        raise ValueError(
+            f"store {str(store)!r} was made before a sweep's conjugate posterior was fitted "
+            f"from its own seed (spawn key + [{POSTERIOR_KEY}]; it was the root's, whose "
+            "streams cell 0's trials shared): cells run now would use other rate draws beside "
+            "cells of the old ones; use a new store path, or delete the old store to start over"
+        )
 
 
 def _spreads_set(spec: SweepSpec) -> bool:
-    """Whether some cell of ``spec`` may draw overhead multipliers (a ``policy.*_spread``)."""
-    if np.any(spec.base_scenario.policy.overhead_sigma > 0.0):
-        return True
-    return any(p.rsplit(".", 1)[-1] in SPREAD_FIELDS for p in spec.paths)
+    """Whether some cell of ``spec`` draws overhead multipliers (a ``policy.*_spread`` > 1).
+
+    In the base, or a value above 1 on an axis over a spread (an axis over one field sets it
+    in every cell, so a spread of the base that such an axis sets to 1 everywhere is none).
+    """
+    on_axes = {p.rsplit(".", 1)[-1]: v for p, v in spec.axes if p.startswith("policy.")}
+    for name in SPREAD_FIELDS:
+        if name in on_axes:
+            if any(float(x) > 1.0 for x in on_axes[name]):
+                return True
+        elif getattr(spec.base_scenario.policy, name) > 1.0:
+            return True
+    return False
 
 
 class CellWriter:
