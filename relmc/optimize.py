@@ -36,6 +36,11 @@ __all__ = ["optimize_checkpoint", "RULES"]
 #: Labels of the ``rule`` dim of :func:`optimize_checkpoint`'s result.
 RULES: tuple[str, ...] = ("optimum", "young", "daly", "scenario")
 
+#: Spawn-key entries of the search's and the final comparison's seeds below the root: keys no
+#: fit uses (fits draw from children 0-2), so a fit and an optimisation may share one seed.
+SEARCH_KEY = 2**32 - 5
+FINAL_KEY = 2**32 - 6
+
 _GRID_SPAN = 4.0  # default grid: Daly's interval / 4 .. x 4
 _GRID_POINTS = 15
 _REFINE_POINTS = 9
@@ -94,8 +99,12 @@ def optimize_checkpoint(
     n_trials : int
         Trials per evaluated interval, in [2, 1e8] (the standard errors need two).
     seed : int, SeedSequence, Generator or None
-        Root seed. The search uses child ``spawn_key + (0,)`` for every interval; the final
-        comparison of optimum, Young and Daly uses child ``spawn_key + (1,)``.
+        Root seed. The search uses child ``spawn_key + (SEARCH_KEY,)`` (2**32 - 5) for every
+        interval; the final comparison of optimum, Young and Daly uses child ``spawn_key +
+        (FINAL_KEY,)`` (2**32 - 6). Keys no fit uses: a fit draws from its seed's children
+        0-2 (a conjugate fit's chain ``k`` from ``(0, k)``), and ``relmc optimize`` fits and
+        optimises with one seed, so children 0 and 1 here gave the search's first blocks the
+        chains' streams.
     refine : bool
         Refine around the best grid point (9 more points between its neighbours and the
         vertex of a parabola fitted to expected ETTR against log interval). A best point at
@@ -147,7 +156,7 @@ def optimize_checkpoint(
     rates = posterior  # the source itself: an event fit's physics is drawn per trial
     plan = _plan(scenario, rates, intervals)
     root = resolve_seed(seed)
-    search_seed, final_seed = child_seed(root, 0), child_seed(root, 1)
+    search_seed, final_seed = child_seed(root, SEARCH_KEY), child_seed(root, FINAL_KEY)
     if progress is None:
         progress = sys.stderr.isatty()
     bar = None
@@ -200,7 +209,7 @@ def optimize_checkpoint(
         "n_trials": n_trials,
         "scenario": json.dumps(scenario.to_dict()),
         **seed_attrs(root),
-        "seed_rule": "search: spawn_key + [0]; comparison: spawn_key + [1]",
+        "seed_rule": f"search: spawn_key + [{SEARCH_KEY}]; comparison: spawn_key + [{FINAL_KEY}]",
         **fit_labels(posterior),
         "time_units": "hours",
         **provenance(),

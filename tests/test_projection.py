@@ -233,6 +233,30 @@ def test_optimize_one_draw_posterior_equals_point_rates():
     np.testing.assert_array_equal(a["rule_ettr_mean"], b["rule_ettr_mean"])
 
 
+def test_optimize_seeds_are_keys_no_fit_uses():
+    # relmc optimize fits and optimises with one seed; a conjugate fit draws chain k from its
+    # seed's child (0, k), which was the search's block k (search seed child 0). The search
+    # and the comparison now use children SEARCH_KEY and FINAL_KEY: the search at an interval
+    # is simulate with that seed, bit for bit; the old rule (child 0) gives other trials
+    from relmc._seed import child_seed
+    from relmc.optimize import FINAL_KEY, SEARCH_KEY
+
+    sc = daly_scenario(work=40.0)
+    ds = relmc.optimize_checkpoint(
+        None, sc, intervals=[0.3, 0.6, 1.2], n_trials=64, seed=5, refine=False, n_threads=1
+    )
+    root = np.random.SeedSequence(5)
+
+    def run(key):
+        at = replace_path(sc, "policy.checkpoint_interval", 0.6)
+        return relmc.simulate(at, n_trials=64, seed=child_seed(root, key), n_threads=1).ettr
+
+    assert ds["ettr_mean"].sel(interval=0.6).item() == run(SEARCH_KEY).mean().item()
+    assert ds["ettr_mean"].sel(interval=0.6).item() != run(0).mean().item()
+    assert f"[{SEARCH_KEY}]" in ds.attrs["seed_rule"] and f"[{FINAL_KEY}]" in ds.attrs["seed_rule"]
+    assert {SEARCH_KEY, FINAL_KEY}.isdisjoint({0, 1, 2})  # a fit's children
+
+
 def test_optimize_bad_inputs():
     sc = daly_scenario()
     free = Scenario(
