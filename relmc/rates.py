@@ -140,7 +140,9 @@ class RateDraws:
         row ``k`` is the source's row ``k``.
     source_draws : int or None
         How many rows the source has (:func:`nested_draws`: all the posterior's draws, of
-        which ``draw_index`` may use the first few); ``None``: ``n_draws``. A draw's
+        which ``draw_index`` may use the first few), at least one past the largest of
+        ``rows``; ``None``: one past the largest of ``rows`` (``n_draws`` without
+        ``draw_index``). A draw's
         overhead multipliers are drawn per source row, for all of them
         (``relmc.sim.simulate.draw_overhead_factors``), so that a subset's rows get the
         multipliers the whole posterior gives them.
@@ -163,6 +165,21 @@ class RateDraws:
     fixed: np.ndarray | None = None
     physics: PhysicsDraws | None = None
     source_draws: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.source_draws is None:
+            return
+        rows = self.rows
+        least = int(rows.max()) + 1 if rows.size else 0
+        if (
+            isinstance(self.source_draws, bool | np.bool_)
+            or not isinstance(self.source_draws, int | np.integer)
+            or self.source_draws < least
+        ):
+            raise ValueError(
+                f"source_draws must be an integer >= {least} (one past the largest source "
+                f"row); got {self.source_draws!r}"
+            )
 
     @property
     def fitted(self) -> np.ndarray:

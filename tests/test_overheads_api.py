@@ -181,6 +181,16 @@ def test_a_subset_of_the_draws_gets_the_multipliers_all_of_them_give_it(base):
     short = draw_overhead_factors(x, root, lab["draw_rows"]).overhead_factor
     np.testing.assert_array_equal(short[:, :6], got.overhead_factor[:, :6])
     assert not np.any(short[:, 8] == got.overhead_factor[:, 8])
+    # a hand-made subset: one past its largest row unless its source's count is given
+    from relmc.rates import RateDraws
+
+    hand = RateDraws(draws.values[[0, 5]], "hand", draw_index=np.array([0, 5]))
+    assert hand.n_draws == 2 and hand.n_source == 6
+    assert RateDraws(draws.values[[0, 5]], "hand", draw_index=np.array([0, 5]),
+                     source_draws=n).n_source == n  # fmt: skip
+    for bad in (5, 6.0, True):
+        with pytest.raises(ValueError, match="source_draws must be an integer >= 6"):
+            RateDraws(draws.values[[0, 5]], "hand", draw_index=np.array([0, 5]), source_draws=bad)
     with pytest.raises(ValueError, match="n_source must be at least 10"):
         draw_overhead_factors(x, root, lab["draw_rows"], 9)
     with pytest.raises(ValueError, match="n_source must be an integer"):
@@ -446,12 +456,18 @@ def test_a_store_made_before_cells_shared_multipliers_is_refused_with_spreads(tm
     for policy, axes in (
         ({"restart_spread": 3.0}, sizes),
         ({}, {"policy.restart_spread": [1.0, 2.0]}),
+        ({}, {**sizes, "policy.detection_spread": [2.0]}),  # on the second axis
     ):
         spec, path = old_store(policy, axes)
         with pytest.raises(ValueError, match="shared each posterior draw's overhead multipliers"):
             sweep.run_sweep(spec, path, progress=False)
-    spec, path = old_store({}, sizes)  # no spread: nothing to mix
-    assert sweep.run_sweep(spec, path, progress=False) == [1]
+    # nothing to mix: no spread, or an axis that sets the base's spread to 1 in every cell
+    for policy, axes in (
+        ({}, sizes),
+        ({"restart_spread": 3.0}, {**sizes, "policy.restart_spread": [1.0]}),
+    ):
+        spec, path = old_store(policy, axes)
+        assert sweep.run_sweep(spec, path, progress=False) == [1]
 
 
 def test_simulate_overhead_seed_is_separate_from_the_trials_seed(base, drawn):

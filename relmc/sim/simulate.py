@@ -573,7 +573,9 @@ def simulate(
         Root of the per-draw overhead multipliers (the policy's ``*_spread`` fields; see
         "Uncertain overheads" in :mod:`relmc.sim`); default: ``seed``. Simulations given the
         same value share each posterior draw's multipliers (common random numbers), also
-        when one simulates a subset of the draws (``relmc.rates.RateDraws.n_source``):
+        for a subset of the draws made by :func:`relmc.rates.nested_draws` (it records the
+        source's count, ``RateDraws.n_source``; a posterior cut to its first draws is a
+        posterior of its own, whose multipliers are its own):
         :func:`relmc.project` gives its own seed to every size and to the credible simulation,
         so an uncertain restart time is the same at every cluster size. Recorded in ``attrs``
         (``overhead_seed_entropy``, ``overhead_seed_spawn_key``) when given.
