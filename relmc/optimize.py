@@ -37,7 +37,8 @@ __all__ = ["optimize_checkpoint", "RULES"]
 RULES: tuple[str, ...] = ("optimum", "young", "daly", "scenario")
 
 #: Spawn-key entries of the search's and the final comparison's seeds below the root: keys no
-#: fit uses (fits draw from children 0-2), so a fit and an optimisation may share one seed.
+#: fit uses (a conjugate fit's chain k draws from child (0, k), which child 0's block k was),
+#: so a fit and an optimisation may share one seed.
 SEARCH_KEY = 2**32 - 5
 FINAL_KEY = 2**32 - 6
 
@@ -101,10 +102,9 @@ def optimize_checkpoint(
     seed : int, SeedSequence, Generator or None
         Root seed. The search uses child ``spawn_key + (SEARCH_KEY,)`` (2**32 - 5) for every
         interval; the final comparison of optimum, Young and Daly uses child ``spawn_key +
-        (FINAL_KEY,)`` (2**32 - 6). Keys no fit uses: a fit draws from its seed's children
-        0-2 (a conjugate fit's chain ``k`` from ``(0, k)``), and ``relmc optimize`` fits and
-        optimises with one seed, so children 0 and 1 here gave the search's first blocks the
-        chains' streams.
+        (FINAL_KEY,)`` (2**32 - 6). Keys no fit uses: a conjugate fit draws its chain ``k``
+        from its seed's child ``(0, k)``, and ``relmc optimize`` fits and optimises with one
+        seed, so child 0 here gave the search's first blocks the chains' streams.
     refine : bool
         Refine around the best grid point (9 more points between its neighbours and the
         vertex of a parabola fitted to expected ETTR against log interval). A best point at

@@ -963,3 +963,34 @@ def test_fleets_warn_of_a_total_fleet_size_that_its_exposure_contradicts(llama):
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="n_draws"):
             fit_fleets([llama, rsc], n_draws=0)
+
+
+def test_hierarchical_pooled_rates_come_from_a_key_no_simulation_block_uses(pumps_bugs, pumps):
+    # the pooled rates given (alpha, beta) are drawn from the seed's child POOL_KEY: rebuilt
+    # here from the fit's own alpha, beta bit for bit; from child 2 (the key before, which is
+    # block 2's stream of a simulation run with the same seed) they differ
+    from relmc._seed import child_seed
+    from relmc.models._common import check_data
+    from relmc.models.hierarchical import (
+        POOL_KEY,
+        check_prior,
+        draw_pooled_log,
+        pooled_exposure,
+        rate_scale,
+        ref_units,
+    )
+
+    obs = check_data(pumps)
+    _, ref = ref_units(obs, "auto")
+    t = pooled_exposure(obs, ref, check_prior("bugs"), rate_scale(obs, ref))
+    post = pumps_bugs.posterior
+    alpha, beta = post["alpha"].values, post["beta"].values
+    root = np.random.SeedSequence(7)
+
+    def rates(key):
+        rng = np.random.default_rng(child_seed(root, key))
+        return np.exp(draw_pooled_log(alpha, beta, obs.count, t, rng)) * (t / obs.exposure)
+
+    np.testing.assert_array_equal(post["rate"].values, rates(POOL_KEY))
+    assert not np.any(post["rate"].values == rates(2))
+    assert POOL_KEY >= 2**19  # above every block index a simulation uses (1e8 trials / 256)

@@ -101,6 +101,9 @@ ALPHA_PRIOR_RATE = 1.0
 BETA_PRIOR = {"alpha": 0.1, "beta": 1.0}
 #: NUTS target acceptance of the 2-D (alpha, beta) sampler (see "Sampler" above)
 TARGET_ACCEPT = 0.95
+#: Spawn-key entry of the pooled rates' stream below the fit's seed: a key no simulation's
+#: blocks use, so a fit and a simulation may share one seed (the command line's do).
+POOL_KEY = 2**32 - 7
 
 PRIOR_TEXT = {
     "bugs": "theta_c ~ Gamma(alpha, beta); alpha ~ Exponential(1); beta ~ Gamma(0.1, 1) "
@@ -355,8 +358,10 @@ def fit_hierarchical(
     target_accept : float, optional
         NUTS target acceptance in (0, 1); 0.95 by default (see "Sampler" in the module docstring).
     seed : int, SeedSequence, Generator or None, optional
-        Root seed; child 0 seeds NUTS, child 1 the posterior predictive, child 2 the pooled
-        rates given (alpha, beta).
+        Root seed; child 0 seeds NUTS, child 1 the posterior predictive, child ``POOL_KEY``
+        (2**32 - 7) the pooled rates given (alpha, beta): a key no simulation's blocks use
+        (a run with the same seed draws block ``b`` from child ``b``; child 2, as before
+        this key, was block 2's stream).
     progressbar : bool, optional
         Show PyMC's progress bar.
 
@@ -394,7 +399,7 @@ def fit_hierarchical(
 
     pm = import_pymc()
     root = resolve_seed(seed)
-    nuts_ss, pred_ss, pool_ss = child_seed(root, 0), child_seed(root, 1), child_seed(root, 2)
+    nuts_ss, pred_ss, pool_ss = child_seed(root, 0), child_seed(root, 1), child_seed(root, POOL_KEY)
     scale = rate_scale(obs, ref)
     t = pooled_exposure(obs, ref, prior, scale)
     # NUTS samples only (alpha, beta), with the pooled rates integrated out (negative-binomial
