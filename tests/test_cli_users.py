@@ -268,10 +268,14 @@ def test_fit_optimize_compare_summaries(tmp_path, capsys):
 
 
 def test_optimize_at_the_longest_given_interval_warns_and_is_not_refined(tmp_path, capsys):
-    # 2,048 GPUs for 5 days: Young's 53 min beats Daly's and both beat the given 18 and
-    # 36 min, so the best is the longest evaluated: a warning, and no refinement (which
-    # would need a neighbour beyond it)
-    argv = ["optimize", *SMALL, "--n-trials", "60", "--intervals", "0.3,0.6"]
+    # 2,048 GPUs for 5 days: on seed 2's search trials Young's 53 min beats Daly's and both
+    # beat the given 18 and 36 min, so the best is the longest evaluated: a warning, and no
+    # refinement (which would need a neighbour beyond it). Near the optimum the ETTR curve is
+    # flat, so which interval wins on 60 trials is the seed's (on seeds 1, 3, 4 the best is
+    # shorter and is refined); results depend only on the inputs and the seed
+    small = [*SMALL[:-1], "2"]
+    assert SMALL[-2] == "--seed"
+    argv = ["optimize", *small, "--n-trials", "60", "--intervals", "0.3,0.6"]
     with warnings.catch_warnings():  # shown as the command shows them (not errors)
         warnings.simplefilter("always")
         assert main([*argv, "--out", str(tmp_path / "o")]) == 0
