@@ -169,8 +169,7 @@ class RateDraws:
     def __post_init__(self) -> None:
         if self.source_draws is None:
             return
-        rows = self.rows
-        least = int(rows.max()) + 1 if rows.size else 0
+        least = self._rows_end
         if (
             isinstance(self.source_draws, bool | np.bool_)
             or not isinstance(self.source_draws, int | np.integer)
@@ -204,6 +203,11 @@ class RateDraws:
         """Rows of the source: :attr:`source_draws`, else one past the largest of :attr:`rows`."""
         if self.source_draws is not None:
             return int(self.source_draws)
+        return self._rows_end
+
+    @property
+    def _rows_end(self) -> int:
+        """One past the largest of :attr:`rows` (0 without rows): the fewest source rows."""
         rows = self.rows
         return int(rows.max()) + 1 if rows.size else 0
 
