@@ -442,11 +442,11 @@ def test_a_store_made_before_cells_shared_multipliers_is_refused_with_spreads(tm
     from relmc import sweep
     from relmc.sweep import store as store_mod
 
-    def old_store(policy, axes):
+    def old_store(policy, axes, cells=(0,)):
         spec = {"seed": 4, "n_trials": 8, "posterior": "point", "axes": axes,
                 "base": {"job": {"compute_hours": 20.0}, "policy": policy}}  # fmt: skip
         path = tmp_path / f"s{len(list(tmp_path.iterdir()))}.zarr"
-        assert sweep.run_sweep(spec, path, progress=False, cells=[0]) == [0]
+        assert sweep.run_sweep(spec, path, progress=False, cells=list(cells)) == list(cells)
         group = zarr.open_group(str(path), mode="r+")
         del group.attrs["overhead_seed"]
         store_mod._consolidate(path)
@@ -468,6 +468,16 @@ def test_a_store_made_before_cells_shared_multipliers_is_refused_with_spreads(tm
     ):
         spec, path = old_store(policy, axes)
         assert sweep.run_sweep(spec, path, progress=False) == [1]
+    # a complete old store has nothing to compute, so nothing to mix: it reruns as a no-op
+    # and its numbers are read as they are; once a cell is damaged (to be recomputed under
+    # the new rule), it is refused again
+    spec, path = old_store({"restart_spread": 3.0}, sizes, cells=(0, 1))
+    before = sweep.open_sweep(path).ettr_mean.values.copy()
+    assert sweep.run_sweep(spec, path, progress=False) == []
+    np.testing.assert_array_equal(sweep.open_sweep(path).ettr_mean.values, before)
+    next((path / "ettr_mean").glob("c*1")).write_bytes(b"\0" * 7)  # cell 1's chunk, garbled
+    with pytest.raises(ValueError, match="the 1 of its 2 cells left to compute"):
+        sweep.run_sweep(spec, path, progress=False)
 
 
 def test_simulate_overhead_seed_is_separate_from_the_trials_seed(base, drawn):

@@ -1688,8 +1688,9 @@ def test_a_conjugate_posterior_is_fitted_from_a_seed_no_cell_shares(tmp_path):
     the root itself, chain 0 took cell 0's block 0's stream (``cell_seed(root, 0)``'s child
     0: the same spawn key). It is fitted from ``child_seed(root, POSTERIOR_KEY)``: the
     documented rule, bit for bit; the control, the root's own fit, gives other draws. A store
-    made before the key (no ``posterior_seed`` attr) is refused for a conjugate spec, and a
-    point-rate one resumes."""
+    made before the key (no ``posterior_seed`` attr) is refused for a conjugate spec while
+    cells are left to compute (a complete one reruns as a no-op), and a point-rate one
+    resumes."""
     import zarr
 
     from relmc._seed import child_seed
@@ -1733,3 +1734,10 @@ def test_a_conjugate_posterior_is_fitted_from_a_seed_no_cell_shares(tmp_path):
                 sweep.run_sweep(spec_d, path, progress=False)
         else:
             assert sweep.run_sweep(spec_d, path, progress=False) == [1]
+    # a complete old conjugate store has nothing to compute: a rerun is a no-op
+    path = tmp_path / "complete.zarr"
+    assert sweep.run_sweep(d, path, progress=False) == [0, 1]
+    group = zarr.open_group(str(path), mode="r+")
+    del group.attrs["posterior_seed"]
+    store_mod._consolidate(path)
+    assert sweep.run_sweep(d, path, progress=False) == []

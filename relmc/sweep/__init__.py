@@ -98,7 +98,9 @@ Modules
     line is ``relmc sweep`` (:mod:`relmc.cli.sweep`).
 
 The store records the canonical spec (JSON) and its SHA-256 in its attrs; a run against a
-store created by a different spec is refused. :func:`spec_template` returns a commented
+store created by a different spec is refused, and so is one made before a seeding rule its
+cells follow (the attrs ``overhead_seed``, ``posterior_seed``) while cells are left to
+compute in it; complete, such a store reruns as a no-op. :func:`spec_template` returns a commented
 template spec (package data; what ``relmc sweep init`` writes).
 """
 

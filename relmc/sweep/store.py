@@ -575,7 +575,12 @@ def _refuse_lacking(store: Path, names: Any, have: Any) -> None:
 
 
 def check_same_spec(spec: SweepSpec, store: Path) -> None:
-    """Refuse (``ValueError``) a store that a different spec created, naming what differs."""
+    """Refuse (``ValueError``) a store that a different spec created, naming what differs.
+
+    Also one made before a seeding rule that this spec's cells follow (:func:`_old_rule`)
+    while cells are left to compute: those would follow the new rule beside the old cells.
+    A complete one (every done cell verified) is accepted: nothing is computed in it.
+    """
     attrs = _read_attrs(store)
     if attrs[ATTR_HASH] != spec.sha256():
         try:
@@ -604,20 +609,38 @@ def check_same_spec(spec: SweepSpec, store: Path) -> None:
             "defaults of the relmc version that resolves it, changed); use a new store path, "
             "or delete the old store to start over"
         )
+    rule = _old_rule(spec, store, attrs)
+    if rule is not None:
+        # a complete store has nothing to compute, so nothing to mix: it is read as it is
+        left = status(store, verify=True).missing.size
+        if left:
+            raise ValueError(
+                f"{rule}: the {left} of its {spec.n_cells} cells left to compute would follow "
+                "the new rule beside cells of the old one; use a new store path, or delete the "
+                "old store to start over"
+            )
+
+
+def _old_rule(spec: SweepSpec, store: Path, attrs: dict[str, Any]) -> str | None:
+    """Why cells computed now would not match the store's (a seeding rule it predates), or None.
+
+    Read from the attrs the store records its rules in (``overhead_seed``, ``posterior_seed``),
+    for a spec whose cells the rule moves: one that sets an overhead spread, or a conjugate
+    posterior.
+    """
     if "overhead_seed" not in attrs and _spreads_set(spec):
-        raise ValueError(
+        return (
             f"store {str(store)!r} was made before every cell of a sweep shared each posterior "
             "draw's overhead multipliers (each cell drew its own), and this spec sets an "
-            "overhead spread (policy.*_spread): cells run now would follow the new rule beside "
-            "cells of the old one; use a new store path, or delete the old store to start over"
+            "overhead spread (policy.*_spread)"
         )
     if "posterior_seed" not in attrs and spec.posterior.startswith("conjugate:"):
-        raise ValueError(
+        return (
             f"store {str(store)!r} was made before a sweep's conjugate posterior was fitted "
             f"from its own seed (spawn key + [{POSTERIOR_KEY}]; it was the root's, whose "
-            "streams cell 0's trials shared): cells run now would use other rate draws beside "
-            "cells of the old ones; use a new store path, or delete the old store to start over"
+            "streams cell 0's trials shared)"
         )
+    return None
 
 
 def _spreads_set(spec: SweepSpec) -> bool:
