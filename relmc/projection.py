@@ -313,8 +313,8 @@ def project(
             Mean lost hours / mean wall hours.
         ``finished_fraction``, ``finished_fraction_se``, ``n_trials``, ``stopped_by``
             (n_gpus): the fraction of trials that finished before the wall cap or the event
-            budget, the trials run and why they stopped (``"n_trials"``, ``"target"`` or
-            ``"hopeless"``).
+            budget, the trials run and why they stopped (``"n_trials"``: the budget ran out
+            before the rule was met, ``"target"`` or ``"hopeless"``).
         ``checkpoint_interval_hours`` (n_gpus)
             The checkpoint interval used (rules are evaluated at each size).
 

@@ -54,6 +54,36 @@ def test_the_round_before_the_last_is_checked_too():
     assert ad.attrs["stopped_by"] == "target" and ad.sizes["trial"] == 8 * BLOCK_SIZE
 
 
+def test_a_rule_first_met_at_the_last_round_is_recorded():
+    # rounds at 1, 2, 4, 8 blocks, then all 16: a target first met with all 16 ran the same
+    # trials as without it, and says so ("target", not "n_trials": the budget did not run
+    # out before it was met); a floor first met there says "hopeless"
+    sc = _scenario()
+    full = simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=1)
+    x = full.ettr.values
+    se16 = _se(x)
+    assert _se(x[: 8 * BLOCK_SIZE]) > se16 * (1 + 1e-9)  # not met a round earlier
+
+    def run(**kw):
+        return simulate(sc, n_trials=16 * BLOCK_SIZE, seed=5, n_threads=1,
+                        precision=Precision(min_trials=2, **kw))  # fmt: skip
+
+    met = run(target_se=se16 * (1 + 1e-9))
+    assert met.attrs["stopped_by"] == "target" and met.sizes["trial"] == 16 * BLOCK_SIZE
+    np.testing.assert_array_equal(met.wall_hours.values, full.wall_hours.values)
+    floor = x.mean() + 4 * se16  # "below" is strict: just above the last round's bound
+    bounds = [x[: b * BLOCK_SIZE].mean() + 4 * _se(x[: b * BLOCK_SIZE]) for b in (1, 2, 4, 8)]
+    assert min(bounds) >= floor * (1 + 1e-9)  # not met a round earlier
+    assert run(hopeless_ettr=floor * (1 + 1e-9)).attrs["stopped_by"] == "hopeless"
+    # negative controls: the rule just not met at the last round leaves the budget's label
+    assert run(target_se=se16 * (1 - 1e-9)).attrs["stopped_by"] == "n_trials"
+    assert run(hopeless_ettr=floor * (1 - 1e-9)).attrs["stopped_by"] == "n_trials"
+    # one round only (the budget within min_trials): checked too
+    one = simulate(sc, n_trials=BLOCK_SIZE, seed=5, n_threads=1,
+                   precision=Precision(target_se=1.0))  # fmt: skip
+    assert one.attrs["stopped_by"] == "target" and one.sizes["trial"] == BLOCK_SIZE
+
+
 def test_unreachable_target_runs_the_whole_budget():
     sc = _scenario()
     ad = simulate(sc, n_trials=4 * BLOCK_SIZE, seed=1, precision=Precision(target_se=1e-9))

@@ -380,8 +380,12 @@ class Precision:
     ``n_trials``. After each round the Monte Carlo standard error of mean ETTR is computed from
     the trials so far; the run stops when it is at most ``target_se`` (absolute) or
     ``target_rse`` times the mean (relative), or when the mean is hopeless: even
-    ``mean + 4 SE`` is below ``hopeless_ettr``. The stopping rule reads only results, and
-    block ``b`` always has the same seed, so the outcome is the same on any thread count.
+    ``mean + 4 SE`` is below ``hopeless_ettr`` (checked first: where both hold, the run is
+    recorded hopeless). The last round, which reaches ``n_trials``, is checked too: a run
+    records ``"n_trials"`` as why it stopped only where the rule was not met by then (the
+    budget ran out), else ``"target"`` or ``"hopeless"``, with the same trials. The stopping
+    rule reads only results, and block ``b`` always has the same seed, so the outcome is the
+    same on any thread count.
 
     Parameters
     ----------
@@ -470,7 +474,7 @@ def run_kernel(
     """Run the kernel over fixed blocks of trials; each block gets its own child seed.
 
     Returns the outputs (truncated to the trials run) and why the run stopped: ``"n_trials"``
-    (all of them), ``"target"`` or ``"hopeless"`` (see :class:`Precision`).
+    (all of them, the rule not met), ``"target"`` or ``"hopeless"`` (see :class:`Precision`).
     """
     inputs = draw_overhead_factors(inputs, root)
     n = inputs.n_trials
@@ -511,7 +515,7 @@ def run_kernel(
                 if bar is not None:
                     bar.update()
             done_blocks = end
-            if precision is not None and end < rounds[-1]:
+            if precision is not None:  # the last round too: a rule met there is recorded
                 m = min(n, end * BLOCK_SIZE)
                 wall = out["wall_hours"][:m]
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -603,8 +607,8 @@ def simulate(
         ``rates``; for draws from :func:`relmc.rates.nested_draws`, the row of that set,
         whose posterior draw is its ``rows[draw]``), ``unit``
         (category), ``n_gpus``. The scenario (JSON), seed and units are in ``attrs``, with
-        ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``, ``"target"`` or
-        ``"hopeless"``).
+        ``n_trials_budget`` and ``stopped_by`` (``"n_trials"``: the budget ran out before
+        the rule was met, ``"target"`` or ``"hopeless"``; see :class:`Precision`).
 
     Warns
     -----
