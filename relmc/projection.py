@@ -280,8 +280,10 @@ def project(
 
         ``mttf_hours_quantile`` (n_gpus, quantile)
             Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``
-            on the exposed clock (:func:`relmc.rates.mttf_hours`), computed exactly from every
-            rate draw (parameter uncertainty only: a credible interval).
+            on the exposed clock (:func:`relmc.rates.mttf_hours`: every category, its
+            ``rate_multiplier`` applied, planned maintenance left out), computed exactly from
+            every rate draw (parameter uncertainty only: a credible interval); the quantiles
+            are NumPy's default (linear interpolation between order statistics).
         ``interruptions_per_day_quantile`` (n_gpus, quantile)
             Posterior predictive of one job's unexpected interruptions per wall-clock day.
         ``interruptions_per_day_credible`` (n_gpus, quantile)

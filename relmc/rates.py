@@ -803,7 +803,13 @@ def maintenance_rate(scenario: Scenario, draws: RateDraws) -> float:
 
 
 def job_rates(scenario: Scenario, draws: RateDraws) -> np.ndarray:
-    """Job-level rate of unexpected interruptions, ``Lambda(N)`` per exposed hour, per draw."""
+    """Job-level rate of unexpected interruptions, ``Lambda(N)`` per exposed hour, per draw.
+
+    The sum over every category of :func:`cluster_rates` (each category's ``rate_multiplier``
+    applied; straggler and SDC categories included, as the kernel's ``interruptions`` counts
+    them: a straggler at its arrival, an SDC at its detection); planned maintenance is not an
+    unexpected interruption and is left out.
+    """
     return cluster_rates(scenario, draws).sum(axis=1)
 
 
