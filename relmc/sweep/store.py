@@ -577,7 +577,7 @@ def _refuse_lacking(store: Path, names: Any, have: Any) -> None:
 def check_same_spec(spec: SweepSpec, store: Path) -> None:
     """Refuse (``ValueError``) a store that a different spec created, naming what differs.
 
-    Also one made before a seeding rule that this spec's cells follow (:func:`_old_rule`)
+    Also one made before a seeding rule that this spec's cells follow (``_old_rule``)
     while cells are left to compute: those would follow the new rule beside the old cells.
     A complete one (every done cell verified) is accepted: nothing is computed in it.
     """
