@@ -233,7 +233,9 @@ def project(
         ``attrs`` carry the observation record a fit writes on ``posterior["rate"]``
         (``n_gpus``, ``exposure_clock``, ``maintenance_rate``; see
         :func:`relmc.fit_fleets`), without which they are per exposed hour and add no
-        planned maintenance.
+        planned maintenance. The record's ``maintenance_rate`` (read from an
+        InferenceData's ``posterior.attrs`` first, as the fits write it there too) sets the
+        default scenario's planned maintenance; a ``scenario`` given keeps its own.
         ``None`` uses the scenario's point rates (one draw, no parameter uncertainty).
     n_gpus : int or sequence of int, optional
         Cluster sizes (GPUs), integers in [1, 1e8]; default ``DEFAULT_SIZES``
@@ -280,8 +282,8 @@ def project(
 
         ``mttf_hours_quantile`` (n_gpus, quantile)
             Posterior of the job's mean time to an unexpected interruption, ``1/Lambda(N)``
-            on the exposed clock (:func:`relmc.rates.mttf_hours`: every category, its
-            ``rate_multiplier`` applied, planned maintenance left out), computed exactly from
+            on the exposed clock (:func:`relmc.rates.mttf_hours`: every category, its rate
+            multiplier applied, planned maintenance left out), computed exactly from
             every rate draw (parameter uncertainty only: a credible interval); the quantiles
             are NumPy's default (linear interpolation between order statistics).
         ``interruptions_per_day_quantile`` (n_gpus, quantile)

@@ -827,9 +827,20 @@ def mttf_hours(scenario: Scenario, draws: RateDraws) -> np.ndarray:
 
 
 def recorded_maintenance_rate(posterior: Any) -> float:
-    """Planned-maintenance rate (per hour) a fit recorded from its data, else 0."""
+    """Planned-maintenance rate (per hour) a fit recorded from its data, else 0.
+
+    Read from an InferenceData's ``posterior.attrs``, else from ``posterior["rate"].attrs``
+    (the observation record :func:`relmc.project` documents there; the fits write both, so
+    only a posterior built or edited by hand has it in one place); from rate draws' own
+    ``attrs``.
+    """
     post = getattr(posterior, "posterior", None)
-    attrs = post.attrs if post is not None else getattr(posterior, "attrs", {})
+    if post is None:
+        attrs = getattr(posterior, "attrs", {})
+    else:
+        attrs = post.attrs
+        if "maintenance_rate" not in attrs and "rate" in getattr(post, "data_vars", {}):
+            attrs = post["rate"].attrs
     return float(attrs.get("maintenance_rate", 0.0))
 
 

@@ -162,6 +162,31 @@ def test_default_scenario_adds_planned_maintenance(posterior, data):
     assert default_scenario(no_planned).failures.maintenance_rate == 0.0
 
 
+def test_the_maintenance_record_is_read_where_project_documents_it(posterior):
+    # project documents the observation record on posterior["rate"]'s attrs; the fits write
+    # it on posterior.attrs too. Read from either (posterior.attrs first), and from rate
+    # draws' own attrs; none: no planned maintenance
+    from relmc.rates import recorded_maintenance_rate
+
+    post = posterior.posterior
+    assert post.attrs["maintenance_rate"] == post["rate"].attrs["maintenance_rate"] > 0
+    only_rate = posterior.copy()
+    del only_rate.posterior.attrs["maintenance_rate"]
+    assert recorded_maintenance_rate(only_rate) == pytest.approx(47 / 1296)
+    assert default_scenario(only_rate).failures.maintenance_rate == pytest.approx(47 / 1296)
+    both = posterior.copy()
+    both.posterior["rate"].attrs["maintenance_rate"] = 0.5
+    assert recorded_maintenance_rate(both) == pytest.approx(47 / 1296)  # posterior.attrs first
+    assert recorded_maintenance_rate(posterior.posterior["rate"]) == pytest.approx(47 / 1296)
+    neither = only_rate.copy()
+    del neither.posterior["rate"].attrs["maintenance_rate"]
+    assert recorded_maintenance_rate(neither) == 0.0  # negative control
+    assert default_scenario(neither).failures.maintenance_rate == 0.0
+    # the copies were deep: the module's posterior keeps its record in both places
+    assert post.attrs["maintenance_rate"] == post["rate"].attrs["maintenance_rate"]
+    assert post["rate"].attrs["maintenance_rate"] == pytest.approx(47 / 1296)
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, 10**8 + 1, True, [], [2048, "x"], [2048, 0]])
 def test_bad_sizes(posterior, bad):
     with pytest.raises(ValueError, match="n_gpus"):

@@ -80,7 +80,11 @@ Output
 :math:`\kappa_c e^{\sigma (z_{new} - z_1)}` with a fresh :math:`z_{new} \sim \mathcal N(0,1)`
 per draw: what a projection to a new cluster needs. It is wider than the categorised fleet's
 own posterior because it includes the fleet-to-fleet spread. ``posterior["fleet_rate"]`` holds
-each observed fleet's category rates.
+each observed fleet's category rates. ``rate`` carries the categorised fleet's observation
+record, so on the wall clock each of its draws is converted with the exposed fraction its own
+rates give at that fleet's size (:func:`relmc.rates.exposed_fraction`), as a fleet with those
+rates observed there would be; a draw whose overheads would leave no exposed time is refused,
+naming the overhead to change.
 """
 
 from __future__ import annotations
