@@ -251,6 +251,33 @@ def fleets_spec():
     return spec
 
 
+def draws_vs_indep(a, sizes, sc, src, res, root, spec, spec_of, variants, base, ck, tag,
+                   extra=None):  # fmt: skip
+    """Per size, ``project``'s kept trials = ``simulate`` of ``src`` (bit, into ``ck``); per
+    draw k < 6 and variant, relmc's trials of draw k against ``run_r5`` on ``spec_of(k, N,
+    variant)`` (seed ``base N + 7 k + 100 j``). Keys ``(N, k, variant or "documented")``;
+    with ``extra``, each comparison also holds that variable's two means."""
+    comp = {}
+    for N in sizes:
+        P = P8.sim(R6.at_size(sc, N), src, a.n_pred, size_seed(root, N), root)
+        ck[f"{tag}N={N} kept ettr == simulate (bit)"] = bool(
+            np.array_equal(P.ettr.values, res.ettr.sel(n_gpus=N).values)
+        )
+        t = indep2.relmc_table(P, spec)
+        for k in range(6):
+            mask = P.draw.values == k
+            for j, var in enumerate(variants):
+                b = r5_indep.run_r5(spec_of(k, N, var), a.n_indep, base * N + 7 * k + 100 * j,
+                                    node=False)  # fmt: skip
+                r = r4_run.compare_tables(
+                    f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec, quiet=True
+                )
+                if extra is not None:
+                    r["extra"] = (t[extra][mask].mean(), b[extra].mean())
+                comp[(N, k, var or "documented")] = r
+    return comp
+
+
 def run_fleets(a):
     ff = fleet_fit(a)
     post = ff.posterior
@@ -382,21 +409,9 @@ def run_fleets(a):
         s["maint_rate"] = m
         return s
 
-    comp = {}
-    for N in sizes:
-        P = P8.sim(R6.at_size(sc, N), thin, a.n_pred, size_seed(root, N), root)
-        ck[f"thinned N={N} kept ettr == simulate (bit)"] = bool(
-            np.array_equal(P.ettr.values, res.ettr.sel(n_gpus=N).values)
-        )
-        t = indep2.relmc_table(P, spec)
-        for k in range(6):
-            mask = P.draw.values == k
-            for j, var in enumerate((None, "N1 rate (new fleet)", "N3 unconverted")):
-                b = r5_indep.run_r5(spec_of(k, N, var), a.n_indep, 1000 * N + 7 * k + 100 * j,
-                                    node=False)  # fmt: skip
-                comp[(N, k, var or "documented")] = r4_run.compare_tables(
-                    f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec, quiet=True
-                )
+    variants = (None, "N1 rate (new fleet)", "N3 unconverted")
+    comp = draws_vs_indep(a, sizes, sc, thin, res, root, spec, spec_of, variants, 1000, ck,
+                          "thinned ")  # fmt: skip
     for key, r in comp.items():
         print(f"  {str(key):40s} max|z| {r['zmax']:7.2f} ({r['kmax']})  KS wall {r['ks']:.3g} "
               f"progress {r['ksp']:.3g}")  # fmt: skip
@@ -484,23 +499,11 @@ def run_maint(a):
         s["maint_rate"] = (M_POST if var == "recorded m" else M_SCEN) / m_.f().mean()
         return s
 
-    comp = {}
-    for N in sizes:
-        P = P8.sim(R6.at_size(sc, N), idata, a.n_pred, size_seed(root, N), root)
-        ck[f"N={N} kept ettr == simulate (bit)"] = bool(
-            np.array_equal(P.ettr.values, res.ettr.sel(n_gpus=N).values)
-        )
-        t = indep2.relmc_table(P, spec)
-        for k in range(6):
-            mask = P.draw.values == k
-            for j, var in enumerate(("documented (scenario's m)", "recorded m")):
-                b = r5_indep.run_r5(spec_of(k, N, var), a.n_indep, 2000 * N + 7 * k + 100 * j,
-                                    node=False)  # fmt: skip
-                comp[(N, k, var)] = r4_run.compare_tables(
-                    f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec, quiet=True
-                )
-                comp[(N, k, var)]["maint"] = (t["maintenance_events"][mask].mean(),
-                                              b["maintenance_events"].mean())  # fmt: skip
+    variants = ("documented (scenario's m)", "recorded m")
+    comp = draws_vs_indep(a, sizes, sc, idata, res, root, spec, spec_of, variants, 2000, ck, "",
+                          extra="maintenance_events")  # fmt: skip
+    for r in comp.values():
+        r["maint"] = r.pop("extra")
     for key, r in comp.items():
         print(f"  {str(key):40s} max|z| {r['zmax']:7.2f} ({r['kmax']})  KS wall {r['ks']:.3g} "
               f"maintenance events relmc {r['maint'][0]:.3f} "
