@@ -77,8 +77,12 @@ there is ``posterior.attrs["fleet_age_hours"]`` (:math:`A + D`), so a job simula
 log ends. Physics per draw, under the names the scenario uses: ``diurnal_amplitude``,
 ``diurnal_peak_hour`` (chain, draw, category; a pooled pair repeated along category),
 ``trend_shape`` (chain, draw), ``bad_node_fraction`` (chain, draw), ``bad_node_multiplier``
-(chain, draw, category; one multiplier repeated), ``frailty_variance`` (chain, draw).
-:func:`relmc.rates.physics_draws` reads them in the draw order of the rates.
+(chain, draw, category; one multiplier repeated). :func:`relmc.rates.physics_draws` reads
+them in the draw order of the rates. ``frailty_variance`` (chain, draw) is reported but not
+simulated: no scenario field takes it (the kernel's node model is the two-point lemon
+mixture), so a simulation of a ``nodes="frailty"`` fit runs every node at ``rate``, the mean
+over nodes (the frailty has mean 1); such a fit is for comparing node models
+(``az.compare``) and for its rates.
 
 Pointwise log-likelihood
 ------------------------
