@@ -26,6 +26,24 @@ SeedLike: TypeAlias = int | np.integer | np.random.SeedSequence | np.random.Gene
 
 _ALLOWED = "an integer >= 0, a numpy SeedSequence, a numpy Generator or None"
 
+# Reserved spawn-key entries, one table so that no two streams below one root meet. A run's
+# trials use its root's children 0 .. n_blocks - 1 (< 2**19 for 1e8 trials), a sweep's cells
+# 0 .. n_cells - 1 (< 100,000), and a fit's chain k its seed's child (0, k); each stream that
+# is not a run's trials takes a key from the top of the range instead (README
+# "Reproducibility"). The modules name them where they use them (``OVERHEAD_KEY`` in
+# ``relmc.sim.simulate``, ``POSTERIOR_KEY`` in ``relmc.sweep.cells``, ...).
+#: A projection's credible simulation, below each size's seed.
+CREDIBLE_KEY = 2**32 - 1
+#: The per-draw overhead multipliers, below a run's root (its ``overhead_seed``).
+OVERHEAD_KEY = 2**32 - 2
+#: A sweep's conjugate posterior, below the sweep's root.
+POSTERIOR_KEY = 2**32 - 3
+#: ``optimize_checkpoint``'s search and its final comparison, below its root.
+SEARCH_KEY = 2**32 - 5
+FINAL_KEY = 2**32 - 6
+#: A hierarchical fit's pooled rates given (alpha, beta), below the fit's seed.
+POOL_KEY = 2**32 - 7
+
 
 def resolve_seed(seed: Any, field: str = "seed") -> np.random.SeedSequence:
     """Return the root ``SeedSequence`` of ``seed``.

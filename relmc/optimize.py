@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from relmc import analytic
+from relmc import _seed, analytic
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
@@ -39,8 +39,8 @@ RULES: tuple[str, ...] = ("optimum", "young", "daly", "scenario")
 #: Spawn-key entries of the search's and the final comparison's seeds below the root: keys no
 #: fit uses (a conjugate fit's chain k draws from child (0, k), which child 0's block k was),
 #: so a fit and an optimisation may share one seed.
-SEARCH_KEY = 2**32 - 5
-FINAL_KEY = 2**32 - 6
+SEARCH_KEY = _seed.SEARCH_KEY
+FINAL_KEY = _seed.FINAL_KEY
 
 _GRID_SPAN = 4.0  # default grid: Daly's interval / 4 .. x 4
 _GRID_POINTS = 15

@@ -49,7 +49,7 @@ import numpy as np
 import xarray as xr
 
 from relmc._cf import provenance
-from relmc._seed import child_seed, resolve_seed, seed_attrs
+from relmc._seed import CREDIBLE_KEY, child_seed, resolve_seed, seed_attrs
 from relmc.cluster import check_gpus, shape_attrs
 from relmc.errors import FieldError, NotFinishedWarning
 from relmc.rates import (
@@ -113,9 +113,9 @@ TRIALS_PER_DRAW = 4
 #: trials, enough for the 5% and 95% quantiles over draws.
 CREDIBLE_TRIALS = 2000
 
-#: Spawn-key entry of the credible simulation's seed below each size's seed; the predictive
-#: blocks use keys 0 .. n_blocks - 1 (< 2**19 for 1e8 trials), so the streams never meet.
-_CREDIBLE_KEY = 2**32 - 1
+#: Spawn-key entry of the credible simulation's seed below each size's seed (2**32 - 1; the
+#: reserved keys' table is in ``relmc._seed``): the predictive blocks' keys never reach it.
+_CREDIBLE_KEY = CREDIBLE_KEY
 
 
 def check_sizes(n_gpus) -> list[int]:

@@ -43,3 +43,22 @@ def test_a_damaged_record_is_refused():
     for attrs in ({}, {"seed_entropy": "[1, x]"}, {"seed_entropy": "eleven"}):
         with pytest.raises(ValueError, match="seed record"):
             seed_from_attrs(attrs)
+
+
+def test_reserved_keys_are_one_table_of_distinct_keys_above_every_block_and_cell():
+    # every stream that is not a run's trials takes a key from relmc._seed's table; the
+    # modules' names are those entries, the keys distinct and above the blocks' (< 2**19 for
+    # 1e8 trials) and the cells' (< 100,000) keys
+    from relmc import _seed
+    from relmc.models.hierarchical import POOL_KEY
+    from relmc.optimize import FINAL_KEY, SEARCH_KEY
+    from relmc.projection import _CREDIBLE_KEY
+    from relmc.sim.simulate import OVERHEAD_KEY
+    from relmc.sweep.cells import POSTERIOR_KEY
+
+    named = (_CREDIBLE_KEY, OVERHEAD_KEY, POSTERIOR_KEY, SEARCH_KEY, FINAL_KEY, POOL_KEY)
+    table = (_seed.CREDIBLE_KEY, _seed.OVERHEAD_KEY, _seed.POSTERIOR_KEY, _seed.SEARCH_KEY,
+             _seed.FINAL_KEY, _seed.POOL_KEY)  # fmt: skip
+    assert named == table
+    assert len(set(table)) == len(table)
+    assert min(table) > 2**19 and max(table) < 2**32

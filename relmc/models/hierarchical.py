@@ -72,6 +72,7 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
+from relmc import _seed
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.models._common import (
     MAX_POSTERIOR_DRAWS,
@@ -103,7 +104,7 @@ BETA_PRIOR = {"alpha": 0.1, "beta": 1.0}
 TARGET_ACCEPT = 0.95
 #: Spawn-key entry of the pooled rates' stream below the fit's seed: a key no simulation's
 #: blocks use, so a fit and a simulation may share one seed (the command line's do).
-POOL_KEY = 2**32 - 7
+POOL_KEY = _seed.POOL_KEY
 
 PRIOR_TEXT = {
     "bugs": "theta_c ~ Gamma(alpha, beta); alpha ~ Exponential(1); beta ~ Gamma(0.1, 1) "

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from relmc import _seed
 from relmc._cf import provenance
 from relmc._io import check_trial_memory
 from relmc._seed import child_seed, pcg64_states, resolve_seed, seed_attrs
@@ -65,9 +66,9 @@ _STATES_MIN = 12
 MAX_TRIALS = 100_000_000
 MAX_SEGMENTS = 1e12  # segment counts and indices stay exact in float64 and int64 far below this
 
-#: Spawn-key entry of the stream of the per-draw overhead multipliers below a run's root; the
-#: blocks use 0 .. n_blocks - 1 (< 2**19) and a projection's credible simulation 2**32 - 1.
-OVERHEAD_KEY = 2**32 - 2
+#: Spawn-key entry of the stream of the per-draw overhead multipliers below a run's root
+#: (2**32 - 2; the reserved keys' table is in ``relmc._seed``).
+OVERHEAD_KEY = _seed.OVERHEAD_KEY
 #: Columns of ``overhead_factor`` drawn first (snapshot .. maintenance; later ones follow).
 _FIRST_OVERHEADS = 6
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from relmc import _seed
 from relmc._seed import SeedLike, child_seed, resolve_seed
 from relmc.errors import FieldError
 from relmc.rates import posterior_from_source
@@ -39,7 +40,7 @@ __all__ = [
 #: chains from its seed's children ``(0, k)``, which are cell 0's blocks' keys below the root
 #: itself; cells use ``0 .. n_cells - 1`` (< 100,000) and the overhead multipliers
 #: ``OVERHEAD_KEY`` (2**32 - 2), so the streams never meet.
-POSTERIOR_KEY = 2**32 - 3
+POSTERIOR_KEY = _seed.POSTERIOR_KEY
 
 #: Values of a cell's ``stopped_code``, in order (see :class:`relmc.Precision`).
 STOPPED_BY: tuple[str, ...] = ("n_trials", "target", "hopeless")

@@ -52,7 +52,7 @@ import xarray as xr
 
 from relmc import __version__
 from relmc._extras import require
-from relmc._seed import resolve_seed, seed_attrs
+from relmc._seed import OVERHEAD_KEY, resolve_seed, seed_attrs
 from relmc.errors import FieldError, bound_text
 from relmc.scenario import SPREAD_FIELDS
 from relmc.sweep.cells import (
@@ -217,8 +217,6 @@ def _empty_cube(spec: SweepSpec, template: xr.Dataset) -> tuple[xr.Dataset, dict
     for c in coords:
         encoding[str(c)] = {"chunk_key_encoding": CHUNK_KEY_ENCODING}
     cube = xr.Dataset(data_vars, coords=coords)
-    from relmc.sim.simulate import OVERHEAD_KEY  # here: a store's readers need no kernel
-
     cube.attrs.update(
         {
             ATTR_SPEC: spec.canonical_json(),
