@@ -57,9 +57,7 @@ import argparse
 import copy
 import dataclasses
 import json
-import os
 import pickle
-import subprocess
 import sys
 import time
 import warnings
@@ -86,7 +84,6 @@ from outlog import log_to  # noqa: E402
 
 warnings.simplefilter("ignore")
 KEY = R6.CREDIBLE_KEY
-ENV = dict(os.environ, NUMBA_NUM_THREADS="1")
 
 
 def rows_of(ne):
@@ -452,14 +449,8 @@ def run_events(a):
 
 # ---------------------------------------------------------------- 4: the command line
 def cli(args, out):
-    cmd = ["taskset", "-c", "1", "relmc", *args, "--n-threads", "1", "--out", str(out),
-           "--quiet", "--no-plot"]  # fmt: skip
-    t0 = time.time()
-    r = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-    print(f"$ {' '.join(cmd[3:])}  ({time.time() - t0:.1f}s, rc {r.returncode})")
-    if r.returncode:
-        print(r.stderr[-2000:])
-    return r.returncode
+    """The ninth round's ``cli``, the seed given in ``args``, without plots."""
+    return C9.cli(args, out, seeded=False, extra=["--no-plot"])
 
 
 def run_cli(a):

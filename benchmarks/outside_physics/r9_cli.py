@@ -49,10 +49,15 @@ warnings.simplefilter("ignore")
 ENV = dict(os.environ, NUMBA_NUM_THREADS="1")
 
 
-def cli(args, out, threads=True):
+def cli(args, out, threads=True, seeded=True, extra=()):
+    """Run ``relmc ARGS`` on core 1 into ``out``; its return code (stderr printed if not 0).
+
+    With ``seeded``, ``--seed SEED``; ``extra`` flags go last (the tenth round's
+    ``--no-plot``)."""
     th = ["--n-threads", "1"] if threads else []
-    cmd = ["taskset", "-c", "1", "relmc", *args, "--seed", str(SEED), *th, "--out", str(out),
-           "--quiet"]  # fmt: skip
+    sd = ["--seed", str(SEED)] if seeded else []
+    cmd = ["taskset", "-c", "1", "relmc", *args, *sd, *th, "--out", str(out), "--quiet",
+           *extra]  # fmt: skip
     t0 = time.time()
     r = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
     print(f"$ {' '.join(cmd[3:])}  ({time.time() - t0:.1f}s, rc {r.returncode})")
