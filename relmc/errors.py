@@ -73,6 +73,10 @@ class UnreadFieldWarning(UserWarning):
     sizes, cells or scenarios, so an axis over such a field (which then changes nothing)
     warns once per value.
 
+    Also a posterior variable of physics that no simulation takes
+    (:data:`relmc.rates.NOT_SIMULATED_VARIABLES`: the ``frailty_variance`` of
+    ``fit_events(nodes="frailty")``), once per simulation, projection, sweep or comparison.
+
     Also a spread or jitter (``policy.swap_spread``, ...) set on an overhead that is 0 or
     whose event never occurs (:meth:`relmc.Scenario.inert_overheads`; the default swap time
     is 0): it multiplies 0. Sweeps and comparisons warn only where the overhead is 0 in

@@ -105,6 +105,8 @@ __all__ = [
     "physics_draws",
     "replaced_physics_notes",
     "with_posterior_physics",
+    "NOT_SIMULATED_VARIABLES",
+    "not_simulated_notes",
 ]
 
 #: Kinds of the string rate sources that sweep specs use (see :func:`posterior_from_source`).
@@ -154,6 +156,10 @@ class RateDraws:
         The posterior's physics parameters in the same rows (an event-log fit); ``None``
         when it has none. Simulations use them per draw (see "Physics parameters per draw"
         in :mod:`relmc.sim`).
+    not_simulated : tuple of str
+        Posterior variables of :data:`NOT_SIMULATED_VARIABLES` that the source has: physics
+        it describes that no simulation takes (a simulation warns of each; see
+        :func:`not_simulated_notes`).
     """
 
     values: np.ndarray
@@ -165,6 +171,7 @@ class RateDraws:
     fixed: np.ndarray | None = None
     physics: PhysicsDraws | None = None
     source_draws: int | None = None
+    not_simulated: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.source_draws is None:
@@ -328,7 +335,9 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
         With the size exponents and reference sizes of a scaling fit (coordinates
         ``exponent`` and ``reference_gpus`` of the rate array), and ``observed_gpus`` set when
         the rates are per wall-clock hour of an observed window (the rate's ``attrs``:
-        ``n_gpus`` > 0 and ``exposure_clock`` not ``"exposed"``).
+        ``n_gpus`` > 0 and ``exposure_clock`` not ``"exposed"``), and ``not_simulated``
+        naming the posterior's variables that describe physics no simulation takes
+        (:data:`NOT_SIMULATED_VARIABLES`).
 
     Raises
     ------
@@ -402,9 +411,17 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
     physics = _read_physics(scenario, posterior, names, added, n)
     if physics is not None:
         source += f"; {PHYSICS_SOURCE} ({', '.join(physics.present)})"
+    post_vars = () if posterior is None else posterior
+    unread = tuple(v for v in NOT_SIMULATED_VARIABLES if v in post_vars)
     if not added:
         return RateDraws(
-            values.astype(float), source, exponent, reference, observed, physics=physics
+            values.astype(float),
+            source,
+            exponent,
+            reference,
+            observed,
+            physics=physics,
+            not_simulated=unread,
         )
     # put the added categories' columns in at their scenario positions
     fixed = np.array([name in added for name in names])
@@ -418,7 +435,16 @@ def rate_draws(scenario: Scenario, rates: Any = None) -> RateDraws:
         r[~fixed] = reference
         exponent, reference = e, r
     source += f"; {', '.join(added)} at the scenario's rate (not in the posterior)"
-    return RateDraws(full, source, exponent, reference, observed, fixed=fixed, physics=physics)
+    return RateDraws(
+        full,
+        source,
+        exponent,
+        reference,
+        observed,
+        fixed=fixed,
+        physics=physics,
+        not_simulated=unread,
+    )
 
 
 def fit_shape(posterior: Any) -> ClusterShape | None:
@@ -551,6 +577,7 @@ def nested_draws(draws: RateDraws, n_trials: int, trials_per_draw: int) -> RateD
         fixed=draws.fixed,
         physics=None if draws.physics is None else draws.physics.take(idx),
         source_draws=draws.n_source,
+        not_simulated=draws.not_simulated,
     )
 
 
@@ -865,7 +892,8 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
     None, xarray.DataArray or arviz.InferenceData
         The rate draws (loaded into memory), or ``None`` for ``"point"``; for a netCDF
         with physics per draw (an event fit, :data:`PHYSICS_VARIABLES`), its posterior
-        group (loaded), so that cells draw them per trial too.
+        group (loaded), so that cells draw them per trial too; likewise for one with a
+        variable of :data:`NOT_SIMULATED_VARIABLES`, so that the sweep warns of it.
     """
     from pathlib import Path
 
@@ -904,7 +932,7 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
     try:
         idata = az.from_netcdf(str(path))
         rates = rate_array(idata).load()
-        if not any(v in idata.posterior for v in PHYSICS_VARIABLES):
+        if not any(v in idata.posterior for v in (*PHYSICS_VARIABLES, *NOT_SIMULATED_VARIABLES)):
             return rates
         # an event fit: its physics per draw too (the posterior group alone, in memory)
         return az.InferenceData(posterior=idata.posterior.load())
@@ -1042,6 +1070,32 @@ PHYSICS_VARIABLES: dict[str, str] = {
     "bad_node_fraction": "failures.bad_node_fraction",
     "bad_node_multiplier": "failures.bad_node_multiplier (per category)",
 }
+
+#: Posterior variables of physics that a fit reports and no simulation takes, with what a
+#: simulation does instead; :func:`rate_draws` records those a posterior has
+#: (:attr:`RateDraws.not_simulated`) and a simulation warns of each
+#: (:class:`~relmc.errors.UnreadFieldWarning`).
+NOT_SIMULATED_VARIABLES: dict[str, str] = {
+    "frailty_variance": (
+        "the gamma frailty of fit_events(nodes='frailty') is not simulated (the node model "
+        "is the two-point lemon mixture): every node fails at the posterior's rate, the mean "
+        "over nodes"
+    ),
+}
+
+
+def not_simulated_notes(draws: RateDraws) -> list[str]:
+    """Return a note on each posterior variable of ``draws`` that no simulation takes.
+
+    One per name in :attr:`RateDraws.not_simulated` (:data:`NOT_SIMULATED_VARIABLES`), e.g.
+    ``frailty_variance``: a simulation of a ``fit_events(nodes="frailty")`` posterior runs a
+    fleet of identical nodes at its rates.
+    """
+    return [
+        f"posterior[{name!r}] is not used: {NOT_SIMULATED_VARIABLES[name]}"
+        for name in draws.not_simulated
+    ]
+
 
 #: each variable's allowed range: (low, high, high included)
 _PHYSICS_RANGE = {

@@ -473,7 +473,17 @@ def test_a_store_made_before_cells_shared_multipliers_is_refused_with_spreads(tm
     # the new rule), it is refused again
     spec, path = old_store({"restart_spread": 3.0}, sizes, cells=(0, 1))
     before = sweep.open_sweep(path).ettr_mean.values.copy()
-    assert sweep.run_sweep(spec, path, progress=False) == []
+    reads = []  # the store is read back against its checksums once for the rule, not twice
+    real_status = store_mod.status
+
+    def counted(*args, **kw):
+        reads.append(kw.get("verify", False))
+        return real_status(*args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store_mod, "status", counted)
+        assert sweep.run_sweep(spec, path, progress=False) == []
+    assert reads.count(True) == 1
     np.testing.assert_array_equal(sweep.open_sweep(path).ettr_mean.values, before)
     next((path / "ettr_mean").glob("c*1")).write_bytes(b"\0" * 7)  # cell 1's chunk, garbled
     with pytest.raises(ValueError, match="the 1 of its 2 cells left to compute"):

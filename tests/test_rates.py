@@ -438,3 +438,54 @@ def test_of_several_overflowing_categories_the_largest_is_blamed():
     with pytest.raises(ValueError) as e:
         cluster_rates(sc, rate_draws(sc, swapped))
     assert e.value.field == "rates['a']"
+
+
+def _frailty_posterior(with_frailty=True):
+    import arviz as az
+
+    rate = _posterior(2, 4)
+    post = xr.Dataset({"rate": rate})
+    if with_frailty:  # as fit_events(nodes="frailty") names it, one value a draw
+        post["frailty_variance"] = (("chain", "draw"), np.full((2, 4), 0.8))
+    return az.InferenceData(posterior=post)
+
+
+def test_a_frailty_fit_warns_that_its_frailty_is_not_simulated(tmp_path):
+    # the gamma frailty of fit_events(nodes="frailty") is reported, not simulated: every node
+    # fails at the mean rate. A simulation says so once, and its numbers are those of the same
+    # rates without the variable.
+    from relmc.errors import UnreadFieldWarning
+    from relmc.rates import NOT_SIMULATED_VARIABLES, not_simulated_notes
+
+    sc = dataclasses.replace(_scenario(), job=relmc.Job(compute_hours=20.0))
+    frail, plain = _frailty_posterior(True), _frailty_posterior(False)
+    assert rate_draws(sc, frail).not_simulated == ("frailty_variance",)
+    assert rate_draws(sc, plain).not_simulated == ()
+    note = not_simulated_notes(rate_draws(sc, frail))
+    assert note == [
+        f"posterior['frailty_variance'] is not used: {NOT_SIMULATED_VARIABLES['frailty_variance']}"
+    ]
+    assert "mean over nodes" in note[0]
+    with pytest.warns(UnreadFieldWarning) as caught:
+        got = relmc.simulate(sc, rates=frail, n_trials=64, seed=5)
+    assert [str(w.message) for w in caught] == note
+    # negative control: without the variable, no warning (filterwarnings = error) and the
+    # same numbers, bit for bit
+    same = relmc.simulate(sc, rates=plain, n_trials=64, seed=5)
+    xr.testing.assert_identical(got.drop_attrs(), same.drop_attrs())
+    # a projection over sizes and a credible run warns once, not per size or simulation
+    with pytest.warns(UnreadFieldWarning) as caught:
+        relmc.project(frail, n_gpus=[8, 16], scenario=sc, n_trials=32, credible_trials=16,
+                      trials_per_draw=4, seed=1)  # fmt: skip
+    assert [str(w.message) for w in caught] == note
+    # so does a sweep over a posterior file of such a fit, once for its cells
+    path = tmp_path / "frail.nc"
+    frail.to_netcdf(str(path))
+    spec = relmc.sweep.SweepSpec.from_dict({
+        "seed": 3, "n_trials": 16, "posterior": str(path),
+        "base": {"job": {"compute_hours": 20}, "cluster": {"n_gpus": 16}},
+        "axes": {"policy.checkpoint_interval": [0.5, 1.0]},
+    })  # fmt: skip
+    with pytest.warns(UnreadFieldWarning) as caught:
+        relmc.sweep.run_sweep(spec, tmp_path / "s.zarr", progress=False)
+    assert [str(w.message) for w in caught] == note

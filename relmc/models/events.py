@@ -81,7 +81,8 @@ log ends. Physics per draw, under the names the scenario uses: ``diurnal_amplitu
 them in the draw order of the rates. ``frailty_variance`` (chain, draw) is reported but not
 simulated: no scenario field takes it (the kernel's node model is the two-point lemon
 mixture), so a simulation of a ``nodes="frailty"`` fit runs every node at ``rate``, the mean
-over nodes (the frailty has mean 1); such a fit is for comparing node models
+over nodes (the frailty has mean 1), and warns so (:class:`~relmc.errors.UnreadFieldWarning`,
+:data:`relmc.rates.NOT_SIMULATED_VARIABLES`); such a fit is for comparing node models
 (``az.compare``) and for its rates.
 
 Pointwise log-likelihood

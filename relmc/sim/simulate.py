@@ -29,6 +29,7 @@ from relmc.rates import (
     cluster_rates,
     draw_of_trial,
     maintenance_rate,
+    not_simulated_notes,
     rate_draws,
     replaced_physics_notes,
 )
@@ -257,7 +258,10 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
         "n_draws": draws.n_draws,
         "draw_rows": draws.rows,
         "source_draws": draws.n_source,
-        "physics_notes": replaced_physics_notes(scenario, draws.physics),
+        "physics_notes": [
+            *replaced_physics_notes(scenario, draws.physics),
+            *not_simulated_notes(draws),
+        ],
     }
     return inputs, labels
 
@@ -619,7 +623,9 @@ def simulate(
         they change nothing. And for each diurnal, trend or lemon field the scenario sets
         (other than its default or the posterior's point value) that ``rates``' per-draw
         parameters replace, the fleet age included
-        (:func:`relmc.rates.replaced_physics_notes`).
+        (:func:`relmc.rates.replaced_physics_notes`). And for each posterior variable of
+        physics that no simulation takes (:data:`relmc.rates.NOT_SIMULATED_VARIABLES`,
+        e.g. the variance of a frailty fit's node rates).
     """
     scenario = Scenario.default() if scenario is None else scenario
     if not isinstance(scenario, Scenario):

@@ -411,7 +411,8 @@ def run_sweep(
     if isinstance(backend, DaskCluster):
         backend.check()  # a scheduler that cannot be reached: before the store is written
     recover_pack(store)  # a pack killed between its two renames is finished first
-    if store.exists():
+    existed = store.exists()
+    if existed:
         check_same_spec(spec, store)  # before any (possibly slow) posterior work
         if is_packed(store):
             _check_packed_shard(store, cells)
@@ -422,9 +423,10 @@ def run_sweep(
     physics_notes = lower_cells(spec, rates)
     template = cell_template(spec, rates)
     warn_unread_cells(spec, physics_notes)
-    if store.exists():
+    if existed:  # checked above (an old rule's store read back once, not twice)
         check_variables(store, template)
-    init_store(spec, store, rates=rates, template=template)
+    else:  # another task may have made it since: init_store checks it then
+        init_store(spec, store, rates=rates, template=template)
     writer = CellWriter(store, spec)
     done = writer.done_mask()
     # a done cell whose data no longer match its checksum (a damaged chunk) is recomputed
