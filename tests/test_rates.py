@@ -461,6 +461,15 @@ def test_a_frailty_fit_warns_that_its_frailty_is_not_simulated(tmp_path):
     frail, plain = _frailty_posterior(True), _frailty_posterior(False)
     assert rate_draws(sc, frail).not_simulated == ("frailty_variance",)
     assert rate_draws(sc, plain).not_simulated == ()
+    # kept by a subset of the draws, and beside a straggler category the posterior lacks
+    assert relmc.rates.nested_draws(rate_draws(sc, frail), 8, 4).not_simulated == (
+        "frailty_variance",
+    )
+    slow = relmc.Category("s", rate=1e-5, unit="node", kind="straggler", straggler_speed=0.5)
+    with_slow = dataclasses.replace(
+        sc, failures=dataclasses.replace(sc.failures, categories=(*sc.failures.categories, slow))
+    )
+    assert rate_draws(with_slow, frail).not_simulated == ("frailty_variance",)
     note = not_simulated_notes(rate_draws(sc, frail))
     assert note == [
         f"posterior['frailty_variance'] is not used: {NOT_SIMULATED_VARIABLES['frailty_variance']}"
