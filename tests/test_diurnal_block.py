@@ -1880,6 +1880,65 @@ def test_pick_by_count_is_the_scans_pick_where_the_sums_rise():
     assert past_head > 10_000, past_head
 
 
+@numba.njit
+def _picks_eight(pw, prc, prs, n_cat, us, ss, cs, head, fix):
+    """The categories of ``_pick8_head`` (``head``) or ``_pick8_all``, eight picks at once, for
+    uniforms ``us`` at phases ``ss``, ``cs`` (a multiple of eight), the odd lanes drawn by
+    ``_pick_fix`` where ``fix`` (else left as the lanes counted them); and how many lanes
+    were odd."""
+    out = np.empty(us.size, np.int64)
+    n_odd = 0
+    for q in range(0, us.size, 8):
+        if head:
+            odd = _kernels._pick8_head(pw, prc, prs, ss, cs, us, q, q, n_cat - 1, out)
+        else:
+            odd = _kernels._pick8_all(pw, prc, prs, ss, cs, us, q, q, n_cat - 1, out)
+        for lane in range(8):
+            n_odd += (odd >> lane) & 1
+        if fix and odd != 0:
+            _kernels._pick_fix(odd, pw, prc, prs, ss, cs, us, q, q, n_cat, out)
+    return out, n_odd
+
+
+def test_eight_picks_at_once_are_the_scans_picks():
+    """``_pick8_head`` and ``_pick8_all`` (eight picks in vector lanes, the diurnal block's
+    picks where eight uniforms are left) with ``_pick_fix`` give the scan's category pick for
+    pick, on the tables of ``test_pick_by_count_is_the_scans_pick_where_the_sums_rise`` (Llama
+    3's 18 at 100k GPUs and 40 random ones of 1 to 24 categories, some of rate 0), 20,000
+    phases and uniforms each, uniforms of 0 and ``1 - 2^-53`` among them. Negative control:
+    without ``_pick_fix`` the head's lanes past the sixteenth sum (many in the random tables
+    of more categories: counted) keep a count of 16, not the scan's category."""
+    w = default_failures().cluster_rates(Cluster(n_gpus=100_000))
+    ang = OMEGA * (5.0 - np.arange(w.size) % 24)
+    z = np.sum(w * 0.5 * np.exp(1j * ang))
+    tables = [(_pick_tables(w, np.full(w.size, 0.5), ang - np.angle(z)), w.size)]
+    r = np.random.default_rng(29)
+    for k in range(40):
+        n_cat = int(r.integers(1, _kernels._PICK_W + 1)) if k > 1 else (1, _kernels._PICK_W)[k]
+        tables.append((_random_sums(r, n_cat, 0.98, n_zero=int(r.integers(0, n_cat))), n_cat))
+    ubuf = np.empty(_kernels.CBUF)
+    n = 20_000
+    odd_head = 0
+    unfixed_differ = 0
+    for (pw, prc, prs), n_cat in tables:
+        assert _kernels._sums_rise(pw, prc, prs, n_cat), n_cat
+        u = r.random(n)
+        u[:100], u[100:200] = 0.0, np.nextafter(1.0, 0.0)
+        r.shuffle(u)  # the edge uniforms in every lane
+        ph = r.uniform(0.0, 2 * math.pi, n)
+        ss, cs = np.sin(ph), np.cos(ph)
+        scan = _picks_both(r, pw, prc, prs, n_cat, u, ss, cs, ubuf)[0]
+        for head in (True, False):
+            got, n_odd = _picks_eight(pw, prc, prs, n_cat, u, ss, cs, head, True)
+            assert np.array_equal(got, scan), (n_cat, head)
+            if head:
+                odd_head += n_odd
+                bare, _ = _picks_eight(pw, prc, prs, n_cat, u, ss, cs, head, False)
+                unfixed_differ += int(np.sum(bare != scan))
+    assert odd_head > 10_000, odd_head
+    assert unfixed_differ > 10_000, unfixed_differ
+
+
 @intrinsic
 def _count_fused(typingctx, pw, prc, prs, s1, c1, target):
     """``_count_at_most`` with ``pw + prc c1`` fused (one rounding): the negative control."""

@@ -4176,16 +4176,31 @@ def _diurnal_block_body(
         # free now): a loop without a branch that depends on a pick; a point within a
         # recovery is not a failure and its category goes unused
         n_cat = interruptions.shape[1]
-        if pick_mode == _PICK_HEAD:  # (a loop a mode: the choice made once, not at each pick)
-            for q in range(np.uint64(j), np.uint64(stop)):
-                ji[q], jc = _pick_at_phase(
-                    rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, _PICK_HEAD
-                )
-        elif pick_mode == _PICK_COUNT:
-            for q in range(np.uint64(j), np.uint64(stop)):
-                ji[q], jc = _pick_at_phase(
-                    rng, jc, ubuf, pw, prc, prs, sa[q], ca[q], n_cat, _PICK_COUNT
-                )
+        if pick_mode != _PICK_SCAN:
+            # eight picks at once (_pick_lanes) where eight points and eight uniforms are left
+            # (the same uniforms as one by one: a refill where one by one would refill), else
+            # one; the lanes stay within the arrays: qp + 8 <= stop (sa, ca, ji hold the
+            # block's points) and jc + 8 <= CBUF
+            head = pick_mode == _PICK_HEAD
+            qp = j
+            while qp < stop:
+                if jc == CBUF:
+                    _uniform_fill(rng, ubuf)
+                    jc = 0
+                if stop - qp >= 8 and jc <= CBUF - 8:
+                    if head:
+                        odd = _pick8_head(pw, prc, prs, sa, ca, ubuf, qp, jc, n_cat - 1, ji)
+                    else:
+                        odd = _pick8_all(pw, prc, prs, sa, ca, ubuf, qp, jc, n_cat - 1, ji)
+                    if odd != 0:
+                        _pick_fix(odd, pw, prc, prs, sa, ca, ubuf, qp, jc, n_cat, ji)
+                    qp += 8
+                    jc += 8
+                else:
+                    ji[qp], jc = _pick_at_phase(
+                        rng, jc, ubuf, pw, prc, prs, sa[qp], ca[qp], n_cat, pick_mode
+                    )
+                    qp += 1
         else:
             for q in range(np.uint64(j), np.uint64(stop)):
                 ji[q], jc = _pick_at_phase(
@@ -4645,6 +4660,114 @@ def _count_sums(first, n_chunks):
 _count_at_most = _count_sums(0, _PICK_W // 8)
 _count_head = _count_sums(0, _PICK_HEAD_W // 8)
 _count_tail = _count_sums(_PICK_HEAD_W // 8, (_PICK_W - _PICK_HEAD_W) // 8)
+
+
+def _pick_lanes(n_sums):
+    """Return an intrinsic drawing eight picks at their phases at once, over the picks.
+
+    :func:`_pick_at_phase`'s count of the first ``n_sums`` sums, vectorised over the picks
+    instead of the sums.
+
+    ``_pick8(pw, prc, prs, sa, ca, ubuf, q, jc, last, ji)``: the picks of points ``q .. q + 7``
+    at the phases ``sa[q + l]``, ``ca[q + l]``, with the uniforms ``ubuf[jc + l]`` (the eight
+    :func:`_pick_at_phase` would take one by one, none refilled between them). Each lane's
+    target ``u (P_last)`` and each sum ``P_c = pw_c + prc_c cos - prs_c sin`` with the scalar's
+    float operations (a product, a sum and a difference, each rounded; no fused multiply-add),
+    so the same comparisons; the lane's count of ``P_c <= target`` over ``c < n_sums`` is
+    stored in ``ji[q + l]``. Returns a bit a lane whose count is ``n_sums`` or past ``last``
+    (``n_cat - 1``): its pick needs the sums past the first ``n_sums`` or :func:`_pick_last`
+    (:func:`_pick_fix`), a lane rarely set where the first ``n_sums`` hold all but a small
+    share of the intensity (``_PICK_HEAD``) and, counting all ``_PICK_W``, only where no sum
+    exceeds the target. Per sum and eight picks: two products, a sum, a difference, a
+    comparison and an add, against :func:`_count_sums`' broadcasts, loads and mask
+    gathering per pick.
+    """
+
+    @intrinsic
+    def _pick8(typingctx, pw, prc, prs, sa, ca, ubuf, q, jc, last, ji):
+        f8 = types.float64
+        if not (
+            all(
+                isinstance(a, types.Array) and a.dtype == f8 and a.ndim == 1 and a.layout == "C"
+                for a in (pw, prc, prs, sa, ca, ubuf)
+            )
+            and isinstance(ji, types.Array)
+            and ji.dtype == types.int64
+            and ji.ndim == 1
+            and ji.layout == "C"
+        ):
+            return None
+        lanes = 8
+        i64 = ir.IntType(64)
+        vec = ir.VectorType(ir.DoubleType(), lanes)
+        ivec = ir.VectorType(i64, lanes)
+
+        def codegen(context, builder, signature, args):
+            sig = signature.args
+            ptr = {
+                k: context.make_array(sig[k])(context, builder, args[k]).data
+                for k in (0, 1, 2, 3, 4, 5, 9)
+            }
+            q_, jc_, last_ = (
+                context.cast(builder, args[k], sig[k], types.int64) for k in (6, 7, 8)
+            )
+
+            def splat(x, v=vec):
+                out = ir.Constant(v, ir.Undefined)
+                for lane in range(lanes):
+                    out = builder.insert_element(out, x, ir.Constant(ir.IntType(32), lane))
+                return out
+
+            def load8(p, at, v=vec):
+                return builder.load(builder.bitcast(builder.gep(p, [at]), v.as_pointer()), align=8)
+
+            def scalar(k, c):
+                return builder.load(builder.gep(ptr[k], [c]))
+
+            sv, cv, uv = load8(ptr[3], q_), load8(ptr[4], q_), load8(ptr[5], jc_)
+
+            def sums(c):
+                w, rc, rs = (splat(scalar(k, c)) for k in range(3))
+                return builder.fsub(builder.fadd(w, builder.fmul(rc, cv)), builder.fmul(rs, sv))
+
+            target = builder.fmul(uv, sums(last_))
+            k = ir.Constant(ivec, None)
+            for c in range(n_sums):
+                le = builder.fcmp_ordered("<=", sums(ir.Constant(i64, c)), target)
+                k = builder.add(k, builder.zext(le, ivec))
+            builder.store(k, builder.bitcast(builder.gep(ptr[9], [q_]), ivec.as_pointer()), align=8)
+            odd = builder.or_(
+                builder.icmp_signed("==", k, splat(ir.Constant(i64, n_sums), ivec)),
+                builder.icmp_signed(">", k, splat(last_, ivec)),
+            )
+            return builder.zext(builder.bitcast(odd, ir.IntType(lanes)), i64)
+
+        return types.int64(pw, prc, prs, sa, ca, ubuf, q, jc, last, ji), codegen
+
+    return _pick8
+
+
+_pick8_head = _pick_lanes(_PICK_HEAD_W)
+_pick8_all = _pick_lanes(_PICK_W)
+
+
+@jit(_nrt=False)
+def _pick_fix(odd, pw, prc, prs, sa, ca, ubuf, q, jc, n_cat, ji):
+    """Draw the picks of :func:`_pick_lanes`' lanes in ``odd`` (bits) as :func:`_pick_at_phase`.
+
+    A count of all ``_PICK_W`` sums (the same category as the head's and tail's), else
+    :func:`_pick_last`. Out of line: rarely called.
+    """
+    last = n_cat - 1
+    for lane in range(8):
+        if (odd >> lane) & 1:
+            s1 = sa[q + lane]
+            c1 = ca[q + lane]
+            target = ubuf[jc + lane] * (pw[last] + prc[last] * c1 - prs[last] * s1)
+            k = _count_at_most(pw, prc, prs, s1, c1, target)
+            if k > last:
+                k = _pick_last(pw, prc, prs, s1, c1, n_cat)
+            ji[q + lane] = k
 
 
 @jit
