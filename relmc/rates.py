@@ -891,9 +891,10 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
     -------
     None, xarray.DataArray or arviz.InferenceData
         The rate draws (loaded into memory), or ``None`` for ``"point"``; for a netCDF
-        with physics per draw (an event fit, :data:`PHYSICS_VARIABLES`), its posterior
-        group (loaded), so that cells draw them per trial too; likewise for one with a
-        variable of :data:`NOT_SIMULATED_VARIABLES`, so that the sweep warns of it.
+        with physics per draw (an event fit, :data:`PHYSICS_VARIABLES`), an InferenceData
+        of its posterior group alone (loaded), so that cells draw them per trial too;
+        likewise for one with a variable of :data:`NOT_SIMULATED_VARIABLES`, so that the
+        sweep warns of it.
     """
     from pathlib import Path
 

@@ -58,8 +58,11 @@ def resolve_rates(spec: SweepSpec):
 
     Returns
     -------
-    None or xarray.DataArray
-        Rate draws per unit-hour with a ``category`` dim.
+    None, xarray.DataArray or arviz.InferenceData
+        ``None`` for ``"point"``; else rate draws per unit-hour with a ``category`` dim, or,
+        for a netCDF file with physics per draw or a variable no simulation takes, an
+        InferenceData of its posterior group alone, as
+        :func:`relmc.rates.posterior_from_source` returns them.
     """
     return posterior_from_source(
         spec.posterior,
