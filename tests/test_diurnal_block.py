@@ -899,6 +899,28 @@ def test_blocks_draw_the_categories_the_loop_would_draw_trial_by_trial(cap_hours
     _blocks_equal_the_loop(_capped_inputs(400, 60.0, 0.5, cap_hours, shapes=2), 0.3)
 
 
+@pytest.mark.parametrize("rarest_first", [False, True])
+def test_blocks_draw_eighteen_categories_the_loop_would_draw_trial_by_trial(rarest_first):
+    """As above with Llama 3's 18 categories (4 failures an hour in all, amplitude 0.5, peak
+    hours 0-17): the blocks draw eight picks at once (``_pick_lanes``), counting the first 16
+    sums and sending the lanes past them to ``_pick_fix`` (``_PICK_HEAD``), or, listed rarest
+    first, all 24 sums (``_PICK_COUNT``); the categories past the sixteenth are drawn
+    (counted), so a lane left at a count of 16 would move a category."""
+    w = default_failures().cluster_rates(Cluster(n_gpus=100_000))
+    w = w[::-1] if rarest_first else w
+    n_cat = w.size
+    x = dataclasses.replace(
+        _capped_inputs(400, 60.0, 0.5, 10**6, shapes=2),
+        cat_rate=(w * (4.0 / w.sum()))[None, :],
+        detect_hours=np.zeros(n_cat),
+        swap=np.zeros(n_cat, dtype=bool),
+        cat_amp=np.full(n_cat, 0.5),
+        cat_phase=np.arange(n_cat) % 24.0,
+    )
+    fast = _blocks_equal_the_loop(x, 0.3)
+    assert n_cat == 18 and fast["interruptions"][:, _kernels._PICK_HEAD_W + 1].sum() > 50
+
+
 def _blocks_equal_the_loop(x, share: float) -> dict[str, np.ndarray]:
     """Run the diurnal path on ``x`` with blocks and without (seed 5); assert that blocks take
     over ``share`` of the events and that every trial's outputs agree (wall and progress
