@@ -1074,7 +1074,7 @@ PHYSICS_VARIABLES: dict[str, str] = {
 
 #: Posterior variables of physics that a fit reports and no simulation takes, with what a
 #: simulation does instead; :func:`rate_draws` records those a posterior has
-#: (:attr:`RateDraws.not_simulated`) and a simulation warns of each
+#: (``RateDraws.not_simulated``) and a simulation warns of each
 #: (:class:`~relmc.errors.UnreadFieldWarning`).
 NOT_SIMULATED_VARIABLES: dict[str, str] = {
     "frailty_variance": (
@@ -1088,7 +1088,7 @@ NOT_SIMULATED_VARIABLES: dict[str, str] = {
 def not_simulated_notes(draws: RateDraws) -> list[str]:
     """Return a note on each posterior variable of ``draws`` that no simulation takes.
 
-    One per name in :attr:`RateDraws.not_simulated` (:data:`NOT_SIMULATED_VARIABLES`), e.g.
+    One per name in ``RateDraws.not_simulated`` (:data:`NOT_SIMULATED_VARIABLES`), e.g.
     ``frailty_variance``: a simulation of a ``fit_events(nodes="frailty")`` posterior runs a
     fleet of identical nodes at its rates.
     """
