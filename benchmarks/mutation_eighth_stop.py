@@ -14,8 +14,8 @@ Prints killed or SURVIVED per mutant.
 import os
 import subprocess
 import sys
+import tempfile
 
-WT = sys.argv[1]
 STORE = [
     ("        if left:\n", "        if not left:\n"),
     ("    if rule is not None:\n", "    if rule is None:\n"),
@@ -86,32 +86,51 @@ GROUPS = [
         ["tests/test_projection.py", "-k", "maintenance_record or adds_planned_maintenance"],
     ),
 ]
-killed = total = 0
-for path, mutants, tests in GROUPS:
-    f = os.path.join(WT, path)
-    orig = open(f).read()
-    try:
-        for i, (a, b) in enumerate(mutants):
-            assert orig.count(a) == 1, a
-            open(f, "w").write(orig.replace(a, b))
-            r = subprocess.run(
-                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0"]
-                + tests,
-                cwd=WT,
-                env={**os.environ, "PYTHONPATH": WT},
-                capture_output=True,
-                text=True,
-            )
-            killed += bool(r.returncode)
-            total += 1
-            print(
-                path,
-                i,
-                "killed" if r.returncode else "SURVIVED",
-                repr(b.strip())[:80],
-                r.stdout.strip().splitlines()[-1][:60],
-                flush=True,
-            )
-    finally:
-        open(f, "w").write(orig)
-print(f"{killed} of {total} killed")
+
+
+def run_groups(wt, groups):
+    """Apply each group's mutants alone in worktree ``wt`` and run its tests; print each.
+
+    A group is ``(path, mutants, tests)`` or ``(path, mutants, tests, own_cache)``: with
+    ``own_cache`` each mutant runs with a numba cache of its own (a kernel mutant could
+    otherwise run code compiled for the one before it). Returns (killed, total).
+    """
+    killed = total = 0
+    for path, mutants, tests, *rest in groups:
+        own_cache = bool(rest and rest[0])
+        f = os.path.join(wt, path)
+        orig = open(f).read()
+        try:
+            for i, (a, b) in enumerate(mutants):
+                assert orig.count(a) == 1, a
+                open(f, "w").write(orig.replace(a, b))
+                env = {**os.environ, "PYTHONPATH": wt}
+                with tempfile.TemporaryDirectory() as cache:
+                    if own_cache:
+                        env["NUMBA_CACHE_DIR"] = cache
+                    r = subprocess.run(
+                        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+                        + ["-n", "0", *tests],
+                        cwd=wt,
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                    )
+                killed += bool(r.returncode)
+                total += 1
+                print(
+                    path,
+                    i,
+                    "killed" if r.returncode else "SURVIVED",
+                    repr(b.strip())[:80],
+                    r.stdout.strip().splitlines()[-1][:60],
+                    flush=True,
+                )
+        finally:
+            open(f, "w").write(orig)
+    print(f"{killed} of {total} killed")
+    return killed, total
+
+
+if __name__ == "__main__":
+    run_groups(sys.argv[1], GROUPS)

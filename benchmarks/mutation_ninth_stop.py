@@ -1,7 +1,7 @@
 """Hand mutants of the ninth kernel stop's changes: eight picks at once, the frailty warning.
 
     git worktree add --detach /tmp/wtM <commit>
-    python benchmarks/mutation_ninth_stop.py /tmp/wtM      # ~20 min, one core
+    python benchmarks/mutation_ninth_stop.py /tmp/wtM      # ~14 min, one core
 
 Groups: the diurnal block's picks eight at a time (``_pick_lanes``, ``_pick_fix`` and the
 block's loop in ``relmc/sim/_kernels.py``), each kernel mutant with a numba cache of its own
@@ -12,12 +12,12 @@ replaced) is applied alone in the worktree and judged by its group's tests; the 
 restored after. Prints killed or SURVIVED per mutant.
 """
 
-import os
-import subprocess
 import sys
-import tempfile
+from pathlib import Path
 
-WT = sys.argv[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mutation_eighth_stop import run_groups  # noqa: E402
+
 LANE_TESTS = ["tests/test_diurnal_block.py", "-k", "eight_picks"]
 BLOCK_TESTS = [
     "tests/test_diurnal_block.py",
@@ -101,36 +101,6 @@ GROUPS = [
         False,
     ),
 ]
-killed = total = 0
-for path, mutants, tests, own_cache in GROUPS:
-    f = os.path.join(WT, path)
-    orig = open(f).read()
-    try:
-        for i, (a, b) in enumerate(mutants):
-            assert orig.count(a) == 1, a
-            open(f, "w").write(orig.replace(a, b))
-            env = {**os.environ, "PYTHONPATH": WT}
-            with tempfile.TemporaryDirectory() as cache:
-                if own_cache:
-                    env["NUMBA_CACHE_DIR"] = cache
-                r = subprocess.run(
-                    [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-                    + ["-n", "0", *tests],
-                    cwd=WT,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                )
-            killed += bool(r.returncode)
-            total += 1
-            print(
-                path,
-                i,
-                "killed" if r.returncode else "SURVIVED",
-                repr(b.strip())[:80],
-                r.stdout.strip().splitlines()[-1][:60],
-                flush=True,
-            )
-    finally:
-        open(f, "w").write(orig)
-print(f"{killed} of {total} killed")
+
+if __name__ == "__main__":
+    run_groups(sys.argv[1], GROUPS)
