@@ -4754,7 +4754,7 @@ _pick8_head = _pick_lanes(_PICK_HEAD_W)
 _pick8_all = _pick_lanes(_PICK_W)
 
 
-@jit(_nrt=False)
+@jit(_nrt=False, forceinline=False)  # out of line: rarely called
 def _pick_fix(odd, pw, prc, prs, sa, ca, ubuf, q, jc, n_cat, ji):
     """Draw the picks of :func:`_pick_lanes`' lanes in ``odd`` (bits) as :func:`_pick_at_phase`.
 
