@@ -672,6 +672,26 @@ def run_sweep(a):
     return ck, neg, {}
 
 
+def report(ck, neg, comp, mode, t0, pkl):
+    """Print a mode's checks, negatives, comparisons and summary line; pickle them to ``pkl``
+    (the eleventh and twelfth rounds print theirs with it too)."""
+    for k, v in ck.items():
+        print(f"  check {k}: {v}")
+    for k, (eq, d) in neg.items():
+        print(f"  negative {k}: identical {eq} {d}")
+    if comp:
+        comp_print(comp, mode)
+    bits = [v for v in ck.values() if isinstance(v, bool)]
+    flo = [v for v in ck.values() if not isinstance(v, bool)]
+    print(
+        f"SUMMARY {mode}: bit/equality checks {sum(bits)}/{len(bits)}; float checks max "
+        f"{max(flo) if flo else 0:.3g}; negatives identical "
+        f"{sum(bool(eq) for eq, _ in neg.values())}/{len(neg)}; total {time.time() - t0:.1f}s"
+    )
+    with open(pkl, "wb") as f:
+        pickle.dump(dict(checks=ck, neg=neg, comp=comp), f)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mode", choices=("cred", "events", "cli", "sweep"))
@@ -696,21 +716,7 @@ def main(argv=None):
           f"{a.budget} iseed {a.iseed}  relmc {relmc.__version__}")  # fmt: skip
     t0 = time.time()
     ck, neg, comp = dict(cred=run_cred, events=run_events, cli=run_cli, sweep=run_sweep)[a.mode](a)
-    for k, v in ck.items():
-        print(f"  check {k}: {v}")
-    for k, (eq, d) in neg.items():
-        print(f"  negative {k}: identical {eq} {d}")
-    if comp:
-        comp_print(comp, a.mode)
-    bits = [v for v in ck.values() if isinstance(v, bool)]
-    flo = [v for v in ck.values() if not isinstance(v, bool)]
-    print(
-        f"SUMMARY {a.mode}: bit/equality checks {sum(bits)}/{len(bits)}; float checks max "
-        f"{max(flo) if flo else 0:.3g}; negatives identical "
-        f"{sum(bool(eq) for eq, _ in neg.values())}/{len(neg)}; total {time.time() - t0:.1f}s"
-    )
-    with open(a.out / f"res_r10_{tag}.pkl", "wb") as f:
-        pickle.dump(dict(checks=ck, neg=neg, comp=comp), f)
+    report(ck, neg, comp, a.mode, t0, a.out / f"res_r10_{tag}.pkl")
 
 
 if __name__ == "__main__":

@@ -61,7 +61,6 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import pickle
 import shutil
 import sys
 import time
@@ -474,21 +473,7 @@ def main(argv=None):
           f"budget {a.budget} iseed {a.iseed}  relmc {relmc.__version__}")  # fmt: skip
     t0 = time.time()
     ck, neg, comp = dict(cred=run_cred, mix=run_mix, cli=run_cli, sweep=run_sweep)[a.mode](a)
-    for k, v in ck.items():
-        print(f"  check {k}: {v}")
-    for k, (eq, dd) in neg.items():
-        print(f"  negative {k}: identical {eq} {dd}")
-    if comp:
-        R10.comp_print(comp, a.mode)
-    bits = [v for v in ck.values() if isinstance(v, bool)]
-    flo = [v for v in ck.values() if not isinstance(v, bool)]
-    print(
-        f"SUMMARY {a.mode}: bit/equality checks {sum(bits)}/{len(bits)}; float checks max "
-        f"{max(flo) if flo else 0:.3g}; negatives identical "
-        f"{sum(bool(eq) for eq, _ in neg.values())}/{len(neg)}; total {time.time() - t0:.1f}s"
-    )
-    with open(a.out / f"res_r11_{tag}.pkl", "wb") as f:
-        pickle.dump(dict(checks=ck, neg=neg, comp=comp), f)
+    R10.report(ck, neg, comp, a.mode, t0, a.out / f"res_r11_{tag}.pkl")
 
 
 if __name__ == "__main__":
