@@ -4546,9 +4546,11 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode):
     ~3.5 looks a pick). A category whose running sum does not rise (rate 0) is never taken
     (strict ``>``); should no sum exceed ``u P_last`` (a total intensity of 0 at the phase, in
     rounding), the last category whose sum rises (:func:`_pick_last`). The uniforms are drawn
-    ahead (``ubuf`` from ``jc``, refilled ``CBUF`` at a time). Called per failure (per point in
-    a block, :func:`_diurnal_block_body`) with the Generator, so compiled without reference
-    counting (with it, ~50 ns more a pick on this host) and inlined by LLVM.
+    ahead (``ubuf`` from ``jc``, refilled ``CBUF`` at a time). Called per failure (in a block,
+    :func:`_diurnal_block_body`, per point where fewer than eight points or uniforms are left
+    and in the scan's mode; :func:`_pick_lanes` takes eight at once otherwise, the same
+    categories) with the Generator, so compiled without reference counting (with it, ~50 ns
+    more a pick on this host) and inlined by LLVM.
 
     ``pick_mode`` (:func:`_pick_mode`; ``_PICK_SCAN`` the scan above): where
     :func:`_sums_rise` holds for the sums (every ``P_c``, as computed, is at least
