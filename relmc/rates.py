@@ -935,7 +935,8 @@ def posterior_from_source(source: str, *, seed: Any, n_draws: int, path_root: An
         rates = rate_array(idata).load()
         if not any(v in idata.posterior for v in (*PHYSICS_VARIABLES, *NOT_SIMULATED_VARIABLES)):
             return rates
-        # an event fit: its physics per draw too (the posterior group alone, in memory)
+        # an event fit: its physics per draw (or a variable no simulation takes, to warn of)
+        # too: the posterior group alone, in memory
         return az.InferenceData(posterior=idata.posterior.load())
     except Exception as e:  # arviz raises several types for a wrong file
         raise FieldError(
