@@ -4560,9 +4560,10 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode):
     categories), the same category as the scan's. The scan's exit is a branch no predictor
     learns (the category is random): timed alone, ~21 ns a scan of Llama 3's 18 categories
     against ~5 ns a count; the diurnal path with 18 peak hours at 100k GPUs 1.15x as fast
-    (bench_ab, three processes). ``_PICK_COUNT`` compares all ``_PICK_W``; ``_PICK_HEAD``
-    the first ``_PICK_HEAD_W``, and the rest only where all of those are at most the target
-    (the sums at or below it are a prefix, so otherwise none of the rest is): Llama 3's last
+    (bench_ab, three processes). ``_PICK_COUNT`` compares all ``_PICK_W``
+    (:func:`_pick_counted`); ``_PICK_HEAD`` the first ``_PICK_HEAD_W``, and all of them only
+    where all of those are at most the target (the sums at or below it are a prefix, so
+    otherwise none of the rest is) or none of the categories' is above it: Llama 3's last
     two categories hold 1 % of the intensity, so the branch is rarely taken, and the diurnal
     path with 18 peak hours at 100k GPUs ran 1.044x as fast (bench_ab, the median of three
     processes: 1.021, 1.060, 1.044; outputs equal). With the same categories listed rarest
@@ -4572,27 +4573,45 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode):
     if jc == CBUF:
         _uniform_fill(rng, ubuf)
         jc = 0
-    last = n_cat - 1
-    target = ubuf[jc] * (pw[last] + prc[last] * c1 - prs[last] * s1)
+    u = ubuf[jc]
     jc += 1
-    if pick_mode != _PICK_SCAN:
-        k = _count_head(pw, prc, prs, s1, c1, target)
-        if pick_mode != _PICK_HEAD or k == _PICK_HEAD_W:
-            k += _count_tail(pw, prc, prs, s1, c1, target)
-        if k <= last:
-            return k, jc
-    else:
-        for c in range(last + 1):
+    if pick_mode == _PICK_SCAN:
+        target = _pick_target(u, pw, prc, prs, s1, c1, n_cat)
+        for c in range(n_cat):
             if pw[c] + prc[c] * c1 - prs[c] * s1 > target:
                 return c, jc
-    return _pick_last(pw, prc, prs, s1, c1, n_cat), jc
+        return _pick_last(pw, prc, prs, s1, c1, n_cat), jc
+    if pick_mode == _PICK_HEAD:
+        k = _count_head(pw, prc, prs, s1, c1, _pick_target(u, pw, prc, prs, s1, c1, n_cat))
+        if k < _PICK_HEAD_W and k < n_cat:
+            return k, jc
+    return _pick_counted(u, pw, prc, prs, s1, c1, n_cat), jc
+
+
+@jit(_nrt=False, forceinline=True)
+def _pick_target(u, pw, prc, prs, s1, c1, n_cat):
+    """Return a pick's target at a phase, ``u P_last`` (:func:`_pick_at_phase`)."""
+    last = n_cat - 1
+    return u * (pw[last] + prc[last] * c1 - prs[last] * s1)
+
+
+@jit(_nrt=False, forceinline=True)
+def _pick_counted(u, pw, prc, prs, s1, c1, n_cat):
+    """:func:`_pick_at_phase`'s pick of uniform ``u`` by a count of all ``_PICK_W`` sums.
+
+    The count of sums at most the target (:func:`_count_at_most`), else, where it passes the
+    last category, :func:`_pick_last`: the pick of the count modes where the first
+    ``_PICK_HEAD_W`` sums do not settle it, and of :func:`_pick_fix`'s lanes.
+    """
+    k = _count_at_most(pw, prc, prs, s1, c1, _pick_target(u, pw, prc, prs, s1, c1, n_cat))
+    return k if k < n_cat else _pick_last(pw, prc, prs, s1, c1, n_cat)
 
 
 def _count_sums(first, n_chunks):
     """Return an intrinsic counting the sums of chunks ``first .. first + n_chunks - 1``.
 
-    Eight sums a chunk. ``_count_at_most`` all ``_PICK_W``; ``_count_head`` the first
-    ``_PICK_HEAD_W``, ``_count_tail`` the rest (:func:`_pick_at_phase`).
+    Eight sums a chunk. ``_count_at_most`` all ``_PICK_W``, ``_count_head`` the first
+    ``_PICK_HEAD_W`` (:func:`_pick_at_phase`).
     """
 
     @intrinsic
@@ -4661,7 +4680,6 @@ def _count_sums(first, n_chunks):
 
 _count_at_most = _count_sums(0, _PICK_W // 8)
 _count_head = _count_sums(0, _PICK_HEAD_W // 8)
-_count_tail = _count_sums(_PICK_HEAD_W // 8, (_PICK_W - _PICK_HEAD_W) // 8)
 
 
 def _pick_lanes(n_sums):
@@ -4760,19 +4778,14 @@ _pick8_all = _pick_lanes(_PICK_W)
 def _pick_fix(odd, pw, prc, prs, sa, ca, ubuf, q, jc, n_cat, ji):
     """Draw the picks of :func:`_pick_lanes`' lanes in ``odd`` (bits) as :func:`_pick_at_phase`.
 
-    A count of all ``_PICK_W`` sums (the same category as the head's and tail's), else
-    :func:`_pick_last`. Out of line: rarely called.
+    A count of all ``_PICK_W`` sums, else :func:`_pick_last` (:func:`_pick_counted`). Out of
+    line: rarely called.
     """
-    last = n_cat - 1
     for lane in range(8):
         if (odd >> lane) & 1:
-            s1 = sa[q + lane]
-            c1 = ca[q + lane]
-            target = ubuf[jc + lane] * (pw[last] + prc[last] * c1 - prs[last] * s1)
-            k = _count_at_most(pw, prc, prs, s1, c1, target)
-            if k > last:
-                k = _pick_last(pw, prc, prs, s1, c1, n_cat)
-            ji[q + lane] = k
+            ji[q + lane] = _pick_counted(
+                ubuf[jc + lane], pw, prc, prs, sa[q + lane], ca[q + lane], n_cat
+            )
 
 
 @jit
