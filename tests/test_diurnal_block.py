@@ -1820,8 +1820,9 @@ def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise(pi
     - 2^-53`` is category 2; at ``u = 0`` category 1 (``>=`` for ``>`` would take category 0).
     Sums whose total is 0 at the phase (the intensity touching 0 everywhere at once): no sum
     exceeds ``u`` times it, and ``_pick_last`` gives the last category whose sum rises (here
-    none: category 0; with sums ``[1, 2, 3]``, 2). By the scan, the count and the head first
-    (the tables laid out as ``_phase_sums`` lays them).
+    none: category 0; with sums ``[1, 2, 3]``, 2; with ``[-1e-16, 0, 0]``, a first sum rounded
+    below 0, 1). By the scan, the count and the head first (the tables laid out as
+    ``_phase_sums`` lays them).
     """
     pw, prc, prs = _kernels._phase_sums(4)
     pw[:4] = [0.0, 1.0, 2.0, 2.0]
@@ -1836,6 +1837,10 @@ def test_pick_at_phase_never_takes_a_category_whose_running_sum_does_not_rise(pi
     rng = np.random.default_rng(0)
     assert _kernels._pick_at_phase(rng, 0, top, *flat, 0.0, 1.0, 2, pick_mode) == (0, 1)
     assert _kernels._pick_last(*flat, 0.0, 1.0, 2) == 0
+    # a total of 0 whose first sum rounds below it: the last sum that rises is category 1's
+    low = _kernels._phase_sums(3)
+    low[0][:3], low[1][:3] = [0.5, 1.0, 1.0], [np.nextafter(-0.5, -1.0), -1.0, -1.0]
+    assert _kernels._pick_at_phase(rng, 0, top, *low, 0.0, 1.0, 3, pick_mode) == (1, 1)
     assert _kernels._pick_last(np.array([1.0, 2.0, 3.0]), *(np.zeros(3),) * 2, 0.0, 1.0, 3) == 2
 
 
