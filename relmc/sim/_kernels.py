@@ -4561,9 +4561,9 @@ def _pick_at_phase(rng, jc, ubuf, pw, prc, prs, s1, c1, n_cat, pick_mode):
     learns (the category is random): timed alone, ~21 ns a scan of Llama 3's 18 categories
     against ~5 ns a count; the diurnal path with 18 peak hours at 100k GPUs 1.15x as fast
     (bench_ab, three processes). ``_PICK_COUNT`` compares all ``_PICK_W``
-    (:func:`_pick_counted`); ``_PICK_HEAD`` the first ``_PICK_HEAD_W``, and all of them only
-    where all of those are at most the target (the sums at or below it are a prefix, so
-    otherwise none of the rest is) or none of the categories' is above it: Llama 3's last
+    (:func:`_pick_counted`); ``_PICK_HEAD`` the first ``_PICK_HEAD_W``, and counts all of
+    them only where all of those are at most the target (the sums at or below it are a
+    prefix, so otherwise none of the rest is) or the count passes the last category: Llama 3's last
     two categories hold 1 % of the intensity, so the branch is rarely taken, and the diurnal
     path with 18 peak hours at 100k GPUs ran 1.044x as fast (bench_ab, the median of three
     processes: 1.021, 1.060, 1.044; outputs equal). With the same categories listed rarest
