@@ -313,25 +313,26 @@ def run_scal(a):
 
 
 # ---------------------------------------------------------------- 3: lemons, swaps, standbys, pool
-def run_lemon(a):
+def lemon_compare(a, spec, variants, vary, seed_base, fields, shown):
+    """The mixture fit's draw 0 of each chain under ``spec`` (a node spec, gpu on ``gpu``
+    units, net on nodes), projected at 64 / 256 GPUs with precision: ``prec_checks``, then
+    each draw's kept trials against ``run_r5(node=True)`` trials, documented and with each of
+    ``variants`` (``vary(s, var)`` changes the spec dict ``s`` for a variant of the policy;
+    "other draw's lemon rows" and "F[k+1]" are handled here), seeds ``seed_base * N + 7 k +
+    100 j``. ``fields``: the policy's fields printed; ``shown``: outputs printed per size
+    (relmc) and per draw (independent). Round 13's lemon mode, and round 14's.
+    """
     import arviz as az
 
     ck, neg, comp = {}, {}, {}
     fe = R9.event_fit(argparse.Namespace(out=a.out, draws=100))
     post = fe.posterior
-    spec = node_spec(W=a.hours, n_gpus=64, tau=0.5, delta=0.03, R=0.3, swap_h=0.2, n_spares=1,
-                     repair_h=12.0, n_standbys=2, lemon_k=2, lemon_win=168.0, f=0.05, m=3.0,
-                     cats=[ncat("gpu", 0.1, detect=0.1, swap=True),
-                           ncat("net", 0.05, detect=0.05)],
-                     spreads=dict(restart=2.0, detection=2.0))  # fmt: skip
     sc = indep_nodes.build_relmc(spec)
     cats = tuple(dataclasses.replace(c, unit=u) for c, u in
                  zip(sc.failures.categories, ("gpu", "node"), strict=True))  # fmt: skip
     sc = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
-    print(f"scenario: recovery {[c.recovery for c in sc.failures.categories]}, n_spares "
-          f"{sc.policy.n_spares}, repair_hours {sc.policy.repair_hours}, n_standbys "
-          f"{sc.policy.n_standbys}, lemon_failures {sc.policy.lemon_failures} in "
-          f"{sc.policy.lemon_window_hours} h")  # fmt: skip
+    print(f"scenario: recovery {[c.recovery for c in sc.failures.categories]}, "
+          + ", ".join(f"{f} {getattr(sc.policy, f)}" for f in fields))  # fmt: skip
     thin = post.isel(draw=slice(0, 1))
     tid = az.InferenceData(posterior=thin)
     me = M8.Mine(tid, sc)
@@ -351,17 +352,13 @@ def run_lemon(a):
     print(f"project: n_trials {res.n_trials.values.tolist()}, stopped_by "
           f"{res.stopped_by.values.tolist()}")  # fmt: skip
     F = r5_indep.overhead_factors(spec["spreads"], nd, a.seed)
-    variants = (None, "no exclusion", "no standbys", "unlimited pool", "other draw's lemon rows",
-                "F[k+1]")  # fmt: skip
 
     def spec_of(k, N, var):
         s = copy.deepcopy(spec)
         kp = 1 - k if var == "other draw's lemon rows" else k
         L = me.fitted(N)[k] / fm[k]
-        s.update(n_gpus=N, f=float(bf[kp]),
-                 lemon_k=0 if var == "no exclusion" else spec["lemon_k"],
-                 n_standbys=0 if var == "no standbys" else spec["n_standbys"],
-                 n_spares=None if var == "unlimited pool" else spec["n_spares"])  # fmt: skip
+        s.update(n_gpus=N, f=float(bf[kp]))
+        vary(s, var)
         for j, c in enumerate(s["cats"]):
             c.update(rate=float(L[j]), mult=float(bm[kp, j]))
         return s
@@ -375,28 +372,43 @@ def run_lemon(a):
         P = P8.sim(scN, tid, a.budget, size_seed(root, N), root, prec)
         P8.prec_checks(ck, neg, res, N, P, Pf, pk, a.budget)
         t = indep_nodes.relmc_table(P, spec)
-        print(f"  N={N}: mean a trial: nodes_excluded_bad {float(P.nodes_excluded_bad.mean()):.4f}"
-              f", good {float(P.nodes_excluded_good.mean()):.4f}, standby_swaps "
-              f"{float(P.standby_swaps.mean()):.4f}, pool_occupancy "
-              f"{float(P.pool_occupancy.mean()):.4f}")  # fmt: skip
+        print(f"  N={N}: relmc mean a trial: "
+              + ", ".join(f"{v} {float(P[v].mean()):.4f}" for v in shown))  # fmt: skip
         for k in range(nd):
             mask = P.draw.values == k
             for j, var in enumerate(variants):
                 fk = dict(zip(r5_indep.COLS, F[(k + 1) % nd if var == "F[k+1]" else k],
                               strict=True))  # fmt: skip
                 b = r5_indep.run_r5(spec_of(k, N, var), a.n_indep,
-                                    13000 * N + 7 * k + 100 * j + 100_000 * a.iseed, F=fk,
+                                    seed_base * N + 7 * k + 100 * j + 100_000 * a.iseed, F=fk,
                                     node=True)  # fmt: skip
                 if var is None:
-                    print(f"    d{k} independent: nodes_excluded_bad "
-                          f"{b['nodes_excluded_bad'].mean():.4f}, standby_swaps "
-                          f"{b['standby_swaps'].mean():.4f}, pool_occupancy "
-                          f"{b['pool_occupancy'].mean():.4f}")  # fmt: skip
+                    print(f"    d{k} independent mean: "
+                          + ", ".join(f"{v} {b[v].mean():.4f}" for v in shown))  # fmt: skip
                 comp[("lemon", N, k, var or "documented")] = r4_run.compare_tables(
                     f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec,
                     quiet=True,
                 )  # fmt: skip
     return ck, neg, comp
+
+
+def run_lemon(a):
+    spec = node_spec(W=a.hours, n_gpus=64, tau=0.5, delta=0.03, R=0.3, swap_h=0.2, n_spares=1,
+                     repair_h=12.0, n_standbys=2, lemon_k=2, lemon_win=168.0, f=0.05, m=3.0,
+                     cats=[ncat("gpu", 0.1, detect=0.1, swap=True),
+                           ncat("net", 0.05, detect=0.05)],
+                     spreads=dict(restart=2.0, detection=2.0))  # fmt: skip
+
+    def vary(s, var):
+        s.update(lemon_k=0 if var == "no exclusion" else spec["lemon_k"],
+                 n_standbys=0 if var == "no standbys" else spec["n_standbys"],
+                 n_spares=None if var == "unlimited pool" else spec["n_spares"])  # fmt: skip
+
+    variants = (None, "no exclusion", "no standbys", "unlimited pool", "other draw's lemon rows",
+                "F[k+1]")  # fmt: skip
+    fields = ("n_spares", "repair_hours", "n_standbys", "lemon_failures", "lemon_window_hours")
+    shown = ("nodes_excluded_bad", "nodes_excluded_good", "standby_swaps", "pool_occupancy")
+    return lemon_compare(a, spec, variants, vary, 13000, fields, shown)
 
 
 # ---------------------------------------------------------------- 4: mixture fit with diurnal/trend

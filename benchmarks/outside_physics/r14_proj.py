@@ -96,6 +96,7 @@ import r8_proj as P8  # noqa: E402
 import r9_cli as C9  # noqa: E402
 import r9_proj as R9  # noqa: E402
 import r10_proj as R10  # noqa: E402
+import r13_proj as R13  # noqa: E402
 from indep2 import cat, default_spec  # noqa: E402
 from indep_nodes import ncat, node_spec  # noqa: E402
 from outlog import log_to  # noqa: E402
@@ -280,55 +281,14 @@ def run_cli(a):
 
 # ---------------------------------------------------------------- 2: lemons + repair chain
 def run_lemon(a):
-    import arviz as az
-
-    ck, neg, comp = {}, {}, {}
-    fe = R9.event_fit(argparse.Namespace(out=a.out, draws=100))
-    post = fe.posterior
     spec = node_spec(W=a.hours, n_gpus=64, tau=0.5, delta=0.03, R=0.3, swap_h=0.2, n_spares=2,
                      repair_h=6.0, escalate=0.4, manual_h=30.0, auto_miss=0.3, manual_miss=0.1,
                      retire_after=2, lemon_k=2, lemon_win=168.0, f=0.05, m=3.0,
                      cats=[ncat("gpu", 0.1, detect=0.1, swap=True),
                            ncat("net", 0.05, detect=0.05)],
                      spreads=dict(restart=2.0, detection=2.0))  # fmt: skip
-    sc = indep_nodes.build_relmc(spec)
-    cats = tuple(dataclasses.replace(c, unit=u) for c, u in
-                 zip(sc.failures.categories, ("gpu", "node"), strict=True))  # fmt: skip
-    sc = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
-    p = sc.policy
-    print(f"scenario: recovery {[c.recovery for c in sc.failures.categories]}, n_spares "
-          f"{p.n_spares}, repair_hours {p.repair_hours} ({p.repair_distribution}), escalation "
-          f"{p.escalation_probability} to {p.manual_repair_hours} h, misses "
-          f"{p.auto_repair_miss} / {p.manual_repair_miss}, retire_after_repairs "
-          f"{p.retire_after_repairs}, lemon_failures {p.lemon_failures} in "
-          f"{p.lemon_window_hours} h")  # fmt: skip
-    thin = post.isel(draw=slice(0, 1))
-    tid = az.InferenceData(posterior=thin)
-    me = M8.Mine(tid, sc)
-    fm = me.f()
-    bf = thin["bad_node_fraction"].transpose("draw", "chain").values.ravel()
-    bm = M8.flat(thin["bad_node_multiplier"])
-    nd, sizes = 2, (64, 256)
-    print(f"thin: f {np.round(fm, 5).tolist()}; bad_node_fraction {np.round(bf, 4).tolist()}; "
-          f"multiplier {np.round(bm, 3).tolist()}; job rates "
-          + "; ".join(f"{N}: {np.round(me.lam(N), 4).tolist()}" for N in sizes))  # fmt: skip
-    prec = relmc.Precision(target_rse=a.rse, min_trials=a.min)
-    pk = dict(tse=None, trse=a.rse, hopeless=None, min_trials=a.min)
-    root = resolve_seed(a.seed)
-    res = relmc.project(tid, n_gpus=list(sizes), scenario=sc, n_trials=a.budget, seed=a.seed,
-                        n_threads=1, keep_trials=True, credible_trials=0,
-                        precision=prec)  # fmt: skip
-    print(f"project: n_trials {res.n_trials.values.tolist()}, stopped_by "
-          f"{res.stopped_by.values.tolist()}")  # fmt: skip
-    F = r5_indep.overhead_factors(spec["spreads"], nd, a.seed)
-    variants = (None, "no retirement", "no escalation", "no misses", "no exclusion",
-                "other draw's lemon rows", "F[k+1]")  # fmt: skip
 
-    def spec_of(k, N, var):
-        s = copy.deepcopy(spec)
-        kp = 1 - k if var == "other draw's lemon rows" else k
-        L = me.fitted(N)[k] / fm[k]
-        s.update(n_gpus=N, f=float(bf[kp]))
+    def vary(s, var):
         if var == "no retirement":
             s["retire_after"] = 0
         if var == "no escalation":
@@ -337,39 +297,15 @@ def run_lemon(a):
             s.update(auto_miss=0.0, manual_miss=0.0)
         if var == "no exclusion":
             s["lemon_k"] = 0
-        for j, c in enumerate(s["cats"]):
-            c.update(rate=float(L[j]), mult=float(bm[kp, j]))
-        return s
 
+    variants = (None, "no retirement", "no escalation", "no misses", "no exclusion",
+                "other draw's lemon rows", "F[k+1]")  # fmt: skip
+    fields = ("n_spares", "repair_hours", "repair_distribution", "escalation_probability",
+              "manual_repair_hours", "auto_repair_miss", "manual_repair_miss",
+              "retire_after_repairs", "lemon_failures", "lemon_window_hours")  # fmt: skip
     shown = ("nodes_excluded_bad", "nodes_excluded_good", "repairs_auto", "repairs_manual",
              "nodes_retired", "pool_occupancy")  # fmt: skip
-    for N in sizes:
-        scN = R6.at_size(sc, N)
-        ck[f"N={N} job_rates == my Lambda (rel)"] = float(
-            np.abs(job_rates(scN, rate_draws(scN, tid)) / me.lam(N) - 1).max()
-        )
-        Pf = P8.sim(scN, tid, a.budget, size_seed(root, N), root)
-        P = P8.sim(scN, tid, a.budget, size_seed(root, N), root, prec)
-        P8.prec_checks(ck, neg, res, N, P, Pf, pk, a.budget)
-        t = indep_nodes.relmc_table(P, spec)
-        print(f"  N={N}: relmc mean a trial: "
-              + ", ".join(f"{v} {float(P[v].mean()):.4f}" for v in shown))  # fmt: skip
-        for k in range(nd):
-            mask = P.draw.values == k
-            for j, var in enumerate(variants):
-                fk = dict(zip(r5_indep.COLS, F[(k + 1) % nd if var == "F[k+1]" else k],
-                              strict=True))  # fmt: skip
-                b = r5_indep.run_r5(spec_of(k, N, var), a.n_indep,
-                                    14000 * N + 7 * k + 100 * j + 100_000 * a.iseed, F=fk,
-                                    node=True)  # fmt: skip
-                if var is None:
-                    print(f"    d{k} independent mean: "
-                          + ", ".join(f"{v} {b[v].mean():.4f}" for v in shown))  # fmt: skip
-                comp[("lemon", N, k, var or "documented")] = r4_run.compare_tables(
-                    f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec,
-                    quiet=True,
-                )  # fmt: skip
-    return ck, neg, comp
+    return R13.lemon_compare(a, spec, variants, vary, 14000, fields, shown)
 
 
 # ---------------------------------------------------------------- 3: node-model sweep, mixture file
@@ -556,7 +492,6 @@ def mixpool_fit(a):
 def run_mixpool(a):
     """The thirteenth round's ``run_mixdt`` (node model, precision, each draw vs run_r5) on a
     pooled-cycle fit: its fit function swapped for ``mixpool_fit``."""
-    import r13_proj as R13
 
     ck0 = {}
     fe = mixpool_fit(a)
