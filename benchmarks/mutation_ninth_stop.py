@@ -1,7 +1,7 @@
 """Hand mutants of the ninth kernel stop's changes: eight picks at once, the frailty warning.
 
-    git worktree add --detach /tmp/wtM <commit>
-    python benchmarks/mutation_ninth_stop.py /tmp/wtM      # ~14 min, one core
+    git worktree add --detach /tmp/wtM ed7b8a7      # the ninth stop's code: bcd4ac7 rewrote
+    python benchmarks/mutation_ninth_stop.py /tmp/wtM      # _pick_fix's lines; ~14 min, one core
 
 Groups: the diurnal block's picks eight at a time (``_pick_lanes``, ``_pick_fix`` and the
 block's loop in ``relmc/sim/_kernels.py``), each kernel mutant with a numba cache of its own

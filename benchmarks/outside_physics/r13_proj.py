@@ -313,28 +313,26 @@ def run_scal(a):
 
 
 # ---------------------------------------------------------------- 3: lemons, swaps, standbys, pool
-def lemon_compare(a, spec, variants, vary, seed_base, fields, shown):
-    """The mixture fit's draw 0 of each chain under ``spec`` (a node spec, gpu on ``gpu``
-    units, net on nodes), projected at 64 / 256 GPUs with precision: ``prec_checks``, then
-    each draw's kept trials against ``run_r5(node=True)`` trials, documented and with each of
-    ``variants`` (``vary(s, var)`` changes the spec dict ``s`` for a variant of the policy;
-    "other draw's lemon rows" and "F[k+1]" are handled here), seeds ``seed_base * N + 7 k +
-    100 j``. ``fields``: the policy's fields printed; ``shown``: outputs printed per size
-    (relmc) and per draw (independent). Round 13's lemon mode, and round 14's.
+def node_compare(a, mode, tid, spec, variants, other, vary, seed_base, fields, shown):
+    """A thinned node-model posterior ``tid`` (one draw of each chain) under ``spec`` (a node
+    spec, gpu on ``gpu`` units, net on nodes), projected at 64 / 256 GPUs with precision:
+    ``prec_checks``, then each draw's kept trials against ``run_r5(node=True)`` trials,
+    documented and with each of ``variants``: ``other`` takes the other draw's rows,
+    "F[k+1]" the other draw's overhead factors, and ``vary(s, var, kp)`` sets the rest of the
+    spec dict ``s`` for draw ``kp`` (after its size, bad fraction, rates and multipliers).
+    Seeds ``seed_base * N + 7 k + 100 j``; ``fields``: the policy's fields printed;
+    ``shown``: outputs printed per size (relmc) and per draw (independent). Comparisons keyed
+    ``(mode, N, k, variant)``. The lemon and mixdt modes, and round 14's lemon and mixpool.
     """
-    import arviz as az
-
     ck, neg, comp = {}, {}, {}
-    fe = R9.event_fit(argparse.Namespace(out=a.out, draws=100))
-    post = fe.posterior
+    thin = tid.posterior
     sc = indep_nodes.build_relmc(spec)
     cats = tuple(dataclasses.replace(c, unit=u) for c, u in
                  zip(sc.failures.categories, ("gpu", "node"), strict=True))  # fmt: skip
     sc = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
-    print(f"scenario: recovery {[c.recovery for c in sc.failures.categories]}, "
-          + ", ".join(f"{f} {getattr(sc.policy, f)}" for f in fields))  # fmt: skip
-    thin = post.isel(draw=slice(0, 1))
-    tid = az.InferenceData(posterior=thin)
+    if fields:
+        print(f"scenario: recovery {[c.recovery for c in sc.failures.categories]}, "
+              + ", ".join(f"{f} {getattr(sc.policy, f)}" for f in fields))  # fmt: skip
     me = M8.Mine(tid, sc)
     fm = me.f()
     bf = thin["bad_node_fraction"].transpose("draw", "chain").values.ravel()
@@ -355,12 +353,12 @@ def lemon_compare(a, spec, variants, vary, seed_base, fields, shown):
 
     def spec_of(k, N, var):
         s = copy.deepcopy(spec)
-        kp = 1 - k if var == "other draw's lemon rows" else k
+        kp = 1 - k if var == other else k
         L = me.fitted(N)[k] / fm[k]
         s.update(n_gpus=N, f=float(bf[kp]))
-        vary(s, var)
         for j, c in enumerate(s["cats"]):
             c.update(rate=float(L[j]), mult=float(bm[kp, j]))
+        vary(s, var, kp)
         return s
 
     for N in sizes:
@@ -385,11 +383,23 @@ def lemon_compare(a, spec, variants, vary, seed_base, fields, shown):
                 if var is None:
                     print(f"    d{k} independent mean: "
                           + ", ".join(f"{v} {b[v].mean():.4f}" for v in shown))  # fmt: skip
-                comp[("lemon", N, k, var or "documented")] = r4_run.compare_tables(
+                comp[(mode, N, k, var or "documented")] = r4_run.compare_tables(
                     f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec,
                     quiet=True,
                 )  # fmt: skip
     return ck, neg, comp
+
+
+def lemon_compare(a, spec, variants, vary, seed_base, fields, shown):
+    """:func:`node_compare` of the ninth round's mixture fit (draw 0 of each chain) as the
+    ``lemon`` mode, the other draw's lemon rows its ``other``; ``vary(s, var)`` the policy's
+    variants. Round 13's lemon mode, and round 14's."""
+    import arviz as az
+
+    fe = R9.event_fit(argparse.Namespace(out=a.out, draws=100))
+    tid = az.InferenceData(posterior=fe.posterior.isel(draw=slice(0, 1)))
+    return node_compare(a, "lemon", tid, spec, variants, "other draw's lemon rows",
+                        lambda s, var, kp: vary(s, var), seed_base, fields, shown)  # fmt: skip
 
 
 def run_lemon(a):
@@ -438,7 +448,6 @@ def run_mixdt(a):
     """Mixture + diurnal + trend posterior, node model, project(precision) vs run_r5(node)."""
     import arviz as az
 
-    ck, neg, comp = {}, {}, {}
     fe = mixdt_fit(a)
     thin = fe.posterior.isel(draw=slice(0, 1)).copy()
     thin.attrs["fleet_age_hours"] = A0_DT
@@ -448,67 +457,24 @@ def run_mixdt(a):
                      lemon_win=168.0, f=0.05, m=3.0, beta=1.5, A0=A0_DT, h0=2.0,
                      cats=[ncat("gpu", 0.1, detect=0.1), ncat("net", 0.05, detect=0.05)],
                      spreads=dict(restart=2.0, detection=2.0))  # fmt: skip
-    sc = indep_nodes.build_relmc(spec)
-    cats = tuple(dataclasses.replace(c, unit=u) for c, u in
-                 zip(sc.failures.categories, ("gpu", "node"), strict=True))  # fmt: skip
-    sc = dataclasses.replace(sc, failures=dataclasses.replace(sc.failures, categories=cats))
-    me = M8.Mine(tid, sc)
-    fm = me.f()
-    bf = thin["bad_node_fraction"].transpose("draw", "chain").values.ravel()
-    bm = M8.flat(thin["bad_node_multiplier"])
     amp, peak = (M8.flat(thin[v]) for v in ("diurnal_amplitude", "diurnal_peak_hour"))
     beta = thin["trend_shape"].transpose("draw", "chain").values.ravel()
-    nd, sizes = 2, (64, 256)
-    print(f"thin: f {np.round(fm, 5).tolist()}; bad_node_fraction {np.round(bf, 4).tolist()}; "
-          f"multiplier {np.round(bm, 3).tolist()}; amp {np.round(amp, 3).tolist()}; peak "
-          f"{np.round(peak, 2).tolist()}; trend {np.round(beta, 3).tolist()}; fleet age {A0_DT}; "
-          f"start hour {spec['h0']}; job rates "
-          + "; ".join(f"{N}: {np.round(me.lam(N), 4).tolist()}" for N in sizes))  # fmt: skip
-    prec = relmc.Precision(target_rse=a.rse, min_trials=a.min)
-    pk = dict(tse=None, trse=a.rse, hopeless=None, min_trials=a.min)
-    root = resolve_seed(a.seed)
-    res = relmc.project(tid, n_gpus=list(sizes), scenario=sc, n_trials=a.budget, seed=a.seed,
-                        n_threads=1, keep_trials=True, credible_trials=0,
-                        precision=prec)  # fmt: skip
-    print(f"project: n_trials {res.n_trials.values.tolist()}, stopped_by "
-          f"{res.stopped_by.values.tolist()}")  # fmt: skip
-    F = r5_indep.overhead_factors(spec["spreads"], nd, a.seed)
-    variants = (None, "other draw's rows", "amplitude 0", "no trend", "node model ignored")
+    print(f"thin: amp {np.round(amp, 3).tolist()}; peak {np.round(peak, 2).tolist()}; trend "
+          f"{np.round(beta, 3).tolist()}; fleet age {A0_DT}; start hour {spec['h0']}")  # fmt: skip
 
-    def spec_of(k, N, var):
-        s = copy.deepcopy(spec)
-        kp = 1 - k if var == "other draw's rows" else k
-        L = me.fitted(N)[k] / fm[k]
-        s.update(n_gpus=N, f=0.0 if var == "node model ignored" else float(bf[kp]),
-                 beta=1.0 if var == "no trend" else float(beta[kp]))  # fmt: skip
+    def vary(s, var, kp):
+        if var == "node model ignored":
+            s["f"] = 0.0
+        s["beta"] = 1.0 if var == "no trend" else float(beta[kp])
         for j, c in enumerate(s["cats"]):
-            c.update(rate=float(L[j]), mult=float(bm[kp, j]), peak=float(peak[kp, j]),
-                     amp=0.0 if var == "amplitude 0" else float(amp[kp, j]))  # fmt: skip
-        return s
+            c.update(
+                peak=float(peak[kp, j]), amp=0.0 if var == "amplitude 0" else float(amp[kp, j])
+            )
 
-    for N in sizes:
-        scN = R6.at_size(sc, N)
-        ck[f"N={N} job_rates == my Lambda (rel)"] = float(
-            np.abs(job_rates(scN, rate_draws(scN, tid)) / me.lam(N) - 1).max()
-        )
-        Pf = P8.sim(scN, tid, a.budget, size_seed(root, N), root)
-        P = P8.sim(scN, tid, a.budget, size_seed(root, N), root, prec)
-        P8.prec_checks(ck, neg, res, N, P, Pf, pk, a.budget)
-        t = indep_nodes.relmc_table(P, spec)
-        print(f"  N={N}: mean nodes_excluded_bad {float(P.nodes_excluded_bad.mean()):.4f}, "
-              f"good {float(P.nodes_excluded_good.mean()):.4f}")  # fmt: skip
-        for k in range(nd):
-            mask = P.draw.values == k
-            for j, var in enumerate(variants):
-                fk = dict(zip(r5_indep.COLS, F[k], strict=True))
-                b = r5_indep.run_r5(spec_of(k, N, var), a.n_indep,
-                                    17000 * N + 7 * k + 100 * j + 100_000 * a.iseed, F=fk,
-                                    node=True)  # fmt: skip
-                comp[("mixdt", N, k, var or "documented")] = r4_run.compare_tables(
-                    f"N={N} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, spec,
-                    quiet=True,
-                )  # fmt: skip
-    return ck, neg, comp
+    variants = (None, "other draw's rows", "amplitude 0", "no trend", "node model ignored")
+    shown = ("nodes_excluded_bad", "nodes_excluded_good")
+    return node_compare(a, "mixdt", tid, spec, variants, "other draw's rows", vary, 17000, (),
+                        shown)  # fmt: skip
 
 
 # ---------------------------------------------------------------- 5: sweep layouts, diurnal/trend
