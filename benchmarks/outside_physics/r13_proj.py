@@ -422,33 +422,44 @@ def run_lemon(a):
 
 
 # ---------------------------------------------------------------- 4: mixture fit with diurnal/trend
-def mixdt_fit(a):
-    """A synthetic log with lemons, a daily cycle and a trend, fitted with all three terms."""
+def events_fit(a, name, diurnal, amplitude, peak_hour, seed):
+    """A synthetic log (gpu 6e-4 on GPUs, net 1.5e-3 on nodes, 256 GPUs, 1,500 h, lemons 0.1 x
+    8, trend 1.6 from age 2,000 h) with the daily cycles ``amplitude`` / ``peak_hour``, fitted
+    with ``fit_events(diurnal=diurnal, trend=True, nodes="mixture")``; cached in ``a.out`` as
+    ``ev_{name}_fit_100.nc``."""
     import arviz as az
 
-    path = a.out / "ev_mixdt_fit_100.nc"
+    path = a.out / f"ev_{name}_fit_100.nc"
     if path.exists():
         return az.from_netcdf(path)
     ev = relmc.events.synthetic_events(
         {"gpu": 6e-4, "net": 1.5e-3}, n_gpus=256, duration_hours=1500.0,
-        units={"gpu": "gpu", "net": "node"}, diurnal_amplitude={"gpu": 0.7, "net": 0.4},
-        diurnal_peak_hour={"gpu": 14.0, "net": 3.0}, trend_shape=1.6,
-        fleet_age_at_start_hours=2000.0, bad_node_fraction=0.1, bad_node_multiplier=8.0, seed=1,
+        units={"gpu": "gpu", "net": "node"}, diurnal_amplitude=amplitude,
+        diurnal_peak_hour=peak_hour, trend_shape=1.6, fleet_age_at_start_hours=2000.0,
+        bad_node_fraction=0.1, bad_node_multiplier=8.0, seed=seed,
     )  # fmt: skip
     print(f"log: counts {ev['count'].values.tolist()}, bad nodes {ev.attrs['n_bad_nodes']}")
     t0 = time.time()
-    fe = relmc.fit_events(ev, diurnal="category", trend=True, nodes="mixture", n_draws=100,
-                          n_tune=300, n_chains=2, cores=1, seed=1)  # fmt: skip
-    print(f"fit_events {time.time() - t0:.1f}s")
+    fe = relmc.fit_events(ev, diurnal=diurnal, trend=True, nodes="mixture", n_draws=100,
+                          n_tune=300, n_chains=2, cores=1, seed=seed)  # fmt: skip
+    print(f"fit_events(diurnal={diurnal!r}) {time.time() - t0:.1f}s")
     fe.to_netcdf(path)
     return fe
 
 
-def run_mixdt(a):
-    """Mixture + diurnal + trend posterior, node model, project(precision) vs run_r5(node)."""
+def mixdt_fit(a):
+    """A synthetic log with lemons, a daily cycle per category and a trend, fitted with all
+    three terms."""
+    return events_fit(a, "mixdt", "category", {"gpu": 0.7, "net": 0.4},
+                      {"gpu": 14.0, "net": 3.0}, 1)  # fmt: skip
+
+
+def run_mixdt(a, fit=mixdt_fit):
+    """Mixture + diurnal + trend posterior (``fit(a)``), node model, project(precision) vs
+    run_r5(node)."""
     import arviz as az
 
-    fe = mixdt_fit(a)
+    fe = fit(a)
     thin = fe.posterior.isel(draw=slice(0, 1)).copy()
     thin.attrs["fleet_age_hours"] = A0_DT
     print(f"fit variables {sorted(fe.posterior.data_vars)}")

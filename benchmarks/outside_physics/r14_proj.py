@@ -469,29 +469,13 @@ def run_nsweep(a):
 def mixpool_fit(a):
     """A synthetic log with lemons, one daily cycle shared by both categories and a trend,
     fitted with ``fit_events(diurnal="pooled", trend=True, nodes="mixture")`` (cached)."""
-    import arviz as az
-
-    path = a.out / "ev_mixpool_fit_100.nc"
-    if path.exists():
-        return az.from_netcdf(path)
-    ev = relmc.events.synthetic_events(
-        {"gpu": 6e-4, "net": 1.5e-3}, n_gpus=256, duration_hours=1500.0,
-        units={"gpu": "gpu", "net": "node"}, diurnal_amplitude={"gpu": 0.6, "net": 0.6},
-        diurnal_peak_hour={"gpu": 9.0, "net": 9.0}, trend_shape=1.6,
-        fleet_age_at_start_hours=2000.0, bad_node_fraction=0.1, bad_node_multiplier=8.0, seed=2,
-    )  # fmt: skip
-    print(f"log: counts {ev['count'].values.tolist()}, bad nodes {ev.attrs['n_bad_nodes']}")
-    t0 = time.time()
-    fe = relmc.fit_events(ev, diurnal="pooled", trend=True, nodes="mixture", n_draws=100,
-                          n_tune=300, n_chains=2, cores=1, seed=2)  # fmt: skip
-    print(f"fit_events(diurnal='pooled') {time.time() - t0:.1f}s")
-    fe.to_netcdf(path)
-    return fe
+    return R13.events_fit(a, "mixpool", "pooled", {"gpu": 0.6, "net": 0.6},
+                          {"gpu": 9.0, "net": 9.0}, 2)  # fmt: skip
 
 
 def run_mixpool(a):
     """The thirteenth round's ``run_mixdt`` (node model, precision, each draw vs run_r5) on a
-    pooled-cycle fit: its fit function swapped for ``mixpool_fit``."""
+    pooled-cycle fit (``mixpool_fit``)."""
 
     ck0 = {}
     fe = mixpool_fit(a)
@@ -501,12 +485,7 @@ def run_mixpool(a):
         x = po[v].transpose("chain", "draw", "category").values
         ck0[f"pooled: {v} repeated along category (bit)"] = bool((x == x[..., :1]).all())
         print(f"  {v} dims {po[v].dims}; draw 0: {np.round(x[:, 0, :], 4).tolist()}")
-    orig = R13.mixdt_fit
-    R13.mixdt_fit = mixpool_fit
-    try:
-        ck, neg, comp = R13.run_mixdt(a)
-    finally:
-        R13.mixdt_fit = orig
+    ck, neg, comp = R13.run_mixdt(a, fit=mixpool_fit)
     return {**ck0, **ck}, neg, comp
 
 
