@@ -92,6 +92,7 @@ import relmc
 from relmc._seed import resolve_seed
 from relmc.projection import size_seed
 from relmc.rates import job_rates, rate_draws
+from relmc.sweep import cells as SC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import indep2  # noqa: E402
@@ -347,11 +348,49 @@ def run_lemon(a):
 
 
 # ---------------------------------------------------------------- 4: sweep, diurnal / trend file
+STOP_CODE = {"n_trials": 0, "target": 1, "hopeless": 2}  # a sweep cube's stopped_code
+
+
+def cell_checks(ck, neg, mode, spec_sw, cube, full, i, rates, budget, pk, prec, seed, root):
+    """Cell ``i`` of a sweep's ``cube``: its (``n_trials``, ``stopped_code``) against the
+    documented rule replayed on the full run ``full[i]`` (each misreading a negative), and
+    every variable against ``summarize_cell(simulate(precision))`` with the cell's seed
+    (bit). Returns the cell and that simulation (the twelfth and fourteenth rounds' sweeps).
+    """
+    sel = dict(zip(spec_sw.dims, np.unravel_index(i, spec_sw.shape), strict=True))
+    cell = cube.isel(sel)
+    n, sb, _ = P8.replay(full[i].ettr.values, budget, **pk)
+    rn, rc = int(cell["n_trials"]), int(cell["stopped_code"])
+    print(f"  cell {i} {sel}: recorded {rn} / {rc}; replayed {n} {sb}")
+    ck[f"cell {i} (n_trials, stopped_code) == replayed rule"] = (rn, rc) == (n, STOP_CODE[sb])
+    P = relmc.simulate(spec_sw.scenario(i), rates=rates, n_trials=budget,
+                       seed=SC.cell_seed(seed, i), overhead_seed=root, n_threads=1,
+                       precision=prec)  # fmt: skip
+    S = SC.summarize_cell(P, spec_sw.quantiles)
+    bad = [v for v in S.data_vars
+           if v in cell.data_vars and not bit(S[v].values, cell[v].values)]  # fmt: skip
+    ck[f"cell {i} every variable == summarize_cell(simulate(precision)) (bit)"] = not bad
+    for mis in P8.MISREADINGS:
+        neg[(mode, i, mis)] = (P8.replay(full[i].ettr.values, budget, **pk, mis=mis)[0]
+                               == rn, "")  # fmt: skip
+    return cell, P
+
+
+def rates_negative(neg, key, spec_sw, cell, i, rates, budget, pk, prec, seed, root):
+    """Negative ``key``: cell ``i`` simulated with other ``rates`` gives another
+    ``ettr_mean`` than the cube's."""
+    Q = relmc.simulate(spec_sw.scenario(i), rates=rates, n_trials=budget,
+                       seed=SC.cell_seed(seed, i), overhead_seed=root, n_threads=1,
+                       precision=prec)  # fmt: skip
+    em = SC.summarize_cell(Q, spec_sw.quantiles)["ettr_mean"].values
+    neg[key] = (bit(em, cell["ettr_mean"].values),
+                f"ettr_mean diff {float(em - cell['ettr_mean']):.3g}")  # fmt: skip
+
+
 def run_sweep(a):
     """A sweep on a 2-draw diurnal / trend event fit file with [precision]; cells vs run_r5."""
     import arviz as az
 
-    from relmc.sweep import cells as SC
     from relmc.sweep.spec import SweepSpec
 
     ck, neg, comp = {}, {}, {}
@@ -413,7 +452,6 @@ def run_sweep(a):
           f"stopped_code {cube['stopped_code'].values.tolist()}")  # fmt: skip
     prec = relmc.Precision(**pr)
     pk = dict(tse=None, trse=a.rse, hopeless=floor, min_trials=mt)
-    code = {"n_trials": 0, "target": 1, "hopeless": 2}
     me = M8.Mine(tid, sc)
     fl = {v: M8.flat(thin[v]) for v in ("diurnal_amplitude", "diurnal_peak_hour")}
     beta = thin["trend_shape"].transpose("draw", "chain").values.ravel()
@@ -424,34 +462,12 @@ def run_sweep(a):
     nd = 2
     F = r5_indep.overhead_factors(spec["spreads"], nd, a.seed)
     variants = (None, "other draw's physics rows", "amplitude 0", "no trend")
+    run = dict(budget=budget, pk=pk, prec=prec, seed=a.seed, root=root)
     for i in range(spec_sw.n_cells):
-        idx = np.unravel_index(i, spec_sw.shape)
-        sel = dict(zip(spec_sw.dims, idx, strict=True))
-        cell = cube.isel(sel)
-        n, sb, _ = P8.replay(full[i].ettr.values, budget, **pk)
-        rn, rc = int(cell["n_trials"]), int(cell["stopped_code"])
-        print(f"  cell {i} {sel}: recorded {rn} / {rc}; replayed {n} {sb}")
-        ck[f"cell {i} (n_trials, stopped_code) == replayed rule"] = (rn, rc) == (n, code[sb])
-        P = relmc.simulate(spec_sw.scenario(i), rates=rates, n_trials=budget,
-                           seed=SC.cell_seed(a.seed, i), overhead_seed=root, n_threads=1,
-                           precision=prec)  # fmt: skip
-        S = SC.summarize_cell(P, spec_sw.quantiles)
-        bad = [v for v in S.data_vars
-               if v in cell.data_vars and not bit(S[v].values, cell[v].values)]  # fmt: skip
-        ck[f"cell {i} every variable == summarize_cell(simulate(precision)) (bit)"] = not bad
-        for mis in P8.MISREADINGS:
-            neg[("sweep", i, mis)] = (P8.replay(full[i].ettr.values, budget, **pk, mis=mis)[0]
-                                      == rn, "")  # fmt: skip
+        cell, P = cell_checks(ck, neg, "sweep", spec_sw, cube, full, i, rates, **run)
         for lab, rr in (("point rates", None), ("rate only (physics rows dropped)",
                                                  thin["rate"])):  # fmt: skip
-            Q = relmc.simulate(spec_sw.scenario(i), rates=rr, n_trials=budget,
-                               seed=SC.cell_seed(a.seed, i), overhead_seed=root, n_threads=1,
-                               precision=prec)  # fmt: skip
-            em = SC.summarize_cell(Q, spec_sw.quantiles)["ettr_mean"].values
-            neg[("sweep", i, lab)] = (
-                bit(em, cell["ettr_mean"].values),
-                f"ettr_mean diff {float(em - cell['ettr_mean']):.3g}",
-            )
+            rates_negative(neg, ("sweep", i, lab), spec_sw, cell, i, rr, **run)
         N = int(exp_sc[i].cluster.n_gpus)
         h = float(exp_sc[i].job.start_hour)
         t = indep2.relmc_table(P, spec)

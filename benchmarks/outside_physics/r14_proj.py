@@ -96,6 +96,7 @@ import r8_proj as P8  # noqa: E402
 import r9_cli as C9  # noqa: E402
 import r9_proj as R9  # noqa: E402
 import r10_proj as R10  # noqa: E402
+import r12_proj as R12  # noqa: E402
 import r13_proj as R13  # noqa: E402
 from indep2 import cat, default_spec  # noqa: E402
 from indep_nodes import ncat, node_spec  # noqa: E402
@@ -378,7 +379,6 @@ def run_nsweep(a):
           f"{cube['stopped_code'].values.tolist()}")  # fmt: skip
     prec = relmc.Precision(**pr)
     pk = dict(tse=None, trse=a.rse, hopeless=None, min_trials=mt)
-    code = {"n_trials": 0, "target": 1, "hopeless": 2}
     me = M8.Mine(tid, sc)
     fm = me.f()
     bf = thin["bad_node_fraction"].transpose("draw", "chain").values.ravel()
@@ -388,31 +388,11 @@ def run_nsweep(a):
     nd = 2
     F = r5_indep.overhead_factors(spec["spreads"], nd, a.seed)
     variants = (None, "other draw's lemon rows", "node model ignored", "F[k+1]")
+    run = dict(budget=budget, pk=pk, prec=prec, seed=a.seed, root=root)
     for i in range(spec_sw.n_cells):
-        idx = np.unravel_index(i, spec_sw.shape)
-        sel = dict(zip(spec_sw.dims, idx, strict=True))
-        cell = cube.isel(sel)
-        n, sb, _ = P8.replay(full[i].ettr.values, budget, **pk)
-        rn, rc = int(cell["n_trials"]), int(cell["stopped_code"])
-        print(f"  cell {i} {sel}: recorded {rn} / {rc}; replayed {n} {sb}")
-        ck[f"cell {i} (n_trials, stopped_code) == replayed rule"] = (rn, rc) == (n, code[sb])
-        P = relmc.simulate(spec_sw.scenario(i), rates=rates, n_trials=budget,
-                           seed=SC.cell_seed(a.seed, i), overhead_seed=root, n_threads=1,
-                           precision=prec)  # fmt: skip
-        Sm = SC.summarize_cell(P, spec_sw.quantiles)
-        bad = [v for v in Sm.data_vars
-               if v in cell.data_vars and not bit(Sm[v].values, cell[v].values)]  # fmt: skip
-        ck[f"cell {i} every variable == summarize_cell(simulate(precision)) (bit)"] = not bad
-        for mis in P8.MISREADINGS:
-            neg[("nsweep", i, mis)] = (P8.replay(full[i].ettr.values, budget, **pk, mis=mis)[0]
-                                       == rn, "")  # fmt: skip
-        Q = relmc.simulate(spec_sw.scenario(i), rates=thin["rate"], n_trials=budget,
-                           seed=SC.cell_seed(a.seed, i), overhead_seed=root, n_threads=1,
-                           precision=prec)  # fmt: skip
-        em = SC.summarize_cell(Q, spec_sw.quantiles)["ettr_mean"].values
-        neg[("nsweep", i, "rate only (lemon rows dropped)")] = (
-            bit(em, cell["ettr_mean"].values), f"ettr_mean diff {float(em - cell['ettr_mean']):.3g}"
-        )  # fmt: skip
+        cell, P = R12.cell_checks(ck, neg, "nsweep", spec_sw, cube, full, i, rates, **run)
+        R12.rates_negative(neg, ("nsweep", i, "rate only (lemon rows dropped)"), spec_sw, cell,
+                           i, thin["rate"], **run)  # fmt: skip
         N = int(exp_sc[i].cluster.n_gpus)
         lk = int(exp_sc[i].policy.lemon_failures)
         t = indep_nodes.relmc_table(P, spec)
