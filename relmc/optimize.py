@@ -26,8 +26,8 @@ from relmc import _seed, analytic
 from relmc._cf import provenance
 from relmc._seed import child_seed, resolve_seed, seed_attrs
 from relmc.errors import FieldError, NotFinishedWarning
-from relmc.projection import default_scenario
-from relmc.rates import check_draws, fit_labels, job_rates, rate_draws
+from relmc.projection import given_scenario
+from relmc.rates import fit_labels, job_rates, rate_draws
 from relmc.scenario import Scenario, replace_path
 from relmc.sim.simulate import check_n_trials, kernel_inputs, simulate
 
@@ -143,14 +143,7 @@ def optimize_checkpoint(
             "n_trials",
             f"n_trials must be >= 2 (the ETTRs and gains need a standard error); got {n_trials}",
         )
-    if posterior is not None:
-        # a bad source, or a bad draw, is named as the posterior's here: not as the rate of
-        # the scenario built from its means below
-        check_draws(posterior)
-    if scenario is None:
-        scenario = default_scenario(posterior)
-    if not isinstance(scenario, Scenario):
-        raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
+    scenario = given_scenario(scenario, posterior)
     if n_gpus is not None:
         scenario = replace_path(scenario, "cluster.n_gpus", n_gpus)
     rates = posterior  # the source itself: an event fit's physics is drawn per trial

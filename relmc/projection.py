@@ -190,6 +190,23 @@ def default_scenario(posterior=None, data: xr.Dataset | None = None) -> Scenario
     return Scenario(cluster=Cluster(**shape_attrs(shape)), failures=failures)
 
 
+def given_scenario(scenario, posterior) -> Scenario:
+    """Return the scenario a projection or a search runs: ``scenario``, else the default.
+
+    A bad ``posterior`` (or a bad draw of it) is named as the posterior's here, not as the
+    rate of the scenario built from its means. Raises ``ValueError`` where ``scenario`` is
+    given and is not a :class:`relmc.Scenario`. The default is :func:`default_scenario`
+    of ``posterior``.
+    """
+    if posterior is not None:
+        check_draws(posterior)
+    if scenario is None:
+        scenario = default_scenario(posterior)
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
+    return scenario
+
+
 def size_seed(root: np.random.SeedSequence, n_gpus: int) -> np.random.SeedSequence:
     """Seed of the simulation at ``n_gpus``: ``SeedSequence(entropy, spawn_key + (n_gpus,))``.
 
@@ -365,14 +382,7 @@ def project(
             "trials_per_draw",
             f"trials_per_draw must be an integer in [2, {MAX_TRIALS:.0e}]; got {trials_per_draw!r}",
         )
-    if posterior is not None:
-        # a bad source, or a bad draw, is named as the posterior's here: not as the rate of
-        # the scenario built from its means below
-        check_draws(posterior)
-    if scenario is None:
-        scenario = default_scenario(posterior)
-    if not isinstance(scenario, Scenario):
-        raise ValueError(f"scenario must be a relmc.Scenario; got {type(scenario).__name__}")
+    scenario = given_scenario(scenario, posterior)
     root = resolve_seed(seed)
     # the source itself, not only its rates: an event fit's physics is drawn per trial
     draws = rate_draws(scenario, posterior)

@@ -201,6 +201,10 @@ def test_bad_inputs(posterior):
         relmc.project(posterior, n_gpus=2048, scenario=Scenario(failures=other), n_trials=10)
     with pytest.raises(ValueError, match="posterior"):
         relmc.project("not a posterior", n_gpus=2048, n_trials=10)
+    # a scenario that is not one is named, for a projection and a checkpoint search alike
+    for run in (relmc.project, relmc.optimize_checkpoint):
+        with pytest.raises(ValueError, match="scenario must be a relmc.Scenario; got str"):
+            run(posterior, scenario="cluster.toml", n_trials=10)
 
 
 # --------------------------------------------------------------------------------------------
