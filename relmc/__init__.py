@@ -43,6 +43,7 @@ _SUBMODULES = {
     "comparison",
     "datasets",
     "defaults",
+    "errors",
     "events",
     "models",
     "optimize",
