@@ -9,11 +9,13 @@ with probability 0.4 and 0.2, a 20-minute preemption from the shared spare pool,
 standbys and a spare pool of about 5% of the job's nodes):
 
 * baseline: the above, hangs (NCCL watchdog timeouts, switch/cable faults) seen after the
-  10-minute NCCL timeout, then 30 minutes of diagnosis that blames the wrong node 20% of the
-  time (assumed); a ToR switch/cable fault takes its rack (2 nodes; assumed);
+  10-minute NCCL timeout, then 30 minutes of diagnosis; a ToR switch/cable fault takes its rack
+  (2 nodes; assumed), which goes to repair whole, and an NCCL timeout's diagnosis blames the
+  wrong node 20% of the time (assumed; only a node-domain category blames a node);
 * lemon detection: exclude a node blamed for 2 failures within 7 days (Meta's RSC lemon
   detection cut large-job failures from 14% to 4%, SOURCES.md §2.4; its rule is not published);
-* hang diagnosis 5 min: what a collective flight recorder buys (assumed: 5 minutes, 2% wrong);
+* hang diagnosis 5 min: what a collective flight recorder buys (assumed: 5 minutes, 2% of
+  NCCL timeouts blamed on the wrong node);
 * 64 standbys: four times the baseline's warm standbys;
 * 2x spares: twice the shared pool;
 * memory restore: restarts read the last checkpoint from peers' memory (2 replicas) in 1/13
@@ -40,6 +42,7 @@ QUICK = os.environ.get("RELMC_EXAMPLE_QUICK") == "1"  # fewer trials, for tests
 N_TRIALS = 64 if QUICK else 1000
 SEED = 20241129
 HANGS = ("NCCL Watchdog Timeouts", "Network Switch/Cable")
+NODE_HANGS = HANGS[:1]  # the switch/cable fault takes a rack: no node is blamed for it
 
 data = relmc.load_dataset("llama3-405b")
 posterior = relmc.fit_conjugate(data, seed=1)
@@ -64,6 +67,7 @@ def baseline(n_gpus: int) -> relmc.Scenario:
     }
     for name in HANGS:
         settings[f"failures.categories.{name}.diagnosis_hours"] = 0.5
+    for name in NODE_HANGS:
         settings[f"failures.categories.{name}.wrong_blame"] = 0.2
     for path, value in settings.items():
         sc = replace_path(sc, path, value)
@@ -75,6 +79,7 @@ def levers(base: relmc.Scenario) -> dict[str, relmc.Scenario]:
     fast = base
     for name in HANGS:
         fast = replace_path(fast, f"failures.categories.{name}.diagnosis_hours", 5 / 60)
+    for name in NODE_HANGS:
         fast = replace_path(fast, f"failures.categories.{name}.wrong_blame", 0.02)
     memory = replace_path(base, "policy.memory_restart_hours", base.policy.restart_hours / 13)
     straggler = relmc.Category(

@@ -424,20 +424,32 @@ class Category:
                 out = q / q.mean()
         return out
 
+    def reads(self, name: str) -> bool:
+        """Whether the simulation reads field ``name`` of this category (a ``KIND_FIELDS`` key).
+
+        A field of :data:`KIND_FIELDS` is read for its kind only; ``wrong_blame`` moreover
+        only where ``domain`` is ``"node"`` (a rack or pod failure sends all its nodes to
+        repair: no node is blamed, :mod:`relmc.sim`).
+        """
+        if self.kind != KIND_FIELDS[name]:
+            return False
+        return name != "wrong_blame" or self.domain == "node"
+
     def unread_fields(self) -> list[str]:
-        """Fields set away from their defaults that this category's ``kind`` does not read.
+        """Fields set away from their defaults that this category does not read.
 
         ``straggler_speed`` is read for ``kind="straggler"`` only, ``sdc_latency_hours`` and
         ``sdc_latency_distribution`` for ``kind="sdc"`` only, ``domain`` and ``wrong_blame``
         for ``kind="failure"`` only (stragglers and SDC strike one node, never wrongly
-        blamed). :func:`relmc.simulate` warns naming them (:meth:`Scenario.unread_notes`),
-        since a forgotten ``kind`` silently simulates another model.
+        blamed), and ``wrong_blame`` only with ``domain="node"`` (see :meth:`reads`).
+        :func:`relmc.simulate` warns naming them (:meth:`Scenario.unread_notes`), since a
+        forgotten ``kind`` silently simulates another model.
         """
         defaults = {f.name: f.default for f in dataclasses.fields(self)}
         return [
             name
-            for name, kind in KIND_FIELDS.items()
-            if self.kind != kind and getattr(self, name) != defaults[name]
+            for name in KIND_FIELDS
+            if not self.reads(name) and getattr(self, name) != defaults[name]
         ]
 
     def _check_physics(self, where: str) -> None:
@@ -1223,7 +1235,7 @@ class Scenario:
         failures = [c for c in cats if c.kind == "failure"]  # the others are node-domain
         count("blast radius", sum(c.domain != "node" for c in failures))
         count("diagnosis", sum(c.diagnosis_hours > 0 for c in cats))
-        count("wrong blame", sum(c.wrong_blame > 0 for c in failures))
+        count("wrong blame", sum(c.wrong_blame > 0 and c.reads("wrong_blame") for c in cats))
         if pol.lemon_failures > 0:
             out.append(f"lemon detection ({pol.lemon_failures} in {pol.lemon_window_hours:g} h)")
         if pol.escalation_probability > 0 or pol.auto_repair_miss > 0:
@@ -1312,13 +1324,23 @@ class Scenario:
         sweep's cells, a comparison's scenarios): only the fields unread in each of them that
         has the category, so that varying ``kind`` across them is not taken for a forgotten
         one, and only the spreads inert in all of them (an axis over an overhead through 0).
-        ``context`` is ``relmc.scenario.unread_context(among)``, computed once by a caller that
+        A ``wrong_blame`` on a failure category whose ``domain`` is not ``"node"`` is said to
+        have no effect (no node is blamed there), e.g. ``... .wrong_blame = 0.2 has no
+        effect: its domain is 'rack' ...``. ``context`` is
+        ``relmc.scenario.unread_context(among)``, computed once by a caller that
         asks every one of many scenarios (``among`` is then not read).
         """
         read_somewhere, inert_among = unread_context(among) if context is None else context
         out = []
         for c in self.failures.categories:
             unread = [f for f in c.unread_fields() if (c.name, f) not in read_somewhere]
+            if "wrong_blame" in unread and c.kind == "failure":  # read by its kind, not domain
+                unread.remove("wrong_blame")
+                out.append(
+                    f"failures.categories[{c.name!r}].wrong_blame = {c.wrong_blame:g} has no "
+                    f"effect: its domain is {c.domain!r} (a rack or pod failure sends all its "
+                    'nodes to repair; only domain = "node" blames a node)'
+                )
             if unread:
                 kinds = sorted({KIND_FIELDS[f] for f in unread})
                 meant = " or ".join(f'kind = "{k}"' for k in kinds)
@@ -1373,12 +1395,12 @@ UnreadContext = tuple[set[tuple[str, str]], set[str] | None]
 
 def unread_context(among: Sequence[Scenario]) -> UnreadContext:
     """Return what :meth:`Scenario.unread_notes` reads of ``among``, once for all of them."""
-    read_somewhere = {  # fields a category's kind reads in one of them
+    read_somewhere = {  # fields a category reads in one of them
         (c.name, f)
         for sc in among
         for c in sc.failures.categories
-        for f, kind in KIND_FIELDS.items()
-        if c.kind == kind
+        for f in KIND_FIELDS
+        if c.reads(f)
     }
     inert = None
     for sc in among:

@@ -241,6 +241,39 @@ def test_simulate_warns_of_fields_a_kind_does_not_read():
     assert runs[0]["wall_hours"].values.tobytes() == runs[1]["wall_hours"].values.tobytes()
 
 
+def test_a_wrong_blame_off_the_node_domain_is_warned_of():
+    import relmc
+
+    # a rack failure sends all its nodes to repair: no node is blamed, so wrong_blame is not
+    # read there (relmc.sim), and a forgotten domain would silently simulate no wrong blame
+    sw = Category("switch", rate=2e-4, unit="node", domain="rack", wrong_blame=0.5)
+    sc = Scenario(cluster=Cluster(n_gpus=1024), failures=FailureModel(categories=(sw,)),
+                  job=Job(compute_hours=100.0))  # fmt: skip
+    assert sw.unread_fields() == ["wrong_blame"]
+    assert sc.unread_notes() == [
+        "failures.categories['switch'].wrong_blame = 0.5 has no effect: its domain is 'rack' "
+        '(a rack or pod failure sends all its nodes to repair; only domain = "node" blames a '
+        "node)"
+    ]
+    assert "wrong blame (1 category)" not in sc.features()
+    with pytest.warns(UnreadFieldWarning, match=r"wrong_blame = 0.5 has no effect: its domai"):
+        warned = relmc.simulate(sc, n_trials=64, seed=3)
+    # what the warning says: the numbers of wrong_blame 0, bit for bit
+    zero = dataclasses.replace(sc, failures=FailureModel(categories=(
+        dataclasses.replace(sw, wrong_blame=0.0),)))  # fmt: skip
+    plain = relmc.simulate(zero, n_trials=64, seed=3)
+    for name in ("wall_hours", "interruptions", "wrong_blames"):
+        assert warned[name].values.tobytes() == plain[name].values.tobytes(), name
+    assert warned["interruptions"].values.sum() > 50 and warned["wrong_blames"].sum() == 0
+    # negative controls: a node-domain category reads it (no warning, blames made), and a
+    # sweep whose cells vary the domain reads it in some cell (no note)
+    node = dataclasses.replace(sc, failures=FailureModel(categories=(
+        dataclasses.replace(sw, domain="node"),)))  # fmt: skip
+    assert node.unread_notes() == [] and "wrong blame (1 category)" in node.features()
+    assert relmc.simulate(node, n_trials=64, seed=3)["wrong_blames"].sum() > 20
+    assert sc.unread_notes(among=[sc, node]) == []
+
+
 def test_a_spread_on_an_overhead_of_zero_is_warned_of(tmp_path):
     import relmc
     from relmc import sweep
