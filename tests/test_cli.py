@@ -876,7 +876,8 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
 
     log = ROOT / "examples" / "event_log.csv"
     argv = ["fit", "--events", str(log), *EVENT_WINDOW, "--diurnal", "pooled", "--trend"]
-    argv += ["--fleet-age-hours", "2000", "--n-draws", "200", "--n-chains", "2", "--seed", "1"]
+    argv += ["--fleet-age-at-start-hours", "2000", "--n-draws", "200", "--n-chains", "2"]
+    argv += ["--seed", "1"]
     with warnings.catch_warnings():  # short chains may warn of their convergence
         warnings.simplefilter("ignore")
         assert main([*argv, "--csv", "-", "--out", str(tmp_path / "fit")]) == 0
@@ -905,6 +906,9 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
         assert "physics per draw from the posterior" in ds.attrs["rates_source"]
 
 
+EVENTS_TREND = ["--events", "x.csv", "--observed-gpus", "8", "--window-end", "10", "--trend"]
+
+
 @pytest.mark.parametrize(
     ("argv", "text"),
     [
@@ -915,9 +919,12 @@ def test_fit_events_then_project_with_its_physics(tmp_path, capsys):
         (["--diurnal", "pooled"], "--diurnal goes with --events"),
         (["--trend"], "--trend goes with --events"),
         (["--start-hour", "0"], "--start-hour goes with --events"),  # 0 is given too
+        (EVENTS_TREND, "--fleet-age-at-start-hours: required with --trend"),
+        (["--fleet-age-at-start-hours", "5"], "--fleet-age-at-start-hours goes with --events"),
+        # project's name for the age at the job's start is refused, naming fit's own
         (
-            ["--events", "x.csv", "--observed-gpus", "8", "--window-end", "10", "--trend"],
-            "--fleet-age-hours: required with --trend",
+            [*EVENTS_TREND, "--fleet-age-hours", "2000"],
+            "--fleet-age-hours: relmc fit takes --fleet-age-at-start-hours",
         ),
     ],
 )
@@ -1051,13 +1058,13 @@ FIT_BAD = [
     (["--events", "evn.csv", "--observed-gpus", "4096", "--window-end", "1e300"],
      "--window-end"),
     (["--events", "evn.csv", "--observed-gpus", "4096", "--window-end", "10", "--trend",
-      "--fleet-age-hours", "1e300"], "--fleet-age-hours"),
+      "--fleet-age-at-start-hours", "1e300"], "--fleet-age-at-start-hours"),
     ([*COUNTS, "--fleet", f"fleet1.csv:{HUGE}:100"], "GPUS must be an integer in [1, 1e8]"),
     ([*COUNTS, "--fleet", "fleet1.csv:4096:1e300"], "HOURS must be a finite number in (0, 1e6]"),
     (["--counts", "ok.csv", "--observed-gpus", "4096", "--observed-hours", "1000001"],
      "--observed-hours: must be a finite number of hours in (0, 1e6]"),
     (["--events", "evn.csv", "--observed-gpus", "4096", "--window-end", "10", "--trend",
-      "--fleet-age-hours", "10000001"], "in (0, 1e7]"),
+      "--fleet-age-at-start-hours", "10000001"], "in (0, 1e7]"),
     (["--fleet", "rsc-1", "--fleet-sigma", "1e300"], "--fleet-sigma"),
     (["--dataset", ""], "--dataset"),
 ]  # fmt: skip

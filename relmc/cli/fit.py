@@ -37,12 +37,12 @@ examples:
 An event log (one row per interruption: time, category, optionally node, gpus, unit, group;
 relmc.load_events) is fitted with --events LOG --observed-gpus N --window-end END (and
 --window-start for ISO 8601 times): the event model (relmc.fit_events, PyMC), homogeneous
-unless --diurnal, --trend (with --fleet-age-hours) or --nodes add its terms. Its posterior
+unless --diurnal, --trend (with --fleet-age-at-start-hours) or --nodes add its terms. Its posterior
 carries the terms per draw, which 'relmc project|simulate --posterior' then simulate.
 
   relmc fit --events examples/event_log.csv --observed-gpus 16384 \\
       --window-start 2024-03-01T00:00:00 --window-end 2024-04-30T00:00:00 \\
-      --diurnal category --trend --fleet-age-hours 2000 --nodes mixture --seed 1
+      --diurnal category --trend --fleet-age-at-start-hours 2000 --nodes mixture --seed 1
 
 Several fleets at once (relmc.fit_fleets, PyMC): the data above (--dataset or --counts) is the
 fleet with categories; each --fleet adds one that reports only its total, a bundled dataset
@@ -90,11 +90,16 @@ def add_parser(sub) -> None:
         help="hour of day at the window's start, numeric times only (default 0)",
     )
     g.add_argument(
-        "--fleet-age-hours",
+        "--fleet-age-at-start-hours",
         type=options.positive_at_most(MAX_FLEET_AGE_HOURS, "number of hours"),
         metavar="H",
-        help="the fleet's age at the window's start, hours in (0, 1e7] (needed with --trend)",
+        help="the fleet's age at the window's start, hours in (0, 1e7] (needed with --trend; "
+        "relmc.load_events' fleet_age_at_start_hours). The posterior records the age at the "
+        "window's end, where its rates hold, as fleet_age_hours",
     )
+    # project / simulate's --fleet-age-hours is the age at the job's start: refused here
+    # with a pointer, not taken for the log's
+    g.add_argument("--fleet-age-hours", dest="fleet_age_job", help=argparse.SUPPRESS)
     g.add_argument(
         "--diurnal",
         choices=("category", "pooled"),
@@ -127,8 +132,8 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-_EVENT_OPTIONS = ("window_start", "window_end", "start_hour", "fleet_age_hours", "diurnal",
-                  "nodes")  # fmt: skip
+_EVENT_OPTIONS = ("window_start", "window_end", "start_hour", "fleet_age_at_start_hours",
+                  "diurnal", "nodes")  # fmt: skip
 
 
 def _check_fleets(args: argparse.Namespace) -> None:
@@ -214,6 +219,12 @@ def fleets_text(fleets: dict[str, xr.DataArray]) -> str:
 
 def _check_events(args: argparse.Namespace) -> None:
     """Refuse event-log options without --events, and the options --events cannot take."""
+    if args.fleet_age_job is not None:
+        raise ValueError(
+            "--fleet-age-hours: relmc fit takes --fleet-age-at-start-hours, the fleet's age at "
+            "the log's window start (--fleet-age-hours of project / simulate / compare is the "
+            "fleet's age when the job starts)"
+        )
     if args.events is None:
         given = [o for o in _EVENT_OPTIONS if getattr(args, o) is not None]  # 0 h is given
         given += ["trend"] if args.trend else []
@@ -233,9 +244,10 @@ def _check_events(args: argparse.Namespace) -> None:
         raise ValueError("--observed-gpus: required with --events (the fleet's GPUs)")
     if args.window_end is None:
         raise ValueError("--window-end: required with --events (the window's end)")
-    if args.trend and args.fleet_age_hours is None:
+    if args.trend and args.fleet_age_at_start_hours is None:
         raise ValueError(
-            "--fleet-age-hours: required with --trend (the fleet's age at the window's start)"
+            "--fleet-age-at-start-hours: required with --trend (the fleet's age at the "
+            "window's start)"
         )
 
 
@@ -255,7 +267,7 @@ _EVENT_FLAGS = {
     "end": "--window-end",
     "start_hour": "--start-hour",
     "n_gpus": "--observed-gpus",
-    "fleet_age_at_start_hours": "--fleet-age-hours",
+    "fleet_age_at_start_hours": "--fleet-age-at-start-hours",
 }
 
 
@@ -270,7 +282,7 @@ def _load_events(args: argparse.Namespace):
             end=_time(args.window_end),
             start=_time(args.window_start),
             start_hour=args.start_hour,
-            fleet_age_at_start_hours=args.fleet_age_hours,
+            fleet_age_at_start_hours=args.fleet_age_at_start_hours,
             shape=shape,
         )
     except ValueError as e:
