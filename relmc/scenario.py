@@ -470,6 +470,23 @@ class Category:
             )
 
 
+def check_scalable_units(units: Sequence[str], where: str, who: str = "a simulation") -> None:
+    """Refuse exposure units that do not scale with a cluster of GPUs, naming ``where``.
+
+    relmc's fits take any unit (the BUGS pumps are per pump-hour); a simulation, projection
+    or comparison needs each category's unit among :data:`relmc.cluster.UNITS`. Raises a
+    ``FieldError`` (a ``ValueError``) of field ``where``: ``"{where}: unit(s) pump do not
+    scale with a cluster of GPUs; {who} needs units among gpu, node, ..."``.
+    """
+    bad = sorted({str(u) for u in units} - set(UNITS))
+    if bad:
+        raise FieldError(
+            where,
+            f"{where}: unit(s) {', '.join(bad)} do not scale with a cluster of GPUs; {who} "
+            f"needs units among {', '.join(UNITS)}",
+        )
+
+
 @dataclass(frozen=True)
 class FailureModel:
     """Failure categories plus planned maintenance.
@@ -617,6 +634,7 @@ class FailureModel:
         names = [str(c) for c in data["category"].values]
         rate = np.asarray(data["count"].values, float) / np.asarray(data["exposure"].values, float)
         unit = [str(u) for u in data["unit"].values]
+        check_scalable_units(unit, "data")
         group = [str(g) for g in data["group"].values] if "group" in data else [""] * len(names)
         maint = 0.0
         if maintenance and "maintenance_count" in data:
@@ -653,9 +671,9 @@ class FailureModel:
         names = [str(c) for c in rate["category"].values]
         group = [str(g) for g in rate["group"].values] if "group" in rate.coords else None
         mean = rate.mean([d for d in rate.dims if d != "category"]).values
-        return cls.from_categories(
-            names, mean, [str(u) for u in rate["unit"].values], group or [""] * len(names), **kwargs
-        )
+        unit = [str(u) for u in rate["unit"].values]
+        check_scalable_units(unit, "posterior")  # a fit of pumps: named as the fit's
+        return cls.from_categories(names, mean, unit, group or [""] * len(names), **kwargs)
 
     def with_tables(self, failures: Any) -> Any:
         """Return a ``[failures]`` table layered on this (fitted) model, or it as it is.

@@ -766,6 +766,37 @@ def test_units_that_do_not_scale_with_gpus_are_refused_up_front(command, tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_posterior_whose_units_do_not_scale_is_refused_as_the_posteriors(tmp_path, capsys):
+    # a fit of the BUGS pumps (per pump-hour) read back: every command names --posterior and
+    # its units, as for --dataset, not a category field the user never wrote
+    import relmc
+    from relmc.errors import FieldError
+
+    post = relmc.fit_conjugate(relmc.load_dataset("pumps"), seed=1)
+    path = tmp_path / "pumps.nc"
+    post.to_netcdf(path)
+    toml = tmp_path / "job.toml"
+    toml.write_text("[job]\ncompute_hours = 10.0\n")
+    tail = "unit(s) pump do not scale with a cluster of GPUs; relmc {} needs units among gpu, "
+    for argv in (["simulate", str(toml)], ["project"], ["optimize"]):
+        out = tmp_path / "never"
+        line = error_in_process([*argv, "--posterior", str(path), "--out", str(out)], capsys)
+        assert line.startswith("relmc: error: --posterior: " + tail.format(argv[0])), line
+        assert not out.exists()
+    # from Python: named as the posterior's (the data's for from_counts), before any work
+    for call, field in (
+        (lambda: relmc.project(post, n_gpus=1024, n_trials=10), "posterior"),
+        (lambda: relmc.FailureModel.from_posterior(post), "posterior"),
+        (lambda: relmc.FailureModel.from_counts(relmc.load_dataset("pumps")), "data"),
+    ):
+        with pytest.raises(FieldError, match=f"^{field}: unit\\(s\\) pump do not scale") as e:
+            call()
+        assert e.value.field == field
+    # negative control: a fit in GPU units passes the same check
+    llama = relmc.fit_conjugate(relmc.load_dataset("llama3-405b"), seed=1)
+    assert len(relmc.FailureModel.from_posterior(llama).categories) == 18
+
+
 def test_pumps_project_subprocess(tmp_path):
     r = run("project", "--dataset", "pumps", "--out", "o", cwd=tmp_path)
     assert "--dataset pumps: unit(s) pump" in one_error_line(r)

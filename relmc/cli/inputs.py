@@ -132,15 +132,22 @@ def cluster_shape(args: argparse.Namespace):
 
 def check_scalable(args: argparse.Namespace, data, command: str) -> None:
     """Refuse, before any fit, data whose exposure units do not scale with a GPU count."""
-    from relmc import cluster
+    from relmc.scenario import check_scalable_units
 
-    bad = sorted({str(u) for u in data["unit"].values} - set(cluster.UNITS))
-    if bad:
-        src = "--counts" if args.counts is not None else f"--dataset {data.attrs.get('name', '')}"
-        raise ValueError(
-            f"{src}: unit(s) {', '.join(bad)} do not scale with a cluster of GPUs; relmc "
-            f"{command} needs units among {', '.join(cluster.UNITS)} (relmc fit takes any)"
-        )
+    src = "--counts" if args.counts is not None else f"--dataset {data.attrs.get('name', '')}"
+    try:
+        check_scalable_units(data["unit"].values, src, f"relmc {command}")
+    except ValueError as e:
+        raise ValueError(f"{e} (relmc fit takes any)") from None
+
+
+def check_posterior_units(posterior, command: str) -> None:
+    """Refuse, before any simulation, a ``--posterior`` whose units do not scale with GPUs."""
+    from relmc.scenario import check_scalable_units
+
+    post = getattr(posterior, "posterior", posterior)
+    units = [str(u) for u in post["unit"].values] if "unit" in post.coords else []
+    check_scalable_units(units, "--posterior", f"relmc {command}")
 
 
 def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=None, data=None):
@@ -151,7 +158,6 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
     job no exposure); with ``--posterior`` the fit's options are refused and its categories'
     units checked. ``data``: the data already loaded (else loaded here).
     """
-    from relmc import cluster
     from relmc._io import check_trial_memory
     from relmc.cli.output import note
 
@@ -180,15 +186,8 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
     if given:
         raise ValueError(f"{given[0]}: a fit option; --posterior is used as it is, not fitted")
     posterior = read_posterior(path)
-    post = posterior.posterior
-    units = [str(u) for u in post["unit"].values] if "unit" in post.coords else []
-    bad = sorted(set(units) - set(cluster.UNITS))
-    if bad:
-        raise ValueError(
-            f"--posterior: unit(s) {', '.join(bad)} do not scale with a cluster of GPUs; relmc "
-            f"{command} needs units among {', '.join(cluster.UNITS)}"
-        )
-    check_trial_memory(args.n_trials, post.sizes["category"])
+    check_posterior_units(posterior, command)
+    check_trial_memory(args.n_trials, posterior.posterior.sizes["category"])
     return posterior, None
 
 

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     written = d  # the file's own fields: what the "assumed:" line leaves out
     posterior = inputs.read_posterior(args.posterior) if args.posterior is not None else None
     if posterior is not None:
+        inputs.check_posterior_units(posterior, "simulate")
         d = {**d, "failures": failures_with_posterior(d.get("failures"), posterior)}
         d = cluster_with_posterior(d, posterior)
     sc = Scenario.from_dict(d)
