@@ -102,13 +102,23 @@ def spread_of_range(low: float, high: float) -> tuple[float, float]:
     """Median and 90%-range factor ``k`` of a lognormal whose 5% and 95% quantiles are given.
 
     ``median = sqrt(low * high)``, ``k = sqrt(high / low)``: e.g. restarts of 5-20 minutes
-    (Meta's RSC clusters) are a median of 10 minutes with ``k = 2``. ``0 < low <= high``.
+    (Meta's RSC clusters) are a median of 10 minutes with ``k = 2``. ``0 < low <= high``,
+    and ``high <= low * MAX_SPREAD ** 2`` (``k`` at most 100, as every ``*_spread`` field
+    takes: a 90% range of four orders of magnitude).
     """
     lo = _check_real("low", low, lo_open=True)
     hi = _check_real("high", high, lo_open=True)
     if hi < lo or not math.isfinite(hi):
         raise _fail("high", f"finite and >= low={lo:g}", high)
-    return math.sqrt(lo * hi), math.sqrt(hi / lo)
+    k = math.sqrt(hi / lo)
+    if k > MAX_SPREAD:
+        raise _fail(
+            "high",
+            f"at most low x {MAX_SPREAD**2:g} = {lo * MAX_SPREAD**2:g} (a spread k = "
+            f"sqrt(high / low) in [1, {MAX_SPREAD:g}], as the *_spread fields take)",
+            high,
+        )
+    return math.sqrt(lo * hi), k
 
 
 def _fail(name: str, allowed: str, value: Any) -> FieldError:
@@ -172,14 +182,15 @@ def _check_range(
     return v
 
 
-def _check_int(name: str, value: Any, *, lo: int, hi: int | None = None) -> int:
+def _check_int(name: str, value: Any, *, lo: int, hi: int | None = None, note: str = "") -> int:
     """Validate an integer ``>= lo`` (and ``<= hi`` when given) and return it as int.
 
     The message writes ``hi`` as the docs do (:func:`relmc.errors.bound_text`: ``1e8``); the
-    same message for a wrong type and for either bound.
+    same message, ending in ``note``, for a wrong type and for either bound.
     """
     top = bound_text(hi) if hi is not None else ""
     allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {top}]"
+    allowed += note
     value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo:
         raise _fail(name, allowed, value)
@@ -557,9 +568,8 @@ class FailureModel:
             "maintenance_hours",
             _check_real("failures.maintenance_hours", self.maintenance_hours),
         )
-        shape = _check_real("failures.trend_shape", self.trend_shape, lo_open=True)
-        if shape > 100.0:  # far beyond any observed wear-out; keeps the trend finite
-            raise _fail("failures.trend_shape", "a number in (0, 100]", self.trend_shape)
+        # at most 100: far beyond any observed wear-out; keeps the trend finite
+        shape = _check_range("failures.trend_shape", self.trend_shape, 0.0, 100.0, lo_open=True)
         _set(self, "trend_shape", shape)
         _set(
             self,
@@ -824,10 +834,8 @@ class Job:
             "job.throughput_peak_hour", self.throughput_peak_hour, 0, 24, hi_open=True
         )
         _set(self, "throughput_peak_hour", peak)
-        day = _check_int("job.start_day", self.start_day, lo=0)
-        if day > 6:
-            raise _fail("job.start_day", "an integer in [0, 6] (0 is Monday)", self.start_day)
-        _set(self, "start_day", day)
+        _set(self, "start_day", _check_int("job.start_day", self.start_day, lo=0, hi=6,
+                                           note=" (0 is Monday)"))  # fmt: skip
 
 
 INTERVAL_RULES = ("young", "daly")
@@ -1046,11 +1054,10 @@ maintenance_spread : float
                 "policy.persist_hours", f"in [0, checkpoint_interval={ci:g}]", self.persist_hours
             )
         if self.n_spares is not None:
-            _set(self, "n_spares", _check_int("policy.n_spares", self.n_spares, lo=0))
-            if self.n_spares > MAX_SPARES:
-                raise _fail(
-                    "policy.n_spares", f"an integer in [0, {MAX_SPARES}] or None", self.n_spares
-                )
+            # None, the default, is an unlimited pool: in TOML a field left out
+            note = " or None (unlimited: in a TOML file, leave the field out)"
+            spares = _check_int("policy.n_spares", self.n_spares, lo=0, hi=MAX_SPARES, note=note)
+            _set(self, "n_spares", spares)
         _set(
             self,
             "repair_hours",
@@ -1162,13 +1169,13 @@ class Scenario:
             if isinstance(value, Mapping):
                 value = _from_mapping(cls, value, name)
                 _set(self, name, value)
-            if not isinstance(value, cls):
-                raise _fail(name, f"a {cls.__name__}", value)
+            if not isinstance(value, cls):  # a TOML user wrote `cluster = 5`, not a table
+                raise _fail(name, f"a {cls.__name__} or a table of its fields ([{name}])", value)
         f = self.failures
         if isinstance(f, Mapping):
             f = _failures_from_mapping(f)
         if not isinstance(f, FailureModel):
-            raise _fail("failures", "a FailureModel", f)
+            raise _fail("failures", "a FailureModel or a table of its fields ([failures])", f)
         _set(self, "failures", f)
         self._check_overhead_scale()
 

@@ -50,6 +50,16 @@ def test_parse_policy():
     assert parse_policy("ci:checkpoint_interval_hours=3")[1] == {"policy.checkpoint_interval": 3}
     _, f = parse_policy("burn-in:failures.categories.Faulty GPU.rate_multiplier=0.5")
     assert f == {"failures.categories.Faulty GPU.rate_multiplier": 0.5}
+    # a rate profile (24 or 168 numbers) is refused by name with where to set it, whatever
+    # its spelling (a comma would otherwise split it into a second, malformed item)
+    import argparse
+
+    for text in ("[1,2]", "[1 2]", "1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="set it in a scenario TOML"):
+            parse_policy(f"day:failures.categories.*.rate_profile={text}")
+    # negative control: a daily cycle's one-number fields pass
+    _, f = parse_policy("day:failures.categories.*.diurnal_amplitude=0.5")
+    assert f == {"failures.categories.*.diurnal_amplitude": 0.5}
 
 
 def test_compare_prints_each_policy_and_writes_compare_nc(tmp_path, capsys):

@@ -56,6 +56,12 @@ def test_spread_of_range_gives_the_stated_quantiles():
         relmc.spread_of_range(2.0, 1.0)
     with pytest.raises(ValueError, match="low"):
         relmc.spread_of_range(0.0, 1.0)
+    # a range wider than any *_spread field takes (k > 100) is refused where it is made,
+    # not only when the spread reaches a Policy; k = 100 itself passes (the fields' bound)
+    with pytest.raises(ValueError, match=r"high must be at most low x 10000 = 0.2 \(a spread"):
+        relmc.spread_of_range(2e-5, 1.0)
+    m, k = relmc.spread_of_range(1e-4, 1.0)
+    assert k == pytest.approx(100.0) and relmc.Policy(restart_hours=m, restart_spread=k)
 
 
 def test_mean_factor_is_the_lognormal_mean(base):

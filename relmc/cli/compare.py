@@ -162,6 +162,12 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
             f"{key}: the fit gives every category's rate, so a policy cannot set it; use "
             f"failures.categories.{cat}.rate_multiplier (e.g. 2 to double its events)"
         )
+    if parts is not None and parts[1] == "rate_profile":  # 24 or 168 numbers, not one value
+        raise argparse.ArgumentTypeError(
+            f"{key}: a rate profile is 24 or 168 numbers, which --policy (one value per field) "
+            "cannot take; set it in a scenario TOML (relmc simulate, a sweep's [base]), or use "
+            f"failures.categories.{parts[0]}.diurnal_amplitude / diurnal_peak_hour here"
+        )
     return path, value
 
 

@@ -175,7 +175,12 @@ def _interval(s: str) -> float | str:
 def _spares(s: str) -> int | None:
     if s.lower() in ("unlimited", "none", "inf"):
         return None
-    return int(s)
+    try:
+        return int(s.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [0, 1e7] or unlimited (also none, inf); got {s!r}"
+        ) from None
 
 
 def int_list(s: str) -> list[int]:
@@ -249,6 +254,7 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
     from relmc.scenario import Cluster, FailureModel, Job, Policy
 
     groups: list[tuple[str, list[_Option]]] = []
+    said: dict[str, str] = {}  # a paragraph several fields share -> the first flag given it
     for section, cls, skip in (
         ("policy", Policy, ()),
         ("job", Job, ()),
@@ -264,6 +270,16 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             factory: Any = f.default_factory  # set when the field has no plain default
             default = f.default if f.default is not dataclasses.MISSING else factory()
             text = plain(docs.get(f.name, "")).replace("%", "%%")
+            for python, cli in _CLI_WORDS.get(f.name, ()):  # None is not a value a flag takes
+                if python not in text:
+                    raise RuntimeError(f"{dest}'s docstring no longer says {python!r}")
+                text = text.replace(python, cli)
+            if f.name.endswith(("_spread", "_jitter")):  # their shared paragraphs: once
+                if text in said:
+                    overhead = f.name.rsplit("_", 1)[0].replace("_", " ")
+                    text = f"the same as {said[text]}, for the {overhead} overhead"
+                else:
+                    said[text] = flag
             if f.name == "maintenance_rate":  # default_scenario: the data's or fit's record
                 shown = (
                     "the rate the data or fit record, e.g. llama3-405b's 47 in 1,296 h, "
@@ -312,6 +328,13 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             opts[0] = dataclasses.replace(first, help=f"{first.help} (default: {shown})")
             groups.append((dest, opts))
     return groups
+
+
+#: Words of a field's docstring that a flag says otherwise: (the API's, the command line's)
+_CLI_WORDS = {
+    "n_spares": (("None for an unlimited pool", "unlimited (or none) for an unlimited pool"),),
+    "memory_restart_hours": (("None (the default): off", "not given (the default): off"),),
+}
 
 
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
@@ -512,8 +535,8 @@ def add_precision_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "adaptive precision (relmc.Precision; any target makes --n-trials a budget: first "
         "--min-trials trials (default 512), then rounds that double the total, each of whole "
-        "256-trial blocks, stopping at the first target met or at the budget; a budget below "
-        "--min-trials runs the budget)"
+        "256-trial blocks but the last, cut at the budget, stopping at the first target met or "
+        "at the budget; a budget below --min-trials runs the budget)"
     )
     g.add_argument(
         "--target-se",

@@ -47,7 +47,8 @@ examples:
 
 A store with every cell done submits nothing ("nothing to submit"); a partial one submits
 an array whose tasks share the cells missing (or damaged) at submission: the list is in the
-script (relmc sweep run --cells -), at most one task a cell.""",
+script (relmc sweep run --cells -), at most one task a cell. The script and the tasks' logs
+go to a folder STORE.slurm beside the store (delete it with the store).""",
     "status": """examples:
   relmc sweep status sweep.zarr
   relmc sweep status sweep.zarr --json

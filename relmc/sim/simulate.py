@@ -382,7 +382,8 @@ class Precision:
 
     Trials run in rounds of whole blocks (``BLOCK_SIZE`` trials each): first
     ``min_trials`` (rounded up to blocks), then rounds that double the total, up to
-    ``n_trials``. After each round the Monte Carlo standard error of mean ETTR is computed from
+    ``n_trials`` (the last block cut there: a budget of 3,000 runs at most 3,000 trials).
+    After each round the Monte Carlo standard error of mean ETTR is computed from
     the trials so far; the run stops when it is at most ``target_se`` (absolute) or
     ``target_rse`` times the mean (relative), or when the mean is hopeless: even
     ``mean + 4 SE`` is below ``hopeless_ettr`` (checked first: where both hold, the run is

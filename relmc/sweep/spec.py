@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from relmc.errors import FieldError, UnreadFieldWarning
+from relmc.errors import FieldError, UnreadFieldWarning, bound_text
 
 __all__ = ["SlurmOptions", "SweepSpec", "load_spec", "resolve_store", "spec_template"]
 
@@ -513,7 +513,7 @@ def _is_number(v: Any) -> bool:
 def _check_int(name: str, value: Any, lo: int, hi: int | None) -> int:
     ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
     if not ok or value < lo or (hi is not None and value > hi):
-        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        rng = f"in [{lo}, {bound_text(hi)}]" if hi is not None else f">= {lo}"
         raise FieldError(name, f"{name} must be an integer {rng}; got {value!r}")
     return int(value)
 
