@@ -846,6 +846,58 @@ def test_help_has_examples_and_no_rest_markup(cmd, capsys):
     assert not re.search(r"`[^`\s]+`", text), text
 
 
+@pytest.mark.parametrize("cmd", ["project", "compare", "optimize"])
+def test_scenario_flags_say_shared_paragraphs_once_and_offer_no_none(cmd, capsys):
+    import re
+
+    assert main([cmd, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse's wrapping undone
+    # the spreads' paragraph in full once, then a pointer for each other spread
+    assert text.count("Uncertain overheads, per draw") == 1
+    for other in ("persist", "restart", "swap", "detection", "maintenance"):
+        assert f"--{other}-spread X the same as --snapshot-spread, for the {other} overhead" in (
+            text
+        )
+    assert text.count("Uncertain overheads, per event") == 1
+    assert "--swap-jitter X the same as --restart-jitter, for the swap overhead" in text
+    # the cluster's shape flags keep their own words (not taken for a spread)
+    assert "--nodes-per-rack N the same as" not in text
+    # a flag takes no None: the words a command line uses instead
+    assert not re.search(r"\bNone\b", text)
+    assert "unlimited (or none) for an unlimited pool" in text
+    assert "not given (the default): off" in text
+
+
+def test_a_whole_range_is_named_whichever_side_a_value_misses(capsys):
+    from relmc.scenario import Category, FailureModel, Job, Policy
+
+    one = (Category("a", rate=1e-4),)
+    cases = [
+        (lambda v: Job(start_day=v), (7, -1, 1.5), "job.start_day must be an integer in [0, 6]"),
+        (lambda v: Policy(n_spares=v), (10**7 + 1, -1, "many"),
+         "policy.n_spares must be an integer in [0, 1e7] or None (unlimited: in a TOML file, "
+         "leave the field out)"),
+        (lambda v: FailureModel(one, trend_shape=v), (101, 0, float("nan")),
+         "failures.trend_shape must be a number in (0, 100]"),
+    ]  # fmt: skip
+    for build, values, text in cases:
+        for v in values:
+            with pytest.raises(ValueError) as e:
+                build(v)
+            assert str(e.value).startswith(text), str(e.value)
+        build(values[0] - 1 if not isinstance(values[0], str) else 0)  # in range: no error
+    line = error_in_process(["project", "--n-spares", "lots"], capsys)
+    assert "--n-spares: must be an integer in [0, 1e7] or unlimited (also none, inf)" in line
+
+
+def test_a_section_that_is_not_a_table_is_named_as_one(tmp_path, capsys):
+    toml = tmp_path / "s.toml"
+    toml.write_text("cluster = 5\n")
+    line = error_in_process(["simulate", str(toml), "--out", str(tmp_path / "o")], capsys)
+    assert line.endswith("cluster must be a Cluster or a table of its fields ([cluster]); got 5")
+    assert not (tmp_path / "o").exists()
+
+
 SCRIPTS = ["quickstart.py", "what_if.py", "own_cluster.py", "event_log.py", "levers.py"]
 SCRIPTS += ["time_varying.py"]
 COPY = "'relmc examples --copy DIR'"  # how the installed example scripts are reached
