@@ -672,6 +672,37 @@ def run_sweep(a):
     return ck, neg, {}
 
 
+def mode_main(rnd, doc, runners, argv, *, n_sim=6000, smoke_sim=400, n_sim_help="", tag_sim=False):
+    """The command line of a round whose modes share the fifteenth round's flags.
+
+    ``rnd`` the round's name (``"r15"``), ``runners`` mode -> ``fn(args) -> (ck, neg,
+    comp)``; ``--n-sim``'s default and smoke value, and whether the log's tag names it.
+    Parses ``argv``, logs to ``--out/log_{rnd}_{tag}.txt``, runs the mode and reports.
+    """
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("mode", choices=tuple(runners))
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--n-indep", type=int, default=2000)
+    ap.add_argument("--budget", type=int, default=8192, help="trial budget")
+    ap.add_argument("--n-sim", type=int, default=n_sim, help=n_sim_help)
+    ap.add_argument("--iseed", type=int, default=0, help="offset of the independent seeds")
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--out", type=Path, default=Path(f"/tmp/{rnd}"))
+    a = ap.parse_args(argv)
+    if a.smoke:
+        a.n_indep, a.budget, a.n_sim = 100, 2048, smoke_sim
+    a.out.mkdir(parents=True, exist_ok=True)
+    sim = f"_{a.n_sim}" if tag_sim else ""
+    tag = f"{a.mode}_{a.seed}_{a.n_indep}_{a.budget}{sim}_{a.iseed}"
+    log_to(a.out, f"log_{rnd}_{tag}.txt")
+    sim = f" n_sim {a.n_sim}" if tag_sim else ""
+    print(f"{rnd}_proj {a.mode} seed {a.seed} indep {a.n_indep} budget {a.budget}{sim} iseed "
+          f"{a.iseed}  relmc {relmc.__version__}")  # fmt: skip
+    t0 = time.time()
+    ck, neg, comp = runners[a.mode](a)
+    report(ck, neg, comp, a.mode, t0, a.out / f"res_{rnd}_{tag}.pkl")
+
+
 def report(ck, neg, comp, mode, t0, pkl):
     """Print a mode's checks, negatives, comparisons and summary line; pickle them to ``pkl``
     (the eleventh and twelfth rounds print theirs with it too)."""

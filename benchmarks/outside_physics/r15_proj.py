@@ -96,7 +96,6 @@ import r9_cli as C9  # noqa: E402
 import r9_proj as R9  # noqa: E402
 import r10_proj as R10  # noqa: E402
 from indep_nodes import ncat, node_spec  # noqa: E402
-from outlog import log_to  # noqa: E402
 
 warnings.simplefilter("ignore")
 bit = R10.bit
@@ -586,28 +585,8 @@ def run_rsweep(a):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=("cli", "raises", "fixed", "rsweep"))
-    ap.add_argument("--seed", type=int, default=3)
-    ap.add_argument("--n-indep", type=int, default=2000)
-    ap.add_argument("--budget", type=int, default=8192, help="trial budget")
-    ap.add_argument("--n-sim", type=int, default=6000, help="fixed: relmc trials per size")
-    ap.add_argument("--iseed", type=int, default=0, help="offset of the independent seeds")
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--out", type=Path, default=Path("/tmp/r15"))
-    a = ap.parse_args(argv)
-    if a.smoke:
-        a.n_indep, a.budget, a.n_sim = 100, 2048, 400
-    a.out.mkdir(parents=True, exist_ok=True)
-    tag = f"{a.mode}_{a.seed}_{a.n_indep}_{a.budget}_{a.iseed}"
-    log_to(a.out, f"log_r15_{tag}.txt")
-    print(f"r15_proj {a.mode} seed {a.seed} indep {a.n_indep} budget {a.budget} iseed "
-          f"{a.iseed}  relmc {relmc.__version__}")  # fmt: skip
-    t0 = time.time()
-    ck, neg, comp = dict(cli=run_cli, raises=run_raises, fixed=run_fixed, rsweep=run_rsweep)[
-        a.mode
-    ](a)
-    R10.report(ck, neg, comp, a.mode, t0, a.out / f"res_r15_{tag}.pkl")
+    runners = dict(cli=run_cli, raises=run_raises, fixed=run_fixed, rsweep=run_rsweep)
+    R10.mode_main("r15", __doc__, runners, argv, n_sim_help="fixed: relmc trials per size")
 
 
 if __name__ == "__main__":

@@ -106,7 +106,6 @@ import r10_proj as R10  # noqa: E402
 import r15_proj as R15  # noqa: E402
 from indep2 import cat  # noqa: E402
 from indep_nodes import ncat, node_spec  # noqa: E402
-from outlog import log_to  # noqa: E402
 
 warnings.simplefilter("ignore")
 bit = R10.bit
@@ -767,28 +766,10 @@ def run_dask(a):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=("fleetdiur", "cli", "sdc", "fixlemon", "rsweep", "dask"))
-    ap.add_argument("--seed", type=int, default=3)
-    ap.add_argument("--n-indep", type=int, default=2000)
-    ap.add_argument("--budget", type=int, default=8192, help="trial budget")
-    ap.add_argument("--n-sim", type=int, default=8000, help="relmc trials per size / cell")
-    ap.add_argument("--iseed", type=int, default=0, help="offset of the independent seeds")
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--out", type=Path, default=Path("/tmp/r16"))
-    a = ap.parse_args(argv)
-    if a.smoke:
-        a.n_indep, a.budget, a.n_sim = 100, 2048, 512
-    a.out.mkdir(parents=True, exist_ok=True)
-    tag = f"{a.mode}_{a.seed}_{a.n_indep}_{a.budget}_{a.n_sim}_{a.iseed}"
-    log_to(a.out, f"log_r16_{tag}.txt")
-    print(f"r16_proj {a.mode} seed {a.seed} indep {a.n_indep} budget {a.budget} n_sim "
-          f"{a.n_sim} iseed {a.iseed}  relmc {relmc.__version__}")  # fmt: skip
-    t0 = time.time()
-    fn = dict(fleetdiur=run_fleetdiur, cli=run_cli, sdc=run_sdc, fixlemon=run_fixlemon,
-              rsweep=run_rsweep, dask=run_dask)[a.mode]  # fmt: skip
-    ck, neg, comp = fn(a)
-    R10.report(ck, neg, comp, a.mode, t0, a.out / f"res_r16_{tag}.pkl")
+    runners = dict(fleetdiur=run_fleetdiur, cli=run_cli, sdc=run_sdc, fixlemon=run_fixlemon,
+                   rsweep=run_rsweep, dask=run_dask)  # fmt: skip
+    R10.mode_main("r16", __doc__, runners, argv, n_sim=8000, smoke_sim=512, tag_sim=True,
+                  n_sim_help="relmc trials per size / cell")  # fmt: skip
 
 
 if __name__ == "__main__":
