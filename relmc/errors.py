@@ -73,6 +73,11 @@ class UnreadFieldWarning(UserWarning):
     sizes, cells or scenarios, so an axis over such a field (which then changes nothing)
     warns once per value.
 
+    Also a field set for a feature that is off (:meth:`relmc.Scenario.dead_fields`, e.g.
+    ``memory_replicas`` without ``memory_restart_hours``; sweeps and comparisons only where
+    the feature is off in every scenario) and a ``wrong_blame`` whose domain takes several
+    nodes (no node is blamed there).
+
     Also a posterior variable of physics that no simulation takes
     (:data:`relmc.rates.NOT_SIMULATED_VARIABLES`: the ``frailty_variance`` of
     ``fit_events(nodes="frailty")``), once per simulation, projection, sweep or comparison.

@@ -399,8 +399,11 @@ def project(
     nested = nested_draws(draws, max(credible_trials, 1), int(trials_per_draw))
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
-    physics_notes = [n for sc in scenarios for n in kernel_inputs(sc, draws, 1)[1]["physics_notes"]]
-    warn_unread(scenarios, physics_notes=physics_notes)  # once, not per size and simulation
+    labels = [kernel_inputs(sc, draws, 1)[1] for sc in scenarios]
+    physics_notes = [n for lab in labels for n in lab["physics_notes"]]
+    live = {p for lab in labels for p in lab["posterior_reads"]}
+    # once, not per size and simulation
+    warn_unread(scenarios, physics_notes=physics_notes, live=live)
     if progress is None:
         progress = sys.stderr.isatty()
 

@@ -104,6 +104,7 @@ __all__ = [
     "PhysicsDraws",
     "physics_draws",
     "replaced_physics_notes",
+    "posterior_reads",
     "with_posterior_physics",
     "NOT_SIMULATED_VARIABLES",
     "not_simulated_notes",
@@ -1353,6 +1354,22 @@ def _physics_point(phys: PhysicsDraws) -> dict[str, Any]:
     if phys.bad_node_multiplier is not None:
         point["bad_node_multiplier"] = np.maximum(1.0, np.median(phys.bad_node_multiplier, axis=0))
     return point
+
+
+def posterior_reads(scenario: Scenario, phys: PhysicsDraws | None) -> frozenset[str]:
+    """Return the scenario fields a posterior's per-draw physics makes read although off.
+
+    A per-draw ``diurnal_amplitude`` without a per-draw ``diurnal_peak_hour`` is combined
+    with each category's own ``diurnal_peak_hour`` (:class:`PhysicsDraws`: the scenario's
+    value then applies), which :meth:`relmc.Scenario.dead_fields` takes for dead where the
+    scenario's amplitude is 0; with both per draw, the peak is replaced instead (and
+    :func:`replaced_physics_notes` says so). Paths as :meth:`relmc.Scenario.dead_fields`'.
+    """
+    if phys is None or phys.diurnal_amplitude is None:
+        return frozenset()
+    return frozenset(
+        f"failures.categories[{c.name!r}].diurnal_peak_hour" for c in scenario.failures.categories
+    )
 
 
 def replaced_physics_notes(scenario: Scenario, phys: PhysicsDraws | None) -> list[str]:

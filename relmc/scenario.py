@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -436,25 +436,21 @@ class Category:
         return out
 
     def reads(self, name: str) -> bool:
-        """Whether the simulation reads field ``name`` of this category (a ``KIND_FIELDS`` key).
+        """Whether this category's ``kind`` reads field ``name`` (a ``KIND_FIELDS`` key).
 
-        A field of :data:`KIND_FIELDS` is read for its kind only; ``wrong_blame`` moreover
-        only where ``domain`` is ``"node"`` (a rack or pod failure sends all its nodes to
-        repair: no node is blamed, :mod:`relmc.sim`).
+        ``wrong_blame`` moreover needs a domain of one node, which the cluster decides
+        (:meth:`Scenario.reads`).
         """
-        if self.kind != KIND_FIELDS[name]:
-            return False
-        return name != "wrong_blame" or self.domain == "node"
+        return self.kind == KIND_FIELDS[name]
 
     def unread_fields(self) -> list[str]:
-        """Fields set away from their defaults that this category does not read.
+        """Fields set away from their defaults that this category's ``kind`` does not read.
 
         ``straggler_speed`` is read for ``kind="straggler"`` only, ``sdc_latency_hours`` and
         ``sdc_latency_distribution`` for ``kind="sdc"`` only, ``domain`` and ``wrong_blame``
         for ``kind="failure"`` only (stragglers and SDC strike one node, never wrongly
-        blamed), and ``wrong_blame`` only with ``domain="node"`` (see :meth:`reads`).
-        :func:`relmc.simulate` warns naming them (:meth:`Scenario.unread_notes`), since a
-        forgotten ``kind`` silently simulates another model.
+        blamed). :func:`relmc.simulate` warns naming them (:meth:`Scenario.unread_notes`),
+        since a forgotten ``kind`` silently simulates another model.
         """
         defaults = {f.name: f.default for f in dataclasses.fields(self)}
         return [
@@ -1260,7 +1256,7 @@ class Scenario:
         failures = [c for c in cats if c.kind == "failure"]  # the others are node-domain
         count("blast radius", sum(c.domain != "node" for c in failures))
         count("diagnosis", sum(c.diagnosis_hours > 0 for c in cats))
-        count("wrong blame", sum(c.wrong_blame > 0 and c.reads("wrong_blame") for c in cats))
+        count("wrong blame", sum(c.wrong_blame > 0 and self.reads(c, "wrong_blame") for c in cats))
         if pol.lemon_failures > 0:
             out.append(f"lemon detection ({pol.lemon_failures} in {pol.lemon_window_hours:g} h)")
         if pol.escalation_probability > 0 or pol.auto_repair_miss > 0:
@@ -1313,6 +1309,82 @@ class Scenario:
             "sdc_latency": per_category("sdc_latency_hours", ("sdc",)),
         }
 
+    def domain_nodes(self, domain: str) -> int:
+        """Nodes of the job one failure of ``domain`` takes: a rack's or a pod's, at most all.
+
+        ``"node"`` 1, ``"rack"`` ``nodes_per_rack``, ``"pod"`` ``max(1, gpus_per_pod //
+        gpus_per_node)``, each at most the job's ``ceil(n_gpus / gpus_per_node)`` nodes
+        (:mod:`relmc.sim`, resolution 1).
+        """
+        cl = self.cluster
+        n_nodes = -(-cl.n_gpus // cl.gpus_per_node)  # a part-filled node is still a node
+        pod = max(1, cl.gpus_per_pod // cl.gpus_per_node)
+        return min({"node": 1, "rack": cl.nodes_per_rack, "pod": pod}[domain], n_nodes)
+
+    def reads(self, c: Category, name: str) -> bool:
+        """Whether the simulation reads field ``name`` (a ``KIND_FIELDS`` key) of category ``c``.
+
+        A field of ``KIND_FIELDS`` is read for its kind only (:meth:`Category.reads`);
+        ``wrong_blame`` moreover only where the category's domain takes one node of this job
+        (:meth:`domain_nodes`; a failure that takes several sends them all to repair: no node
+        is blamed, :mod:`relmc.sim`).
+        """
+        if not c.reads(name):
+            return False
+        return name != "wrong_blame" or self.domain_nodes(c.domain) == 1
+
+    def dead_fields(self) -> dict[str, str]:
+        """Fields set away from their defaults whose feature is off here, with why.
+
+        Each changes nothing while it is off (the outputs are those of the field's default,
+        bit for bit): ``policy.lemon_window_hours`` without lemon detection
+        (``lemon_failures`` 0); ``policy.manual_repair_hours`` and ``manual_repair_miss``
+        without escalation (``escalation_probability`` 0); ``policy.memory_replicas``
+        without restarts from memory (``memory_restart_hours`` None);
+        ``policy.checkpoint_retention`` without an SDC category; ``policy.repair_hours``
+        with an unlimited pool (a node sent to repair never comes back);
+        ``job.throughput_peak_hour`` with ``throughput_amplitude`` 0; a category's
+        ``diurnal_peak_hour`` with ``diurnal_amplitude`` 0 (with or without a
+        ``rate_profile``), unless a posterior's per-draw amplitude makes it read
+        (``relmc.rates.posterior_reads``). Keys are dotted paths
+        (``failures.categories['gpu'].diurnal_peak_hour``).
+        """
+        return {p: why for p, (moved, why) in self._feature_off().items() if moved}
+
+    def _feature_off(self) -> dict[str, tuple[bool, str]]:
+        """:meth:`dead_fields`' paths whose feature is off, moved from the default or not."""
+        pol, job = self.policy, self.job
+        out: dict[str, tuple[bool, str]] = {}
+
+        def moved(obj: Any, name: str) -> bool:
+            return getattr(obj, name) != type(obj).__dataclass_fields__[name].default
+
+        if pol.lemon_failures == 0:
+            why = "policy.lemon_failures is 0 (no lemon detection)"
+            out["policy.lemon_window_hours"] = (moved(pol, "lemon_window_hours"), why)
+        if pol.escalation_probability == 0:
+            for name in ("manual_repair_hours", "manual_repair_miss"):
+                why = "policy.escalation_probability is 0 (no node reaches manual repair)"
+                out[f"policy.{name}"] = (moved(pol, name), why)
+        if pol.memory_restart_hours is None:
+            why = "policy.memory_restart_hours is not set (no restart from memory)"
+            out["policy.memory_replicas"] = (moved(pol, "memory_replicas"), why)
+        if not any(c.kind == "sdc" for c in self.failures.categories):
+            why = 'no category has kind = "sdc"'
+            out["policy.checkpoint_retention"] = (moved(pol, "checkpoint_retention"), why)
+        if pol.n_spares is None:
+            why = "policy.n_spares is unlimited (a node sent to repair never comes back)"
+            out["policy.repair_hours"] = (moved(pol, "repair_hours"), why)
+        if job.throughput_amplitude == 0:
+            why = "job.throughput_amplitude is 0"
+            out["job.throughput_peak_hour"] = (moved(job, "throughput_peak_hour"), why)
+        for c in self.failures.categories:
+            if c.diurnal_amplitude == 0:  # a rate_profile has amplitude 0 too: no cosine
+                why = "its diurnal_amplitude is 0"
+                path = f"failures.categories[{c.name!r}].diurnal_peak_hour"
+                out[path] = (moved(c, "diurnal_peak_hour"), why)
+        return out
+
     def inert_overheads(self) -> dict[str, str]:
         """Overheads whose stated values are all 0 (or whose event never occurs), with why.
 
@@ -1337,9 +1409,13 @@ class Scenario:
         return out
 
     def unread_notes(
-        self, among: Sequence[Scenario] = (), *, context: UnreadContext | None = None
+        self,
+        among: Sequence[Scenario] = (),
+        *,
+        context: UnreadContext | None = None,
+        live: Collection[str] = (),
     ) -> list[str]:
-        """One sentence per category that sets fields its kind does not read, and per inert spread.
+        """One sentence per field set that changes nothing: unread by its kind, dead, or inert.
 
         E.g. ``failures.categories['slow'] sets straggler_speed, which its kind ('failure')
         does not read (meant kind = "straggler"?)``; see :meth:`Category.unread_fields`.
@@ -1349,22 +1425,36 @@ class Scenario:
         sweep's cells, a comparison's scenarios): only the fields unread in each of them that
         has the category, so that varying ``kind`` across them is not taken for a forgotten
         one, and only the spreads inert in all of them (an axis over an overhead through 0).
+        A field set for a feature that is off (:meth:`dead_fields`), e.g.
+        ``policy.memory_replicas = 3 has no effect: policy.memory_restart_hours is not set
+        ...``; with ``among``, only where it is off in every one of them.
         A ``wrong_blame`` on a failure category whose ``domain`` is not ``"node"`` is said to
         have no effect (no node is blamed there), e.g. ``... .wrong_blame = 0.2 has no
         effect: its domain is 'rack' ...``. ``context`` is
         ``relmc.scenario.unread_context(among)``, computed once by a caller that
-        asks every one of many scenarios (``among`` is then not read).
+        asks every one of many scenarios (``among`` is then not read). ``live``: paths of
+        :meth:`dead_fields` that the rates read all the same (a posterior's per-draw
+        ``diurnal_amplitude`` makes a category's ``diurnal_peak_hour`` read:
+        ``relmc.rates.posterior_reads``), left out.
         """
-        read_somewhere, inert_among = unread_context(among) if context is None else context
+        read_somewhere, inert_among, dead_among = (
+            unread_context(among) if context is None else context
+        )
         out = []
         for c in self.failures.categories:
             unread = [f for f in c.unread_fields() if (c.name, f) not in read_somewhere]
-            if "wrong_blame" in unread and c.kind == "failure":  # read by its kind, not domain
-                unread.remove("wrong_blame")
+            if (
+                c.kind == "failure"
+                and c.wrong_blame != 0
+                and not self.reads(c, "wrong_blame")
+                and (c.name, "wrong_blame") not in read_somewhere
+            ):
+                d = self.domain_nodes(c.domain)
                 out.append(
                     f"failures.categories[{c.name!r}].wrong_blame = {c.wrong_blame:g} has no "
-                    f"effect: its domain is {c.domain!r} (a rack or pod failure sends all its "
-                    'nodes to repair; only domain = "node" blames a node)'
+                    f"effect: its domain ({c.domain!r}) takes {d} nodes here, and a failure "
+                    "that takes several sends them all to repair (only a one-node domain "
+                    "blames a node)"
                 )
             if unread:
                 kinds = sorted({KIND_FIELDS[f] for f in unread})
@@ -1373,6 +1463,11 @@ class Scenario:
                     f"failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
                     f"kind ({c.kind!r}) does not read (meant {meant}?)"
                 )
+        for path, why in self.dead_fields().items():
+            if path not in live and (dead_among is None or path in dead_among):
+                value = _field_at(self, path)
+                shown = f"{value:g}" if isinstance(value, float) else repr(value)
+                out.append(f"{path} = {shown} has no effect: {why}")
         pol = self.policy
         spreads = [n for n in (*SPREAD_FIELDS, *JITTER_FIELDS) if getattr(pol, n) != 1.0]
         if not spreads:
@@ -1414,8 +1509,9 @@ class Scenario:
 
 
 #: :func:`unread_context`'s result: the ``(category name, field)`` pairs some scenario's
-#: kinds read, and the overheads inert in every scenario (None: no scenarios given)
-UnreadContext = tuple[set[tuple[str, str]], set[str] | None]
+#: kinds read, the overheads inert in every scenario and the fields dead in every scenario
+#: (:meth:`Scenario.dead_fields`; each None: no scenarios given)
+UnreadContext = tuple[set[tuple[str, str]], set[str] | None, set[str] | None]
 
 
 def unread_context(among: Sequence[Scenario]) -> UnreadContext:
@@ -1425,13 +1521,43 @@ def unread_context(among: Sequence[Scenario]) -> UnreadContext:
         for sc in among
         for c in sc.failures.categories
         for f in KIND_FIELDS
-        if c.reads(f)
+        if sc.reads(c, f)
     }
-    inert = None
+    inert: set[str] | None = None
     for sc in among:
         own = set(sc.inert_overheads())
         inert = own if inert is None else inert & own
-    return read_somewhere, inert
+    # a field is dead among them where its feature is off in every one that has the field
+    # (a scenario at the field's default counts: an axis through the default is no reader)
+    dead: set[str] | None = None
+    if among:
+        offs = [set(sc._feature_off()) for sc in among]
+        names = [{repr(c.name) for c in sc.failures.categories} for sc in among]
+        dead = set()
+        for path in set().union(*offs):
+            cat = _category_of(path)
+            having = [off for off, n in zip(offs, names, strict=True) if cat is None or cat in n]
+            if all(path in off for off in having):
+                dead.add(path)
+    return read_somewhere, inert, dead
+
+
+def _category_of(path: str) -> str | None:
+    """Return ``repr`` of the category of a ``failures.categories[NAME].field`` path, or None."""
+    head = path.rpartition(".")[0]
+    if not head.startswith("failures.categories["):
+        return None
+    return head[len("failures.categories[") : -1]
+
+
+def _field_at(sc: Scenario, path: str) -> Any:
+    """Return the value at one of :meth:`Scenario.dead_fields`' paths."""
+    head, _, leaf = path.rpartition(".")
+    if head.startswith("failures.categories["):
+        name = head[len("failures.categories[") : -1]
+        cat = next(c for c in sc.failures.categories if repr(c.name) == name)
+        return getattr(cat, leaf)
+    return getattr(getattr(sc, head), leaf)
 
 
 def _drop_none(obj: Any) -> Any:

@@ -356,7 +356,7 @@ BAD = [
     (["project", "--counts", "missing.csv"], "--counts"),
     (["project", "--n-trials", "0"], "--n-trials"),
     (["project", "--n-trials", "200000000"], "[1, 1e8]"),
-    (["project", "--n-spares", "-1"], "n_spares"),
+    (["project", "--n-spares", "-1"], "--n-spares"),
     (["project", "--compute-days", "0"], "compute_hours"),
     (["fit", "--model", "foo"], "--model"),
     (["optimize", "--intervals", "0,1"], "intervals"),

@@ -886,8 +886,13 @@ def test_a_whole_range_is_named_whichever_side_a_value_misses(capsys):
                 build(v)
             assert str(e.value).startswith(text), str(e.value)
         build(values[0] - 1 if not isinstance(values[0], str) else 0)  # in range: no error
-    line = error_in_process(["project", "--n-spares", "lots"], capsys)
-    assert "--n-spares: must be an integer in [0, 1e7] or unlimited (also none, inf)" in line
+    # the flag's own words (no None, no TOML advice), whichever side a value misses
+    for bad in ("lots", "-1", "10000001", "2.5"):
+        line = error_in_process(["project", "--n-spares", bad], capsys)
+        assert "--n-spares: must be an integer in [0, 1e7] or unlimited (also none, inf)" in line
+    from relmc.cli.options import _spares
+
+    assert [_spares(t) for t in ("1e7", "16_384", "0", "unlimited")] == [10**7, 16384, 0, None]
 
 
 def test_a_section_that_is_not_a_table_is_named_as_one(tmp_path, capsys):

@@ -33,7 +33,7 @@ from scipy import integrate, optimize
 from test_kernel_vs_reference import N_TRIALS, SCENARIOS, _disagreements, _run_both, _scenario
 
 from relmc._seed import resolve_seed
-from relmc.errors import FieldError
+from relmc.errors import FieldError, UnreadFieldWarning
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario, replace_path
 from relmc.sim import CAUSES, _kernels
 from relmc.sim.inputs import KernelInputs
@@ -381,7 +381,12 @@ def test_off_values_are_the_constant_rate_process():
     off = replace_path(off, "job.start_hour", 5.5)
     off = replace_path(off, "job.throughput_peak_hour", 9.0)
     a = simulate(sc, n_trials=300, seed=3, n_threads=1)
-    b = simulate(off, n_trials=300, seed=3, n_threads=1)
+    with pytest.warns(UnreadFieldWarning, match="peak_hour = .* has no effect") as said:
+        b = simulate(off, n_trials=300, seed=3, n_threads=1)  # and says so of the peak hours
+    assert {str(w.message).split(" = ")[0] for w in said} == {
+        "job.throughput_peak_hour",
+        *(f"failures.categories[{c.name!r}].diurnal_peak_hour" for c in sc.failures.categories),
+    }
     for name in ("wall_hours", "progress_hours", "interruptions", "lost_hours", "events"):
         np.testing.assert_array_equal(a[name].values, b[name].values)
     # any modulation leaves the constant-rate path

@@ -249,11 +249,11 @@ def test_a_wrong_blame_off_the_node_domain_is_warned_of():
     sw = Category("switch", rate=2e-4, unit="node", domain="rack", wrong_blame=0.5)
     sc = Scenario(cluster=Cluster(n_gpus=1024), failures=FailureModel(categories=(sw,)),
                   job=Job(compute_hours=100.0))  # fmt: skip
-    assert sw.unread_fields() == ["wrong_blame"]
+    assert sw.unread_fields() == [] and not sc.reads(sw, "wrong_blame")
     assert sc.unread_notes() == [
-        "failures.categories['switch'].wrong_blame = 0.5 has no effect: its domain is 'rack' "
-        '(a rack or pod failure sends all its nodes to repair; only domain = "node" blames a '
-        "node)"
+        "failures.categories['switch'].wrong_blame = 0.5 has no effect: its domain ('rack') "
+        "takes 2 nodes here, and a failure that takes several sends them all to repair (only "
+        "a one-node domain blames a node)"
     ]
     assert "wrong blame (1 category)" not in sc.features()
     with pytest.warns(UnreadFieldWarning, match=r"wrong_blame = 0.5 has no effect: its domai"):
@@ -272,6 +272,104 @@ def test_a_wrong_blame_off_the_node_domain_is_warned_of():
     assert node.unread_notes() == [] and "wrong blame (1 category)" in node.features()
     assert relmc.simulate(node, n_trials=64, seed=3)["wrong_blames"].sum() > 20
     assert sc.unread_notes(among=[sc, node]) == []
+    # a rack or a pod of one node is a node: the blame is read there (relmc.sim, resolution 1)
+    for shape in ({"nodes_per_rack": 1}, {"gpus_per_pod": 8}):
+        one = dataclasses.replace(sc, cluster=Cluster(n_gpus=1024, **shape))
+        one = replace_path(one, "failures.categories.switch.domain", "pod" if shape.get(
+            "gpus_per_pod") else "rack")  # fmt: skip
+        assert one.reads(one.failures.categories[0], "wrong_blame")
+        assert one.unread_notes() == [] and "wrong blame (1 category)" in one.features()
+        assert relmc.simulate(one, n_trials=64, seed=3)["wrong_blames"].sum() > 20
+
+
+#: a field set for a feature that is off, a value for it, and a setting that turns it on
+DEAD = [
+    ("policy.lemon_window_hours", 24.0, ("policy.lemon_failures", 2)),
+    ("policy.manual_repair_hours", 10.0, ("policy.escalation_probability", 0.3)),
+    ("policy.manual_repair_miss", 0.5, ("policy.escalation_probability", 0.3)),
+    ("policy.memory_replicas", 3, ("policy.memory_restart_hours", 0.01)),
+    ("policy.checkpoint_retention", 2, ("failures.categories.sw.kind", "sdc")),
+    ("policy.repair_hours", 5.0, ("policy.n_spares", 8)),
+    ("job.throughput_peak_hour", 5.0, ("job.throughput_amplitude", 0.1)),
+    ("failures.categories.hw.diurnal_peak_hour", 7.0,
+     ("failures.categories.hw.diurnal_amplitude", 0.5)),
+]  # fmt: skip
+
+
+def _dead_base(node: bool) -> Scenario:
+    cats = (
+        Category("hw", rate=3e-4, unit="node", recovery="swap", detection_hours=0.1),
+        Category("sw", rate=2e-4, unit="node", diagnosis_hours=0.1 if node else 0.0),
+    )
+    fm = FailureModel(cats, maintenance_rate=0.01, bad_node_fraction=0.1 if node else 0.0)
+    return Scenario(cluster=Cluster(n_gpus=1024), failures=fm, job=Job(compute_hours=200.0),
+                    policy=Policy(restart_hours=0.2, swap_hours=0.1,
+                                  n_standbys=2 if node else 0))  # fmt: skip
+
+
+@pytest.mark.parametrize("path, value, on", DEAD, ids=[d[0] for d in DEAD])
+def test_a_field_whose_feature_is_off_is_warned_of(path, value, on):
+    import relmc
+
+    leaf = path.rsplit(".", 1)[1]
+    shown = path.replace("categories.hw.", "categories['hw'].")
+    for node in (False, True):  # the plain paths and the node model's
+        sc = _dead_base(node)
+        dead = replace_path(sc, path, value)
+        assert list(dead.dead_fields()) == [shown]
+        note = dead.unread_notes()
+        assert len(note) == 1 and note[0].startswith(f"{shown} = {value:g} has no effect: ")
+        # what the note says: the outputs of the field's default, bit for bit
+        with pytest.warns(UnreadFieldWarning, match=f"{leaf} = {value:g} has no effect"):
+            got = relmc.simulate(dead, n_trials=128, seed=4)
+        ref = relmc.simulate(sc, n_trials=128, seed=4)
+        assert all(got[v].values.tobytes() == ref[v].values.tobytes() for v in ref.data_vars)
+    # negative controls: with its feature on the field is read (no note), and a sweep whose
+    # cells turn the feature on in one of them says nothing
+    live = replace_path(dead, *on)
+    assert shown not in live.dead_fields()
+    assert not any(n.startswith(shown) for n in live.unread_notes())
+    assert not any(n.startswith(shown) for n in dead.unread_notes(among=[dead, live]))
+    assert dead.unread_notes(among=[dead, dead]) == note
+    # an axis through the field's default (the feature off in every cell) still says so
+    assert dead.unread_notes(among=[sc, dead]) == note
+
+
+def test_a_peak_hour_under_a_profile_or_a_posteriors_amplitude():
+    import arviz as az
+    import numpy as np
+    import xarray as xr
+
+    import relmc
+    from relmc.models import fit_conjugate
+
+    # a rate profile is no cosine (amplitude 0): its peak hour is dead too, bit for bit
+    sc = _dead_base(False)
+    prof = replace_path(sc, "failures.categories.hw.rate_profile", tuple(range(1, 25)))
+    peak = replace_path(prof, "failures.categories.hw.diurnal_peak_hour", 12.0)
+    assert list(peak.dead_fields()) == ["failures.categories['hw'].diurnal_peak_hour"]
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+        got = relmc.simulate(peak, n_trials=128, seed=4)
+    ref = relmc.simulate(prof, n_trials=128, seed=4)
+    assert all(got[v].values.tobytes() == ref[v].values.tobytes() for v in ref.data_vars)
+    # a posterior's per-draw amplitude with the scenario's own peak hour: read, no note
+    data = relmc.load_dataset("llama3-405b")
+    post = fit_conjugate(data, seed=1, n_draws=20)
+    shape = (post.posterior.sizes["chain"], post.posterior.sizes["draw"], data.sizes["category"])
+    amp = xr.DataArray(np.full(shape, 0.9), dims=("chain", "draw", "category"),
+                       coords={"category": post.posterior["category"]})  # fmt: skip
+    phys = az.InferenceData(posterior=post.posterior.assign(diurnal_amplitude=amp))
+    base = dataclasses.replace(relmc.FailureModel.from_posterior(post), maintenance_rate=0.0)
+    fsc = Scenario(cluster=Cluster(n_gpus=4096), failures=base, job=Job(compute_hours=100.0))
+    name = base.categories[0].name
+    at12 = replace_path(fsc, f"failures.categories.{name}.diurnal_peak_hour", 12.0)
+    assert f"failures.categories[{name!r}].diurnal_peak_hour" in at12.dead_fields()
+    a = relmc.simulate(at12, rates=phys, n_trials=256, seed=4)  # no warning: an error here
+    b = relmc.simulate(fsc, rates=phys, n_trials=256, seed=4)
+    assert a["interruptions"].values.tobytes() != b["interruptions"].values.tobytes()
+    # negative control: without the posterior's amplitude the same field is warned of
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+        relmc.simulate(at12, rates=post, n_trials=16, seed=4)
 
 
 def test_a_spread_on_an_overhead_of_zero_is_warned_of(tmp_path):

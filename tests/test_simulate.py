@@ -9,6 +9,7 @@ import pytest
 import xarray as xr
 
 from relmc.analytic import daly_expected_wall
+from relmc.errors import UnreadFieldWarning
 from relmc.scenario import Category, Cluster, FailureModel, Job, Policy, Scenario
 from relmc.sim import CAUSES
 from relmc.sim.simulate import simulate
@@ -135,7 +136,8 @@ def test_maintenance_only_loses_no_work():
 
 def test_finite_spares_cause_waits_and_unlimited_does_not():
     few = simulate(full_scenario(n_spares=0), n_trials=500, seed=2)
-    many = simulate(full_scenario(n_spares=None), n_trials=500, seed=2)
+    with pytest.warns(UnreadFieldWarning, match="repair_hours = 6 has no effect"):
+        many = simulate(full_scenario(n_spares=None), n_trials=500, seed=2)  # repairs unread
     # with no spares every swap waits a whole repair (mean 6 h); ~1.2 hardware failures per
     # trial make the mean wait several hours, far from 0
     assert float(few.lost_hours.sel(cause="spare_wait").mean()) > 1.0

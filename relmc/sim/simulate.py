@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +30,7 @@ from relmc.rates import (
     draw_of_trial,
     maintenance_rate,
     not_simulated_notes,
+    posterior_reads,
     rate_draws,
     replaced_physics_notes,
 )
@@ -262,6 +263,7 @@ def kernel_inputs(scenario: Scenario, rates=None, n_trials: int = 1) -> tuple[Ke
             *replaced_physics_notes(scenario, draws.physics),
             *not_simulated_notes(draws),
         ],
+        "posterior_reads": posterior_reads(scenario, draws.physics),
     }
     return inputs, labels
 
@@ -319,8 +321,6 @@ def _node_inputs(scenario: Scenario) -> dict[str, Any]:
     """Lower the node model's fields (lemons, blast radius, repairs, ...) to kernel inputs."""
     fm, pol, cl = scenario.failures, scenario.policy, scenario.cluster
     n_nodes = -(-cl.n_gpus // cl.gpus_per_node)  # a part-filled node is still a node
-    pod = max(1, cl.gpus_per_pod // cl.gpus_per_node)
-    sizes = {"node": 1, "rack": cl.nodes_per_rack, "pod": pod}
     cats = fm.categories
     return {
         "n_nodes": int(n_nodes),
@@ -335,7 +335,7 @@ def _node_inputs(scenario: Scenario) -> dict[str, Any]:
         # a straggler or SDC strikes one node and is never wrongly blamed (relmc.sim): their
         # domain and wrong blame are not read, so they do not turn the node model on either
         "cat_domain": np.array(
-            [min(sizes[c.domain], n_nodes) if c.kind == "failure" else 1 for c in cats],
+            [scenario.domain_nodes(c.domain) if c.kind == "failure" else 1 for c in cats],
             dtype=np.int64,
         ),
         "diag_hours": np.array([c.diagnosis_hours for c in cats], dtype=np.float64),
@@ -620,12 +620,14 @@ def simulate(
     -----
     relmc.errors.UnreadFieldWarning
         For each category that sets fields its kind does not read (e.g. a straggler speed
-        on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`):
-        they change nothing. And for each diurnal, trend or lemon field the scenario sets
-        (other than its default or the posterior's point value) that ``rates``' per-draw
-        parameters replace, the fleet age included
-        (:func:`relmc.rates.replaced_physics_notes`). And for each posterior variable of
-        physics that no simulation takes (:data:`relmc.rates.NOT_SIMULATED_VARIABLES`,
+        on a category whose kind is not "straggler"; :meth:`relmc.Scenario.unread_notes`),
+        a wrong-blame chance whose domain takes several nodes, and each field set for a feature
+        that is off (:meth:`relmc.Scenario.dead_fields`): they change nothing. And for each
+        diurnal, trend or lemon field the scenario sets (other than its default or the
+        posterior's point value) that ``rates``' per-draw parameters replace, the fleet age
+        included (:func:`relmc.rates.replaced_physics_notes`). And for each posterior
+        variable of physics that no simulation takes
+        (:data:`relmc.rates.NOT_SIMULATED_VARIABLES`,
         e.g. the variance of a frailty fit's node rates).
     """
     scenario = Scenario.default() if scenario is None else scenario
@@ -641,7 +643,7 @@ def simulate(
     overhead_root = root if overhead_seed is None else resolve_seed(overhead_seed, "overhead_seed")
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
     if _WARN_UNREAD.get():  # a forgotten kind simulates another model
-        for note in scenario.unread_notes():
+        for note in scenario.unread_notes(live=labels["posterior_reads"]):
             warnings.warn(note, UnreadFieldWarning, stacklevel=2)
         for note in labels["physics_notes"]:  # set in the scenario, replaced by the posterior's
             warnings.warn(note, UnreadFieldWarning, stacklevel=2)
@@ -683,17 +685,21 @@ def unread_warnings_from_callers() -> Iterator[None]:
 
 
 def warn_unread(
-    scenarios: Sequence[Scenario], stacklevel: int = 3, physics_notes: Sequence[str] = ()
+    scenarios: Sequence[Scenario],
+    stacklevel: int = 3,
+    physics_notes: Sequence[str] = (),
+    live: Collection[str] = (),
 ) -> None:
     """Warn once of each category field unread in every one of ``scenarios`` that has it.
 
     And once of each of ``physics_notes``: the ``"physics_notes"`` of the scenarios'
     :func:`kernel_inputs` labels (fields a posterior's per-draw parameters replace), so that
-    a sweep axis over such a field warns once per value, not once per cell.
+    a sweep axis over such a field warns once per value, not once per cell. ``live``: their
+    ``"posterior_reads"`` (fields the posterior makes read, not warned of as dead).
     """
     seen: set[str] = set()
     context = unread_context(scenarios)  # once: a sweep may have thousands of cells
-    notes = [n for sc in scenarios for n in sc.unread_notes(context=context)]
+    notes = [n for sc in scenarios for n in sc.unread_notes(context=context, live=live)]
     for note in [*notes, *physics_notes]:
         if note not in seen:
             seen.add(note)

@@ -11,7 +11,7 @@ needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 import xarray as xr
@@ -227,34 +227,41 @@ def simulate_cell(
     return out
 
 
-def warn_unread_cells(spec: SweepSpec, physics_notes: Sequence[str] = ()) -> None:
+def warn_unread_cells(
+    spec: SweepSpec, physics_notes: Sequence[str] = (), live: Collection[str] = ()
+) -> None:
     """Warn (:class:`~relmc.errors.UnreadFieldWarning`) of category fields no cell reads.
 
     A field unread in some cells only (an axis over a category's ``kind``) is no mistake.
     ``physics_notes`` (:func:`lower_cells`'): the fields a posterior's per-draw physics
-    replace in any cell, each warned once (an axis over one warns once per value).
+    replace in any cell, each warned once (an axis over one warns once per value); ``live``
+    (:func:`lower_cells`' too): fields the posterior makes read, not warned of as dead.
     """
     from relmc.sim.simulate import warn_unread
 
     cells = [spec.scenario(flat) for flat in range(spec.n_cells)]
-    warn_unread(cells, stacklevel=4, physics_notes=physics_notes)
+    warn_unread(cells, stacklevel=4, physics_notes=physics_notes, live=live)
 
 
-def lower_cells(spec: SweepSpec, rates) -> list[str]:
+def lower_cells(spec: SweepSpec, rates) -> tuple[list[str], set[str]]:
     """Lower every cell, which runs simulate's own checks before anything is written.
 
     (Rate categories vs scenario, persist time vs the interval a rule picks.) Returns the
-    cells' physics notes (:func:`relmc.rates.replaced_physics_notes`), in cell order.
+    cells' physics notes (:func:`relmc.rates.replaced_physics_notes`), in cell order, and
+    the fields the posterior makes read (:func:`relmc.rates.posterior_reads`).
     """
     from relmc.sim.simulate import kernel_inputs
 
-    notes = []
+    notes: list[str] = []
+    live: set[str] = set()
     for flat in range(spec.n_cells):
         try:
-            notes += kernel_inputs(spec.scenario(flat), rates, 1)[1]["physics_notes"]
+            labels = kernel_inputs(spec.scenario(flat), rates, 1)[1]
         except ValueError as e:
             raise ValueError(f"cell {spec.cell_values(flat)}: {e}") from e
-    return notes
+        notes += labels["physics_notes"]
+        live |= labels["posterior_reads"]
+    return notes, live
 
 
 def cell_template(spec: SweepSpec, rates) -> xr.Dataset:
