@@ -1428,11 +1428,11 @@ class Scenario:
         A field set for a feature that is off (:meth:`dead_fields`), e.g.
         ``policy.memory_replicas = 3 has no effect: policy.memory_restart_hours is not set
         ...``; with ``among``, only where it is off in every one of them.
-        A ``wrong_blame`` on a failure category whose ``domain`` is not ``"node"`` is said to
-        have no effect (no node is blamed there), e.g. ``... .wrong_blame = 0.2 has no
-        effect: its domain is 'rack' ...``. ``context`` is
-        ``relmc.scenario.unread_context(among)``, computed once by a caller that
-        asks every one of many scenarios (``among`` is then not read). ``live``: paths of
+        A ``wrong_blame`` on a failure category whose domain takes several nodes of this job
+        (:meth:`reads`) is said to have no effect (no node is blamed there), e.g.
+        ``... wrong_blame = 0.2 has no effect: its domain ('rack') takes 2 nodes here``.
+        ``context`` is ``relmc.scenario.unread_context(among)``, computed once by a caller
+        that asks every one of many scenarios (``among`` is then not read). ``live``: paths of
         :meth:`dead_fields` that the rates read all the same (a posterior's per-draw
         ``diurnal_amplitude`` makes a category's ``diurnal_peak_hour`` read:
         ``relmc.rates.posterior_reads``), left out.
