@@ -280,6 +280,11 @@ def test_a_wrong_blame_off_the_node_domain_is_warned_of():
         assert one.reads(one.failures.categories[0], "wrong_blame")
         assert one.unread_notes() == [] and "wrong blame (1 category)" in one.features()
         assert relmc.simulate(one, n_trials=64, seed=3)["wrong_blames"].sum() > 20
+    # a job of fewer nodes than a rack: the rack is capped at the job's nodes
+    small = dataclasses.replace(sc, cluster=Cluster(n_gpus=8, nodes_per_rack=2))
+    assert small.domain_nodes("rack") == 1 and small.reads(sw, "wrong_blame")
+    assert small.unread_notes() == []
+    assert dataclasses.replace(sc, cluster=Cluster(n_gpus=16)).domain_nodes("rack") == 2
 
 
 #: a field set for a feature that is off, a value for it, and a setting that turns it on
@@ -333,6 +338,12 @@ def test_a_field_whose_feature_is_off_is_warned_of(path, value, on):
     assert dead.unread_notes(among=[dead, dead]) == note
     # an axis through the field's default (the feature off in every cell) still says so
     assert dead.unread_notes(among=[sc, dead]) == note
+    # scenarios without the field's category neither read it nor make it read (a comparison
+    # whose baseline lacks a category one policy adds)
+    if "categories" in path:
+        lacking = dataclasses.replace(sc, failures=dataclasses.replace(
+            sc.failures, categories=sc.failures.categories[1:]))  # fmt: skip
+        assert dead.unread_notes(among=[dead, lacking]) == note
 
 
 def test_a_peak_hour_under_a_profile_or_a_posteriors_amplitude():
