@@ -142,6 +142,16 @@ def counts_csv(a):
 
 
 # ---------------------------------------------------------------- 1: the command line
+def prec_cases(name, R2, H_lo, H_hi, mt):
+    """The precision flags of a file's two cases: a target that stops, a floor that stops."""
+    return {
+        f"{name}: target stops": ["--target-rse", str(R2), "--hopeless-ettr", str(H_lo),
+                                  "--min-trials", str(mt)],
+        f"{name}: floor stops": ["--target-rse", "1e-5", "--hopeless-ettr", str(H_hi),
+                                 "--min-trials", str(mt)],
+    }  # fmt: skip
+
+
 def sim_case(a, lab, toml_text, ss, idata, pf, fl, full, ck, neg, negs_sc):
     """``relmc simulate TOML --posterior pf FLAGS`` against ``simulate(ss, rates=idata)``."""
     S, budget = a.seed, a.budget
@@ -229,12 +239,7 @@ def run_cli(a):
             dataclasses.replace(sc_o, policy=dataclasses.replace(sc_o.policy, restart_hours=1.5)),
             40,
         )
-        cases = {
-            f"{name}: target stops": ["--target-rse", str(R2), "--hopeless-ettr", str(H_lo),
-                                      "--min-trials", str(mt)],
-            f"{name}: floor stops": ["--target-rse", "1e-5", "--hopeless-ettr", str(H_hi),
-                                     "--min-trials", str(mt)],
-        }  # fmt: skip
+        cases = prec_cases(name, R2, H_lo, H_hi, mt)
         for lab, fl in cases.items():
             sim_case(a, lab, toml0, ss, idata, files[name], fl, fs, ck, neg,
                      {"API the other file": (sc_o, other)})  # fmt: skip

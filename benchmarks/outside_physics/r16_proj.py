@@ -230,12 +230,7 @@ def run_cli(a):
         print(f"  full: mean ETTR {e.mean():.5f}; rounds "
               + ", ".join(f"({n}, {cc:.5f}, {r:.6f})" for (n, cc), r in zip(c, rs, strict=True))
               + f"; R2 {R2}, H_lo {H_lo}, H_hi {H_hi}")  # fmt: skip
-        cases = {
-            f"{name}: target stops": ["--target-rse", str(R2), "--hopeless-ettr", str(H_lo),
-                                      "--min-trials", str(mt)],
-            f"{name}: floor stops": ["--target-rse", "1e-5", "--hopeless-ettr", str(H_hi),
-                                     "--min-trials", str(mt)],
-        }  # fmt: skip
+        cases = R15.prec_cases(name, R2, H_lo, H_hi, mt)
         for lab, fl in cases.items():
             R15.sim_case(a, lab, toml0, ss, idata, files[name], fl, fs, ck, neg,
                          {"API the other file": (scs[other], idat[other])})  # fmt: skip
