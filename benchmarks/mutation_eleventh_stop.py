@@ -59,12 +59,12 @@ MUTANTS = [
     ),
     ("if cat is None or cat in n]", "]"),
     (
-        "            if path not in live and (dead_among is None",
-        "            if (dead_among is None",
+        "            if o.moved and path not in live and (dead_among is None",
+        "            if o.moved and (dead_among is None",
     ),
     (
-        "        return {p: why for p, (moved, why) in self._feature_off().items() if moved}",
-        "        return {p: why for p, (moved, why) in self._feature_off().items()}",
+        "            if o.moved and path not in live and (dead_among is None",
+        "            if path not in live and (dead_among is None",
     ),
     (
         '        return name != "wrong_blame" or self.domain_nodes(c.domain) == 1',

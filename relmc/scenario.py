@@ -19,7 +19,7 @@ import difflib
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -477,20 +477,22 @@ class Category:
             )
 
 
-def check_scalable_units(units: Sequence[str], where: str, who: str = "a simulation") -> None:
+def check_scalable_units(
+    units: Sequence[str], where: str, who: str = "a simulation", tail: str = ""
+) -> None:
     """Refuse exposure units that do not scale with a cluster of GPUs, naming ``where``.
 
     relmc's fits take any unit (the BUGS pumps are per pump-hour); a simulation, projection
     or comparison needs each category's unit among :data:`relmc.cluster.UNITS`. Raises a
     ``FieldError`` (a ``ValueError``) of field ``where``: ``"{where}: unit(s) pump do not
-    scale with a cluster of GPUs; {who} needs units among gpu, node, ..."``.
+    scale with a cluster of GPUs; {who} needs units among gpu, node, ...{tail}"``.
     """
     bad = sorted({str(u) for u in units} - set(UNITS))
     if bad:
         raise FieldError(
             where,
             f"{where}: unit(s) {', '.join(bad)} do not scale with a cluster of GPUs; {who} "
-            f"needs units among {', '.join(UNITS)}",
+            f"needs units among {', '.join(UNITS)}{tail}",
         )
 
 
@@ -1349,40 +1351,40 @@ class Scenario:
         (``relmc.rates.posterior_reads``). Keys are dotted paths
         (``failures.categories['gpu'].diurnal_peak_hour``).
         """
-        return {p: why for p, (moved, why) in self._feature_off().items() if moved}
+        return {p: o.why for p, o in self._feature_off().items() if o.moved}
 
-    def _feature_off(self) -> dict[str, tuple[bool, str]]:
+    def _feature_off(self) -> dict[str, _Off]:
         """:meth:`dead_fields`' paths whose feature is off, moved from the default or not."""
         pol, job = self.policy, self.job
-        out: dict[str, tuple[bool, str]] = {}
+        out: dict[str, _Off] = {}
 
-        def moved(obj: Any, name: str) -> bool:
-            return getattr(obj, name) != type(obj).__dataclass_fields__[name].default
+        def off(obj: Any, name: str, why: str, section: str) -> None:
+            value = getattr(obj, name)
+            moved = value != type(obj).__dataclass_fields__[name].default
+            cat = obj.name if isinstance(obj, Category) else None
+            out[f"{section}.{name}"] = _Off(value, moved, why, cat)
 
         if pol.lemon_failures == 0:
             why = "policy.lemon_failures is 0 (no lemon detection)"
-            out["policy.lemon_window_hours"] = (moved(pol, "lemon_window_hours"), why)
+            off(pol, "lemon_window_hours", why, "policy")
         if pol.escalation_probability == 0:
             for name in ("manual_repair_hours", "manual_repair_miss"):
                 why = "policy.escalation_probability is 0 (no node reaches manual repair)"
-                out[f"policy.{name}"] = (moved(pol, name), why)
+                off(pol, name, why, "policy")
         if pol.memory_restart_hours is None:
             why = "policy.memory_restart_hours is not set (no restart from memory)"
-            out["policy.memory_replicas"] = (moved(pol, "memory_replicas"), why)
+            off(pol, "memory_replicas", why, "policy")
         if not any(c.kind == "sdc" for c in self.failures.categories):
-            why = 'no category has kind = "sdc"'
-            out["policy.checkpoint_retention"] = (moved(pol, "checkpoint_retention"), why)
+            off(pol, "checkpoint_retention", 'no category has kind = "sdc"', "policy")
         if pol.n_spares is None:
             why = "policy.n_spares is unlimited (a node sent to repair never comes back)"
-            out["policy.repair_hours"] = (moved(pol, "repair_hours"), why)
+            off(pol, "repair_hours", why, "policy")
         if job.throughput_amplitude == 0:
-            why = "job.throughput_amplitude is 0"
-            out["job.throughput_peak_hour"] = (moved(job, "throughput_peak_hour"), why)
+            off(job, "throughput_peak_hour", "job.throughput_amplitude is 0", "job")
         for c in self.failures.categories:
             if c.diurnal_amplitude == 0:  # a rate_profile has amplitude 0 too: no cosine
-                why = "its diurnal_amplitude is 0"
-                path = f"failures.categories[{c.name!r}].diurnal_peak_hour"
-                out[path] = (moved(c, "diurnal_peak_hour"), why)
+                section = f"failures.categories[{c.name!r}]"
+                off(c, "diurnal_peak_hour", "its diurnal_amplitude is 0", section)
         return out
 
     def inert_overheads(self) -> dict[str, str]:
@@ -1463,11 +1465,10 @@ class Scenario:
                     f"failures.categories[{c.name!r}] sets {', '.join(unread)}, which its "
                     f"kind ({c.kind!r}) does not read (meant {meant}?)"
                 )
-        for path, why in self.dead_fields().items():
-            if path not in live and (dead_among is None or path in dead_among):
-                value = _field_at(self, path)
-                shown = f"{value:g}" if isinstance(value, float) else repr(value)
-                out.append(f"{path} = {shown} has no effect: {why}")
+        for path, o in self._feature_off().items():
+            if o.moved and path not in live and (dead_among is None or path in dead_among):
+                shown = f"{o.value:g}" if isinstance(o.value, float) else repr(o.value)
+                out.append(f"{path} = {shown} has no effect: {o.why}")
         pol = self.policy
         spreads = [n for n in (*SPREAD_FIELDS, *JITTER_FIELDS) if getattr(pol, n) != 1.0]
         if not spreads:
@@ -1508,6 +1509,15 @@ class Scenario:
         return cls(**d)
 
 
+class _Off(NamedTuple):
+    """A field whose feature is off (:meth:`Scenario._feature_off`)."""
+
+    value: Any
+    moved: bool  # set away from its default
+    why: str
+    category: str | None  # the category's name, for a per-category field
+
+
 #: :func:`unread_context`'s result: the ``(category name, field)`` pairs some scenario's
 #: kinds read, the overheads inert in every scenario and the fields dead in every scenario
 #: (:meth:`Scenario.dead_fields`; each None: no scenarios given)
@@ -1531,33 +1541,15 @@ def unread_context(among: Sequence[Scenario]) -> UnreadContext:
     # (a scenario at the field's default counts: an axis through the default is no reader)
     dead: set[str] | None = None
     if among:
-        offs = [set(sc._feature_off()) for sc in among]
-        names = [{repr(c.name) for c in sc.failures.categories} for sc in among]
+        offs = [sc._feature_off() for sc in among]
+        names = [{c.name for c in sc.failures.categories} for sc in among]
+        category = {path: o.category for off in offs for path, o in off.items()}
         dead = set()
-        for path in set().union(*offs):
-            cat = _category_of(path)
+        for path, cat in category.items():
             having = [off for off, n in zip(offs, names, strict=True) if cat is None or cat in n]
             if all(path in off for off in having):
                 dead.add(path)
     return read_somewhere, inert, dead
-
-
-def _category_of(path: str) -> str | None:
-    """Return ``repr`` of the category of a ``failures.categories[NAME].field`` path, or None."""
-    head = path.rpartition(".")[0]
-    if not head.startswith("failures.categories["):
-        return None
-    return head[len("failures.categories[") : -1]
-
-
-def _field_at(sc: Scenario, path: str) -> Any:
-    """Return the value at one of :meth:`Scenario.dead_fields`' paths."""
-    head, _, leaf = path.rpartition(".")
-    if head.startswith("failures.categories["):
-        name = head[len("failures.categories[") : -1]
-        cat = next(c for c in sc.failures.categories if repr(c.name) == name)
-        return getattr(cat, leaf)
-    return getattr(getattr(sc, head), leaf)
 
 
 def _drop_none(obj: Any) -> Any:

@@ -135,10 +135,7 @@ def check_scalable(args: argparse.Namespace, data, command: str) -> None:
     from relmc.scenario import check_scalable_units
 
     src = "--counts" if args.counts is not None else f"--dataset {data.attrs.get('name', '')}"
-    try:
-        check_scalable_units(data["unit"].values, src, f"relmc {command}")
-    except ValueError as e:
-        raise ValueError(f"{e} (relmc fit takes any)") from None
+    check_scalable_units(data["unit"].values, src, f"relmc {command}", " (relmc fit takes any)")
 
 
 def check_posterior_units(posterior, command: str) -> None:
