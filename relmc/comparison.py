@@ -111,18 +111,13 @@ def compare(
         runs_at = [given if n_gpus is None else _at_size(given, n_gpus)]
     else:
         runs_at = [_at_size(given, n) for n in sizes]
-    physics_notes: list[str] = []
-    live: set[str] = set()
-    for runs in runs_at:
-        for sc in runs.values():  # every combination is checked before any simulation
-            labels = kernel_inputs(sc, posterior, 1)[1]
-            physics_notes += labels["physics_notes"]
-            live |= labels["posterior_reads"]
+    # every combination is checked before any simulation
+    labels = [kernel_inputs(sc, posterior, 1)[1] for runs in runs_at for sc in runs.values()]
     _check_rates_apply(runs_at[0], posterior)
     root = resolve_seed(seed)
     # fields unread in every scenario: once here (a kind changed by one policy reads them);
     # fields the posterior's physics replace, once each
-    warn_unread(list(runs_at[0].values()), physics_notes=physics_notes, live=live)
+    warn_unread(list(runs_at[0].values()), labels)
     rows = [_compare_at(runs, posterior, base, n_trials, root, q, n_threads) for runs in runs_at]
     if sizes is None:
         ds = rows[0]

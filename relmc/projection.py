@@ -400,10 +400,7 @@ def project(
     # build every size's inputs first: a bad scenario/posterior combination fails before work
     scenarios = [replace_path(scenario, "cluster.n_gpus", n) for n in sizes]
     labels = [kernel_inputs(sc, draws, 1)[1] for sc in scenarios]
-    physics_notes = [n for lab in labels for n in lab["physics_notes"]]
-    live = {p for lab in labels for p in lab["posterior_reads"]}
-    # once, not per size and simulation
-    warn_unread(scenarios, physics_notes=physics_notes, live=live)
+    warn_unread(scenarios, labels)  # once, not per size and simulation
     if progress is None:
         progress = sys.stderr.isatty()
 

@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -643,10 +643,7 @@ def simulate(
     overhead_root = root if overhead_seed is None else resolve_seed(overhead_seed, "overhead_seed")
     inputs, labels = kernel_inputs(scenario, rates, n_trials)
     if _WARN_UNREAD.get():  # a forgotten kind simulates another model
-        for note in scenario.unread_notes(live=labels["posterior_reads"]):
-            warnings.warn(note, UnreadFieldWarning, stacklevel=2)
-        for note in labels["physics_notes"]:  # set in the scenario, replaced by the posterior's
-            warnings.warn(note, UnreadFieldWarning, stacklevel=2)
+        warn_unread([scenario], [labels])
     check_trial_memory(n_trials, inputs.n_categories)  # before any work
     inputs = draw_overhead_factors(
         inputs, overhead_root, labels["draw_rows"], labels["source_draws"]
@@ -686,17 +683,23 @@ def unread_warnings_from_callers() -> Iterator[None]:
 
 def warn_unread(
     scenarios: Sequence[Scenario],
+    labels: Iterable[Mapping[str, Any]] = (),
     stacklevel: int = 3,
-    physics_notes: Sequence[str] = (),
-    live: Collection[str] = (),
 ) -> None:
-    """Warn once of each category field unread in every one of ``scenarios`` that has it.
+    """Warn once of each field that changes nothing in every one of ``scenarios``.
 
-    And once of each of ``physics_notes``: the ``"physics_notes"`` of the scenarios'
-    :func:`kernel_inputs` labels (fields a posterior's per-draw parameters replace), so that
-    a sweep axis over such a field warns once per value, not once per cell. ``live``: their
-    ``"posterior_reads"`` (fields the posterior makes read, not warned of as dead).
+    :meth:`Scenario.unread_notes` among them (a field unread, dead or inert in each scenario
+    that has it). ``labels``: the scenarios' :func:`kernel_inputs` labels, or only their
+    ``"physics_notes"`` (fields a posterior's per-draw parameters replace, warned once
+    each, so that a sweep axis over such a field warns once per value, not once per cell)
+    and ``"posterior_reads"`` (fields the posterior makes read, not warned of as dead).
+    ``stacklevel`` as :func:`warnings.warn`'s, counted from the caller of this function.
     """
+    physics_notes: list[str] = []
+    live: set[str] = set()
+    for lab in labels:
+        physics_notes += lab["physics_notes"]
+        live |= lab["posterior_reads"]
     seen: set[str] = set()
     context = unread_context(scenarios)  # once: a sweep may have thousands of cells
     notes = [n for sc in scenarios for n in sc.unread_notes(context=context, live=live)]

@@ -11,7 +11,8 @@ needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -227,41 +228,43 @@ def simulate_cell(
     return out
 
 
-def warn_unread_cells(
-    spec: SweepSpec, physics_notes: Sequence[str] = (), live: Collection[str] = ()
-) -> None:
+def warn_unread_cells(spec: SweepSpec, notes: Sequence[Mapping[str, Any]] = ()) -> None:
     """Warn (:class:`~relmc.errors.UnreadFieldWarning`) of category fields no cell reads.
 
     A field unread in some cells only (an axis over a category's ``kind``) is no mistake.
-    ``physics_notes`` (:func:`lower_cells`'): the fields a posterior's per-draw physics
-    replace in any cell, each warned once (an axis over one warns once per value); ``live``
-    (:func:`lower_cells`' too): fields the posterior makes read, not warned of as dead.
+    ``notes``: :func:`lower_cells`' (what each cell's posterior per-draw physics replace,
+    each warned once, so an axis over one warns once per value; and what it makes read,
+    not warned of as dead).
     """
     from relmc.sim.simulate import warn_unread
 
     cells = [spec.scenario(flat) for flat in range(spec.n_cells)]
-    warn_unread(cells, stacklevel=4, physics_notes=physics_notes, live=live)
+    warn_unread(cells, notes, stacklevel=4)
 
 
-def lower_cells(spec: SweepSpec, rates) -> tuple[list[str], set[str]]:
+#: The labels of :func:`relmc.sim.simulate.kernel_inputs` that :func:`lower_cells` keeps of
+#: each cell (a cell's labels also hold its draws' rows: thousands over a grid)
+_NOTE_LABELS = ("physics_notes", "posterior_reads")
+
+
+def lower_cells(spec: SweepSpec, rates) -> list[dict[str, Any]]:
     """Lower every cell, which runs simulate's own checks before anything is written.
 
-    (Rate categories vs scenario, persist time vs the interval a rule picks.) Returns the
-    cells' physics notes (:func:`relmc.rates.replaced_physics_notes`), in cell order, and
-    the fields the posterior makes read (:func:`relmc.rates.posterior_reads`).
+    (Rate categories vs scenario, persist time vs the interval a rule picks.) Returns, in
+    cell order, the ``"physics_notes"`` (:func:`relmc.rates.replaced_physics_notes`) and
+    ``"posterior_reads"`` (:func:`relmc.rates.posterior_reads`) of each cell's labels, for
+    :func:`warn_unread_cells`.
     """
     from relmc.sim.simulate import kernel_inputs
 
-    notes: list[str] = []
-    live: set[str] = set()
+    out = []
     for flat in range(spec.n_cells):
         try:
             labels = kernel_inputs(spec.scenario(flat), rates, 1)[1]
         except ValueError as e:
             raise ValueError(f"cell {spec.cell_values(flat)}: {e}") from e
-        notes += labels["physics_notes"]
-        live |= labels["posterior_reads"]
-    return notes, live
+        out.append({k: labels[k] for k in _NOTE_LABELS})
+    return out
 
 
 def cell_template(spec: SweepSpec, rates) -> xr.Dataset:
