@@ -346,7 +346,7 @@ def test_a_field_whose_feature_is_off_is_warned_of(path, value, on):
         assert dead.unread_notes(among=[dead, lacking]) == note
 
 
-def test_a_peak_hour_under_a_profile_or_a_posteriors_amplitude():
+def test_a_peak_hour_under_a_profile_or_a_posteriors_amplitude(tmp_path):
     import arviz as az
     import numpy as np
     import xarray as xr
@@ -378,9 +378,30 @@ def test_a_peak_hour_under_a_profile_or_a_posteriors_amplitude():
     a = relmc.simulate(at12, rates=phys, n_trials=256, seed=4)  # no warning: an error here
     b = relmc.simulate(fsc, rates=phys, n_trials=256, seed=4)
     assert a["interruptions"].values.tobytes() != b["interruptions"].values.tobytes()
-    # negative control: without the posterior's amplitude the same field is warned of
+    # and no warning from a comparison, a projection or a sweep, which gather the posterior's
+    # reads over their scenarios or cells (a warning is an error here)
+    other = replace_path(at12, "policy.restart_hours", 0.05)
+    relmc.compare({"x": at12, "y": other}, posterior=phys, n_gpus=[4096, 8192], n_trials=4)
+    relmc.project(phys, n_gpus=[4096, 8192], scenario=at12, n_trials=16, progress=False)
+    phys.to_netcdf(str(tmp_path / "phys.nc"))
+    post.to_netcdf(str(tmp_path / "post.nc"))
+    peak12 = [{"name": name, "diurnal_peak_hour": 12.0}]
+    spec = {"seed": 1, "n_trials": 8, "posterior": str(tmp_path / "phys.nc"),
+            "base": {"cluster": {"n_gpus": 4096}, "job": {"compute_hours": 100.0},
+                     "failures": {"maintenance_rate": 0.0, "categories": peak12}},
+            "axes": {"policy.restart_hours": [0.05, 0.1]}}  # fmt: skip
+    assert relmc.sweep.run_sweep(spec, tmp_path / "phys.zarr", progress=False) == [0, 1]
+    # negative control: without the posterior's amplitude the same field is warned of, by
+    # each of them
     with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
         relmc.simulate(at12, rates=post, n_trials=16, seed=4)
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+        relmc.compare({"x": at12, "y": other}, posterior=post, n_gpus=[4096, 8192], n_trials=4)
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+        relmc.project(post, n_gpus=[4096, 8192], scenario=at12, n_trials=16, progress=False)
+    spec["posterior"] = str(tmp_path / "post.nc")
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+        relmc.sweep.run_sweep(spec, tmp_path / "post.zarr", progress=False)
 
 
 def test_a_spread_on_an_overhead_of_zero_is_warned_of(tmp_path):
