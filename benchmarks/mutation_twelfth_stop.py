@@ -31,7 +31,7 @@ SIMULATE = [
 ]
 CELLS = [
     ("out.append({k: labels[k] for k in _NOTE_LABELS})",
-     'out.append({"physics_notes": labels["physics_notes"], "posterior_reads": ()})'),
+     'out.append({"physics_notes": labels["physics_notes"], "posterior_reads": set()})'),
     ("out.append({k: labels[k] for k in _NOTE_LABELS})",
      'out.append({"physics_notes": [], "posterior_reads": labels["posterior_reads"]})'),
 ]  # fmt: skip
