@@ -242,6 +242,17 @@ def test_simulate_with_a_posterior_adds_straggler_and_sdc_categories(
     with xr.open_dataset(nc, engine="h5netcdf") as ds:
         assert [str(c) for c in ds["category"].values] == names
         assert float(ds["maintenance_events"].mean()) > 0
+        rate = json.loads(ds.attrs["scenario"])["failures"]["maintenance_rate"]
+        assert rate == pytest.approx(47 / 1296, rel=1e-12)  # Llama 3's window's record
+    # a [failures] without tables: the fit's categories, its maintenance_rate in place of the
+    # record's (the help says so)
+    off = SMALL_TOML + "[failures]\nmaintenance_rate = 0.0\n"
+    rc, nc, err = _simulate_with(tmp_path / "m", off, llama3_posterior, capsys)
+    assert rc == 0, err
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert [str(c) for c in ds["category"].values] == names
+        assert float(ds["maintenance_events"].max()) == 0.0
+        assert json.loads(ds.attrs["scenario"])["failures"]["maintenance_rate"] == 0.0
     # a [failures] of straggler and SDC tables only: added after the fit's, its other
     # fields applied (no maintenance here)
     extra = (

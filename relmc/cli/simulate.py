@@ -23,11 +23,12 @@ The TOML file uses Scenario.to_dict()'s layout ([cluster], [job], [policy], [fai
 [[failures.categories]] tables); missing fields and sections take their defaults, and without
 [failures] (or one without [[failures.categories]]) the categories and rates are Llama 3's
 point rates, with its planned maintenance (47 in 1,296 h, 0.87 a day; maintenance_rate = 0
-turns it off), or --posterior's categories and recorded maintenance. With
---posterior, a [failures] whose [[failures.categories]] each name a fit category (their
-fields replace that category's, e.g. kind = "sdc" and sdc_latency_hours; the rate stays the
-posterior's, rate_multiplier = 0.5 halves it) or add a straggler or SDC category (no count
-data has them) changes the fit's categories so, with its other fields. 'relmc simulate
+turns it off), or --posterior's categories and recorded maintenance rate (a
+maintenance_rate in [failures] replaces the record's). With --posterior, a [failures] whose
+[[failures.categories]] each name a fit category (their fields replace that category's, e.g.
+kind = "sdc" and sdc_latency_hours; the rate stays the posterior's, rate_multiplier = 0.5
+halves it) or add a straggler or SDC category (no count data has them) changes the fit's
+categories so, with its other fields. 'relmc simulate
 --init' writes a template (the package's relmc/templates/scenario.toml) that lists every field
 with its meaning, unit, allowed range and default.
 
