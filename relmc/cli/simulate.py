@@ -28,9 +28,9 @@ maintenance_rate in [failures] replaces the record's). With --posterior, a [fail
 [[failures.categories]] each name a fit category (their fields replace that category's, e.g.
 kind = "sdc" and sdc_latency_hours; the rate stays the posterior's, rate_multiplier = 0.5
 halves it) or add a straggler or SDC category (no count data has them) changes the fit's
-categories so, with its other fields. 'relmc simulate
---init' writes a template (the package's relmc/templates/scenario.toml) that lists every field
-with its meaning, unit, allowed range and default.
+categories so, with its other fields. 'relmc simulate --init' writes a template (the
+package's relmc/templates/scenario.toml) that lists every field with its meaning, unit,
+allowed range and default.
 
 Prints one "assumed:" line on stderr naming the defaults the scenario left in place that no
 published number stands behind (node-swap time, planned downtime, restart, checkpoint and
