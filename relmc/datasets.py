@@ -590,6 +590,44 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
     return _BUILDERS[name](name, _metadata()[name], units)
 
 
+def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count") -> xr.Dataset:
+    """Return ``ds`` with ``maintenance_count`` set to ``count`` (None: ``ds`` as it is).
+
+    ``count``: planned interruptions (maintenance) in the observed window, kept apart from the
+    failure counts, a whole number in [0, 2**53]. Needs the window's length
+    (``attrs["duration_hours"]`` > 0): fits record ``count / duration_hours`` as the planned
+    maintenance rate (:meth:`relmc.FailureModel.from_posterior`). Raises ``ValueError``
+    naming ``field`` otherwise.
+    """
+    if count is None:
+        return ds
+    if isinstance(count, bool) or not isinstance(count, numbers.Real):
+        whole = False
+    elif isinstance(count, numbers.Integral):  # any size: 10**400 is no float
+        whole = True
+    else:
+        whole = math.isfinite(count) and float(count).is_integer()
+    if not whole or not 0 <= count <= 2**53:
+        raise FieldError(
+            field,
+            f"{field} must be a whole number in [0, 2**53] (planned interruptions in the "
+            f"observed window); got {count!r}",
+        )
+    if not float(ds.attrs.get("duration_hours") or 0.0) > 0.0:
+        raise FieldError(
+            field,
+            f"{field} needs the window's length (duration_hours): the planned maintenance "
+            "rate is the count over the window",
+        )
+    ds["maintenance_count"] = ((), np.int64(count))
+    ds["maintenance_count"].attrs = {
+        "long_name": "planned interruptions in the same window, not included in count",
+        "units": "events",
+        "description": "Given with the observations (the user's count of planned maintenance).",
+    }
+    return ds
+
+
 def load_counts(
     path_or_dataframe: str | os.PathLike[str] | Mapping[str, Any] | Any,
     *,
@@ -600,6 +638,7 @@ def load_counts(
     title: str = "",
     notes: str = "",
     exposure_clock: str = "wall",
+    maintenance_count: int | None = None,
 ) -> xr.Dataset:
     """Load and validate a user's own failure counts.
 
@@ -647,6 +686,13 @@ def load_counts(
         :mod:`relmc.rates`). ``"exposed"``: only the hours the job was running (computing,
         checkpointing or restarting, e.g. summed from job logs); the rates are used as they
         are.
+    maintenance_count : int, optional
+        Planned interruptions (maintenance) in the same window, not included in ``count``: a
+        whole number in [0, 2**53], stored as ``maintenance_count``. Needs
+        ``duration_hours``. Fits record ``maintenance_count / duration_hours`` as the planned
+        maintenance rate, which :func:`relmc.project` and ``relmc simulate --posterior``
+        take (as the bundled Llama 3 data's 47 in 1,296 h). Default: none recorded (no
+        planned maintenance in projections from the fit).
 
     Returns
     -------
@@ -662,7 +708,7 @@ def load_counts(
         negative or fractional count, an exposure that is not finite and > 0, a unit not in
         :data:`relmc.cluster.UNITS`, an empty or duplicate category, a recovery other than
         restart or swap, a detection_minutes not finite and >= 0; or bad ``n_gpus`` /
-        ``duration_hours``.
+        ``duration_hours`` / ``maintenance_count``.
     """
     if exposure_clock not in EXPOSURE_CLOCKS:
         raise FieldError(
@@ -727,7 +773,7 @@ def load_counts(
         attrs["recovery_rules"] = dataclasses.replace(
             DEFAULT_RULES, category_recovery=recovery, category_detection_hours=detection
         ).to_json()
-    return _build(*columns, attrs)
+    return with_maintenance(_build(*columns, attrs), maintenance_count)
 
 
 #: a row's exposure below this share of its window's unit-hours is warned of (GPU-days for

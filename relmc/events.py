@@ -74,7 +74,7 @@ from relmc import cluster
 from relmc._cf import provenance
 from relmc._io import atomic_path, read_text
 from relmc._seed import SeedLike, child_seed, resolve_seed, seed_attrs
-from relmc.datasets import _read_csv_text, _Row, delimiter_hint
+from relmc.datasets import _read_csv_text, _Row, delimiter_hint, with_maintenance
 from relmc.errors import FieldError, bound_text
 
 __all__ = [
@@ -726,6 +726,7 @@ def load_events(
     name: str = "",
     title: str = "",
     notes: str = "",
+    maintenance_count: int | None = None,
 ) -> xr.Dataset:
     """Load and validate an event log: one row per interruption.
 
@@ -766,6 +767,12 @@ def load_events(
         GPU packing (Llama 3 defaults: 8 GPUs per node).
     name, title, notes : str, optional
         Recorded in ``attrs`` (``name`` defaults to the file's stem, or "user").
+    maintenance_count : int, optional
+        Planned interruptions (maintenance) in the window, which the log leaves out: a whole
+        number in [0, 2**53], stored as ``maintenance_count``. Fits record
+        ``maintenance_count / duration_hours`` as the planned maintenance rate, which
+        projections from them take (:func:`relmc.load_counts`' argument of the same name).
+        Default: none recorded.
 
     Returns
     -------
@@ -790,7 +797,7 @@ def load_events(
         value that is not an integer in [1, n_gpus], a unit not in
         :data:`relmc.cluster.UNITS`, a category whose rows disagree on unit or group, more
         distinct nodes than the fleet has; or a bad ``n_gpus``, window, ``start_hour``,
-        ``fleet_age_at_start_hours`` or ``units``.
+        ``fleet_age_at_start_hours``, ``units`` or ``maintenance_count``.
     """
     header, rows, origin, default_name = _read_source(path_or_dataframe)
     n_gpus = _check_gpus(n_gpus)
@@ -899,7 +906,7 @@ def load_events(
             has_nodes=has_nodes,
         ),
     }
-    return _build(
+    ds = _build(
         time=times,
         category_of=cat_index,
         node=node,
@@ -912,6 +919,7 @@ def load_events(
         duration=window.duration,
         attrs=attrs,
     )
+    return with_maintenance(ds, maintenance_count)
 
 
 def _warn_duplicates(

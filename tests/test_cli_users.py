@@ -1106,3 +1106,37 @@ def test_fit_several_fleets(tmp_path, capsys, monkeypatch):
     got = doc["variables"]["fleet_multiplier_quantile"]
     assert got["dims"] == ["fleet", "quantile"]
     np.testing.assert_allclose(got["values"], mult.transpose("fleet", "quantile").values)
+
+
+def test_fit_records_the_observed_planned_maintenance(tmp_path):
+    # --observed-maintenance N with --counts (and --observed-hours) or --events: the posterior
+    # records N / window hours, which projections from it take; without it, none
+    import arviz as az
+
+    from relmc import FailureModel
+
+    (tmp_path / "c.csv").write_text("category,count,unit\ngpu,12,gpu\nnet,3,node\n")
+    (tmp_path / "e.csv").write_text("time,category\n1.0,gpu\n5.0,net\n")
+    c, e = str(tmp_path / "c.csv"), str(tmp_path / "e.csv")
+    counts = ["fit", "--counts", c, "--observed-gpus", "1024", "--observed-hours", "500"]
+    events = ["fit", "--events", e, "--observed-gpus", "64", "--window-end", "100"]
+    for argv, out, rate in ((counts, "a", 20 / 500), (events, "b", 20 / 100)):
+        assert main([*argv, "--observed-maintenance", "20", "--seed", "1", "--quiet",
+                     "--out", str(tmp_path / out)]) == 0  # fmt: skip
+        post = az.from_netcdf(str(tmp_path / out / "posterior.nc"))
+        assert FailureModel.from_posterior(post).maintenance_rate == rate
+    assert main([*counts, "--seed", "1", "--quiet", "--out", str(tmp_path / "c")]) == 0
+    post = az.from_netcdf(str(tmp_path / "c" / "posterior.nc"))
+    assert FailureModel.from_posterior(post).maintenance_rate == 0.0  # negative control
+    # one line each, before any work: without --counts, without the window, with --posterior
+    line = one_error_line(run("fit", "--observed-maintenance", "3", cwd=tmp_path))
+    assert "--observed-maintenance: goes with --counts" in line
+    (tmp_path / "x.csv").write_text("category,count,exposure,unit\ngpu,12,500000,gpu\n")
+    line = one_error_line(run("fit", "--counts", "x.csv", "--observed-maintenance", "3",
+                              cwd=tmp_path))  # fmt: skip
+    assert "--observed-maintenance: needs --observed-hours" in line
+    line = one_error_line(run("project", "--posterior", tmp_path / "a" / "posterior.nc",
+                              "--observed-maintenance", "3", cwd=tmp_path))  # fmt: skip
+    assert "--observed-maintenance: a fit option" in line
+    line = one_error_line(run("fit", *counts[1:], "--observed-maintenance", "-1", cwd=tmp_path))
+    assert "--observed-maintenance" in line and "in [0," in line

@@ -575,3 +575,40 @@ def test_load_dataset_bad_argument_types_are_clear_value_errors(name, kwargs, ma
     with pytest.raises(ValueError, match=match):
         load_dataset(name, **kwargs)
     assert load_dataset("rsc-1", units={"all": "node"}).sizes["category"] == 1
+
+
+def test_own_counts_and_logs_record_their_planned_maintenance():
+    # load_counts / load_events(maintenance_count=N): planned interruptions left out of the
+    # counts; the fit records N / window hours, which a projection's default scenario takes
+    from relmc.errors import FieldError
+    from relmc.events import load_events
+    from relmc.projection import default_scenario
+
+    rows = {"category": ["gpu", "net"], "count": [12, 3], "unit": ["gpu", "node"]}
+    ds = load_counts(rows, n_gpus=1024, duration_hours=500, maintenance_count=20)
+    assert int(ds["maintenance_count"]) == 20 and ds["maintenance_count"].dtype == np.int64
+    post = relmc.fit_conjugate(ds, seed=1, n_draws=20)
+    assert relmc.FailureModel.from_posterior(post).maintenance_rate == 20 / 500
+    assert default_scenario(post).failures.maintenance_rate == 20 / 500
+    log = load_events({"time": [1.0, 5.0], "category": ["gpu", "net"]}, n_gpus=64, end=100.0,
+                      maintenance_count=4)  # fmt: skip
+    assert int(log["maintenance_count"]) == 4
+    fitted = relmc.fit_conjugate(log, seed=1, n_draws=20)
+    assert relmc.FailureModel.from_posterior(fitted).maintenance_rate == 4 / 100
+    # negative control: without it the fit records no planned maintenance
+    plain = relmc.fit_conjugate(load_counts(rows, n_gpus=1024, duration_hours=500), seed=1)
+    assert relmc.FailureModel.from_posterior(plain).maintenance_rate == 0.0
+    assert "maintenance_count" not in load_events({"time": [1.0], "category": ["gpu"]},
+                                                  n_gpus=64, end=100.0)  # fmt: skip
+    # bad input: named, with the range; a count without the window's length is refused
+    for bad in (-1, 1.5, math.nan, math.inf, True, "3", 2**53 + 2, 10**400, -(10**400)):
+        with pytest.raises(FieldError, match=r"maintenance_count must be a whole number in "
+                                              r"\[0, 2\*\*53\]"):  # fmt: skip
+            load_counts(rows, n_gpus=8, duration_hours=5, maintenance_count=bad)
+        with pytest.raises(FieldError, match="maintenance_count must be a whole number"):
+            load_events({"time": [1.0], "category": ["gpu"]}, n_gpus=8, end=10.0,
+                         maintenance_count=bad)  # fmt: skip
+    with pytest.raises(FieldError, match=r"maintenance_count needs the window's length"):
+        load_counts({**rows, "exposure": [1e5, 1e3]}, maintenance_count=3)
+    assert int(load_counts(rows, n_gpus=8, duration_hours=5, maintenance_count=0)
+               ["maintenance_count"]) == 0  # fmt: skip

@@ -268,6 +268,7 @@ _EVENT_FLAGS = {
     "start_hour": "--start-hour",
     "n_gpus": "--observed-gpus",
     "fleet_age_at_start_hours": "--fleet-age-at-start-hours",
+    "maintenance_count": "--observed-maintenance",
 }
 
 
@@ -284,6 +285,7 @@ def _load_events(args: argparse.Namespace):
             start_hour=args.start_hour,
             fleet_age_at_start_hours=args.fleet_age_at_start_hours,
             shape=shape,
+            maintenance_count=args.observed_maintenance,
         )
     except ValueError as e:
         # the loader names its arguments (start, end, ...): say which options they are

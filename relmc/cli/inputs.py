@@ -79,6 +79,10 @@ def load_data(args: argparse.Namespace):
     if args.counts is None:
         if args.observed_gpus is not None or args.observed_hours is not None:
             raise ValueError("--observed-gpus and --observed-hours go with --counts")
+        if getattr(args, "observed_maintenance", None) is not None:
+            raise ValueError(
+                "--observed-maintenance: goes with --counts (a bundled dataset records its own)"
+            )
         try:
             # "" is a name given (and refused), not the default
             return load_dataset("llama3-405b" if args.dataset is None else args.dataset)
@@ -91,8 +95,14 @@ def load_data(args: argparse.Namespace):
             n_gpus=args.observed_gpus,
             duration_hours=args.observed_hours,
             shape=shape,
+            maintenance_count=getattr(args, "observed_maintenance", None),
         )
     except ValueError as e:
+        if getattr(e, "field", None) == "maintenance_count":  # the loader's name for the option
+            raise ValueError(
+                "--observed-maintenance: needs --observed-hours (the rate is the count over "
+                "the observed window)"
+            ) from None
         # the loader's hint names its arguments; here they are the options
         text = str(e).replace(
             "give both n_gpus and duration_hours", "give both --observed-gpus and --observed-hours"
@@ -173,6 +183,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
         for opt, value in (
             ("--observed-gpus", args.observed_gpus),
             ("--observed-hours", args.observed_hours),
+            ("--observed-maintenance", getattr(args, "observed_maintenance", None)),
             ("--n-draws", args.n_draws),
             ("--n-chains", args.n_chains),
             ("--n-tune", getattr(args, "n_tune", None)),

@@ -429,6 +429,15 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
         help="with --counts: length of the observation window, in (0, 1e6] hours",
     )
     g.add_argument(
+        "--observed-maintenance",
+        type=int_at_least(0, hi=2**53),
+        metavar="N",
+        help="with --counts (and --observed-hours) or relmc fit --events: planned "
+        "interruptions (maintenance) in the observed window, left out of the counts or the "
+        "log; the fit records N / window hours as the planned maintenance rate, which "
+        "projections from it take (default: none)",
+    )
+    g.add_argument(
         "--model",
         choices=("conjugate", "hierarchical"),
         default="conjugate",
