@@ -584,6 +584,11 @@ def test_sweep_array_larger_than_the_grid_is_refused(tmp_path, capsys):
     spec.write_text(SPEC + "[slurm]\narray = 9\n")  # the same from the spec: no flag named
     line = error_in_process(["sweep", "submit", str(spec), "--dry-run"], capsys)
     assert "slurm.array" in line and "(option" not in line
+    # a flag overrides the table's field, the rest of the table stands (as --help says)
+    spec.write_text(SPEC + '[slurm]\narray = 9\ntime = "00:07:00"\n')
+    assert main(["sweep", "submit", str(spec), "--array", "2", "--dry-run"]) == 0
+    script = capsys.readouterr().out
+    assert "#SBATCH --array=0-1" in script and "#SBATCH --time=00:07:00" in script
     # the API refuses it too (it made the script before)
     from relmc.errors import FieldError
     from relmc.sweep import SlurmOptions, submit

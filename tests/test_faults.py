@@ -355,6 +355,24 @@ def test_submit_refusal_of_options_is_bad_input_other_failures_are_not(
             sweep.submit(spec_file, store=store)
 
 
+def test_a_failed_or_cancelled_task_under_wait_is_exit_status_1(spec_file, tmp_path,
+                                                               monkeypatch, capsys):  # fmt: skip
+    # sbatch --wait exits non-zero when a task failed or was cancelled after Slurm accepted
+    # the job (its id already printed): one line naming the job, its logs and the store,
+    # and exit status 1 (not 2: nothing was wrong with the input), as --help says
+    cancelled = 'echo "42"; echo "srun: task 0: CANCELLED" >&2; exit 1'
+    _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start", cancelled)
+    store = tmp_path / "s.zarr"
+    assert main(["sweep", "submit", str(spec_file), "--store", str(store), "--wait"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("relmc: error: Slurm job 42 ended with a failed")
+    assert "slurm-42_*.out" in err[0] and f"relmc sweep status {store}" in err[0]
+    # negative control: every task done, exit 0
+    _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start", 'echo "43"; exit 0')
+    assert main(["sweep", "submit", str(spec_file), "--store", str(store), "--wait"]) == 0
+    assert "submitted job 43" in capsys.readouterr().out
+
+
 def test_submit_of_a_complete_store_submits_nothing_even_without_sbatch(
     spec_file, tmp_path, monkeypatch
 ):

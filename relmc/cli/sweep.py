@@ -48,7 +48,10 @@ examples:
 A store with every cell done submits nothing ("nothing to submit"); a partial one submits
 an array whose tasks share the cells missing (or damaged) at submission: the list is in the
 script (relmc sweep run --cells -), at most one task a cell. The script and the tasks' logs
-go to a folder STORE.slurm beside the store (delete it with the store).""",
+go to a folder STORE.slurm beside the store (delete it with the store). The options
+override the spec's [slurm] table field by field (--sbatch adds to its extra). With --wait,
+a task that failed or was cancelled ends the command with exit status 1, naming the job,
+its logs and the store (submit again: the new array takes the cells still missing).""",
     "status": """examples:
   relmc sweep status sweep.zarr
   relmc sweep status sweep.zarr --json
