@@ -590,28 +590,41 @@ def load_dataset(name: str, *, units: Mapping[str, str] | None = None) -> xr.Dat
     return _BUILDERS[name](name, _metadata()[name], units)
 
 
+def _shown(value: Any) -> str:
+    """Return ``value`` as an error message shows it.
+
+    A numpy scalar as its Python value; an integer too long to print (Python refuses over
+    4,300 digits) by its size.
+    """
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"{'a negative' if value < 0 else 'an'} integer of {value.bit_length()} bits"
+    return repr(value)
+
+
 def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count") -> xr.Dataset:
-    """Return ``ds`` with ``maintenance_count`` set to ``count`` (None: ``ds`` as it is).
+    """Return a copy of ``ds`` with ``maintenance_count`` set to ``count`` (None: ``ds``).
 
     ``count``: planned interruptions (maintenance) in the observed window, kept apart from the
     failure counts, a whole number in [0, 2**53]. Needs the window's length
-    (``attrs["duration_hours"]`` > 0): fits record ``count / duration_hours`` as the planned
-    maintenance rate (:meth:`relmc.FailureModel.from_posterior`). Raises ``ValueError``
-    naming ``field`` otherwise.
+    (``attrs["duration_hours"]`` > 0): fits record ``count / duration_hours`` (planned
+    interruptions per wall-clock hour of the window) as the planned maintenance rate
+    (:meth:`relmc.FailureModel.from_posterior`). Raises ``ValueError`` naming ``field``
+    otherwise.
     """
     if count is None:
         return ds
-    if isinstance(count, bool) or not isinstance(count, numbers.Real):
+    if isinstance(count, bool | np.bool_) or not isinstance(count, numbers.Real):
         whole = False
     elif isinstance(count, numbers.Integral):  # any size: 10**400 is no float
         whole = True
     else:
         whole = math.isfinite(count) and float(count).is_integer()
-    if not whole or not 0 <= count <= 2**53:
+    if not whole or not 0 <= count <= MAX_COUNT:
         raise FieldError(
             field,
             f"{field} must be a whole number in [0, 2**53] (planned interruptions in the "
-            f"observed window); got {count!r}",
+            f"observed window); got {_shown(count)}",
         )
     if not float(ds.attrs.get("duration_hours") or 0.0) > 0.0:
         raise FieldError(
@@ -619,13 +632,13 @@ def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count
             f"{field} needs the window's length (duration_hours): the planned maintenance "
             "rate is the count over the window",
         )
-    ds["maintenance_count"] = ((), np.int64(count))
-    ds["maintenance_count"].attrs = {
+    out = ds.assign(maintenance_count=((), np.int64(count)))
+    out["maintenance_count"].attrs = {
         "long_name": "planned interruptions in the same window, not included in count",
         "units": "events",
         "description": "Given with the observations (the user's count of planned maintenance).",
     }
-    return ds
+    return out
 
 
 def load_counts(
@@ -689,10 +702,12 @@ def load_counts(
     maintenance_count : int, optional
         Planned interruptions (maintenance) in the same window, not included in ``count``: a
         whole number in [0, 2**53], stored as ``maintenance_count``. Needs
-        ``duration_hours``. Fits record ``maintenance_count / duration_hours`` as the planned
-        maintenance rate, which :func:`relmc.project` and ``relmc simulate --posterior``
-        take (as the bundled Llama 3 data's 47 in 1,296 h). Default: none recorded (no
-        planned maintenance in projections from the fit).
+        ``duration_hours``. Fits record ``maintenance_count / duration_hours`` (per
+        wall-clock hour of the window) as the planned maintenance rate, which the default
+        scenario of a fit takes (:func:`relmc.projection.default_scenario`: ``relmc.project``
+        without a scenario, ``relmc project|simulate --posterior``), as it takes the bundled
+        Llama 3 data's 47 in 1,296 h; a scenario you build sets its own
+        ``maintenance_rate``. Default: none recorded.
 
     Returns
     -------

@@ -770,9 +770,9 @@ def load_events(
     maintenance_count : int, optional
         Planned interruptions (maintenance) in the window, which the log leaves out: a whole
         number in [0, 2**53], stored as ``maintenance_count``. Fits record
-        ``maintenance_count / duration_hours`` as the planned maintenance rate, which
-        projections from them take (:func:`relmc.load_counts`' argument of the same name).
-        Default: none recorded.
+        ``maintenance_count / duration_hours`` as the planned maintenance rate, which the
+        default scenario of a fit takes (:func:`relmc.load_counts`' argument of the same
+        name). Default: none recorded.
 
     Returns
     -------

@@ -1135,7 +1135,15 @@ def test_fit_records_the_observed_planned_maintenance(tmp_path):
     assert FailureModel.from_posterior(post).maintenance_rate == 0.0  # negative control
     # one line each, before any work: without --counts, without the window, with --posterior
     line = one_error_line(run("fit", "--observed-maintenance", "3", cwd=tmp_path))
-    assert "--observed-maintenance: goes with --counts" in line
+    assert "the bundled llama3-405b records its own planned interruptions (47)" in line
+    # a bundled dataset that records none takes it over its window (rsc-1: 8,035.5 h)
+    assert main(["fit", "--dataset", "rsc-1", "--observed-maintenance", "3", "--seed", "1",
+                 "--quiet", "--out", str(tmp_path / "r")]) == 0  # fmt: skip
+    post = az.from_netcdf(str(tmp_path / "r" / "posterior.nc"))
+    assert FailureModel.from_posterior(post).maintenance_rate == 3 / 8035.5
+    line = one_error_line(run("fit", "--dataset", "pumps", "--observed-maintenance", "3",
+                              cwd=tmp_path))  # fmt: skip
+    assert "--dataset pumps records no window length" in line
     (tmp_path / "x.csv").write_text("category,count,exposure,unit\ngpu,12,500000,gpu\n")
     line = one_error_line(run("fit", "--counts", "x.csv", "--observed-maintenance", "3",
                               cwd=tmp_path))  # fmt: skip
@@ -1144,4 +1152,7 @@ def test_fit_records_the_observed_planned_maintenance(tmp_path):
                               "--observed-maintenance", "3", cwd=tmp_path))  # fmt: skip
     assert "--observed-maintenance: a fit option" in line
     line = one_error_line(run("fit", *counts[1:], "--observed-maintenance", "-1", cwd=tmp_path))
-    assert "--observed-maintenance" in line and "in [0," in line
+    assert "--observed-maintenance" in line and ">= 0" in line
+    line = one_error_line(run("fit", *counts[1:], "--observed-maintenance", str(2**53 + 1),
+                              cwd=tmp_path))  # fmt: skip
+    assert "--observed-maintenance: must be a whole number in [0, 2**53]" in line

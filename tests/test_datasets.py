@@ -595,13 +595,15 @@ def test_own_counts_and_logs_record_their_planned_maintenance():
     assert int(log["maintenance_count"]) == 4
     fitted = relmc.fit_conjugate(log, seed=1, n_draws=20)
     assert relmc.FailureModel.from_posterior(fitted).maintenance_rate == 4 / 100
+    assert int(load_counts(rows, n_gpus=8, duration_hours=5, maintenance_count=np.float32(3.0))
+               ["maintenance_count"]) == 3  # fmt: skip
     # negative control: without it the fit records no planned maintenance
     plain = relmc.fit_conjugate(load_counts(rows, n_gpus=1024, duration_hours=500), seed=1)
     assert relmc.FailureModel.from_posterior(plain).maintenance_rate == 0.0
     assert "maintenance_count" not in load_events({"time": [1.0], "category": ["gpu"]},
                                                   n_gpus=64, end=100.0)  # fmt: skip
     # bad input: named, with the range; a count without the window's length is refused
-    for bad in (-1, 1.5, math.nan, math.inf, True, "3", 2**53 + 2, 10**400, -(10**400)):
+    for bad in (-1, 1.5, math.nan, math.inf, True, np.True_, "3", 2**53 + 2, 10**5000, -(10**5000)):
         with pytest.raises(FieldError, match=r"maintenance_count must be a whole number in "
                                               r"\[0, 2\*\*53\]"):  # fmt: skip
             load_counts(rows, n_gpus=8, duration_hours=5, maintenance_count=bad)

@@ -393,15 +393,18 @@ def test_a_peak_hour_under_a_profile_or_a_posteriors_amplitude(tmp_path):
     assert relmc.sweep.run_sweep(spec, tmp_path / "phys.zarr", progress=False) == [0, 1]
     # negative control: without the posterior's amplitude the same field is warned of, by
     # each of them
-    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+    # (each warning points at the call here, not into relmc)
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect") as w1:
         relmc.simulate(at12, rates=post, n_trials=16, seed=4)
-    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect") as w2:
         relmc.compare({"x": at12, "y": other}, posterior=post, n_gpus=[4096, 8192], n_trials=4)
-    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect") as w3:
         relmc.project(post, n_gpus=[4096, 8192], scenario=at12, n_trials=16, progress=False)
     spec["posterior"] = str(tmp_path / "post.nc")
-    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect"):
+    with pytest.warns(UnreadFieldWarning, match="diurnal_peak_hour = 12 has no effect") as w4:
         relmc.sweep.run_sweep(spec, tmp_path / "post.zarr", progress=False)
+    for caught in (w1, w2, w3, w4):
+        assert {w.filename for w in caught if w.category is UnreadFieldWarning} == {__file__}
 
 
 def test_a_spread_on_an_overhead_of_zero_is_warned_of(tmp_path):

@@ -71,10 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``relmc`` command; return its exit status.
 
-    0 ok; 2 an error of the input or the machine, in one ``relmc: error:`` line naming the
-    flag, field or file (bad input, before any work; a full disk); 1 a failure while running
-    (e.g. a Slurm task that failed or was cancelled under ``relmc sweep submit --wait``) or
-    a closed output pipe; 130 interrupted (Ctrl-C).
+    0 ok; 2 bad input (before any work) or a file that cannot be read or written (a full
+    disk), in one ``relmc: error:`` line naming the flag, field or file; 1 another failure,
+    in one such line (``sbatch`` missing or failing, a Slurm task that failed or was
+    cancelled under ``relmc sweep submit --wait``), or a closed output pipe; 130
+    interrupted (Ctrl-C).
 
     Parameters
     ----------

@@ -76,18 +76,22 @@ def load_data(args: argparse.Namespace):
     """Load the observations of ``--dataset`` or ``--counts`` (with ``--observed-*``)."""
     from relmc.datasets import load_counts, load_dataset
 
+    maintenance = getattr(args, "observed_maintenance", None)
     if args.counts is None:
         if args.observed_gpus is not None or args.observed_hours is not None:
             raise ValueError("--observed-gpus and --observed-hours go with --counts")
-        if getattr(args, "observed_maintenance", None) is not None:
-            raise ValueError(
-                "--observed-maintenance: goes with --counts (a bundled dataset records its own)"
-            )
+        name = "llama3-405b" if args.dataset is None else args.dataset
         try:
-            # "" is a name given (and refused), not the default
-            return load_dataset("llama3-405b" if args.dataset is None else args.dataset)
+            data = load_dataset(name)  # "" is a name given (and refused), not the default
         except ValueError as e:
             raise ValueError(f"--dataset: {e}") from None
+        if maintenance is not None and "maintenance_count" in data:
+            raise ValueError(
+                f"--observed-maintenance: the bundled {name} records its own planned "
+                f"interruptions ({int(data['maintenance_count'])}); the flag adds a count to "
+                "--counts, to relmc fit --events or to a bundled dataset that has none"
+            )
+        return _with_maintenance(data, maintenance, f"--dataset {name} records no window length")
     shape = cluster_shape(args)
     try:
         data = load_counts(
@@ -95,19 +99,14 @@ def load_data(args: argparse.Namespace):
             n_gpus=args.observed_gpus,
             duration_hours=args.observed_hours,
             shape=shape,
-            maintenance_count=getattr(args, "observed_maintenance", None),
         )
     except ValueError as e:
-        if getattr(e, "field", None) == "maintenance_count":  # the loader's name for the option
-            raise ValueError(
-                "--observed-maintenance: needs --observed-hours (the rate is the count over "
-                "the observed window)"
-            ) from None
         # the loader's hint names its arguments; here they are the options
         text = str(e).replace(
             "give both n_gpus and duration_hours", "give both --observed-gpus and --observed-hours"
         )
         raise ValueError(f"--counts: {text}") from None
+    data = _with_maintenance(data, maintenance, "needs --observed-hours with --counts")
     units = sorted({str(u) for u in data["unit"].values})
     if getattr(args, "model", None) == "hierarchical" and len(units) > 1:
         if not float(data.attrs.get("duration_hours") or 0.0) > 0.0:
@@ -117,6 +116,22 @@ def load_data(args: argparse.Namespace):
                 "window's length: give --observed-hours (and --observed-gpus)"
             )
     return data
+
+
+def _with_maintenance(data, count, source: str):
+    """Return ``data`` with ``--observed-maintenance``'s count (``with_maintenance``)."""
+    from relmc.datasets import with_maintenance
+
+    try:
+        return with_maintenance(data, count)
+    except ValueError as e:
+        if "needs the window's length" in str(e):
+            raise ValueError(
+                f"--observed-maintenance: {source}: the rate is the count over the window"
+            ) from None
+        raise ValueError(
+            "--observed-maintenance: " + str(e).replace("maintenance_count ", "", 1)
+        ) from None
 
 
 def cluster_shape(args: argparse.Namespace):

@@ -430,12 +430,13 @@ def add_data_options(p: argparse.ArgumentParser, posterior: bool = True) -> None
     )
     g.add_argument(
         "--observed-maintenance",
-        type=int_at_least(0, hi=2**53),
+        type=int_at_least(0),
         metavar="N",
-        help="with --counts (and --observed-hours) or relmc fit --events: planned "
-        "interruptions (maintenance) in the observed window, left out of the counts or the "
-        "log; the fit records N / window hours as the planned maintenance rate, which "
-        "projections from it take (default: none)",
+        help="with --counts (and --observed-hours), relmc fit --events or a bundled dataset "
+        "that records none: planned interruptions (maintenance) in the observed window, left "
+        "out of the counts or the log, a whole number in [0, 2**53]; the fit records N / "
+        "window hours as the planned maintenance rate, which projections from it take "
+        "(default: none)",
     )
     g.add_argument(
         "--model",

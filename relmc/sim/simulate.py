@@ -693,7 +693,8 @@ def warn_unread(
     ``"physics_notes"`` (fields a posterior's per-draw parameters replace, warned once
     each, so that a sweep axis over such a field warns once per value, not once per cell)
     and ``"posterior_reads"`` (fields the posterior makes read, not warned of as dead).
-    ``stacklevel`` as :func:`warnings.warn`'s, counted from the caller of this function.
+    ``stacklevel`` as :func:`warnings.warn`'s, counted from this function's frame (3: the
+    frame that called this function's caller, e.g. the user's call of :func:`simulate`).
     """
     physics_notes: list[str] = []
     live: set[str] = set()

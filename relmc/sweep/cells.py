@@ -228,18 +228,18 @@ def simulate_cell(
     return out
 
 
-def warn_unread_cells(spec: SweepSpec, notes: Sequence[Mapping[str, Any]] = ()) -> None:
+def warn_unread_cells(spec: SweepSpec, labels: Sequence[Mapping[str, Any]] = ()) -> None:
     """Warn (:class:`~relmc.errors.UnreadFieldWarning`) of category fields no cell reads.
 
     A field unread in some cells only (an axis over a category's ``kind``) is no mistake.
-    ``notes``: :func:`lower_cells`' (what each cell's posterior per-draw physics replace,
+    ``labels``: :func:`lower_cells`' (what each cell's posterior per-draw physics replace,
     each warned once, so an axis over one warns once per value; and what it makes read,
     not warned of as dead).
     """
     from relmc.sim.simulate import warn_unread
 
     cells = [spec.scenario(flat) for flat in range(spec.n_cells)]
-    warn_unread(cells, notes, stacklevel=4)
+    warn_unread(cells, labels, stacklevel=4)
 
 
 #: The labels of :func:`relmc.sim.simulate.kernel_inputs` that :func:`lower_cells` keeps of

@@ -420,9 +420,9 @@ def run_sweep(
     rates = resolve_rates(spec)  # once per run; every task gets it explicitly
     # one cell's variables (and every cell lowered: bad cells fail here); a store made by
     # another relmc version that lacks one is refused before any cell is computed
-    notes = lower_cells(spec, rates)
+    labels = lower_cells(spec, rates)
     template = cell_template(spec, rates)
-    warn_unread_cells(spec, notes)
+    warn_unread_cells(spec, labels)
     if existed:  # checked above (an old rule's store read back once, not twice)
         check_variables(store, template)
     else:  # another task may have made it since: init_store checks it then
