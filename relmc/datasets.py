@@ -704,7 +704,7 @@ def load_counts(
         whole number in [0, 2**53], stored as ``maintenance_count``. Needs
         ``duration_hours``. Fits record ``maintenance_count / duration_hours`` (per
         wall-clock hour of the window) as the planned maintenance rate, which the default
-        scenario of a fit takes (:func:`relmc.projection.default_scenario`: ``relmc.project``
+        scenario of a fit takes (``relmc.projection.default_scenario``: ``relmc.project``
         without a scenario, ``relmc project|simulate --posterior``), as it takes the bundled
         Llama 3 data's 47 in 1,296 h; a scenario you build sets its own
         ``maintenance_rate``. Default: none recorded.
