@@ -612,5 +612,6 @@ def test_own_counts_and_logs_record_their_planned_maintenance():
                          maintenance_count=bad)  # fmt: skip
     with pytest.raises(FieldError, match=r"maintenance_count needs the window's length"):
         load_counts({**rows, "exposure": [1e5, 1e3]}, maintenance_count=3)
-    assert int(load_counts(rows, n_gpus=8, duration_hours=5, maintenance_count=0)
-               ["maintenance_count"]) == 0  # fmt: skip
+    for edge in (0, 2**53):  # both ends of the range are taken
+        ds = load_counts(rows, n_gpus=8, duration_hours=5, maintenance_count=edge)
+        assert int(ds["maintenance_count"]) == edge
