@@ -345,18 +345,14 @@ def _llama3(name: str, meta: Mapping[str, Any], units: Mapping[str, str] | None)
         groups,
         attrs,
     )
-    ds["maintenance_count"] = ((), np.int64(meta["maintenance_count"]))
-    ds["maintenance_count"].attrs = {
-        "long_name": "planned interruptions in the same window, not included in count",
-        "units": "events",
-        "description": (
-            "Automated maintenance (e.g. firmware and Linux kernel upgrades) or operator-"
-            "initiated operations (configuration or dataset updates), Llama 3 Section 3.3.4 "
-            "[P]: 466 interruptions = 47 planned + 419 unexpected. No per-category breakdown "
-            "is published; the paper says such maintenance caused at least one training "
-            "interruption daily."
-        ),
-    }
+    ds = with_maintenance(ds, meta["maintenance_count"])
+    ds["maintenance_count"].attrs["description"] = (
+        "Automated maintenance (e.g. firmware and Linux kernel upgrades) or operator-"
+        "initiated operations (configuration or dataset updates), Llama 3 Section 3.3.4 "
+        "[P]: 466 interruptions = 47 planned + 419 unexpected. No per-category breakdown "
+        "is published; the paper says such maintenance caused at least one training "
+        "interruption daily."
+    )
     return ds
 
 
@@ -602,6 +598,19 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
+def whole_number(value: Any) -> float | None:
+    """``value`` as a float if it is a finite whole number (a NumPy one too), else None."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        v = float(value)
+    except OverflowError:
+        return None
+    return v if np.isfinite(v) and v == round(v) else None
+
+
 def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count") -> xr.Dataset:
     """Return a copy of ``ds`` with ``maintenance_count`` set to ``count`` (None: ``ds``).
 
@@ -614,12 +623,8 @@ def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count
     """
     if count is None:
         return ds
-    if isinstance(count, bool | np.bool_) or not isinstance(count, numbers.Real):
-        whole = False
-    elif isinstance(count, numbers.Integral):  # any size: 10**400 is no float
-        whole = True
-    else:
-        whole = math.isfinite(count) and float(count).is_integer()
+    # the range is checked on count itself: 2**53 + 1 rounds to 2**53 as a float
+    whole = not isinstance(count, np.ndarray) and whole_number(count) is not None
     if not whole or not 0 <= count <= MAX_COUNT:
         raise FieldError(
             field,
@@ -627,8 +632,8 @@ def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count
             f"observed window); got {_shown(count)}",
         )
     if not float(ds.attrs.get("duration_hours") or 0.0) > 0.0:
-        raise FieldError(
-            field,
+        raise FieldError(  # the field missing is the window's
+            "duration_hours",
             f"{field} needs the window's length (duration_hours): the planned maintenance "
             "rate is the count over the window",
         )

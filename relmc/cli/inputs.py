@@ -76,7 +76,7 @@ def load_data(args: argparse.Namespace):
     """Load the observations of ``--dataset`` or ``--counts`` (with ``--observed-*``)."""
     from relmc.datasets import load_counts, load_dataset
 
-    maintenance = getattr(args, "observed_maintenance", None)
+    maintenance = args.observed_maintenance
     if args.counts is None:
         if args.observed_gpus is not None or args.observed_hours is not None:
             raise ValueError("--observed-gpus and --observed-hours go with --counts")
@@ -125,7 +125,7 @@ def _with_maintenance(data, count, source: str):
     try:
         return with_maintenance(data, count)
     except ValueError as e:
-        if "needs the window's length" in str(e):
+        if getattr(e, "field", None) == "duration_hours":  # the data has no window
             raise ValueError(
                 f"--observed-maintenance: {source}: the rate is the count over the window"
             ) from None
@@ -198,7 +198,7 @@ def posterior_and_data(args: argparse.Namespace, seed: int, command: str, ov=Non
         for opt, value in (
             ("--observed-gpus", args.observed_gpus),
             ("--observed-hours", args.observed_hours),
-            ("--observed-maintenance", getattr(args, "observed_maintenance", None)),
+            ("--observed-maintenance", args.observed_maintenance),
             ("--n-draws", args.n_draws),
             ("--n-chains", args.n_chains),
             ("--n-tune", getattr(args, "n_tune", None)),

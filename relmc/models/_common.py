@@ -16,6 +16,7 @@ from relmc._cf import provenance
 from relmc._cf import rate_units as cf_rate_units
 from relmc.cluster import MAX_RATE, UNITS
 from relmc.datasets import MAX_COUNT
+from relmc.datasets import whole_number as _whole
 
 # arviz 0.23 announces its 1.0 refactor with a FutureWarning on import. It says nothing about our
 # numbers, and under ``filterwarnings = error`` it would turn every first import into a failure,
@@ -184,19 +185,6 @@ def check_data(data: Any, field: str = "data") -> Observations:
         group=group,
         attrs=attrs,
     )
-
-
-def _whole(value: Any) -> float | None:
-    """``value`` as a float if it is a finite whole number (a NumPy one too), else None."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        return None
-    try:
-        v = float(value)
-    except OverflowError:
-        return None
-    return v if np.isfinite(v) and v == round(v) else None
 
 
 def _check_attrs(data: xr.Dataset, attrs: Mapping[str, Any], field: str) -> float:
