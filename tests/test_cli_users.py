@@ -1113,6 +1113,34 @@ def test_fit_several_fleets(tmp_path, capsys, monkeypatch):
     np.testing.assert_allclose(got["values"], mult.transpose("fleet", "quantile").values)
 
 
+def test_fit_prints_the_planned_maintenance_it_records(tmp_path, capsys):
+    # one line: the count over the window and the rate the posterior records (which
+    # projections take), "none recorded" without a count, and no line where the data has no
+    # window (pumps)
+    (tmp_path / "c.csv").write_text("category,count,unit\ngpu,12,gpu\nnet,3,node\n")
+    counts = ["fit", "--counts", str(tmp_path / "c.csv"), "--observed-gpus", "1024",
+              "--observed-hours", "500", "--seed", "1"]  # fmt: skip
+
+    def planned(argv, out):
+        assert main([*argv, "--out", str(tmp_path / out)]) == 0
+        lines = [s for s in capsys.readouterr().out.splitlines() if "planned maintenance" in s]
+        assert len(lines) <= 1, lines
+        return lines[0] if lines else ""
+
+    line = planned([*counts, "--observed-maintenance", "20"], "a")
+    assert line.startswith("planned maintenance recorded: 20 in 500 h, 0.04 per wall-clock hour")
+    assert ", one every 25.0 h; relmc project and simulate --posterior run it unless" in line
+    line = planned([*counts, "--observed-maintenance", "0"], "b")
+    assert line.startswith("planned maintenance recorded: 0 in 500 h, 0 per wall-clock hour;")
+    assert "run none unless the scenario sets maintenance_rate" in line
+    line = planned(counts, "c")
+    assert line.startswith("planned maintenance: none recorded, so relmc project")
+    assert "--observed-maintenance N records" in line
+    line = planned(["fit", "--dataset", "llama3-405b", "--seed", "1"], "d")
+    assert line.startswith("planned maintenance recorded: 47 in 1,296 h, 0.03627 per")
+    assert planned(["fit", "--dataset", "pumps", "--seed", "1"], "e") == ""
+
+
 def test_fit_records_the_observed_planned_maintenance(tmp_path):
     # --observed-maintenance N with --counts (and --observed-hours) or --events: the posterior
     # records N / window hours, which projections from it take; without it, none

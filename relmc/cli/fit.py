@@ -400,6 +400,10 @@ def run(args: argparse.Namespace) -> int:
     if terms:
         say()
         say(terms)
+    maint = maintenance_text(posterior.posterior, data)
+    if maint:
+        say()
+        say(maint)
     say()
     for f in st.written:
         say(f"wrote {f}")
@@ -444,6 +448,33 @@ def terms_text(post) -> str:
         return ""
     return "fitted terms, posterior median [90%] (drawn per trial by --posterior):\n  " + (
         "\n  ".join(lines)
+    )
+
+
+def maintenance_text(post, data) -> str:
+    """Say what planned maintenance the fit records (``attrs["maintenance_rate"]``).
+
+    The rate is the data's ``maintenance_count`` over its window; data without a count records
+    none (a rate of 0), and without a window (``duration_hours``) none can be: "" then.
+    """
+    hours = float(data.attrs.get("duration_hours") or 0.0)
+    if "maintenance_count" not in data:
+        if not hours > 0.0:
+            return ""
+        return (
+            "planned maintenance: none recorded, so relmc project and simulate --posterior run "
+            "none unless the scenario sets maintenance_rate (--observed-maintenance N records N "
+            "planned stops in the window)"
+        )
+    rate = float(post.attrs.get("maintenance_rate", 0.0))
+    count = int(data["maintenance_count"].item())
+    if rate > 0:
+        runs = f", one every {fmt(1 / rate)} h; relmc project and simulate --posterior run it"
+    else:
+        runs = "; relmc project and simulate --posterior run none"
+    return (
+        f"planned maintenance recorded: {count:,} in {hours:,.6g} h, {rate:.4g} per wall-clock "
+        f"hour{runs} unless the scenario sets maintenance_rate"
     )
 
 
