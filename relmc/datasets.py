@@ -617,7 +617,8 @@ def with_maintenance(ds: xr.Dataset, count: Any, field: str = "maintenance_count
     ``count``: planned interruptions (maintenance) in the observed window, kept apart from the
     failure counts, a whole number in [0, 2**53]. Needs the window's length
     (``attrs["duration_hours"]`` > 0): fits record ``count / duration_hours`` (planned
-    interruptions per wall-clock hour of the window) as the planned maintenance rate
+    interruptions per hour of the window, on the clock of the data's rates,
+    ``attrs["exposure_clock"]``) as the planned maintenance rate
     (:meth:`relmc.FailureModel.from_posterior`). Raises ``ValueError`` naming ``field``
     otherwise.
     """
@@ -707,12 +708,15 @@ def load_counts(
     maintenance_count : int, optional
         Planned interruptions (maintenance) in the same window, not included in ``count``: a
         whole number in [0, 2**53], stored as ``maintenance_count``. Needs
-        ``duration_hours``. Fits record ``maintenance_count / duration_hours`` (per
-        wall-clock hour of the window) as the planned maintenance rate, which the default
-        scenario of a fit takes (``relmc.projection.default_scenario``: ``relmc.project``
-        without a scenario, ``relmc project|simulate --posterior``), as it takes the bundled
-        Llama 3 data's 47 in 1,296 h; a scenario you build sets its own
-        ``maintenance_rate``. Default: none recorded.
+        ``duration_hours``. Fits record ``maintenance_count / duration_hours`` as the planned
+        maintenance rate, which the default scenario of a fit takes
+        (``relmc.projection.default_scenario``: ``relmc.project`` without a scenario,
+        ``relmc project|simulate --posterior``), as it takes the bundled Llama 3 data's 47 in
+        1,296 h; a scenario you build sets its own ``maintenance_rate``. The rate is on the
+        rates' clock: per wall-clock hour of the window by default (projections divide it by
+        the exposed share, as they divide the rates); with ``exposure_clock="exposed"`` it is
+        taken per exposed hour, as the rates are, so give ``duration_hours`` as the hours the
+        job ran. Default: none recorded.
 
     Returns
     -------

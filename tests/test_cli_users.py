@@ -1139,6 +1139,16 @@ def test_fit_prints_the_planned_maintenance_it_records(tmp_path, capsys):
     line = planned(["fit", "--dataset", "llama3-405b", "--seed", "1"], "d")
     assert line.startswith("planned maintenance recorded: 47 in 1,296 h, 0.03627 per")
     assert planned(["fit", "--dataset", "pumps", "--seed", "1"], "e") == ""
+    # on the exposed clock the rate is per exposed hour, as the rates are (the API's data)
+    from relmc import fit_conjugate, load_counts
+    from relmc.cli.fit import maintenance_text
+
+    rows = {"category": ["gpu"], "count": [12], "unit": ["gpu"]}
+    for clock, word in (("exposed", "per exposed hour"), ("wall", "per wall-clock hour")):
+        data = load_counts(rows, n_gpus=64, duration_hours=400, exposure_clock=clock,
+                           maintenance_count=8)  # fmt: skip
+        post = fit_conjugate(data, n_draws=10, seed=1).posterior
+        assert f"8 in 400 h, 0.02 {word}, one every 50.0 h" in maintenance_text(post, data)
 
 
 def test_fit_records_the_observed_planned_maintenance(tmp_path):

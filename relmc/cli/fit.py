@@ -468,12 +468,13 @@ def maintenance_text(post, data) -> str:
         )
     rate = float(post.attrs.get("maintenance_rate", 0.0))
     count = int(data["maintenance_count"].item())
+    clock = "exposed" if data.attrs.get("exposure_clock") == "exposed" else "wall-clock"
     if rate > 0:
         runs = f", one every {fmt(1 / rate)} h; relmc project and simulate --posterior run it"
     else:
         runs = "; relmc project and simulate --posterior run none"
     return (
-        f"planned maintenance recorded: {count:,} in {hours:,.6g} h, {rate:.4g} per wall-clock "
+        f"planned maintenance recorded: {count:,} in {hours:,.6g} h, {rate:.4g} per {clock} "
         f"hour{runs} unless the scenario sets maintenance_rate"
     )
 
