@@ -342,7 +342,9 @@ def project(
         ``ettr`` (n_gpus, trial), coordinate ``draw`` (trial)
             Only with ``keep_trials``: per-trial ETTR and the posterior draw of each trial.
 
-        ``attrs``: ``interval_definition``, ``scenario`` (JSON), ``seed_entropy``,
+        ``attrs``: ``interval_definition``, ``scenario`` (JSON: the scenario given, whose
+        ``cluster.n_gpus`` is not one simulated; the sizes are the ``n_gpus`` coordinate),
+        ``seed_entropy``,
         ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws`` (all posterior draws),
         ``credible_trials``, ``trials_per_draw``, ``n_draws_credible``, ``dataset``,
         ``time_units``, ``exposure_clock``. Writable to

@@ -44,12 +44,13 @@ carries the terms per draw, which 'relmc project|simulate --posterior' then simu
       --window-start 2024-03-01T00:00:00 --window-end 2024-04-30T00:00:00 \\
       --diurnal category --trend --fleet-age-at-start-hours 2000 --nodes mixture --seed 1
 
-Several fleets at once (relmc.fit_fleets, PyMC): the data above (--dataset or --counts) is the
-fleet with categories; each --fleet adds one that reports only its total, a bundled dataset
-(rsc-1, rsc-2) or a counts CSV of one row with its size and window (CSV:GPUS:HOURS). A
-log-normal multiplier per fleet scales the shared category rates; the table then gives a
-new fleet's rates (the fleets' spread included), which posterior.nc carries to 'relmc
-project', and the fleets' multipliers follow.
+Several fleets at once (relmc.fit_fleets, PyMC): the data above (--dataset or --counts; not
+--events, which is fitted on its own) is the fleet with categories; each --fleet adds one
+that reports only its total, a bundled dataset (rsc-1, rsc-2) or a counts CSV of one row
+with its size and window (CSV:GPUS:HOURS). A log-normal multiplier per fleet scales the
+shared category rates; the table then gives a new fleet's rates (the fleets' spread
+included), which posterior.nc carries to 'relmc project', and the fleets' multipliers
+follow.
 
   relmc fit --fleet rsc-1 --fleet rsc-2 --seed 1
   relmc fit --counts racks.csv --observed-gpus 4096 --observed-hours 720 \\

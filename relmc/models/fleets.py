@@ -260,6 +260,10 @@ def fit_fleets(
         Two or more fleets: exactly one with two or more categories (the categorised fleet),
         the others with one category each (totals). Fleet names are the mapping keys or
         ``attrs["name"]``, and must be unique. Total-only fleets need ``attrs["n_gpus"]``.
+        An event log (:func:`relmc.load_events`) is a fleet by its counts and its record
+        (window, size, ``maintenance_count``), as :func:`relmc.fit_conjugate` fits it: its
+        events' times and nodes are not read, so it adds no daily cycle, trend or lemon
+        terms (:func:`relmc.fit_events` fits those, one log on its own).
     prior : {"scaled", "bugs"}, optional
         Pooled prior on the categorised fleet's rates, as in :func:`relmc.fit_hierarchical`.
     pool : {"auto", "fleet", "unit"}, optional

@@ -45,9 +45,10 @@ Sharding
     the same cell; every cell's arrays are chunked one cell per chunk, so no two cells share a
     zarr chunk either.
 Crash safety
-    A cell's data variables are written first; its ``done`` flag (a bool array, one chunk per
-    cell) is written last. Every chunk is written to a temporary file and renamed into place
-    (by :mod:`relmc.sweep.store`, as zarr's local store does), so a process killed at any
+    A cell's data variables are written first, then its checksum (``cell_checksum``); its
+    ``done`` flag (a bool array, one chunk per cell) is written last. Every chunk is written
+    to a temporary file and renamed into place (by :mod:`relmc.sweep.store`, as zarr's local
+    store does), so a process killed at any
     moment (SIGKILL, preemption, a requeued Slurm task) leaves each chunk either old or new,
     and a cell counts as complete only after all of its data is in place. A rerun computes
     only the cells whose flag is unset. (A *machine* crash can still lose page-cache data:
