@@ -490,15 +490,50 @@ def sweep_files(a):
     return pf, toml
 
 
-def sweep_cli(args, tag):
+def sweep_cli(args, tag, show_warnings=False):
     cmd = ["taskset", "-c", "1", "relmc", "sweep", "run", *args, "--n-threads", "1",
            "--no-progress"]  # fmt: skip
     t0 = time.time()
     r = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
     print(f"  $ {' '.join(cmd[3:])}  [{tag}] ({time.time() - t0:.1f}s, rc {r.returncode})")
+    if show_warnings:
+        wl = [x for x in r.stderr.splitlines() if "warning" in x.lower()]
+        print(f"  relmc sweep run's warnings: {wl}")
     if r.returncode:
         print(r.stderr[-2000:])
     return r.returncode
+
+
+#: ``relmc sweep run`` layouts checked against the in-process cube: the runs of each
+LAYOUTS = {"1 shard": [[]], "2 shards": [["--shard", "1", "--shards", "2"],
+                                         ["--shard", "0", "--shards", "2"]],
+           "2 workers": [["--workers", "2"]]}  # fmt: skip
+
+
+def cli_layouts(a, toml, cube, name, ck, show_warnings=False):
+    """``relmc sweep run TOML`` in each of ``LAYOUTS`` into ``a.out / {name}_cli_*.zarr``;
+    into ``ck``: rc 0, and every cube variable == ``cube`` (the API's ``run_sweep``, bit).
+    ``show_warnings``: print the one-shard run's warning lines."""
+    for lay, runs in LAYOUTS.items():
+        st = a.out / f"{name}_cli_{lay.replace(' ', '_')}.zarr"
+        shutil.rmtree(st, ignore_errors=True)
+        rcs = [sweep_cli([str(toml), "--store", str(st), *r], lay,
+                         show_warnings and lay == "1 shard") for r in runs]  # fmt: skip
+        ck[f"[relmc sweep run, {lay}] rc == 0"] = not any(rcs)
+        if any(rcs):
+            continue
+        bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
+        print(f"  [{lay}] differing {bad}; missing {miss}")
+        ck[f"[relmc sweep run, {lay}] every cube variable == API run_sweep (bit)"] = not (
+            bad or miss
+        )
+
+
+def mirror_negatives(mode, n_cells, ems, neg):
+    """Bit negatives: each cell's result against its mirror cell's (``ems`` per cell)."""
+    for i in range(n_cells):
+        j = n_cells - 1 - i
+        neg[(mode, i, f"cell {j}'s result")] = (bit(ems[j], ems[i]), "")
 
 
 def api_cube(a, sp, name, **kw):
@@ -635,24 +670,8 @@ def run_rsweep(a):
               f"{float(P.nodes_excluded_bad.mean()):.3f}; retired "
               f"{float(P.nodes_retired.mean()):.3f}")  # fmt: skip
         ck[f"cell {i} job_rates == my Lambda (rel)"] = indep_cell(a, sp, i, idata, P, comp)
-    for i in range(sp.n_cells):
-        j = sp.n_cells - 1 - i
-        neg[("rsweep", i, f"cell {j}'s result")] = (bit(ems[j], ems[i]), "")
-    lays = {"1 shard": [[]], "2 shards": [["--shard", "1", "--shards", "2"],
-                                          ["--shard", "0", "--shards", "2"]],
-            "2 workers": [["--workers", "2"]]}  # fmt: skip
-    for lay, runs in lays.items():
-        st = a.out / f"rsweep16_cli_{lay.replace(' ', '_')}.zarr"
-        shutil.rmtree(st, ignore_errors=True)
-        rcs = [sweep_cli([str(toml), "--store", str(st), *r], lay) for r in runs]
-        ck[f"[relmc sweep run, {lay}] rc == 0"] = not any(rcs)
-        if any(rcs):
-            continue
-        bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
-        print(f"  [{lay}] differing {bad}; missing {miss}")
-        ck[f"[relmc sweep run, {lay}] every cube variable == API run_sweep (bit)"] = not (
-            bad or miss
-        )
+    mirror_negatives("rsweep", sp.n_cells, ems, neg)
+    cli_layouts(a, toml, cube, "rsweep16", ck)
     t2 = a.out / f"rsweep16_seed+1_{a.n_sim}.toml"
     t2.write_text(toml.read_text().replace(f"seed = {a.seed}\n", f"seed = {a.seed + 1}\n", 1))
     st = a.out / "rsweep16_cli_seed+1.zarr"

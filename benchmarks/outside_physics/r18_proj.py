@@ -327,24 +327,8 @@ def run_nodesweep(a):
                     f"cell {i} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, s0,
                     quiet=True,
                 )  # fmt: skip
-    for i in range(sp.n_cells):
-        j = sp.n_cells - 1 - i
-        neg[("nodesweep", i, f"cell {j}'s result")] = (bit(ems[j], ems[i]), "")
-    lays = {"1 shard": [[]], "2 shards": [["--shard", "1", "--shards", "2"],
-                                          ["--shard", "0", "--shards", "2"]],
-            "2 workers": [["--workers", "2"]]}  # fmt: skip
-    for lay, runs in lays.items():
-        st = a.out / f"nodesweep18_cli_{lay.replace(' ', '_')}.zarr"
-        shutil.rmtree(st, ignore_errors=True)
-        rcs = [R16.sweep_cli([str(toml), "--store", str(st), *r], lay) for r in runs]
-        ck[f"[relmc sweep run, {lay}] rc == 0"] = not any(rcs)
-        if any(rcs):
-            continue
-        bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
-        print(f"  [{lay}] differing {bad}; missing {miss}")
-        ck[f"[relmc sweep run, {lay}] every cube variable == API run_sweep (bit)"] = not (
-            bad or miss
-        )
+    R16.mirror_negatives("nodesweep", sp.n_cells, ems, neg)
+    R16.cli_layouts(a, toml, cube, "nodesweep18", ck)
     t2 = ns_toml(a, pf, S + 1)
     st = a.out / "nodesweep18_cli_seed+1.zarr"
     shutil.rmtree(st, ignore_errors=True)

@@ -342,36 +342,8 @@ def run_mixnode(a):
                     f"cell {i} d{k}", {x: y[mask].copy() for x, y in t.items()}, b, s0,
                     quiet=True,
                 )  # fmt: skip
-    for i in range(sp.n_cells):
-        j = sp.n_cells - 1 - i
-        neg[("mixnode", i, f"cell {j}'s result")] = (bit(ems[j], ems[i]), "")
-    lays = {"1 shard": [[]], "2 shards": [["--shard", "1", "--shards", "2"],
-                                          ["--shard", "0", "--shards", "2"]],
-            "2 workers": [["--workers", "2"]]}  # fmt: skip
-    for lay, runs in lays.items():
-        st = a.out / f"mixnode19_cli_{lay.replace(' ', '_')}.zarr"
-        shutil.rmtree(st, ignore_errors=True)
-        errs = []
-        for r in runs:
-            cmd = ["taskset", "-c", "1", "relmc", "sweep", "run", str(toml), "--store", str(st),
-                   *r, "--n-threads", "1", "--no-progress"]  # fmt: skip
-            t1 = time.time()
-            p = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-            print(f"  $ {' '.join(cmd[3:])}  [{lay}] ({time.time() - t1:.1f}s, rc "
-                  f"{p.returncode})")  # fmt: skip
-            errs.append((p.returncode, p.stderr))
-        if lay == "1 shard":
-            wl = [x for x in errs[0][1].splitlines() if "warning" in x.lower()]
-            print(f"  relmc sweep run's warnings: {wl}")
-        ck[f"[relmc sweep run, {lay}] rc == 0"] = not any(rc for rc, _ in errs)
-        if any(rc for rc, _ in errs):
-            print(errs[-1][1][-2000:])
-            continue
-        bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
-        print(f"  [{lay}] differing {bad}; missing {miss}")
-        ck[f"[relmc sweep run, {lay}] every cube variable == API run_sweep (bit)"] = not (
-            bad or miss
-        )
+    R16.mirror_negatives("mixnode", sp.n_cells, ems, neg)
+    R16.cli_layouts(a, toml, cube, "mixnode19", ck, show_warnings=True)
     t2 = mn_toml(a, pf, S + 1)
     st = a.out / "mixnode19_cli_seed+1.zarr"
     shutil.rmtree(st, ignore_errors=True)
