@@ -367,10 +367,53 @@ def test_a_failed_or_cancelled_task_under_wait_is_exit_status_1(spec_file, tmp_p
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("relmc: error: Slurm job 42 ended with a failed")
     assert "slurm-42_*.out" in err[0] and f"relmc sweep status {store}" in err[0]
+    assert "(sbatch --wait exit 1: srun: task 0: CANCELLED)" in err[0]  # what sbatch said
     # negative control: every task done, exit 0
     _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start", 'echo "43"; exit 0')
     assert main(["sweep", "submit", str(spec_file), "--store", str(store), "--wait"]) == 0
     assert "submitted job 43" in capsys.readouterr().out
+
+
+def test_an_sbatch_killed_by_a_signal_is_a_failure_not_a_success(spec_file, tmp_path,
+                                                                  monkeypatch):  # fmt: skip
+    # a negative exit status (sbatch killed by a signal: -9, -1) is not 0: under --wait after
+    # the job was accepted, the job is named as failed; in the options check, a refusal it
+    # printed before it died is still a refusal (nothing written)
+    store = tmp_path / "s.zarr"
+    _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start", 'echo "44"; kill -9 $$')
+    with pytest.raises(RuntimeError, match=r"Slurm job 44 ended with a failed task .*exit -9"):
+        sweep.submit(spec_file, store=store, wait=True)
+    script = tmp_path / "fake-bin" / "sbatch"
+    script.write_text(
+        '#!/bin/sh\ncase "$1" in --test-only) echo "sbatch: error: invalid partition" >&2; '
+        'kill -HUP $$;; esac\necho "45"\n'
+    )
+    other = tmp_path / "t.zarr"
+    with pytest.raises(ValueError, match="sbatch refused the job .*nothing was written"):
+        sweep.submit(spec_file, store=other)
+    assert not other.exists()
+    with pytest.raises(TypeError):  # the store and the rest are keywords only
+        sweep.submit(spec_file, other)
+
+
+def test_submit_makes_its_working_folder_and_names_an_sbatch_gone(spec_file, tmp_path,
+                                                                  monkeypatch):  # fmt: skip
+    # the script and logs go to a working folder made with its parents
+    # (the id is what --parsable prints before a cluster's name)
+    _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start", 'echo "46;cluster2"')
+    work = tmp_path / "a" / "b" / "logs"
+    assert sweep.submit(spec_file, store=tmp_path / "s.zarr", workdir=work) == "46"
+    assert (work / "sweep.sbatch").read_text().startswith("#!/bin/bash")
+    # an sbatch that is gone by the submission (it removes itself in its options check) is
+    # named; the only sbatch on PATH is that one
+    gone = tmp_path / "gone-bin"
+    gone.mkdir()
+    (gone / "sbatch").write_text('#!/bin/sh\n/bin/rm -- "$0"\nexit 1\n')
+    (gone / "sbatch").chmod(0o755)
+    monkeypatch.setenv("PATH", str(gone))
+    with pytest.raises(RuntimeError, match="sbatch not found"):
+        sweep.submit(spec_file, store=tmp_path / "t.zarr")
+    assert not (gone / "sbatch").exists()
 
 
 def test_submit_of_a_complete_store_submits_nothing_even_without_sbatch(

@@ -275,6 +275,20 @@ def test_submit_of_a_partly_done_store_lists_its_missing_cells(spec_file, tmp_pa
     # negative control: a new store's script shards the grid, with no list
     fresh = sweep.submit(spec_file, store=tmp_path / "new.zarr", options=opts, dry_run=True)
     assert "--cells" not in fresh and "#SBATCH --array=0-3" in fresh
+    # so is an existing store with no cell done (a first array whose tasks all failed)
+    from relmc.sweep.store import init_store
+
+    init_store(SweepSpec.from_toml(spec_file), tmp_path / "empty.zarr")
+    empty = sweep.submit(spec_file, store=tmp_path / "empty.zarr", options=opts, dry_run=True)
+    assert empty == fresh.replace(str(tmp_path / "new.zarr"), str(tmp_path / "empty.zarr"))
+    # and on a grid of 300 cells (counts compared by value, not by identity: Python shares
+    # the objects of small integers only, up to 256)
+    restarts = ", ".join(f"{0.1 + i / 1000:.3f}" for i in range(300))
+    big = write_spec(tmp_path, SPEC.split("[axes]")[0] + f'[axes]\n"policy.restart_hours" = '
+                     f"[{restarts}]\n", "big.toml")  # fmt: skip
+    init_store(SweepSpec.from_toml(big), tmp_path / "big.zarr")
+    script = sweep.submit(big, store=tmp_path / "big.zarr", options=opts, dry_run=True)
+    assert "--cells" not in script and "#SBATCH --array=0-3" in script
     # a done cell whose data fail their checksum is missing too (a run recomputes it)
     chunk = store / "ettr_mean" / "c.0.0.0"
     data = bytearray(chunk.read_bytes())
@@ -294,15 +308,25 @@ def test_submit_of_a_partly_done_store_lists_its_missing_cells(spec_file, tmp_pa
         assert capsys.readouterr().out.startswith("computed 1 cells;")
     assert sweep.status(store, verify=True).complete
     # a long list is wrapped at commas into lines the shell's heredoc reads back whole
+    from relmc.sweep.cells import parse_cells
     from relmc.sweep.slurm import sbatch_script
 
-    many = list(range(0, 2000, 2))
-    text = sbatch_script(spec_file, store, SlurmOptions(array=4), cells=many, n_cells=2000)
-    body = text.split("<<'RELMC_CELLS'\n")[1].split("RELMC_CELLS")[0]
-    assert max(len(line) for line in body.splitlines()) <= 100
-    from relmc.sweep.cells import parse_cells
+    # lines of at most 100 characters, full ones of 100 (every second cell), none of 101 (every
+    # third cell would fill one at a width of 101)
+    for step, longest in ((2, 100), (3, 99)):
+        many = list(range(0, 2000, step))
+        text = sbatch_script(spec_file, store, SlurmOptions(array=4), cells=many, n_cells=2000)
+        body = text.split("<<'RELMC_CELLS'\n")[1].split("RELMC_CELLS")[0]
+        assert max(len(line) for line in body.splitlines()) == longest
+        assert parse_cells(body, 2000) == many
+    # the width holds the comma: 49 + 1 + 50 characters join, 50 + 1 + 50 do not
+    from relmc.sweep.slurm import _lines_of
 
-    assert parse_cells(body, 2000) == many
+    assert _lines_of(["a" * 49, "b" * 50], 100) == ["a" * 49 + "," + "b" * 50]
+    assert _lines_of(["a" * 50, "b" * 50], 100) == ["a" * 50, "b" * 50]
+    assert _lines_of(["a" * 120, "b"], 100) == ["a" * 120, "b"]  # a longer part whole
+    # the line a part joins is the last one
+    assert _lines_of(["a" * 95, "b" * 10, "c" * 10], 100) == ["a" * 95, "b" * 10 + "," + "c" * 10]
     # a bad list is refused before any script is made (the grid's 12 cells read from the spec)
     for bad, match in (([], "at least one cell"), ([3, 3], "listed twice"), ([12], "not in")):
         with pytest.raises(ValueError, match=match):

@@ -1,0 +1,88 @@
+"""Every cosmic-ray mutant of ``relmc/sweep/slurm.py`` (the sbatch script and submission).
+
+    git worktree add --detach /tmp/wtS HEAD && mkdir -p /tmp/s85/mut && cd /tmp/wtS && \\
+        cosmic-ray init /work/main/benchmarks/mutation_slurm_cr.toml /tmp/s85/mut/slurm.sqlite
+    python benchmarks/mutation_slurm_run.py          # every mutant, the quick tests; ~45 min
+    python benchmarks/mutation_slurm_run.py --wide   # the survivors: wider tests, a real Slurm
+
+Each mutant is applied alone in the worktree and judged by the tests that name ``sbatch``,
+``submit`` or ``slurm`` in four test files (fake ``sbatch`` programs on PATH, no Slurm
+needed); ``--wide`` reruns the survivors against those files whole, then the survivors of
+that against ``tests/integration/test_slurm.py`` (a real single-node Slurm, ``bash
+.ci/slurm_local.sh start``; its tasks inherit ``PYTHONPATH``, so they import the mutant).
+"""
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+
+WT = "/tmp/wtS"
+DIR = "/tmp/s85/mut"
+FILES = ["tests/test_sweep.py", "tests/test_sweep_faults.py", "tests/test_faults.py",
+         "tests/test_cli_users.py"]  # fmt: skip
+QUICK = [*FILES, "-k", "submit or sbatch or slurm"]
+# in turn, the second for the first's survivors only: the tests of a task's failure under
+# --wait and of sbatch killed by a signal (named for neither), then a real Slurm
+WIDE = ([*FILES, "-k", "submit or sbatch or slurm or wait or signal"],
+        ["tests/integration/test_slurm.py"])  # fmt: skip
+#: a mutant that changes only a signature's annotations (strings under ``from __future__
+#: import annotations``: equivalent at run time; CI's mypy step refuses them)
+ANNOTATION = re.compile(r"^-(\s+\w+: [^=]*(=.*)?,?|\)\s*->.*)$")
+
+
+def run_mutant(path, op, occ, tests, wt=WT):
+    """Apply one mutant in worktree ``wt`` and run ``tests``: (changed lines, rc, s, tail)."""
+    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=wt, check=True)
+    subprocess.run(
+        ["cosmic-ray", "apply", path, op, str(occ)], cwd=wt, check=True, capture_output=True
+    )
+    diff = subprocess.run(["git", "diff", "-U0", path], cwd=wt, capture_output=True, text=True)
+    changed = [
+        line
+        for line in diff.stdout.splitlines()
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    ]
+    # absolute: a test that runs relmc in a subprocess (or a Slurm task) imports the mutant
+    env = dict(os.environ, PYTHONPATH=wt, NUMBA_CACHE_DIR=wt + "_nc")
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "-p", "no:cacheprovider",
+           "-p", "no:randomly", *tests]  # fmt: skip
+    t0 = time.time()
+    r = subprocess.run(["timeout", "900", *cmd], cwd=wt, env=env, capture_output=True, text=True)
+    return changed, r.returncode, round(time.time() - t0, 1), r.stdout[-300:]
+
+
+def main():
+    if sys.argv[1:] == ["--wide"]:
+        recs = [json.loads(line) for line in open(f"{DIR}/results.jsonl")]
+        out = open(f"{DIR}/wide.jsonl", "a")
+        for rec in recs:
+            minus = [c for c in rec["changed"] if c.startswith("-")]
+            if rec["rc"] != 0 or all(ANNOTATION.match(c) for c in minus):
+                continue
+            for tests in WIDE:
+                changed, rc, s, tail = run_mutant(rec["path"], rec["op"], rec["occ"], tests)
+                if rc != 0:
+                    break
+            out.write(json.dumps(dict(rec, rc=rc, s=s, tail=tail, wide=True)) + "\n")
+            out.flush()
+        subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)
+        return
+    con = sqlite3.connect(f"{DIR}/slurm.sqlite")
+    rows = con.execute(
+        "select module_path, operator_name, occurrence, start_pos_row from mutation_specs"
+    ).fetchall()
+    out = open(f"{DIR}/results.jsonl", "a")
+    for path, op, occ, line in rows:
+        changed, rc, s, tail = run_mutant(path, op, occ, QUICK)
+        rec = dict(path=path, op=op, occ=occ, line=line, changed=changed, rc=rc, s=s, tail=tail)
+        out.write(json.dumps(rec) + "\n")
+        out.flush()
+    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=WT, check=True)
+
+
+if __name__ == "__main__":
+    main()
