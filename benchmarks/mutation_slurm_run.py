@@ -29,9 +29,20 @@ QUICK = [*FILES, "-k", "submit or sbatch or slurm"]
 # --wait and of sbatch killed by a signal (named for neither), then a real Slurm
 WIDE = ([*FILES, "-k", "submit or sbatch or slurm or wait or signal"],
         ["tests/integration/test_slurm.py"])  # fmt: skip
-#: a mutant that changes only a signature's annotations (strings under ``from __future__
-#: import annotations``: equivalent at run time; CI's mypy step refuses them)
-ANNOTATION = re.compile(r"^-(\s+\w+: [^=]*(=.*)?,?|\)\s*->.*)$")
+#: a signature's parameter (name, annotation, default) or return annotation
+SIGNATURE = re.compile(r"^[-+](?:(\s+\w+): [^=]*?(\s*=.*)?,?|\)\s*->.*)$")
+
+
+def annotation_only(changed) -> bool:
+    """Whether a mutant changes only annotations (strings under ``from __future__ import
+    annotations``: equivalent at run time; CI's mypy step refuses them), not a default."""
+    rest = []
+    for line in changed:
+        m = SIGNATURE.match(line)
+        if m is None:
+            return False
+        rest.append((line[0], m.groups()))
+    return {g for s, g in rest if s == "-"} == {g for s, g in rest if s == "+"}
 
 
 def run_mutant(path, op, occ, tests, wt=WT):
@@ -60,8 +71,7 @@ def main():
         recs = [json.loads(line) for line in open(f"{DIR}/results.jsonl")]
         out = open(f"{DIR}/wide.jsonl", "a")
         for rec in recs:
-            minus = [c for c in rec["changed"] if c.startswith("-")]
-            if rec["rc"] != 0 or all(ANNOTATION.match(c) for c in minus):
+            if rec["rc"] != 0 or annotation_only(rec["changed"]):
                 continue
             for tests in WIDE:
                 changed, rc, s, tail = run_mutant(rec["path"], rec["op"], rec["occ"], tests)

@@ -399,11 +399,17 @@ def test_an_sbatch_killed_by_a_signal_is_a_failure_not_a_success(spec_file, tmp_
 def test_submit_makes_its_working_folder_and_names_an_sbatch_gone(spec_file, tmp_path,
                                                                   monkeypatch):  # fmt: skip
     # the script and logs go to a working folder made with its parents
-    # (the id is what --parsable prints before a cluster's name)
-    _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start", 'echo "46;cluster2"')
+    # (the id is what --parsable prints before a cluster's name); sbatch waits only if asked
+    args = tmp_path / "args.txt"
+    _fake_sbatch(tmp_path, monkeypatch, "sbatch: Job 1 to start",
+                 f'echo "$@" > {args}; echo "46;cluster2"')  # fmt: skip
     work = tmp_path / "a" / "b" / "logs"
     assert sweep.submit(spec_file, store=tmp_path / "s.zarr", workdir=work) == "46"
     assert (work / "sweep.sbatch").read_text().startswith("#!/bin/bash")
+    assert args.read_text().split() == ["--parsable", "--output=slurm-%A_%a.out",
+                                        str(work / "sweep.sbatch")]  # fmt: skip
+    assert sweep.submit(spec_file, store=tmp_path / "s.zarr", workdir=work, wait=True) == "46"
+    assert "--wait" in args.read_text().split()
     # an sbatch that is gone by the submission (it removes itself in its options check) is
     # named; the only sbatch on PATH is that one
     gone = tmp_path / "gone-bin"
