@@ -344,11 +344,9 @@ def project(
 
         ``attrs``: ``interval_definition``, ``scenario`` (JSON: the scenario given, whose
         ``cluster.n_gpus`` is not one simulated; the sizes are the ``n_gpus`` coordinate),
-        ``seed_entropy``,
-        ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws`` (all posterior draws),
-        ``credible_trials``, ``trials_per_draw``, ``n_draws_credible``, ``dataset``,
-        ``time_units``, ``exposure_clock``. Writable to
-        netCDF and re-loadable.
+        ``seed_entropy``, ``seed_spawn_key``, ``seed_rule``, ``n_trials``, ``n_draws`` (all
+        posterior draws), ``credible_trials``, ``trials_per_draw``, ``n_draws_credible``,
+        ``dataset``, ``time_units``, ``exposure_clock``. Writable to netCDF and re-loadable.
 
     Raises
     ------

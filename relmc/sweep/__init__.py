@@ -48,9 +48,9 @@ Crash safety
     A cell's data variables are written first, then its checksum (``cell_checksum``); its
     ``done`` flag (a bool array, one chunk per cell) is written last. Every chunk is written
     to a temporary file and renamed into place (by :mod:`relmc.sweep.store`, as zarr's local
-    store does), so a process killed at any
-    moment (SIGKILL, preemption, a requeued Slurm task) leaves each chunk either old or new,
-    and a cell counts as complete only after all of its data is in place. A rerun computes
+    store does), so a process killed at any moment (SIGKILL, preemption, a requeued Slurm
+    task) leaves each chunk either old or new, and a cell counts as complete only after all
+    of its data is in place. A rerun computes
     only the cells whose flag is unset. (A *machine* crash can still lose page-cache data:
     chunk writes are not fsync'ed; rerun after one.) A failed
     write (a full disk) ends the run with one ``OSError`` naming the store and the cell, which
