@@ -50,11 +50,11 @@ Crash safety
     to a temporary file and renamed into place (by :mod:`relmc.sweep.store`, as zarr's local
     store does), so a process killed at any moment (SIGKILL, preemption, a requeued Slurm
     task) leaves each chunk either old or new, and a cell counts as complete only after all
-    of its data is in place. A rerun computes
-    only the cells whose flag is unset. (A *machine* crash can still lose page-cache data:
-    chunk writes are not fsync'ed; rerun after one.) A failed
-    write (a full disk) ends the run with one ``OSError`` naming the store and the cell, which
-    stays not done, with no temporary file left; the next run computes it. Each done cell
+    of its data is in place. A rerun computes only the cells whose flag is unset. (A
+    *machine* crash can still lose page-cache data: chunk writes are not fsync'ed; rerun
+    after one.) A failed write (a full disk) ends the run with one ``OSError`` naming the
+    store and the cell, which stays not done, with no temporary file left; the next run
+    computes it. Each done cell
     carries a checksum (``relmc sweep status --verify``); a run recomputes a done cell that
     fails it or does not decode, and one without a checksum where the store records them;
     stores made before checksums keep their (decodable) done cells, reported as unverifiable.
