@@ -13,12 +13,12 @@ that against ``tests/integration/test_slurm.py`` (a real single-node Slurm, ``ba
 """
 
 import json
-import os
 import re
 import sqlite3
 import subprocess
 import sys
-import time
+
+import mutation_modules_run
 
 WT = "/tmp/wtS"
 DIR = "/tmp/s85/mut"
@@ -46,24 +46,9 @@ def annotation_only(changed) -> bool:
 
 
 def run_mutant(path, op, occ, tests, wt=WT):
-    """Apply one mutant in worktree ``wt`` and run ``tests``: (changed lines, rc, s, tail)."""
-    subprocess.run(["git", "checkout", "-q", "relmc"], cwd=wt, check=True)
-    subprocess.run(
-        ["cosmic-ray", "apply", path, op, str(occ)], cwd=wt, check=True, capture_output=True
-    )
-    diff = subprocess.run(["git", "diff", "-U0", path], cwd=wt, capture_output=True, text=True)
-    changed = [
-        line
-        for line in diff.stdout.splitlines()
-        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
-    ]
-    # absolute: a test that runs relmc in a subprocess (or a Slurm task) imports the mutant
-    env = dict(os.environ, PYTHONPATH=wt, NUMBA_CACHE_DIR=wt + "_nc")
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "-p", "no:cacheprovider",
-           "-p", "no:randomly", *tests]  # fmt: skip
-    t0 = time.time()
-    r = subprocess.run(["timeout", "900", *cmd], cwd=wt, env=env, capture_output=True, text=True)
-    return changed, r.returncode, round(time.time() - t0, 1), r.stdout[-300:]
+    """:func:`mutation_modules_run.run_mutant` (one mutant applied alone in ``wt``, ``tests``
+    run) with pytest-randomly off, the tests in file order: (changed lines, rc, s, tail)."""
+    return mutation_modules_run.run_mutant(path, op, occ, ["-p", "no:randomly", *tests], wt=wt)
 
 
 def main():
