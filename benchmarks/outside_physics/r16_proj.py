@@ -529,6 +529,18 @@ def cli_layouts(a, toml, cube, name, ck, show_warnings=False):
         )
 
 
+def seed_negative(a, toml2, cube, name, mode, neg):
+    """Bit negative: ``relmc sweep run`` of ``toml2`` (the spec at seed + 1) in 2 shards into
+    ``a.out / {name}_cli_seed+1.zarr`` against ``cube``."""
+    st = a.out / f"{name}_cli_seed+1.zarr"
+    shutil.rmtree(st, ignore_errors=True)
+    for r in (["--shard", "1", "--shards", "2"], ["--shard", "0", "--shards", "2"]):
+        sweep_cli([str(toml2), "--store", str(st), *r], "seed + 1")
+    bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
+    neg[(mode, None, "relmc sweep run 2 shards, seed + 1")] = (
+        not bad and not miss, f"{len(bad)} of {len(cube.data_vars)} variables differ")  # fmt: skip
+
+
 def mirror_negatives(mode, n_cells, ems, neg):
     """Bit negatives: each cell's result against its mirror cell's (``ems`` per cell)."""
     for i in range(n_cells):
@@ -674,15 +686,7 @@ def run_rsweep(a):
     cli_layouts(a, toml, cube, "rsweep16", ck)
     t2 = a.out / f"rsweep16_seed+1_{a.n_sim}.toml"
     t2.write_text(toml.read_text().replace(f"seed = {a.seed}\n", f"seed = {a.seed + 1}\n", 1))
-    st = a.out / "rsweep16_cli_seed+1.zarr"
-    shutil.rmtree(st, ignore_errors=True)
-    for r in (["--shard", "1", "--shards", "2"], ["--shard", "0", "--shards", "2"]):
-        sweep_cli([str(t2), "--store", str(st), *r], "seed + 1")
-    bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
-    neg[("rsweep", None, "relmc sweep run 2 shards, seed + 1")] = (
-        not bad and not miss,
-        f"{len(bad)} of {len(cube.data_vars)} variables differ",
-    )
+    seed_negative(a, t2, cube, "rsweep16", "rsweep", neg)
     return ck, neg, comp
 
 

@@ -330,13 +330,7 @@ def run_nodesweep(a):
     R16.mirror_negatives("nodesweep", sp.n_cells, ems, neg)
     R16.cli_layouts(a, toml, cube, "nodesweep18", ck)
     t2 = ns_toml(a, pf, S + 1)
-    st = a.out / "nodesweep18_cli_seed+1.zarr"
-    shutil.rmtree(st, ignore_errors=True)
-    for r in (["--shard", "1", "--shards", "2"], ["--shard", "0", "--shards", "2"]):
-        R16.sweep_cli([str(t2), "--store", str(st), *r], "seed + 1")
-    bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
-    neg[("nodesweep", None, "relmc sweep run 2 shards, seed + 1")] = (
-        not bad and not miss, f"{len(bad)} of {len(cube.data_vars)} variables differ")  # fmt: skip
+    R16.seed_negative(a, t2, cube, "nodesweep18", "nodesweep", neg)
     return ck, neg, comp
 
 
@@ -699,6 +693,13 @@ def _cells(txt):
     return out
 
 
+def _dry_run(toml, st, *args):
+    """``relmc sweep submit TOML --store ST ARGS... --dry-run`` (the completed process)."""
+    return subprocess.run(["relmc", "sweep", "submit", str(toml), "--store", str(st),
+                           *map(str, args), "--dry-run"], env=ENV, capture_output=True,
+                          text=True)  # fmt: skip
+
+
 def _script(r):
     """The ``--array`` value and the cell list of a ``--dry-run`` script."""
     arr = re.search(r"#SBATCH --array=(\S+)", r.stdout)
@@ -778,9 +779,7 @@ def run_submitplus(a):
     # (a) --max-parallel
     st = a.out / f"sub18_maxpar_{S}.zarr"
     _fresh(st)
-    r = subprocess.run(["relmc", "sweep", "submit", str(t_flags), "--store", str(st), "--array",
-                        "2", "--max-parallel", "1", *base, "--dry-run"], env=ENV,
-                       capture_output=True, text=True)  # fmt: skip
+    r = _dry_run(t_flags, st, "--array", 2, "--max-parallel", 1, *base)
     arr = re.search(r"#SBATCH --array=(\S+)", r.stdout)
     print(f"  dry run --array 2 --max-parallel 1: rc {r.returncode}; {arr and arr.group(0)}")
     ck["[max-parallel] dry run: #SBATCH --array=0-1%1, nothing written"] = (
@@ -798,8 +797,7 @@ def run_submitplus(a):
     # (b) the [slurm] table instead of the flags
     st = a.out / f"sub18_table_{S}.zarr"
     _fresh(st)
-    r = subprocess.run(["relmc", "sweep", "submit", str(t_table), "--store", str(st),
-                        "--dry-run"], env=ENV, capture_output=True, text=True)  # fmt: skip
+    r = _dry_run(t_table, st)
     arr = re.search(r"#SBATCH --array=(\S+)", r.stdout)
     sh = re.search(r"--shards (\d+)", r.stdout)
     opts = re.findall(r"#SBATCH --(?:partition|time|cpus-per-task)=\S+", r.stdout)
@@ -810,8 +808,7 @@ def run_submitplus(a):
         r.returncode == 0 and arr is not None and arr.group(1) == "0-2" and sh is not None
         and sh.group(1) == "3" and "#SBATCH --partition=debug" in r.stdout
         and "#SBATCH --time=00:20:00" in r.stdout and str(py1) in r.stdout)  # fmt: skip
-    r = subprocess.run(["relmc", "sweep", "submit", str(t_table), "--store", str(st), "--array",
-                        "2", "--dry-run"], env=ENV, capture_output=True, text=True)  # fmt: skip
+    r = _dry_run(t_table, st, "--array", 2)
     arr2 = re.search(r"#SBATCH --array=(\S+)", r.stdout)
     print(f"  (--array 2 beside the table's 3: {arr2 and arr2.group(0)})")
     s = Submission([t_table, "--store", st, "--wait"], "[slurm] array = 3").wait()
@@ -849,23 +846,7 @@ def run_submitplus(a):
     b2, m2 = C9.diff_vars(cube, part)
     neg[("submitplus", "scancel", "the store after the cancel == in-process cube")] = (
         not (b2 or m2), f"{len(b2)} of {len(cube.data_vars)} differ")  # fmt: skip
-    r = subprocess.run(
-        [
-            "relmc",
-            "sweep",
-            "submit",
-            str(t_flags),
-            "--store",
-            str(st),
-            "--array",
-            "2",
-            *base,
-            "--dry-run",
-        ],
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
+    r = _dry_run(t_flags, st, "--array", 2, *base)
     arr, cl = _script(r)
     want = {"0", "0-0"} if len(miss) == 1 else {f"0-{min(2, len(miss)) - 1}"}
     print(f"  dry run on the partly done store: --array={arr}; cell list {cl!r}")
@@ -944,23 +925,7 @@ def run_submitplus(a):
        "slurm.array, no STORE.slurm, the store as it was"] = (
         r.returncode == 2 and "slurm.array" in r.stderr and not Path(f"{st}.slurm").exists()
         and _status(st)[:2] == (done0, miss0))  # fmt: skip
-    r = subprocess.run(
-        [
-            "relmc",
-            "sweep",
-            "submit",
-            str(t_prec),
-            "--store",
-            str(st),
-            "--array",
-            "5",
-            *base,
-            "--dry-run",
-        ],
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
+    r = _dry_run(t_prec, st, "--array", 5, *base)
     arr, cl = _script(r)
     print(f"  [precision] done {done0}, missing {miss0}; dry run --array 5: --array={arr}; "
           f"cells {cl!r}")  # fmt: skip

@@ -345,13 +345,7 @@ def run_mixnode(a):
     R16.mirror_negatives("mixnode", sp.n_cells, ems, neg)
     R16.cli_layouts(a, toml, cube, "mixnode19", ck, show_warnings=True)
     t2 = mn_toml(a, pf, S + 1)
-    st = a.out / "mixnode19_cli_seed+1.zarr"
-    shutil.rmtree(st, ignore_errors=True)
-    for r in (["--shard", "1", "--shards", "2"], ["--shard", "0", "--shards", "2"]):
-        R16.sweep_cli([str(t2), "--store", str(st), *r], "seed + 1")
-    bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))
-    neg[("mixnode", None, "relmc sweep run 2 shards, seed + 1")] = (
-        not bad and not miss, f"{len(bad)} of {len(cube.data_vars)} variables differ")  # fmt: skip
+    R16.seed_negative(a, t2, cube, "mixnode19", "mixnode", neg)
     return ck, neg, comp
 
 
@@ -882,9 +876,7 @@ def run_slurmmore(a):
                 time.sleep(0.2)
 
     def dry(st, extra):
-        r = subprocess.run(["relmc", "sweep", "submit", str(toml), "--store", str(st), *extra,
-                            *base, "--dry-run"], env=ENV, capture_output=True,
-                           text=True)  # fmt: skip
+        r = R18._dry_run(toml, st, *extra, *base)
         return r, *R18._script(r)
 
     # (a) --array 3 --max-parallel 2 on a fresh store, and the control without the limit
