@@ -3240,11 +3240,12 @@ _INV_MAX = 200  # iterations of the safeguarded solve (bisection alone needs < 1
 CBUF = 32  # categories (or the uniforms of picks at a phase) drawn ahead per refill
 _DIURNAL_BLOCK_MIN = 8  # the diurnal path takes a block of failures if it holds this many
 _DIURNAL_PLANNED_MAX = 32  # planned events a diurnal block takes at most
-# a block's bound on planned events (p_max) where fewer than _DIURNAL_PLANNED_MAX are likely:
-# the mean mu expected within its reach plus _DIURNAL_PLANNED_SD standard deviations (Poisson:
-# sqrt(mu)) plus _DIURNAL_PLANNED_ADD; a bound only on the work (a block that reaches it ends
-# there and the next takes over; each planned event allowed costs the bound on the job's last
-# segment one segment, so near the job's end a bound of 32 halved the blocks)
+# a block's bound on planned events (p_max) where fewer than _DIURNAL_PLANNED_MAX are likely
+# (_planned_bound): the mean mu expected within the segments left plus _DIURNAL_PLANNED_SD
+# standard deviations (Poisson: sqrt(mu)) plus _DIURNAL_PLANNED_ADD; a bound only on the work
+# (a block that reaches it ends there and the next takes over; each planned event allowed
+# costs the bound on the job's last segment one segment, so near the job's end a bound of 32
+# halved the blocks)
 _DIURNAL_PLANNED_SD = 4.0
 _DIURNAL_PLANNED_ADD = 2
 # blocks apply with planned maintenance where there are at least this many failures per
@@ -3258,17 +3259,18 @@ _DIURNAL_PLANNED_RATIO = 0.25
 
 
 @jit(_nrt=False)
-def _planned_bound(n_seg, reach_hours, maint_rate):
+def _planned_bound(n_seg, seg, maint_rate):
     """Return the planned events a diurnal block may take (``p_max``).
 
-    Those likely within the block's reach, ``reach_hours`` exposed hours: ``mu = reach_hours *
-    maint_rate`` expected (a Poisson count in exposed time), plus ``_DIURNAL_PLANNED_SD``
-    standard deviations (``sqrt(mu)``) plus ``_DIURNAL_PLANNED_ADD``; at most
-    ``_DIURNAL_PLANNED_MAX`` and ``(n_seg - 4) // 2`` (``n_seg``: the job's segments left), at
+    Those likely within the block's reach: ``mu`` expected in the exposed hours of the job's
+    segments left less 4 (``(n_seg - 4) seg``; a Poisson count in exposed time, at
+    ``maint_rate``), plus ``_DIURNAL_PLANNED_SD`` standard deviations (``sqrt(mu)``) plus
+    ``_DIURNAL_PLANNED_ADD``; at most ``_DIURNAL_PLANNED_MAX`` and ``(n_seg - 4) // 2``, at
     least 0. A bound on the work only: a block ends at one planned event more, and each one
-    allowed shortens its bound on the job's last segment by a segment.
+    allowed shortens its bound on the job's last segment by a segment, which matters near the
+    job's end only, where ``mu`` is small.
     """
-    mu = max(reach_hours * maint_rate, 0.0)
+    mu = max((n_seg - 4.0) * seg * maint_rate, 0.0)
     likely = int(mu + _DIURNAL_PLANNED_SD * math.sqrt(mu)) + _DIURNAL_PLANNED_ADD
     return max(min(_DIURNAL_PLANNED_MAX, (n_seg - 4) // 2, likely), 0)
 
@@ -5270,13 +5272,8 @@ def _diurnal_trials(
                 # each of whose stops adds at most one segment's compute beyond its exposed
                 # hours' whole segments (the partial one it checkpoints): so many segments
                 # fewer, and so many events fewer of the budget: the planned events likely
-                # within the block's reach (its exposed hours: at most the segments left less
-                # 4, and about room_d points' worth)
-                p_max = 0
-                if m_on:
-                    p_max = _planned_bound(
-                        n_seg, min((n_seg - 4.0) * seg, room_d * inv_l), maint_rate
-                    )
+                # within the segments left
+                p_max = _planned_bound(n_seg, seg, maint_rate) if m_on else 0
                 lim = min((n_seg - 4.0 - p_max) / seg_up, lim_cap)
                 if m_on and p_max < 1:
                     # no block: one that may take no planned event could end before its first
@@ -5655,27 +5652,26 @@ def _block_diurnal(
     one could end before its first point and be tried again): the bound on the job's last
     segment is ``p_max`` segments shorter (a stop keeps a partial segment's compute beyond its
     whole segments) and the budget ``p_max`` events. ``p_max`` is the planned events likely
-    within the block's reach: ``mu`` expected in its exposed hours (at most the segments left
-    less 4, and ``room_d`` points at the mean rate), plus ``_DIURNAL_PLANNED_SD`` (4) times
-    ``sqrt(mu)`` plus ``_DIURNAL_PLANNED_ADD`` (2), at most ``_DIURNAL_PLANNED_MAX`` and
-    ``(n_seg - 4) // 2``; a bound on the work only (where a fixed 32 shrank the blocks near the
-    job's end, Llama 3 with a peak hour per category at 100k GPUs made 34.1 blocks a trial, now
-    31.2, 30.6 without planned maintenance). After a block with planned events the segments are
-    re-laid from the progress reached. Before, blocks stopped short of each planned event and
-    the loop took it: Llama 3 with a peak hour per category and planned maintenance at 100k
-    GPUs made 119.5 blocks a trial instead of 30.6, and left 255 failures one by one instead of
-    29 (1.44x as fast through them, benchmarks/README.md). With one shape for every category a
-    category is independent of the time: a block draws only the costly failures (a geometric
-    countdown) and leaves the others' categories to one multinomial at the trial's end; with
-    shapes that differ it draws every point's category at the point's phase, by the loop's
-    inversion from the same uniform buffer (:func:`_pick_at_phase`; a point within a recovery
-    leaves its category unused, so a block and the loop one by one consume different uniforms
-    where recoveries cost time), so every point is marked by its category's share of the
-    intensity at its time: the categories' processes superposed (Llama 3 with a peak hour per
-    category at 100k GPUs: 2.1x the loop one by one, benchmarks/README.md). ``stats[3]``, when
-    given, counts the failures taken in blocks, ``stats[4]`` the blocks, ``stats[5]`` the
-    planned events taken in blocks, ``stats[6]`` the points blocks solved for (those beyond a
-    block's end included).
+    within the block's reach (:func:`_planned_bound`: ``mu`` expected in the exposed hours of
+    the segments left less 4, plus ``_DIURNAL_PLANNED_SD`` (4) times ``sqrt(mu)`` plus
+    ``_DIURNAL_PLANNED_ADD`` (2), at most ``_DIURNAL_PLANNED_MAX`` and ``(n_seg - 4) // 2``);
+    a bound on the work only (where a fixed 32 shrank the blocks near the job's end, Llama 3
+    with a peak hour per category at 100k GPUs made 34.1 blocks a trial, now 31.1, 30.6 without
+    planned maintenance). After a block with planned events the segments are re-laid from the
+    progress reached. Before, blocks stopped short of each planned event and the loop took it:
+    Llama 3 with a peak hour per category and planned maintenance at 100k GPUs made 119.5 blocks
+    a trial instead of 30.6, and left 255 failures one by one instead of 29 (1.44x as fast
+    through them, benchmarks/README.md). With one shape for every category a category is
+    independent of the time: a block draws only the costly failures (a geometric countdown) and
+    leaves the others' categories to one multinomial at the trial's end; with shapes that differ
+    it draws every point's category at the point's phase, by the loop's inversion from the same
+    uniform buffer (:func:`_pick_at_phase`; a point within a recovery leaves its category
+    unused, so a block and the loop one by one consume different uniforms where recoveries cost
+    time), so every point is marked by its category's share of the intensity at its time: the
+    categories' processes superposed (Llama 3 with a peak hour per category at 100k GPUs: 2.1x
+    the loop one by one, benchmarks/README.md). ``stats[3]``, when given, counts the failures
+    taken in blocks, ``stats[4]`` the blocks, ``stats[5]`` the planned events taken in blocks,
+    ``stats[6]`` the points blocks solved for (those beyond a block's end included).
 
     The blocks' table is one for the intensity's amplitude ``e = A / L`` (:func:`_table_for`,
     chosen at a trial's start where the loop one by one reads it too, else at its first
