@@ -140,9 +140,10 @@ Paths, chosen inside :func:`simulate_block` from the inputs
   from the same table too (``_solve_one``): with one diurnal shape, and with shapes that differ
   (the summed intensity is one cosine; its amplitude's table built once a run for point rates,
   the nearest reference table for rates per draw); not with shapes per draw. A block runs
-  through planned events (at most ``p_max`` of them): each taken in its pass in order where the
-  exposed hours from the last event's end reach the clock left to it, its downtime's points not
-  failures, the next clock drawn there.
+  through planned events (at most ``p_max`` of them, those likely within the job's segments
+  left: ``_planned_bound``): each taken in its pass in order where the exposed hours from the
+  last event's end reach the clock left to it, its downtime's points not failures, the next
+  clock drawn there.
 * ``_block_general``: everything (maintenance, finite spares, persist, wall cap, event
   budget). The category of each event is drawn by the alias method (one uniform). A finite
   spare pool keeps the number of nodes in repair and the next completion time (exact for
