@@ -1082,7 +1082,8 @@ NOT_SIMULATED_VARIABLES: dict[str, str] = {
     "frailty_variance": (
         "the gamma frailty of fit_events(nodes='frailty') is not simulated (the node model "
         "is the two-point lemon mixture): every node fails at the posterior's rate, the mean "
-        "over nodes"
+        "over nodes, unless the scenario sets lemons of its own (bad_node_fraction, "
+        "bad_node_multiplier), which then apply to these rates as to any"
     ),
 }
 

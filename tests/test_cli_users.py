@@ -1129,12 +1129,15 @@ def test_fit_prints_the_planned_maintenance_it_records(tmp_path, capsys):
 
     line = planned([*counts, "--observed-maintenance", "20"], "a")
     assert line.startswith("planned maintenance recorded: 20 in 500 h, 0.04 per wall-clock hour")
-    assert ", one every 25.0 h; relmc project and simulate --posterior run it unless" in line
+    assert (
+        ", one every 25.0 h; simulations of this posterior (relmc project, simulate, compare, "
+        "optimize, sweeps) run it unless the scenario sets maintenance_rate"
+    ) in line
     line = planned([*counts, "--observed-maintenance", "0"], "b")
     assert line.startswith("planned maintenance recorded: 0 in 500 h, 0 per wall-clock hour;")
     assert "run none unless the scenario sets maintenance_rate" in line
     line = planned(counts, "c")
-    assert line.startswith("planned maintenance: none recorded, so relmc project")
+    assert line.startswith("planned maintenance: none recorded, so simulations of this posterior")
     assert "--observed-maintenance N records" in line
     line = planned(["fit", "--dataset", "llama3-405b", "--seed", "1"], "d")
     assert line.startswith("planned maintenance recorded: 47 in 1,296 h, 0.03627 per")

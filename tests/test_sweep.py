@@ -7,6 +7,7 @@ cell's index, so no tolerance is needed or allowed.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -682,6 +683,37 @@ def test_partial_cell_is_recomputed(whole, spec_file, tmp_path):
     assert done == list(range(1, 12, 2))  # only the missing cells
     assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
     assert sweep.run_sweep(spec, store, progress=False) == []
+
+
+def test_a_killed_writes_temporary_files_are_ignored_and_packed_away(whole, spec_file, tmp_path):
+    """A process killed between a chunk's temporary file and its rename leaves that file
+    (``*.partial``, empty or whole): ``status`` (``verify`` too), a rerun and ``open_sweep``
+    ignore it and keep it; ``pack`` in place removes it (the module docstring's "Crash
+    safety")."""
+    store = tmp_path / "t.zarr"
+    sweep.run_sweep(spec_file, store, shard=0, shards=2, progress=False)
+    chunks = sorted(
+        q for q in (store / "ettr_mean").rglob("*") if q.is_file() and q.name != "zarr.json"
+    )
+    assert len(chunks) == 6  # shard 0's cells
+    planted = [
+        chunks[0].with_suffix(".0123abcd.partial"),
+        chunks[-1].with_suffix(".4567ef.partial"),
+    ]
+    planted[0].write_bytes(b"")
+    planted[1].write_bytes(chunks[-1].read_bytes())
+    st = sweep.status(store, verify=True)
+    assert list(st.corrupt) == [] and list(st.missing) == list(range(1, 12, 2))
+    assert sweep.run_sweep(spec_file, store, progress=False) == list(range(1, 12, 2))
+    assert all(q.exists() for q in planted)
+    assert sweep.status(store, verify=True).complete
+    assert_bitwise_equal(sweep.open_sweep(store, load=True), whole)
+    files = sum(1 for q in store.rglob("*") if q.is_file())
+    sweep.pack(store)
+    assert list(store.rglob("*.partial")) == []
+    packed = sweep.open_sweep(store, load=True)
+    assert json.loads(packed.attrs.pop("relmc_sweep_packed"))["files_before"] == files
+    assert_bitwise_equal(packed, whole)
 
 
 def test_sigkill_then_resume(tmp_path):

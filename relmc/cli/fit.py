@@ -452,6 +452,10 @@ def terms_text(post) -> str:
     )
 
 
+#: what takes a posterior's recorded planned maintenance (maintenance_text)
+_USERS = "simulations of this posterior (relmc project, simulate, compare, optimize, sweeps)"
+
+
 def maintenance_text(post, data) -> str:
     """Say what planned maintenance the fit records (``attrs["maintenance_rate"]``).
 
@@ -463,17 +467,16 @@ def maintenance_text(post, data) -> str:
         if not hours > 0.0:
             return ""
         return (
-            "planned maintenance: none recorded, so relmc project and simulate --posterior run "
-            "none unless the scenario sets maintenance_rate (--observed-maintenance N records N "
-            "planned stops in the window)"
+            f"planned maintenance: none recorded, so {_USERS} run none unless the scenario sets "
+            "maintenance_rate (--observed-maintenance N records N planned stops in the window)"
         )
     rate = float(post.attrs.get("maintenance_rate", 0.0))
     count = int(data["maintenance_count"].item())
     clock = "exposed" if data.attrs.get("exposure_clock") == "exposed" else "wall-clock"
     if rate > 0:
-        runs = f", one every {fmt(1 / rate)} h; relmc project and simulate --posterior run it"
+        runs = f", one every {fmt(1 / rate)} h; {_USERS} run it"
     else:
-        runs = "; relmc project and simulate --posterior run none"
+        runs = f"; {_USERS} run none"
     return (
         f"planned maintenance recorded: {count:,} in {hours:,.6g} h, {rate:.4g} per {clock} "
         f"hour{runs} unless the scenario sets maintenance_rate"

@@ -82,8 +82,10 @@ them in the draw order of the rates. ``frailty_variance`` (chain, draw) is repor
 simulated: no scenario field takes it (the kernel's node model is the two-point lemon
 mixture), so a simulation of a ``nodes="frailty"`` fit runs every node at ``rate``, the mean
 over nodes (the frailty has mean 1), and warns so (:class:`~relmc.errors.UnreadFieldWarning`,
-:data:`relmc.rates.NOT_SIMULATED_VARIABLES`); such a fit is for comparing node models
-(``az.compare``) and for its rates.
+:data:`relmc.rates.NOT_SIMULATED_VARIABLES`), unless the scenario sets lemons of its own
+(``bad_node_fraction``, ``bad_node_multiplier``): those then apply to the fit's rates as to
+any rates (a frailty fit records no lemon draws to replace them). Such a fit is for comparing
+node models (``az.compare``) and for its rates.
 
 Pointwise log-likelihood
 ------------------------

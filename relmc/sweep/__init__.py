@@ -46,18 +46,20 @@ Sharding
     zarr chunk either.
 Crash safety
     A cell's data variables are written first, then its checksum (``cell_checksum``); its
-    ``done`` flag (a bool array, one chunk per cell) is written last. Every chunk is written
-    to a temporary file and renamed into place (by :mod:`relmc.sweep.store`, as zarr's local
-    store does), so a process killed at any moment (SIGKILL, preemption, a requeued Slurm
-    task) leaves each chunk either old or new, and a cell counts as complete only after all
-    of its data is in place. A rerun computes only the cells whose flag is unset. (A
-    *machine* crash can still lose page-cache data: chunk writes are not fsync'ed; rerun
-    after one.) A failed write (a full disk) ends the run with one ``OSError`` naming the
-    store and the cell, which stays not done, with no temporary file left; the next run
-    computes it. Each done cell
+    ``done`` flag (a bool array, one chunk per cell) is written last. Every chunk is written to
+    a temporary file and renamed into place (by :mod:`relmc.sweep.store`, as zarr's local store
+    does), so a process killed at any moment (SIGKILL, preemption, a requeued Slurm task) leaves
+    each chunk either old or new, and a cell counts as complete only after all of its data is in
+    place. A rerun computes only the cells whose flag is unset. (A *machine* crash can still
+    lose page-cache data: chunk writes are not fsync'ed; rerun after one.) A failed write (a
+    full disk) ends the run with one ``OSError`` naming the store and the cell, which stays not
+    done, with no temporary file left; the next run computes it. A process killed between a
+    chunk's temporary file and its rename leaves that file (``*.partial``, empty or whole) in
+    the store: reads, reruns and ``relmc sweep status --verify`` ignore it and keep it, and
+    ``relmc sweep pack`` in place removes it (its file count includes it). Each done cell
     carries a checksum (``relmc sweep status --verify``); a run recomputes a done cell that
-    fails it or does not decode, and one without a checksum where the store records them;
-    stores made before checksums keep their (decodable) done cells, reported as unverifiable.
+    fails it or does not decode, and one without a checksum where the store records them; stores
+    made before checksums keep their (decodable) done cells, reported as unverifiable.
 Claims
     Concurrent runs on one store split the cells with a per-cell ``flock`` beside the store
     (``.<store>.claims/``): the kernel releases it when its holder dies, and a file nobody
