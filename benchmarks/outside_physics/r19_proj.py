@@ -162,6 +162,28 @@ MAXES = {"failures.categories.silent.sdc_latency_hours": [1.0, 4.0],
          "policy.checkpoint_retention": [2, 8]}  # fmt: skip
 
 
+def project_rates(a, pf, flags, rec, tag, ck):
+    """``relmc project --posterior pf`` (``flags``, ``a.n_sim`` trials, every trial kept) three
+    ways: with the file's recorded maintenance, with ``--maintenance-rate rec`` and with 0.
+
+    Returns the three projections by label (``"record"``, ``"--maintenance-rate {rec:g}"``,
+    ``"--maintenance-rate 0"``; None where the command failed) and sets ``ck["[project LABEL]
+    rc == 0"]``; outputs under ``a.out / f"proj{tag}_LABEL_{a.seed}"``.
+    """
+    outs = {}
+    for lab, extra in (("record", []), (f"--maintenance-rate {rec:g}", ["--maintenance-rate",
+                                                                      repr(rec)]),
+                       ("--maintenance-rate 0", ["--maintenance-rate", "0"])):  # fmt: skip
+        out = a.out / f"proj{tag}_{lab.replace(' ', '_')}_{a.seed}"
+        shutil.rmtree(out, ignore_errors=True)
+        rc = C9.cli(["project", "--posterior", str(pf), *flags, *extra, "--n-trials",
+                     str(a.n_sim), "--credible-trials", "0", "--keep-trials"], out,
+                    extra=("--no-plot",))  # fmt: skip
+        ck[f"[project {lab}] rc == 0"] = rc == 0
+        outs[lab] = xr.open_dataset(out / "projection.nc").load() if rc == 0 else None
+    return outs
+
+
 def mn_toml(a, pf, seed):
     toml = a.out / f"mixnode19_{seed}_{a.n_sim}.toml"
     toml.write_text(
@@ -519,17 +541,7 @@ def run_maintflow(a):
     ck["job_rates == my Lambda (rel)"] = float(np.abs(job_rates(sc, dr) / me.lam(EN) - 1).max())
     print(f"  my f {np.round(fm, 5).tolist()}; maintenance per exposed hour {rec / fm.mean():.6f}")
     # (b) relmc project --posterior
-    outs = {}
-    for lab, extra in (("record", []), ("--maintenance-rate 0.02", ["--maintenance-rate",
-                                                                    repr(rec)]),
-                       ("--maintenance-rate 0", ["--maintenance-rate", "0"])):  # fmt: skip
-        out = a.out / f"proj19_{lab.replace(' ', '_')}_{S}"
-        shutil.rmtree(out, ignore_errors=True)
-        rc = C9.cli(["project", "--posterior", str(pf), *PFL, *extra, "--n-trials",
-                     str(a.n_sim), "--credible-trials", "0", "--keep-trials"], out,
-                    extra=("--no-plot",))  # fmt: skip
-        ck[f"[project {lab}] rc == 0"] = rc == 0
-        outs[lab] = xr.open_dataset(out / "projection.nc").load() if rc == 0 else None
+    outs = project_rates(a, pf, PFL, rec, "19", ck)
     Pp = outs["record"]
     api = relmc.project(idata, n_gpus=[EN], scenario=sc, n_trials=a.n_sim, seed=S, n_threads=1,
                         credible_trials=0, keep_trials=True)  # fmt: skip

@@ -1002,17 +1002,7 @@ def run_fitfleetmaint(a):
         maintenance_rate(sc, rate_draws(sc, fe)) / (rec / me.f().mean()) - 1)  # fmt: skip
     print(f"  my f mean {me.f().mean():.5f}; maintenance per exposed hour "
           f"{rec / me.f().mean():.6f}")  # fmt: skip
-    outs = {}
-    for lab, extra in (("record", []), ("--maintenance-rate 0.025", ["--maintenance-rate",
-                                                                     repr(rec)]),
-                       ("--maintenance-rate 0", ["--maintenance-rate", "0"])):  # fmt: skip
-        out = a.out / f"proj20_{lab.replace(' ', '_')}_{S}"
-        shutil.rmtree(out, ignore_errors=True)
-        r = C9.cli(["project", "--posterior", str(pf), *PFL2, *extra, "--n-trials",
-                    str(a.n_sim), "--credible-trials", "0", "--keep-trials"], out,
-                   extra=("--no-plot",))  # fmt: skip
-        ck[f"[project {lab}] rc 0"] = r == 0
-        outs[lab] = xr.open_dataset(out / "projection.nc").load() if r == 0 else None
+    outs = R19.project_rates(a, pf, PFL2, rec, "20", ck)
     Pp = outs["record"]
     if Pp is not None:
         api = relmc.project(fe, n_gpus=[CN], scenario=sc, n_trials=a.n_sim, seed=S,
