@@ -1130,19 +1130,11 @@ def run_optmaint(a):
     return ck, neg, {}
 
 
-def _bools(fn):
-    def run(a):
-        ck, neg, comp = fn(a)
-        return {k: bool(v) if isinstance(v, np.bool_) else v for k, v in ck.items()}, neg, comp
-
-    return run
-
-
 def main(argv=None):
     modes = dict(killtmp=run_killtmp, waitrequeue=run_waitrequeue, maxpar=run_maxpar,
                  sdcfrail=run_sdcfrail, sdcspread=run_sdcspread,
                  fitfleetmaint=run_fitfleetmaint, optmaint=run_optmaint)  # fmt: skip
-    R10.mode_main("r20", __doc__, {k: _bools(v) for k, v in modes.items()}, argv, n_sim=8000,
+    R10.mode_main("r20", __doc__, {k: R19._bools(v) for k, v in modes.items()}, argv, n_sim=8000,
                   smoke_sim=512, tag_sim=True,
                   n_sim_help="relmc trials per case")  # fmt: skip
 
