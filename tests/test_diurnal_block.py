@@ -627,7 +627,8 @@ def test_a_blocks_planned_bound_is_the_planned_events_likely_within_its_reach():
             assert bound(n_seg, seg, rate) == want, (n_seg, seg, rate)
     assert bound(10**6, 1.0, 1.0) == 32 and bound(10**6, 1.0, 0.0) == 2
     assert bound(9, 1.0, 0.0) == 2 and bound(7, 1.0, 0.0) == 1 and bound(5, 9.0, 1.0) == 0
-    assert bound(3, 1.0, 1.0) == 0 and bound(14, 1.0, 0.1) == 5  # mu 0 below 4 left; mu 1
+    # fewer than 4 segments left: 0; mu 1 (likely 7) under half the segments left less 4 (5)
+    assert bound(3, 1.0, 1.0) == 0 and bound(14, 1.0, 0.1) == 5
     mus = np.linspace(0.0, 12.0, 241)
     b = np.array([bound(1004, m / 1000, 1.0) for m in mus])  # 1,000 segments less 4
     assert b.max() < 32
