@@ -555,6 +555,24 @@ def api_cube(a, sp, name, **kw):
     return relmc.sweep.open_sweep(st, load=True)
 
 
+def inproc_cube(a, sp, name, mode, neg):
+    """``sp``'s in-process cube (:func:`api_cube` into ``{name}_inproc_{seed}``, timed and
+    summarised) and its bit negative, the same spec at seed + 1 (``neg[(mode, None,
+    "in-process cube, seed + 1")]``)."""
+    S = a.seed
+    t0 = time.time()
+    cube = api_cube(a, sp, f"{name}_inproc_{S}")
+    tv = sum("trial" in cube[v].dims for v in cube.data_vars)
+    print(f"in process {time.time() - t0:.1f}s: {sp.n_cells} cells of {sp.n_trials} trials, "
+          f"{len(cube.data_vars)} variables ({tv} per trial); mean ETTR "
+          f"{np.round(cube['ettr_mean'].values, 4).tolist()}")  # fmt: skip
+    cneg = api_cube(a, dataclasses.replace(sp, seed=S + 1), f"{name}_inproc_seed+1_{S}")
+    b2, m2 = C9.diff_vars(cube, cneg)
+    neg[(mode, None, "in-process cube, seed + 1")] = (
+        not (b2 or m2), f"{len(b2)} of {len(cube.data_vars)} differ")  # fmt: skip
+    return cube
+
+
 def indep_cell(a, sp, i, idata, P, comp):
     """Cell ``i``'s trials ``P`` per draw against ``run_r5(node=True)`` with the draw's rates,
     bad fraction and multipliers (as ``r13_proj.node_compare``); negatives: node model

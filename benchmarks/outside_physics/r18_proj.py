@@ -759,15 +759,7 @@ def run_submitplus(a):
     sp = SweepSpec.from_toml(t_flags)
     ck["the [slurm] table is not part of the spec's identity (same sha256)"] = (
         sp.sha256() == SweepSpec.from_toml(t_table).sha256())  # fmt: skip
-    t0 = time.time()
-    cube = R16.api_cube(a, sp, f"sub18_inproc_{S}")
-    print(f"in process {time.time() - t0:.1f}s: {sp.n_cells} cells of {n_heavy} trials, "
-          f"{len(cube.data_vars)} variables; mean ETTR "
-          f"{np.round(cube['ettr_mean'].values, 4).tolist()}")  # fmt: skip
-    cneg = R16.api_cube(a, dataclasses.replace(sp, seed=S + 1), f"sub18_inproc_seed+1_{S}")
-    b2, m2 = C9.diff_vars(cube, cneg)
-    neg[("submitplus", None, "in-process cube, seed + 1")] = (
-        not (b2 or m2), f"{len(b2)} of {len(cube.data_vars)} differ")  # fmt: skip
+    cube = R16.inproc_cube(a, sp, "sub18", "submitplus", neg)
 
     def cmp(lab, st):
         bad, miss = C9.diff_vars(cube, relmc.sweep.open_sweep(st, load=True))

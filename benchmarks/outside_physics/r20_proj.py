@@ -247,16 +247,8 @@ def run_killtmp(a):
         + "".join(f'"{k}" = {v}\n' for k, v in R18.SUB_AXES.items())
     )  # fmt: skip
     sp = SweepSpec.from_toml(toml)
-    t0 = time.time()
-    cube = R16.api_cube(a, sp, f"kt20_inproc_{S}")
+    cube = R16.inproc_cube(a, sp, "kt20", "killtmp", neg)
     tv = [v for v in cube.data_vars if "trial" in cube[v].dims]
-    print(f"in process {time.time() - t0:.1f}s: {sp.n_cells} cells of {n} trials, "
-          f"{len(cube.data_vars)} variables ({len(tv)} per trial); mean ETTR "
-          f"{np.round(cube['ettr_mean'].values, 4).tolist()}")  # fmt: skip
-    cneg = R16.api_cube(a, dataclasses.replace(sp, seed=S + 1), f"kt20_inproc_seed+1_{S}")
-    b2, m2 = C9.diff_vars(cube, cneg)
-    neg[("killtmp", None, "in-process cube, seed + 1")] = (
-        not (b2 or m2), f"{len(b2)} of {len(cube.data_vars)} differ")  # fmt: skip
     keyof = lambda i: "c." + ".".join(map(str, np.unravel_index(i, sp.shape)))  # noqa: E731
     st = a.out / f"kt20_kill_{S}.zarr"
     R18._fresh(st)
