@@ -609,6 +609,22 @@ def run_eventlemon(a):
 SUB_AXES = {"policy.restart_hours": [0.3, 1.5], "policy.snapshot_hours": [0.01, 0.03, 0.05]}
 
 
+def py_core1(a):
+    """A Python that runs on core 1 (``a.out / python_core1.sh``), for ``--python``: Slurm's
+    tasks are not children of this process, so its ``taskset`` does not reach them."""
+    py1 = a.out / "python_core1.sh"
+    py1.write_text(f'#!/bin/sh\nexec taskset -c 1 {sys.executable} "$@"\n')
+    py1.chmod(0o755)
+    return py1
+
+
+def slurm_up():
+    """Whether the local Slurm answers with its partition ``debug`` (``sinfo``, printed)."""
+    r = subprocess.run(["sinfo", "-h", "-o", "%P %a %D %t"], capture_output=True, text=True)
+    print(f"sinfo: {r.stdout.strip()!r}")
+    return r.returncode == 0 and "debug" in r.stdout
+
+
 def sub_toml(a, name, seed, n, W, slurm=None, prec=None):
     """A point-rate spec (one crash category, 6 cells); ``slurm`` / ``prec`` tables."""
     toml = a.out / f"{name}.toml"
@@ -741,12 +757,8 @@ def run_submitplus(a):
 
     ck, neg = {}, {}
     S = a.seed
-    py1 = a.out / "python_core1.sh"  # Slurm's tasks are not children of this process
-    py1.write_text(f'#!/bin/sh\nexec taskset -c 1 {sys.executable} "$@"\n')
-    py1.chmod(0o755)
-    r = subprocess.run(["sinfo", "-h", "-o", "%P %a %D %t"], capture_output=True, text=True)
-    print(f"sinfo: {r.stdout.strip()!r}")
-    if r.returncode or "debug" not in r.stdout:
+    py1 = py_core1(a)
+    if not slurm_up():
         print("  no local Slurm partition 'debug': the Slurm checks are skipped")
         ck["local Slurm is up"] = False
         return ck, neg, {}

@@ -844,12 +844,8 @@ def run_slurmmore(a):
 
     ck, neg = {}, {}
     S = a.seed
-    py1 = a.out / "python_core1.sh"  # Slurm's tasks are not children of this process
-    py1.write_text(f'#!/bin/sh\nexec taskset -c 1 {sys.executable} "$@"\n')
-    py1.chmod(0o755)
-    r = subprocess.run(["sinfo", "-h", "-o", "%P %a %D %t"], capture_output=True, text=True)
-    print(f"sinfo: {r.stdout.strip()!r}")
-    if r.returncode or "debug" not in r.stdout:
+    py1 = R18.py_core1(a)
+    if not R18.slurm_up():
         print("  no local Slurm partition 'debug': the Slurm checks are skipped")
         ck["local Slurm is up"] = False
         return ck, neg, {}

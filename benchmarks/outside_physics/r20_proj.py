@@ -130,23 +130,10 @@ def _tv(v):
     return f'"{v}"' if isinstance(v, str) else repr(v)
 
 
-def _slurm_up():
-    r = subprocess.run(["sinfo", "-h", "-o", "%P %a %D %t"], capture_output=True, text=True)
-    print(f"sinfo: {r.stdout.strip()!r}")
-    return r.returncode == 0 and "debug" in r.stdout
-
-
 def _node_cpus():
     r = subprocess.run(["scontrol", "show", "node"], capture_output=True, text=True)
     m = re.search(r"CPUTot=(\d+)", r.stdout)
     return int(m.group(1)) if m else None
-
-
-def _py1(a):
-    py1 = a.out / "python_core1.sh"  # Slurm's tasks are not children of this process
-    py1.write_text(f'#!/bin/sh\nexec taskset -c 1 {sys.executable} "$@"\n')
-    py1.chmod(0o755)
-    return py1
 
 
 def _base(py1):
@@ -379,9 +366,9 @@ def run_waitrequeue(a):
 
     ck, neg = {}, {}
     S = a.seed
-    if not _slurm_up():
+    if not R18.slurm_up():
         return {"local Slurm is up": False}, neg, {}
-    py1 = _py1(a)
+    py1 = R18.py_core1(a)
     n_heavy = 50_000 if not a.smoke else 30_000
     toml = R18.sub_toml(a, f"wr20_{S}", S, n_heavy, 20_000.0)
     sp = SweepSpec.from_toml(toml)
@@ -465,12 +452,12 @@ def run_maxpar(a):
 
     ck, neg = {}, {}
     S = a.seed
-    if not _slurm_up():
+    if not R18.slurm_up():
         return {"local Slurm is up": False}, neg, {}
     cpus = _node_cpus()
     K = max(1, (cpus or 2) - 1)
     print(f"node CPUs {cpus}: K = {K}")
-    py1 = _py1(a)
+    py1 = R18.py_core1(a)
     n = 50_000 if not a.smoke else 20_000
     toml = R18.sub_toml(a, f"mp20_{S}", S, n, 20_000.0)
     ttab = R18.sub_toml(a, f"mp20_table_{S}", S, n, 20_000.0,
