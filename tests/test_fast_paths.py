@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 import pytest
-from kernelcheck import Z_MAX, disagreements
+from kernelcheck import Z_MAX, disagreements, golden_changes
 
 from relmc._seed import child_seed
 from relmc.analytic import daly_expected_wall
@@ -600,3 +600,62 @@ def test_block_reduction_with_maintenance_gives_the_one_by_one_results_exactly(n
     if name != "long_tail":
         assert stats[0] > 0.5 * stats[:2].sum()  # the block reduction takes most failures
     assert fast["maintenance_events"].sum() > 0
+
+
+# --------------------------------------------- renewal: passes through planned events
+# Where the rest of a buffer holds a planned event and the bounds allow, the renewal path takes
+# its failures and planned events in one pass (_block_planned), cut right after a planned
+# event where the job's end is near, so that each pass ends where one without such passes
+# would: no output may move.
+
+
+def test_passes_through_planned_events_move_no_output():
+    # Golden digests written by the code before these passes (59eb115; tests/golden/
+    # renewal_planned.py: Llama 3's default at 2k and 16k GPUs, planned events as frequent as
+    # failures, categories settled near the cap, planned events during long restarts). A
+    # pass that ran on to its bound's end instead of stopping after a planned event moved
+    # the settled categories (and with them detection and swap hours) of most trials there.
+    bad, golden = golden_changes("renewal_planned")
+    assert bad == []
+    for sc, n, _ in golden.scenarios().values():
+        inputs, _ = kernel_inputs(sc, None, n)
+        assert inputs.maint_rate > 0
+        assert _kernels.renewal_applies(inputs.maint_rate, inputs.n_spares, inputs.swap)
+
+
+def test_passes_through_planned_events_give_the_one_by_one_results_exactly():
+    # The same passes through the block reduction with planned events and through the loop
+    # one by one (the same cut after a planned event): every output bit-identical, and the
+    # passes took nearly every event (0.94-0.99 of them here; before them, every planned
+    # event was a pass of its own through the loop: 0.52 of the events at 2k GPUs)
+    _, golden = golden_changes("renewal_planned")
+    for name, (sc, n, seed) in golden.scenarios().items():
+        inputs, _ = kernel_inputs(sc, None, n)
+        fast, stats, stats_slow = _blocks_equal_the_loop(inputs, seed)
+        assert stats_slow[0] == 0 and stats_slow[1] == stats[:2].sum(), name
+        share = stats[0] / stats[:2].sum()
+        assert share > 0.9, (name, share)
+        assert fast["maintenance_events"].mean() > 10, name
+
+
+def test_prefix_fit_planned_is_the_longest_prefix_within_its_limit():
+    # the count m of gaps whose bound in segments plus m stays within the limit: against a
+    # search over every prefix with _gap_bound (the same float expression), on random
+    # buffers, starts, limits (some below any prefix's) and mean gaps
+    rng = np.random.default_rng(3)
+    seg_up = 1.0 / 0.55 * (1.0 + _kernels._BOUND_RTOL)
+    counts = set()
+    for _ in range(300):
+        buf = rng.standard_exponential(_kernels.BUF)
+        j0 = int(rng.integers(0, _kernels.BUF))
+        mean_gap = float(rng.uniform(0.05, 3.0))
+        limit = float(rng.uniform(-2.0, 400.0))
+        got = _kernels._prefix_fit_planned(buf, j0, _kernels.BUF, mean_gap, seg_up, limit)
+        want = 0
+        for m in range(1, _kernels.BUF - j0 + 1):
+            if _kernels._gap_bound(buf, j0, j0 + m, mean_gap) * seg_up + m > limit:
+                break
+            want = m
+        assert got == want, (got, want)
+        counts.add(got == _kernels.BUF - j0)
+    assert counts == {True, False}  # whole rests and prefixes both occur
