@@ -79,7 +79,14 @@ def compare(
         baseline); ``finished_fraction``; ``checkpoint_interval_hours``, the interval each
         scenario ran with (a rule's resolved). ``draw`` (trial) is the posterior draw each
         trial used (a scenario whose trials hit the wall-clock cap or the event budget is
-        warned of, :class:`~relmc.errors.NotFinishedWarning`). ``attrs``: ``baseline``, the
+        warned of, :class:`~relmc.errors.NotFinishedWarning`); ``kernel_path`` (scenario),
+        the kernel path each scenario ran on: trials pair by random stream as far as two
+        scenarios draw their random numbers alike, which two paths do not (a policy that
+        turns on time-varying rates, stragglers, SDC, the node model or a finite pool
+        against one without: its trials pair by posterior draw only, and the gain's band
+        holds both jobs' luck; the gain's mean and SE stay exact), and on the diurnal path
+        only partly (a trial whose failure times move enough draws differently from there
+        on). ``attrs``: ``baseline``, the
         scenarios (JSON; with several sizes, at the first), seed, ``pairing``, ``dataset`` and
         ``model`` (the posterior's, or empty).
 
@@ -132,7 +139,9 @@ def compare(
         **fit_labels(posterior),
         "baseline": base,
         "pairing": "one root seed for every scenario: trial i uses posterior draw i mod n_draws "
-        "and block b the same child seed under every scenario; gains are per-trial differences",
+        "and block b the same child seed under every scenario; gains are per-trial differences; "
+        "scenarios on different kernel paths (kernel_path) draw their random numbers "
+        "differently and pair by posterior draw only",
         "scenarios": json.dumps({k: sc.to_dict() for k, sc in runs.items()}),
         **seed_attrs(root),
         "n_trials": n_trials,
@@ -156,7 +165,7 @@ def _compare_at(
 ) -> xr.Dataset:
     """One size's comparison: the scenarios on paired trials, summarised (no ``attrs``)."""
     names = list(runs)
-    ettr, finished, interval, draw = [], [], [], None
+    ettr, finished, interval, paths, draw = [], [], [], [], None
     for name, sc in runs.items():
         with unread_warnings_from_callers():
             res = simulate(
@@ -171,6 +180,7 @@ def _compare_at(
         finished.append(res["finished"].values.mean())
         warn_not_finished(res, f"compare: {name!r} at n_gpus={sc.cluster.n_gpus:,}", stacklevel=4)
         interval.append(float(res.attrs["checkpoint_interval_hours"]))
+        paths.append(res.attrs["kernel_path"])
         draw = res["draw"].values
     e = np.stack(ettr)  # (scenario, trial)
     gain = e - e[names.index(base)]
@@ -229,6 +239,11 @@ def _compare_at(
             "trial": np.arange(n_trials),
             "quantile": list(q),
             "draw": ("trial", draw),
+            "kernel_path": (
+                "scenario",
+                paths,
+                {"long_name": "kernel path that simulated the scenario (relmc.sim.PATH_NAMES)"},
+            ),
         },
     )
     return ds

@@ -145,6 +145,17 @@ COMPARE_BAD = [
     # the fit gives the rates: a rate change would be ignored, so it is refused with the
     # field that works; every policy runs at --n-gpus
     (["--policy", "a:failures.categories.Faulty GPU.rate=1e-3"], ".rate_multiplier"),
+    (["--policy", "a:failures.categories.*.rate=1e-3"], "*.rate_multiplier"),
+    # a category the data lack is named as such, a rate among its fields or not (it was
+    # refused as a fit category's rate), and the ways to add one are said
+    (
+        [
+            "--policy",
+            "s:failures.categories.Slow.kind=straggler,failures.categories.Slow.rate=2e-5",
+        ],
+        "the data have no category 'Slow'",
+    ),
+    (["--policy", "s:failures.categories.Slow.kind=straggler"], "needs a scenario TOML"),
     (["--policy", "big:n_gpus=32768"], "every policy runs at --n-gpus"),
     (["--policy", "big:cluster.n_gpus=32768"], "every policy runs at --n-gpus"),
     (["--policy", "a:restart_minutes=2", "--n-gpus", "2048,0"], "(option --n-gpus)"),
@@ -1197,3 +1208,22 @@ def test_fit_records_the_observed_planned_maintenance(tmp_path):
     line = one_error_line(run("fit", *counts[1:], "--observed-maintenance", str(2**53 + 1),
                               cwd=tmp_path))  # fmt: skip
     assert "--observed-maintenance: must be a whole number in [0, 2**53]" in line
+
+
+@pytest.mark.parametrize(
+    ("fraction", "shown"),
+    [
+        (1.0, "100%"),
+        (0.0, "0%"),
+        (0.998, "99.8%"),
+        (0.9996, "99.9%"),
+        (0.0004, "0.1%"),
+        (0.5, "50.0%"),
+    ],
+)
+def test_compare_finished_column_says_all_or_none_only_when_so(fraction, shown):
+    # 99.8 % of trials finished printed as "100%" (no decimals): a fraction short of 1 (or
+    # above 0) now never rounds to it
+    from relmc.cli.compare import finished_percent
+
+    assert finished_percent(fraction) == shown

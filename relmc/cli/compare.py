@@ -156,12 +156,7 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
             "n_gpus: every policy runs at --n-gpus; give several sizes there "
             "(--n-gpus A,B,...) to compare the policies at each"
         )
-    if (parts := category_path(path)) is not None and parts[1] == "rate":
-        cat = parts[0]
-        raise argparse.ArgumentTypeError(
-            f"{key}: the fit gives every category's rate, so a policy cannot set it; use "
-            f"failures.categories.{cat}.rate_multiplier (e.g. 2 to double its events)"
-        )
+    parts = category_path(path)  # (a category's rate: refused where its category is known)
     if parts is not None and parts[1] == "rate_profile":  # 24 or 168 numbers, not one value
         raise argparse.ArgumentTypeError(
             f"{key}: a rate profile is 24 or 168 numbers, which --policy (one value per field) "
@@ -200,7 +195,7 @@ parse_policy.__name__ = "policy"  # argparse: "invalid policy value"
 
 def _scenarios(base, policies: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     """Return the baseline and each policy's scenario, validated (errors name the policy)."""
-    from relmc.scenario import replace_path
+    from relmc.scenario import category_path, replace_path
 
     out = {BASELINE: base}
     for name, fields in policies:
@@ -208,6 +203,21 @@ def _scenarios(base, policies: list[tuple[str, dict[str, Any]]]) -> dict[str, An
             raise ValueError(f"--policy: the name {name!r} is used twice (or is {BASELINE!r})")
         sc = base
         for path, value in fields.items():
+            if (parts := category_path(path)) is not None:
+                cat, field = parts
+                if cat != "*" and cat not in sc.failures.names:
+                    raise ValueError(
+                        f"--policy {name}: {path}: the data have no category {cat!r}; known: "
+                        f"{list(sc.failures.names)}. A policy changes the data's categories "
+                        "and cannot add one: a straggler or SDC category needs a scenario "
+                        "TOML (relmc simulate, a sweep's [base]) or the API (relmc.compare)"
+                    )
+                if field == "rate":
+                    raise ValueError(
+                        f"--policy {name}: {path}: the fit gives every category's rate, so a "
+                        f"policy cannot set it; use failures.categories.{cat}.rate_multiplier "
+                        "(e.g. 2 to double its events)"
+                    )
             converted = isinstance(value, options.Given)  # from minutes or days: say so
             try:
                 sc = replace_path(sc, path, float(value) if converted else value)
@@ -293,14 +303,46 @@ def run(args: argparse.Namespace) -> int:
     say()
     say(
         f"median [90% interval] over trials; gain = ETTR(policy) - ETTR({ds.attrs['baseline']}) "
-        "per trial (same posterior draw and random stream), mean +- Monte Carlo SE."
+        "per trial (same posterior draw and seed), mean +- Monte Carlo SE."
     )
+    for line in path_notes(ds):
+        say(line)
     say()
     for f in st.written:
         say(f"wrote {f}")
     say(f"run id {st.run_id}")
     output.print_summaries(args, ds, "compare", st.run_id, st.written)
     return 0
+
+
+def path_notes(ds) -> list[str]:
+    """Lines naming the policies whose trials pair with the baseline's by draw only.
+
+    A policy simulated on another kernel path than the baseline (``kernel_path``) draws its
+    random numbers differently: its gain's interval then holds both jobs' luck.
+    """
+    base = ds.attrs["baseline"]
+    names, kinds = ds["scenario"].values, ds["kernel_path"].values
+    paths = {str(k): str(v) for k, v in zip(names, kinds, strict=True)}
+    other = [k for k, v in paths.items() if v != paths[base]]
+    if not other:
+        return []
+    return [
+        f"note: {', '.join(other)} ran on another simulation path than {base} "
+        f"({', '.join(sorted({paths[k] for k in other}))} against {paths[base]}), so "
+        "their trials pair by posterior draw only, not by random stream: the gain's "
+        "interval holds both jobs' luck; its mean +- SE is exact. A baseline with the same "
+        "feature at a tiny effect (e.g. a diurnal amplitude of 1e-9, a straggler category of "
+        "rate 0) runs on the same path, where trials pair as far as the two draw their random "
+        "numbers alike."
+    ]
+
+
+def finished_percent(fraction: float) -> str:
+    """Format a finished fraction in percent: whole at 0 and 1, else to 0.1 (99.8%, not 100%)."""
+    if fraction in (0.0, 1.0):
+        return f"{100 * fraction:.0f}%"
+    return f"{min(max(100 * fraction, 0.1), 99.9):.1f}%"
 
 
 def _minutes(hours) -> str:
@@ -338,5 +380,5 @@ def _row(r, s, baseline: str) -> list[str]:
         band(r["ettr_quantile"]),
         "-" if base else band(r["gain_quantile"], "+"),
         "-" if base else f"{float(r['gain_mean']):+.4f} +- {float(r['gain_se']):.4f}",
-        f"{100 * float(r['finished_fraction']):.0f}%",
+        finished_percent(float(r["finished_fraction"])),
     ]

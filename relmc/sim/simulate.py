@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import inspect
 import json
 import math
 import numbers
@@ -36,8 +37,9 @@ from relmc.rates import (
 )
 from relmc.scenario import Job, Policy, Scenario, check_trend, unread_context
 from relmc.sim import CAUSES
-from relmc.sim._kernels import simulate_block
+from relmc.sim._kernels import block_path, simulate_block
 from relmc.sim.inputs import (
+    KERNEL_PARAMETERS,
     UNLIMITED_SPARES,
     WEEK_HOURS,
     KernelInputs,
@@ -55,6 +57,8 @@ __all__ = [
     "BLOCK_SIZE",
     "MAX_TRIALS",
     "draw_overhead_factors",
+    "kernel_path",
+    "PATH_NAMES",
 ]
 
 BLOCK_SIZE = 256
@@ -658,9 +662,36 @@ def simulate(
         ds.attrs.update({f"overhead_{k}": v for k, v in seed_attrs(overhead_root).items()})
     ds.attrs["n_trials_budget"] = n_trials
     ds.attrs["stopped_by"] = stopped
+    ds.attrs["kernel_path"] = kernel_path(inputs)
     if precision is not None:
         ds.attrs["precision"] = json.dumps(dataclasses.asdict(precision))
     return ds
+
+
+#: The kernel's paths by :func:`relmc.sim._kernels.block_path`'s codes (``PATH_*``).
+PATH_NAMES = (
+    "physics+nodes",
+    "nodes",
+    "physics",
+    "diurnal",
+    "renewal",
+    "pool (reduced)",
+    "pool",
+    "general",
+)
+
+
+def kernel_path(inputs: KernelInputs) -> str:
+    """Return the name of the kernel path that simulates ``inputs`` (:data:`PATH_NAMES`).
+
+    Every block of a run takes the same path: it depends on the scenario's features and the
+    draws' parameters, not on the trials. Two runs on different paths draw their random
+    numbers differently, so their trials do not pair by stream, only by posterior draw.
+    """
+    args = block_args(inputs, allocate_outputs(0, inputs.n_categories))(slice(0, 0))
+    named = dict(zip(KERNEL_PARAMETERS[1:], args, strict=True))
+    wanted = inspect.signature(block_path.py_func).parameters
+    return PATH_NAMES[block_path(*(named[p] for p in wanted))]
 
 
 #: Whether :func:`simulate` warns of fields a category's kind does not read: callers that
