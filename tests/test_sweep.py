@@ -1739,6 +1739,29 @@ def test_a_field_in_other_units_or_misspelt_is_hinted_in_base_and_axes(tmp_path)
     assert not store.exists()
 
 
+def test_a_misspelt_field_that_defaults_to_none_is_hinted_in_base(tmp_path):
+    """``[base]``'s hint and list include the fields that default to ``None``.
+
+    ``policy.n_spare`` got no hint and ``memory_restart_hour`` the hint ``restart_hours``:
+    the base's table left out ``n_spares`` and ``memory_restart_hours`` (``None`` by default)
+    unless the spec set them, though both are accepted. Negative control: a name close to
+    none gets no hint. No store is written.
+    """
+    store = tmp_path / "s.zarr"
+    base = {**TINY, "store": str(store)}
+    for typo, meant in (("n_spare", "n_spares"), ("memory_restart_hour", "memory_restart_hours")):
+        with pytest.raises(ValueError) as e:
+            SweepSpec.from_dict({**base, "base": {"policy": {typo: 1}}})
+        msg = str(e.value)
+        assert f"did you mean base.policy.{meant}?" in msg, msg
+        assert f"'{meant}'" in msg.split("known:")[1]
+    with pytest.raises(ValueError) as e:
+        SweepSpec.from_dict({**base, "base": {"policy": {"zzz": 1}}})
+    assert "did you mean" not in str(e.value) and "'n_spares'" in str(e.value)
+    assert SweepSpec.from_dict({**base, "base": {"policy": {"n_spares": 4}}}) is not None
+    assert not store.exists()
+
+
 def test_a_conjugate_posterior_is_fitted_from_a_seed_no_cell_shares(tmp_path):
     """A sweep's conjugate fit draws chain ``k`` from its seed's child ``(0, k)``; fitted from
     the root itself, chain 0 took cell 0's block 0's stream (``cell_seed(root, 0)``'s child

@@ -564,17 +564,30 @@ def _check_axes(axes: Any) -> tuple[tuple[str, tuple[Any, ...]], ...]:
     return tuple(out)
 
 
-def _merge(default: Mapping[str, Any], over: Mapping[str, Any], where: str) -> dict[str, Any]:
+def _merge(
+    default: Mapping[str, Any],
+    over: Mapping[str, Any],
+    where: str,
+    names: Mapping[str, set[str]] | None = None,
+) -> dict[str, Any]:
+    """``default`` with ``over``'s values, table by table; an unknown field is an error.
+
+    ``names``: every field of a table under its key (``{"policy": {...}}``), for the
+    suggestion and the list of an unknown field's error, where ``default`` leaves out fields
+    that default to ``None`` (``policy.n_spares``).
+    """
     out = dict(default)
     for k, v in over.items():
         if k not in default:
             from relmc.scenario import field_suggestion
 
-            found = field_suggestion(k, set(default))
+            known = set(default) | set((names or {}).get("", ()))
+            found = field_suggestion(k, known)
             hint = f" (did you mean {where}{found[0]}{found[1]}?)" if found else ""
-            raise ValueError(f"{where}{k}: unknown field{hint}; known: {sorted(default)}")
+            raise ValueError(f"{where}{k}: unknown field{hint}; known: {sorted(known)}")
         if isinstance(default[k], Mapping) and isinstance(v, Mapping):
-            out[k] = _merge(default[k], v, f"{where}{k}.")
+            inner = {"": names[k]} if names and k in names else None
+            out[k] = _merge(default[k], v, f"{where}{k}.", inner)
         else:
             out[k] = v
     return out
@@ -690,7 +703,7 @@ def _base_scenario(base: Mapping[str, Any], fitted=None, shape=None):
             default[sec] = {**default[sec], **extra}
         else:
             over[sec] = v
-    merged = _merge(default, over, "base.")
+    merged = _merge(default, over, "base.", known_none)
     try:
         return Scenario.from_dict(merged)
     except (TypeError, ValueError) as e:
