@@ -279,6 +279,8 @@ def _scenario_options() -> list[tuple[str, list[_Option]]]:
             text = plain(docs.get(f.name, "")).replace("%", "%%")
             for python, cli in _CLI_WORDS.get(f.name, ()):  # None is not a value a flag takes
                 text = text.replace(python, cli)  # a test checks each is found
+            if f.name in _SDC_ONLY:
+                text += _SDC_NOTE
             if f.name.endswith(("_spread", "_jitter")):  # their shared paragraphs: once
                 if text in said:
                     overhead = f.name.rsplit("_", 1)[0].replace("_", " ")
@@ -340,6 +342,16 @@ _CLI_WORDS = {
     "n_spares": (("None for an unlimited pool", "unlimited (or none) for an unlimited pool"),),
     "memory_restart_hours": (("None (the default): off", "not given (the default): off"),),
 }
+
+
+#: Fields that only SDC categories read, and what their flags add: project, compare and
+#: optimize simulate the data's categories, none of kind "sdc"
+_SDC_ONLY = ("checkpoint_retention", "sdc_latency_spread")
+_SDC_NOTE = (
+    ' Read only where a category has kind "sdc": the bundled data\'s have none; set one in a '
+    "scenario TOML, the API or relmc compare --policy "
+    "'NAME:failures.categories.Silent Data Corruption.kind=sdc'."
+)
 
 
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
