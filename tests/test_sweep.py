@@ -844,7 +844,15 @@ def test_cli_status_and_open(whole, spec_file, tmp_path, capsys):
     text = capsys.readouterr().out
     assert '"done": [0, 3, 6, 9]' in text and '"unfinished": [], "hopeless": []' in text
     assert cli_main(["sweep", "open", str(store)]) == 0
-    assert "ettr_mean" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "ettr_mean" in text  # the cube's structure, then ETTR cell by cell
+    rows = text.split("ETTR mean +- SE")[1].splitlines()[2:]
+    assert len(rows) == 12 and sum("not done" in r for r in rows) == 8
+    cube = sweep.open_sweep(store)
+    for flat in (0, 3, 6, 9):
+        idx = np.unravel_index(flat, cube.done.shape)
+        mean = float(cube.ettr_mean.values[idx])
+        assert f"{mean:.4f} +- " in rows[flat], (flat, rows[flat])
     assert cli_main(["sweep", "status", str(tmp_path / "none.zarr")]) == 2
 
 

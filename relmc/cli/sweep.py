@@ -207,7 +207,7 @@ def add_parser(sub) -> None:
     )
     st.set_defaults(func=_status)
 
-    o = add("open", "print the cube of a store")
+    o = add("open", "print the cube of a store: its variables, then ETTR cell by cell")
     o.add_argument("store")
     fmt = o.add_mutually_exclusive_group()
     fmt.add_argument(
@@ -379,6 +379,8 @@ def _open(args: argparse.Namespace) -> int:
     cube = sweep.open_sweep(args.store)
     if args.csv is None:
         say(str(cube))
+        say()
+        say(ettr_table(cube))
         return 0
     text = cube_csv(cube)
     if outputs is None:
@@ -388,6 +390,51 @@ def _open(args: argparse.Namespace) -> int:
         write_bytes(st.path(outputs.names[0]), text.encode())
     say(f"wrote {st.written[0]} ({text.count(chr(10)) - 1} cells)")
     return 0
+
+
+#: Cells :func:`ettr_table` lists at most (``--csv`` gives every one)
+TABLE_CELLS = 40
+
+
+def ettr_table(cube) -> str:
+    """Format a cube's ETTR cell by cell: mean +- SE, the median and outer quantiles, finished.
+
+    At most :data:`TABLE_CELLS` rows, in the cube's C order; a line then says how many more
+    there are and where they all are (``--csv``).
+    """
+    import numpy as np
+
+    from relmc.cli.compare import finished_percent
+    from relmc.cli.output import table
+
+    done = cube["done"]
+    dims = done.dims
+    got = cube[["done", "ettr_mean", "ettr_se", "ettr_quantile", "finished_fraction"]].load()
+    q = got["quantile"].values
+    lo, hi = int(np.argmin(q)), int(np.argmax(q))
+    mid = int(np.argmin(np.abs(q - 0.5)))
+    band = f"ETTR q{q[mid]:g} [q{q[lo]:g}, q{q[hi]:g}]"
+    rows = []
+    for idx in list(np.ndindex(done.shape))[:TABLE_CELLS]:
+        labels = [str(got[d].values[i]) for d, i in zip(dims, idx, strict=True)]
+        if not bool(got["done"].values[idx]):
+            rows.append([*labels, "not done", "", ""])
+            continue
+        qs = got["ettr_quantile"].values[idx]
+        rows.append(
+            [
+                *labels,
+                f"{got['ettr_mean'].values[idx]:.4f} +- {got['ettr_se'].values[idx]:.4f}",
+                f"{qs[mid]:.3f} [{qs[lo]:.3f}, {qs[hi]:.3f}]",
+                finished_percent(float(got["finished_fraction"].values[idx])),
+            ]
+        )
+    header = [*dims, "ETTR mean +- SE", band, "finished"]
+    text = table(header, rows, [True] * len(dims) + [True, True, True])
+    more = done.size - len(rows)
+    if more > 0:
+        text += f"\n... {more:,} more cells (relmc sweep open STORE --csv lists every one)"
+    return text
 
 
 def _file_out(flag: str, given: str):
