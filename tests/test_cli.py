@@ -144,6 +144,19 @@ def _simulate_toml(tmp_path, text: str, capsys, n_trials: int = 300, seed: int =
     return out, printed.out
 
 
+def test_simulate_names_the_file_of_a_bad_field(tmp_path, capsys):
+    # a bad value or an unknown field in a scenario TOML: the one error line names the file
+    # first, then the field (it named the field alone); nothing is written
+    for text, field in (
+        (SMALL_TOML.replace("restart_hours = 0.1", "restart_hours = -1"), "restart_hours"),
+        (SMALL_TOML + "checkpoint_intervall = 0.5\n", "checkpoint_intervall"),
+    ):
+        rc, out, printed = _run_simulate(tmp_path, text, capsys)
+        assert rc == 2 and not out.exists()
+        line = printed.err.strip()
+        assert line.startswith(f"relmc: error: {tmp_path / 's.toml'}: ") and field in line, line
+
+
 def test_simulate(tmp_path, capsys):
     out, text = _simulate_toml(tmp_path, SMALL_TOML, capsys)
     assert "ETTR mean" in text and "4,096 GPUs" in text

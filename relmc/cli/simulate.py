@@ -11,6 +11,7 @@ from relmc._io import check_trial_memory, write_netcdf
 from relmc.cli import inputs, options, output
 from relmc.cli.output import assumed_text, fmt, policy_text, say, table
 from relmc.defaults import assumed_values
+from relmc.errors import FieldError
 
 EPILOG = """\
 Simulates the scenario's job (one posterior draw per trial with --posterior), prints the
@@ -108,7 +109,10 @@ def run(args: argparse.Namespace) -> int:
         inputs.check_posterior_units(posterior, "simulate")
         d = {**d, "failures": failures_with_posterior(d.get("failures"), posterior)}
         d = cluster_with_posterior(d, posterior)
-    sc = Scenario.from_dict(d)
+    try:
+        sc = Scenario.from_dict(d)
+    except FieldError as e:  # a field of the file: the file named first
+        raise FieldError(e.field, f"{args.scenario}: {e}") from None
     inputs.check_segments(sc.policy, sc.job, given=d)
     check_trial_memory(args.n_trials, len(sc.failures.categories))
     seed = inputs.root_seed(args)
