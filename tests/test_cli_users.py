@@ -136,6 +136,7 @@ COMPARE_BAD = [
     ([], "--policy: give at least one policy"),
     (["--policy", "fast"], "--policy"),
     (["--policy", "fast:bogus=1"], "unknown field 'bogus'"),
+    (["--policy", "fast:checkpoint_intervall=1"], "did you mean 'checkpoint_interval'?"),
     (["--policy", "fast:restart_minutes=-1"], "--policy fast: policy.restart_hours"),
     (["--policy", "a:restart_minutes=2", "--policy", "a:restart_minutes=3"], "used twice"),
     (["--policy", "baseline:restart_minutes=2"], "used twice"),

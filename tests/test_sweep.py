@@ -1766,6 +1766,10 @@ def test_a_misspelt_field_that_defaults_to_none_is_hinted_in_base(tmp_path):
     with pytest.raises(ValueError) as e:
         SweepSpec.from_dict({**base, "base": {"policy": {"zzz": 1}}})
     assert "did you mean" not in str(e.value) and "'n_spares'" in str(e.value)
+    # a top-level key too (n_trails got the list alone)
+    typo = {k: v for k, v in base.items() if k != "n_trials"} | {"n_trails": 10}
+    with pytest.raises(ValueError, match=r"did you mean 'n_trials' for 'n_trails'\?"):
+        SweepSpec.from_dict(typo)
     assert SweepSpec.from_dict({**base, "base": {"policy": {"n_spares": 4}}}) is not None
     assert not store.exists()
 

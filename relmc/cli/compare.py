@@ -144,6 +144,13 @@ def _path_and_value(key: str, text: str) -> tuple[str, Any]:
     if not head:
         sections = _field_names().get(leaf, [])
         if len(sections) != 1:
+            from relmc.scenario import field_suggestion
+
+            found = field_suggestion(leaf, set(_field_names()))
+            if not sections and found:
+                raise argparse.ArgumentTypeError(
+                    f"unknown field {key!r} (did you mean {found[0]!r}{found[1]}?)"
+                )
             known = ", ".join(sorted(_field_names()))
             raise argparse.ArgumentTypeError(
                 f"unknown field {key!r}; use a dotted field (policy.restart_hours) or one "

@@ -295,7 +295,14 @@ class SweepSpec:
             raise ValueError(f"a sweep spec must be a table; got {type(d).__name__}")
         unknown = sorted(set(d) - set(_TOP_KEYS))
         if unknown:
-            raise ValueError(f"sweep spec: unknown keys {unknown}; known: {list(_TOP_KEYS)}")
+            from relmc.scenario import field_suggestion
+
+            hints = [(k, field_suggestion(k, set(_TOP_KEYS))) for k in unknown]
+            hint = "; ".join(f"did you mean {f[0]!r} for {k!r}?" for k, f in hints if f)
+            raise ValueError(
+                f"sweep spec: unknown keys {unknown}{f' ({hint})' if hint else ''}; "
+                f"known: {list(_TOP_KEYS)}"
+            )
         if "seed" not in d:
             raise ValueError("sweep spec: 'seed' (an integer >= 0) is required")
         if "axes" not in d:
