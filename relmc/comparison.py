@@ -29,7 +29,7 @@ from relmc.sim.simulate import (
     unread_warnings_from_callers,
     warn_unread,
 )
-from relmc.summary import QUANTILES, check_quantiles
+from relmc.summary import HOURS_PER_DAY, QUANTILES, check_quantiles
 
 __all__ = ["compare"]
 
@@ -76,8 +76,10 @@ def compare(
         Along ``scenario``: ``ettr`` (scenario, trial) per trial; ``ettr_mean``, ``ettr_se``,
         ``ettr_quantile`` (scenario, quantile); ``gain_mean``, ``gain_se``, ``gain_quantile``:
         the per-trial difference ETTR(scenario) - ETTR(baseline) summarised (0 for the
-        baseline); ``finished_fraction``; ``checkpoint_interval_hours``, the interval each
-        scenario ran with (a rule's resolved). ``draw`` (trial) is the posterior draw each
+        baseline); ``interruptions_per_day_mean`` and ``interruptions_per_day_quantile``
+        (each trial's unexpected interruptions per wall-clock day); ``finished_fraction``;
+        ``checkpoint_interval_hours``, the interval each scenario ran with (a rule's
+        resolved). ``draw`` (trial) is the posterior draw each
         trial used (a scenario whose trials hit the wall-clock cap or the event budget is
         warned of, :class:`~relmc.errors.NotFinishedWarning`); ``kernel_path`` (scenario),
         the kernel path each scenario ran on: trials pair by random stream as far as two
@@ -165,7 +167,7 @@ def _compare_at(
 ) -> xr.Dataset:
     """One size's comparison: the scenarios on paired trials, summarised (no ``attrs``)."""
     names = list(runs)
-    ettr, finished, interval, paths, draw = [], [], [], [], None
+    ettr, per_day, finished, interval, paths, draw = [], [], [], [], [], None
     for name, sc in runs.items():
         with unread_warnings_from_callers():
             res = simulate(
@@ -177,6 +179,10 @@ def _compare_at(
                 progress=False,
             )
         ettr.append(res["ettr"].values)
+        wall = res["wall_hours"].values
+        with np.errstate(divide="ignore", invalid="ignore"):
+            count = res["interruptions"].values.sum(axis=1)
+            per_day.append(np.where(wall > 0, count * HOURS_PER_DAY / wall, 0.0))
         finished.append(res["finished"].values.mean())
         warn_not_finished(res, f"compare: {name!r} at n_gpus={sc.cluster.n_gpus:,}", stacklevel=4)
         interval.append(float(res.attrs["checkpoint_interval_hours"]))
@@ -213,6 +219,20 @@ def _compare_at(
                 ("scenario", "quantile"),
                 np.quantile(gain, q, axis=1).T,
                 {"units": "1", "long_name": f"paired ETTR gain over {base!r}, quantiles"},
+            ),
+            "interruptions_per_day_mean": (
+                "scenario",
+                np.stack(per_day).mean(1),
+                {"units": "1/d", "long_name": "unexpected interruptions per wall-clock day, mean"},
+            ),
+            "interruptions_per_day_quantile": (
+                ("scenario", "quantile"),
+                np.quantile(np.stack(per_day), q, axis=1).T,
+                {
+                    "units": "1/d",
+                    "long_name": "unexpected interruptions per wall-clock day, quantiles over "
+                    "trials",
+                },
             ),
             "finished_fraction": (
                 "scenario",

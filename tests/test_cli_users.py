@@ -79,7 +79,10 @@ def test_compare_prints_each_policy_and_writes_compare_nc(tmp_path, capsys):
         assert float(slow.gain_mean) < -4 * float(slow.gain_se)
         med = float(ds["ettr_quantile"].sel(scenario="fast", quantile=0.5))
         gain = f"{float(fast.gain_mean):+.4f} +- {float(fast.gain_se):.4f}"
+        per_day = ds["interruptions_per_day_quantile"].sel(scenario="slow")
+        lo, mid, hi = (float(per_day.sel(quantile=q)) for q in (0.05, 0.5, 0.95))
     assert f"{med:.3f} [" in text and gain in text
+    assert "interruptions/day" in text and f"{mid:.3g} [{lo:.3g}, {hi:.3g}]" in text
     assert "fast: policy.restart_hours=0.03333" in text
 
 

@@ -26,10 +26,22 @@ def test_gains_are_paired_per_trial_and_match_separate_runs():
     fast = replace_path(base, "policy.restart_hours", 0.05)
     slow = replace_path(base, "policy.restart_hours", 1.0)
     ds = relmc.compare({"base": base, "fast": fast, "slow": slow}, n_trials=2000, seed=7)
-    # the same as simulating each with the same seed by hand
+    # the same as simulating each with the same seed by hand, interruptions a day as
+    # relmc.summarize gives them (to rounding: summarize sums per-category rates)
     for name, sc in (("base", base), ("fast", fast)):
         sim = relmc.simulate(sc, n_trials=2000, seed=7)
         np.testing.assert_array_equal(ds.ettr.sel(scenario=name), sim.ettr)
+        s = relmc.summarize(sim, quantiles=ds["quantile"].values)
+        for stat in ("mean", "quantile"):
+            np.testing.assert_allclose(
+                ds[f"interruptions_per_day_{stat}"].sel(scenario=name),
+                s[f"interruptions_per_day_{stat}"],
+                rtol=1e-12,
+            )
+    # a shorter restart changes the failures a day little (exposure is the same clock), the
+    # negative control's longer one too: both within a few percent of the baseline's
+    per_day = ds["interruptions_per_day_mean"]
+    assert float(abs(per_day / per_day.sel(scenario="base") - 1).max()) < 0.1
     # shorter restarts gain, longer restarts lose (a negative control): each beyond 4 SE
     assert float(ds.gain_mean.sel(scenario="fast")) > 4 * float(ds.gain_se.sel(scenario="fast"))
     assert float(ds.gain_mean.sel(scenario="slow")) < -4 * float(ds.gain_se.sel(scenario="slow"))

@@ -368,8 +368,9 @@ def comparison_table(ds) -> str:
             else:
                 r = ds.sel(scenario=s, n_gpus=n)
                 rows.append([f"{int(n):,}", *_row(r, s, ds.attrs["baseline"])])
-    header = ["GPUs"] * sized + ["policy", "ETTR", "gain", "gain mean +- SE", "finished"]
-    return table(header, rows, [True] * sized + [False, True, True, True, True])
+    header = ["GPUs"] * sized + ["policy", "ETTR", "interruptions/day", "gain"]
+    header += ["gain mean +- SE", "finished"]
+    return table(header, rows, [True] * sized + [False, True, True, True, True, True])
 
 
 def _row(r, s, baseline: str) -> list[str]:
@@ -381,10 +382,16 @@ def _row(r, s, baseline: str) -> list[str]:
         f = f"{{:{sign}.3f}}"
         return f"{f.format(q[0.5])} [{f.format(q[0.05])}, {f.format(q[0.95])}]"
 
+    def per_day(da) -> str:
+        pairs = zip(da["quantile"].values, da.values, strict=True)
+        q = {round(float(k), 6): float(v) for k, v in pairs}
+        return f"{q[0.5]:.3g} [{q[0.05]:.3g}, {q[0.95]:.3g}]"
+
     base = s == baseline
     return [
         str(s),
         band(r["ettr_quantile"]),
+        per_day(r["interruptions_per_day_quantile"]),
         "-" if base else band(r["gain_quantile"], "+"),
         "-" if base else f"{float(r['gain_mean']):+.4f} +- {float(r['gain_se']):.4f}",
         finished_percent(float(r["finished_fraction"])),
