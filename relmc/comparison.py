@@ -10,6 +10,7 @@ bands (which would be far too wide: most of each band's width is shared).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ import xarray as xr
 
 from relmc._cf import provenance
 from relmc._seed import resolve_seed, seed_attrs
-from relmc.errors import FieldError
+from relmc.errors import FieldError, UnreadFieldWarning
 from relmc.projection import check_sizes, warn_not_finished
 from relmc.rates import fit_labels, rate_draws
 from relmc.scenario import Scenario, replace_path
@@ -127,6 +128,7 @@ def compare(
     # fields unread in every scenario: once here (a kind changed by one policy reads them);
     # fields the posterior's physics replace, once each
     warn_unread(list(runs_at[0].values()), labels)
+    warn_policy_dead(runs_at[0], base)
     rows = [_compare_at(runs, posterior, base, n_trials, root, q, n_threads) for runs in runs_at]
     if sizes is None:
         ds = rows[0]
@@ -149,6 +151,64 @@ def compare(
         "n_trials": n_trials,
     }
     return ds
+
+
+_NOT_THERE = object()  # a category the scenario lacks
+
+
+def _value_at(sc: Scenario, path: str) -> Any:
+    """Return the value at a :meth:`Scenario.dead_fields` path (``failures.categories['x'].f``)."""
+    import ast
+
+    head = "failures.categories["
+    if path.startswith(head):
+        name_text, _, field = path[len(head) :].rpartition("].")
+        name = ast.literal_eval(name_text)
+        if name not in sc.failures.names:
+            return _NOT_THERE
+        return getattr(sc.failures.category(name), field)
+    section, field = path.split(".", 1)
+    return getattr(getattr(sc, section), field)
+
+
+def warn_policy_dead(scenarios: Mapping[str, Scenario], baseline: str) -> None:
+    """Warn of each scenario that changes, against the baseline, fields dead in it.
+
+    A field whose feature is off in a scenario (:meth:`Scenario.dead_fields`, e.g.
+    ``policy.checkpoint_retention`` without an SDC category) changes nothing there, so a
+    scenario that differs from the baseline only by it has a gain of 0 by construction.
+    :func:`warn_unread` warns of fields unread in every scenario; this, of those another
+    scenario reads (its feature on there: an SDC category in one policy, the retention
+    changed in another). One :class:`~relmc.errors.UnreadFieldWarning` per such scenario,
+    naming the fields.
+    """
+    base = scenarios[baseline]
+    off = {k: sc._feature_off() for k, sc in scenarios.items()}
+
+    def read_elsewhere(path: str, name: str) -> bool:  # (else warn_unread warns of it)
+        return any(
+            path not in off[k] and _value_at(sc, path) is not _NOT_THERE
+            for k, sc in scenarios.items()
+            if k != name
+        )
+
+    for name, sc in scenarios.items():
+        if name == baseline:
+            continue
+        dead = sc.dead_fields()
+        moved = [
+            p for p in dead if _value_at(sc, p) != _value_at(base, p) and read_elsewhere(p, name)
+        ]
+        if not moved:
+            continue
+        shown = "; ".join(f"{p} ({dead[p]})" for p in moved[:3])
+        more = f"; and {len(moved) - 3} more" if len(moved) > 3 else ""
+        warnings.warn(
+            f"compare: scenario {name!r} changes fields that do nothing in it, so its gain "
+            f"over {baseline!r} from them is 0: {shown}{more}",
+            UnreadFieldWarning,
+            stacklevel=3,
+        )
 
 
 def _at_size(scenarios: Mapping[str, Scenario], n_gpus: Any) -> dict[str, Scenario]:

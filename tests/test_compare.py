@@ -85,6 +85,41 @@ def test_each_scenario_names_its_kernel_path_and_pairs_by_stream_only_on_the_sam
     assert relmc.simulate(faint, n_trials=4, seed=1).attrs["kernel_path"] == "diurnal"
 
 
+def test_a_scenario_whose_change_does_nothing_in_it_is_warned_of_by_name():
+    """A field changed from the baseline but dead in its scenario is named, per scenario.
+
+    ``checkpoint_retention`` without an SDC category changes nothing (gain exactly 0); with
+    an SDC scenario beside it, the field is read somewhere, so the warning of fields unread
+    in every scenario is silent, and this one names the scenario. Negative controls: the
+    same retention with an SDC category is not warned of, and a field dead in every
+    scenario is warned of once, by the other warning, not again per scenario.
+    """
+    import warnings
+
+    from relmc.errors import UnreadFieldWarning
+
+    base = _base()
+    sdc = replace_path(base, "failures.categories.b.kind", "sdc")
+    sdc = replace_path(sdc, "failures.categories.b.sdc_latency_hours", 2.0)
+    keep = replace_path(base, "policy.checkpoint_retention", 3)
+    both = replace_path(sdc, "policy.checkpoint_retention", 3)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        ds = relmc.compare(
+            {"base": base, "sdc": sdc, "keep": keep, "both": both}, n_trials=50, seed=1
+        )
+    text = [str(w.message) for w in got if issubclass(w.category, UnreadFieldWarning)]
+    named = [t for t in text if t.startswith("compare: scenario")]
+    assert len(named) == 1 and "'keep'" in named[0] and "checkpoint_retention" in named[0]
+    np.testing.assert_array_equal(ds.gain_quantile.sel(scenario="keep"), 0.0)
+    peak = replace_path(base, "failures.categories.*.diurnal_peak_hour", 3.0)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        relmc.compare({"base": base, "peak": peak}, n_trials=50, seed=1)
+    text = [str(w.message) for w in got if issubclass(w.category, UnreadFieldWarning)]
+    assert text and not any(t.startswith("compare: scenario") for t in text)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
