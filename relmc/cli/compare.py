@@ -86,7 +86,7 @@ def add_parser(sub) -> None:
     )
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000, per="policy", min_trials=2)
-    options.add_scenario_options(p)
+    options.add_scenario_options(p, file=True)
     output.add_summary_options(p)
     p.set_defaults(func=run)
 
@@ -258,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
     from relmc.scenario import FailureModel, Scenario
 
     ov = inputs.check_scenario_options(args)
+    file = inputs.read_scenario_file(args)
     sizes = check_sizes(args.n_gpus)
     check_policies(args)
     outputs = inputs.check_out(
@@ -268,9 +269,11 @@ def run(args: argparse.Namespace) -> int:
     if args.posterior is None:  # the policies' category fields checked before the fit
         data = inputs.load_data(args)
         inputs.check_scalable(args, data, "compare")
-        _scenarios(Scenario(failures=FailureModel.from_counts(data)), args.policy)
+        fitted = Scenario(failures=FailureModel.from_counts(data))
+        _scenarios(inputs.over_scenario(fitted, file, args.scenario), args.policy)
     posterior, data = inputs.posterior_and_data(args, seed, "compare", data=data)
-    base = inputs.apply_overrides(default_scenario(posterior, data), ov)
+    base = inputs.over_scenario(default_scenario(posterior, data), file, args.scenario)
+    base = inputs.apply_overrides(base, ov)
     scenarios = _scenarios(base, args.policy)
     ds = compare(
         scenarios,
@@ -291,6 +294,8 @@ def run(args: argparse.Namespace) -> int:
     if recovery:
         say(recovery)
     say(f"{', '.join(f'{n:,}' for n in sizes)} GPUs; baseline policy: {policy_text(base)}")
+    if file:
+        say(f"scenario file: {args.scenario} ({', '.join(sorted(file))})")
     for name, fields in args.policy:
         changes = ", ".join(
             f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items()

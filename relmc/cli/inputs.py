@@ -417,6 +417,100 @@ def read_toml(path: Path) -> dict:
         raise ValueError(f"scenario: {path} is not valid TOML: {e}") from None
 
 
+#: The tables of a scenario file (``--scenario``, ``relmc simulate``'s argument)
+SCENARIO_TABLES = ("cluster", "job", "policy", "failures")
+
+
+def read_scenario_file(args: argparse.Namespace) -> dict | None:
+    """Read ``--scenario`` before any fit: its tables, every field checked but the categories.
+
+    ``[cluster]``, ``[job]`` and ``[policy]`` are checked over the default scenario here;
+    ``[failures]`` names the data's categories, checked once the data are loaded
+    (:func:`over_scenario`). ``cluster.n_gpus`` is refused (the sizes are ``--n-gpus``'s).
+    """
+    from relmc.errors import FieldError
+    from relmc.scenario import Scenario
+
+    path = getattr(args, "scenario", None)
+    if path is None:
+        return None
+    d = read_toml(path)
+    unknown = sorted(set(d) - set(SCENARIO_TABLES))
+    if unknown:
+        raise ValueError(
+            f"--scenario: {path}: unknown tables {unknown}; known: {list(SCENARIO_TABLES)}"
+        )
+    cluster = d.get("cluster")
+    if isinstance(cluster, dict) and "n_gpus" in cluster:
+        raise FieldError(
+            "cluster.n_gpus",
+            f"--scenario: {path}: cluster.n_gpus: the sizes are --n-gpus's; leave n_gpus out "
+            "of the file",
+        )
+    over_scenario(Scenario.default(), {k: v for k, v in d.items() if k != "failures"}, path)
+    return d
+
+
+def over_scenario(sc, d: dict | None, path: Path | None):
+    """Return scenario ``sc`` with a scenario file's tables ``d`` over it (``--scenario``).
+
+    ``[cluster]``, ``[job]`` and ``[policy]`` fields replace ``sc``'s; ``[failures]`` is
+    layered on ``sc``'s categories (:meth:`relmc.FailureModel.with_tables`: tables naming
+    one change it, straggler and SDC tables of new names are added, a ``rate`` of a fit
+    category is refused). Errors name the file first.
+    """
+    from relmc.errors import FieldError
+    from relmc.scenario import Scenario
+
+    if not d:
+        return sc
+    out = sc.to_dict()
+    try:
+        for section in ("cluster", "job", "policy"):
+            given = d.get(section)
+            if given is None:
+                continue
+            if not isinstance(given, dict):
+                raise FieldError(section, f"[{section}] must be a table; got {given!r}")
+            out[section] = {**out[section], **given}
+        if "failures" in d:
+            out["failures"] = sc.failures.with_tables(d["failures"])
+        return Scenario.from_dict(out)
+    except FieldError as e:
+        raise FieldError(e.field, f"--scenario: {path}: {e}") from None
+
+
+def given_fields(ov: dict[str, dict], file: dict | None) -> set[str]:
+    """Dotted fields the options ``ov`` or a scenario file set (the "assumed:" line's not)."""
+    out = {f"{section}.{name}" for section, fields in ov.items() for name in fields}
+    for section in ("cluster", "job", "policy", "failures"):
+        given = (file or {}).get(section)
+        if isinstance(given, dict):
+            out |= {f"{section}.{name}" for name in given}
+    return out
+
+
+def data_for_file(args: argparse.Namespace, file: dict | None):
+    """Load the data where a scenario file has ``[failures]`` and check it against them.
+
+    Before any fit: the tables name the data's categories (:func:`over_scenario` on the
+    data's categories). Returns the data, or None where nothing was loaded (no
+    ``[failures]``, or ``--posterior``, whose categories are checked once it is read).
+    """
+    from relmc.scenario import FailureModel, Scenario
+
+    if not file or "failures" not in file or getattr(args, "posterior", None) is not None:
+        return None
+    data = load_data(args)
+    check_scalable(args, data, args.command)
+    over_scenario(
+        Scenario(failures=FailureModel.from_counts(data)),
+        {"failures": file["failures"]},
+        args.scenario,
+    )
+    return data
+
+
 def read_posterior(path: Path):
     """Read a posterior netCDF (as ``relmc fit`` writes) with ``posterior['rate']``."""
     from relmc.models import import_arviz

@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
     options.add_data_options(p)
     # two at least, as relmc compare: the gains need a standard error
     options.add_run_options(p, n_trials=1000, per="checkpoint interval", min_trials=2)
-    options.add_scenario_options(p)
+    options.add_scenario_options(p, file=True)
     output.add_summary_options(p)
     p.set_defaults(func=run)
 
@@ -66,12 +66,15 @@ def run(args: argparse.Namespace) -> int:
     from relmc.scenario import replace_path
 
     ov = inputs.check_scenario_options(args)
+    file = inputs.read_scenario_file(args)
     outputs = inputs.check_out(
         args.out, ["optimize.nc", *output.summary_names(args, ["optimize.nc"])]
     )
     seed = inputs.root_seed(args)
-    posterior, data = inputs.posterior_and_data(args, seed, "optimize")
-    sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
+    data = inputs.data_for_file(args, file)
+    posterior, data = inputs.posterior_and_data(args, seed, "optimize", data=data)
+    base = inputs.over_scenario(default_scenario(posterior, data), file, args.scenario)
+    sc = inputs.apply_overrides(base, ov)
     sc = replace_path(sc, "cluster.n_gpus", args.n_gpus)
     ds = optimize_checkpoint(
         posterior,
@@ -91,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if recovery:
         say(recovery)
     say(f"{args.n_gpus:,} GPUs; policy: {policy_text(sc)}")
+    if file:
+        say(f"scenario file: {args.scenario} ({', '.join(sorted(file))})")
     say(
         f"MTTF at the posterior-mean rates {fmt(ds.attrs['mttf_hours'])} h; "
         f"{args.n_trials:,} trials per interval, seed {seed}"

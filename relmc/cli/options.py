@@ -354,12 +354,28 @@ _SDC_NOTE = (
 )
 
 
-def add_scenario_options(p: argparse.ArgumentParser) -> None:
-    """Add one option (or exclusive group of unit variants) per scenario dataclass field."""
+def add_scenario_options(p: argparse.ArgumentParser, file: bool = False) -> None:
+    """Add one option (or exclusive group of unit variants) per scenario dataclass field.
+
+    ``file``: also ``--scenario TOML``, a scenario file over the data's default scenario
+    (relmc project, compare and optimize; relmc simulate takes its file as an argument).
+    """
     g = p.add_argument_group(
         "scenario options (fields of relmc.Policy, Job, FailureModel and Cluster; "
         "defaults are relmc's documented reference policy)"
     )
+    if file:
+        g.add_argument(
+            "--scenario",
+            type=Path,
+            metavar="TOML",
+            help="a scenario file (the layout of relmc simulate's; 'relmc simulate --init' "
+            "writes one) over the data's default scenario: its [cluster] (not n_gpus: "
+            "--n-gpus), [job] and [policy] fields, and its [failures] tables, which change "
+            "the data's categories they name (kind, latencies, diurnal_amplitude, ...; not "
+            "rate: rate_multiplier) and add straggler and SDC categories of new names; the "
+            "options below override it",
+        )
     for _, opts in _scenario_options():
         ex = g.add_mutually_exclusive_group()
         for o in opts:

@@ -94,7 +94,7 @@ def add_parser(sub) -> None:
     options.add_data_options(p)
     options.add_run_options(p, n_trials=2000, per="cluster size")
     options.add_precision_options(p)
-    options.add_scenario_options(p)
+    options.add_scenario_options(p, file=True)
     output.add_summary_options(p)
     p.set_defaults(func=run)
 
@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     sizes = check_sizes(args.n_gpus)
     ov = inputs.check_scenario_options(args)
+    file = inputs.read_scenario_file(args)
     precision = inputs.precision(args)
     fitted = args.posterior is None  # a read posterior is not written again (nor changed)
     names = ["projection.nc", *(["posterior.nc"] if fitted else [])]
@@ -113,8 +114,10 @@ def run(args: argparse.Namespace) -> int:
     names += output.summary_names(args, names)
     outputs = inputs.check_out(args.out, names)
     seed = inputs.root_seed(args)
-    posterior, data = inputs.posterior_and_data(args, seed, "project", ov)
-    sc = inputs.apply_overrides(default_scenario(posterior, data), ov)
+    data = inputs.data_for_file(args, file)
+    posterior, data = inputs.posterior_and_data(args, seed, "project", ov, data=data)
+    base = inputs.over_scenario(default_scenario(posterior, data), file, args.scenario)
+    sc = inputs.apply_overrides(base, ov)
     ds = project(
         posterior,
         n_gpus=sizes,
@@ -153,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
     if recovery:
         say(recovery)
     say(f"policy: {policy_text(sc)}")
+    if file:
+        say(f"scenario file: {args.scenario} ({', '.join(sorted(file))})")
     if precision is None:
         say(f"{args.n_trials:,} trials per size, seed {seed}")
     else:
@@ -181,8 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if plot_note:
         print(f"{options.PROG}: warning: {plot_note}", file=sys.stderr)
     say(f"done in {time.perf_counter() - t0:.1f} s")
-    given = {f"{section}.{name}" for section, fields in ov.items() for name in fields}
-    items = assumed_values(sc, given)
+    items = assumed_values(sc, inputs.given_fields(ov, file))
     flags = ", ".join(a.flag for a, _ in items)
     output.print_assumed(args, assumed_text(items, f"set with {flags}"))
     output.print_summaries(args, ds, "project", st.run_id, files)

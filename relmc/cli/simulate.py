@@ -179,13 +179,7 @@ def run(args: argparse.Namespace) -> int:
     for f in st.written:
         say(f"wrote {f}")
     say(f"run id {st.run_id}")
-    given = {
-        f"{section}.{name}"
-        for section in ("policy", "failures")
-        if isinstance(written.get(section), dict)
-        for name in written[section]
-    }
-    items = assumed_values(sc, given)
+    items = assumed_values(sc, inputs.given_fields({}, written))
     fields = ", ".join(a.field for a, _ in items)
     output.print_assumed(args, assumed_text(items, f"set them in {args.scenario}: {fields}"))
     output.print_summaries(args, s, "simulate", st.run_id, st.written)
