@@ -349,7 +349,7 @@ _CLI_WORDS = {
 _SDC_ONLY = ("checkpoint_retention", "sdc_latency_spread")
 _SDC_NOTE = (
     ' Read only where a category has kind "sdc": the bundled data\'s have none; set one in a '
-    "scenario TOML, the API or relmc compare --policy "
+    "scenario file (--scenario, or relmc simulate's), the API or relmc compare --policy "
     "'NAME:failures.categories.Silent Data Corruption.kind=sdc'."
 )
 
