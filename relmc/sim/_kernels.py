@@ -2764,12 +2764,7 @@ def _block_planned_body(
         e = g - restart_hours
         to_maint = _maint_countdown(rng, lam_geo)
         ep = e if e > 0.0 else 0.0  # e < 0: during the restart; all below adds 0
-        k = int(ep * inv_seg)
-        if k * seg > ep:
-            k -= 1
-        elif (k + 1) * seg <= ep:
-            k += 1
-        x = ep - k * seg
+        k, x, _ = _locate(ep, 0, np.inf, 0.0, tau, seg, inv_seg)  # (never the last segment)
         sk += k
         nr += 1 if e >= 0.0 else 0
         acc[EXPOSED, q] += g

@@ -179,16 +179,21 @@ def compute() -> dict[str, dict[str, str]]:
     }
 
 
-def main() -> None:
+def write(out: Path, computed: dict[str, dict[str, str]]) -> None:
+    """Write digests to ``out`` with the commit of the ``relmc`` that computed them."""
     import relmc
 
     src = Path(relmc.__file__).resolve().parent.parent
     commit = subprocess.run(
         ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    data = {"made_with_commit": commit, "digests": compute()}
-    OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {OUT} from {src} at {commit}", file=sys.stderr)
+    data = {"made_with_commit": commit, "digests": computed}
+    out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out} from {src} at {commit}", file=sys.stderr)
+
+
+def main() -> None:
+    write(OUT, compute())
 
 
 if __name__ == "__main__":

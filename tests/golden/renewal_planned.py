@@ -23,12 +23,9 @@ float64/int32 bytes on x86-64 (no libm call on this path but ``log1p`` and ``cei
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from node_model_off import digests
+from node_model_off import digests, write
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "renewal_planned.json"
@@ -118,15 +115,7 @@ def compute() -> dict[str, dict[str, str]]:
 
 
 def main() -> None:
-    import relmc
-
-    src = Path(relmc.__file__).resolve().parent.parent
-    commit = subprocess.run(
-        ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    data = {"made_with_commit": commit, "digests": compute()}
-    OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {OUT} from {src} at {commit}", file=sys.stderr)
+    write(OUT, compute())
 
 
 if __name__ == "__main__":
