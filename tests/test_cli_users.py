@@ -1361,3 +1361,20 @@ def test_a_bad_scenario_file_is_named_before_any_fit(text, says, tmp_path, capsy
         line = error_in_process(argv, capsys)
         assert "bad.toml" in line and says in line, (command, line)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_compare_names_the_policies_on_another_kernel_path(tmp_path, capsys):
+    # a daily cycle takes the diurnal path, a shorter restart the baseline's renewal path:
+    # the note names the first only (its trials pair by posterior draw only), and
+    # compare.nc records each path. Negative control: with no such policy, no note.
+    out = tmp_path / "c"
+    argv = ["compare", *SMALL, "--n-trials", "50", "--out", str(out)]
+    assert main([*argv, "--policy", "day:failures.categories.*.diurnal_amplitude=0.2",
+                 "--policy", "r2:restart_minutes=2"]) == 0  # fmt: skip
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and notes[0].startswith("note: day ran on another simulation path")
+    assert "r2" not in notes[0] and "(diurnal against renewal)" in notes[0]
+    with xr.open_dataset(out / "compare.nc", engine="h5netcdf") as ds:
+        assert ds["kernel_path"].values.tolist() == ["renewal", "diurnal", "renewal"]
+    assert main([*argv[:-1], str(tmp_path / "d"), "--policy", "r2:restart_minutes=2"]) == 0
+    assert "note:" not in capsys.readouterr().out
