@@ -1340,6 +1340,28 @@ def test_project_compare_optimize_take_a_scenario_file(tmp_path, capsys):
     assert "scenario file:" in capsys.readouterr().out
 
 
+def test_the_options_override_a_scenario_file_and_the_assumed_line_knows_it(tmp_path, capsys):
+    # the file's restart under --restart-minutes 5: the option's; the "assumed:" line names
+    # the defaults neither gave (the restart not, once the file sets it, even to the default
+    # value; negative control: without the file it is named)
+    from relmc.scenario import Policy
+
+    f = tmp_path / "s.toml"
+    f.write_text(f"[policy]\nrestart_hours = {Policy().restart_hours!r}\n")
+    argv = ["project", *SMALL, "--n-trials", "20", "--credible-trials", "0", "--no-plot"]
+    out = str(tmp_path / "a")
+    assert main([*argv, "--scenario", str(f), "--restart-minutes", "5", "--out", out]) == 0
+    assert main([*argv, "--scenario", str(f), "--out", str(tmp_path / "b")]) == 0
+    with_file = capsys.readouterr().err
+    assert main([*argv, "--out", str(tmp_path / "c")]) == 0
+    without = capsys.readouterr().err
+    with xr.open_dataset(tmp_path / "a" / "projection.nc", engine="h5netcdf") as ds:
+        assert json.loads(ds.attrs["scenario"])["policy"]["restart_hours"] == 5 / 60
+    assumed = [line for line in with_file.splitlines() if line.startswith("assumed:")]
+    assert assumed and "restart" not in assumed[-1] and "checkpoint interval" in assumed[-1]
+    assert "restart 10 min" in without
+
+
 SCENARIO_FILE_BAD = [
     ("[cluster]\nn_gpus = 4096\n", "cluster.n_gpus: the sizes are --n-gpus's"),
     ("[clusters]\nn_gpus = 4096\n", "unknown tables ['clusters']"),

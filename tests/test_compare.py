@@ -112,6 +112,13 @@ def test_a_scenario_whose_change_does_nothing_in_it_is_warned_of_by_name():
     named = [t for t in text if t.startswith("compare: scenario")]
     assert len(named) == 1 and "'keep'" in named[0] and "checkpoint_retention" in named[0]
     np.testing.assert_array_equal(ds.gain_quantile.sel(scenario="keep"), 0.0)
+    # a dead field the scenario has at the baseline's value is not its change: not named
+    quick = replace_path(keep, "policy.restart_hours", 0.1)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        relmc.compare({"keep": keep, "both": both, "quick": quick}, n_trials=50, seed=1)
+    text = [str(w.message) for w in got if issubclass(w.category, UnreadFieldWarning)]
+    assert not any(t.startswith("compare: scenario") for t in text), text
     peak = replace_path(base, "failures.categories.*.diurnal_peak_hour", 3.0)
     with warnings.catch_warnings(record=True) as got:
         warnings.simplefilter("always")
