@@ -1345,7 +1345,8 @@ class Scenario:
         without restarts from memory (``memory_restart_hours`` None);
         ``policy.checkpoint_retention`` without an SDC category; ``policy.repair_hours``
         with an unlimited pool (a node sent to repair never comes back);
-        ``job.throughput_peak_hour`` with ``throughput_amplitude`` 0; a category's
+        ``job.throughput_peak_hour`` with ``throughput_amplitude`` 0;
+        ``failures.maintenance_hours`` with ``maintenance_rate`` 0; a category's
         ``diurnal_peak_hour`` with ``diurnal_amplitude`` 0 (with or without a
         ``rate_profile``), unless a posterior's per-draw amplitude makes it read
         (``relmc.rates.posterior_reads``). Keys are dotted paths
@@ -1381,6 +1382,9 @@ class Scenario:
             off(pol, "repair_hours", why, "policy")
         if job.throughput_amplitude == 0:
             off(job, "throughput_peak_hour", "job.throughput_amplitude is 0", "job")
+        if self.failures.maintenance_rate == 0:
+            why = "failures.maintenance_rate is 0 (no planned maintenance)"
+            off(self.failures, "maintenance_hours", why, "failures")
         for c in self.failures.categories:
             if c.diurnal_amplitude == 0:  # a rate_profile has amplitude 0 too: no cosine
                 section = f"failures.categories[{c.name!r}]"

@@ -312,6 +312,23 @@ def _dead_base(node: bool) -> Scenario:
                                   n_standbys=2 if node else 0))  # fmt: skip
 
 
+def test_maintenance_hours_without_planned_maintenance_is_warned_of():
+    # a sweep axis over maintenance_hours at a planned rate of 0 changed nothing and said
+    # nothing (outside round twenty-one); now a dead field, the outputs those of the default
+    # bit for bit. Negative control: with a planned rate the field is read.
+    import relmc
+
+    sc = replace_path(_dead_base(False), "failures.maintenance_rate", 0.0)
+    dead = replace_path(sc, "failures.maintenance_hours", 0.5)
+    assert list(dead.dead_fields()) == ["failures.maintenance_hours"]
+    with pytest.warns(UnreadFieldWarning, match="maintenance_hours = 0.5 has no effect"):
+        got = relmc.simulate(dead, n_trials=128, seed=4)
+    ref = relmc.simulate(sc, n_trials=128, seed=4)
+    assert all(got[v].values.tobytes() == ref[v].values.tobytes() for v in ref.data_vars)
+    live = replace_path(dead, "failures.maintenance_rate", 0.01)
+    assert live.dead_fields() == {}
+
+
 @pytest.mark.parametrize("path, value, on", DEAD, ids=[d[0] for d in DEAD])
 def test_a_field_whose_feature_is_off_is_warned_of(path, value, on):
     import relmc

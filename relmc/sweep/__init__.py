@@ -54,8 +54,9 @@ Crash safety
     lose page-cache data: chunk writes are not fsync'ed; rerun after one.) A failed write (a
     full disk) ends the run with one ``OSError`` naming the store and the cell, which stays not
     done, with no temporary file left; the next run computes it. A process killed between a
-    chunk's temporary file and its rename leaves that file (``*.partial``, empty or whole) in
-    the store: reads, reruns and ``relmc sweep status --verify`` ignore it and keep it, and
+    chunk's temporary file and its rename leaves that file (``*.partial``: empty, part of the
+    chunk, a kill within its write, or all of it) in the store: reads, reruns and
+    ``relmc sweep status --verify`` ignore it and keep it, and
     ``relmc sweep pack`` in place removes it (its file count includes it). Each done cell
     carries a checksum (``relmc sweep status --verify``); a run recomputes a done cell that
     fails it or does not decode, and one without a checksum where the store records them; stores
