@@ -96,7 +96,9 @@ def add_parser(sub) -> None:
         metavar="H",
         help="the fleet's age at the window's start, hours in (0, 1e7] (needed with --trend; "
         "relmc.load_events' fleet_age_at_start_hours). The posterior records the age at the "
-        "window's end, where its rates hold, as fleet_age_hours",
+        "window's end, where its rates hold, as fleet_age_hours. With --trend, an age under "
+        "168 h (a window over the fleet's first week) makes the fit orders of magnitude slower "
+        "(see relmc.fit_events' trend)",
     )
     # project / simulate's --fleet-age-hours is the age at the job's start: refused here
     # with a pointer, not taken for the log's

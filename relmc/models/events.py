@@ -758,7 +758,12 @@ def fit_events(
         shared by all categories.
     trend : bool
         A fleet-level power-law (Crow-AMSAA) trend of every rate; needs the fleet's age at the
-        window's start.
+        window's start. Where the window covers the fleet's first week (its age at the start
+        below 168 h), the integral's quadrature piece enters the model's graph and NUTS slows
+        by orders of magnitude: with daily cycles, a 200-h window of 2,048 GPUs took 7.3 s for
+        20 steps from an age of 200 h, and did not finish them in 900 s from 40 h
+        (benchmarks/outside_physics/README.md, round twenty-one). Start such a window a week
+        into the fleet's life, or fit without the trend.
     nodes : {None, "mixture", "frailty"}
         Per-node heterogeneity: none, a two-point mixture (lemon fraction and multiplier), or
         a gamma frailty; needs a log with a ``node`` column.
