@@ -467,6 +467,68 @@ def _indep(a, tag, P, sc, idata, comp, base, key, neg_maint=True):
     return dif
 
 
+#: The policies of ``compare_three``'s command line (its ``pol``: the same three)
+CPOL = ["--policy", "fast:restart_hours=0.1", "--policy", "nomaint:failures.maintenance_rate=0"]
+
+
+def compare_three(a, mode, pf, flags, pol, posterior, n_gpus, rec, tag, ck, neg):
+    """``relmc compare --posterior pf`` three ways: the record, ``--maintenance-rate rec``, 0.
+
+    Checks (into ``ck``): each run's rc; the record's ``compare.nc`` == ``relmc.compare(pol,
+    posterior, n_gpus)`` every variable (bit); its ``scenarios`` attr's maintenance (baseline
+    and fast at ``rec``, nomaint 0); the rate set by hand == the record's run (bit); with 0
+    the baseline == the record run's nomaint (bit ettr). The run with 0 against the record's
+    is a negative (into ``neg``, keyed by ``mode``). Returns the record run's ``compare.nc``
+    (None if it failed). ``flags``: the run's size and policy options; ``pol``: baseline,
+    fast and nomaint as ``CPOL`` makes them; ``tag``: the output folders' prefix.
+    """
+    import json
+
+    S = a.seed
+    set_rate = f"--maintenance-rate {rec:g}"
+    couts = {}
+    for lab, extra in (("record", []), (set_rate, ["--maintenance-rate", repr(rec)]),
+                       ("--maintenance-rate 0", ["--maintenance-rate", "0"])):  # fmt: skip
+        out = a.out / f"{tag}_{lab.replace(' ', '_')}_{S}"
+        shutil.rmtree(out, ignore_errors=True)
+        rc = C9.cli(["compare", "--posterior", str(pf), *flags, *extra, *CPOL, "--n-trials",
+                     str(a.n_sim)], out)  # fmt: skip
+        ck[f"[compare {lab}] rc == 0"] = rc == 0
+        couts[lab] = xr.open_dataset(out / "compare.nc").load() if rc == 0 else None
+    Pc = couts["record"]
+    if Pc is None:
+        return None
+    cap = relmc.compare(pol, posterior=posterior, n_gpus=n_gpus, n_trials=a.n_sim, seed=S,
+                        n_threads=1)  # fmt: skip
+    bad, miss = C9.diff_vars(Pc, cap)
+    print(
+        f"  [compare] file vs API: {len(Pc.data_vars)} variables, differing {bad}, "
+        f"missing {miss}; ETTR mean {np.round(Pc['ettr_mean'].values, 4).tolist()} over "
+        f"{Pc['scenario'].values.tolist()}"
+    )
+    ck["[compare] compare.nc == relmc.compare(my 3 scenarios, posterior=file) every variable "
+       "(bit)"] = not (bad or miss)  # fmt: skip
+    scs = Pc.attrs.get("scenarios")
+    scs = json.loads(scs) if isinstance(scs, str) else scs
+    mr = {k: v["failures"]["maintenance_rate"] for k, v in (scs or {}).items()}
+    print(f"  [compare] the scenarios attr's maintenance_rate {mr}")
+    ck["[compare] the scenarios attr: baseline and fast at the record, nomaint 0"] = mr == {
+        "baseline": rec, "fast": rec, "nomaint": 0.0}  # fmt: skip
+    if couts[set_rate] is not None:
+        b2, m2 = C9.diff_vars(Pc, couts[set_rate])
+        ck[f"[compare] {set_rate} == the record's run (bit)"] = not (b2 or m2)
+    z = couts["--maintenance-rate 0"]
+    if z is not None:
+        b2, _ = C9.diff_vars(Pc, z)
+        neg[(mode, "compare", "--maintenance-rate 0")] = (
+            not b2, f"{len(b2)} of {len(Pc.data_vars)} differ; ETTR mean "
+            f"{np.round(z['ettr_mean'].values, 4).tolist()}")  # fmt: skip
+        ck["[compare] --maintenance-rate 0: its baseline == the record run's nomaint "
+           "(bit ettr)"] = bit(z["ettr"].sel(scenario="baseline").values,
+                               Pc["ettr"].sel(scenario="nomaint").values)  # fmt: skip
+    return Pc
+
+
 def run_maintflow(a):
     import arviz as az
 
@@ -589,47 +651,8 @@ def run_maintflow(a):
         "fast": relmc.scenario.replace_path(sc, "policy.restart_hours", 0.1),
         "nomaint": relmc.scenario.replace_path(sc, "failures.maintenance_rate", 0.0),
     }
-    cpol = ["--policy", "fast:restart_hours=0.1", "--policy", "nomaint:failures.maintenance_rate=0"]
-    couts = {}
-    for lab, extra in (("record", []), ("--maintenance-rate 0.02", ["--maintenance-rate",
-                                                                    repr(rec)]),
-                       ("--maintenance-rate 0", ["--maintenance-rate", "0"])):  # fmt: skip
-        out = a.out / f"cmp19_{lab.replace(' ', '_')}_{S}"
-        shutil.rmtree(out, ignore_errors=True)
-        rc = C9.cli(["compare", "--posterior", str(pf), *PFL, *extra, *cpol, "--n-trials",
-                     str(a.n_sim)], out)  # fmt: skip
-        ck[f"[compare {lab}] rc == 0"] = rc == 0
-        couts[lab] = xr.open_dataset(out / "compare.nc").load() if rc == 0 else None
-    Pc = couts["record"]
+    Pc = compare_three(a, "maintflow", pf, PFL, pol, idata, EN, rec, "cmp19", ck, neg)
     if Pc is not None:
-        import json
-
-        cap = relmc.compare(pol, posterior=idata, n_gpus=EN, n_trials=a.n_sim, seed=S,
-                            n_threads=1)  # fmt: skip
-        bad, miss = C9.diff_vars(Pc, cap)
-        print(
-            f"  [compare] file vs API: {len(Pc.data_vars)} variables, differing {bad}, "
-            f"missing {miss}; ETTR mean {np.round(Pc['ettr_mean'].values, 4).tolist()}"
-        )
-        ck["[compare] compare.nc == compare(my 3 scenarios, posterior=file) every variable "
-           "(bit)"] = not (bad or miss)  # fmt: skip
-        scs = Pc.attrs.get("scenarios")
-        scs = json.loads(scs) if isinstance(scs, str) else scs
-        mr = {k: v["failures"]["maintenance_rate"] for k, v in (scs or {}).items()}
-        print(f"  [compare] scenarios' maintenance_rate {mr}")
-        ck["[compare] the scenarios attr: baseline and fast at the record, nomaint 0"] = mr == {
-            "baseline": rec, "fast": rec, "nomaint": 0.0}  # fmt: skip
-        if couts["--maintenance-rate 0.02"] is not None:
-            b2, m2 = C9.diff_vars(Pc, couts["--maintenance-rate 0.02"])
-            ck["[compare] --maintenance-rate 0.02 == the record's run (bit)"] = not (b2 or m2)
-        if couts["--maintenance-rate 0"] is not None:
-            b2, _ = C9.diff_vars(Pc, couts["--maintenance-rate 0"])
-            neg[("maintflow", "compare", "--maintenance-rate 0")] = (
-                not b2, f"{len(b2)} of {len(Pc.data_vars)} differ")  # fmt: skip
-            z = couts["--maintenance-rate 0"]
-            ck["[compare] --maintenance-rate 0: baseline ETTR == nomaint's of the record's run "
-               "(bit)"] = bit(z["ettr"].sel(scenario="baseline").values,
-                              Pc["ettr"].sel(scenario="nomaint").values)  # fmt: skip
         for nm_ in ("baseline", "fast"):
             Q = relmc.simulate(pol[nm_], rates=idata, n_trials=a.n_sim, seed=S, n_threads=1)
             same = bit(Pc["ettr"].sel(scenario=nm_).values, Q.ettr.values)

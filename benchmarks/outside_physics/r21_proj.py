@@ -78,7 +78,6 @@ are cached in ``--out`` and do not depend on ``--seed``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import re
@@ -829,7 +828,6 @@ def run_frailtrend(a):
 
 
 # ---------------------------------------------------------------- 5: compare and sweep, fleets
-CPOL = ["--policy", "fast:restart_hours=0.1", "--policy", "nomaint:failures.maintenance_rate=0"]
 MAXES = {"failures.maintenance_hours": [0.5, 2.0], "policy.restart_hours": [0.2, 0.6]}
 
 
@@ -875,45 +873,7 @@ def run_fleetmaintcmp(a):
         "fast": relmc.scenario.replace_path(sc, "policy.restart_hours", 0.1),
         "nomaint": relmc.scenario.replace_path(sc, "failures.maintenance_rate", 0.0),
     }
-    couts = {}
-    for lab, extra in (("record", []), ("--maintenance-rate 0.025",
-                                        ["--maintenance-rate", repr(rec)]),
-                       ("--maintenance-rate 0", ["--maintenance-rate", "0"])):  # fmt: skip
-        out = a.out / f"cmp21_{lab.replace(' ', '_')}_{S}"
-        shutil.rmtree(out, ignore_errors=True)
-        r = C9.cli(["compare", "--posterior", str(pf), *R20.PFL2, *extra, *CPOL, "--n-trials",
-                    str(a.n_sim)], out)  # fmt: skip
-        ck[f"[compare {lab}] rc 0"] = r == 0
-        couts[lab] = xr.open_dataset(out / "compare.nc").load() if r == 0 else None
-    Pc = couts["record"]
-    if Pc is not None:
-        cap = relmc.compare(pol, posterior=fe, n_gpus=R20.CN, n_trials=a.n_sim, seed=S,
-                            n_threads=1)  # fmt: skip
-        bad, miss = C9.diff_vars(Pc, cap)
-        print(f"  [compare] file vs API: {len(Pc.data_vars)} variables, differing {bad}, "
-              f"missing {miss}; ETTR mean {np.round(Pc['ettr_mean'].values, 4).tolist()} "
-              f"over {Pc['scenario'].values.tolist()}")  # fmt: skip
-        ck["[compare] compare.nc == relmc.compare(my 3 scenarios, posterior=file) every "
-           "variable (bit)"] = not (bad or miss)  # fmt: skip
-        scs = Pc.attrs.get("scenarios")
-        scs = json.loads(scs) if isinstance(scs, str) else scs
-        mr = {k: v["failures"]["maintenance_rate"] for k, v in (scs or {}).items()}
-        print(f"  [compare] the scenarios attr's maintenance_rate {mr}")
-        ck["[compare] the scenarios attr: baseline and fast at the record, nomaint 0"] = mr == {
-            "baseline": rec, "fast": rec, "nomaint": 0.0}  # fmt: skip
-        x = couts["--maintenance-rate 0.025"]
-        if x is not None:
-            b2, m2 = C9.diff_vars(Pc, x)
-            ck["[compare] --maintenance-rate 0.025 == the record's run (bit)"] = not (b2 or m2)
-        z = couts["--maintenance-rate 0"]
-        if z is not None:
-            b2, _ = C9.diff_vars(Pc, z)
-            neg[("fleetmaintcmp", "compare", "--maintenance-rate 0")] = (
-                not b2, f"{len(b2)} of {len(Pc.data_vars)} differ; ETTR mean "
-                f"{np.round(z['ettr_mean'].values, 4).tolist()}")  # fmt: skip
-            ck["[compare] --maintenance-rate 0: its baseline == the record run's nomaint "
-               "(bit ettr)"] = bit(z["ettr"].sel(scenario="baseline").values,
-                                   Pc["ettr"].sel(scenario="nomaint").values)  # fmt: skip
+    R19.compare_three(a, "fleetmaintcmp", pf, R20.PFL2, pol, fe, R20.CN, rec, "cmp21", ck, neg)
     # a sweep on the file: no maintenance_rate, the record set by hand, 0
     cubes, clis, sps, wn = {}, {}, {}, {}
     for lab, fld in (("record", ""), ("0.025 set", f"failures.maintenance_rate = {rec!r}\n"),
